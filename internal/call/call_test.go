@@ -1,0 +1,192 @@
+package call
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestEveryNativeToolCanonicalizes(t *testing.T) {
+	seen := map[[2]string]bool{}
+	for _, nt := range NativeTools {
+		key := [2]string{string(nt.Agent), nt.Name}
+		if seen[key] {
+			t.Errorf("%s/%s is in the table twice", nt.Agent, nt.Name)
+		}
+		seen[key] = true
+		if _, ok := ParseAgent(string(nt.Agent)); !ok {
+			t.Errorf("%s/%s: unknown agent", nt.Agent, nt.Name)
+		}
+		if _, ok := ParseClass(string(nt.Class)); !ok {
+			t.Errorf("%s/%s: unknown class %q", nt.Agent, nt.Name, nt.Class)
+		}
+		for from, to := range nt.Rename {
+			if !contains(ArgKeys[nt.Class], to) {
+				t.Errorf("%s/%s renames %s to %s, which is not a canonical key of %s", nt.Agent, nt.Name, from, to, nt.Class)
+			}
+		}
+		args := map[string]any{}
+		if nt.MCPToolKey != "" {
+			args[nt.MCPToolKey] = "tool"
+			args[nt.MCPServerKey] = "server"
+		}
+		c, err := Canonicalize(nt.Agent, nt.Name, args)
+		if nt.Unsupported != "" {
+			if err == nil {
+				t.Errorf("%s/%s is unsupported but canonicalized", nt.Agent, nt.Name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s/%s: %v", nt.Agent, nt.Name, err)
+			continue
+		}
+		if c.Class != nt.Class || c.Tool != nt.Name || c.Agent != nt.Agent {
+			t.Errorf("%s/%s: got %+v", nt.Agent, nt.Name, c)
+		}
+	}
+	// The five hooked agents each have a shell tool and a file read tool in the table.
+	for _, a := range []Agent{ClaudeCode, Cursor, Windsurf, GeminiCLI, Codex} {
+		var shell bool
+		for _, nt := range NativeTools {
+			shell = shell || (nt.Agent == a && nt.Class == Shell)
+		}
+		if !shell {
+			t.Errorf("%s has no shell tool in the table", a)
+		}
+	}
+}
+
+func TestCanonicalizeArgs(t *testing.T) {
+	tests := []struct {
+		agent    Agent
+		tool     string
+		args     string
+		class    Class
+		wantArgs string
+		wantCwd  string
+		wantMCP  string
+		wantErr  string
+	}{
+		{ClaudeCode, "Bash", `{"command":"ls","timeout":5}`, Shell, `{"command":"ls","timeout":5}`, "", "", ""},
+		{ClaudeCode, "Read", `{"file_path":"/a","offset":1}`, FileRead, `{"offset":1,"path":"/a"}`, "", "", ""},
+		{ClaudeCode, "Edit", `{"file_path":"/a","old_string":"x","new_string":"y"}`, FileEdit, `{"new":"y","old":"x","path":"/a"}`, "", "", ""},
+		{ClaudeCode, "MultiEdit", `{"file_path":"/a","edits":[{"old_string":"x","new_string":"y"}]}`, FileEdit, `{"edits":[{"new":"y","old":"x"}],"path":"/a"}`, "", "", ""},
+		{ClaudeCode, "NotebookEdit", `{"notebook_path":"/n.ipynb","new_source":"x"}`, FileEdit, `{"new":"x","path":"/n.ipynb"}`, "", "", ""},
+		{ClaudeCode, "mcp__github__create_issue", `{"title":"t"}`, MCP, `{"title":"t"}`, "", "mcp:github/create_issue", ""},
+		{ClaudeCode, "mcp__plugin_x_srv__tool", `{}`, MCP, `{}`, "", "mcp:plugin_x_srv/tool", ""},
+		{"", "mcp:fs/write_file", `{"path":"/a"}`, MCP, `{"path":"/a"}`, "", "mcp:fs/write_file", ""},
+		{GeminiCLI, "run_shell_command", `{"command":"ls","dir_path":"sub"}`, Shell, `{"command":"ls"}`, "sub", "", ""},
+		{GeminiCLI, "replace", `{"file_path":"/a","old_string":"x","new_string":"y","instruction":"i"}`, FileEdit, `{"instruction":"i","new":"y","old":"x","path":"/a"}`, "", "", ""},
+		{GeminiCLI, "read_many_files", `{"include":["a/*.go"]}`, FileRead, `{"paths":["a/*.go"]}`, "", "", ""},
+		{GeminiCLI, "web_fetch", `{"prompt":"summarise https://example.com/a?b=c please"}`, WebFetch, `{"prompt":"summarise https://example.com/a?b=c please","url":"https://example.com/a?b=c"}`, "", "", ""},
+		{GeminiCLI, "mcp_github_create_issue", `{}`, MCP, `{}`, "", "mcp:github/create_issue", ""},
+		{Windsurf, "pre_run_command", `{"command_line":"npm i","cwd":"/p"}`, Shell, `{"command":"npm i"}`, "/p", "", ""},
+		{Windsurf, "pre_write_code", `{"file_path":"/a","edits":[{"old_string":"x","new_string":"y"}]}`, FileEdit, `{"edits":[{"new":"y","old":"x"}],"path":"/a"}`, "", "", ""},
+		{Windsurf, "pre_mcp_tool_use", `{"mcp_server_name":"gh","mcp_tool_name":"t","mcp_tool_arguments":{"a":1}}`, MCP, `{"a":1}`, "", "mcp:gh/t", ""},
+		{Cursor, "beforeMCPExecution", `{"tool_name":"t","tool_input":"{\"a\":1}"}`, MCP, `{"a":1}`, "", "mcp:/t", ""},
+		{Cursor, "beforeMCPExecution", `{"tool_name":"t","tool_input":"not json"}`, MCP, ``, "", "", "not a JSON object"},
+		{Cursor, "Shell", `{"command":"ls","working_directory":"/w"}`, Shell, `{"command":"ls"}`, "/w", "", ""},
+		{Cursor, "MCP:search", `{}`, MCP, `{}`, "", "mcp:/search", ""},
+		{"", "shell", `{"command":"ls"}`, Shell, `{"command":"ls"}`, "", "", ""},
+		{"", "mcp", `{}`, "", ``, "", "", "needs a server"},
+		{Windsurf, "Bash", `{}`, "", ``, "", "", "windsurf has no tool named"},
+		{"", "Frobnicate", `{}`, "", ``, "", "", "unknown tool"},
+		{Codex, "apply_patch", `{"command":"*** Begin Patch"}`, "", ``, "", "", "moat hook codex"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.agent)+"/"+tt.tool, func(t *testing.T) {
+			var args map[string]any
+			if err := json.Unmarshal([]byte(tt.args), &args); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Canonicalize(tt.agent, tt.tool, args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(c.Args)
+			if c.Class != tt.class || string(got) != tt.wantArgs || c.Cwd != tt.wantCwd {
+				t.Errorf("got class %s args %s cwd %q", c.Class, got, c.Cwd)
+			}
+			if tt.wantMCP != "" && (c.MCP == nil || c.MCP.String() != tt.wantMCP) {
+				t.Errorf("mcp = %v, want %s", c.MCP, tt.wantMCP)
+			}
+		})
+	}
+}
+
+func TestCanonicalizeDoesNotChangeItsInput(t *testing.T) {
+	edits := []any{map[string]any{"old_string": "x", "new_string": "y"}}
+	args := map[string]any{"file_path": "/a", "edits": edits}
+	if _, err := Canonicalize(ClaudeCode, "MultiEdit", args); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := edits[0].(map[string]any)["old_string"]; !ok || args["file_path"] != "/a" {
+		t.Errorf("input changed: %v", args)
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	var zero Verdict
+	if zero.Valid() || zero.Permissive() {
+		t.Error("the zero verdict must be neither valid nor permissive")
+	}
+	if _, err := zero.MarshalText(); err == nil {
+		t.Error("an invalid verdict must not encode")
+	}
+	if Stricter(Allow, 0) != Deny || Stricter(Ask, Audit) != Ask || Stricter(Deny, Allow) != Deny {
+		t.Error("Stricter")
+	}
+	for _, v := range []Verdict{Allow, Audit, Ask, Deny} {
+		b, err := v.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Verdict
+		if err := back.UnmarshalText(b); err != nil || back != v {
+			t.Errorf("round trip %s: %v %v", v, back, err)
+		}
+	}
+	if !(Allow < Audit && Audit < Ask && Ask < Deny) {
+		t.Error("verdicts must be ordered by restrictiveness")
+	}
+}
+
+func TestFindingCatalog(t *testing.T) {
+	for i, k := range FindingKinds {
+		if i > 0 && FindingKinds[i-1].ID >= k.ID {
+			t.Errorf("catalog not sorted or has a duplicate at %s", k.ID)
+		}
+		if k.Category == "" || k.Summary == "" || k.Severity < Low || k.Severity > Critical {
+			t.Errorf("%s: incomplete entry %+v", k.ID, k)
+		}
+		if got, ok := LookupFinding(k.ID); !ok || got.ID != k.ID {
+			t.Errorf("LookupFinding(%s) = %v %v", k.ID, got, ok)
+		}
+	}
+	if f := NewFinding("not.catalogued", "x"); f.Severity != High || f.Category != "uncatalogued" {
+		t.Errorf("uncatalogued finding: %+v", f)
+	}
+	ids, err := MatchFindingIDs("destructive.*")
+	if err != nil || len(ids) == 0 {
+		t.Errorf("destructive.*: %v %v", ids, err)
+	}
+	if _, err := MatchFindingIDs("[unclosed"); err == nil {
+		t.Error("bad pattern must be an error")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package call
+
+import "fmt"
+
+// AccessKind is how an action touches a path. The zero value is not a kind.
+type AccessKind uint8
+
+// Access kinds, as policies name them under `paths:`.
+const (
+	Read AccessKind = iota + 1
+	Write
+	Delete
+	Exec
+)
+
+var accessNames = [...]string{Read: "read", Write: "write", Delete: "delete", Exec: "exec"}
+
+// AccessKinds lists every kind.
+var AccessKinds = []AccessKind{Read, Write, Delete, Exec}
+
+func (k AccessKind) String() string {
+	if k < Read || k > Exec {
+		return fmt.Sprintf("invalid(%d)", uint8(k))
+	}
+	return accessNames[k]
+}
+
+// ParseAccessKind returns the kind named s.
+func ParseAccessKind(s string) (AccessKind, bool) {
+	for _, k := range AccessKinds {
+		if accessNames[k] == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Access is one path an action reads, writes, deletes or executes.
+type Access struct {
+	Kind AccessKind
+	// Path is absolute and clean. When Glob is set it is a pattern the shell would expand
+	// (`/home/u/*`), and the access stands for every path it could name.
+	Path string
+	// Recursive means the access covers Path and everything below it (rm -r, chmod -R).
+	Recursive bool
+	Glob      bool
+	// Redirect marks an access made by a shell redirection (`> file`) rather than by the
+	// program. The engine decides redirections as units of their own, so that allowing a
+	// program never allows what its output is redirected onto.
+	Redirect bool
+}
+
+func (a Access) String() string {
+	s := a.Kind.String() + " " + a.Path
+	if a.Recursive {
+		s += " (recursive)"
+	}
+	return s
+}
+
+// Command is one program invocation that a shell line would run, after analysis.
+type Command struct {
+	// Name is the program as rules match it: the base name of the program word, with quoting
+	// and escapes removed ("rm" for `\rm`, `"rm"` and `/bin/rm`).
+	Name string
+	// Path is the program word when it was written as a path ("/bin/rm"), else "".
+	Path string
+	// Args are the words after the program, with quotes removed. A word whose value is only
+	// known at run time keeps its source text.
+	Args []string
+	// Operands are the arguments that are not options.
+	Operands []string
+	// Flags are the options set, by canonical name: short bundles are split ("-rf" gives
+	// "r" and "f"), long options lose their dashes and values ("--force=yes" gives "force"),
+	// and per-program aliases are added ("--recursive" also gives "r" for rm).
+	Flags []string
+	// Dynamic means the program's name is only known at run time.
+	Dynamic bool
+	// Accesses are the paths the command touches, as far as analysis knows them.
+	Accesses []Access
+	// Opaque means the command may touch paths analysis cannot see (an unknown program).
+	Opaque bool
+	// Findings are what analysis noticed about this command.
+	Findings []Finding
+}
+
+// HasFlag reports whether the canonical flag name is set.
+func (c *Command) HasFlag(name string) bool {
+	for _, f := range c.Flags {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,25 @@
+package call
+
+import (
+	"cmp"
+	"slices"
+)
+
+// FindingKinds is the catalog of every finding id analysis can report, sorted by id. It is
+// assembled from one list per analyzer so that each analyzer's kinds live beside each other;
+// tests keep the ids unique and every analyzer's ids catalogued.
+var FindingKinds = catalog(analysisKinds, shellKinds, secretKinds)
+
+func catalog(lists ...[]FindingKind) []FindingKind {
+	var all []FindingKind
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.SortFunc(all, func(a, b FindingKind) int { return cmp.Compare(a.ID, b.ID) })
+	return all
+}
+
+// analysisKinds are findings about the input itself rather than what it would do.
+var analysisKinds = []FindingKind{
+	{ID: "input.too-large", Category: "analysis", Severity: Medium, Summary: "an argument is larger than moat analyses; it was not inspected in full"},
+}
