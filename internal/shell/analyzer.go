@@ -1,0 +1,274 @@
+package shell
+
+import (
+	"math"
+	"path"
+
+	"github.com/moatdev/moat/internal/call"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// analyzer walks one parsed line with syntax.Walk, so that no construct can hide a command,
+// keeping the shell state (state.go) that each command's words are expanded in.
+type analyzer struct {
+	line   string
+	file   *syntax.File
+	st     state
+	frames []frame
+	at     int // offset of the statement being walked
+	cmds   []call.Command
+	budget int // bytes the line's expansions may still produce
+
+	field   fieldBuf
+	args    []arg // scratch for a command's words
+	rargs   []arg // scratch for a redirection's word
+	ops     []arg // scratch for a command's operands
+	printer *syntax.Printer
+
+	visitFn, forgetFn func(syntax.Node) bool // method values, made once
+
+	// Backing arrays for the slices above, so that a typical line needs no more.
+	frameBuf [16]frame
+	argBuf   [16]arg
+	scopeBuf [8]scope
+}
+
+// frame is a node being walked, and what entering it changed.
+type frame struct {
+	node    syntax.Node
+	at      int  // a.at to restore when the node is left
+	scopes  int  // scopes pushed for the node
+	ctx     bool // a loop or function context was entered for the node
+	thenEnd bool // the node is the last of an if's then-list, whose scope ends with it
+	root    int  // for an &&: the index in frames of the outermost && of its chain
+}
+
+func newAnalyzer(line string, env Env, f *syntax.File) *analyzer {
+	a := &analyzer{
+		line:   line,
+		file:   f,
+		budget: 16*len(line) + 1<<16,
+	}
+	// The analysis returned must not hold the analyzer, so commands get their own array,
+	// sized once for a long line: growing it for thousands of commands costs more than
+	// counting them first.
+	if len(line) > 4<<10 {
+		a.cmds = make([]call.Command, 0, maxCommands(f))
+	}
+	a.st = newState(absolute(env.Home), absolute(env.Cwd), a.scopeBuf[:0])
+	a.frames = a.frameBuf[:0]
+	a.args = a.argBuf[:0]
+	a.visitFn = a.visit
+	a.forgetFn = a.forgetVisit
+	return a
+}
+
+// absolute returns p cleaned when it is an absolute path; anything else is not known.
+func absolute(p string) value {
+	if !path.IsAbs(p) {
+		return value{}
+	}
+	return value{path.Clean(p), true}
+}
+
+func (a *analyzer) run() {
+	syntax.Walk(a.file, a.visitFn)
+}
+
+func (a *analyzer) visit(n syntax.Node) bool {
+	if n == nil {
+		a.leaveNode()
+		return true
+	}
+	var parent syntax.Node
+	if len(a.frames) > 0 {
+		parent = a.frames[len(a.frames)-1].node
+	}
+	fr := frame{node: n, at: a.at}
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		a.at = int(n.Position.Offset())
+		if ifc, ok := parent.(*syntax.IfClause); ok && len(ifc.Then) > 0 {
+			// The then-list is one branch, apart from the condition and the else part.
+			if n == ifc.Then[0] {
+				a.st.push(branch)
+			}
+			fr.thenEnd = n == ifc.Then[len(ifc.Then)-1]
+		}
+		if k, chained := stmtScope(parent, n); k != 0 {
+			a.st.push(k)
+			if chained {
+				a.frames[a.frames[len(a.frames)-1].root].scopes++
+			} else {
+				fr.scopes++
+			}
+		}
+		if len(n.Redirs) > 0 && !ownsRedirects(n.Cmd) {
+			// `> f` alone, or `{ …; } > f`: the shell makes the redirections itself, once.
+			a.emit(a.nullCommand(n.Redirs))
+		}
+	case *syntax.BinaryCmd:
+		fr.root = a.chainRoot(n)
+	case *syntax.CallExpr:
+		a.callExpr(stmtOf(parent), n)
+	case *syntax.DeclClause:
+		a.declClause(stmtOf(parent), n)
+	case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+		a.st.push(subshell)
+		fr.scopes++
+	case *syntax.CoprocClause:
+		nodeChanges(n, a.forget)
+		a.st.push(subshell)
+		fr.scopes++
+	case *syntax.IfClause, *syntax.CaseItem:
+		a.st.push(branch)
+		fr.scopes++
+	case *syntax.WhileClause:
+		a.loop(&fr, n.WhilePos, n.DonePos)
+	case *syntax.ForClause:
+		a.loop(&fr, n.ForPos, n.DonePos)
+	case *syntax.FuncDecl:
+		a.st.push(branch)
+		fr.scopes++
+		a.ensureChanges()
+		a.st.enter(context{start: int(n.Position.Offset()), lo: 0, hi: math.MaxInt, fns: 1})
+		fr.ctx = true
+	default:
+		nodeChanges(n, a.forget)
+	}
+	a.frames = append(a.frames, fr)
+	return true
+}
+
+func (a *analyzer) leaveNode() {
+	if len(a.frames) == 0 {
+		return
+	}
+	fr := a.frames[len(a.frames)-1]
+	a.frames = a.frames[:len(a.frames)-1]
+	if fr.ctx {
+		a.st.leave()
+	}
+	for range fr.scopes {
+		a.st.pop()
+	}
+	if fr.thenEnd {
+		a.st.pop()
+	}
+	a.at = fr.at
+}
+
+// loop enters a while, until, for or select loop: a branch (it may run no time) and a
+// context (it may run many times).
+func (a *analyzer) loop(fr *frame, start, done syntax.Pos) {
+	a.st.push(branch)
+	fr.scopes++
+	a.ensureChanges()
+	lo := int(start.Offset())
+	hi := int(done.Offset()) + len("done")
+	a.st.enter(context{start: lo, lo: lo, hi: hi})
+	fr.ctx = true
+}
+
+func (a *analyzer) ensureChanges() {
+	if a.st.changes == nil {
+		a.st.changes = a.scanChanges()
+	}
+}
+
+// stmtScope returns the scope a statement runs in, given the node that holds it. chained
+// reports a branch that lasts to the end of the && chain it is in: in `a && b && c`, c runs
+// only if b did, so what b changes is certain for c, though not after the chain.
+func stmtScope(parent syntax.Node, s *syntax.Stmt) (kind scopeKind, chained bool) {
+	if s.Background || s.Coprocess || s.Disown {
+		return subshell, false
+	}
+	b, ok := parent.(*syntax.BinaryCmd)
+	if !ok {
+		return 0, false
+	}
+	switch b.Op {
+	case syntax.Pipe, syntax.PipeAll:
+		return subshell, false
+	case syntax.AndStmt:
+		if s == b.Y {
+			return branch, true
+		}
+	case syntax.OrStmt:
+		// In `x || y`, y runs only if x failed, so x's changes (a `cd` that failed) may not
+		// have happened; unless y ends the shell, which is the `cd dir || exit` idiom.
+		if s == b.Y || !exits(b.Y) {
+			return branch, false
+		}
+	}
+	return 0, false
+}
+
+// chainRoot returns the index in a.frames of the outermost && of the chain that b, about to
+// be pushed, belongs to: `a && b && c` parses as ((a && b) && c).
+func (a *analyzer) chainRoot(b *syntax.BinaryCmd) int {
+	self := len(a.frames)
+	if b.Op != syntax.AndStmt || self < 2 {
+		return self
+	}
+	s, ok := a.frames[self-1].node.(*syntax.Stmt)
+	outer, ok2 := a.frames[self-2].node.(*syntax.BinaryCmd)
+	if !ok || !ok2 || outer.Op != syntax.AndStmt || outer.X != s {
+		return self
+	}
+	return a.frames[self-2].root
+}
+
+// exits reports whether a statement certainly ends the shell or function (exit, return).
+func exits(s *syntax.Stmt) bool {
+	if s == nil {
+		return false
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 {
+			return false
+		}
+		w := c.Args[0].Lit()
+		return w == "exit" || w == "return"
+	case *syntax.Block:
+		return len(c.Stmts) > 0 && exits(c.Stmts[len(c.Stmts)-1])
+	}
+	return false
+}
+
+// ownsRedirects reports whether cmd reports its statement's redirections as its own.
+func ownsRedirects(cmd syntax.Command) bool {
+	switch cmd.(type) {
+	case *syntax.CallExpr, *syntax.DeclClause:
+		return true
+	}
+	return false
+}
+
+func stmtOf(n syntax.Node) *syntax.Stmt {
+	s, _ := n.(*syntax.Stmt)
+	return s
+}
+
+func (a *analyzer) emit(c call.Command) {
+	a.cmds = append(a.cmds, c)
+}
+
+// maxCommands returns at most how many commands walking f can emit: one per simple command
+// or declaration, and one per statement whose redirections no command owns.
+func maxCommands(f *syntax.File) int {
+	n := 0
+	syntax.Walk(f, func(node syntax.Node) bool {
+		switch node := node.(type) {
+		case *syntax.CallExpr, *syntax.DeclClause:
+			n++
+		case *syntax.Stmt:
+			if len(node.Redirs) > 0 && !ownsRedirects(node.Cmd) {
+				n++
+			}
+		}
+		return true
+	})
+	return n
+}

@@ -1,0 +1,142 @@
+package shell
+
+import (
+	"math"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// FuzzAnalyze checks that Analyze is total and fast on any input, and that what it returns
+// keeps its promises. It is seeded from the corpus and the tables.
+func FuzzAnalyze(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txtar")
+	for _, file := range files {
+		ar, err := readArchive(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, c := range ar.files {
+			line, _, _ := strings.Cut(c.data, "\n=>\n")
+			f.Add(line)
+		}
+	}
+	for name := range wrappers {
+		f.Add(name + " -x 1 rm -rf /x")
+	}
+	for name := range programEffects {
+		f.Add(name + " -r a b ~/c > d")
+	}
+	limit := 100 * time.Millisecond * raceSlowdown
+	f.Fuzz(func(t *testing.T, line string) {
+		if len(line) > maxFuzzInput {
+			return
+		}
+		a, d := fastest(line, limit)
+		if d > limit {
+			t.Fatalf("analysing %d bytes took %v", len(line), d)
+		}
+		check(t, a)
+	})
+}
+
+// maxFuzzInput is the largest input whose analysis time the fuzz test bounds.
+const maxFuzzInput = 64 << 10
+
+// largeLines are inputs of the largest size fuzzed, in the shapes that cost the analysis
+// most: many commands, long chains, deep nesting, loops, values that grow.
+func largeLines() []string {
+	fill := func(s string) string { return strings.Repeat(s, maxFuzzInput/len(s)) }
+	return []string{
+		fill("a;"),
+		fill("a "),
+		fill("a && ") + "a",
+		fill("a || x=1 || ") + "a",
+		fill("a | ") + "a",
+		fill("cd a && ") + "a",
+		fill("`a` "),
+		fill("x=$x$x;"),
+		fill("{a,b}{c,d}{e,f}{g,h} "),
+		fill("cat <<E\n$(a)\nE\n"),
+		fill("f(){ x=1; $x; }; "),
+		"x=" + fill("a ")[:30000] + "; " + fill("$x ")[:30000],
+		strings.Repeat("echo $(", maxNesting) + fill("a ")[:60000] + strings.Repeat(")", maxNesting),
+		strings.Repeat("while a; do x=1; $x;", 1500) + strings.Repeat("done;", 1500),
+		"while a; do " + fill("$x; ")[:60000] + " done",
+	}
+}
+
+// fastest analyses line, up to three times while it takes longer than limit, and returns
+// the shortest time, so that a pause of the machine (another process, the collector) is not
+// taken for the analyser's.
+func fastest(line string, limit time.Duration) (Analysis, time.Duration) {
+	var a Analysis
+	best := time.Duration(math.MaxInt64)
+	for i := 0; i < 3 && best > limit; i++ {
+		start := time.Now()
+		a = Analyze(line, testEnv)
+		best = min(best, time.Since(start))
+	}
+	return a, best
+}
+
+// The largest inputs fuzzed, in the shapes that cost the analysis most, are analysed within
+// the fuzz test's limit. They are not fuzz seeds because fuzzing instruments the code, which
+// makes it several times slower.
+func TestLargeInputs(t *testing.T) {
+	limit := 100 * time.Millisecond * raceSlowdown
+	for _, line := range largeLines() {
+		a, d := fastest(line, limit)
+		if d > limit {
+			t.Errorf("%.20q…: analysing %d bytes took %v", line, len(line), d)
+		}
+		check(t, a)
+	}
+}
+
+// check verifies the invariants every analysis keeps.
+func check(t *testing.T, a Analysis) {
+	t.Helper()
+	for _, f := range a.Findings {
+		checkFinding(t, f)
+	}
+	if len(a.Findings) > 0 && len(a.Commands) > 0 && a.Findings[0].ID != findNulByte {
+		t.Errorf("commands despite %s", a.Findings[0].ID)
+	}
+	for _, c := range a.Commands {
+		if c.Dynamic && (!c.Opaque || !hasFinding(c, findDynamicCommand)) {
+			t.Errorf("dynamic %q is not opaque with a finding", c.Name)
+		}
+		for _, acc := range c.Accesses {
+			if acc.Kind < call.Read || acc.Kind > call.Exec {
+				t.Errorf("%q: invalid access kind %d", c.Name, acc.Kind)
+			}
+			if !path.IsAbs(acc.Path) || path.Clean(acc.Path) != acc.Path {
+				t.Errorf("%q: access path %q is not absolute and clean", c.Name, acc.Path)
+			}
+		}
+		for _, f := range c.Findings {
+			checkFinding(t, f)
+		}
+	}
+}
+
+func checkFinding(t *testing.T, f call.Finding) {
+	t.Helper()
+	if _, ok := call.LookupFinding(f.ID); !ok {
+		t.Errorf("finding %q is not catalogued", f.ID)
+	}
+}
+
+func hasFinding(c call.Command, id string) bool {
+	for _, f := range c.Findings {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
+}

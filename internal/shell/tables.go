@@ -1,0 +1,185 @@
+package shell
+
+import "github.com/moatdev/moat/internal/call"
+
+// This file holds what the analyser knows about programs, as data. Each table is iterated
+// by tests (tables_test.go), so an entry added here is tested without further work.
+
+// wrapper describes a program that runs another program named among its arguments, and how
+// to find that program: skip the wrapper's options (and the values of those that take one),
+// then any NAME=value words and leading operands it takes.
+type wrapper struct {
+	valueShort string   // short options that take a value ("-u root", "-uroot")
+	valueLong  []string // long options that take a value when not written --name=value
+	// stopShort and stopLong are options that mean the program named after them is not run
+	// (`command -v rm` only prints where rm is).
+	stopShort string
+	stopLong  []string
+	// dynamicShort and dynamicLong are options whose value is itself a command line the
+	// wrapper splits (`env -S 'rm -rf /'`); until it is parsed, the program is unknown.
+	dynamicShort string
+	dynamicLong  []string
+	chdirShort   string // the option that changes the program's working directory
+	chdirLong    string
+	assigns      bool // NAME=value words before the program set its environment
+	operands     int  // operands before the program (timeout's DURATION)
+}
+
+// wrappers maps a wrapper's name to how it is unwrapped. Options not listed as taking a
+// value are assumed to take none.
+var wrappers = map[string]wrapper{
+	"sudo": {
+		valueShort: "CDghprtTuU",
+		valueLong:  []string{"chdir", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"},
+		stopShort:  "eKlVv",
+		stopLong:   []string{"edit", "list", "remove-timestamp", "validate", "version"},
+		chdirShort: "D",
+		chdirLong:  "chdir",
+		assigns:    true,
+	},
+	"doas":    {valueShort: "Cu"},
+	"env":     {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
+	"command": {stopShort: "vV"},
+	"builtin": {},
+	"exec":    {valueShort: "a"},
+	"nohup":   {},
+	"nice":    {valueShort: "n", valueLong: []string{"adjustment"}},
+	"time":    {valueShort: "fo", valueLong: []string{"format", "output"}},
+	"timeout": {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+}
+
+// flagAliases adds, per program, the canonical short name of options that have several
+// spellings, so that a rule can test one flag: `rm --recursive` and `rm -R` both set "r".
+var flagAliases = map[string]map[string]string{
+	"rm":    {"R": "r", "recursive": "r", "force": "f"},
+	"cp":    {"R": "r", "recursive": "r", "a": "r", "archive": "r"},
+	"chmod": {"recursive": "R"},
+	"chown": {"recursive": "R"},
+	"chgrp": {"recursive": "R"},
+	"grep":  {"R": "r", "recursive": "r", "dereference-recursive": "r"},
+	"diff":  {"recursive": "r"},
+	"ls":    {"recursive": "R"},
+}
+
+// operandSet selects some of a command's operands.
+type operandSet uint8
+
+const (
+	allOperands   operandSet = iota + 1
+	firstOperand             // the first
+	secondOperand            // the second
+	afterFirst               // all but the first (grep's files after its pattern)
+	lastOperand              // the last, when there are at least two
+	beforeLast               // all but the last (cp's sources)
+	linkName                 // ln's link: the last of two or more, else the base name of the only one in the cwd
+)
+
+// accessRule says that the selected operands are accessed as kind.
+type accessRule struct {
+	operands operandSet
+	kind     call.AccessKind
+}
+
+// cwdDefault says when a program with no operand for its rules works on the cwd instead.
+type cwdDefault uint8
+
+const (
+	cwdNever cwdDefault = iota
+	cwdAlways
+	cwdIfRecursive // grep -r with no file searches "."
+)
+
+// fileEffects is what a program does to the paths named by its operands.
+type fileEffects struct {
+	rules []accessRule
+	// recursive is the canonical flag that makes every access cover the whole tree.
+	recursive string
+	// noOperand is the access made to the cwd when the rules select no operand.
+	noOperand     cwdDefault
+	noOperandKind call.AccessKind
+}
+
+var (
+	deleteEach = []accessRule{{allOperands, call.Delete}}
+	readEach   = []accessRule{{allOperands, call.Read}}
+	writeEach  = []accessRule{{allOperands, call.Write}}
+	noFiles    = fileEffects{}
+)
+
+// programEffects maps a program to its file effects. A program listed with no rules has no
+// file effects at all; a program absent from the table is opaque: it may touch paths the
+// analysis cannot see.
+var programEffects = map[string]fileEffects{
+	"rm":     {rules: deleteEach, recursive: "r"},
+	"rmdir":  {rules: deleteEach},
+	"unlink": {rules: deleteEach},
+	"shred":  {rules: deleteEach},
+
+	"cat":       {rules: readEach},
+	"head":      {rules: readEach},
+	"tail":      {rules: readEach},
+	"less":      {rules: readEach},
+	"more":      {rules: readEach},
+	"wc":        {rules: readEach},
+	"sort":      {rules: readEach},
+	"diff":      {rules: readEach, recursive: "r"},
+	"cmp":       {rules: readEach},
+	"md5sum":    {rules: readEach},
+	"sha256sum": {rules: readEach},
+	"file":      {rules: readEach},
+	"stat":      {rules: readEach},
+	// uniq [INPUT [OUTPUT]] writes its second operand.
+	"uniq": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}},
+	"grep": {rules: []accessRule{{afterFirst, call.Read}}, recursive: "r", noOperand: cwdIfRecursive, noOperandKind: call.Read},
+	"ls":   {rules: readEach, recursive: "R", noOperand: cwdAlways, noOperandKind: call.Read},
+
+	"touch": {rules: writeEach},
+	"mkdir": {rules: writeEach},
+	"tee":   {rules: writeEach},
+
+	"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
+	"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
+	"chmod": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
+	"chown": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
+	"chgrp": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
+	"ln":    {rules: []accessRule{{linkName, call.Write}}},
+
+	// No file effects. ":" is the null command, which also stands for a statement that is
+	// only redirections (`> f`); the declaration builtins appear because `export x=1` is a
+	// command too; the wrappers appear for when they are run with no program.
+	"echo": noFiles, "printf": noFiles, "true": noFiles, "false": noFiles, "pwd": noFiles,
+	"whoami": noFiles, "date": noFiles, "id": noFiles, "uname": noFiles, "hostname": noFiles,
+	"cd": noFiles, "pushd": noFiles, "popd": noFiles, "export": noFiles, "set": noFiles,
+	"sleep": noFiles, "test": noFiles, "[": noFiles, ":": noFiles,
+	"declare": noFiles, "local": noFiles, "readonly": noFiles, "typeset": noFiles, "nameref": noFiles,
+	"unset": noFiles, "read": noFiles, "shift": noFiles, "exit": noFiles, "return": noFiles,
+	"wait": noFiles, "type": noFiles,
+	"command": noFiles, "builtin": noFiles, "exec": noFiles, "time": noFiles,
+}
+
+// notPaths are device files that name a stream rather than data on disk: reading or writing
+// them is not a file access. Deleting them still is.
+var notPaths = map[string]bool{
+	"/dev/null":   true,
+	"/dev/stdin":  true,
+	"/dev/stdout": true,
+	"/dev/stderr": true,
+	"/dev/tty":    true,
+}
+
+// Programs that change the shell's own state, which later words of the line are expanded in.
+var (
+	// dirChangers change the working directory.
+	dirChangers = map[string]bool{"cd": true, "pushd": true, "popd": true}
+	// evaluators run code the analysis does not see yet (a string, a file, a trap), which
+	// may set any variable or change directory.
+	evaluators = map[string]bool{"eval": true, "source": true, ".": true, "trap": true}
+	// varSetters assign the variables named by their arguments. The value is the option
+	// that names the variable ("printf -v x"), or "" when any argument may name one
+	// ("read x", "unset x").
+	varSetters = map[string]string{
+		"read": "", "mapfile": "", "readarray": "", "getopts": "", "unset": "", "let": "",
+		"declare": "", "typeset": "", "local": "", "export": "", "readonly": "",
+		"printf": "v", "wait": "p",
+	}
+)
