@@ -1,0 +1,102 @@
+package scan
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchSources are ordinary source code with no secrets, from the Go distribution that
+// runs the benchmark: directories of GOROOT and the suffix of the files to read there.
+// The JavaScript includes a minified file.
+var benchSources = []struct {
+	name   string
+	dirs   []string
+	suffix string
+}{
+	{"go", []string{"src/net/http"}, ".go"},
+	{"js", []string{"lib/wasm", "src/cmd/vendor/github.com/google/pprof", "src/internal/trace/traceviewer/static"}, ".js"},
+}
+
+// benchText returns size bytes of the source files under dirs of GOROOT whose names end
+// in suffix (excluding tests), repeated as needed.
+func benchText(b *testing.B, dirs []string, suffix string, size int) string {
+	var text strings.Builder
+	for _, dir := range dirs {
+		filepath.WalkDir(filepath.Join(build.Default.GOROOT, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, suffix) || strings.HasSuffix(path, "_test"+suffix) || strings.Contains(path, "testdata") {
+				return nil
+			}
+			if c, err := os.ReadFile(path); err == nil {
+				text.Write(c)
+			}
+			return nil
+		})
+	}
+	if text.Len() == 0 {
+		b.Skipf("no %s files under %s in GOROOT", suffix, dirs)
+	}
+	s := text.String()
+	for len(s) < size {
+		s += s
+	}
+	return s[:size]
+}
+
+func BenchmarkFindSecrets(b *testing.B) {
+	for _, src := range benchSources {
+		for _, size := range []struct {
+			name string
+			n    int
+		}{{"1KiB", 1 << 10}, {"1MiB", 1 << 20}} {
+			b.Run(src.name+"/"+size.name, func(b *testing.B) {
+				s := benchText(b, src.dirs, src.suffix, size.n)
+				if found := FindSecrets(s); len(found) > 0 {
+					b.Logf("the benchmark text holds %d secrets, first %s %q", len(found), found[0].RuleID, s[found[0].Start:found[0].End])
+				}
+				b.SetBytes(int64(len(s)))
+				b.ReportAllocs()
+				for b.Loop() {
+					FindSecrets(s)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkRedactWithSecrets(b *testing.B) {
+	var text strings.Builder
+	for _, c := range loadCorpus(b) {
+		text.WriteString(c.input + "\n")
+	}
+	s := text.String()
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Redact(s)
+	}
+}
+
+// BenchmarkFindSecretsAdversarial runs on 1 MiB made of one keyword-laden unit repeated:
+// the worst cases for the keyword prefilter, which must stay linear.
+func BenchmarkFindSecretsAdversarial(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{
+		{"pem-headers", "-----BEGIN RSA PRIVATE KEY-----\n"},
+		{"assignments", "password="},
+		{"key-assignments", "key=aB3"},
+		{"openai-prefixes", "sk-"},
+		{"bearer", "Authorization: Bearer "},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9."},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := strings.Repeat(tc.unit, (1<<20)/len(tc.unit))
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				FindSecrets(s)
+			}
+		})
+	}
+}
