@@ -1,0 +1,72 @@
+// Package dirs locates the user's directories that moat reads and writes.
+package dirs
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// Dirs are the directories moat uses for one user.
+type Dirs struct {
+	Home string
+	// Config holds the user policy (moat.yaml).
+	Config string
+	// State holds the audit log and the trust store.
+	State string
+	// Temp lists the directories $temp stands for.
+	Temp []string
+}
+
+// UserPolicy is the path of the user's own policy file.
+func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") }
+
+// AuditLog is the path of the decision log.
+func (d Dirs) AuditLog() string { return filepath.Join(d.State, "audit.jsonl") }
+
+// TrustStore is the path of the file that records trusted project policies.
+func (d Dirs) TrustStore() string { return filepath.Join(d.State, "trusted.json") }
+
+// FromEnv derives the directories from environment variables the way the XDG base directory
+// specification says, on every platform, so that one set of documentation holds everywhere:
+// $XDG_CONFIG_HOME/moat (default ~/.config/moat) and $XDG_STATE_HOME/moat (default
+// ~/.local/state/moat). Relative XDG values are ignored, as the specification requires.
+func FromEnv(getenv func(string) string) (Dirs, error) {
+	home := getenv("HOME")
+	if home == "" {
+		home = getenv("USERPROFILE")
+	}
+	if home == "" {
+		return Dirs{}, errors.New("cannot locate the home directory: HOME is not set")
+	}
+	if !filepath.IsAbs(home) {
+		return Dirs{}, fmt.Errorf("HOME %q is not an absolute path", home)
+	}
+	home = filepath.Clean(home)
+	base := func(env, fallback string) string {
+		if v := getenv(env); v != "" && filepath.IsAbs(v) {
+			return filepath.Join(filepath.Clean(v), "moat")
+		}
+		return filepath.Join(home, fallback, "moat")
+	}
+	return Dirs{
+		Home:   home,
+		Config: base("XDG_CONFIG_HOME", ".config"),
+		State:  base("XDG_STATE_HOME", filepath.Join(".local", "state")),
+		Temp:   tempDirs(getenv),
+	}, nil
+}
+
+func tempDirs(getenv func(string) string) []string {
+	dirs := []string{"/tmp", "/var/tmp", "/dev/shm"}
+	if t := getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
+		t = filepath.Clean(t)
+		for _, d := range dirs {
+			if d == t {
+				return dirs
+			}
+		}
+		dirs = append(dirs, t)
+	}
+	return dirs
+}

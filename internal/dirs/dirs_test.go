@@ -1,0 +1,41 @@
+package dirs
+
+import (
+	"testing"
+)
+
+func TestFromEnv(t *testing.T) {
+	tests := []struct {
+		name       string
+		env        map[string]string
+		wantConfig string
+		wantState  string
+		wantTemp   int
+		wantErr    bool
+	}{
+		{"defaults", map[string]string{"HOME": "/home/u"}, "/home/u/.config/moat", "/home/u/.local/state/moat", 3, false},
+		{"xdg", map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/cfg", "XDG_STATE_HOME": "/st/"}, "/cfg/moat", "/st/moat", 3, false},
+		{"relative xdg ignored", map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "cfg"}, "/home/u/.config/moat", "/home/u/.local/state/moat", 3, false},
+		{"tmpdir added", map[string]string{"HOME": "/home/u", "TMPDIR": "/var/folders/x/T/"}, "/home/u/.config/moat", "/home/u/.local/state/moat", 4, false},
+		{"tmpdir duplicate", map[string]string{"HOME": "/home/u", "TMPDIR": "/tmp"}, "/home/u/.config/moat", "/home/u/.local/state/moat", 3, false},
+		{"no home", map[string]string{}, "", "", 0, true},
+		{"relative home", map[string]string{"HOME": "home"}, "", "", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := FromEnv(func(k string) string { return tt.env[k] })
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if d.Config != tt.wantConfig || d.State != tt.wantState || len(d.Temp) != tt.wantTemp {
+				t.Errorf("got %+v", d)
+			}
+			if d.UserPolicy() != tt.wantConfig+"/moat.yaml" || d.AuditLog() != tt.wantState+"/audit.jsonl" {
+				t.Errorf("derived paths wrong: %s %s", d.UserPolicy(), d.AuditLog())
+			}
+		})
+	}
+}

@@ -1,0 +1,120 @@
+// Package pathset defines the named sets of paths that policies refer to ($secrets,
+// $system, $agent-config, …), as data.
+package pathset
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Host is what the sets depend on for one user and one moat installation.
+type Host struct {
+	Home string
+	// Temp lists the temporary directories ($temp).
+	Temp []string
+	// Moat lists the patterns of the files and directories moat owns ($moat): its policy
+	// files, its config and state directories, its binary.
+	Moat []string
+}
+
+// Entry is one pattern of a set, with the reason it is there. Patterns are written with
+// `~/` for the home directory and `**/` for "in any directory".
+type Entry struct {
+	Pattern string
+	Why     string
+}
+
+// Set is a named set of paths: everything an Include entry matches and no Exclude entry does.
+type Set struct {
+	Name    string // with its $, as policies write it
+	Summary string
+	Include []Entry
+	Exclude []Entry
+}
+
+// Workspace is the set whose roots are only known per call (the project of the call).
+const Workspace = "$workspace"
+
+// Names lists every set a policy may name, in documentation order.
+var Names = []string{"$workspace", "$home", "$temp", "$system", "$secrets", "$agent-config", "$moat"}
+
+// Roots lists the sets that stand for directory trees and so may be followed by a path
+// (`$home/.config/**`, `$workspace/build/**`).
+var Roots = []string{"$workspace", "$home", "$temp"}
+
+// IsRoot reports whether name is a set that may prefix a path.
+func IsRoot(name string) bool {
+	for _, r := range Roots {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Known reports whether name is a set.
+func Known(name string) bool {
+	for _, n := range Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Resolved is a set as absolute glob patterns for one host.
+type Resolved struct {
+	Include []string
+	Exclude []string
+}
+
+// Resolve returns the absolute patterns of the set name on host h. $workspace cannot be
+// resolved here: its roots belong to each call.
+func Resolve(name string, h Host) (Resolved, error) {
+	switch name {
+	case Workspace:
+		return Resolved{}, fmt.Errorf("%s depends on the call and is resolved when a call is evaluated", name)
+	case "$home":
+		return Resolved{Include: []string{path.Join(h.Home, "**")}}, nil
+	case "$temp":
+		var r Resolved
+		for _, t := range h.Temp {
+			r.Include = append(r.Include, path.Join(t, "**"))
+		}
+		return r, nil
+	case "$moat":
+		return Resolved{Include: append([]string(nil), h.Moat...)}, nil
+	}
+	for _, s := range staticSets {
+		if s.Name == name {
+			return Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}, nil
+		}
+	}
+	return Resolved{}, fmt.Errorf("unknown path set %s (known: %s)", name, strings.Join(Names, ", "))
+}
+
+// Static returns the data of the sets that do not depend on the host beyond its home.
+func Static() []Set { return staticSets }
+
+// Expand turns a pattern as written in a set or a policy into an absolute pattern:
+// `~` and `~/…` name the home directory, `**/…` means any directory.
+func Expand(pattern, home string) string {
+	switch {
+	case pattern == "~":
+		return home
+	case strings.HasPrefix(pattern, "~/"):
+		return path.Join(home, pattern[2:])
+	case strings.HasPrefix(pattern, "**/"):
+		return "/" + pattern
+	}
+	return pattern
+}
+
+func absolute(entries []Entry, h Host) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = Expand(e.Pattern, h.Home)
+	}
+	return out
+}

@@ -1,0 +1,164 @@
+package pathset
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/moatdev/moat/internal/glob"
+)
+
+const home = "/home/u"
+
+// examples gives, for every entry of every static set, a path the entry is there for. A
+// new entry without an example fails TestEveryEntryHasAnExample.
+var examples = map[string]string{
+	// $system
+	"/etc/**": "/etc/passwd", "/usr/**": "/usr/bin/ls", "/bin/**": "/bin/sh", "/sbin/**": "/sbin/init",
+	"/lib/**": "/lib/libc.so.6", "/lib32/**": "/lib32/ld.so", "/lib64/**": "/lib64/ld-linux-x86-64.so.2",
+	"/libx32/**": "/libx32/ld.so", "/boot/**": "/boot/vmlinuz", "/dev/**": "/dev/sda", "/proc/**": "/proc/1/environ",
+	"/sys/**": "/sys/kernel", "/var/log/**": "/var/log/auth.log", "/var/lib/**": "/var/lib/dpkg/status",
+	"/root/**": "/root/.bashrc", "/System/**": "/System/Library/CoreServices", "/Library/**": "/Library/LaunchDaemons/x.plist",
+	"/private/etc/**": "/private/etc/hosts", "/private/var/db/**": "/private/var/db/sudo",
+	"/dev/null": "/dev/null", "/dev/zero": "/dev/zero", "/dev/stdin": "/dev/stdin", "/dev/stdout": "/dev/stdout",
+	"/dev/stderr": "/dev/stderr", "/dev/tty": "/dev/tty", "/dev/fd/**": "/dev/fd/3", "/dev/random": "/dev/random",
+	"/dev/urandom": "/dev/urandom",
+	// $secrets
+	"~/.ssh/**": "~/.ssh/id_ed25519", "/etc/ssh/ssh_host_*_key": "/etc/ssh/ssh_host_rsa_key",
+	"~/.aws/credentials": "~/.aws/credentials", "~/.aws/sso/cache/**": "~/.aws/sso/cache/abc.json",
+	"~/.aws/cli/cache/**": "~/.aws/cli/cache/x.json", "~/.config/gcloud/**": "~/.config/gcloud/application_default_credentials.json",
+	"~/.azure/**": "~/.azure/msal_token_cache.json", "~/.kube/config": "~/.kube/config",
+	"~/.docker/config.json": "~/.docker/config.json", "**/.env": "/srv/app/.env", "**/.env.*": "/srv/app/.env.production",
+	"~/.netrc": "~/.netrc", "~/.git-credentials": "~/.git-credentials", "~/.config/git/credentials": "~/.config/git/credentials",
+	"~/.config/gh/hosts.yml": "~/.config/gh/hosts.yml", "**/.npmrc": "/srv/app/.npmrc", "~/.pypirc": "~/.pypirc",
+	"~/.gem/credentials": "~/.gem/credentials", "~/.cargo/credentials": "~/.cargo/credentials",
+	"~/.cargo/credentials.toml": "~/.cargo/credentials.toml", "~/.terraform.d/credentials.tfrc.json": "~/.terraform.d/credentials.tfrc.json",
+	"~/.vault-token": "~/.vault-token", "~/.pgpass": "~/.pgpass", "~/.my.cnf": "~/.my.cnf", "~/.gnupg/**": "~/.gnupg/private-keys-v1.d/x.key",
+	"~/.password-store/**": "~/.password-store/bank.gpg", "~/.local/share/keyrings/**": "~/.local/share/keyrings/login.keyring",
+	"~/Library/Keychains/**":           "~/Library/Keychains/login.keychain-db",
+	"~/.mozilla/firefox/*/logins.json": "~/.mozilla/firefox/abc.default/logins.json", "~/.mozilla/firefox/*/key4.db": "~/.mozilla/firefox/abc.default/key4.db",
+	"~/.mozilla/firefox/*/cookies.sqlite":  "~/.mozilla/firefox/abc.default/cookies.sqlite",
+	"~/.config/google-chrome/*/Login Data": "~/.config/google-chrome/Default/Login Data", "~/.config/google-chrome/*/Cookies": "~/.config/google-chrome/Default/Cookies",
+	"~/.config/chromium/*/Login Data": "~/.config/chromium/Default/Login Data", "~/.config/chromium/*/Cookies": "~/.config/chromium/Default/Cookies",
+	"~/Library/Application Support/Google/Chrome/*/Login Data": "~/Library/Application Support/Google/Chrome/Default/Login Data",
+	"~/Library/Application Support/Google/Chrome/*/Cookies":    "~/Library/Application Support/Google/Chrome/Profile 1/Cookies",
+	"~/.bash_history": "~/.bash_history", "~/.zsh_history": "~/.zsh_history", "~/.history": "~/.history",
+	"~/.local/share/fish/fish_history": "~/.local/share/fish/fish_history", "~/.python_history": "~/.python_history",
+	"~/.node_repl_history": "~/.node_repl_history", "~/.psql_history": "~/.psql_history", "~/.mysql_history": "~/.mysql_history",
+	"/etc/shadow": "/etc/shadow", "/etc/gshadow": "/etc/gshadow", "/etc/sudoers": "/etc/sudoers", "/etc/sudoers.d/**": "/etc/sudoers.d/90-cloud",
+	"~/.ssh/*.pub": "~/.ssh/id_ed25519.pub", "~/.ssh/known_hosts": "~/.ssh/known_hosts", "~/.ssh/known_hosts.old": "~/.ssh/known_hosts.old",
+	"**/.env.example": "/srv/app/.env.example", "**/.env.sample": "/srv/app/.env.sample", "**/.env.template": "/srv/app/.env.template",
+	"**/.env.dist": "/srv/app/.env.dist",
+	// $agent-config
+	"~/.claude/settings.json": "~/.claude/settings.json", "~/.claude/settings.local.json": "~/.claude/settings.local.json",
+	"**/.claude/settings.json": "/srv/app/.claude/settings.json", "**/.claude/settings.local.json": "/srv/app/.claude/settings.local.json",
+	"/etc/claude-code/**": "/etc/claude-code/managed-settings.json", "/Library/Application Support/ClaudeCode/**": "/Library/Application Support/ClaudeCode/managed-settings.json",
+	"~/.claude.json": "~/.claude.json", "**/.mcp.json": "/srv/app/.mcp.json", "~/.cursor/hooks.json": "~/.cursor/hooks.json",
+	"**/.cursor/hooks.json": "/srv/app/.cursor/hooks.json", "/etc/cursor/hooks.json": "/etc/cursor/hooks.json",
+	"/Library/Application Support/Cursor/hooks.json": "/Library/Application Support/Cursor/hooks.json",
+	"~/.cursor/mcp.json":                             "~/.cursor/mcp.json", "**/.cursor/mcp.json": "/srv/app/.cursor/mcp.json",
+	"~/.codeium/windsurf/hooks.json": "~/.codeium/windsurf/hooks.json", "~/.codeium/hooks.json": "~/.codeium/hooks.json",
+	"**/.windsurf/hooks.json": "/srv/app/.windsurf/hooks.json", "/etc/windsurf/hooks.json": "/etc/windsurf/hooks.json",
+	"/Library/Application Support/Windsurf/hooks.json": "/Library/Application Support/Windsurf/hooks.json",
+	"~/.codeium/windsurf/mcp_config.json":              "~/.codeium/windsurf/mcp_config.json", "~/.gemini/settings.json": "~/.gemini/settings.json",
+	"**/.gemini/settings.json": "/srv/app/.gemini/settings.json", "/etc/gemini-cli/settings.json": "/etc/gemini-cli/settings.json",
+	"~/.codex/hooks.json": "~/.codex/hooks.json", "~/.codex/config.toml": "~/.codex/config.toml", "~/.codex/requirements.toml": "~/.codex/requirements.toml",
+	"**/.codex/hooks.json": "/srv/app/.codex/hooks.json", "**/.codex/config.toml": "/srv/app/.codex/config.toml",
+	"~/.config/Claude/claude_desktop_config.json":                     "~/.config/Claude/claude_desktop_config.json",
+	"~/Library/Application Support/Claude/claude_desktop_config.json": "~/Library/Application Support/Claude/claude_desktop_config.json",
+	"**/.vscode/mcp.json": "/srv/app/.vscode/mcp.json",
+}
+
+// notIn lists paths that must stay out of each set: the look-alikes.
+var notIn = map[string][]string{
+	"$system":       {"/home/u/etc/passwd", "/tmp/x", "/dev/null", "/dev/fd/1"},
+	"$secrets":      {"~/.ssh/id_rsa.pub", "~/.ssh/known_hosts", "/srv/app/.env.example", "/srv/app/env", "/srv/app/.envrc", "~/.aws/config", "/etc/hosts"},
+	"$agent-config": {"~/.claude/CLAUDE.md", "/srv/app/.claude/commands/x.md", "~/.gemini/GEMINI.md"},
+}
+
+func member(t *testing.T, set Resolved, p string) bool {
+	t.Helper()
+	in := false
+	for _, pat := range set.Include {
+		g, err := glob.CompilePath(pat, glob.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", pat, err)
+		}
+		in = in || g.Match(p)
+	}
+	for _, pat := range set.Exclude {
+		g, err := glob.CompilePath(pat, glob.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", pat, err)
+		}
+		if g.Match(p) {
+			return false
+		}
+	}
+	return in
+}
+
+func TestEveryEntryHasAnExample(t *testing.T) {
+	h := Host{Home: home}
+	for _, s := range Static() {
+		set, err := Resolve(s.Name, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range s.Include {
+			ex, ok := examples[e.Pattern]
+			if !ok {
+				t.Errorf("%s: entry %s has no example", s.Name, e.Pattern)
+				continue
+			}
+			if e.Why == "" {
+				t.Errorf("%s: entry %s does not say why it is there", s.Name, e.Pattern)
+			}
+			if p := Expand(ex, home); !member(t, set, p) {
+				t.Errorf("%s: %s (for entry %s) is not in the set", s.Name, p, e.Pattern)
+			}
+		}
+		for _, e := range s.Exclude {
+			ex, ok := examples[e.Pattern]
+			if !ok {
+				t.Errorf("%s: exclusion %s has no example", s.Name, e.Pattern)
+				continue
+			}
+			if p := Expand(ex, home); member(t, set, p) {
+				t.Errorf("%s: %s (excluded by %s) is in the set", s.Name, p, e.Pattern)
+			}
+		}
+		for _, p := range notIn[s.Name] {
+			if member(t, set, Expand(p, home)) {
+				t.Errorf("%s wrongly holds %s", s.Name, p)
+			}
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	h := Host{Home: home, Temp: []string{"/tmp", "/var/tmp"}, Moat: []string{"/home/u/.config/moat/**"}}
+	tests := []struct {
+		name, want string
+		wantErr    bool
+	}{
+		{"$home", "/home/u/**", false},
+		{"$temp", "/tmp/**,/var/tmp/**", false},
+		{"$moat", "/home/u/.config/moat/**", false},
+		{"$workspace", "", true},
+		{"$nope", "", true},
+	}
+	for _, tt := range tests {
+		r, err := Resolve(tt.name, h)
+		if (err != nil) != tt.wantErr || strings.Join(r.Include, ",") != tt.want {
+			t.Errorf("%s: %v %v", tt.name, r.Include, err)
+		}
+	}
+	for _, n := range Names {
+		if !Known(n) {
+			t.Errorf("%s not known", n)
+		}
+	}
+	if Expand("~", home) != home || Expand("**/x", home) != "/**/x" || Expand("rel", home) != "rel" {
+		t.Error("Expand")
+	}
+}
