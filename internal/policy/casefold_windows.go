@@ -1,0 +1,4 @@
+package policy
+
+// caseInsensitiveFS is set where the default file system ignores case.
+const caseInsensitiveFS = true

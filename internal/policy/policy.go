@@ -1,0 +1,73 @@
+// Package policy reads, validates and compiles moat policy files and the rule packs embedded
+// in the binary, and matches compiled rules against the units of a call.
+package policy
+
+import (
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/pathset"
+)
+
+// FailMode says what a caller does when it cannot evaluate a call at all.
+type FailMode string
+
+// Failure modes.
+const (
+	FailClosed FailMode = "closed" // deny
+	FailOpen   FailMode = "open"   // allow, with a visible warning
+)
+
+// Policy is a compiled policy: the file's own rules, then the rules of its packs, ready to
+// be matched. It is immutable after Load and safe for concurrent use.
+type Policy struct {
+	// Source names where the policy came from: a file path, or "embedded:NAME".
+	Source  string
+	Default call.Verdict
+	Fail    FailMode
+	// Workspace lists the absolute project roots $workspace stands for. Empty means each
+	// call's own project directory.
+	Workspace []string
+	Packs     []string
+	// Rules are in evaluation order: the file's rules, then each pack's.
+	Rules []*Rule
+	Tests []Test
+
+	byClass map[call.Class][]*Rule
+}
+
+// Candidates returns, in order, the rules that can match a call of class c. Rules whose
+// conditions rule the class out are never tried, so the cost of a call does not grow
+// with rules written for other classes.
+func (p *Policy) Candidates(c call.Class) []*Rule { return p.byClass[c] }
+
+// Rule is one compiled rule.
+type Rule struct {
+	ID          string
+	Description string
+	Decision    call.Verdict
+	Reason      string
+	// Origin is the file the rule came from, or "pack NAME".
+	Origin string
+	Line   int
+
+	tool     *toolCond
+	command  *commandCond
+	paths    *pathsCond
+	args     []*argCond
+	findings *findingsCond
+	agents   []call.Agent
+	classes  []call.Class // the classes the rule can match, derived from its conditions
+}
+
+// Test is an inline policy test: a call and the decision the policy must reach.
+type Test struct {
+	Name string
+	Line int
+	// Call is the call to evaluate, canonical; its Cwd may be empty, meaning the runner's.
+	Call   call.Call
+	Expect call.Verdict
+	// Rule, when set, is the rule id that must decide.
+	Rule string
+}
+
+// Host is what compiling a policy depends on outside the file.
+type Host = pathset.Host
