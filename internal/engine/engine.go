@@ -1,0 +1,233 @@
+// Package engine decides calls: it splits a call into units, runs self-protection and the
+// policy's rules on each, and combines the answers into one decision with its trace.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/policy"
+)
+
+// Options configure an engine.
+type Options struct {
+	// Host is the user and installation the calls are made on: home, temp and moat's paths.
+	Host pathset.Host
+	// Now is the clock used to measure latency; nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine evaluates calls against one compiled policy. It is immutable and safe for
+// concurrent use.
+type Engine struct {
+	policy *policy.Policy
+	guard  *policy.Policy
+	host   pathset.Host
+	now    func() time.Time
+}
+
+// New returns an engine for p. Self-protection is compiled here and cannot be left out.
+func New(p *policy.Policy, opts Options) (*Engine, error) {
+	if p == nil {
+		return nil, fmt.Errorf("engine: no policy")
+	}
+	if !p.Default.Valid() {
+		return nil, fmt.Errorf("engine: policy %s has no valid default decision", p.Source)
+	}
+	guard, err := policy.SelfProtection(opts.Host)
+	if err != nil {
+		return nil, fmt.Errorf("engine: compiling self-protection: %w", err)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{policy: p, guard: guard, host: opts.Host, now: now}, nil
+}
+
+// Policy returns the policy the engine decides by.
+func (e *Engine) Policy() *policy.Policy { return e.policy }
+
+// Evaluate decides c. It never fails: a call it cannot evaluate is denied (rule
+// fail-closed) with the reason, whatever the policy's fail mode, because that mode is for
+// callers that could not reach the engine at all.
+func (e *Engine) Evaluate(ctx context.Context, c call.Call) call.Decision {
+	d, _ := e.evaluate(ctx, c, false)
+	return d
+}
+
+// Explain decides c as Evaluate does and also returns the trace of how.
+func (e *Engine) Explain(ctx context.Context, c call.Call) (call.Decision, *Trace) {
+	return e.evaluate(ctx, c, true)
+}
+
+func (e *Engine) evaluate(ctx context.Context, c call.Call, explain bool) (call.Decision, *Trace) {
+	start := e.now()
+	var tr *Trace
+	if explain {
+		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
+	}
+	d := e.decide(ctx, &c, tr)
+	d.Latency = e.now().Sub(start)
+	if tr != nil {
+		tr.Decision = d
+	}
+	return d, tr
+}
+
+func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decision {
+	if err := ctx.Err(); err != nil {
+		return failClosed(fmt.Sprintf("evaluation cancelled: %v", err))
+	}
+	if err := validate(c); err != nil {
+		return failClosed(fmt.Sprintf("invalid call: %v", err))
+	}
+	units := e.units(c)
+	var (
+		best      call.Decision
+		bestLabel string
+		findings  []call.Finding
+	)
+	for i := range units {
+		u := &units[i]
+		var ut *UnitTrace
+		if tr != nil {
+			tr.Units = append(tr.Units, UnitTrace{Label: u.label, Accesses: u.subject.Accesses, Opaque: u.subject.Opaque, Findings: u.subject.Findings})
+			ut = &tr.Units[len(tr.Units)-1]
+		}
+		d := e.decideUnit(&u.subject, ut)
+		findings = appendNew(findings, u.subject.Findings)
+		if !best.Verdict.Valid() || d.Verdict > best.Verdict {
+			best, bestLabel = d, u.label
+		}
+	}
+	if len(units) > 1 && best.Reason != "" {
+		best.Reason = bestLabel + ": " + best.Reason
+	}
+	best.Findings = findings
+	return best
+}
+
+// decideUnit runs self-protection, then the policy's rules in order, then the default.
+// When self-protection denies, the unit is denied whatever the policy says; the policy is
+// still consulted so that a deny of its own (rm -rf ~: "this would delete your home
+// directory") can give the more specific reason.
+func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace) call.Decision {
+	var guarded *call.Decision
+	for _, r := range e.guard.Candidates(s.Call.Class) {
+		if matched(r, s, ut) {
+			d := decisionOf(r)
+			guarded = &d
+			break
+		}
+	}
+	d := e.decideByPolicy(s, ut)
+	if guarded != nil && d.Verdict != call.Deny {
+		d = *guarded
+	}
+	if ut != nil {
+		ut.Verdict, ut.Rule = d.Verdict, d.Rule
+	}
+	return d
+}
+
+func (e *Engine) decideByPolicy(s *policy.Subject, ut *UnitTrace) call.Decision {
+	candidates := e.policy.Candidates(s.Call.Class)
+	if ut != nil {
+		ut.Skipped = len(e.policy.Rules) - len(candidates)
+	}
+	for _, r := range candidates {
+		if matched(r, s, ut) {
+			return decisionOf(r)
+		}
+	}
+	d := call.Decision{Verdict: e.policy.Default, Rule: call.RuleDefault}
+	if d.Verdict != call.Allow {
+		d.Reason = fmt.Sprintf("no rule matched; the policy's default is %s", d.Verdict)
+	}
+	return d
+}
+
+func matched(r *policy.Rule, s *policy.Subject, ut *UnitTrace) bool {
+	if ut == nil {
+		return r.Match(s)
+	}
+	ok, checks := r.Explain(s)
+	ut.Tried = append(ut.Tried, RuleTrace{ID: r.ID, Origin: r.Origin, Line: r.Line, Matched: ok, Checks: checks})
+	return ok
+}
+
+func decisionOf(r *policy.Rule) call.Decision {
+	reason := r.Reason
+	if reason == "" && !r.Decision.Permissive() {
+		reason = r.Description
+		if reason == "" {
+			reason = "matched rule " + r.ID
+		}
+	}
+	return call.Decision{Verdict: r.Decision, Rule: r.ID, Reason: reason}
+}
+
+func failClosed(reason string) call.Decision {
+	return call.Decision{Verdict: call.Deny, Rule: call.RuleFailClosed, Reason: reason}
+}
+
+func validate(c *call.Call) error {
+	if _, ok := call.ParseClass(string(c.Class)); !ok {
+		return fmt.Errorf("unknown class %q", c.Class)
+	}
+	if !filepath.IsAbs(c.Cwd) {
+		return fmt.Errorf("the working directory %q is not an absolute path", c.Cwd)
+	}
+	if c.Class == call.MCP && c.MCP == nil {
+		return fmt.Errorf("an mcp call without a server and tool")
+	}
+	return nil
+}
+
+// appendNew appends the findings of add that are not already in fs.
+func appendNew(fs, add []call.Finding) []call.Finding {
+	for _, f := range add {
+		dup := false
+		for _, g := range fs {
+			if g == f {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// workspaceOf returns the roots $workspace stands for in c.
+func (e *Engine) workspaceOf(c *call.Call) []string {
+	if len(e.policy.Workspace) > 0 {
+		return e.policy.Workspace
+	}
+	if filepath.IsAbs(c.Project) {
+		return []string{filepath.Clean(c.Project)}
+	}
+	return []string{filepath.Clean(c.Cwd)}
+}
+
+// resolvePath makes a path from a call's arguments absolute and clean: `~` is the home
+// directory and relative paths are taken from the call's working directory.
+func (e *Engine) resolvePath(p, cwd string) string {
+	switch {
+	case p == "~":
+		return e.host.Home
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(e.host.Home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(cwd, p)
+}

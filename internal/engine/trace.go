@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/policy"
+)
+
+// Trace records how a decision was reached: each unit of the call, each rule tried on it and
+// why it matched or not, and the findings.
+type Trace struct {
+	Call     string        `json:"call"`
+	Policy   string        `json:"policy"`
+	Units    []UnitTrace   `json:"units"`
+	Decision call.Decision `json:"-"`
+}
+
+// UnitTrace is the part of a trace about one unit.
+type UnitTrace struct {
+	Label    string         `json:"unit"`
+	Accesses []call.Access  `json:"-"`
+	Opaque   bool           `json:"opaque,omitempty"`
+	Findings []call.Finding `json:"findings,omitempty"`
+	// Skipped counts the policy's rules not tried because they cannot match this class.
+	Skipped int          `json:"skipped"`
+	Tried   []RuleTrace  `json:"tried"`
+	Verdict call.Verdict `json:"decision"`
+	Rule    string       `json:"rule"`
+}
+
+// RuleTrace is one rule tried on a unit.
+type RuleTrace struct {
+	ID      string         `json:"id"`
+	Origin  string         `json:"origin"`
+	Line    int            `json:"line"`
+	Matched bool           `json:"matched"`
+	Checks  []policy.Check `json:"checks"`
+}
+
+// WriteText renders the trace for a terminal. redact is applied to every line, since the
+// trace quotes arguments that may hold secrets.
+func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "call:   %s\n", t.Call)
+	fmt.Fprintf(&b, "policy: %s\n", t.Policy)
+	for _, u := range t.Units {
+		fmt.Fprintf(&b, "\n%s\n", u.Label)
+		for _, a := range u.Accesses {
+			fmt.Fprintf(&b, "  touches  %s\n", a)
+		}
+		if u.Opaque {
+			fmt.Fprintf(&b, "  touches  possibly more than moat can see\n")
+		}
+		for _, f := range u.Findings {
+			fmt.Fprintf(&b, "  finding  %s (%s, %s) %s\n", f.ID, f.Category, f.Severity, f.Evidence)
+		}
+		if u.Skipped > 0 {
+			fmt.Fprintf(&b, "  (%d rules skipped: they cannot match this kind of call)\n", u.Skipped)
+		}
+		for _, r := range u.Tried {
+			mark := "no "
+			if r.Matched {
+				mark = "YES"
+			}
+			fmt.Fprintf(&b, "  %s  %s  (%s:%d)\n", mark, r.ID, r.Origin, r.Line)
+			for _, c := range r.Checks {
+				held := "✗"
+				if c.Held {
+					held = "✓"
+				}
+				fmt.Fprintf(&b, "         %s %s: %s\n", held, c.Condition, c.Detail)
+			}
+		}
+		if u.Rule == call.RuleDefault {
+			fmt.Fprintf(&b, "  no rule matched: default %s\n", u.Verdict)
+		}
+		if u.guarded() && !strings.HasPrefix(u.Rule, policy.SelfProtectionPrefix) {
+			fmt.Fprintf(&b, "  (self-protection denies this too; the policy's own deny gives the reason)\n")
+		}
+		fmt.Fprintf(&b, "  => %s (%s)\n", u.Verdict, u.Rule)
+	}
+	d := t.Decision
+	fmt.Fprintf(&b, "\ndecision: %s  rule: %s  latency: %s\n", d.Verdict, d.Rule, d.Latency)
+	if d.Reason != "" {
+		fmt.Fprintf(&b, "reason:   %s\n", d.Reason)
+	}
+	out := b.String()
+	if redact != nil {
+		out = redact(out)
+	}
+	_, err := io.WriteString(w, out)
+	return err
+}
+
+// guarded reports whether a self-protection rule matched the unit.
+func (u *UnitTrace) guarded() bool {
+	for _, r := range u.Tried {
+		if r.Matched && strings.HasPrefix(r.ID, policy.SelfProtectionPrefix) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/glob"
+	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/shell"
+)
+
+// unit is one part of a call that is decided on its own: a command of a shell line, one of
+// its redirections, the line as a whole (for findings about it), or a whole non-shell call.
+type unit struct {
+	label   string
+	subject policy.Subject
+}
+
+func (e *Engine) units(c *call.Call) []unit {
+	ws := e.workspaceOf(c)
+	base := policy.Subject{Call: c, Workspace: ws}
+	if c.Class == call.Shell {
+		return e.shellUnits(c, base)
+	}
+	s := base
+	s.Accesses, s.Opaque = e.accessesOf(c)
+	return []unit{{label: c.Describe(), subject: s}}
+}
+
+func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
+	a := shell.Analyze(c.String(call.ArgCommand), shell.Env{Cwd: c.Cwd, Home: e.host.Home})
+	var units []unit
+	for i := range a.Commands {
+		cmd := &a.Commands[i]
+		label := fmt.Sprintf("command %d (%s)", i+1, commandText(cmd))
+		s := base
+		s.Command = cmd
+		s.Opaque = cmd.Opaque
+		s.Findings = cmd.Findings
+		for _, acc := range cmd.Accesses {
+			if !acc.Redirect {
+				s.Accesses = append(s.Accesses, acc)
+			}
+		}
+		units = append(units, unit{label: label, subject: s})
+		for _, acc := range cmd.Accesses {
+			if acc.Redirect {
+				r := base
+				r.Accesses = []call.Access{acc}
+				units = append(units, unit{label: fmt.Sprintf("redirection of command %d (%s)", i+1, acc), subject: r})
+			}
+		}
+	}
+	if len(a.Findings) > 0 {
+		s := base
+		s.Findings = a.Findings
+		s.Opaque = true
+		units = append(units, unit{label: "the command line", subject: s})
+	}
+	if len(units) == 0 {
+		// Nothing runs (an empty line, only assignments): still one unit to decide.
+		units = append(units, unit{label: "the command line", subject: base})
+	}
+	return units
+}
+
+// accessesOf lists the paths a non-shell call touches. A file call without a path may touch
+// anything, so it is opaque.
+func (e *Engine) accessesOf(c *call.Call) ([]call.Access, bool) {
+	var kind call.AccessKind
+	recursive := false
+	switch c.Class {
+	case call.FileRead:
+		kind = call.Read
+	case call.FileWrite, call.FileEdit:
+		kind = call.Write
+	case call.FileDelete:
+		// Whether the target is a directory is unknown, so judge it as one: that is the
+		// cautious reading for both deny and allow rules.
+		kind, recursive = call.Delete, true
+	case call.FileSearch:
+		kind, recursive = call.Read, true
+	default:
+		return nil, true
+	}
+	var paths []string
+	if p := c.String(call.ArgPath); p != "" {
+		paths = append(paths, p)
+	}
+	if list, ok := c.Args[call.ArgPaths].([]any); ok {
+		for _, v := range list {
+			if p, ok := v.(string); ok && p != "" {
+				paths = append(paths, p)
+			}
+		}
+	}
+	if len(paths) == 0 && c.Class == call.FileSearch {
+		paths = append(paths, c.Cwd)
+	}
+	if len(paths) == 0 {
+		return nil, true
+	}
+	accesses := make([]call.Access, 0, len(paths))
+	for _, p := range paths {
+		abs := e.resolvePath(p, c.Cwd)
+		accesses = append(accesses, call.Access{Kind: kind, Path: abs, Recursive: recursive, Glob: glob.HasMeta(abs)})
+	}
+	return accesses, false
+}
+
+func commandText(c *call.Command) string {
+	s := strings.TrimSpace(c.Name + " " + strings.Join(c.Args, " "))
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
