@@ -1,0 +1,107 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// redactRecord returns a copy of r in which every string that came from the agent has been
+// through red: Tool, Event, Session, Cwd, Reason, each finding's Evidence, and everything in
+// Args (keys, strings and numbers, at any depth). Fields moat itself produces (Agent, Class,
+// Rule, Policy, finding ids) are kept as they are. r's maps and slices are not modified.
+func redactRecord(r Record, red Redactor) Record {
+	r.Tool = red.RedactString(r.Tool)
+	r.Event = red.RedactString(r.Event)
+	r.Session = red.RedactString(r.Session)
+	r.Cwd = red.RedactString(r.Cwd)
+	r.Reason = red.RedactString(r.Reason)
+	if r.Args != nil {
+		r.Args = redactMap(r.Args, red)
+	}
+	if r.Findings != nil {
+		fs := make([]call.Finding, len(r.Findings))
+		for i, f := range r.Findings {
+			f.Evidence = red.RedactString(f.Evidence)
+			fs[i] = f
+		}
+		r.Findings = fs
+	}
+	return r
+}
+
+// redactMap copies m with its keys and values redacted. When redaction makes two keys
+// equal, the later ones (in sorted order of the original keys) get a "#2", "#3"… suffix so
+// that no value is lost.
+func redactMap[V any](m map[string]V, red Redactor) map[string]any {
+	out := make(map[string]any, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		key := red.RedactString(k)
+		for n := 2; ; n++ {
+			if _, taken := out[key]; !taken {
+				break
+			}
+			key = red.RedactString(k) + "#" + strconv.Itoa(n)
+		}
+		out[key] = redactValue(m[k], red)
+	}
+	return out
+}
+
+// redactValue returns a redacted copy of v. Values of types JSON decoding produces are
+// walked directly; anything else is first converted to what encoding/json would write for
+// it, so that no string can hide inside a struct or a typed map.
+func redactValue(v any, red Redactor) any {
+	switch v := v.(type) {
+	case nil, bool:
+		return v
+	case string:
+		return red.RedactString(v)
+	case json.Number:
+		// Numbers are redacted through their text, since a detector may match digits (a
+		// card number); a masked number is recorded as a string.
+		if s := red.RedactString(string(v)); s != string(v) {
+			return s
+		}
+		return v
+	case map[string]any:
+		return redactMap(v, red)
+	case map[string]string:
+		return redactMap(v, red)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = redactValue(e, red)
+		}
+		return out
+	case []string:
+		out := make([]string, len(v))
+		for i, e := range v {
+			out[i] = red.RedactString(e)
+		}
+		return out
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Keep the record: a value that cannot be encoded is replaced, never dropped with it.
+		return fmt.Sprintf("!unencodable %T", v)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return fmt.Sprintf("!unencodable %T", v)
+	}
+	if n, ok := generic.(json.Number); ok {
+		if s := red.RedactString(string(n)); s != string(n) {
+			return s
+		}
+		return v // an unchanged number keeps its Go type
+	}
+	return redactValue(generic, red)
+}
