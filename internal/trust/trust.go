@@ -1,0 +1,180 @@
+// Package trust records which project policy files the user has reviewed, by the SHA-256 of
+// their content, so that a cloned repository cannot loosen the user's policy on its own.
+package trust
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/moatdev/moat/internal/atomicfile"
+)
+
+// Status says whether a policy file may be used.
+type Status int
+
+// Statuses.
+const (
+	// Untrusted: the user has never trusted this file.
+	Untrusted Status = iota
+	// Changed: the user trusted this file, but its content has changed since.
+	Changed
+	// Trusted: the user trusted exactly this content.
+	Trusted
+)
+
+// Entry is one trusted file.
+type Entry struct {
+	Path      string    `json:"path"`
+	SHA256    string    `json:"sha256"`
+	TrustedAt time.Time `json:"trusted_at"`
+}
+
+type fileFormat struct {
+	Version  int     `json:"version"`
+	Policies []Entry `json:"policies"`
+}
+
+// Store is the trust store kept in one file.
+type Store struct {
+	path string
+}
+
+// Open returns the store kept at path; the file is created on the first Trust.
+func Open(path string) *Store { return &Store{path: path} }
+
+// Hash returns the hex SHA-256 of a policy's content.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Check reports whether the policy file at policyPath, whose content the caller has read as
+// data, is trusted. The caller must then use exactly data, so that the file cannot change
+// between the check and its use.
+func (s *Store) Check(policyPath string, data []byte) (Status, error) {
+	key, err := canonical(policyPath)
+	if err != nil {
+		return Untrusted, err
+	}
+	entries, err := s.load()
+	if err != nil {
+		return Untrusted, err
+	}
+	for _, e := range entries {
+		if e.Path == key {
+			if e.SHA256 == Hash(data) {
+				return Trusted, nil
+			}
+			return Changed, nil
+		}
+	}
+	return Untrusted, nil
+}
+
+// Trust records data as the trusted content of policyPath.
+func (s *Store) Trust(policyPath string, data []byte, now time.Time) error {
+	key, err := canonical(policyPath)
+	if err != nil {
+		return err
+	}
+	entries, err := s.load()
+	if err != nil {
+		return err
+	}
+	entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Path == key })
+	entries = append(entries, Entry{Path: key, SHA256: Hash(data), TrustedAt: now.UTC()})
+	return s.save(entries)
+}
+
+// Revoke forgets policyPath; it reports whether it was trusted.
+func (s *Store) Revoke(policyPath string) (bool, error) {
+	key, err := canonical(policyPath)
+	if err != nil {
+		return false, err
+	}
+	entries, err := s.load()
+	if err != nil {
+		return false, err
+	}
+	n := len(entries)
+	entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Path == key })
+	if len(entries) == n {
+		return false, nil
+	}
+	return true, s.save(entries)
+}
+
+// List returns every trusted file, sorted by path.
+func (s *Store) List() ([]Entry, error) {
+	entries, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b Entry) int {
+		switch {
+		case a.Path < b.Path:
+			return -1
+		case a.Path > b.Path:
+			return 1
+		}
+		return 0
+	})
+	return entries, nil
+}
+
+func (s *Store) load() ([]Entry, error) {
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading trust store: %w", err)
+	}
+	var f fileFormat
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("trust store %s is corrupt: %w", s.path, err)
+	}
+	if f.Version != 1 {
+		return nil, fmt.Errorf("trust store %s has version %d; this moat reads version 1", s.path, f.Version)
+	}
+	return f.Policies, nil
+}
+
+func (s *Store) save(entries []Entry) error {
+	if entries == nil {
+		entries = []Entry{}
+	}
+	data, err := json.MarshalIndent(fileFormat{Version: 1, Policies: entries}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding trust store: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("creating state directory: %w", err)
+	}
+	if err := atomicfile.WriteFile(s.path, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("writing trust store: %w", err)
+	}
+	return nil
+}
+
+// canonical is the key a file is trusted under: absolute, with symlinks resolved, so that a
+// link cannot borrow another file's trust.
+func canonical(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", p, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", p, err)
+	}
+	return real, nil
+}

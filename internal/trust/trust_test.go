@@ -1,0 +1,88 @@
+package trust
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTrustLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	store := Open(filepath.Join(dir, "state", "trusted.json"))
+	policy := filepath.Join(dir, "moat.yaml")
+	v1, v2 := []byte("version: 1\n"), []byte("version: 1\ndefault: allow\n")
+	if err := os.WriteFile(policy, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		data []byte
+		want Status
+	}{
+		{"never trusted", nil, v1, Untrusted},
+		{"trusted", func() error { return store.Trust(policy, v1, time.Unix(0, 0)) }, v1, Trusted},
+		{"content changed", nil, v2, Changed},
+		{"trusted again", func() error { return store.Trust(policy, v2, time.Unix(1, 0)) }, v2, Trusted},
+		{"old content no longer trusted", nil, v1, Changed},
+		{"revoked", func() error { _, err := store.Revoke(policy); return err }, v2, Untrusted},
+	}
+	for _, s := range steps {
+		if s.do != nil {
+			if err := s.do(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+		}
+		got, err := store.Check(policy, s.data)
+		if err != nil || got != s.want {
+			t.Errorf("%s: Check = %v, %v; want %v", s.name, got, err, s.want)
+		}
+	}
+	st, err := os.Stat(filepath.Join(dir, "state", "trusted.json"))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("store file mode: %v %v", st, err)
+	}
+	if was, err := store.Revoke(policy); was || err != nil {
+		t.Errorf("second revoke: %v %v", was, err)
+	}
+}
+
+func TestListSortedAndKeyedByRealPath(t *testing.T) {
+	dir := t.TempDir()
+	store := Open(filepath.Join(dir, "trusted.json"))
+	a, b := filepath.Join(dir, "b.yaml"), filepath.Join(dir, "a.yaml")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Trust(p, []byte("x"), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := store.Check(link, []byte("x")); st != Trusted {
+		t.Errorf("a link resolves to the trusted file: %v", st)
+	}
+	entries, err := store.List()
+	if err != nil || len(entries) != 2 || !strings.HasSuffix(entries[0].Path, "a.yaml") {
+		t.Fatalf("List = %+v, %v", entries, err)
+	}
+}
+
+func TestCorruptStoreIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trusted.json")
+	for _, content := range []string{"{not json", `{"version":2,"policies":[]}`} {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(path).Check(path, nil); err == nil {
+			t.Errorf("%q: want an error", content)
+		}
+	}
+}
