@@ -70,67 +70,66 @@ tests:
 	}
 }
 
+// loadErrorCases are policies with mistakes and the errors they must produce; FuzzLoad
+// uses them as seeds too.
+var loadErrorCases = []struct {
+	name string
+	src  string
+	want []string // each must appear, in this order, in the error list
+}{
+	{"empty", ``, []string{"p.yaml:1: the policy is empty"}},
+	{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},
+	{"two documents", "version: 1\n---\nversion: 1\n", []string{"p.yaml:2:1: a policy file holds one YAML document"}},
+	{"no version", "default: ask\n", []string{"p.yaml:1:1: missing `version: 1`"}},
+	{"bad version", "version: 2\n", []string{"p.yaml:1:10: version must be 1, not the number 2"}},
+	{"unknown top key", "version: 1\ndefualt: ask\n", []string{`p.yaml:2:1: unknown key "defualt" in the policy (did you mean "default"?)`}},
+	{"duplicate key", "version: 1\ndefault: ask\ndefault: deny\n", []string{`p.yaml:3:1: duplicate key "default" in the policy (first at line 2)`}},
+	{"bad default", "version: 1\ndefault: maybe\n", []string{`p.yaml:2:10: default must be allow, audit, ask or deny, not "maybe"`}},
+	{"bool default", "version: 1\ndefault: true\n", []string{"p.yaml:2:10: default must be a string, not the boolean true"}},
+	{"bad fail", "version: 1\nfail: sometimes\n", []string{`p.yaml:2:7: fail must be closed or open`}},
+	{"unknown pack", "version: 1\npacks: [recomended]\n", []string{`p.yaml:2:9: unknown pack "recomended" (did you mean "recommended"?)`}},
+	{"pack twice", "version: 1\npacks: [recommended, recommended]\n", []string{`p.yaml:2:22: pack "recommended" is listed twice`}},
+	{"rule without id and decision", "version: 1\nrules:\n  - tool: shell\n", []string{"p.yaml:3:5: rule has no id", `p.yaml:3:5: rule "" has no decision`}},
+	{"duplicate id", "version: 1\nrules:\n  - {id: a, tool: shell, decision: deny}\n  - {id: a, tool: Bash, decision: deny}\n",
+		[]string{`p.yaml:4:10: duplicate rule id "a" (first at line 3)`}},
+	{"id clashes with pack", "version: 1\npacks: [recommended]\nrules:\n  - {id: ask-secrets-read, tool: shell, decision: deny}\n",
+		[]string{`p.yaml:2:9: pack "recommended" has a rule "ask-secrets-read", the same id as the rule at line 4`}},
+	{"reserved id", "version: 1\nrules:\n  - {id: default, decision: deny}\n", []string{`p.yaml:3:10: rule id "default" is reserved`}},
+	{"self-protection id", "version: 1\nrules:\n  - {id: self-protection.x, decision: deny}\n", []string{`rule id "self-protection.x" is reserved`}},
+	{"bad id", "version: 1\nrules:\n  - {id: 'has space', decision: deny}\n", []string{`p.yaml:3:10: rule id "has space" must start`}},
+	{"unknown rule key", "version: 1\nrules:\n  - id: a\n    decison: deny\n", []string{`p.yaml:4:5: unknown key "decison" in a rule (did you mean "decision"?)`}},
+	{"bad regex", "version: 1\nrules:\n  - id: a\n    args: {url: {regex: 'a(b'}}\n    decision: deny\n", []string{"p.yaml:4:25: args.url.regex: invalid regular expression"}},
+	{"bad glob", "version: 1\nrules:\n  - id: a\n    paths: {read: ['/etc/[abc']}\n    decision: deny\n", []string{"p.yaml:4:20: path:"}},
+	{"bad command glob", "version: 1\nrules:\n  - id: a\n    command: 'rm {a,b'\n    decision: deny\n", []string{"p.yaml:4:14: command"}},
+	{"unclosed quote", "version: 1\nrules:\n  - id: a\n    command: \"rm 'x\"\n    decision: deny\n", []string{"unclosed ' quote"}},
+	{"unknown tool", "version: 1\nrules:\n  - {id: a, tool: Bsh, decision: deny}\n", []string{`p.yaml:3:19: unknown tool "Bsh"`, `(did you mean "Bash"?)`}},
+	{"unknown class glob", "version: 1\nrules:\n  - {id: a, tool: file.zzz*, decision: deny}\n", []string{`tool "file.zzz*" matches no class`}},
+	{"bad mcp", "version: 1\nrules:\n  - {id: a, tool: 'mcp:/x', decision: deny}\n", []string{`tool "mcp:/x": write MCP tools as mcp:SERVER/TOOL`}},
+	{"unknown agent", "version: 1\nrules:\n  - {id: a, agent: claude, decision: deny}\n", []string{`p.yaml:3:20: unknown agent "claude"`}},
+	{"unknown finding", "version: 1\nrules:\n  - {id: a, findings: [destructve.*], decision: deny}\n", []string{`p.yaml:3:24: findings: "destructve.*" matches no finding`}},
+	{"unknown path set", "version: 1\nrules:\n  - {id: a, paths: {read: [$secret]}, decision: deny}\n", []string{`unknown path set $secret (did you mean "$secrets"?)`}},
+	{"set with suffix", "version: 1\nrules:\n  - {id: a, paths: {read: [$secrets/x]}, decision: deny}\n", []string{"$secrets is a set of files, not a directory"}},
+	{"leaves workspace", "version: 1\nrules:\n  - {id: a, paths: {read: [../x]}, decision: deny}\n", []string{`path "../x" leaves the workspace`}},
+	{"unknown access kind", "version: 1\nrules:\n  - {id: a, paths: {modify: [/x]}, decision: deny}\n", []string{`unknown key "modify" in paths`}},
+	{"empty list", "version: 1\nrules:\n  - {id: a, tool: [], decision: deny}\n", []string{"p.yaml:3:19: tool is an empty list, which can never match"}},
+	{"command for non-shell", "version: 1\nrules:\n  - {id: a, tool: file.read, command: ls, decision: deny}\n", []string{`p.yaml:3:5: rule "a" can never match: ` + "`command` applies only to shell calls"}},
+	{"paths kind impossible", "version: 1\nrules:\n  - {id: a, tool: file.read, paths: {delete: [/x]}, decision: deny}\n", []string{`rule "a" can never match: its ` + "`paths`"}},
+	{"agent without tool", "version: 1\nrules:\n  - {id: a, agent: windsurf, tool: Bash, decision: deny}\n", []string{`rule "a" can never match: none of the agents it names has a tool it names`}},
+	{"empty range", "version: 1\nrules:\n  - {id: a, args: {n: {gt: 10, lt: 5}}, decision: deny}\n", []string{"args.n can never match: no number is both above 10 and below 5"}},
+	{"gt not number", "version: 1\nrules:\n  - {id: a, args: {n: {gt: lots}}, decision: deny}\n", []string{`args.n.gt must be a number, not the string "lots"`}},
+	{"exists with value", "version: 1\nrules:\n  - {id: a, args: {n: {exists: true, eq: 1}}, decision: deny}\n", []string{"exists cannot be combined"}},
+	{"unreachable after catch-all", "version: 1\nrules:\n  - {id: all, decision: ask}\n  - {id: b, tool: shell, decision: deny}\n",
+		[]string{`p.yaml:4:5: rule "b" can never match: rule "all" at line 3 has no conditions`}},
+	{"test without expect", "version: 1\ntests:\n  - {command: ls}\n", []string{"p.yaml:3:5: a test needs `expect`"}},
+	{"test unknown rule", "version: 1\ntests:\n  - {command: ls, expect: allow, rule: nope}\n", []string{`p.yaml:3:40: test expects rule "nope"`}},
+	{"test unknown tool", "version: 1\ntests:\n  - {tool: Nope, expect: allow}\n", []string{`p.yaml:3:12: unknown tool "Nope"`}},
+	{"test both", "version: 1\ntests:\n  - {tool: Bash, command: ls, expect: allow}\n", []string{"either `command`"}},
+	{"test relative cwd", "version: 1\ntests:\n  - {command: ls, cwd: rel, expect: allow}\n", []string{"cwd must be an absolute path"}},
+	{"merge key", "version: 1\nrules:\n  - {<<: {decision: deny}, id: a}\n", []string{"merge keys (<<) are not supported"}},
+}
+
 func TestLoadErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string // each must appear, in this order, in the error list
-	}{
-		{"empty", ``, []string{"p.yaml:1: the policy is empty"}},
-		{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},
-		{"two documents", "version: 1\n---\nversion: 1\n", []string{"p.yaml:2:1: a policy file holds one YAML document"}},
-		{"no version", "default: ask\n", []string{"p.yaml:1:1: missing `version: 1`"}},
-		{"bad version", "version: 2\n", []string{"p.yaml:1:10: version must be 1, not the number 2"}},
-		{"unknown top key", "version: 1\ndefualt: ask\n", []string{`p.yaml:2:1: unknown key "defualt" in the policy (did you mean "default"?)`}},
-		{"duplicate key", "version: 1\ndefault: ask\ndefault: deny\n", []string{`p.yaml:3:1: duplicate key "default" in the policy (first at line 2)`}},
-		{"bad default", "version: 1\ndefault: maybe\n", []string{`p.yaml:2:10: default must be allow, audit, ask or deny, not "maybe"`}},
-		{"bool default", "version: 1\ndefault: true\n", []string{"p.yaml:2:10: default must be a string, not the boolean true"}},
-		{"bad fail", "version: 1\nfail: sometimes\n", []string{`p.yaml:2:7: fail must be closed or open`}},
-		{"unknown pack", "version: 1\npacks: [recomended]\n", []string{`p.yaml:2:9: unknown pack "recomended" (did you mean "recommended"?)`}},
-		{"pack twice", "version: 1\npacks: [recommended, recommended]\n", []string{`p.yaml:2:22: pack "recommended" is listed twice`}},
-		{"rule without id and decision", "version: 1\nrules:\n  - tool: shell\n", []string{"p.yaml:3:5: rule has no id", `p.yaml:3:5: rule "" has no decision`}},
-		{"duplicate id", "version: 1\nrules:\n  - {id: a, tool: shell, decision: deny}\n  - {id: a, tool: Bash, decision: deny}\n",
-			[]string{`p.yaml:4:10: duplicate rule id "a" (first at line 3)`}},
-		{"id clashes with pack", "version: 1\npacks: [recommended]\nrules:\n  - {id: ask-secrets-read, tool: shell, decision: deny}\n",
-			[]string{`p.yaml:2:9: pack "recommended" has a rule "ask-secrets-read", the same id as the rule at line 4`}},
-		{"reserved id", "version: 1\nrules:\n  - {id: default, decision: deny}\n", []string{`p.yaml:3:10: rule id "default" is reserved`}},
-		{"self-protection id", "version: 1\nrules:\n  - {id: self-protection.x, decision: deny}\n", []string{`rule id "self-protection.x" is reserved`}},
-		{"bad id", "version: 1\nrules:\n  - {id: 'has space', decision: deny}\n", []string{`p.yaml:3:10: rule id "has space" must start`}},
-		{"unknown rule key", "version: 1\nrules:\n  - id: a\n    decison: deny\n", []string{`p.yaml:4:5: unknown key "decison" in a rule (did you mean "decision"?)`}},
-		{"bad regex", "version: 1\nrules:\n  - id: a\n    args: {url: {regex: 'a(b'}}\n    decision: deny\n", []string{"p.yaml:4:25: args.url.regex: invalid regular expression"}},
-		{"bad glob", "version: 1\nrules:\n  - id: a\n    paths: {read: ['/etc/[abc']}\n    decision: deny\n", []string{"p.yaml:4:20: path:"}},
-		{"bad command glob", "version: 1\nrules:\n  - id: a\n    command: 'rm {a,b'\n    decision: deny\n", []string{"p.yaml:4:14: command"}},
-		{"unclosed quote", "version: 1\nrules:\n  - id: a\n    command: \"rm 'x\"\n    decision: deny\n", []string{"unclosed ' quote"}},
-		{"unknown tool", "version: 1\nrules:\n  - {id: a, tool: Bsh, decision: deny}\n", []string{`p.yaml:3:19: unknown tool "Bsh"`, `(did you mean "Bash"?)`}},
-		{"unknown class glob", "version: 1\nrules:\n  - {id: a, tool: file.zzz*, decision: deny}\n", []string{`tool "file.zzz*" matches no class`}},
-		{"bad mcp", "version: 1\nrules:\n  - {id: a, tool: 'mcp:/x', decision: deny}\n", []string{`tool "mcp:/x": write MCP tools as mcp:SERVER/TOOL`}},
-		{"unknown agent", "version: 1\nrules:\n  - {id: a, agent: claude, decision: deny}\n", []string{`p.yaml:3:20: unknown agent "claude"`}},
-		{"unknown finding", "version: 1\nrules:\n  - {id: a, findings: [destructve.*], decision: deny}\n", []string{`p.yaml:3:24: findings: "destructve.*" matches no finding`}},
-		{"unknown path set", "version: 1\nrules:\n  - {id: a, paths: {read: [$secret]}, decision: deny}\n", []string{`unknown path set $secret (did you mean "$secrets"?)`}},
-		{"set with suffix", "version: 1\nrules:\n  - {id: a, paths: {read: [$secrets/x]}, decision: deny}\n", []string{"$secrets is a set of files, not a directory"}},
-		{"leaves workspace", "version: 1\nrules:\n  - {id: a, paths: {read: [../x]}, decision: deny}\n", []string{`path "../x" leaves the workspace`}},
-		{"unknown access kind", "version: 1\nrules:\n  - {id: a, paths: {modify: [/x]}, decision: deny}\n", []string{`unknown key "modify" in paths`}},
-		{"empty list", "version: 1\nrules:\n  - {id: a, tool: [], decision: deny}\n", []string{"p.yaml:3:19: tool is an empty list, which can never match"}},
-		{"command for non-shell", "version: 1\nrules:\n  - {id: a, tool: file.read, command: ls, decision: deny}\n", []string{`p.yaml:3:5: rule "a" can never match: ` + "`command` applies only to shell calls"}},
-		{"paths kind impossible", "version: 1\nrules:\n  - {id: a, tool: file.read, paths: {delete: [/x]}, decision: deny}\n", []string{`rule "a" can never match: its ` + "`paths`"}},
-		{"agent without tool", "version: 1\nrules:\n  - {id: a, agent: windsurf, tool: Bash, decision: deny}\n", []string{`rule "a" can never match: none of the agents it names has a tool it names`}},
-		{"empty range", "version: 1\nrules:\n  - {id: a, args: {n: {gt: 10, lt: 5}}, decision: deny}\n", []string{"args.n can never match: no number is both above 10 and below 5"}},
-		{"gt not number", "version: 1\nrules:\n  - {id: a, args: {n: {gt: lots}}, decision: deny}\n", []string{`args.n.gt must be a number, not the string "lots"`}},
-		{"exists with value", "version: 1\nrules:\n  - {id: a, args: {n: {exists: true, eq: 1}}, decision: deny}\n", []string{"exists cannot be combined"}},
-		{"unreachable after catch-all", "version: 1\nrules:\n  - {id: all, decision: ask}\n  - {id: b, tool: shell, decision: deny}\n",
-			[]string{`p.yaml:4:5: rule "b" can never match: rule "all" at line 3 has no conditions`}},
-		{"test without expect", "version: 1\ntests:\n  - {command: ls}\n", []string{"p.yaml:3:5: a test needs `expect`"}},
-		{"test unknown rule", "version: 1\ntests:\n  - {command: ls, expect: allow, rule: nope}\n", []string{`p.yaml:3:40: test expects rule "nope"`}},
-		{"test unknown tool", "version: 1\ntests:\n  - {tool: Nope, expect: allow}\n", []string{`p.yaml:3:12: unknown tool "Nope"`}},
-		{"test both", "version: 1\ntests:\n  - {tool: Bash, command: ls, expect: allow}\n", []string{"either `command`"}},
-		{"test relative cwd", "version: 1\ntests:\n  - {command: ls, cwd: rel, expect: allow}\n", []string{"cwd must be an absolute path"}},
-		{"merge key", "version: 1\nbase: &b {decision: deny}\n", []string{`unknown key "base"`}},
-		{"workspace relative embedded", "", nil}, // placeholder replaced below
-	}
-	for _, tt := range tests {
-		if tt.want == nil {
-			continue
-		}
+	for _, tt := range loadErrorCases {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load("p.yaml", []byte(tt.src), testHost())
 			var list ErrorList
@@ -220,5 +219,20 @@ func TestPacksAndTemplatesLoad(t *testing.T) {
 	}
 	if _, err := SelfProtection(testHost()); err != nil {
 		t.Errorf("self-protection: %v", err)
+	}
+}
+
+// BenchmarkLoadRecommended measures compiling the embedded default policy, which every
+// short-lived hook process pays once.
+func BenchmarkLoadRecommended(b *testing.B) {
+	data, err := Template(DefaultTemplate)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Load(EmbeddedPrefix+DefaultTemplate, data, testHost()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
