@@ -1,0 +1,26 @@
+# Conveniences for developers; .ci/run is what CI runs.
+.PHONY: build test race check bench fuzz
+
+build:
+	CGO_ENABLED=0 go build -o bin/moat ./cmd/moat
+
+test:
+	go test ./...
+
+race:
+	go test -race ./...
+
+check:
+	.ci/run
+
+bench:
+	go test -run='^$$' -bench=. -benchmem ./internal/engine/ ./internal/glob/ ./internal/shell/ ./internal/scan/
+
+# Run each fuzz target for FUZZTIME (default 30s).
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$(go list ./...); do \
+	  for f in $$(go test -list='^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/moatdev/moat/internal/cli"
+)
+
+// TestMain lets the scripts run moat as a real process: `exec moat …` re-executes this
+// test binary as the moat command.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"moat": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+	})
+}
+
+// TestScripts replays testdata/script/*.txtar: each runs moat commands with a fresh,
+// empty HOME and checks their exit status, stdout, stderr and files.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", "")
+			env.Setenv("XDG_STATE_HOME", "")
+			env.Setenv("MOAT_POLICY", "")
+			return os.MkdirAll(home, 0o755)
+		},
+	})
+}

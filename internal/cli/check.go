@@ -1,0 +1,381 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/protocol"
+	"github.com/moatdev/moat/internal/scan"
+)
+
+// Exit codes of `moat check`.
+const (
+	exitCheckAsk  = 2
+	exitCheckDeny = 3
+)
+
+type checkOptions struct {
+	policy  string
+	agent   string
+	tool    string
+	args    string
+	cwd     string
+	session string
+	explain bool
+	json    bool
+	stdin   bool
+	record  bool
+}
+
+func newCheckCmd(a *app) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check [flags] -- COMMAND [ARG...]",
+		Short: "Decide one call, or a stream of calls, and print the decision",
+		Long: `Check evaluates a call against the policy and prints the decision: allow, audit
+(allow and flag), ask (needs the user's approval) or deny.
+
+By default the call is a shell command. A single argument is taken as a whole command
+line ('ls; rm -rf ~'); several arguments are taken as one command's words and quoted
+for the shell. With --tool, the call is that tool instead (a class such as file.read, or
+any agent's native name such as Read or read_file); give its arguments as a JSON object
+with --args, or give its main argument (the path, URL or pattern) as the positional
+argument.
+
+With --stdin, check reads newline-delimited JSON requests and writes one JSON response
+line per request, in order:
+
+  request:  {"version":1,"agent":"claude-code","event":"pre_tool_use","tool":"Bash",
+             "args":{"command":"ls"},"cwd":"/abs/dir","session":"optional"}
+  response: {"decision":"allow","reason":null,"rule":"…","findings":[],"latency_ms":0.01}
+
+A request that cannot be evaluated gets {"error":"…"} and the stream goes on.
+
+Exit status (without --stdin): 0 allow or audit, 2 ask, 3 deny, 1 error.
+With --stdin: 0 once the input ends, 1 on an I/O error.
+
+Decisions are not written to the audit log unless --record is given.`,
+		Example: `  moat check -- 'rm -rf ~'
+  moat check --explain -- git push --force origin main
+  moat check --tool Read -- ~/.ssh/id_rsa
+  moat check --tool mcp:github/delete_repo --args '{"repo":"x"}'
+  echo '{"version":1,"tool":"Bash","args":{"command":"ls"},"cwd":"/tmp"}' | moat check --stdin`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.stdin {
+				if len(args) > 0 || o.tool != "" || o.args != "" || o.explain {
+					return &exitCode{code: exitError, err: errors.New("--stdin reads calls from standard input; it takes no command, --tool, --args or --explain")}
+				}
+				return a.checkStream(cmd.Context(), o)
+			}
+			return a.checkOne(cmd.Context(), o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.policy, "policy", "", "policy file to use instead of the one found from the working directory")
+	f.StringVar(&o.agent, "agent", "", "agent making the call (claude-code, cursor, windsurf, gemini-cli, codex, …)")
+	f.StringVar(&o.tool, "tool", "", "tool to call instead of a shell command: a class or a native tool name")
+	f.StringVar(&o.args, "args", "", "the tool's arguments as a JSON object")
+	f.StringVar(&o.cwd, "cwd", "", "working directory of the call (default: the current one)")
+	f.StringVar(&o.session, "session", "", "session id to record with the decision")
+	f.BoolVar(&o.explain, "explain", false, "print how the decision was reached: each unit, each rule tried, the findings")
+	f.BoolVar(&o.json, "json", false, "print the decision as JSON")
+	f.BoolVar(&o.stdin, "stdin", false, "read newline-delimited JSON requests and answer each with a JSON line")
+	f.BoolVar(&o.record, "record", false, "append each decision to the audit log")
+	return cmd
+}
+
+func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error {
+	cwd, err := a.callCwd(o.cwd)
+	if err != nil {
+		return err
+	}
+	c, err := buildCall(o, args, cwd)
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	l, err := a.load(o.policy, cwd)
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	var (
+		d  call.Decision
+		tr *engine.Trace
+	)
+	if o.explain {
+		d, tr = l.engine.Explain(ctx, c)
+	} else {
+		d = l.engine.Evaluate(ctx, c)
+	}
+	if o.record {
+		if err := a.record(l, c, d); err != nil {
+			return &exitCode{code: exitError, err: err}
+		}
+	}
+	if err := a.printDecision(o, d, tr); err != nil {
+		return err
+	}
+	switch d.Verdict {
+	case call.Allow, call.Audit:
+		return nil
+	case call.Ask:
+		return &exitCode{code: exitCheckAsk}
+	}
+	return &exitCode{code: exitCheckDeny}
+}
+
+func (a *app) callCwd(flag string) (string, error) {
+	wd, err := a.cwd()
+	if err != nil {
+		return "", err
+	}
+	if flag == "" {
+		return wd, nil
+	}
+	if !filepath.IsAbs(flag) {
+		flag = filepath.Join(wd, flag)
+	}
+	return filepath.Clean(flag), nil
+}
+
+// buildCall turns check's flags and arguments into a canonical call.
+func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
+	var agent call.Agent
+	if o.agent != "" {
+		ag, ok := call.ParseAgent(o.agent)
+		if !ok {
+			return call.Call{}, fmt.Errorf("unknown agent %q", o.agent)
+		}
+		agent = ag
+	}
+	toolArgs := map[string]any{}
+	if o.args != "" {
+		dec := json.NewDecoder(strings.NewReader(o.args))
+		dec.UseNumber()
+		if err := dec.Decode(&toolArgs); err != nil {
+			return call.Call{}, fmt.Errorf("--args must be a JSON object: %w", err)
+		}
+	}
+	tool := o.tool
+	if tool == "" {
+		if len(args) == 0 {
+			return call.Call{}, errors.New("nothing to check: give a command after --, or --tool")
+		}
+		tool = string(call.Shell)
+	}
+	c, err := call.Canonicalize(agent, tool, toolArgs)
+	if err != nil {
+		return call.Call{}, err
+	}
+	if len(args) > 0 {
+		key := primaryArg(c.Class)
+		if key == "" {
+			return call.Call{}, fmt.Errorf("%s calls take their arguments from --args, not from the command line", c.Class)
+		}
+		if _, set := c.Args[key]; set {
+			return call.Call{}, fmt.Errorf("the %s is given twice: in --args and on the command line", key)
+		}
+		v, err := joinArgs(c.Class, args)
+		if err != nil {
+			return call.Call{}, err
+		}
+		c.Args[key] = v
+	}
+	if c.Cwd == "" {
+		c.Cwd = cwd
+	} else if !filepath.IsAbs(c.Cwd) {
+		c.Cwd = filepath.Join(cwd, c.Cwd)
+	}
+	c.Project = discover.RepoRoot(c.Cwd)
+	c.Session = o.session
+	return c, nil
+}
+
+func primaryArg(c call.Class) string {
+	switch c {
+	case call.Shell:
+		return call.ArgCommand
+	case call.FileRead, call.FileWrite, call.FileEdit, call.FileDelete:
+		return call.ArgPath
+	case call.FileSearch:
+		return call.ArgPattern
+	case call.WebFetch:
+		return call.ArgURL
+	}
+	return ""
+}
+
+// joinArgs makes the positional arguments one value: for a shell call, one argument is a
+// whole line and several are one command's words, quoted so the shell sees them as given.
+func joinArgs(c call.Class, args []string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	if c != call.Shell {
+		return "", fmt.Errorf("%s calls take one positional argument, not %d", c, len(args))
+	}
+	words := make([]string, len(args))
+	for i, w := range args {
+		q, err := syntax.Quote(w, syntax.LangBash)
+		if err != nil {
+			return "", fmt.Errorf("argument %d cannot be quoted for the shell: %w", i+1, err)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " "), nil
+}
+
+func (a *app) printDecision(o checkOptions, d call.Decision, tr *engine.Trace) error {
+	w := a.env.Stdout
+	if o.json {
+		out := struct {
+			protocol.Response
+			Trace *engine.Trace `json:"trace,omitempty"`
+		}{protocol.NewResponse(d, scan.Redact), tr}
+		data, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", scan.Redact(string(data)))
+		return err
+	}
+	if tr != nil {
+		return tr.WriteText(w, scan.Redact)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  (rule %s)\n", d.Verdict, d.Rule)
+	if d.Reason != "" {
+		fmt.Fprintf(&b, "reason: %s\n", d.Reason)
+	}
+	for _, f := range d.Findings {
+		fmt.Fprintf(&b, "finding: %s (%s) %s\n", f.ID, f.Severity, f.Evidence)
+	}
+	_, err := io.WriteString(w, scan.Redact(b.String()))
+	return err
+}
+
+// checkStream answers newline-delimited requests on stdin, one response line each, in
+// order. Nothing a request holds can stop the stream: malformed, unknown and oversized
+// requests are answered with an error line.
+func (a *app) checkStream(ctx context.Context, o checkOptions) error {
+	cwd, err := a.callCwd(o.cwd)
+	if err != nil {
+		return err
+	}
+	// One policy for the whole stream: the one for the working directory of moat itself,
+	// or --policy, so that every answer in a stream is made under the same rules.
+	l, err := a.load(o.policy, cwd)
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	in := bufio.NewReaderSize(a.env.Stdin, 64<<10)
+	out := bufio.NewWriter(a.env.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for {
+		line, tooLong, err := readLine(in, protocol.MaxRequestBytes)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return &exitCode{code: exitError, err: fmt.Errorf("reading requests: %w", err)}
+		}
+		if tooLong {
+			if encErr := enc.Encode(protocol.ErrorResponse{Error: fmt.Sprintf("request longer than %d bytes", protocol.MaxRequestBytes)}); encErr != nil {
+				return encErr
+			}
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			if encErr := enc.Encode(a.answer(ctx, l, o, line)); encErr != nil {
+				return encErr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		// Flush only when no more input is waiting, so that an interactive client gets its
+		// answer at once and a bulk stream is not slowed by a write per line.
+		if in.Buffered() == 0 {
+			if err := out.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (a *app) answer(ctx context.Context, l *loaded, o checkOptions, line []byte) any {
+	req, err := protocol.Decode(line)
+	if err != nil {
+		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
+	}
+	c, err := req.Call()
+	if err != nil {
+		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
+	}
+	if c.Project == "" {
+		c.Project = discover.RepoRoot(c.Cwd)
+	}
+	d := l.engine.Evaluate(ctx, c)
+	if o.record {
+		if err := a.record(l, c, d); err != nil {
+			fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
+		}
+	}
+	return protocol.NewResponse(d, scan.Redact)
+}
+
+// readLine reads one line without its newline. A line longer than limit is consumed and
+// dropped, reported by tooLong, without holding more than limit bytes.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > limit+1 {
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			return nil, true, err
+		}
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		if len(buf) > limit {
+			return nil, true, err
+		}
+		return buf, false, err
+	}
+}
+
+func (a *app) record(l *loaded, c call.Call, d call.Decision) error {
+	log, err := audit.Open(audit.Options{Path: l.dirs.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
+	if err != nil {
+		return fmt.Errorf("opening audit log: %w", err)
+	}
+	rec := audit.Record{
+		Agent: string(c.Agent), Session: c.Session, Event: protocol.EventPreToolUse,
+		Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: c.Cwd,
+		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
+		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,
+	}
+	if err := log.Append(rec); err != nil {
+		log.Close()
+		return fmt.Errorf("writing audit log: %w", err)
+	}
+	return log.Close()
+}

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+func TestReadLine(t *testing.T) {
+	const limit = 8
+	input := "short\n" + "exactly8\n" + "ninechars\n" + strings.Repeat("x", 100) + "\n" + "crlf\r\n" + "\n" + "last"
+	want := []struct {
+		line    string
+		tooLong bool
+	}{{"short", false}, {"exactly8", false}, {"", true}, {"", true}, {"crlf", false}, {"", false}, {"last", false}}
+	// A small buffer forces lines to span several reads.
+	r := bufio.NewReaderSize(strings.NewReader(input), 16)
+	for i, w := range want {
+		line, tooLong, err := readLine(r, limit)
+		if err != nil && !errors.Is(err, io.EOF) {
+			t.Fatal(err)
+		}
+		if string(line) != w.line || tooLong != w.tooLong {
+			t.Errorf("line %d: got %q tooLong=%v, want %q %v", i, line, tooLong, w.line, w.tooLong)
+		}
+		if i == len(want)-1 && !errors.Is(err, io.EOF) {
+			t.Errorf("last line: err = %v, want EOF", err)
+		}
+	}
+}
+
+func TestBuildCall(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       checkOptions
+		args    []string
+		class   call.Class
+		key     string
+		value   string
+		wantErr string
+	}{
+		{"one argument is a line", checkOptions{}, []string{"ls; rm -rf ~"}, call.Shell, "command", "ls; rm -rf ~", ""},
+		{"several arguments are quoted words", checkOptions{}, []string{"rm", "-rf", "~", "a b"}, call.Shell, "command", `rm -rf '~' 'a b'`, ""},
+		{"tool with positional path", checkOptions{tool: "Read"}, []string{"/etc/hosts"}, call.FileRead, "path", "/etc/hosts", ""},
+		{"tool with args", checkOptions{tool: "Read", args: `{"file_path":"/etc/hosts"}`}, nil, call.FileRead, "path", "/etc/hosts", ""},
+		{"both", checkOptions{tool: "Read", args: `{"file_path":"/a"}`}, []string{"/b"}, "", "", "", "given twice"},
+		{"bad args", checkOptions{tool: "Read", args: `[1]`}, nil, "", "", "", "--args must be a JSON object"},
+		{"nothing", checkOptions{}, nil, "", "", "", "nothing to check"},
+		{"unknown agent", checkOptions{agent: "claude"}, []string{"ls"}, "", "", "", `unknown agent "claude"`},
+		{"two paths", checkOptions{tool: "Read"}, []string{"/a", "/b"}, "", "", "", "take one positional argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := buildCall(tt.o, tt.args, "/w")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Class != tt.class || c.String(tt.key) != tt.value || c.Cwd != "/w" {
+				t.Errorf("got %+v", c)
+			}
+		})
+	}
+}

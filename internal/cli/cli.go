@@ -1,0 +1,209 @@
+// Package cli implements the moat command line: one file per command, each thin over the
+// packages that do the work.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moatdev/moat/internal/dirs"
+	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/trust"
+)
+
+// Env is everything a command takes from the process, injected so that commands can be
+// tested without one.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Getwd          func() (string, error)
+	Now            func() time.Time
+	// Executable returns the path of the running moat binary.
+	Executable func() (string, error)
+}
+
+// OSEnv is the environment of the running process.
+func OSEnv() Env {
+	return Env{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now, Executable: os.Executable,
+	}
+}
+
+// Exit codes shared by every command; `moat check` adds its own (see check.go).
+const (
+	exitOK    = 0
+	exitError = 1 // bad usage, invalid policy, failed tests, I/O errors
+)
+
+// exitCode carries a command's exit status; err, when set, is printed first.
+type exitCode struct {
+	code int
+	err  error
+}
+
+func (e *exitCode) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit status %d", e.code)
+}
+
+// Main runs moat with args (without the program name) and returns the exit status. It is
+// the one place where errors become exit codes.
+func Main(args []string, env Env) int {
+	root := newRoot(&app{env: env})
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ec *exitCode
+	if errors.As(err, &ec) {
+		if ec.err != nil {
+			fmt.Fprintf(env.Stderr, "moat: %s\n", scan.Redact(ec.err.Error()))
+		}
+		return ec.code
+	}
+	fmt.Fprintf(env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
+	return exitError
+}
+
+// app is what the commands share: the injected environment and what is derived from it.
+type app struct {
+	env Env
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "moat",
+		Short: "A guardrail for AI coding agents",
+		Long: `moat decides, before each action of an AI coding agent runs, whether it may:
+shell commands, file reads and writes, web fetches and MCP tool calls are checked
+against one policy file, and every decision can be explained.
+
+Start with 'moat init' to write a policy for the current project, 'moat check -- CMD'
+to see how a command would be decided, and 'moat check --explain -- CMD' to see why.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(a.env.Stdin)
+	root.SetOut(a.env.Stdout)
+	root.SetErr(a.env.Stderr)
+	root.AddCommand(
+		newVersionCmd(a),
+		newInitCmd(a),
+		newValidateCmd(a),
+		newTestCmd(a),
+		newCheckCmd(a),
+		newTrustCmd(a),
+		newFindingsCmd(a),
+	)
+	return root
+}
+
+func (a *app) dirs() (dirs.Dirs, error) { return dirs.FromEnv(a.env.Getenv) }
+
+func (a *app) cwd() (string, error) {
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the working directory: %w", err)
+	}
+	return wd, nil
+}
+
+// host describes this user and installation to the policy: home, temp and moat's own paths
+// (which self-protection guards), including the policy file in use.
+func (a *app) host(d dirs.Dirs, policyPath string) pathset.Host {
+	h := pathset.Host{
+		Home: d.Home,
+		Temp: d.Temp,
+		Moat: []string{
+			filepath.Join(d.Config, "**"),
+			filepath.Join(d.State, "**"),
+			"/**/" + discover.ProjectFile,
+		},
+	}
+	if policyPath != "" {
+		h.Moat = append(h.Moat, policyPath)
+	}
+	if exe, err := a.env.Executable(); err == nil && filepath.IsAbs(exe) {
+		h.Moat = append(h.Moat, exe)
+		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+			h.Moat = append(h.Moat, real)
+		}
+	}
+	return h
+}
+
+// loaded is a policy ready to evaluate with.
+type loaded struct {
+	source discover.Source
+	policy *policy.Policy
+	engine *engine.Engine
+	dirs   dirs.Dirs
+}
+
+// load finds the policy for cwd (or the one named by flag), compiles it and builds an
+// engine. Warnings about skipped sources go to stderr.
+func (a *app) load(flag, cwd string) (*loaded, error) {
+	d, err := a.dirs()
+	if err != nil {
+		return nil, err
+	}
+	src, err := discover.Find(discover.Options{
+		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
+		Trust: trust.Open(d.TrustStore()),
+		Warn:  func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.compile(src, d)
+}
+
+func (a *app) compile(src discover.Source, d dirs.Dirs) (*loaded, error) {
+	host := a.host(d, src.Path)
+	p, err := policy.Load(src.Name, src.Data, host)
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.New(p, engine.Options{Host: host, Now: a.env.Now})
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{source: src, policy: p, engine: e, dirs: d}, nil
+}
+
+// policyFile picks the policy file a command about files works on (validate, test, trust):
+// the argument, else the project's moat.yaml (trusted or not), else the user's policy.
+func (a *app) policyFile(arg, cwd string) (string, error) {
+	if arg != "" {
+		if !filepath.IsAbs(arg) {
+			arg = filepath.Join(cwd, arg)
+		}
+		return filepath.Clean(arg), nil
+	}
+	if p, ok := discover.ProjectPolicy(cwd); ok {
+		return p, nil
+	}
+	d, err := a.dirs()
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(d.UserPolicy()); err == nil {
+		return d.UserPolicy(), nil
+	}
+	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", discover.ProjectFile, cwd, d.UserPolicy())
+}

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+func newFindingsCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "findings",
+		Short: "List the findings analysis can report, for use in rules' findings: conditions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				type kind struct {
+					ID       string        `json:"id"`
+					Category string        `json:"category"`
+					Severity call.Severity `json:"severity"`
+					Taxonomy string        `json:"taxonomy,omitempty"`
+					Summary  string        `json:"summary"`
+				}
+				out := make([]kind, len(call.FindingKinds))
+				for i, k := range call.FindingKinds {
+					out[i] = kind{k.ID, k.Category, k.Severity, k.Taxonomy, k.Summary}
+				}
+				return json.NewEncoder(a.env.Stdout).Encode(out)
+			}
+			tw := tabwriter.NewWriter(a.env.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tCATEGORY\tSEVERITY\tATT&CK\tSUMMARY")
+			for _, k := range call.FindingKinds {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Category, k.Severity, k.Taxonomy, k.Summary)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

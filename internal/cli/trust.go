@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/trust"
+)
+
+func newTrustCmd(a *app) *cobra.Command {
+	var (
+		list   bool
+		revoke bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "trust [FILE]",
+		Short: "Allow a project's moat.yaml to be used, after you have reviewed it",
+		Long: `A project policy (moat.yaml in a repository) is ignored until you trust it, because a
+cloned repository must not be able to loosen your policy. Trust records the SHA-256 of
+the file's current content in moat's state directory; if the file changes, it is
+ignored again (with a warning) until you trust it again.
+
+Without FILE, trust acts on the project's moat.yaml found from the working directory.
+Trust refuses a policy that does not validate.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := a.dirs()
+			if err != nil {
+				return err
+			}
+			store := trust.Open(d.TrustStore())
+			if list {
+				if len(args) > 0 || revoke {
+					return fmt.Errorf("--list takes no file and no --revoke")
+				}
+				entries, err := store.List()
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if entries == nil {
+						entries = []trust.Entry{}
+					}
+					return json.NewEncoder(a.env.Stdout).Encode(entries)
+				}
+				for _, e := range entries {
+					fmt.Fprintf(a.env.Stdout, "%s  %s  %s\n", e.TrustedAt.Format("2006-01-02 15:04"), e.SHA256[:12], e.Path)
+				}
+				return nil
+			}
+			cwd, err := a.cwd()
+			if err != nil {
+				return err
+			}
+			file := firstArg(args)
+			if file == "" {
+				p, ok := discover.ProjectPolicy(cwd)
+				if !ok {
+					return fmt.Errorf("no %s from %s up to the repository root; name the file to trust", discover.ProjectFile, cwd)
+				}
+				file = p
+			} else if file, err = a.policyFile(file, cwd); err != nil {
+				return err
+			}
+			if revoke {
+				was, err := store.Revoke(file)
+				if err != nil {
+					return err
+				}
+				if !was {
+					return fmt.Errorf("%s was not trusted", file)
+				}
+				_, err = fmt.Fprintf(a.env.Stdout, "no longer trusted: %s\n", file)
+				return err
+			}
+			src, err := discover.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			if _, err := policy.Load(src.Name, src.Data, a.host(d, src.Path)); err != nil {
+				return fmt.Errorf("not trusting %s: it does not validate:\n%w", file, err)
+			}
+			if err := store.Trust(file, src.Data, a.env.Now()); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(a.env.Stdout, "trusted %s (sha256 %s)\n", file, trust.Hash(src.Data))
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&list, "list", false, "list the trusted policy files")
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "stop trusting the file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --list, print as JSON")
+	return cmd
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/policy"
+)
+
+func newValidateCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [FILE]",
+		Short: "Check a policy file for mistakes",
+		Long: `Validate reads a policy file and reports every mistake in it, each with its
+file:line:column: unknown keys, wrong types, invalid regular expressions or globs,
+unknown packs, path sets, agents, tools or findings, duplicate rule ids, and rules that
+can never match.
+
+Without FILE it validates the project's moat.yaml (found from the working directory up
+to the repository root, trusted or not), else your user policy.
+
+Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cwd, err := a.cwd()
+			if err != nil {
+				return err
+			}
+			file, err := a.policyFile(firstArg(args), cwd)
+			if err != nil {
+				return err
+			}
+			p, err := a.loadFile(file)
+			var list policy.ErrorList
+			switch {
+			case errors.As(err, &list):
+				if asJSON {
+					return a.printJSONErrors(file, list)
+				}
+				for _, e := range list {
+					fmt.Fprintln(a.env.Stdout, e)
+				}
+				return &exitCode{code: exitError, err: fmt.Errorf("%s: %d %s", file, len(list), plural(len(list), "error", "errors"))}
+			case err != nil:
+				return err
+			}
+			if asJSON {
+				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "rules": len(p.Rules), "tests": len(p.Tests)})
+			}
+			_, err = fmt.Fprintf(a.env.Stdout, "%s: valid (%d rules, %d tests)\n", file, len(p.Rules), len(p.Tests))
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// loadFile reads and compiles one policy file for this user.
+func (a *app) loadFile(file string) (*policy.Policy, error) {
+	d, err := a.dirs()
+	if err != nil {
+		return nil, err
+	}
+	src, err := discover.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return policy.Load(src.Name, src.Data, a.host(d, src.Path))
+}
+
+func (a *app) printJSONErrors(file string, list policy.ErrorList) error {
+	type jsonError struct {
+		File    string `json:"file"`
+		Line    int    `json:"line"`
+		Col     int    `json:"column"`
+		Message string `json:"message"`
+	}
+	errs := make([]jsonError, len(list))
+	for i, e := range list {
+		errs[i] = jsonError{e.File, e.Line, e.Col, e.Msg}
+	}
+	if err := json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": false, "errors": errs}); err != nil {
+		return err
+	}
+	return &exitCode{code: exitError}
+}
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,88 @@
+package conventions
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("module root not found at %s", dir)
+	}
+	return dir
+}
+
+// TestOnePackageComment: every package says its one job in exactly one package comment.
+func TestOnePackageComment(t *testing.T) {
+	root := moduleRoot(t)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, path, func(fi os.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			return err
+		}
+		for name, pkg := range pkgs {
+			n := 0
+			for _, f := range pkg.Files {
+				if f.Doc != nil {
+					n++
+				}
+			}
+			rel, _ := filepath.Rel(root, path)
+			if n != 1 {
+				t.Errorf("package %s (%s) has %d package comments, want 1", name, rel, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestForbiddenDependencies keeps the decision path small: the canonical model, the policy
+// language and the engine must not link the CLI framework or the audit log, which belong
+// to the commands that use them.
+func TestForbiddenDependencies(t *testing.T) {
+	forbidden := map[string][]string{
+		"github.com/moatdev/moat/internal/call":   {"github.com/spf13/cobra", "github.com/moatdev/moat/internal/policy", "github.com/moatdev/moat/internal/engine"},
+		"github.com/moatdev/moat/internal/policy": {"github.com/spf13/cobra", "github.com/moatdev/moat/internal/engine", "github.com/moatdev/moat/internal/audit"},
+		"github.com/moatdev/moat/internal/engine": {"github.com/spf13/cobra", "github.com/moatdev/moat/internal/audit", "github.com/moatdev/moat/internal/cli"},
+		"github.com/moatdev/moat/internal/shell":  {"github.com/moatdev/moat/internal/policy", "github.com/moatdev/moat/internal/engine"},
+	}
+	for pkg, bad := range forbidden {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		deps := strings.Fields(string(out))
+		for _, b := range bad {
+			for _, d := range deps {
+				if d == b || strings.HasPrefix(d, b+"/") {
+					t.Errorf("%s depends on %s", pkg, b)
+				}
+			}
+		}
+	}
+}
