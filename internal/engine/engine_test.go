@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -332,4 +333,28 @@ func TestEmbeddedRuleSets(t *testing.T) {
 		e := newEngine(t, "version: 1\ndefault: allow\n")
 		run(t, e, e.guard.Tests)
 	})
+}
+
+// TestConcurrentEvaluate: one engine serves many goroutines (the daemon and the proxy share
+// one), with the same answers as when it is used alone. Run with -race.
+func TestConcurrentEvaluate(t *testing.T) {
+	e := recommendedEngine(t)
+	calls := benchCalls(t)
+	want := make([]call.Decision, len(calls))
+	for i, c := range calls {
+		want[i] = e.Evaluate(context.Background(), c)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range calls {
+				j := (i + g*17) % len(calls)
+				d := e.Evaluate(context.Background(), calls[j])
+				if d.Verdict != want[j].Verdict || d.Rule != want[j].Rule || d.Reason != want[j].Reason {
+					t.Errorf("%s: concurrent %s/%s, alone %s/%s", calls[j].Describe(), d.Verdict, d.Rule, want[j].Verdict, want[j].Rule)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
