@@ -561,9 +561,6 @@ func TestCrossProcess(t *testing.T) {
 		crossProcessChild(t, id, os.Getenv(childDir))
 		return
 	}
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "audit.jsonl")
 	var cmds []*exec.Cmd

@@ -186,6 +186,28 @@ func (a *app) compile(src discover.Source, d dirs.Dirs) (*loaded, error) {
 	return &loaded{source: src, policy: p, engine: e, dirs: d}, nil
 }
 
+// compileFile reads and compiles one named policy file for this user.
+func (a *app) compileFile(file string) (*loaded, error) {
+	d, err := a.dirs()
+	if err != nil {
+		return nil, err
+	}
+	src, err := discover.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return a.compile(src, d)
+}
+
+// fileArg is the policy file named by a command's optional FILE argument (see policyFile).
+func (a *app) fileArg(args []string) (string, error) {
+	cwd, err := a.cwd()
+	if err != nil {
+		return "", err
+	}
+	return a.policyFile(firstArg(args), cwd)
+}
+
 // policyFile picks the policy file a command about files works on (validate, test, trust):
 // the argument, else the project's moat.yaml (trusted or not), else the user's policy.
 func (a *app) policyFile(arg, cwd string) (string, error) {

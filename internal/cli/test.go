@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/engine"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -31,23 +30,11 @@ Without FILE, test uses the project's moat.yaml, else your user policy.
 Exit status: 0 when every test passes, 1 when one fails or the policy is invalid.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cwd, err := a.cwd()
+			file, err := a.fileArg(args)
 			if err != nil {
 				return err
 			}
-			file, err := a.policyFile(firstArg(args), cwd)
-			if err != nil {
-				return err
-			}
-			d, err := a.dirs()
-			if err != nil {
-				return err
-			}
-			src, err := discover.ReadFile(file)
-			if err != nil {
-				return err
-			}
-			l, err := a.compile(src, d)
+			l, err := a.compileFile(file)
 			if err != nil {
 				return err
 			}

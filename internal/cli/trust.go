@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -78,17 +79,19 @@ Trust refuses a policy that does not validate.`,
 				_, err = fmt.Fprintf(a.env.Stdout, "no longer trusted: %s\n", file)
 				return err
 			}
-			src, err := discover.ReadFile(file)
+			l, err := a.compileFile(file)
+			var invalid policy.ErrorList
+			if errors.As(err, &invalid) {
+				return fmt.Errorf("not trusting %s: it does not validate:\n%w", file, err)
+			}
 			if err != nil {
 				return err
 			}
-			if _, err := policy.Load(src.Name, src.Data, a.host(d, src.Path)); err != nil {
-				return fmt.Errorf("not trusting %s: it does not validate:\n%w", file, err)
-			}
-			if err := store.Trust(file, src.Data, a.env.Now()); err != nil {
+			// Trust exactly the bytes that were validated.
+			if err := store.Trust(file, l.source.Data, a.env.Now()); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(a.env.Stdout, "trusted %s (sha256 %s)\n", file, trust.Hash(src.Data))
+			_, err = fmt.Fprintf(a.env.Stdout, "trusted %s (sha256 %s)\n", file, trust.Hash(l.source.Data))
 			return err
 		},
 	}

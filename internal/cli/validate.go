@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
 )
 
@@ -27,15 +26,11 @@ to the repository root, trusted or not), else your user policy.
 Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cwd, err := a.cwd()
+			file, err := a.fileArg(args)
 			if err != nil {
 				return err
 			}
-			file, err := a.policyFile(firstArg(args), cwd)
-			if err != nil {
-				return err
-			}
-			p, err := a.loadFile(file)
+			l, err := a.compileFile(file)
 			var list policy.ErrorList
 			switch {
 			case errors.As(err, &list):
@@ -50,27 +45,14 @@ Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "rules": len(p.Rules), "tests": len(p.Tests)})
+				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests)})
 			}
-			_, err = fmt.Fprintf(a.env.Stdout, "%s: valid (%d rules, %d tests)\n", file, len(p.Rules), len(p.Tests))
+			_, err = fmt.Fprintf(a.env.Stdout, "%s: valid (%d rules, %d tests)\n", file, len(l.policy.Rules), len(l.policy.Tests))
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-// loadFile reads and compiles one policy file for this user.
-func (a *app) loadFile(file string) (*policy.Policy, error) {
-	d, err := a.dirs()
-	if err != nil {
-		return nil, err
-	}
-	src, err := discover.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return policy.Load(src.Name, src.Data, a.host(d, src.Path))
 }
 
 func (a *app) printJSONErrors(file string, list policy.ErrorList) error {

@@ -25,6 +25,8 @@ const (
 	FromProject  Kind = "project"  // moat.yaml from the working directory up to the repository root, once trusted
 	FromUser     Kind = "user"     // $XDG_CONFIG_HOME/moat/moat.yaml
 	FromEmbedded Kind = "embedded" // the recommended policy built into moat
+	// FromFile is a file named to validate, test or trust: not a source Find chooses.
+	FromFile Kind = "file"
 )
 
 // EnvVar names the environment variable that selects a policy file.
@@ -115,18 +117,18 @@ func Embedded() (Source, error) {
 }
 
 // ReadFile reads a policy file named by the user directly (validate, test, trust).
-func ReadFile(path string) (Source, error) { return readSource(FromFlag, path) }
+func ReadFile(path string) (Source, error) { return readSource(FromFile, path) }
 
 func readSource(kind Kind, path string) (Source, error) {
 	path = filepath.Clean(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s policy: %w", kind, err)
+		return Source{}, fmt.Errorf("reading the %s policy: %w", kind, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxPolicyBytes+1))
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s policy %s: %w", kind, path, err)
+		return Source{}, fmt.Errorf("reading the %s policy %s: %w", kind, path, err)
 	}
 	if len(data) > MaxPolicyBytes {
 		return Source{}, fmt.Errorf("policy %s is larger than %d bytes", path, MaxPolicyBytes)
