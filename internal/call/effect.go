@@ -25,6 +25,14 @@ func (k AccessKind) String() string {
 	return accessNames[k]
 }
 
+// MarshalText encodes the kind by name.
+func (k AccessKind) MarshalText() ([]byte, error) {
+	if k < Read || k > Exec {
+		return nil, fmt.Errorf("invalid access kind %d", uint8(k))
+	}
+	return []byte(accessNames[k]), nil
+}
+
 // ParseAccessKind returns the kind named s.
 func ParseAccessKind(s string) (AccessKind, bool) {
 	for _, k := range AccessKinds {
@@ -37,17 +45,17 @@ func ParseAccessKind(s string) (AccessKind, bool) {
 
 // Access is one path an action reads, writes, deletes or executes.
 type Access struct {
-	Kind AccessKind
+	Kind AccessKind `json:"kind"`
 	// Path is absolute and clean. When Glob is set it is a pattern the shell would expand
 	// (`/home/u/*`), and the access stands for every path it could name.
-	Path string
+	Path string `json:"path"`
 	// Recursive means the access covers Path and everything below it (rm -r, chmod -R).
-	Recursive bool
-	Glob      bool
+	Recursive bool `json:"recursive,omitempty"`
+	Glob      bool `json:"glob,omitempty"`
 	// Redirect marks an access made by a shell redirection (`> file`) rather than by the
 	// program. The engine decides redirections as units of their own, so that allowing a
 	// program never allows what its output is redirected onto.
-	Redirect bool
+	Redirect bool `json:"redirect,omitempty"`
 }
 
 func (a Access) String() string {

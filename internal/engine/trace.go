@@ -21,7 +21,7 @@ type Trace struct {
 // UnitTrace is the part of a trace about one unit.
 type UnitTrace struct {
 	Label    string         `json:"unit"`
-	Accesses []call.Access  `json:"-"`
+	Accesses []call.Access  `json:"accesses,omitempty"`
 	Opaque   bool           `json:"opaque,omitempty"`
 	Findings []call.Finding `json:"findings,omitempty"`
 	// Skipped counts the policy's rules not tried because they cannot match this class.

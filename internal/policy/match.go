@@ -25,9 +25,9 @@ type Subject struct {
 
 // Check is the outcome of one condition, for the explain trace.
 type Check struct {
-	Condition string
-	Held      bool
-	Detail    string
+	Condition string `json:"condition"`
+	Held      bool   `json:"held"`
+	Detail    string `json:"detail"`
 }
 
 // Match reports whether every condition of the rule holds for s.
