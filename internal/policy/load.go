@@ -68,6 +68,11 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 		p.Rules = l.rules(f.value, name)
 	}
 	if f, ok := byKey["packs"]; ok {
+		for _, r := range p.Rules {
+			if r.unconditional() {
+				l.errorf(f.value, "the packs' rules can never match: rule %q at line %d has no conditions and matches every call first", r.ID, r.Line)
+			}
+		}
 		if items, ok := l.strs(f.value, "packs"); ok {
 			for _, it := range items {
 				if slices.Contains(p.Packs, it.val) {

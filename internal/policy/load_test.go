@@ -120,6 +120,8 @@ var loadErrorCases = []struct {
 	{"exists with value", "version: 1\nrules:\n  - {id: a, args: {n: {exists: true, eq: 1}}, decision: deny}\n", []string{"exists cannot be combined"}},
 	{"unreachable after catch-all", "version: 1\nrules:\n  - {id: all, decision: ask}\n  - {id: b, tool: shell, decision: deny}\n",
 		[]string{`p.yaml:4:5: rule "b" can never match: rule "all" at line 3 has no conditions`}},
+	{"packs after catch-all", "version: 1\npacks: [recommended]\nrules:\n  - {id: all, decision: ask}\n",
+		[]string{`p.yaml:2:8: the packs' rules can never match: rule "all" at line 4 has no conditions`}},
 	{"test without expect", "version: 1\ntests:\n  - {command: ls}\n", []string{"p.yaml:3:5: a test needs `expect`"}},
 	{"test unknown rule", "version: 1\ntests:\n  - {command: ls, expect: allow, rule: nope}\n", []string{`p.yaml:3:40: test expects rule "nope"`}},
 	{"test unknown tool", "version: 1\ntests:\n  - {tool: Nope, expect: allow}\n", []string{`p.yaml:3:12: unknown tool "Nope"`}},
