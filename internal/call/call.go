@@ -86,7 +86,7 @@ var ArgKeys = map[Class][]string{
 	FileWrite:  {ArgPath, ArgContent},
 	FileEdit:   {ArgPath, ArgOld, ArgNew, ArgEdits},
 	FileDelete: {ArgPath},
-	FileSearch: {ArgPattern, ArgPath},
+	FileSearch: {ArgPattern, ArgPath, ArgPaths},
 	WebFetch:   {ArgURL},
 	MCP:        nil,
 	Other:      nil,

@@ -21,6 +21,9 @@ type NativeTool struct {
 	// MCPServerKey, MCPToolKey and MCPArgsKey locate the server, tool and arguments of an
 	// MCP call that arrives as a hook event rather than under an mcp__ tool name.
 	MCPServerKey, MCPToolKey, MCPArgsKey string
+	// PatternIsPath marks search tools whose pattern is a path glob (Glob, not Grep): an
+	// absolute or ~ pattern names where the search reads, whatever the path argument says.
+	PatternIsPath bool
 	// Unsupported, when set, says why this tool cannot be turned into one canonical call
 	// here (for example apply_patch, which the Codex hook splits into one call per file).
 	Unsupported string
@@ -43,7 +46,7 @@ var NativeTools = []NativeTool{
 	{Agent: ClaudeCode, Name: "Edit", Class: FileEdit, Rename: renameEdit},
 	{Agent: ClaudeCode, Name: "MultiEdit", Class: FileEdit, Rename: renamePath},
 	{Agent: ClaudeCode, Name: "NotebookEdit", Class: FileEdit, Rename: map[string]string{"notebook_path": ArgPath, "new_source": ArgNew}},
-	{Agent: ClaudeCode, Name: "Glob", Class: FileSearch},
+	{Agent: ClaudeCode, Name: "Glob", Class: FileSearch, PatternIsPath: true},
 	{Agent: ClaudeCode, Name: "Grep", Class: FileSearch},
 	{Agent: ClaudeCode, Name: "LS", Class: FileSearch},
 	{Agent: ClaudeCode, Name: "WebFetch", Class: WebFetch},
@@ -83,7 +86,7 @@ var NativeTools = []NativeTool{
 	{Agent: GeminiCLI, Name: "read_many_files", Class: FileRead, Rename: map[string]string{"include": ArgPaths}},
 	{Agent: GeminiCLI, Name: "write_file", Class: FileWrite, Rename: renamePath},
 	{Agent: GeminiCLI, Name: "replace", Class: FileEdit, Rename: renameEdit},
-	{Agent: GeminiCLI, Name: "glob", Class: FileSearch, Rename: renameSearch},
+	{Agent: GeminiCLI, Name: "glob", Class: FileSearch, Rename: renameSearch, PatternIsPath: true},
 	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Rename: renameSearch},
 	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Rename: renameSearch},
 	{Agent: GeminiCLI, Name: "list_directory", Class: FileSearch, Rename: renameSearch},
@@ -164,6 +167,11 @@ func Canonicalize(agent Agent, tool string, args map[string]any) (Call, error) {
 			k = to
 		}
 		c.Args[k] = v
+	}
+	if nt.PatternIsPath {
+		if p, _ := c.Args[ArgPattern].(string); strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
+			c.Args[ArgPaths] = []any{p}
+		}
 	}
 	finishArgs(&c)
 	return c, nil
