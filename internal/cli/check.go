@@ -192,7 +192,12 @@ func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
 		if err != nil {
 			return call.Call{}, err
 		}
-		c.Args[key] = v
+		// Canonicalize again with the value among the arguments (a canonical key passes
+		// through unchanged), so that everything the tool table derives from it applies.
+		toolArgs[key] = v
+		if c, err = call.Canonicalize(agent, tool, toolArgs); err != nil {
+			return call.Call{}, err
+		}
 	}
 	if c.Cwd == "" {
 		c.Cwd = cwd

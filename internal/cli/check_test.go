@@ -46,6 +46,7 @@ func TestBuildCall(t *testing.T) {
 		{"one argument is a line", checkOptions{}, []string{"ls; rm -rf ~"}, call.Shell, "command", "ls; rm -rf ~", ""},
 		{"several arguments are quoted words", checkOptions{}, []string{"rm", "-rf", "~", "a b"}, call.Shell, "command", `rm -rf '~' 'a b'`, ""},
 		{"tool with positional path", checkOptions{tool: "Read"}, []string{"/etc/hosts"}, call.FileRead, "path", "/etc/hosts", ""},
+		{"glob pattern that is a path", checkOptions{tool: "Glob"}, []string{"/etc/*.conf"}, call.FileSearch, "pattern", "/etc/*.conf", ""},
 		{"tool with args", checkOptions{tool: "Read", args: `{"file_path":"/etc/hosts"}`}, nil, call.FileRead, "path", "/etc/hosts", ""},
 		{"both", checkOptions{tool: "Read", args: `{"file_path":"/a"}`}, []string{"/b"}, "", "", "", "given twice"},
 		{"bad args", checkOptions{tool: "Read", args: `[1]`}, nil, "", "", "", "--args must be a JSON object"},
@@ -67,6 +68,11 @@ func TestBuildCall(t *testing.T) {
 			}
 			if c.Class != tt.class || c.String(tt.key) != tt.value || c.Cwd != "/w" {
 				t.Errorf("got %+v", c)
+			}
+			if tt.o.tool == "Glob" {
+				if paths, _ := c.Args[call.ArgPaths].([]any); len(paths) != 1 || paths[0] != tt.value {
+					t.Errorf("a Glob pattern that is a path must be a path the search reads: %v", c.Args)
+				}
 			}
 		})
 	}
