@@ -1,0 +1,288 @@
+package sqlscan
+
+// role is what a keyword may mean to the rules of a statement.
+type role uint8
+
+const (
+	dropObject      role = 1 << iota // after DROP, names what is dropped
+	dropModifier                     // may stand between DROP and what it drops
+	deleteModifier                   // may stand between MySQL's DELETE and FROM
+	notName                          // shows that no object is named where one may be
+	notBeforeUpdate                  // before UPDATE, shows that it does not start an UPDATE
+)
+
+// keywordID names the keywords that have rules of their own.
+type keywordID uint8
+
+const (
+	otherKeyword keywordID = iota
+	kwAlter
+	kwDelete
+	kwDo
+	kwDrop
+	kwExecute
+	kwFrom
+	kwImmediate
+	kwPrepare
+	kwSet
+	kwTruncate
+	kwUpdate
+	kwWhere
+)
+
+type keywordInfo struct {
+	id    keywordID
+	roles role
+}
+
+// keywords are the words the rules look for. A word not listed may be a name.
+var keywords = map[string]keywordInfo{
+	// What DROP drops. (What may follow DROP only inside ALTER, like PRIMARY KEY, is
+	// caught by the ALTER rule.)
+	"ACCESS": {roles: dropObject}, "AGGREGATE": {roles: dropObject}, "CAST": {roles: dropObject},
+	"COLLATION": {roles: dropObject}, "COLUMN": {roles: dropObject}, "COLUMNFAMILY": {roles: dropObject},
+	"CONSTRAINT": {roles: dropObject}, "CONVERSION": {roles: dropObject}, "DATABASE": {roles: dropObject},
+	"DICTIONARY": {roles: dropObject}, "DOMAIN": {roles: dropObject}, "EVENT": {roles: dropObject},
+	"EXTENSION": {roles: dropObject}, "FOREIGN": {roles: dropObject}, "FUNCTION": {roles: dropObject},
+	"GROUP": {roles: dropObject}, "INDEX": {roles: dropObject}, "KEYSPACE": {roles: dropObject},
+	"LANGUAGE": {roles: dropObject}, "LOGIN": {roles: dropObject}, "MATERIALIZED": {roles: dropObject},
+	"OPERATOR": {roles: dropObject}, "OWNED": {roles: dropObject}, "PACKAGE": {roles: dropObject},
+	"PARTITION": {roles: dropObject}, "POLICY": {roles: dropObject}, "PROCEDURE": {roles: dropObject},
+	"PUBLICATION": {roles: dropObject}, "ROLE": {roles: dropObject}, "ROUTINE": {roles: dropObject},
+	"RULE": {roles: dropObject}, "SCHEMA": {roles: dropObject}, "SEQUENCE": {roles: dropObject},
+	"SERVER": {roles: dropObject}, "STATISTICS": {roles: dropObject}, "SUBSCRIPTION": {roles: dropObject},
+	"SYNONYM": {roles: dropObject}, "TABLE": {roles: dropObject}, "TABLESPACE": {roles: dropObject},
+	"TEXT": {roles: dropObject}, "TRANSFORM": {roles: dropObject}, "TRIGGER": {roles: dropObject},
+	"TYPE": {roles: dropObject}, "USER": {roles: dropObject}, "VIEW": {roles: dropObject},
+
+	"TEMPORARY": {roles: dropModifier}, "TEMP": {roles: dropModifier},
+	"ONLINE": {roles: dropModifier}, "OFFLINE": {roles: dropModifier},
+
+	"LOW_PRIORITY": {roles: deleteModifier}, "QUICK": {roles: deleteModifier}, "IGNORE": {roles: deleteModifier},
+
+	// Not names after DROP in ALTER, after TRUNCATE and after UPDATE: ALTER COLUMN c DROP
+	// DEFAULT, GRANT TRUNCATE ON t, ON UPDATE SET NULL.
+	"ALL": {roles: notName}, "AND": {roles: notName}, "AS": {roles: notName},
+	"BY": {roles: notName}, "CASCADE": {roles: notName}, "DEFAULT": {roles: notName},
+	"EXPRESSION": {roles: notName}, "IDENTITY": {roles: notName}, "IN": {roles: notName},
+	"IS": {roles: notName}, "NOT": {roles: notName}, "NOWAIT": {roles: notName},
+	"NULL": {roles: notName}, "OF": {roles: notName}, "OR": {roles: notName},
+	"RESTRICT": {roles: notName}, "TO": {roles: notName}, "WITH": {roles: notName},
+	"ON": {roles: notName | notBeforeUpdate},
+
+	// ON UPDATE, DO UPDATE, ON DUPLICATE KEY UPDATE, FOR UPDATE.
+	"KEY": {roles: notBeforeUpdate}, "FOR": {roles: notBeforeUpdate},
+
+	"ALTER": {id: kwAlter}, "DELETE": {id: kwDelete}, "DO": {kwDo, notBeforeUpdate},
+	"DROP": {id: kwDrop}, "EXECUTE": {id: kwExecute}, "FROM": {kwFrom, notName},
+	"IMMEDIATE": {id: kwImmediate}, "PREPARE": {id: kwPrepare}, "SET": {kwSet, notName},
+	"TRUNCATE": {id: kwTruncate}, "UPDATE": {id: kwUpdate}, "WHERE": {kwWhere, notName},
+}
+
+// maxKeyword is the length of the longest keyword.
+const maxKeyword = 12
+
+// keyword returns what the rules know of t, the zero keywordInfo for a word that is not a
+// keyword or another token. It does not allocate.
+func keyword(t token) keywordInfo {
+	if t.kind != word || len(t.text) > maxKeyword {
+		return keywordInfo{}
+	}
+	var buf [maxKeyword]byte
+	for i := range len(t.text) {
+		c := t.text[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return keywords[string(buf[:len(t.text)])]
+}
+
+// isName reports whether t, whose keyword info is k, may name a table, column or the like.
+func isName(t token, k keywordInfo) bool {
+	switch t.kind {
+	case name, str:
+		return true
+	case word:
+		return k.roles&notName == 0
+	}
+	return false
+}
+
+// expectation is what a keyword just read waits for in the next token.
+type expectation uint8
+
+const (
+	expectNothing     expectation = iota
+	expectDropped                 // after DROP: modifiers, then what is dropped
+	expectTruncated               // after TRUNCATE: a name
+	expectFrom                    // after DELETE: modifiers, then FROM
+	expectUpdated                 // after UPDATE: a name
+	expectRun                     // after EXECUTE: IMMEDIATE, then a string to run
+	expectPrepared                // after PREPARE: a name
+	expectPrepareFrom             // after PREPARE name: FROM
+	expectPrepareText             // after PREPARE name FROM: a string to run
+)
+
+// clause is what is known, at one depth of parentheses, of a DELETE or UPDATE that no
+// WHERE has yet limited.
+type clause struct {
+	deleting bool // DELETE FROM seen
+	updateOf bool // UPDATE name seen, SET not yet
+	updating bool // UPDATE name … SET seen
+}
+
+// statement follows the statement being read, token by token, so that memory does not
+// grow with its length (but for the clauses, one per depth of parentheses).
+type statement struct {
+	tokens      int
+	start, stop int  // the extent of the tokens read, in the text read
+	skip        bool // the statement cannot run: its first token starts no statement
+	alter       bool // an ALTER statement, in which DROP name drops a column
+	do          bool // a DO statement, whose strings are code run at once
+	drop        bool // found
+	unbounded   bool // found
+	depth       int
+	expect      expectation
+	prev        keywordInfo // the previous token's
+	clauses     []clause    // by depth
+}
+
+// token reads the next token of the statement.
+func (s *statement) token(r *reading, t token) {
+	if s.tokens == 0 {
+		s.start = t.start
+		// No statement starts with punctuation but a parenthesised query or a PL/pgSQL
+		// <<label>>: such a statement fails without running. This is what keeps text
+		// commented out in the other dialect's way (# in MySQL, --x in PostgreSQL) from
+		// being reported.
+		s.skip = t.kind == punct && t.text != "(" && t.text != "<"
+	}
+	s.tokens++
+	s.stop = t.end
+	if s.skip {
+		return
+	}
+	if t.kind == punct && t.text == ")" && s.depth > 0 {
+		s.depth--
+	}
+	depth := s.depth
+	if t.kind == punct && t.text == "(" {
+		s.depth++
+	}
+	s.closeTo(depth)
+	for len(s.clauses) <= depth {
+		s.clauses = append(s.clauses, clause{})
+	}
+	c := &s.clauses[depth]
+	k := keyword(t)
+
+	switch s.expect {
+	case expectDropped:
+		if k.roles&dropModifier != 0 {
+			return
+		}
+		if k.roles&dropObject != 0 || s.alter && isName(t, k) {
+			s.drop = true
+		}
+	case expectTruncated:
+		if isName(t, k) {
+			s.drop = true
+		}
+	case expectFrom:
+		if k.roles&deleteModifier != 0 {
+			return
+		}
+		if k.id == kwFrom {
+			c.deleting = true
+		}
+	case expectUpdated:
+		if isName(t, k) {
+			c.updateOf = true
+		}
+	case expectRun:
+		if k.id == kwImmediate {
+			return
+		}
+		if t.kind == str {
+			r.body(t)
+		}
+	case expectPrepared:
+		s.expect, s.prev = expectPrepareFrom, k
+		return
+	case expectPrepareFrom:
+		if k.id == kwFrom {
+			s.expect, s.prev = expectPrepareText, k
+			return
+		}
+	case expectPrepareText:
+		if t.kind == str {
+			r.body(t)
+		}
+	}
+	s.expect = expectNothing
+
+	switch k.id {
+	case kwAlter:
+		s.alter = true
+	case kwDrop:
+		s.expect = expectDropped
+	case kwTruncate:
+		s.expect = expectTruncated
+	case kwDelete:
+		s.expect = expectFrom
+	case kwUpdate:
+		if s.prev.roles&notBeforeUpdate == 0 {
+			s.expect = expectUpdated
+		}
+	case kwSet:
+		if c.updateOf {
+			c.updateOf, c.updating = false, true
+		}
+	case kwWhere:
+		*c = clause{}
+	case kwDo:
+		// PostgreSQL's DO runs the code in its string at once.
+		s.do = s.tokens == 1 && r.d == standard
+	case kwExecute:
+		s.expect = expectRun
+	case kwPrepare:
+		s.expect = expectPrepared
+	}
+	if s.do && t.kind == str && depth == 0 {
+		r.body(t)
+	}
+	s.prev = k
+}
+
+// closeTo ends the clauses deeper than depth, noting those no WHERE limited.
+func (s *statement) closeTo(depth int) {
+	for len(s.clauses) > depth+1 {
+		if c := s.clauses[len(s.clauses)-1]; c.deleting || c.updating {
+			s.unbounded = true
+		}
+		s.clauses = s.clauses[:len(s.clauses)-1]
+	}
+}
+
+// end reports what the statement does and starts the next one.
+func (s *statement) end(r *reading) {
+	if s.tokens > 0 && !s.skip {
+		s.closeTo(-1)
+		var ev string
+		for _, f := range []struct {
+			found bool
+			id    string
+		}{{s.drop, IDDrop}, {s.unbounded, IDUnboundedWrite}} {
+			if !f.found {
+				continue
+			}
+			if ev == "" {
+				ev = evidence(r.src[s.start:s.stop])
+			}
+			*r.out = append(*r.out, placed{Finding{ID: f.id, Evidence: ev}, r.base + s.start})
+		}
+	}
+	*s = statement{clauses: s.clauses[:0]}
+}
