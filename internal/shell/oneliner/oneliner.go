@@ -1,0 +1,357 @@
+// Package oneliner inspects interpreter one-liners (python -c, perl -e, ruby -e, node -e,
+// php -r, awk programs, lua -e, osascript -e) for what they would do: delete paths, run
+// shell commands, fork without end, connect a shell to a socket, dump the environment,
+// decode data and run it, read and write files, send data over the network.
+//
+// It is deliberately a pattern layer, not a parser of these languages: it recognises the
+// calls that do those things by name, and reads their arguments when they are string
+// literals (or lists of them). What it cannot see — a command built from variables, code
+// loaded from elsewhere, a renamed import — it reports as a command known only at run
+// time when a process is started, and otherwise does not guess at. Code that prints,
+// computes or reads its own inputs gives an empty Result.
+package oneliner
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"regexp"
+	"strings"
+)
+
+// Lang is an interpreter language.
+type Lang string
+
+// Languages inspected.
+const (
+	Python      Lang = "python"
+	Perl        Lang = "perl"
+	Ruby        Lang = "ruby"
+	Node        Lang = "node"
+	PHP         Lang = "php"
+	Awk         Lang = "awk"
+	Lua         Lang = "lua"
+	AppleScript Lang = "osascript"
+)
+
+// Interpreter describes a program that runs code: its language and the options whose
+// value is the code.
+type Interpreter struct {
+	Lang      Lang
+	CodeShort string   // short options whose value is code: "c" for python, "eE" for perl
+	CodeLong  []string // long options whose value is code: "eval" for node
+}
+
+// Lookup returns the interpreter a program name runs (python3.12 is Python).
+func Lookup(program string) (Interpreter, bool) {
+	base := strings.TrimRight(program, "0123456789.-")
+	switch base {
+	case "python", "pypy", "python3", "pypy3":
+		return Interpreter{Lang: Python, CodeShort: "c"}, true
+	case "perl":
+		return Interpreter{Lang: Perl, CodeShort: "eE"}, true
+	case "ruby", "jruby", "truffleruby":
+		return Interpreter{Lang: Ruby, CodeShort: "e"}, true
+	case "node", "nodejs", "bun", "deno":
+		return Interpreter{Lang: Node, CodeShort: "ep", CodeLong: []string{"eval", "print"}}, true
+	case "php":
+		return Interpreter{Lang: PHP, CodeShort: "r"}, true
+	case "awk", "gawk", "mawk", "nawk":
+		return Interpreter{Lang: Awk}, true
+	case "lua", "luajit":
+		return Interpreter{Lang: Lua, CodeShort: "e"}, true
+	case "osascript":
+		return Interpreter{Lang: AppleScript, CodeShort: "e"}, true
+	}
+	return Interpreter{}, false
+}
+
+// Finding is something the code would do, by catalogued finding id.
+type Finding struct {
+	ID       string
+	Evidence string
+}
+
+// Delete is a path the code deletes, as the code writes it (not resolved).
+type Delete struct {
+	Path      string
+	Recursive bool
+}
+
+// Result is what the code would do, as far as the patterns see.
+type Result struct {
+	Findings []Finding
+	// Shell lists the static shell command lines the code runs; an argument list
+	// (subprocess.run(["rm", "-rf", "/"])) is joined into one line, quoted.
+	Shell   []string
+	Deletes []Delete
+	Reads   []string // static paths opened for reading
+	Writes  []string // static paths opened for writing
+	// Sends means the code sends data over the network (a POST, a socket write), so that
+	// the caller can judge what it read as going out.
+	Sends bool
+}
+
+// Finding ids reported.
+const (
+	findDynamic     = "evasion.dynamic-command"
+	findObfuscated  = "evasion.obfuscated-exec"
+	findEncoded     = "evasion.encoded-command"
+	findForkBomb    = "destructive.fork-bomb"
+	findEnvDump     = "credentials.env-dump"
+	findReverse     = "rce.reverse-shell"
+	findPipeToShell = "rce.pipe-to-shell"
+)
+
+// maxDepth bounds how many times decoded code is inspected again.
+const maxDepth = 3
+
+// Inspect returns what code in language lang would do.
+func Inspect(lang Lang, code string) Result {
+	var r Result
+	inspect(lang, code, &r, 0)
+	return r
+}
+
+func inspect(lang Lang, code string, r *Result, depth int) {
+	p, ok := patterns[lang]
+	if !ok {
+		return
+	}
+	for _, loc := range findAll(p.exec, code) {
+		callArg(code, loc[1], lang, r)
+	}
+	if p.backticks {
+		for _, lit := range backtickLiterals(code) {
+			r.Shell = append(r.Shell, lit)
+		}
+	}
+	for _, d := range p.deletes {
+		for _, loc := range d.re.FindAllStringIndex(code, -1) {
+			from := loc[1]
+			if d.inMatch {
+				from = loc[0] + strings.IndexByte(code[loc[0]:loc[1]], '(') + 1
+			}
+			if path, ok := pathArg(code[from:]); ok {
+				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
+				r.Deletes = append(r.Deletes, Delete{Path: path, Recursive: rec})
+			}
+		}
+	}
+	for _, loc := range findAll(p.reads, code) {
+		if path, ok := pathArg(code[loc[1]:]); ok && !isURL(path) {
+			args := callText(code, loc[1])
+			if lang == Perl {
+				// open(F, "<file"), open(F, ">file"), open(STDIN, ">&S") (a duplicate).
+				switch {
+				case strings.Contains(path, "&") || strings.HasPrefix(path, "|") || strings.HasSuffix(path, "|"):
+					continue
+				case strings.HasPrefix(path, ">"):
+					r.Writes = append(r.Writes, strings.TrimSpace(strings.TrimLeft(path, ">")))
+					continue
+				case strings.HasPrefix(path, "<"):
+					path = strings.TrimSpace(path[1:])
+				}
+			}
+			if p.writeMode != nil && p.writeMode.MatchString(args) {
+				r.Writes = append(r.Writes, path)
+			} else {
+				r.Reads = append(r.Reads, path)
+			}
+		}
+	}
+	for _, loc := range findAll(p.writes, code) {
+		if path, ok := firstLiteral(code[loc[1]:]); ok {
+			r.Writes = append(r.Writes, path)
+		}
+	}
+	if matches(p.fork, code) && endlessLoop.MatchString(code) || matches(p.forkBomb, code) {
+		r.add(findForkBomb, match(p.fork, code)+" in an endless loop")
+	}
+	if matches(p.envDump, code) {
+		r.add(findEnvDump, match(p.envDump, code))
+	}
+	if matches(p.socket, code) && matches(p.shellish, code) {
+		r.add(findReverse, match(p.socket, code))
+	}
+	if matches(p.send, code) {
+		r.Sends = true
+	}
+	if p.evalCall != nil && p.decoder != nil {
+		for _, loc := range p.evalCall.FindAllStringIndex(code, -1) {
+			args := callText(code, loc[1])
+			switch {
+			case p.download != nil && p.download.MatchString(args):
+				r.add(findPipeToShell, shorten(code[loc[0]:min(len(code), loc[1]+len(args))]))
+			case p.decoder.MatchString(args):
+				decoded, ok := decodeLiteral(args[p.decoder.FindStringIndex(args)[1]:])
+				if ok && depth < maxDepth {
+					r.add(findEncoded, shorten(decoded))
+					inspect(lang, decoded, r, depth+1)
+				} else {
+					r.add(findObfuscated, shorten(code[loc[0]:min(len(code), loc[1]+len(args))]))
+				}
+			}
+		}
+	}
+}
+
+func (r *Result) add(id, evidence string) {
+	for _, f := range r.Findings {
+		if f.ID == id {
+			return
+		}
+	}
+	r.Findings = append(r.Findings, Finding{ID: id, Evidence: shorten(evidence)})
+}
+
+// callArg reads the argument of a process-starting call whose "(" (or first argument)
+// begins at i: a string literal is a command line, a list of literals an argument vector;
+// anything else is a command known only at run time.
+func callArg(code string, i int, lang Lang, r *Result) {
+	rest := strings.TrimLeft(code[i:], " \t(")
+	if strings.HasPrefix(rest, "[") {
+		if argv, ok := literalList(rest); ok && len(argv) > 0 {
+			r.Shell = append(r.Shell, joinArgv(argv))
+			return
+		}
+	}
+	if lit, ok := firstLiteralStrict(rest); ok {
+		// spawn('rm', ['-rf', '/']) and system('rm', '-rf', '/') pass the words apart.
+		after := strings.TrimLeft(rest[literalEnd(rest):], " \t")
+		if strings.HasPrefix(after, ",") {
+			after = strings.TrimLeft(after[1:], " \t")
+			if argv, ok := literalList(after); ok {
+				r.Shell = append(r.Shell, joinArgv(append([]string{lit}, argv...)))
+				return
+			}
+			if lang == Perl || lang == Ruby || lang == PHP {
+				if words, ok := literalSeq(after); ok {
+					r.Shell = append(r.Shell, joinArgv(append([]string{lit}, words...)))
+					return
+				}
+			}
+		}
+		r.Shell = append(r.Shell, lit)
+		return
+	}
+	if lang == Perl || lang == Ruby {
+		// system pack "H*", "726d…": hex packed into a command.
+		if m := packHex.FindStringSubmatch(rest); m != nil {
+			if b, err := hex.DecodeString(m[1]); err == nil {
+				r.add(findEncoded, shorten(string(b)))
+				r.Shell = append(r.Shell, string(b))
+				return
+			}
+		}
+	}
+	r.add(findDynamic, shorten(strings.TrimSpace(code[max(0, i-20):min(len(code), i+60)])))
+}
+
+// homeExpr matches the ways code names the home directory, optionally followed by a
+// literal joined to it: os.homedir() + '/.aws/credentials'.
+var homeExpr = regexp.MustCompile(`^\s*\(?\s*(process\.env\.HOME|process\.env\[["']HOME["']\]|(require\(\s*["']os["']\s*\)|os)\.homedir\(\s*\)|os\.path\.expanduser\(\s*["']~["']\s*\)|(pathlib\.)?Path\.home\(\s*\)|ENV\[["']HOME["']\]|Dir\.home|\$ENV\{HOME\}|getenv\(\s*["']HOME["']\s*\)|os\.environ\[["']HOME["']\])\s*(\+\s*)?`)
+
+// pathArg reads a call's first argument as a path: a literal (possibly wrapped, as in
+// os.path.expanduser('~/x')), or the home directory with a literal joined to it.
+func pathArg(s string) (string, bool) {
+	if m := homeExpr.FindStringIndex(s); m != nil {
+		rest := s[m[1]:]
+		if lit, ok := firstLiteralStrict(rest); ok {
+			return "~/" + strings.TrimPrefix(lit, "/"), true
+		}
+		return "~", true
+	}
+	return firstLiteral(s)
+}
+
+var packHex = regexp.MustCompile(`^pack\s*\(?\s*["']H\*["']\s*,\s*["']([0-9a-fA-F]+)["']`)
+
+// callText returns the text of a call's arguments from i up to its closing parenthesis
+// (or the end of the statement), bounded in length.
+func callText(code string, i int) string {
+	depth := 0
+	end := min(len(code), i+400)
+	for j := i; j < end; j++ {
+		switch code[j] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth < 0 {
+				return code[i:j]
+			}
+		case ';', '\n':
+			if depth <= 0 {
+				return code[i:j]
+			}
+		}
+	}
+	return code[i:end]
+}
+
+// decodeLiteral decodes the first base64 or hex string literal in s.
+func decodeLiteral(s string) (string, bool) {
+	lit, ok := firstLiteral(s)
+	if !ok || lit == "" {
+		return "", false
+	}
+	if strings.Contains(s, "hex") || strings.Contains(s, "H*") || strings.Contains(s, "fromhex") {
+		if b, err := hex.DecodeString(lit); err == nil {
+			return string(b), true
+		}
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(lit); err == nil {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+func match(re *regexp.Regexp, s string) string {
+	if re == nil {
+		return ""
+	}
+	return re.FindString(s)
+}
+
+func matches(re *regexp.Regexp, s string) bool {
+	return re != nil && re.MatchString(s)
+}
+
+func findAll(re *regexp.Regexp, s string) [][]int {
+	if re == nil {
+		return nil
+	}
+	return re.FindAllStringIndex(s, -1)
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "ftp://")
+}
+
+func shorten(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// joinArgv joins words into a shell line, quoting those that need it.
+func joinArgv(argv []string) string {
+	var b strings.Builder
+	for i, w := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+			b.WriteString(w)
+			continue
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
