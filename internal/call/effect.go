@@ -88,6 +88,8 @@ type Command struct {
 	Accesses []Access
 	// Opaque means the command may touch paths analysis cannot see (an unknown program).
 	Opaque bool
+	// Net lists the network connections the command makes, as far as analysis knows them.
+	Net []Net
 	// Findings are what analysis noticed about this command.
 	Findings []Finding
 }
@@ -100,4 +102,23 @@ func (c *Command) HasFlag(name string) bool {
 		}
 	}
 	return false
+}
+
+// Direction says which way data moves over a connection, seen from this machine.
+type Direction string
+
+// Directions of a connection.
+const (
+	Inbound  Direction = "in"   // downloads
+	Outbound Direction = "out"  // uploads or sends
+	Both     Direction = "both" // an interactive session or a raw socket
+)
+
+// Net is one network connection a command makes.
+type Net struct {
+	// Host is the remote host as written (a name or an address); "" when it is not known.
+	Host      string    `json:"host,omitempty"`
+	Direction Direction `json:"direction"`
+	// Uploads are the absolute paths of local files the command sends.
+	Uploads []string `json:"uploads,omitempty"`
 }

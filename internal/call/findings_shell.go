@@ -1,10 +1,69 @@
 package call
 
-// shellKinds are the findings of shell command analysis.
+// shellKinds are the findings of shell command analysis, of the interpreter one-liners it
+// inspects and of the dataflow it follows through pipes, redirections and substitutions.
+// Taxonomy is the MITRE ATT&CK technique each is evidence of.
 var shellKinds = []FindingKind{
-	{ID: "destructive.fs.recursive-delete", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes a directory tree"},
-	{ID: "evasion.dynamic-command", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "the program to run is computed at run time and cannot be known before it runs"},
+	// Analysis limits: what moat could not see.
 	{ID: "shell.parse-error", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line does not parse as a shell command, so what it runs is unknown"},
-	{ID: "shell.too-deep", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line nests brackets deeper than moat analyses, so what it runs is unknown"},
+	{ID: "shell.too-complex", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line holds more commands than moat analyses, so what it runs is not known in full"},
+	{ID: "shell.too-deep", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line nests brackets or shells deeper than moat analyses, so what it runs is unknown"},
+
+	// Destruction.
+	{ID: "destructive.fs.recursive-delete", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes a directory tree"},
+	{ID: "destructive.disk.wipe", Category: "destructive", Severity: Critical, Taxonomy: "T1561", Summary: "overwrites, formats or repartitions a block device"},
+	{ID: "destructive.fork-bomb", Category: "destructive", Severity: Critical, Taxonomy: "T1499", Summary: "starts processes without end until the machine stops responding"},
+	{ID: "destructive.git.force-push", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "force-pushes, replacing commits on the remote"},
+	{ID: "destructive.git.reset-hard", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "resets the working tree, discarding uncommitted changes"},
+	{ID: "destructive.git.clean", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes untracked files from the working tree"},
+	{ID: "destructive.git.discard", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "overwrites files in the working tree, discarding their uncommitted changes"},
+	{ID: "destructive.git.stash-drop", Category: "destructive", Severity: Medium, Taxonomy: "T1485", Summary: "deletes stashed changes"},
+	{ID: "destructive.git.branch-delete", Category: "destructive", Severity: Medium, Taxonomy: "T1485", Summary: "force-deletes a branch, whether or not it was merged"},
+	{ID: "destructive.git.history-rewrite", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "rewrites history or expires the reflog, which can lose commits for good"},
+	{ID: "destructive.db.drop", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "drops or truncates a database, table or key space"},
+	{ID: "destructive.db.unbounded-write", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes or updates every row of a table (no WHERE clause)"},
+	{ID: "destructive.infra.delete", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes cloud, cluster, secret-store or backup resources"},
+	{ID: "destructive.http.delete", Category: "destructive", Severity: Medium, Taxonomy: "T1485", Summary: "sends an HTTP DELETE request"},
+
+	// Credentials.
+	{ID: "credentials.read", Category: "credentials", Severity: High, Taxonomy: "T1552.001", Summary: "reads a file that holds credentials or private keys"},
+	{ID: "credentials.env-dump", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens"},
+	{ID: "credentials.secret-env", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "uses an environment variable whose name says it holds a secret"},
+
+	// Exfiltration and remote code execution.
+	{ID: "exfiltration.network", Category: "exfiltration", Severity: Critical, Taxonomy: "T1048", Summary: "sends credentials or the environment over the network"},
+	{ID: "exfiltration.dns", Category: "exfiltration", Severity: High, Taxonomy: "T1071.004", Summary: "makes DNS queries that can carry data out: TXT records of ordinary names, or names computed at run time"},
+	{ID: "rce.pipe-to-shell", Category: "execution", Severity: Critical, Taxonomy: "T1059", Summary: "runs code downloaded from the network without saving or reviewing it"},
+	{ID: "rce.download-exec", Category: "execution", Severity: Critical, Taxonomy: "T1105", Summary: "downloads a file and runs it in the same command line"},
+	{ID: "rce.reverse-shell", Category: "execution", Severity: Critical, Taxonomy: "T1059.004", Summary: "connects a shell to a network socket, handing control of the machine to a remote host"},
+	{ID: "remote.exec", Category: "execution", Severity: Low, Taxonomy: "T1021.004", Summary: "runs a command on another machine over ssh; the remote command is analysed too"},
+
+	// Evasion.
+	{ID: "evasion.dynamic-command", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "the program to run is computed at run time and cannot be known before it runs"},
+	{ID: "evasion.obfuscated-exec", Category: "evasion", Severity: Critical, Taxonomy: "T1027", Summary: "decodes data and runs it, and what is run cannot be known before it runs"},
+	{ID: "evasion.encoded-command", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "runs a command hidden by an encoding (base64, hex, escapes, reversal, rot13); the decoded command is analysed too"},
 	{ID: "evasion.nul-byte", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "the command line holds NUL bytes, which shells and agents drop, cut at or refuse, so it may run something other than what is analysed"},
+	{ID: "evasion.log-tamper", Category: "evasion", Severity: High, Taxonomy: "T1070", Summary: "clears or disables shell history or system logs"},
+
+	// Privilege.
+	{ID: "privilege.sudo", Category: "privilege", Severity: Medium, Taxonomy: "T1548.003", Summary: "runs a command as another user (sudo, doas, su, pkexec)"},
+	{ID: "privilege.setuid", Category: "privilege", Severity: High, Taxonomy: "T1548.001", Summary: "sets the setuid or setgid bit on a file"},
+	{ID: "privilege.container-escape", Category: "privilege", Severity: High, Taxonomy: "T1611", Summary: "starts a container with access to the host (privileged, host namespaces, the host's root or Docker socket mounted)"},
+	{ID: "privilege.namespace", Category: "privilege", Severity: High, Taxonomy: "T1611", Summary: "enters other namespaces or changes the root directory (nsenter, chroot, unshare)"},
+	{ID: "privilege.account", Category: "privilege", Severity: High, Taxonomy: "T1098", Summary: "changes user accounts, groups or sudo rights"},
+	{ID: "permissions.world-writable", Category: "privilege", Severity: Medium, Taxonomy: "T1222", Summary: "makes files writable by every user"},
+
+	// Persistence.
+	{ID: "persistence.cron", Category: "persistence", Severity: High, Taxonomy: "T1053.003", Summary: "installs or changes scheduled jobs (crontab, cron directories)"},
+	{ID: "persistence.shell-rc", Category: "persistence", Severity: High, Taxonomy: "T1546.004", Summary: "changes a shell startup file (.bashrc, .zshrc, .profile…)"},
+	{ID: "persistence.service", Category: "persistence", Severity: High, Taxonomy: "T1543", Summary: "installs or enables a service (systemd, launchd)"},
+	{ID: "persistence.ssh-keys", Category: "persistence", Severity: High, Taxonomy: "T1098.004", Summary: "changes the keys allowed to log in over ssh"},
+	{ID: "persistence.git-hooks", Category: "persistence", Severity: High, Taxonomy: "T1546", Summary: "installs git hooks, which run on later git commands"},
+	{ID: "persistence.redis-config", Category: "persistence", Severity: High, Taxonomy: "T1505", Summary: "points Redis's dump file at another directory, a known way to write files on a server"},
+
+	// Supply chain and network.
+	{ID: "supply-chain.registry-change", Category: "supply-chain", Severity: High, Taxonomy: "T1195.001", Summary: "installs from, or switches to, another package registry or index"},
+	{ID: "supply-chain.direct-url", Category: "supply-chain", Severity: Medium, Taxonomy: "T1195.001", Summary: "installs a package straight from a URL or git repository"},
+	{ID: "network.scan", Category: "reconnaissance", Severity: Medium, Taxonomy: "T1046", Summary: "scans hosts or ports"},
+	{ID: "network.raw-socket", Category: "network", Severity: Medium, Taxonomy: "T1095", Summary: "opens a raw TCP or UDP connection or listener (nc, telnet, socat, /dev/tcp)"},
 }

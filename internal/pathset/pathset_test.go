@@ -45,7 +45,7 @@ var examples = map[string]string{
 	"~/.local/share/fish/fish_history": "~/.local/share/fish/fish_history", "~/.python_history": "~/.python_history",
 	"~/.node_repl_history": "~/.node_repl_history", "~/.psql_history": "~/.psql_history", "~/.mysql_history": "~/.mysql_history",
 	"/etc/shadow": "/etc/shadow", "/etc/gshadow": "/etc/gshadow", "/etc/sudoers": "/etc/sudoers", "/etc/sudoers.d/**": "/etc/sudoers.d/90-cloud",
-	"~/.ssh/*.pub": "~/.ssh/id_ed25519.pub", "~/.ssh/known_hosts": "~/.ssh/known_hosts", "~/.ssh/known_hosts.old": "~/.ssh/known_hosts.old",
+	"~/.ssh/*.pub": "~/.ssh/id_ed25519.pub", "~/.ssh/known_hosts": "~/.ssh/known_hosts", "~/.ssh/known_hosts.old": "~/.ssh/known_hosts.old", "~/.ssh/config": "~/.ssh/config",
 	"**/.env.example": "/srv/app/.env.example", "**/.env.sample": "/srv/app/.env.sample", "**/.env.template": "/srv/app/.env.template",
 	"**/.env.dist": "/srv/app/.env.dist",
 	// $agent-config

@@ -96,6 +96,7 @@ var staticSets = []Set{
 			{"~/.ssh/*.pub", "public keys are meant to be shared"},
 			{"~/.ssh/known_hosts", "host fingerprints are not secret"},
 			{"~/.ssh/known_hosts.old", "host fingerprints are not secret"},
+			{"~/.ssh/config", "host aliases and options, read by every ssh; changing it is judged as persistence (a ProxyCommand runs on each connection)"},
 			{"**/.env.example", "templates without values"},
 			{"**/.env.sample", "templates without values"},
 			{"**/.env.template", "templates without values"},

@@ -20,7 +20,7 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "default", "fail", "workspace", "packs", "rules", "tests"}
+	topKeys  = []string{"version", "default", "fail", "workspace", "wrappers", "packs", "rules", "tests"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
@@ -63,6 +63,9 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 	}
 	if f, ok := byKey["workspace"]; ok {
 		p.Workspace = l.workspace(f.value, name)
+	}
+	if f, ok := byKey["wrappers"]; ok {
+		p.Wrappers = l.wrappers(f.value)
 	}
 	if f, ok := byKey["rules"]; ok {
 		p.Rules = l.rules(f.value, name)

@@ -239,6 +239,22 @@ func target(a call.Access) (string, bool) {
 	return a.Path, a.Recursive
 }
 
+// coverTarget is the path a permissive rule judges an access by. A glob whose only wildcard
+// is its last segment, not starting with a dot, names entries strictly inside its literal
+// directory, never the directory itself nor a hidden entry such as .git (the shell's `*`
+// skips names starting with a dot): `rm -rf build/*` and `rm -rf ./*` stay inside the
+// workspace. They are judged as a stand-in entry of that directory whose name no rule
+// spells; every other glob is judged as its whole literal prefix, as restrictive rules do.
+func coverTarget(a call.Access) (string, bool) {
+	if a.Glob {
+		dir, last := path.Split(a.Path)
+		if dir != "" && !glob.HasMeta(dir) && last != "" && last[0] != '.' && last[0] != '[' {
+			return path.Join(dir, "\x00entry"), true
+		}
+	}
+	return target(a)
+}
+
 func (pl *pathList) touches(a call.Access, ws []string) bool {
 	p, tree := target(a)
 	hit := false
@@ -260,7 +276,7 @@ func (pl *pathList) touches(a call.Access, ws []string) bool {
 }
 
 func (pl *pathList) covers(a call.Access, ws []string) bool {
-	p, tree := target(a)
+	p, tree := coverTarget(a)
 	hit := false
 	for _, t := range pl.include {
 		if t.covers(p, tree, ws) {

@@ -27,6 +27,8 @@ type Policy struct {
 	// call's own project directory.
 	Workspace []string
 	Packs     []string
+	// Wrappers are programs declared to run the program named in their arguments.
+	Wrappers []Wrapper
 	// Rules are in evaluation order: the file's rules, then each pack's.
 	Rules []*Rule
 	Tests []Test
