@@ -1,5 +1,5 @@
 # Conveniences for developers; .ci/run is what CI runs.
-.PHONY: build test race check bench fuzz
+.PHONY: build test race check bench fuzz eval
 
 build:
 	CGO_ENABLED=0 go build -o bin/moat ./cmd/moat
@@ -24,3 +24,7 @@ fuzz:
 	    echo "== $$pkg $$f"; go test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+# Score the recommended policy on the public corpora in ../shared/evaldata (or $MOAT_EVALDATA).
+eval:
+	MOAT_EVAL=1 go test -count=1 -run '^TestEval$$' -v ./internal/engine/

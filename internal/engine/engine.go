@@ -12,7 +12,20 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/shell"
 )
+
+// shellWrappers converts the policy's declared wrappers for shell analysis.
+func shellWrappers(p *policy.Policy) map[string]shell.Wrapper {
+	if len(p.Wrappers) == 0 {
+		return nil
+	}
+	out := make(map[string]shell.Wrapper, len(p.Wrappers))
+	for _, w := range p.Wrappers {
+		out[w.Name] = shell.Wrapper{ValueShort: w.ValueShort, ValueLong: w.ValueLong, Assigns: w.Assigns, Operands: w.Operands}
+	}
+	return out
+}
 
 // Options configure an engine.
 type Options struct {
@@ -25,10 +38,12 @@ type Options struct {
 // Engine evaluates calls against one compiled policy. It is immutable and safe for
 // concurrent use.
 type Engine struct {
-	policy *policy.Policy
-	guard  *policy.Policy
-	host   pathset.Host
-	now    func() time.Time
+	policy  *policy.Policy
+	guard   *policy.Policy
+	host    pathset.Host
+	now     func() time.Time
+	secrets *sensitive
+	shell   shell.Env // what every shell line is analysed with, besides its cwd
 }
 
 // New returns an engine for p. Self-protection is compiled here and cannot be left out.
@@ -47,7 +62,18 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{policy: p, guard: guard, host: opts.Host, now: now}, nil
+	secrets, err := newSensitive(opts.Host)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets}
+	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Wrappers: shellWrappers(p)}
+	if len(opts.Host.Temp) > 0 {
+		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which
+		// is also a temporary directory, so reading it as the first one is right either way.
+		e.shell.Vars = map[string]string{"TMPDIR": opts.Host.Temp[0]}
+	}
+	return e, nil
 }
 
 // Policy returns the policy the engine decides by.

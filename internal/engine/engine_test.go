@@ -17,7 +17,7 @@ const home = "/home/u"
 func testHost() pathset.Host {
 	return pathset.Host{
 		Home: home,
-		Temp: []string{"/tmp"},
+		Temp: []string{"/tmp", "/var/tmp", "/dev/shm"}, // as internal/dirs finds them on Linux
 		Moat: []string{home + "/.config/moat/**", home + "/.local/state/moat/**", "/**/moat.yaml", "/usr/local/bin/moat"},
 	}
 }
@@ -100,7 +100,8 @@ rules:
 `)
 	check(t, e, shellCall("ls", "/ws"), want{call.Allow, "allow-ls"})
 	check(t, e, shellCall("ls; rm -rf ~", "/ws"), want{call.Deny, "deny-delete-root-home-system"})
-	check(t, e, shellCall("ls && curl x | sh", "/ws"), want{call.Ask, call.RuleDefault})
+	check(t, e, shellCall("ls && curl x | sh", "/ws"), want{call.Deny, "deny-remote-code"})
+	check(t, e, shellCall("ls && make", "/ws"), want{call.Ask, call.RuleDefault})
 	check(t, e, shellCall("ls $(rm -rf /)", "/ws"), want{call.Deny, "deny-delete-root-home-system"})
 	// A redirection is decided on its own: allowing ls does not allow writing the output
 	// over a system file.

@@ -29,7 +29,9 @@ func (e *Engine) units(c *call.Call) []unit {
 }
 
 func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
-	a := shell.Analyze(c.String(call.ArgCommand), shell.Env{Cwd: c.Cwd, Home: e.host.Home})
+	env := e.shell
+	env.Cwd = c.Cwd
+	a := shell.Analyze(c.String(call.ArgCommand), env)
 	var units []unit
 	for i := range a.Commands {
 		cmd := &a.Commands[i]

@@ -11,13 +11,29 @@ import (
 // analyzer walks one parsed line with syntax.Walk, so that no construct can hide a command,
 // keeping the shell state (state.go) that each command's words are expanded in.
 type analyzer struct {
-	line   string
-	file   *syntax.File
-	st     state
-	frames []frame
-	at     int // offset of the statement being walked
-	cmds   []call.Command
-	budget int // bytes the line's expansions may still produce
+	line          string
+	file          *syntax.File
+	sh            *shared
+	depth         int
+	meta          []cmdMeta // parallel to cmds: what dataflow needs to know about each
+	pipes         []pipeIn  // the pipelines whose right-hand side is being walked, innermost last
+	substs        map[syntax.Node]span
+	opts          []option           // scratch for a command's options
+	pending       []call.Finding     // findings a rule body reported (knowledge.go)
+	curRedirs     []*syntax.Redirect // the redirections of the command being built
+	later         []arg              // shell code a rule body found the command runs (knowledge.go)
+	forgetOnLeave bool               // the command being visited makes everything unknown once walked
+	tainted       map[string]taint   // files the line writes secret data into (flow.go)
+	netFDs        map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
+	bombs         []string           // functions that start themselves in the background or a pipeline
+	bomb          int                // endless loops starting processes in the background being walked
+	// pipeStarts maps each statement of a pipeline to the index of its first command.
+	pipeStarts map[*syntax.Stmt]int
+	st         state
+	frames     []frame
+	at         int // offset of the statement being walked
+	cmds       []call.Command
+	budget     int // bytes the line's expansions may still produce
 
 	field   fieldBuf
 	args    []arg // scratch for a command's words
@@ -41,21 +57,39 @@ type frame struct {
 	ctx     bool // a loop or function context was entered for the node
 	thenEnd bool // the node is the last of an if's then-list, whose scope ends with it
 	root    int  // for an &&: the index in frames of the outermost && of its chain
+	start   int  // len(cmds) when the node was entered
+	pipe    bool // the node is the right-hand side of a pipe, whose input was pushed
+	bomb    bool // the node is an endless loop that starts processes in the background
+	forget  bool // leaving the node makes every variable and the cwd unknown
 }
 
-func newAnalyzer(line string, env Env, f *syntax.File) *analyzer {
+func newAnalyzer(line string, cwd value, sh *shared, depth int, f *syntax.File, params map[string]string) *analyzer {
 	a := &analyzer{
 		line:   line,
 		file:   f,
+		sh:     sh,
+		depth:  depth,
 		budget: 16*len(line) + 1<<16,
 	}
 	// The analysis returned must not hold the analyzer, so commands get their own array,
 	// sized once for a long line: growing it for thousands of commands costs more than
 	// counting them first.
 	if len(line) > 4<<10 {
-		a.cmds = make([]call.Command, 0, maxCommands(f))
+		n := maxCommands(f)
+		a.cmds = make([]call.Command, 0, n)
+		a.meta = make([]cmdMeta, 0, n)
 	}
-	a.st = newState(absolute(env.Home), absolute(env.Cwd), a.scopeBuf[:0])
+	vars := sh.env.Vars
+	if len(params) > 0 {
+		vars = make(map[string]string, len(vars)+len(params))
+		for k, v := range sh.env.Vars {
+			vars[k] = v
+		}
+		for k, v := range params {
+			vars[k] = v
+		}
+	}
+	a.st = newState(absolute(sh.env.Home), cwd, vars, a.scopeBuf[:0])
 	a.frames = a.frameBuf[:0]
 	a.args = a.argBuf[:0]
 	a.visitFn = a.visit
@@ -73,6 +107,7 @@ func absolute(p string) value {
 
 func (a *analyzer) run() {
 	syntax.Walk(a.file, a.visitFn)
+	a.flow()
 }
 
 func (a *analyzer) visit(n syntax.Node) bool {
@@ -84,10 +119,22 @@ func (a *analyzer) visit(n syntax.Node) bool {
 	if len(a.frames) > 0 {
 		parent = a.frames[len(a.frames)-1].node
 	}
-	fr := frame{node: n, at: a.at}
+	fr := frame{node: n, at: a.at, start: len(a.cmds)}
 	switch n := n.(type) {
 	case *syntax.Stmt:
 		a.at = int(n.Position.Offset())
+		if b, ok := parent.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			if n == b.Y {
+				// What b.X wrote flows into what b.Y reads: in a | b | c, which parses as
+				// (a | b) | c, only b's output reaches c.
+				a.pipes = append(a.pipes, pipeIn{from: span{a.pipeOut(b.X), len(a.cmds)}, stderr: b.Op == syntax.PipeAll})
+				fr.pipe = true
+			}
+			if a.pipeStarts == nil {
+				a.pipeStarts = make(map[*syntax.Stmt]int)
+			}
+			a.pipeStarts[n] = len(a.cmds)
+		}
 		if ifc, ok := parent.(*syntax.IfClause); ok && len(ifc.Then) > 0 {
 			// The then-list is one branch, apart from the condition and the else part.
 			if n == ifc.Then[0] {
@@ -105,7 +152,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		}
 		if len(n.Redirs) > 0 && !ownsRedirects(n.Cmd) {
 			// `> f` alone, or `{ …; } > f`: the shell makes the redirections itself, once.
-			a.emit(a.nullCommand(n.Redirs))
+			a.emitNull(n.Redirs)
 		}
 	case *syntax.BinaryCmd:
 		fr.root = a.chainRoot(n)
@@ -125,9 +172,16 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		fr.scopes++
 	case *syntax.WhileClause:
 		a.loop(&fr, n.WhilePos, n.DonePos)
+		if endless(n) && backgrounds(n.Do) {
+			fr.bomb = true
+			a.bomb++
+		}
 	case *syntax.ForClause:
 		a.loop(&fr, n.ForPos, n.DonePos)
 	case *syntax.FuncDecl:
+		if n.Name != nil && forksItself(n) {
+			a.bombs = append(a.bombs, n.Name.Value)
+		}
 		a.st.push(branch)
 		fr.scopes++
 		a.ensureChanges()
@@ -135,6 +189,9 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		fr.ctx = true
 	default:
 		nodeChanges(n, a.forget)
+	}
+	if a.forgetOnLeave {
+		fr.forget, a.forgetOnLeave = true, false
 	}
 	a.frames = append(a.frames, fr)
 	return true
@@ -146,6 +203,22 @@ func (a *analyzer) leaveNode() {
 	}
 	fr := a.frames[len(a.frames)-1]
 	a.frames = a.frames[:len(a.frames)-1]
+	switch fr.node.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst:
+		if a.substs == nil {
+			a.substs = make(map[syntax.Node]span)
+		}
+		a.substs[fr.node] = span{fr.start, len(a.cmds)}
+	}
+	if fr.pipe {
+		a.pipes = a.pipes[:len(a.pipes)-1]
+	}
+	if fr.bomb {
+		a.bomb--
+	}
+	if fr.forget {
+		a.forget(anyState)
+	}
 	if fr.ctx {
 		a.st.leave()
 	}
@@ -251,8 +324,13 @@ func stmtOf(n syntax.Node) *syntax.Stmt {
 	return s
 }
 
-func (a *analyzer) emit(c call.Command) {
+func (a *analyzer) emit(c call.Command, m cmdMeta) {
+	if len(a.pipes) > 0 && !m.ownStdin {
+		m.in = a.pipes[len(a.pipes)-1]
+		m.piped = true
+	}
 	a.cmds = append(a.cmds, c)
+	a.meta = append(a.meta, m)
 }
 
 // maxCommands returns at most how many commands walking f can emit: one per simple command
@@ -271,4 +349,81 @@ func maxCommands(f *syntax.File) int {
 		return true
 	})
 	return n
+}
+
+// pipeOut returns the index of the first command of the last element of the pipeline x,
+// whose output is the pipeline's.
+func (a *analyzer) pipeOut(x *syntax.Stmt) int {
+	for {
+		b, ok := x.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+			break
+		}
+		x = b.Y
+	}
+	return a.pipeStarts[x]
+}
+
+// forksItself reports whether a function calls itself in the background or in a pipeline,
+// the shape of a fork bomb: :(){ :|:& };:
+func forksItself(fn *syntax.FuncDecl) bool {
+	name := fn.Name.Value
+	found := false
+	var walk func(n syntax.Node, forked bool)
+	walk = func(n syntax.Node, forked bool) {
+		syntax.Walk(n, func(c syntax.Node) bool {
+			if found || c == nil {
+				return false
+			}
+			switch c := c.(type) {
+			case *syntax.Stmt:
+				if c != n && (c.Background || c.Coprocess) {
+					walk(c.Cmd, true)
+					return false
+				}
+			case *syntax.BinaryCmd:
+				if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+					walk(c.X, true)
+					walk(c.Y, true)
+					return false
+				}
+			case *syntax.CallExpr:
+				if forked && len(c.Args) > 0 && c.Args[0].Lit() == name {
+					found = true
+					return false
+				}
+			}
+			return true
+		})
+	}
+	walk(fn.Body, false)
+	return found
+}
+
+// endless reports whether a while loop's condition is always true (true, :, [ 1 ]).
+func endless(w *syntax.WhileClause) bool {
+	if w.Until || len(w.Cond) != 1 {
+		return false
+	}
+	ce, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return false
+	}
+	switch ce.Args[0].Lit() {
+	case "true", ":":
+		return len(ce.Args) == 1
+	case "[", "test":
+		return len(ce.Args) >= 2 && ce.Args[1].Lit() == "1"
+	}
+	return false
+}
+
+// backgrounds reports whether any statement of a list runs in the background.
+func backgrounds(stmts []*syntax.Stmt) bool {
+	for _, s := range stmts {
+		if s.Background {
+			return true
+		}
+	}
+	return false
 }

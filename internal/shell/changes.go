@@ -251,7 +251,7 @@ func (a *analyzer) scanChanges() *changes {
 				add(anyState)
 				break
 			}
-			i, u := unwrap(args)
+			i, u := unwrap(args, a.sh.env.Wrappers)
 			p := args[i]
 			if p.dynamic || p.glob || u.dynamic {
 				add(anyState)

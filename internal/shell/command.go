@@ -40,10 +40,12 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 		// own, and the redirections are still made.
 		a.assign(ce.Assigns)
 		if len(redirs) > 0 {
-			a.emit(a.nullCommand(redirs))
+			a.emitNull(redirs)
+		} else if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
+			a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
 		}
 	} else {
-		a.emit(a.command(args, redirs))
+		a.command(args, ce, redirs)
 	}
 	a.args = args[:0]
 }
@@ -68,18 +70,40 @@ func (a *analyzer) assign(as []*syntax.Assign) {
 	}
 }
 
-// command builds the command that the expanded words args run, unwrapping wrappers.
-func (a *analyzer) command(args []arg, redirs []*syntax.Redirect) call.Command {
+// command analyses the command that the expanded words args run, unwrapping wrappers, and
+// emits it, followed by the commands it runs in turn (sh -c, eval, find -exec…).
+func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+	var assigns []*syntax.Assign
+	var words []*syntax.Word
+	if ce != nil {
+		assigns, words = ce.Assigns, ce.Args
+	}
 	cwd := a.cwd()
-	i, u := unwrap(args)
+	i, u := a.unwrap(args)
 	for _, d := range u.chdirs {
 		cwd = a.chdir(d, cwd)
 	}
 	prog, rest := args[i], args[i+1:]
+	if u.xargs {
+		a.curRedirs = redirs
+		rest = a.xargsOperands(rest)
+		a.curRedirs = nil
+	}
 	var cmd call.Command
+	var m cmdMeta
 	dynamic := prog.dynamic || prog.glob || u.dynamic
 	opaque := false
-	if dynamic {
+	if dynamic && !u.dynamic && !prog.glob {
+		if base, ok := staticBase(prog.word); ok {
+			// $(go env GOPATH)/bin/golangci-lint: the directory is computed, the program
+			// is named. It is judged by its name; where it lives is unknown.
+			cmd.Name, cmd.Path, dynamic, opaque = base, prog.lit, false, true
+		}
+	}
+	switch {
+	case cmd.Name != "":
+		// Named by staticBase above.
+	case dynamic:
 		cmd.Dynamic = true
 		switch {
 		case u.dynamic:
@@ -89,35 +113,68 @@ func (a *analyzer) command(args []arg, redirs []*syntax.Redirect) call.Command {
 		default:
 			cmd.Name = prog.lit // a dynamic word's source text
 		}
-		cmd.Findings = append(cmd.Findings, call.NewFinding(findDynamicCommand, cmd.Name))
-	} else {
+		if !u.dynamic || u.split.dynamic {
+			cmd.Findings = append(cmd.Findings, call.NewFinding(findDynamicCommand, cmd.Name))
+		}
+		if subs := a.codeWord(prog); len(subs) > 0 {
+			// $(curl …) as a command runs what the substitution prints.
+			m.codeSubsts, m.execStdin, m.codeFromSubst = subs, execShell, true
+		}
+	default:
 		cmd.Name = baseName(prog.lit)
 		if strings.Contains(prog.lit, "/") {
 			cmd.Path = prog.lit
 			opaque = a.addAccess(&cmd.Accesses, call.Exec, prog, false, cwd)
 		}
 	}
-	ops := a.finish(&cmd, rest, redirs, cwd, dynamic)
-	cmd.Opaque = cmd.Opaque || opaque
+	m.prog = canonicalProgram(cmd.Name)
+	m.cwd = cwd
+	m.params = rest
 	if dynamic {
-		// The program may be eval, cd or read: after it, nothing is known.
-		a.forget(anyState)
+		m.prog = ""
+	}
+	if m.prog == "" && !dynamic {
+		m.prog = cmd.Name
+	}
+	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
+	cmd.Opaque = cmd.Opaque || opaque
+	if u.privileged != "" {
+		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
+	}
+	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
+	if a.bomb > 0 || slices.Contains(a.bombs, cmd.Name) {
+		cmd.Findings = appendFinding(cmd.Findings, findForkBomb, "starts copies of itself without end: "+cmd.Name)
+	}
+	if dynamic {
+		// The program may be eval, cd or read: after it, nothing is known. Its own
+		// substitutions, walked next, run before it, so the state is forgotten when the
+		// walk leaves the command.
+		a.forgetOnLeave = true
 	} else {
 		stateChanges(cmd.Name, rest, a.forget)
 		if dirChangers[cmd.Name] {
 			a.changeDir(cmd.Name, ops)
 		}
-		if cmd.Name == "rm" && cmd.HasFlag("r") {
-			cmd.Findings = append(cmd.Findings, call.NewFinding(findRecursiveDelete, strings.Join(cmd.Operands, " ")))
-		}
+		a.effects(&cmd, &m, rest, ops, opts, cwd)
 	}
-	return cmd
+	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
+	a.emit(cmd, m)
+	at := len(a.cmds) - 1
+	switch {
+	case u.shell != nil:
+		a.nestedWord(at, *u.shell, cwd)
+	case !dynamic:
+		a.runs(at, rest, ops, opts, cwd)
+	}
+	for _, code := range a.meta[at].laterCode {
+		a.nestedWord(at, code, cwd)
+	}
 }
 
 // finish fills in what every command has: arguments, flags, operands, the accesses of its
 // operands and redirections, and whether it is opaque. It returns the operands.
-func (a *analyzer) finish(cmd *call.Command, rest []arg, redirs []*syntax.Redirect, cwd dir, dynamic bool) []arg {
-	aliasesFor := cmd.Name
+func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*syntax.Redirect, cwd dir, dynamic bool) ([]arg, []option) {
+	aliasesFor := canonicalProgram(cmd.Name)
 	if dynamic {
 		aliasesFor = ""
 	}
@@ -127,8 +184,9 @@ func (a *analyzer) finish(cmd *call.Command, rest []arg, redirs []*syntax.Redire
 		strs[i] = x.lit
 	}
 	cmd.Args = strs[:len(rest):len(rest)]
-	flags, ops := parseOptions(aliasesFor, rest, strs[len(rest):len(rest)], slices.Grow(a.ops[:0], len(rest)))
+	flags, ops, opts := parseOptions(aliasesFor, rest, strs[len(rest):len(rest)], slices.Grow(a.ops[:0], len(rest)), a.opts[:0])
 	a.ops = ops[:0]
+	a.opts = opts[:0]
 	cmd.Operands = flags[len(flags):len(flags)]
 	for _, x := range ops {
 		cmd.Operands = append(cmd.Operands, x.lit)
@@ -143,22 +201,24 @@ func (a *analyzer) finish(cmd *call.Command, rest []arg, redirs []*syntax.Redire
 	if len(cmd.Operands) == 0 {
 		cmd.Operands = nil
 	}
-	eff, known := programEffects[cmd.Name]
+	eff, known := programEffects[aliasesFor]
 	opaque := dynamic || !known
 	if known && !dynamic {
 		opaque = a.fileAccesses(cmd, eff, ops, cwd)
 	}
-	a.redirects(&cmd.Accesses, redirs, cwd)
+	a.redirects(cmd, m, redirs, cwd)
 	cmd.Opaque = opaque
-	return ops
+	return ops, opts
 }
 
-// nullCommand is a statement that runs no program but makes redirections: `> f`, or the
+// emitNull emits a statement that runs no program but makes redirections: `> f`, or the
 // redirections of a compound command (`{ …; } > f`), which the shell opens once for it.
-func (a *analyzer) nullCommand(redirs []*syntax.Redirect) call.Command {
+func (a *analyzer) emitNull(redirs []*syntax.Redirect) {
 	cmd := call.Command{Name: ":"}
-	a.redirects(&cmd.Accesses, redirs, a.cwd())
-	return cmd
+	var m cmdMeta
+	a.redirects(&cmd, &m, redirs, a.cwd())
+	a.pathFindings(&cmd)
+	a.emit(cmd, m)
 }
 
 // declClause is export, declare, local, readonly, typeset or nameref: a command, and
@@ -221,20 +281,32 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 		a.forget(anyVar)
 	}
 	cmd := call.Command{Name: variant}
-	a.finish(&cmd, args, redirs, a.cwd(), false)
-	a.emit(cmd)
+	var m cmdMeta
+	m.prog = variant
+	ops, opts := a.finish(&cmd, &m, args, redirs, a.cwd(), false)
+	a.effects(&cmd, &m, args, ops, opts, a.cwd())
+	cmd.Findings = a.assignFindings(d.Args, cmd.Findings)
+	a.emit(cmd, m)
 	a.args = args[:0]
 }
 
 // unwrapped is what unwrapping found besides the program.
 type unwrapped struct {
-	chdirs  []arg // directories the wrappers change to, in order
-	dynamic bool  // the program is in a string the wrapper splits (env -S)
-	split   arg   // that string
+	chdirs     []arg  // directories the wrappers change to, in order
+	dynamic    bool   // the program is in a string the wrapper splits (env -S)
+	split      arg    // that string
+	privileged string // the wrapper that runs the program as another user (sudo, doas)
+	xargs      bool   // the program's last operands come from standard input
+	shell      *arg   // the program is a shell command line built from the rest (watch)
 }
 
-// unwrap returns the index of the program that args run, past any wrappers.
-func unwrap(args []arg) (int, unwrapped) {
+// unwrap returns the index of the program that args run, past any wrappers. extra are the
+// wrappers the policy declares.
+func (a *analyzer) unwrap(args []arg) (int, unwrapped) {
+	return unwrap(args, a.sh.env.Wrappers)
+}
+
+func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 	var u unwrapped
 	i := 0
 	for i < len(args) {
@@ -242,22 +314,57 @@ func unwrap(args []arg) (int, unwrapped) {
 		if p.dynamic || p.glob {
 			return i, u
 		}
-		w, ok := wrappers[baseName(p.lit)]
+		name := baseName(p.lit)
+		w, ok := wrappers[name]
 		if !ok {
-			return i, u
+			x, ok := extra[name]
+			if !ok {
+				return i, u
+			}
+			w = wrapper{valueShort: x.ValueShort, valueLong: x.ValueLong, assigns: x.Assigns, operands: x.Operands}
 		}
 		j, r := w.skip(args, i+1)
 		if r.stop || j >= len(args) {
 			return i, u // it runs no program: the wrapper is the command
 		}
 		u.chdirs = append(u.chdirs, r.chdirs...)
+		if w.privileged && u.privileged == "" {
+			u.privileged = name
+		}
+		u.xargs = u.xargs || w.xargs
 		if r.dynamic {
+			if !r.split.dynamic {
+				// env -S 'rm -rf /x': the wrapper is the command, and its string is code.
+				split := r.split
+				u.shell = &split
+				return i, u
+			}
 			u.dynamic, u.split = true, r.split
 			return j, u
+		}
+		if w.joinShell && !r.noJoin {
+			// watch rm -rf /x: the wrapper is the command, and its words joined are code.
+			line := joinArgs(args[j:])
+			u.shell = &line
+			return i, u
 		}
 		i = j
 	}
 	return i, u
+}
+
+// joinArgs joins words with spaces, as ssh and watch do before a shell parses them.
+func joinArgs(args []arg) arg {
+	var b strings.Builder
+	dyn := false
+	for k, x := range args {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(x.lit)
+		dyn = dyn || x.dynamic
+	}
+	return arg{lit: b.String(), dynamic: dyn}
 }
 
 type skipped struct {
@@ -265,6 +372,7 @@ type skipped struct {
 	dynamic bool
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
+	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -294,6 +402,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				r.stop = true
 				return i, r
 			}
+			if name == w.noJoinLong && w.noJoinLong != "" {
+				r.noJoin = true
+			}
 			dyn := slices.Contains(w.dynamicLong, name)
 			v := arg{lit: val}
 			if !hasValue && (dyn || slices.Contains(w.valueLong, name)) {
@@ -318,6 +429,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				if strings.IndexByte(w.stopShort, c) >= 0 {
 					r.stop = true
 					return i, r
+				}
+				if strings.IndexByte(w.noJoinShort, c) >= 0 {
+					r.noJoin = true
 				}
 				dyn := strings.IndexByte(w.dynamicShort, c) >= 0
 				if !dyn && strings.IndexByte(w.valueShort, c) < 0 {
@@ -394,14 +508,25 @@ func (a *analyzer) changeDir(name string, ops []arg) {
 	a.st.set(cwdVar, value{next.path, next.known}, cur.path, a.at)
 }
 
-// parseOptions splits arguments into canonical flag names, appended to flags, and operands,
-// appended to ops, without knowing which options take a value: "-rf" gives r and f,
-// "--force=yes" gives force, "--" ends the options, and a lone "-" or a dynamic word is an
-// operand.
-func parseOptions(name string, args []arg, flags []string, ops []arg) ([]string, []arg) {
+// option is an option given to a command, by canonical name, with its value when the
+// program's table says it takes one (valueOptions) or it was written --name=value.
+type option struct {
+	name     string
+	val      arg
+	hasValue bool
+}
+
+// parseOptions splits arguments into canonical flag names, appended to flags, operands,
+// appended to ops, and options with their values, appended to opts: "-rf" gives r and f,
+// "--force=yes" gives force (with the value yes), "--" ends the options, and a lone "-" or
+// a dynamic word is an operand. An option the program's valueOptions entry lists takes
+// the rest of its word or the next word as its value.
+func parseOptions(name string, args []arg, flags []string, ops []arg, opts []option) ([]string, []arg, []option) {
 	aliases := flagAliases[name]
+	values := valueOptions[name]
 	ended := false
-	for _, x := range args {
+	for i := 0; i < len(args); i++ {
+		x := args[i]
 		s := x.lit
 		if ended || x.dynamic || x.glob || len(s) < 2 || s[0] != '-' {
 			ops = append(ops, x)
@@ -412,17 +537,43 @@ func parseOptions(name string, args []arg, flags []string, ops []arg) ([]string,
 			continue
 		}
 		if s[1] == '-' {
-			n, _, _ := strings.Cut(s[2:], "=")
+			n, v, has := strings.Cut(s[2:], "=")
 			flags = addFlag(flags, aliases, n)
+			o := option{name: canonicalFlag(aliases, n), val: arg{lit: v}, hasValue: has}
+			if !has && slices.Contains(values.long, n) && i+1 < len(args) {
+				i++
+				o.val, o.hasValue = args[i], true
+			}
+			opts = append(opts, o)
 			continue
 		}
 		for j := 1; j < len(s); {
 			_, size := utf8.DecodeRuneInString(s[j:])
-			flags = addFlag(flags, aliases, s[j:j+size])
+			f := s[j : j+size]
+			flags = addFlag(flags, aliases, f)
 			j += size
+			o := option{name: canonicalFlag(aliases, f)}
+			if size == 1 && strings.IndexByte(values.short, f[0]) >= 0 {
+				if j < len(s) {
+					o.val, o.hasValue = arg{lit: s[j:]}, true
+				} else if i+1 < len(args) {
+					i++
+					o.val, o.hasValue = args[i], true
+				}
+				opts = append(opts, o)
+				break
+			}
+			opts = append(opts, o)
 		}
 	}
-	return flags, ops
+	return flags, ops, opts
+}
+
+func canonicalFlag(aliases map[string]string, f string) string {
+	if to, ok := aliases[f]; ok {
+		return to
+	}
+	return f
 }
 
 // flagBound is at most how many flags parseOptions finds in args, aliases included.
@@ -449,7 +600,7 @@ func addFlag(flags []string, aliases map[string]string, f string) []string {
 // fileAccesses adds the accesses a known program makes to its operands, reporting whether
 // some could not be resolved.
 func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, cwd dir) bool {
-	rec := eff.recursive != "" && cmd.HasFlag(eff.recursive)
+	rec := eff.alwaysRecursive || eff.recursive != "" && cmd.HasFlag(eff.recursive)
 	opaque, selected := false, false
 	for _, r := range eff.rules {
 		if r.operands == linkName && len(ops) == 1 {
@@ -502,8 +653,14 @@ func (s operandSet) span(n int) (int, int) {
 // redirects adds the accesses of redirections, marked as such: the engine decides each as a
 // unit of its own. A target that cannot be known (dynamic, or relative to a working
 // directory that is only a guess) is judged as an access anywhere: the whole tree at /.
-func (a *analyzer) redirects(dst *[]call.Access, redirs []*syntax.Redirect, cwd dir) {
+// What dataflow needs (where standard input comes from, where output goes) is noted in m.
+func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Redirect, cwd dir) {
+	dst := &cmd.Accesses
 	for _, r := range redirs {
+		fd := ""
+		if r.N != nil {
+			fd = r.N.Value
+		}
 		read, write := false, false
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
@@ -515,21 +672,92 @@ func (a *analyzer) redirects(dst *[]call.Access, redirs []*syntax.Redirect, cwd 
 			read, write = true, true
 		case syntax.DplOut, syntax.DplIn:
 			// >&2 and <&- duplicate or close descriptors; >&file is &>file.
-			if r.Word == nil || isDescriptor(r.Word.Lit()) {
+			if r.Word == nil {
+				continue
+			}
+			if src := a.source(r.Word); a.netFDs[src] || a.netFDs["$"+strings.Trim(src, "${}")] {
+				m.netRedirect = true
+				if r.Op == syntax.DplIn || fd == "0" {
+					m.ownStdin = true
+					m.stdin = flowVal{t: tNetwork}
+				}
+				continue
+			}
+			if d := r.Word.Lit(); isDescriptor(d) {
+				if a.netFDs[strings.TrimSuffix(d, "-")] {
+					// A descriptor opened on /dev/tcp earlier (exec 3<>/dev/tcp/…).
+					m.netRedirect = true
+					if r.Op == syntax.DplIn || fd == "0" {
+						m.ownStdin = true
+						m.stdin = flowVal{t: tNetwork}
+					}
+				}
 				continue
 			}
 			read, write = r.Op == syntax.DplIn, r.Op == syntax.DplOut
+		case syntax.Hdoc, syntax.DashHdoc:
+			if fd == "" || fd == "0" {
+				m.ownStdin = true
+				m.stdin = a.hdocFlow(r.Hdoc, false)
+			}
+			continue
+		case syntax.WordHdoc:
+			if fd == "" || fd == "0" {
+				m.ownStdin = true
+				m.stdin = a.hdocFlow(r.Word, true)
+			}
+			continue
 		default:
-			continue // here-documents and here-strings name no file
+			continue
 		}
 		if r.Word == nil {
 			continue
 		}
+		if subst := procSubst(r.Word); subst != nil && read {
+			// < <(cmd): the input is the substitution's output, not a file.
+			if fd == "" || fd == "0" {
+				m.ownStdin = true
+				m.stdin = flowVal{substs: []syntax.Node{subst}}
+			}
+			continue
+		}
+		if src := a.source(r.Word); strings.HasPrefix(src, "/dev/tcp/") || strings.HasPrefix(src, "/dev/udp/") {
+			host, _ := netDevice(src)
+			if strings.ContainsAny(host, "$`") {
+				host = ""
+			}
+			cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Both})
+			m.netRedirect = true
+			if fd != "" && fd != "0" && fd != "1" && fd != "2" {
+				if a.netFDs == nil {
+					a.netFDs = make(map[string]bool)
+				}
+				a.netFDs[fd] = true
+			}
+			if read && (fd == "" || fd == "0") {
+				m.ownStdin = true
+				m.stdin = flowVal{t: tNetwork}
+			}
+			continue
+		}
 		fields := a.expand(a.rargs[:0], r.Word, true)
 		a.rargs = fields[:0]
-		first := len(*dst)
 		// bash refuses a target of several words; a dynamic one is unknown.
 		unknown := len(fields) != 1 || fields[0].dynamic
+		if !unknown {
+			if host, ok := netDevice(fields[0].lit); ok {
+				cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Both})
+				m.netRedirect = true
+				if read && (fd == "" || fd == "0") {
+					m.ownStdin = true
+					m.stdin = flowVal{t: tNetwork}
+				}
+				continue
+			}
+		}
+		stdinRedirect := read && (fd == "" || fd == "0")
+		stdoutRedirect := write && (fd == "" || fd == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.DplOut && fd == "")
+		first := len(*dst)
 		for _, k := range []struct {
 			on   bool
 			kind call.AccessKind
@@ -542,9 +770,37 @@ func (a *analyzer) redirects(dst *[]call.Access, redirs []*syntax.Redirect, cwd 
 			}
 		}
 		for i := first; i < len(*dst); i++ {
-			(*dst)[i].Redirect = true
+			acc := &(*dst)[i]
+			acc.Redirect = true
+			if stdinRedirect && acc.Kind == call.Read {
+				m.ownStdin = true
+				m.stdin = flowVal{t: a.fileTaint(*acc)}
+			}
+			if stdoutRedirect && acc.Kind == call.Write {
+				m.stdoutFile = acc.Path
+			}
+		}
+		if stdoutRedirect {
+			m.stdoutRedirected = true
+		}
+		if stdinRedirect && len(*dst) == first {
+			m.ownStdin = true // /dev/null and the like
 		}
 	}
+}
+
+// netDevice reports whether p is bash's /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, which
+// open a connection instead of a file.
+func netDevice(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/dev/tcp/")
+	if !ok {
+		rest, ok = strings.CutPrefix(p, "/dev/udp/")
+	}
+	if !ok {
+		return "", false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return host, true
 }
 
 // isDescriptor reports whether a duplication's word names a descriptor: 2, 2- (move) or -.
@@ -607,4 +863,37 @@ func isStream(p string) bool {
 // baseName is the program's name as rules match it: the part after the last slash.
 func baseName(p string) string {
 	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// staticBase returns the program name at the end of a word whose directory is computed
+// but whose last path segment is written out: $(go env GOPATH)/bin/tool gives tool.
+func staticBase(w *syntax.Word) (string, bool) {
+	if w == nil || len(w.Parts) < 2 {
+		return "", false
+	}
+	l, ok := w.Parts[len(w.Parts)-1].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(l.Value, '/')
+	if i < 0 {
+		return "", false
+	}
+	base := l.Value[i+1:]
+	if base == "" || strings.ContainsAny(base, "*?[]{}\\$`'\"~") {
+		return "", false
+	}
+	return base, true
+}
+
+// hereString returns the static text of the here-string given to the command being built
+// (xargs rm <<< /).
+func (a *analyzer) hereString() (string, bool) {
+	for _, r := range a.curRedirs {
+		if r.Op == syntax.WordHdoc && (r.N == nil || r.N.Value == "0") && r.Word != nil {
+			v := a.hdocFlow(r.Word, true)
+			return v.text, v.known
+		}
+	}
+	return "", false
 }

@@ -18,5 +18,6 @@ func ExampleAnalyze() {
 	// Output:
 	// cd [] []
 	// rm [r f] [delete /home/u/.cache (recursive) delete /work/proj/build/out (recursive)]
+	//   privilege.sudo sudo
 	//   destructive.fs.recursive-delete /home/u/.cache out
 }

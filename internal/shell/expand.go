@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/moatdev/moat/internal/shell/decode"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -231,8 +232,17 @@ func (a *analyzer) expandParts(dst []arg, parts []syntax.WordPart, w *syntax.Wor
 			if dst, ok = a.split(dst, f, v, w); !ok {
 				return dst, false
 			}
+		case *syntax.CmdSubst:
+			v, ok := a.staticSubst(p, vars)
+			if !ok {
+				return dst, false
+			}
+			if dst, ok = a.split(dst, f, v, w); !ok {
+				return dst, false
+			}
 		default:
-			// Command and process substitution, arithmetic, extended globs.
+			// Other command substitutions, process substitution, arithmetic, extended
+			// globs.
 			return dst, false
 		}
 	}
@@ -288,6 +298,11 @@ func (a *analyzer) tilde(f *fieldBuf, s string, last, vars, assign bool) (int, b
 		}
 		end = len(s)
 	}
+	if end == len("~root") && s[:end] == "~root" && vars {
+		// Other users' homes are not known; root's is /root on every Linux.
+		f.quoted("/root")
+		return end, true
+	}
 	if end != 1 || !vars {
 		return 0, false
 	}
@@ -311,11 +326,76 @@ func (a *analyzer) dquoted(f *fieldBuf, q *syntax.DblQuoted, vars bool) bool {
 				return false
 			}
 			f.quoted(v)
+		case *syntax.CmdSubst:
+			v, ok := a.staticSubst(p, vars)
+			if !ok {
+				return false
+			}
+			f.quoted(v)
 		default:
 			return false
 		}
 	}
 	return true
+}
+
+// staticSubst returns what a command substitution prints when that is plain to see: $(echo
+// WORDS), $(printf FORMAT ARGS) or $(pwd), with static words. The shell drops the trailing
+// newlines. The command is still walked and decided as any other.
+func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
+	if !vars || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	st := cs.Stmts[0]
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) > 0 || st.Background || st.Negated || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+		return "", false
+	}
+	name := ce.Args[0].Lit()
+	if name != "echo" && name != "printf" && name != "pwd" {
+		return "", false
+	}
+	// The words are expanded with a field buffer of their own: the caller is building one.
+	saved := a.field
+	a.field = fieldBuf{}
+	words := make([]string, 0, len(ce.Args)-1)
+	static := true
+	for _, w := range ce.Args[1:] {
+		var out []arg
+		out = a.expand(out, w, true)
+		for _, x := range out {
+			if x.dynamic {
+				static = false
+			}
+			words = append(words, x.lit)
+		}
+	}
+	a.field = saved
+	if !static {
+		return "", false
+	}
+	var text string
+	switch name {
+	case "echo":
+		text = decode.Echo(words)
+	case "printf":
+		if len(words) == 0 {
+			return "", false
+		}
+		if text, ok = decode.Printf(words[0], words[1:]); !ok {
+			return "", false
+		}
+	case "pwd":
+		cwd := a.cwd()
+		if !cwd.known || len(words) > 0 {
+			return "", false
+		}
+		text = cwd.path
+	}
+	if !a.spend(len(text)) {
+		return "", false
+	}
+	return strings.TrimRight(text, "\n"), true
 }
 
 // dquotedLit adds literal text from inside double quotes, where a backslash escapes only
@@ -338,9 +418,35 @@ func dquotedLit(f *fieldBuf, s string) {
 	}
 }
 
-// param resolves a plain $name or ${name}; any other parameter expansion is dynamic.
+// param resolves a plain $name or ${name}, and ${name:-word} or ${name-word} when name
+// is known; any other parameter expansion is dynamic.
 func (a *analyzer) param(p *syntax.ParamExp, vars bool) (string, bool) {
-	if !vars || !plainParam(p) {
+	if !vars {
+		return "", false
+	}
+	if p.Exp != nil && (p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.DefaultUnset) {
+		q := *p
+		q.Exp = nil
+		if !plainParam(&q) {
+			return "", false
+		}
+		v, _ := a.st.get(p.Param.Value)
+		if !v.known {
+			return "", false
+		}
+		if v.s != "" || p.Exp.Op == syntax.DefaultUnset {
+			return v.s, true
+		}
+		if p.Exp.Word == nil {
+			return "", true
+		}
+		// Only a literal default: expanding a word here would reuse the field being built.
+		if lit := p.Exp.Word.Lit(); lit != "" && !strings.ContainsAny(lit, "\\~") {
+			return lit, true
+		}
+		return "", false
+	}
+	if !plainParam(p) {
 		return "", false
 	}
 	v, _ := a.st.get(p.Param.Value)

@@ -108,7 +108,7 @@ func check(t *testing.T, a Analysis) {
 		t.Errorf("commands despite %s", a.Findings[0].ID)
 	}
 	for _, c := range a.Commands {
-		if c.Dynamic && (!c.Opaque || !hasFinding(c, findDynamicCommand)) {
+		if c.Dynamic && (!c.Opaque || !hasFinding(c.Findings, findDynamicCommand)) {
 			t.Errorf("dynamic %q is not opaque with a finding", c.Name)
 		}
 		for _, acc := range c.Accesses {
@@ -130,13 +130,4 @@ func checkFinding(t *testing.T, f call.Finding) {
 	if _, ok := call.LookupFinding(f.ID); !ok {
 		t.Errorf("finding %q is not catalogued", f.ID)
 	}
-}
-
-func hasFinding(c call.Command, id string) bool {
-	for _, f := range c.Findings {
-		if f.ID == id {
-			return true
-		}
-	}
-	return false
 }

@@ -22,20 +22,99 @@ const maxNesting = 500
 const (
 	findParseError      = "shell.parse-error"
 	findTooDeep         = "shell.too-deep"
+	findTooComplex      = "shell.too-complex"
 	findTooLarge        = "input.too-large"
 	findNulByte         = "evasion.nul-byte"
 	findDynamicCommand  = "evasion.dynamic-command"
+	findObfuscatedExec  = "evasion.obfuscated-exec"
+	findEncodedCommand  = "evasion.encoded-command"
+	findLogTamper       = "evasion.log-tamper"
 	findRecursiveDelete = "destructive.fs.recursive-delete"
+	findDiskWipe        = "destructive.disk.wipe"
+	findForkBomb        = "destructive.fork-bomb"
+	findForcePush       = "destructive.git.force-push"
+	findResetHard       = "destructive.git.reset-hard"
+	findGitClean        = "destructive.git.clean"
+	findGitDiscard      = "destructive.git.discard"
+	findStashDrop       = "destructive.git.stash-drop"
+	findBranchDelete    = "destructive.git.branch-delete"
+	findHistoryRewrite  = "destructive.git.history-rewrite"
+	findDBDrop          = "destructive.db.drop"
+	findDBUnbounded     = "destructive.db.unbounded-write"
+	findInfraDelete     = "destructive.infra.delete"
+	findHTTPDelete      = "destructive.http.delete"
+	findCredentialsRead = "credentials.read"
+	findEnvDump         = "credentials.env-dump"
+	findSecretEnv       = "credentials.secret-env"
+	findExfiltration    = "exfiltration.network"
+	findDNSExfil        = "exfiltration.dns"
+	findPipeToShell     = "rce.pipe-to-shell"
+	findDownloadExec    = "rce.download-exec"
+	findReverseShell    = "rce.reverse-shell"
+	findRemoteExec      = "remote.exec"
+	findSudo            = "privilege.sudo"
+	findSetuid          = "privilege.setuid"
+	findContainerEscape = "privilege.container-escape"
+	findNamespace       = "privilege.namespace"
+	findAccount         = "privilege.account"
+	findWorldWritable   = "permissions.world-writable"
+	findCron            = "persistence.cron"
+	findShellRC         = "persistence.shell-rc"
+	findService         = "persistence.service"
+	findSSHKeys         = "persistence.ssh-keys"
+	findGitHooks        = "persistence.git-hooks"
+	findRedisConfig     = "persistence.redis-config"
+	findRegistry        = "supply-chain.registry-change"
+	findDirectURL       = "supply-chain.direct-url"
+	findNetScan         = "network.scan"
+	findRawSocket       = "network.raw-socket"
 )
 
 // findingIDs lists every id the package reports, so that a test keeps them catalogued.
-var findingIDs = []string{findParseError, findTooDeep, findTooLarge, findNulByte, findDynamicCommand, findRecursiveDelete}
+var findingIDs = []string{
+	findParseError, findTooDeep, findTooComplex, findTooLarge, findNulByte, findDynamicCommand, findObfuscatedExec,
+	findEncodedCommand, findLogTamper, findRecursiveDelete, findDiskWipe, findForkBomb, findForcePush,
+	findResetHard, findGitClean, findGitDiscard, findStashDrop, findBranchDelete, findHistoryRewrite,
+	findDBDrop, findDBUnbounded, findInfraDelete, findHTTPDelete, findCredentialsRead, findEnvDump,
+	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
+	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
+	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findGitHooks, findRedisConfig,
+	findRegistry, findDirectURL, findNetScan, findRawSocket,
+}
 
 // Env is where a line runs.
 type Env struct {
 	Cwd  string // absolute working directory
 	Home string // absolute home directory
+	// Vars are environment variables whose value is known before the line runs, such as
+	// TMPDIR. Any other variable is unknown, except IFS, which bash always resets.
+	Vars map[string]string
+	// Sensitive reports whether an access touches a file that holds credentials. Dataflow
+	// uses it to tell secret data from other data; nil means no file is sensitive.
+	Sensitive func(call.Access) bool
+	// Wrappers are programs the policy declares as running the program named in their
+	// arguments, besides the built-in ones (sudo, env, nice…).
+	Wrappers map[string]Wrapper
 }
+
+// Wrapper says how to find the program a wrapper runs: skip the wrapper's options and the
+// values of those that take one, then NAME=value words when Assigns is set, then Operands
+// leading operands.
+type Wrapper struct {
+	ValueShort string   // short options that take a value
+	ValueLong  []string // long options that take a value
+	Assigns    bool
+	Operands   int
+}
+
+// maxAnalysedCommands bounds how many commands one line may hold to be analysed. Analysis
+// costs a few microseconds per command, and the hook must answer within milliseconds; no
+// agent writes a thousand commands on one line, and a longer line is reported, not guessed.
+const maxAnalysedCommands = 1000
+
+// maxDepth is how many times code inside code is analysed (sh -c "sh -c '…'", eval, an
+// interpreter running a shell); deeper code is reported, not analysed.
+const maxDepth = 8
 
 // Analysis is what a line would do.
 type Analysis struct {
@@ -48,20 +127,48 @@ type Analysis struct {
 // yields a finding that says why, and no commands. Paths are resolved against env; a Cwd
 // or Home that is not absolute is treated as unknown.
 func Analyze(line string, env Env) Analysis {
+	sh := &shared{env: env, budget: 4*len(line) + 1<<16}
+	r := analyze(line, absolute(env.Cwd), sh, 0, nil)
+	return r.Analysis
+}
+
+// shared is what every level of nested analysis of one line shares.
+type shared struct {
+	env    Env
+	budget int // bytes nested code may still parse
+}
+
+// result is an analysis and what dataflow needs from it when it is nested in another.
+type result struct {
+	Analysis
+	out taint // what the code writes to its standard output
+}
+
+// analyze parses line as code run at the given depth of nesting, in the working directory
+// cwd (unknown when not known), with the positional parameters params ($0, $1…) when it is
+// the code of sh -c.
+func analyze(line string, cwd value, sh *shared, depth int, params map[string]string) result {
 	if len(line) > MaxInput {
 		return lineFinding(findTooLarge, fmt.Sprintf("shell command of %d bytes; at most %d are analysed", len(line), MaxInput))
 	}
 	if d := nesting(line); d > maxNesting {
 		return lineFinding(findTooDeep, fmt.Sprintf("brackets nest %d deep; at most %d are analysed", d, maxNesting))
 	}
+	if n := separators(line); n > 4*maxAnalysedCommands {
+		// Checked before parsing, which alone would cost more than the answer may.
+		return lineFinding(findTooComplex, fmt.Sprintf("%d command separators; lines of at most %d commands are analysed", n, maxAnalysedCommands))
+	}
 	p := syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
 	f, err := p.Parse(strings.NewReader(line), "")
 	if err != nil {
 		return lineFinding(findParseError, err.Error())
 	}
-	a := newAnalyzer(line, env, f)
+	if n := maxCommands(f); n > maxAnalysedCommands {
+		return lineFinding(findTooComplex, fmt.Sprintf("%d commands; lines of at most %d commands are analysed", n, maxAnalysedCommands))
+	}
+	a := newAnalyzer(line, cwd, sh, depth, f, params)
 	a.run()
-	var res Analysis
+	var res result
 	if len(a.cmds) > 0 {
 		res.Commands = a.cmds
 	}
@@ -70,11 +177,24 @@ func Analyze(line string, env Env) Analysis {
 		// bash -c cannot receive them, and other readers stop at the first one.
 		res.Findings = append(res.Findings, call.NewFinding(findNulByte, fmt.Sprintf("NUL byte at offset %d", i)))
 	}
+	res.out = a.lineOut()
 	return res
 }
 
-func lineFinding(id, evidence string) Analysis {
-	return Analysis{Findings: []call.Finding{call.NewFinding(id, evidence)}}
+func lineFinding(id, evidence string) result {
+	return result{Analysis: Analysis{Findings: []call.Finding{call.NewFinding(id, evidence)}}}
+}
+
+// separators counts the bytes that can separate commands: ; | & and newlines.
+func separators(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ';', '|', '&', '\n':
+			n++
+		}
+	}
+	return n
 }
 
 // nesting returns how deeply brackets nest in s, counting every bracket, quoted or not: an

@@ -73,16 +73,18 @@ type state struct {
 	ctxs    []context
 	home    value // HOME and the cwd before the line runs
 	cwd     value
-	changes *changes // set before the first context is entered
+	vars    map[string]string // other variables known before the line runs
+	changes *changes          // set before the first context is entered
 }
 
 // newState returns the state before the line runs, keeping its scopes in buf.
-func newState(home, cwd value, buf []scope) state {
-	return state{scopes: append(buf, scope{kind: branch}), home: home, cwd: cwd}
+func newState(home, cwd value, vars map[string]string, buf []scope) state {
+	return state{scopes: append(buf, scope{kind: branch}), home: home, cwd: cwd, vars: vars}
 }
 
-// initial returns name's value before the line runs. Of the environment, only HOME is
-// known (from Env); IFS is the default, which bash sets whatever the environment says.
+// initial returns name's value before the line runs. Of the environment, HOME and the
+// variables of Env.Vars are known; IFS is the default, which bash sets whatever the
+// environment says.
 func (s *state) initial(name string) value {
 	switch name {
 	case "HOME":
@@ -91,6 +93,9 @@ func (s *state) initial(name string) value {
 		return s.cwd
 	case "IFS":
 		return value{" \t\n", true}
+	}
+	if v, ok := s.vars[name]; ok {
+		return value{v, true}
 	}
 	return value{}
 }

@@ -23,12 +23,20 @@ type wrapper struct {
 	chdirLong    string
 	assigns      bool // NAME=value words before the program set its environment
 	operands     int  // operands before the program (timeout's DURATION)
+	privileged   bool // runs the program as another user
+	xargs        bool // appends words read from standard input to the program's arguments
+	// joinShell means the program and its arguments are joined into one line that a shell
+	// runs (watch), unless an option in noJoinShort or noJoinLong is given (watch -x).
+	joinShell   bool
+	noJoinShort string
+	noJoinLong  string
 }
 
 // wrappers maps a wrapper's name to how it is unwrapped. Options not listed as taking a
 // value are assumed to take none.
 var wrappers = map[string]wrapper{
 	"sudo": {
+		privileged: true,
 		valueShort: "CDghprtTuU",
 		valueLong:  []string{"chdir", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"},
 		stopShort:  "eKlVv",
@@ -37,15 +45,39 @@ var wrappers = map[string]wrapper{
 		chdirLong:  "chdir",
 		assigns:    true,
 	},
-	"doas":    {valueShort: "Cu"},
-	"env":     {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
-	"command": {stopShort: "vV"},
-	"builtin": {},
-	"exec":    {valueShort: "a"},
-	"nohup":   {},
-	"nice":    {valueShort: "n", valueLong: []string{"adjustment"}},
-	"time":    {valueShort: "fo", valueLong: []string{"format", "output"}},
-	"timeout": {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+	"doas":         {valueShort: "Cu", privileged: true},
+	"pkexec":       {valueLong: []string{"user"}, privileged: true},
+	"run0":         {valueShort: "uDg", valueLong: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "nice"}, privileged: true, chdirShort: "D", chdirLong: "chdir"},
+	"runuser":      {valueShort: "ugGw", valueLong: []string{"user", "group", "supp-group", "whitelist-environment"}, privileged: true},
+	"ionice":       {valueShort: "cnp", valueLong: []string{"class", "classdata", "pid", "pgid", "uid"}},
+	"stdbuf":       {valueShort: "ioe", valueLong: []string{"input", "output", "error"}},
+	"setsid":       {},
+	"chrt":         {operands: 1},
+	"taskset":      {valueShort: "", operands: 1},
+	"unbuffer":     {},
+	"caffeinate":   {valueShort: "tw"},
+	"fakeroot":     {valueShort: "ils", valueLong: []string{"lib", "faked"}},
+	"proxychains":  {valueShort: "f"},
+	"proxychains4": {valueShort: "f"},
+	"torsocks":     {valueShort: "uapP", valueLong: []string{"user", "pass", "address", "port"}},
+	"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}},
+	"ltrace":       {valueShort: "aAeEnopsSu"},
+	"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1},
+	"xargs":        {valueShort: "adEeIiLlnPs", valueLong: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, xargs: true},
+	"watch":        {valueShort: "nqd", valueLong: []string{"interval", "differences", "equexit"}, joinShell: true, noJoinShort: "x", noJoinLong: "exec"},
+	"busybox":      {},
+	"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}},
+	"bunx":         {},
+	"pnpx":         {},
+	"env":          {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
+	"command":      {stopShort: "vV"},
+	"builtin":      {},
+	"exec":         {valueShort: "a"},
+	"nohup":        {},
+	"nice":         {valueShort: "n", valueLong: []string{"adjustment"}},
+	"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
+	"parallel":     {valueShort: "jSaI", valueLong: []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir", "colsep", "delimiter"}, xargs: true},
+	"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
 }
 
 // flagAliases adds, per program, the canonical short name of options that have several
@@ -94,6 +126,8 @@ type fileEffects struct {
 	rules []accessRule
 	// recursive is the canonical flag that makes every access cover the whole tree.
 	recursive string
+	// alwaysRecursive means every access covers the whole tree (rimraf).
+	alwaysRecursive bool
 	// noOperand is the access made to the cwd when the rules select no operand.
 	noOperand     cwdDefault
 	noOperandKind call.AccessKind
@@ -127,15 +161,21 @@ var programEffects = map[string]fileEffects{
 	"md5sum":    {rules: readEach},
 	"sha256sum": {rules: readEach},
 	"file":      {rules: readEach},
-	"stat":      {rules: readEach},
+	// stat and ls read names and metadata, not contents.
+	"stat": noFiles,
 	// uniq [INPUT [OUTPUT]] writes its second operand.
 	"uniq": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}},
 	"grep": {rules: []accessRule{{afterFirst, call.Read}}, recursive: "r", noOperand: cwdIfRecursive, noOperandKind: call.Read},
-	"ls":   {rules: readEach, recursive: "R", noOperand: cwdAlways, noOperandKind: call.Read},
+	"ls":   noFiles,
+	"du":   noFiles,
 
-	"touch": {rules: writeEach},
-	"mkdir": {rules: writeEach},
-	"tee":   {rules: writeEach},
+	"touch":    {rules: writeEach},
+	"truncate": {rules: writeEach},
+	"rimraf":   {rules: deleteEach, alwaysRecursive: true},
+	"zip":      {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r"},
+	"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}},
+	"mkdir":    {rules: writeEach},
+	"tee":      {rules: writeEach},
 
 	"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
 	"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
@@ -155,6 +195,19 @@ var programEffects = map[string]fileEffects{
 	"unset": noFiles, "read": noFiles, "shift": noFiles, "exit": noFiles, "return": noFiles,
 	"wait": noFiles, "type": noFiles,
 	"command": noFiles, "builtin": noFiles, "exec": noFiles, "time": noFiles,
+	"env": noFiles, "printenv": noFiles, "history": noFiles, "eval": noFiles,
+
+	// Programs whose file effects depend on their options: streams.go adds them.
+	"curl": noFiles, "wget": noFiles, "tar": noFiles, "dd": noFiles, "ssh": noFiles,
+	"scp":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
+	"rsync": {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
+	"nc":    noFiles, "ncat": noFiles, "telnet": noFiles, "socat": noFiles, "dig": noFiles,
+	"nslookup": noFiles, "host": noFiles, "ping": noFiles, "base64": {rules: readEach},
+	"xxd": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}}, "rev": {rules: readEach},
+	"tr": noFiles, "sed": {rules: []accessRule{{afterFirst, call.Read}}}, "jq": {rules: []accessRule{{afterFirst, call.Read}}},
+	"find": noFiles, "nmap": noFiles, "which": noFiles,
+	"tac": {rules: readEach}, "cut": {rules: readEach}, "strings": {rules: readEach},
+	"od": {rules: readEach}, "hexdump": {rules: readEach}, "nl": {rules: readEach},
 }
 
 // notPaths are device files that name a stream rather than data on disk: reading or writing

@@ -1,0 +1,803 @@
+package shell
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/shell/oneliner"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file follows code that a command runs in turn: the string of sh -c, eval's words,
+// ssh's remote command, find -exec's command, an interpreter's one-liner. Static code is
+// analysed (shell code parsed again, one level deeper; interpreter code inspected by the
+// interp package); code that only exists at run time is left to dataflow (flow.go) when it
+// comes from a substitution, and reported otherwise.
+
+// runs analyses the code that the command at index at runs.
+func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
+	m := &a.meta[at]
+	name := m.prog
+	switch {
+	case shells[name]:
+		a.shellCode(at, ops, opts, cwd)
+	case name == "eval":
+		a.evalCode(at, rest, cwd)
+	case name == "source" || name == ".":
+		if len(ops) > 0 {
+			a.scriptOperand(at, ops[0], cwd, nil)
+		}
+	case name == "ssh":
+		a.sshCode(at, ops)
+	case name == "find":
+		a.find(at, rest, cwd)
+	case name == "docker" || name == "podman" || name == "kubectl":
+		a.containerExec(at, rest, ops, cwd)
+	case name == "flock":
+		a.flock(at, rest, opts, cwd)
+	case name == "su":
+		for _, o := range opts {
+			if (o.name == "c" || o.name == "command") && o.hasValue {
+				a.nestedWord(at, o.val, cwd)
+			}
+		}
+	case name == "script":
+		for _, o := range opts {
+			if (o.name == "c" || o.name == "command") && o.hasValue {
+				a.nestedWord(at, o.val, cwd)
+			}
+		}
+	case name == "at" || name == "batch":
+		m.execStdin = execShell
+	default:
+		if in, ok := oneliner.Lookup(name); ok {
+			a.interpreterCode(at, in, ops, opts, cwd)
+		}
+	}
+}
+
+// flock [OPTIONS] FILE -c STRING or flock [OPTIONS] FILE COMMAND [ARGS]: runs the command
+// while holding a lock on FILE.
+func (a *analyzer) flock(at int, rest []arg, opts []option, cwd dir) {
+	for _, o := range opts {
+		if (o.name == "c" || o.name == "command") && o.hasValue {
+			a.nestedWord(at, o.val, cwd)
+			return
+		}
+	}
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if x.dynamic || !strings.HasPrefix(x.lit, "-") {
+			if i+1 < len(rest) {
+				a.command(rest[i+1:], nil, nil)
+			}
+			return
+		}
+		if x.lit == "-w" || x.lit == "-E" || x.lit == "--timeout" || x.lit == "--conflict-exit-code" {
+			i++
+		}
+	}
+}
+
+// shellCode: sh -c STRING runs STRING; sh SCRIPT runs a file; sh alone (or -s, or a
+// script of -) runs its standard input.
+func (a *analyzer) shellCode(at int, ops []arg, opts []option, cwd dir) {
+	m := &a.meta[at]
+	for _, o := range opts {
+		if o.name == "i" {
+			m.interactive = true
+		}
+	}
+	for _, o := range opts {
+		if o.name == "c" {
+			if len(ops) == 0 {
+				return
+			}
+			if ops[0].dynamic {
+				a.nestedWord(at, ops[0], cwd)
+				return
+			}
+			// sh -c CODE NAME ARG…: NAME is the code's $0 and the ARGs its $1….
+			var params map[string]string
+			for k, p := range ops[1:] {
+				if k > 9 {
+					break
+				}
+				if params == nil {
+					params = make(map[string]string)
+				}
+				if !p.dynamic {
+					params[string(rune('0'+k))] = p.lit
+				}
+			}
+			a.nestedWith(at, ops[0].lit, cwd, false, params)
+			return
+		}
+	}
+	stdin := false
+	for _, o := range opts {
+		stdin = stdin || o.name == "s"
+	}
+	if stdin || len(ops) == 0 || !ops[0].dynamic && (ops[0].lit == "-" || ops[0].lit == "/dev/stdin") {
+		m.execStdin = execShell
+		return
+	}
+	a.scriptOperand(at, ops[0], cwd, nil)
+}
+
+// scriptOperand: a file given to a shell, to source or to an interpreter is read and run.
+// When it is a process substitution (bash <(curl …)), its output is the code.
+func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interpreter) {
+	m := &a.meta[at]
+	if subst := procSubst(o.word); subst != nil {
+		m.codeSubsts = append(m.codeSubsts, subst)
+		if in != nil {
+			m.execStdin, m.lang = execInterp, in.Lang
+		} else {
+			m.execStdin = execShell
+		}
+		m.codeFromSubst = true
+		return
+	}
+	if o.dynamic {
+		a.cmds[at].Opaque = true
+		return
+	}
+	if p, ok, opaque := a.resolve(o.lit, cwd); ok {
+		if p == "/dev/stdin" {
+			if in != nil {
+				m.execStdin, m.lang = execInterp, in.Lang
+			} else {
+				m.execStdin = execShell
+			}
+			return
+		}
+		c := &a.cmds[at]
+		c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
+		c.Opaque = true // what the script does is not known
+		m.script = p
+		_ = opaque
+	}
+}
+
+// procSubst returns the process substitution that a word is, if it is exactly one.
+func procSubst(w *syntax.Word) syntax.Node {
+	if w == nil || len(w.Parts) != 1 {
+		return nil
+	}
+	if p, ok := w.Parts[0].(*syntax.ProcSubst); ok && p.Op == syntax.CmdIn {
+		return p
+	}
+	return nil
+}
+
+// cmdSubsts returns the command substitutions in a word.
+func cmdSubsts(w *syntax.Word) []syntax.Node {
+	if w == nil {
+		return nil
+	}
+	var out []syntax.Node
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.CmdSubst:
+			out = append(out, p)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if c, ok := q.(*syntax.CmdSubst); ok {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nestedWord analyses a word that is shell code: static, it is parsed again; built from
+// command substitutions, dataflow follows what they print; otherwise it is unknown.
+func (a *analyzer) nestedWord(at int, w arg, cwd dir) {
+	if !w.dynamic {
+		a.nested(at, w.lit, cwd, false)
+		return
+	}
+	a.codeFromWord(at, w, execShell, "")
+}
+
+// codeFromWord notes that the code the command runs is the word w, known only at run time.
+func (a *analyzer) codeFromWord(at int, w arg, kind execKind, lang oneliner.Lang) {
+	m := &a.meta[at]
+	if substs := cmdSubsts(w.word); len(substs) > 0 {
+		m.codeSubsts = append(m.codeSubsts, substs...)
+		m.execStdin, m.lang, m.codeFromSubst = kind, lang, true
+		return
+	}
+	c := &a.cmds[at]
+	c.Findings = appendFinding(c.Findings, findDynamicCommand, "runs code known only at run time: "+shorten(w.lit))
+}
+
+// codeWord is the word a dynamic program name comes from, when dataflow can follow it
+// ($(curl …) run as a command).
+func (a *analyzer) codeWord(prog arg) []syntax.Node {
+	return cmdSubsts(prog.word)
+}
+
+// evalCode: eval joins its words with spaces and runs the result.
+func (a *analyzer) evalCode(at int, rest []arg, cwd dir) {
+	if len(rest) == 0 {
+		return
+	}
+	line := joinArgs(rest)
+	if !line.dynamic {
+		a.nested(at, line.lit, cwd, false)
+		return
+	}
+	for _, x := range rest {
+		if x.dynamic {
+			a.codeFromWord(at, x, execShell, "")
+		}
+	}
+	// The static words around the substitution are code too: eval "rm -rf $x".
+	if !hasFinding(a.cmds[at].Findings, findDynamicCommand) && !a.meta[at].codeFromSubst {
+		c := &a.cmds[at]
+		c.Findings = appendFinding(c.Findings, findDynamicCommand, "eval of a value known only at run time")
+	}
+}
+
+// sshCode: ssh HOST COMMAND… runs COMMAND (its words joined) on HOST, in the remote
+// user's home directory. The remote machine is not this one, but deleting its root or
+// piping a download into its shell is as bad; it is analysed with this machine's home
+// standing for the remote one.
+func (a *analyzer) sshCode(at int, ops []arg) {
+	if len(ops) < 2 {
+		return
+	}
+	line := joinArgs(ops[1:])
+	c := &a.cmds[at]
+	c.Findings = appendFinding(c.Findings, findRemoteExec, shorten(ops[0].lit+": "+line.lit))
+	home, _ := a.st.get("HOME")
+	cwd := dir{}
+	if home.known {
+		cwd = dir{home.s, true}
+	}
+	if line.dynamic {
+		a.codeFromWord(at, ops[1], execShell, "")
+		return
+	}
+	a.nested(at, line.lit, cwd, true)
+}
+
+// find ROOT… EXPRESSION: -delete deletes what it finds, -exec/-execdir/-ok/-okdir run a
+// command with {} standing for each path found, below the roots.
+func (a *analyzer) find(at int, rest []arg, cwd dir) {
+	var roots []arg
+	i := 0
+	for ; i < len(rest); i++ {
+		x := rest[i]
+		if !x.dynamic && (strings.HasPrefix(x.lit, "-") || x.lit == "(" || x.lit == "!") {
+			break
+		}
+		roots = append(roots, x)
+	}
+	if len(roots) == 0 {
+		roots = []arg{{lit: "."}}
+	}
+	found := make([]arg, 0, len(roots))
+	for _, r := range roots {
+		found = append(found, belowRoot(r))
+	}
+	c := &a.cmds[at]
+	for ; i < len(rest); i++ {
+		x := rest[i]
+		if x.dynamic {
+			continue
+		}
+		switch x.lit {
+		case "-delete":
+			for _, f := range found {
+				a.addAccess(&c.Accesses, call.Delete, f, true, cwd)
+			}
+			c.Findings = appendFinding(c.Findings, findRecursiveDelete, "find "+roots[0].lit+" -delete")
+			a.pathFindings(c)
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(rest) && !(rest[j].lit == ";" || rest[j].lit == "+") {
+				j++
+			}
+			argv := make([]arg, 0, j-i-1+len(found))
+			for _, w := range rest[i+1 : j] {
+				if !w.dynamic && w.lit == "{}" {
+					argv = append(argv, found...)
+					continue
+				}
+				argv = append(argv, w)
+			}
+			if len(argv) > 0 {
+				a.command(argv, nil, nil)
+				c = &a.cmds[at]
+			}
+			i = j
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			c.Opaque = true
+		}
+	}
+}
+
+// belowRoot is a glob standing for every path below a find root.
+func belowRoot(r arg) arg {
+	if r.dynamic || r.glob {
+		return arg{lit: r.lit, dynamic: true, word: r.word}
+	}
+	p := strings.TrimSuffix(r.lit, "/")
+	if p == "" {
+		p = ""
+	}
+	pat := escapeGlob(p) + "/*"
+	return arg{lit: p + "/*", pat: pat, glob: true}
+}
+
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(`*?[]\`, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// xargsOperands adds to a command run by xargs the words it reads from standard input:
+// the paths a find upstream prints, when that is where they come from, else unknown.
+func (a *analyzer) xargsOperands(rest []arg) []arg {
+	// parallel CMD ::: A B: the words after ::: are the inputs.
+	for i, x := range rest {
+		if !x.dynamic && (x.lit == ":::" || x.lit == "::::") {
+			out := append([]arg(nil), rest[:i]...)
+			for _, y := range rest[i+1:] {
+				if y.lit != ":::" {
+					out = append(out, y)
+				}
+			}
+			return out
+		}
+	}
+	out := append([]arg(nil), rest...)
+	if len(a.pipes) > 0 {
+		from := a.pipes[len(a.pipes)-1].from
+		if from.end-from.start == 1 {
+			up := &a.meta[from.start]
+			switch {
+			case up.prog == "find":
+				for _, r := range findRoots(a.cmds[from.start].Args) {
+					out = append(out, belowRoot(r))
+				}
+				return out
+			case up.out.known && up.out.t == 0 && !up.pass:
+				// echo / | xargs rm -rf: the words are in the line.
+				return append(out, xargsWords(up.out.text)...)
+			}
+		}
+	}
+	if text, ok := a.hereString(); ok {
+		return append(out, xargsWords(text)...)
+	}
+	return append(out, arg{lit: "(standard input)", dynamic: true})
+}
+
+// xargsWords splits what xargs reads into its words (blank-separated; quotes are not
+// modelled, which only matters for words that contain blanks).
+func xargsWords(text string) []arg {
+	var out []arg
+	for _, w := range strings.Fields(text) {
+		out = append(out, arg{lit: w, glob: false})
+	}
+	if len(out) == 0 {
+		return []arg{{lit: "(standard input)", dynamic: true}}
+	}
+	return out
+}
+
+func findRoots(args []string) []arg {
+	var roots []arg
+	for _, s := range args {
+		if strings.HasPrefix(s, "-") || s == "(" || s == "!" {
+			break
+		}
+		roots = append(roots, arg{lit: s})
+	}
+	if len(roots) == 0 {
+		roots = []arg{{lit: "."}}
+	}
+	return roots
+}
+
+// interpreterCode: python -c CODE, perl -e CODE, node -e CODE, awk PROGRAM…: static code is
+// inspected; a script operand is a file run; no code and no script (or -) means standard
+// input is the code.
+func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, opts []option, cwd dir) {
+	m := &a.meta[at]
+	for _, o := range opts {
+		if !isCodeOption(in, o.name) {
+			continue
+		}
+		if !o.hasValue {
+			continue
+		}
+		if o.val.dynamic {
+			a.codeFromWord(at, o.val, execInterp, in.Lang)
+			return
+		}
+		a.inspect(at, in.Lang, o.val.lit, cwd)
+		return
+	}
+	if in.Lang == oneliner.Awk {
+		for _, o := range opts {
+			if o.name == "f" || o.name == "file" {
+				return // the program is a file
+			}
+		}
+		if len(ops) > 0 {
+			c := &a.cmds[at]
+			for _, f := range ops[1:] {
+				if !strings.Contains(f.lit, "=") || f.dynamic {
+					c.Opaque = a.addAccess(&c.Accesses, call.Read, f, false, cwd) || c.Opaque
+				}
+			}
+			if ops[0].dynamic {
+				a.codeFromWord(at, ops[0], execInterp, in.Lang)
+				return
+			}
+			a.inspect(at, in.Lang, ops[0].lit, cwd)
+		}
+		return
+	}
+	for _, o := range opts {
+		if o.name == "m" && in.Lang == oneliner.Python {
+			return // python -m module
+		}
+	}
+	if len(ops) == 0 || !ops[0].dynamic && ops[0].lit == "-" {
+		m.execStdin, m.lang = execInterp, in.Lang
+		return
+	}
+	a.scriptOperand(at, ops[0], cwd, &in)
+}
+
+func isCodeOption(in oneliner.Interpreter, name string) bool {
+	if len(name) == 1 && strings.Contains(in.CodeShort, name) {
+		return true
+	}
+	for _, l := range in.CodeLong {
+		if l == name {
+			return true
+		}
+	}
+	return false
+}
+
+// inspect applies what interpreter code does to the command that runs it.
+func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
+	if !a.spendNested(len(code)) {
+		c := &a.cmds[at]
+		c.Findings = appendFinding(c.Findings, findTooDeep, "too much nested code to analyse")
+		return
+	}
+	res := oneliner.Inspect(lang, code)
+	c := &a.cmds[at]
+	for _, f := range res.Findings {
+		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)
+		if f.ID == findEnvDump {
+			a.meta[at].out.t |= tEnvDump
+		}
+	}
+	home, _ := a.st.get("HOME")
+	resolve := func(p string) (string, bool) {
+		if p == "~" && home.known {
+			return home.s, true
+		}
+		if rest, ok := strings.CutPrefix(p, "~/"); ok && home.known {
+			p = home.s + "/" + rest
+		}
+		abs, ok, _ := a.resolve(p, cwd)
+		return abs, ok
+	}
+	for _, d := range res.Deletes {
+		if p, ok := resolve(d.Path); ok {
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Delete, Path: p, Recursive: d.Recursive})
+			if d.Recursive {
+				c.Findings = appendFinding(c.Findings, findRecursiveDelete, p)
+			}
+		}
+	}
+	for _, r := range res.Reads {
+		if p, ok := resolve(r); ok {
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
+		}
+	}
+	for _, w := range res.Writes {
+		if p, ok := resolve(w); ok {
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Write, Path: p})
+		}
+	}
+	a.pathFindings(c)
+	if a.sh.env.Sensitive != nil {
+		for _, acc := range c.Accesses {
+			if acc.Kind == call.Read && a.sh.env.Sensitive(acc) {
+				c.Findings = appendFinding(c.Findings, findCredentialsRead, acc.Path)
+				a.meta[at].out.t |= tSecret
+			}
+		}
+	}
+	if res.Sends {
+		secret := hasFinding(c.Findings, findEnvDump)
+		for _, acc := range c.Accesses {
+			if acc.Kind == call.Read && a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) {
+				secret = true
+			}
+		}
+		if secret {
+			c.Findings = appendFinding(c.Findings, findExfiltration, "the code sends credentials or the environment over the network")
+		}
+	}
+	for _, line := range res.Shell {
+		a.nested(at, line, cwd, false)
+	}
+}
+
+// nested analyses shell code that the command at index at runs, one level deeper, and
+// adds the commands it runs after it. Findings about the code as a whole (it does not
+// parse, it nests too deep) become the command's.
+func (a *analyzer) nested(at int, code string, cwd dir, remote bool) {
+	a.nestedWith(at, code, cwd, remote, nil)
+}
+
+// nestedWith is nested with positional parameters for the code.
+func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params map[string]string) {
+	c := &a.cmds[at]
+	if a.depth+1 >= maxDepth {
+		c.Findings = appendFinding(c.Findings, findTooDeep, fmt.Sprintf("shell code nested more than %d levels deep", maxDepth))
+		return
+	}
+	if !a.spendNested(len(code)) {
+		c.Findings = appendFinding(c.Findings, findTooDeep, "too much nested code to analyse")
+		return
+	}
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	start := value{}
+	if cwd.known {
+		start = value{cwd.path, true}
+	}
+	sub := analyze(code, start, a.sh, a.depth+1, params)
+	c = &a.cmds[at]
+	for _, f := range sub.Findings {
+		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)
+	}
+	a.meta[at].out.t |= sub.out
+	for _, sc := range sub.Commands {
+		if !cwd.known && !remote {
+			sc.Opaque = sc.Opaque || hasRelative(sc)
+		}
+		a.cmds = append(a.cmds, sc)
+		a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true})
+	}
+}
+
+func hasRelative(c call.Command) bool {
+	for _, o := range c.Operands {
+		if !path.IsAbs(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// spendNested takes n bytes from the budget of code all levels of one line may parse.
+func (a *analyzer) spendNested(n int) bool {
+	if n > a.sh.budget {
+		a.sh.budget = 0
+		return false
+	}
+	a.sh.budget -= n
+	return true
+}
+
+func shorten(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// secretName matches environment variable names that say they hold a secret.
+var secretName = regexp.MustCompile(`(?i)(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH_KEY|SESSION_KEY|_PAT$|^PAT_)`)
+
+// notSecretName are names that match secretName but hold no secret themselves.
+func notSecretName(n string) bool {
+	u := strings.ToUpper(n)
+	for _, suffix := range []string{"_FILE", "_PATH", "_DIR", "_URL", "_ID", "_NAME", "_TYPE", "_HOST", "_ENDPOINT", "_SOCK", "_EXPIRY", "_EXPIRES"} {
+		if strings.HasSuffix(u, suffix) {
+			return true
+		}
+	}
+	return u == "AWS_ACCESS_KEY_ID" || u == "SSH_AUTH_SOCK"
+}
+
+// printers print their arguments.
+var printers = map[string]bool{"echo": true, "printf": true, "print": true, "printenv": true}
+
+// wordFindings notes, for dataflow and as findings, what a command's words read at run
+// time: secret environment variables and command substitutions.
+func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Finding) []call.Finding {
+	for _, w := range words {
+		if w == nil || len(w.Parts) == 1 {
+			if w != nil {
+				if _, lit := w.Parts[0].(*syntax.Lit); lit {
+					continue
+				}
+				if _, sq := w.Parts[0].(*syntax.SglQuoted); sq {
+					continue
+				}
+			}
+		}
+		syntax.Walk(w, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.ParamExp:
+				if n.Param != nil && secretName.MatchString(n.Param.Value) && !notSecretName(n.Param.Value) {
+					if v, _ := a.st.get(n.Param.Value); !v.known {
+						if printers[m.prog] || downloaders[m.prog] || m.netArgs {
+							// Printed into the agent's context, or sent: worth a flag. Only
+							// tested or passed to a program, it is not.
+							fs = appendFinding(fs, findSecretEnv, "$"+n.Param.Value)
+						}
+						m.secretArgs = true
+						m.secretWords = append(m.secretWords, w)
+					}
+				}
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				m.substs = append(m.substs, n)
+				return false
+			}
+			return true
+		})
+	}
+	return fs
+}
+
+// assignFindings reports assignments that change where packages come from or switch off
+// shell history: GOPROXY=… go get, HISTFILE=/dev/null.
+func (a *analyzer) assignFindings(as []*syntax.Assign, fs []call.Finding) []call.Finding {
+	for _, x := range as {
+		if x.Name == nil {
+			continue
+		}
+		name := x.Name.Value
+		val := ""
+		if x.Value != nil {
+			val = x.Value.Lit()
+		}
+		switch strings.ToUpper(name) {
+		case "HISTFILE":
+			if val == "" || val == "/dev/null" {
+				fs = appendFinding(fs, findLogTamper, name+"="+val)
+			}
+		case "HISTSIZE", "HISTFILESIZE", "SAVEHIST":
+			if val == "0" || val == "" {
+				fs = appendFinding(fs, findLogTamper, name+"="+val)
+			}
+		default:
+			if registryVars[strings.ToLower(name)] {
+				fs = appendFinding(fs, findRegistry, name+"="+val)
+			}
+		}
+	}
+	return fs
+}
+
+// hdocFlow is what a here-document or here-string feeds a command: its text when it can be
+// known (a quoted delimiter, or only known variables in it).
+func (a *analyzer) hdocFlow(w *syntax.Word, hereString bool) flowVal {
+	if w == nil {
+		return flowVal{known: true}
+	}
+	var v flowVal
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.CmdSubst:
+			v.substs = append(v.substs, p)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if c, ok := q.(*syntax.CmdSubst); ok {
+					v.substs = append(v.substs, c)
+				}
+			}
+		}
+	}
+	if hereString {
+		fields := a.expand(a.rargs[:0], w, true)
+		a.rargs = fields[:0]
+		if len(fields) == 1 && !fields[0].dynamic {
+			v.text, v.known = fields[0].lit+"\n", true
+		}
+		return v
+	}
+	text, ok := a.heredocText(w)
+	v.text, v.known = text, ok
+	return v
+}
+
+// heredocText expands a here-document body: parameters are expanded (when known), and
+// nothing else is; command substitutions make it unknown.
+func (a *analyzer) heredocText(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.ParamExp:
+			v, ok := a.param(p, true)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(v)
+		default:
+			return "", false
+		}
+		if b.Len() > MaxInput {
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// fileTaint is what reading a file brings into a pipeline.
+func (a *analyzer) fileTaint(acc call.Access) taint {
+	if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) {
+		return tSecret
+	}
+	if strings.HasPrefix(acc.Path, "/proc/") && strings.HasSuffix(acc.Path, "/environ") {
+		return tEnvDump
+	}
+	return 0
+}
+
+// containerExec: docker exec CONTAINER COMMAND… and kubectl exec POD -- COMMAND… run the
+// command in a container, whose volumes may hold real data; the command is analysed.
+func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
+	if len(ops) == 0 || ops[0].lit != "exec" {
+		return
+	}
+	if a.meta[at].prog == "kubectl" {
+		for i, x := range rest {
+			if !x.dynamic && x.lit == "--" && i+1 < len(rest) {
+				a.command(rest[i+1:], nil, nil)
+				return
+			}
+		}
+		return
+	}
+	// docker exec [OPTIONS] CONTAINER COMMAND [ARG…]: options come before the container.
+	seen := false
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if x.dynamic || !strings.HasPrefix(x.lit, "-") {
+			if !seen {
+				seen = x.lit == "exec" // the subcommand
+				continue
+			}
+			if i+1 < len(rest) {
+				a.command(rest[i+1:], nil, nil)
+			}
+			return
+		}
+		switch x.lit {
+		case "-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys":
+			i++
+		}
+	}
+}

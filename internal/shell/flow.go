@@ -1,0 +1,448 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/shell/oneliner"
+	"github.com/moatdev/moat/internal/shell/sqlscan"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Dataflow: after the walk, what each command writes to its standard output is followed
+// into what reads it (the next command of a pipeline, a command substitution, a process
+// substitution), so that harmless halves can add up to a finding: a secret read piped into
+// curl is exfiltration, a download piped into sh is remote code execution, base64 -d piped
+// into sh is obfuscated execution (and when the payload is in the line, it is decoded and
+// analysed as code).
+
+// taint is what kind of data a stream carries.
+type taint uint8
+
+const (
+	tSecret   taint = 1 << iota // credentials: a secret file or environment variable
+	tEnvDump                    // the whole environment
+	tDownload                   // fetched from the network
+	tDecoded                    // passed through a decoder (base64 -d, xxd -r, rev…)
+	tNetwork                    // read from a raw connection: a remote party controls it
+	tShell                      // the output of an interactive shell
+)
+
+// flowVal is what flows through a stream: its kinds, and its text when it is known.
+type flowVal struct {
+	t      taint
+	text   string
+	known  bool
+	substs []syntax.Node // command substitutions in a here-document
+}
+
+func (v flowVal) join(w flowVal) flowVal {
+	return flowVal{t: v.t | w.t}
+}
+
+type span struct{ start, end int }
+
+// pipeIn is the input of the right-hand side of a pipe: the commands of its left side.
+type pipeIn struct {
+	from   span
+	stderr bool
+}
+
+// execKind says what a command runs the code it reads as.
+type execKind uint8
+
+const (
+	execNone execKind = iota
+	execShell
+	execInterp
+)
+
+// cmdMeta is what dataflow needs to know about one command.
+type cmdMeta struct {
+	prog   string // canonical program name; "" when dynamic
+	nested bool   // emitted by analysing code nested in another command
+	cwd    dir    // the working directory it runs in
+
+	piped    bool // standard input comes from a pipe: in
+	in       pipeIn
+	ownStdin bool // standard input comes from a redirection, here-document or here-string
+	stdin    flowVal
+
+	stdoutRedirected bool   // standard output goes to a file, not to the pipe
+	stdoutFile       string // that file, when known
+	netRedirect      bool   // a redirection connects to /dev/tcp or /dev/udp
+
+	out     flowVal // what the command produces of its own
+	pass    bool    // standard input flows through to standard output
+	decoder bool    // its output is decoded from its input
+	decode  func(string) (string, bool)
+
+	execStdin     execKind      // runs code read from standard input, or from codeSubsts
+	lang          oneliner.Lang // for execInterp
+	codeSubsts    []syntax.Node // substitutions whose output is the code run
+	codeFromSubst bool
+	interactive   bool   // a shell with -i
+	script        string // a file it runs as code
+
+	substs      []syntax.Node  // substitutions in its words
+	laterCode   []arg          // shell code an option runs (git -c alias.x='!cmd', tar --checkpoint-action=exec=cmd)
+	params      []arg          // its arguments, for sh -c CODE NAME ARGS…: the code's $0, $1…
+	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)
+	secretWords []*syntax.Word // words that read secret environment variables
+	secretArgs  bool           // its words read secret environment variables
+	netSink     bool           // sends its standard input over the network
+	netArgs     bool           // a network command: its arguments go over the network
+	sendsArgs   bool           // sends data given in its arguments (curl -d DATA)
+	dns         bool           // a DNS lookup: the names it looks up go out
+	uploads     []string       // files it sends
+	uploadTrees bool           // the uploads may be directories, sent whole (scp -r, rsync)
+	downloads   []string       // files it downloads to
+	saves       bool           // a download saved to a file, not printed
+	sql         bool           // reads SQL from standard input
+	redis       bool           // reads redis commands from standard input
+
+	state    uint8 // outOf: 0 not computed, 1 in progress, 2 done
+	produced flowVal
+	result   flowVal
+}
+
+// flow runs dataflow over the commands the walk emitted.
+func (a *analyzer) flow() {
+	n := len(a.cmds)
+	a.taintFiles(n)
+	for i := 0; i < n; i++ {
+		if a.meta[i].nested {
+			continue
+		}
+		a.sinks(i)
+	}
+	a.downloadExec(n)
+}
+
+// inOf is what the command at i reads on its standard input.
+func (a *analyzer) inOf(i int) flowVal {
+	m := &a.meta[i]
+	switch {
+	case m.ownStdin:
+		v := m.stdin
+		for _, s := range v.substs {
+			v.t |= a.substOut(s).t
+		}
+		return v
+	case m.piped:
+		return a.rangeOut(m.in.from)
+	}
+	return flowVal{}
+}
+
+// rangeOut is what a group of commands writes: the union of their outputs, with the text
+// known only when there is one command.
+func (a *analyzer) rangeOut(s span) flowVal {
+	var v flowVal
+	count := 0
+	for j := s.start; j < s.end && j < len(a.meta); j++ {
+		if a.meta[j].nested {
+			continue
+		}
+		o := a.outOf(j)
+		if count == 0 {
+			v = o
+		} else {
+			v = v.join(o)
+		}
+		count++
+	}
+	return v
+}
+
+func (a *analyzer) substOut(n syntax.Node) flowVal {
+	s, ok := a.substs[n]
+	if !ok {
+		return flowVal{}
+	}
+	return a.rangeOut(s)
+}
+
+// outOf is what the command at i writes to its standard output.
+func (a *analyzer) outOf(i int) flowVal {
+	m := &a.meta[i]
+	switch m.state {
+	case 1:
+		return flowVal{} // a cycle cannot happen in a line; be safe if it does
+	case 2:
+		return m.result
+	}
+	m.state = 1
+	v := m.out
+	for _, s := range m.substs {
+		// echo "$(cat key)" prints what the substitution printed.
+		v.t |= a.substOut(s).t &^ tDownload
+	}
+	if m.secretArgs && (m.prog == "echo" || m.prog == "printf") {
+		v.t |= tSecret
+	}
+	if m.pass {
+		in := a.inOf(i)
+		v.t |= in.t
+		switch {
+		case m.decode != nil && in.known:
+			if text, ok := m.decode(in.text); ok {
+				v.text, v.known = text, true
+			}
+		case m.decoder:
+		case in.known && (m.prog == "cat" && len(a.cmds[i].Operands) == 0 || m.prog == "tee"):
+			v.text, v.known = in.text, true
+		}
+	}
+	if m.decoder {
+		v.t |= tDecoded
+	}
+	if m.interactive || m.execStdin == execShell && !m.codeFromSubst {
+		v.t |= tShell
+	}
+	m.produced = v
+	if m.stdoutRedirected {
+		v = flowVal{}
+	}
+	m.result = v
+	m.state = 2
+	return v
+}
+
+// sinks reports what flows into the command at i that makes a finding.
+func (a *analyzer) sinks(i int) {
+	m := &a.meta[i]
+	var code flowVal
+	hasCode := false
+	switch {
+	case m.codeFromSubst:
+		for k, s := range m.codeSubsts {
+			o := a.substOut(s)
+			if k == 0 {
+				code = o
+			} else {
+				code = code.join(o)
+			}
+		}
+		hasCode = true
+	case m.execStdin != execNone:
+		code = a.inOf(i)
+		hasCode = m.ownStdin || m.piped
+	}
+	if hasCode {
+		a.runFlow(i, code)
+	}
+	in := a.inOf(i)
+	c := &a.cmds[i]
+	if m.netSink && in.t&(tSecret|tEnvDump) != 0 {
+		*c = withFinding(*c, findExfiltration, "sends "+describeTaint(in.t)+" read earlier in the line to "+netHosts(c))
+	}
+	if m.prog == "" && in.t&tNetwork != 0 {
+		*c = withFinding(*c, findReverseShell, "runs commands read from a network connection")
+	}
+	if m.netSink && in.t&tShell != 0 {
+		*c = withFinding(*c, findReverseShell, "an interactive shell's output is sent to "+netHosts(c))
+	}
+	if m.netArgs {
+		var args taint
+		for _, s := range m.substs {
+			args |= a.substOut(s).t
+		}
+		for _, w := range m.secretWords {
+			if !slices.Contains(m.authWords, w) {
+				// A token in an Authorization header goes to the service it is for; in
+				// the URL or the data it goes wherever the command sends it.
+				args |= tSecret
+			}
+		}
+		switch {
+		case args&(tSecret|tEnvDump) != 0:
+			*c = withFinding(*c, findExfiltration, "sends "+describeTaint(args)+" in its arguments to "+netHosts(c))
+		case m.dns && len(m.substs) > 0:
+			*c = withFinding(*c, findDNSExfil, "looks up a name computed at run time")
+		}
+		for _, p := range m.uploads {
+			acc := call.Access{Kind: call.Read, Path: p, Recursive: m.uploadTrees}
+			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[p]&(tSecret|tEnvDump) != 0 {
+				*c = withFinding(*c, findExfiltration, "uploads "+p+" to "+netHosts(c))
+			}
+		}
+	}
+	if m.netRedirect {
+		out := a.outOfProduced(i)
+		switch {
+		case shells[m.prog] || m.prog == "" && m.execStdin == execShell:
+			*c = withFinding(*c, findReverseShell, "a shell's input and output are a network connection")
+		case out.t&(tSecret|tEnvDump) != 0:
+			*c = withFinding(*c, findExfiltration, "writes "+describeTaint(out.t)+" to a network connection")
+		default:
+			*c = withFinding(*c, findRawSocket, "redirects to /dev/tcp or /dev/udp")
+		}
+	}
+	if m.sql && in.known {
+		for _, f := range sqlscan.SQL(in.text) {
+			*c = withFinding(*c, f.ID, f.Evidence)
+		}
+	}
+	if m.redis && in.known {
+		for _, f := range sqlscan.RedisScript(in.text) {
+			*c = withFinding(*c, f.ID, f.Evidence)
+		}
+	}
+}
+
+func (a *analyzer) outOfProduced(i int) flowVal {
+	a.outOf(i)
+	return a.meta[i].produced
+}
+
+// runFlow judges code that the command at i runs, given what it is made of.
+func (a *analyzer) runFlow(i int, code flowVal) {
+	m := &a.meta[i]
+	c := &a.cmds[i]
+	if code.t&tDownload != 0 {
+		*c = withFinding(*c, findPipeToShell, "runs what it downloads")
+	}
+	if code.t&tNetwork != 0 {
+		*c = withFinding(*c, findReverseShell, "runs what it reads from a network connection")
+	}
+	switch {
+	case code.known:
+		if code.t&tDecoded != 0 {
+			*c = withFinding(*c, findEncodedCommand, shorten(strings.TrimSpace(code.text)))
+		}
+		cwd := a.cwdAt(i)
+		if m.execStdin == execInterp {
+			a.inspect(i, m.lang, code.text, cwd)
+		} else {
+			a.nested(i, code.text, cwd, false)
+		}
+	case code.t&tDecoded != 0:
+		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
+	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst:
+		*c = withFinding(*c, findDynamicCommand, "runs code that a command substitution prints")
+	}
+}
+
+// cwdAt is the working directory code run by the command at i starts in: the one of the
+// command, when it resolved its own relative paths; unknown otherwise.
+func (a *analyzer) cwdAt(i int) dir {
+	return a.meta[i].cwd
+}
+
+// downloadExec reports a file downloaded and then run in the same line.
+func (a *analyzer) downloadExec(n int) {
+	var got []string
+	for i := 0; i < n; i++ {
+		m := &a.meta[i]
+		if m.nested {
+			continue
+		}
+		c := &a.cmds[i]
+		for _, acc := range c.Accesses {
+			if acc.Kind == call.Exec && contains(got, acc.Path) {
+				*c = withFinding(*c, findDownloadExec, "runs "+acc.Path+", downloaded earlier in the line")
+			}
+		}
+		if m.script != "" && contains(got, m.script) {
+			*c = withFinding(*c, findDownloadExec, "runs "+m.script+", downloaded earlier in the line")
+		}
+		got = append(got, m.downloads...)
+		if m.stdoutFile != "" && a.outOfProduced(i).t&tDownload != 0 {
+			got = append(got, m.stdoutFile)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func withFinding(c call.Command, id, evidence string) call.Command {
+	c.Findings = appendFinding(c.Findings, id, evidence)
+	return c
+}
+
+func describeTaint(t taint) string {
+	var parts []string
+	if t&tSecret != 0 {
+		parts = append(parts, "credentials")
+	}
+	if t&tEnvDump != 0 {
+		parts = append(parts, "the environment")
+	}
+	if len(parts) == 0 {
+		return "data"
+	}
+	return strings.Join(parts, " and ")
+}
+
+func netHosts(c *call.Command) string {
+	var hosts []string
+	for _, n := range c.Net {
+		if n.Host != "" {
+			hosts = append(hosts, n.Host)
+		}
+	}
+	if len(hosts) == 0 {
+		return "the network"
+	}
+	return strings.Join(hosts, ", ")
+}
+
+// lineOut is what the line as a whole writes to its standard output, for a line nested in
+// another command (sh -c '…' | curl …).
+func (a *analyzer) lineOut() taint {
+	var t taint
+	for i := range a.meta {
+		if !a.meta[i].nested {
+			t |= a.outOf(i).t
+		}
+	}
+	return t
+}
+
+// taintFiles records the files that commands of the line write secret data into (env >
+// /tmp/e, cp ~/.aws/credentials /tmp/c), so that sending such a file later in the line is
+// judged as sending the secret.
+func (a *analyzer) taintFiles(n int) {
+	for i := 0; i < n; i++ {
+		m := &a.meta[i]
+		if m.nested {
+			continue
+		}
+		var t taint
+		if m.stdoutFile != "" {
+			t = a.outOfProduced(i).t & (tSecret | tEnvDump)
+		}
+		secretRead := false
+		for _, acc := range a.cmds[i].Accesses {
+			if acc.Kind == call.Read && !acc.Redirect && (a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[acc.Path] != 0) {
+				secretRead = true
+			}
+		}
+		for _, acc := range a.cmds[i].Accesses {
+			if acc.Kind != call.Write {
+				continue
+			}
+			wt := taint(0)
+			if acc.Redirect && acc.Path == m.stdoutFile {
+				wt = t
+			} else if !acc.Redirect && secretRead {
+				wt = tSecret
+			}
+			if wt != 0 {
+				if a.tainted == nil {
+					a.tainted = make(map[string]taint)
+				}
+				a.tainted[acc.Path] |= wt
+			}
+		}
+	}
+}

@@ -1,0 +1,950 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// This file holds what moat knows about what programs do beyond the files named by their
+// operands (tables.go): findings that a subcommand, an option or an operand is evidence of.
+// The knowledge is data: a rule names the program, the leading operands (subcommand) it
+// applies to, the options or operand that must be present, and the finding. The few effects
+// that need more than that (SQL, curl's uploads, chmod's mode…) are named functions,
+// listed in the same table.
+
+// view is a parsed command as rules read it.
+type view struct {
+	name  string   // canonical program name
+	args  []arg    // every word after the program
+	ops   []string // operands, lower-cased where the rule compares them
+	raw   []arg    // operands as parsed
+	opts  []option // options, canonical names
+	flags []string
+}
+
+func (v *view) flag(names ...string) bool {
+	for _, o := range v.opts {
+		if slices.Contains(names, o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// value returns the values of the options named.
+func (v *view) values(names ...string) []arg {
+	var out []arg
+	for _, o := range v.opts {
+		if o.hasValue && slices.Contains(names, o.name) {
+			out = append(out, o.val)
+		}
+	}
+	return out
+}
+
+// hasArg reports whether the literal word s is among the arguments ("--" included).
+func (v *view) hasArg(s string) bool {
+	for _, x := range v.args {
+		if !x.dynamic && x.lit == s {
+			return true
+		}
+	}
+	return false
+}
+
+// rule is one piece of knowledge about a program.
+type rule struct {
+	// sub are the leading operands the rule applies to, each a set of alternatives
+	// separated by |, or * for any; nil for any command of the program.
+	sub []string
+	// anyOf are options at least one of which must be given; noneOf may not be given.
+	anyOf  []string
+	noneOf []string
+	// operand is a pattern (path.Match, on the lower-cased word) that some operand after
+	// sub must match.
+	operand string
+	// when computes the evidence itself, for knowledge the fields cannot express; it
+	// returns "" when the rule does not apply.
+	when    func(*analyzer, *view) string
+	finding string
+}
+
+// effectRules maps a canonical program name to its rules.
+var effectRules = map[string][]rule{
+	"git": {
+		{sub: []string{"push"}, anyOf: []string{"f", "force"}, finding: findForcePush},
+		{sub: []string{"push"}, operand: "+*", finding: findForcePush},
+		{sub: []string{"push"}, anyOf: []string{"mirror"}, finding: findForcePush},
+		{sub: []string{"push"}, anyOf: []string{"delete", "d"}, finding: findBranchDelete},
+		{sub: []string{"push"}, operand: ":*", finding: findBranchDelete},
+		{sub: []string{"reset"}, anyOf: []string{"hard", "merge"}, finding: findResetHard},
+		{sub: []string{"clean"}, anyOf: []string{"f", "force"}, noneOf: []string{"n", "dry-run"}, finding: findGitClean},
+		{sub: []string{"checkout"}, when: gitCheckoutDiscards, finding: findGitDiscard},
+		{sub: []string{"restore"}, when: gitRestoreDiscards, finding: findGitDiscard},
+		{sub: []string{"switch"}, anyOf: []string{"discard-changes", "f", "force"}, finding: findGitDiscard},
+		{sub: []string{"stash", "drop|clear"}, finding: findStashDrop},
+		{sub: []string{"branch"}, anyOf: []string{"D"}, finding: findBranchDelete},
+		{sub: []string{"branch"}, when: gitBranchForceDelete, finding: findBranchDelete},
+		{sub: []string{"filter-branch|filter-repo"}, finding: findHistoryRewrite},
+		{sub: []string{"reflog", "expire|delete"}, finding: findHistoryRewrite},
+		{sub: []string{"update-ref"}, anyOf: []string{"d"}, finding: findHistoryRewrite},
+		{sub: []string{"config"}, operand: "core.hookspath", finding: findGitHooks},
+		{sub: []string{"config"}, operand: "core.fsmonitor", finding: findGitHooks},
+		{sub: []string{"config"}, operand: "core.sshcommand", finding: findGitHooks},
+		{when: gitConfigCode, finding: ""},
+		{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
+		{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
+	},
+	"kubectl": {
+		{sub: []string{"delete"}, finding: findInfraDelete},
+		{sub: []string{"drain"}, finding: findInfraDelete},
+		{sub: []string{"get|describe", "secret|secrets"}, when: kubectlSecretValues, finding: findCredentialsRead},
+	},
+	"helm": {{sub: []string{"uninstall|delete|del|un"}, finding: findInfraDelete}},
+	"terraform": {
+		{sub: []string{"destroy"}, finding: findInfraDelete},
+		{sub: []string{"apply"}, when: terraformApplyDestroy, finding: findInfraDelete},
+		{sub: []string{"state", "rm"}, finding: findInfraDelete},
+		{sub: []string{"workspace", "delete"}, finding: findInfraDelete},
+	},
+	"tofu":   {{sub: []string{"destroy"}, finding: findInfraDelete}},
+	"pulumi": {{sub: []string{"destroy"}, finding: findInfraDelete}},
+	"aws": {
+		{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
+		{sub: []string{"configure", "get"}, operand: "*secret*", finding: findCredentialsRead},
+		{when: awsDestructive, finding: findInfraDelete},
+		{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
+	},
+	"gh": {
+		{sub: []string{"auth", "token"}, finding: findCredentialsRead},
+		{when: cliVerb(3), finding: findInfraDelete},
+		{sub: []string{"repo", "archive"}, finding: findInfraDelete},
+		{sub: []string{"api"}, when: httpMethodDelete, finding: findHTTPDelete},
+	},
+	"curl":  {{when: httpMethodDelete, finding: findHTTPDelete}},
+	"http":  {{sub: []string{"delete"}, finding: findHTTPDelete}},
+	"https": {{sub: []string{"delete"}, finding: findHTTPDelete}},
+	"xh":    {{sub: []string{"delete"}, finding: findHTTPDelete}},
+	"rclone": {
+		{sub: []string{"sync|move|moveto"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
+		{when: cliVerb(1), finding: findInfraDelete},
+	},
+	"restic":                {{when: cliVerb(1), finding: findInfraDelete}},
+	"borg":                  {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
+	"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}},
+	"kafka-topics":          {{anyOf: []string{"delete"}, finding: findInfraDelete}},
+	"kafka-consumer-groups": {{anyOf: []string{"delete", "delete-offsets", "reset-offsets"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
+	"kafka-acls":            {{anyOf: []string{"remove"}, finding: findInfraDelete}},
+	"kafka-configs":         {{anyOf: []string{"delete-config"}, finding: findInfraDelete}},
+	"kafka-delete-records":  {{finding: findInfraDelete}},
+	"rabbitmqctl":           {{when: cliVerb(1), finding: findInfraDelete}},
+	"rabbitmqadmin":         {{when: cliVerb(1), finding: findInfraDelete}},
+	"psql":                  {{when: sqlArgs, finding: ""}},
+	"mysql":                 {{when: sqlArgs, finding: ""}},
+	"mariadb":               {{when: sqlArgs, finding: ""}},
+	"sqlite3":               {{when: sqlArgs, finding: ""}},
+	"clickhouse-client":     {{when: sqlArgs, finding: ""}},
+	"cockroach":             {{when: sqlArgs, finding: ""}},
+	"redis-cli":             {{when: redisArgs, finding: ""}},
+	"mongosh":               {{when: mongoArgs, finding: ""}},
+	"mongo":                 {{when: mongoArgs, finding: ""}},
+	"mkfs":                  {{operand: "/dev/*", finding: findDiskWipe}},
+	"mke2fs":                {{operand: "/dev/*", finding: findDiskWipe}},
+	"mkswap":                {{operand: "/dev/*", finding: findDiskWipe}},
+	"wipefs":                {{operand: "/dev/*", finding: findDiskWipe}},
+	"blkdiscard":            {{operand: "/dev/*", finding: findDiskWipe}},
+	"fdisk":                 {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
+	"sfdisk":                {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
+	"cfdisk":                {{operand: "/dev/*", finding: findDiskWipe}},
+	"sgdisk":                {{operand: "/dev/*", noneOf: []string{"p", "print", "i", "info"}, finding: findDiskWipe}},
+	"gdisk":                 {{operand: "/dev/*", noneOf: []string{"l"}, finding: findDiskWipe}},
+	"parted":                {{when: partedWrites, finding: findDiskWipe}},
+	"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
+	"docker": {
+		{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape},
+		{sub: []string{"container", "run|create"}, when: containerEscape, finding: findContainerEscape},
+		{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
+		{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
+		{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
+	},
+	"podman":      {{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape}},
+	"nsenter":     {{finding: findNamespace}},
+	"chroot":      {{finding: findNamespace}},
+	"unshare":     {{finding: findNamespace}},
+	"su":          {{finding: findSudo}},
+	"sudo":        {{finding: findSudo}},
+	"doas":        {{finding: findSudo}},
+	"pkexec":      {{finding: findSudo}},
+	"run0":        {{finding: findSudo}},
+	"useradd":     {{finding: findAccount}},
+	"adduser":     {{finding: findAccount}},
+	"userdel":     {{finding: findAccount}},
+	"deluser":     {{finding: findAccount}},
+	"usermod":     {{finding: findAccount}},
+	"groupadd":    {{finding: findAccount}},
+	"gpasswd":     {{finding: findAccount}},
+	"passwd":      {{finding: findAccount}},
+	"chpasswd":    {{finding: findAccount}},
+	"visudo":      {{finding: findAccount}},
+	"dscl":        {{sub: []string{"*", "-create|-append|-delete|-passwd"}, finding: findAccount}},
+	"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
+	"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
+	"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
+	"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
+	"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
+	"journalctl":  {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
+	"unset":       {{operand: "histfile", finding: findLogTamper}},
+	"set":         {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
+	"env":         {{when: noOperands, finding: findEnvDump}},
+	"printenv":    {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
+	"export":      {{when: exportDump, finding: findEnvDump}},
+	"declare":     {{when: declareDump, finding: findEnvDump}},
+	"typeset":     {{when: declareDump, finding: findEnvDump}},
+	"nmap":        {{finding: findNetScan}},
+	"masscan":     {{finding: findNetScan}},
+	"zmap":        {{finding: findNetScan}},
+	"rustscan":    {{finding: findNetScan}},
+	"naabu":       {{finding: findNetScan}},
+	"arp-scan":    {{finding: findNetScan}},
+	"netdiscover": {{finding: findNetScan}},
+	"hping3":      {{finding: findNetScan}},
+	"nc":          {{when: netcat, finding: ""}},
+	"ncat":        {{when: netcat, finding: ""}},
+	"telnet":      {{when: hostOperand, finding: findRawSocket}},
+	"socat":       {{when: socat, finding: ""}},
+	"dig":         {{when: dnsQuery, finding: findDNSExfil}},
+	"nslookup":    {{when: dnsQuery, finding: findDNSExfil}},
+	"host":        {{when: dnsQuery, finding: findDNSExfil}},
+	"drill":       {{when: dnsQuery, finding: findDNSExfil}},
+	"pip":         {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
+	"npm":         {{when: npmRegistry, finding: ""}},
+	"pnpm":        {{when: npmRegistry, finding: ""}},
+	"yarn":        {{when: npmRegistry, finding: ""}},
+	"bun":         {{when: npmRegistry, finding: ""}},
+	"go":          {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
+	"cargo":       {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}},
+	"gem":         {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}},
+	"java":        {{when: javaCLIVerb, finding: findInfraDelete}},
+	"dropdb":      {{finding: findDBDrop}},
+	"mysqladmin":  {{sub: []string{"drop"}, finding: findDBDrop}},
+	"prisma":      {{sub: []string{"migrate", "reset"}, finding: findDBDrop}, {sub: []string{"db", "push"}, anyOf: []string{"force-reset", "accept-data-loss"}, finding: findDBDrop}},
+	"rails":       {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
+	"rake":        {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
+	"python":      {{when: djangoFlush, finding: findDBDrop}},
+	"diskutil":    {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
+	"auditctl":    {{anyOf: []string{"D"}, finding: findLogTamper}, {when: auditctlDisable, finding: findLogTamper}},
+	"tcpdump":     {{finding: findNetScan}},
+	"ztcp":        {{when: ztcp, finding: findRawSocket}},
+	"tshark":      {{finding: findNetScan}},
+	"setcap":      {{when: setcapPrivileged, finding: findSetuid}},
+	"install":     {{when: installSetuid, finding: findSetuid}},
+	"gpg":         {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
+	"security":    {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
+	"bundle":      {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
+	"tar":         {{when: tarRunsCode, finding: ""}},
+	"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+	"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+}
+
+// infraCLIs are command-line tools of clouds, clusters, secret stores, backups and
+// hosted services, whose destructive subcommands are spelled with a common verb.
+var infraCLIs = []string{
+	"gcloud", "az", "vault", "op", "doppler", "velero", "nats", "circleci", "gitlab-runner", "glab",
+	"heroku", "fly", "flyctl", "vercel", "netlify", "firebase", "supabase", "doctl", "hcloud",
+	"linode-cli", "oci", "ibmcloud", "eksctl", "gsutil", "s3cmd", "mc", "consul", "nomad",
+	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
+	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
+}
+
+func init() {
+	for _, name := range infraCLIs {
+		effectRules[name] = append(effectRules[name], rule{when: cliVerb(4), finding: findInfraDelete})
+	}
+}
+
+// destructiveVerbs are subcommand words that destroy what they name.
+var destructiveVerbs = map[string]bool{
+	"delete": true, "del": true, "destroy": true, "purge": true, "prune": true, "remove": true,
+	"rm": true, "rmdir": true, "rb": true, "forget": true, "uninstall": true, "unregister": true,
+	"revoke": true, "disable": true, "drop": true, "wipe": true, "terminate": true, "erase": true,
+	"deletefile": true, "deregister": true, "truncate": true, "flush": true, "nuke": true,
+	"remove-secret": true, "undeploy": true, "teardown": true, "unsubscribe": true,
+}
+
+func destructiveVerb(w string) bool {
+	if destructiveVerbs[w] {
+		return true
+	}
+	for _, p := range []string{"delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear"} {
+		if strings.HasPrefix(w, p+"-") || strings.HasPrefix(w, p+"_") || strings.HasSuffix(w, "-"+p) || strings.HasSuffix(w, "_"+p) {
+			return true
+		}
+	}
+	return false
+}
+
+// cliVerb returns a rule body that finds a destructive verb among the first n operands.
+func cliVerb(n int) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		for i, w := range v.ops {
+			if i >= n {
+				break
+			}
+			if destructiveVerb(w) {
+				return strings.Join(v.ops[:i+1], " ")
+			}
+		}
+		return ""
+	}
+}
+
+// effects applies the program's knowledge to a command: findings from the rules, the
+// command's network connections and what dataflow needs to know about it, and findings
+// about the paths it touches.
+func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg, opts []option, cwd dir) {
+	name := m.prog
+	v := view{name: name, args: rest, raw: ops, opts: opts, flags: cmd.Flags}
+	v.ops = make([]string, len(ops))
+	for i, o := range ops {
+		v.ops[i] = strings.ToLower(o.lit)
+	}
+	for _, r := range effectRules[name] {
+		evidence, ok := a.applies(&r, &v)
+		if !ok {
+			continue
+		}
+		if r.when != nil {
+			evidence = r.when(a, &v)
+			if evidence == "" {
+				continue
+			}
+		}
+		if r.finding == "" {
+			// The rule's body reported its findings itself (a.pending).
+			continue
+		}
+		cmd.Findings = appendFinding(cmd.Findings, r.finding, evidence)
+	}
+	cmd.Findings = append(cmd.Findings, a.pending...)
+	a.pending = a.pending[:0]
+	m.laterCode = append(m.laterCode, a.later...)
+	a.later = a.later[:0]
+	if hasFinding(cmd.Findings, findCredentialsRead) {
+		m.out.t |= tSecret // gpg --export-secret-keys, gh auth token: they print secrets
+	}
+	a.streamEffects(cmd, m, &v, cwd)
+	if name == "rm" && cmd.HasFlag("r") {
+		cmd.Findings = appendFinding(cmd.Findings, findRecursiveDelete, strings.Join(cmd.Operands, " "))
+	}
+	for _, acc := range cmd.Accesses {
+		if acc.Kind == call.Delete && acc.Recursive {
+			cmd.Findings = appendFinding(cmd.Findings, findRecursiveDelete, acc.Path)
+		}
+	}
+	a.pathFindings(cmd)
+	if a.sh.env.Sensitive != nil {
+		for _, acc := range cmd.Accesses {
+			if acc.Kind == call.Read && a.sh.env.Sensitive(acc) {
+				cmd.Findings = appendFinding(cmd.Findings, findCredentialsRead, acc.Path)
+				if !acc.Redirect {
+					m.out.t |= tSecret
+				}
+			}
+		}
+	}
+}
+
+// applies checks the data fields of a rule against the command, returning the evidence.
+func (a *analyzer) applies(r *rule, v *view) (string, bool) {
+	if len(r.sub) > len(v.ops) {
+		return "", false
+	}
+	for i, alts := range r.sub {
+		if alts != "*" && !slices.Contains(strings.Split(alts, "|"), v.ops[i]) {
+			return "", false
+		}
+	}
+	if len(r.anyOf) > 0 && !v.flag(r.anyOf...) {
+		return "", false
+	}
+	if len(r.noneOf) > 0 && v.flag(r.noneOf...) {
+		return "", false
+	}
+	evidence := strings.Join(append([]string{v.name}, v.ops[:len(r.sub)]...), " ")
+	if r.operand != "" {
+		found := false
+		for _, o := range v.ops[len(r.sub):] {
+			if wordMatch(r.operand, o) {
+				found, evidence = true, evidence+" "+o
+				break
+			}
+		}
+		if !found {
+			return "", false
+		}
+	}
+	if len(r.anyOf) > 0 {
+		for _, o := range v.opts {
+			if slices.Contains(r.anyOf, o.name) {
+				evidence += " --" + o.name
+				break
+			}
+		}
+	}
+	return evidence, true
+}
+
+// pathFindings adds the findings that the command's accesses are evidence of.
+func (a *analyzer) pathFindings(cmd *call.Command) {
+	home, _ := a.st.get("HOME")
+	h := ""
+	if home.known {
+		h = home.s
+	}
+	for _, acc := range cmd.Accesses {
+		cmd.Findings = pathFindings(cmd.Findings, acc, h)
+	}
+}
+
+func appendFinding(fs []call.Finding, id, evidence string) []call.Finding {
+	if hasFinding(fs, id) {
+		return fs
+	}
+	if len(evidence) > 120 {
+		evidence = evidence[:117] + "..."
+	}
+	return append(fs, call.NewFinding(id, evidence))
+}
+
+// report records a finding from a rule body that reports more than one kind.
+func (a *analyzer) report(id, evidence string) {
+	a.pending = appendFinding(a.pending, id, evidence)
+}
+
+func noArgs(_ *analyzer, v *view) string {
+	if len(v.args) == 0 {
+		return v.name
+	}
+	return ""
+}
+
+func secretOperand(_ *analyzer, v *view) string {
+	for _, o := range v.raw {
+		if !o.dynamic && secretName.MatchString(o.lit) && !notSecretName(o.lit) {
+			return v.name + " " + o.lit
+		}
+	}
+	return ""
+}
+
+// gitConfigCode: git -c alias.NAME='!CMD' and the config keys whose value git runs as a
+// shell command make that command part of the line.
+func gitConfigCode(a *analyzer, v *view) string {
+	for _, x := range v.values("c") {
+		if x.dynamic {
+			continue
+		}
+		key, val, ok := strings.Cut(x.lit, "=")
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(key)
+		switch {
+		case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
+			a.later = append(a.later, arg{lit: val[1:]})
+		case key == "core.sshcommand" || key == "core.pager" || key == "core.editor" || key == "core.fsmonitor" || key == "credential.helper" && strings.HasPrefix(val, "!"):
+			a.later = append(a.later, arg{lit: strings.TrimPrefix(val, "!")})
+		}
+	}
+	return ""
+}
+
+func tarRunsCode(a *analyzer, v *view) string {
+	for _, o := range v.opts {
+		if !o.hasValue || o.val.dynamic {
+			continue
+		}
+		switch o.name {
+		case "checkpoint-action":
+			if cmd, ok := strings.CutPrefix(o.val.lit, "exec="); ok {
+				a.later = append(a.later, arg{lit: cmd})
+			}
+		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
+			a.later = append(a.later, arg{lit: o.val.lit})
+		}
+	}
+	return ""
+}
+
+func djangoFlush(_ *analyzer, v *view) string {
+	if len(v.ops) >= 2 && strings.HasSuffix(v.ops[0], "manage.py") {
+		switch v.ops[1] {
+		case "flush", "reset_db", "sqlflush":
+			return "manage.py " + v.ops[1]
+		}
+	}
+	return ""
+}
+
+func auditctlDisable(_ *analyzer, v *view) string {
+	for _, x := range v.values("e") {
+		if x.lit == "0" {
+			return "auditctl -e 0"
+		}
+	}
+	return ""
+}
+
+func setcapPrivileged(_ *analyzer, v *view) string {
+	for _, o := range v.ops {
+		if strings.Contains(o, "cap_setuid") || strings.Contains(o, "cap_sys_admin") || strings.Contains(o, "cap_setgid") || strings.Contains(o, "cap_dac_override") || strings.Contains(o, "=ep") && strings.Contains(o, "all") {
+			return "setcap " + o
+		}
+	}
+	return ""
+}
+
+func installSetuid(a *analyzer, v *view) string {
+	for _, m := range v.values("m", "mode") {
+		w := view{name: "install", raw: []arg{m}}
+		if e := chmodSetuid(a, &w); e != "" {
+			return "install -m " + m.lit
+		}
+	}
+	return ""
+}
+
+// kubectlSecretValues: kubectl get secret -o yaml|json|jsonpath prints the values.
+func kubectlSecretValues(_ *analyzer, v *view) string {
+	for _, o := range v.values("o", "output") {
+		l := strings.ToLower(o.lit)
+		if l == "yaml" || l == "json" || strings.HasPrefix(l, "jsonpath") || strings.HasPrefix(l, "go-template") {
+			return "kubectl get secret -o " + o.lit
+		}
+	}
+	return ""
+}
+
+func noOperands(_ *analyzer, v *view) string {
+	if len(v.ops) == 0 {
+		return v.name
+	}
+	return ""
+}
+
+func exportDump(_ *analyzer, v *view) string {
+	if len(v.ops) == 0 && (len(v.opts) == 0 || v.flag("p")) {
+		return v.name + " -p"
+	}
+	return ""
+}
+
+func declareDump(_ *analyzer, v *view) string {
+	if len(v.ops) == 0 && (v.flag("x") || v.flag("p")) {
+		return v.name + " -px"
+	}
+	return ""
+}
+
+func setDisablesHistory(_ *analyzer, v *view) string {
+	for i, x := range v.args {
+		if x.lit == "+o" && i+1 < len(v.args) && v.args[i+1].lit == "history" {
+			return "set +o history"
+		}
+	}
+	return ""
+}
+
+func gitCheckoutDiscards(_ *analyzer, v *view) string {
+	if v.flag("b", "B", "orphan") {
+		return ""
+	}
+	if v.hasArg("--") || v.flag("f", "force") || slices.Contains(v.ops[1:], ".") {
+		return "git checkout " + strings.Join(v.ops[1:], " ")
+	}
+	return ""
+}
+
+func gitRestoreDiscards(_ *analyzer, v *view) string {
+	staged := v.flag("staged", "S")
+	worktree := v.flag("worktree", "W")
+	if staged && !worktree {
+		return ""
+	}
+	return "git restore " + strings.Join(v.ops[1:], " ")
+}
+
+func gitBranchForceDelete(_ *analyzer, v *view) string {
+	if v.flag("d", "delete") && v.flag("f", "force") {
+		return "git branch --delete --force"
+	}
+	return ""
+}
+
+func terraformApplyDestroy(_ *analyzer, v *view) string {
+	if v.hasArg("-destroy") || v.hasArg("--destroy") {
+		return "terraform apply -destroy"
+	}
+	return ""
+}
+
+func awsDestructive(_ *analyzer, v *view) string {
+	if len(v.ops) < 2 {
+		return ""
+	}
+	service, op := v.ops[0], v.ops[1]
+	switch {
+	case service == "s3" && (op == "rm" || op == "rb"):
+		return "aws s3 " + op
+	case destructiveVerb(op):
+		return "aws " + service + " " + op
+	case service == "secretsmanager" && (op == "put-secret-value" || op == "update-secret"):
+		// Overwriting a secret replaces the value every consumer of it reads.
+		return "aws secretsmanager " + op
+	}
+	return ""
+}
+
+func httpMethodDelete(_ *analyzer, v *view) string {
+	for _, m := range v.values("X", "request", "method") {
+		if strings.EqualFold(m.lit, "DELETE") {
+			return v.name + " -X DELETE"
+		}
+	}
+	return ""
+}
+
+func javaCLIVerb(_ *analyzer, v *view) string {
+	// java -jar some-cli.jar ARGS: the generic parse split -jar into letters, so look at
+	// the words themselves.
+	for i, x := range v.args {
+		if x.lit == "-jar" && i+1 < len(v.args) && strings.Contains(strings.ToLower(v.args[i+1].lit), "cli") {
+			for _, w := range v.args[i+2:] {
+				if !strings.HasPrefix(w.lit, "-") && destructiveVerb(strings.ToLower(w.lit)) {
+					return "java -jar " + v.args[i+1].lit + " " + w.lit
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// partedWrites: parted DEVICE COMMAND… changes the partition table unless it only prints.
+func partedWrites(_ *analyzer, v *view) string {
+	if v.flag("l", "list") || len(v.ops) < 2 || !strings.HasPrefix(v.ops[0], "/dev/") {
+		return ""
+	}
+	switch v.ops[1] {
+	case "print", "p", "help", "unit":
+		return ""
+	}
+	return "parted " + v.ops[0] + " " + v.ops[1]
+}
+
+// chmodSetuid: a mode that sets the setuid or setgid bit (u+s, g+s, +s, 4755, 2755).
+func chmodSetuid(_ *analyzer, v *view) string {
+	if len(v.raw) == 0 || v.raw[0].dynamic {
+		return ""
+	}
+	mode := v.raw[0].lit
+	if octal(mode) {
+		if len(mode) == 4 && (mode[0]-'0')&6 != 0 {
+			return "chmod " + mode
+		}
+		return ""
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		if i := strings.IndexAny(clause, "+="); i >= 0 && strings.ContainsRune(clause[i:], 's') {
+			return "chmod " + mode
+		}
+	}
+	return ""
+}
+
+// chmodWorldWritable: a mode that lets every user write (o+w, a+w, 777, 666).
+func chmodWorldWritable(_ *analyzer, v *view) string {
+	if len(v.raw) == 0 || v.raw[0].dynamic {
+		return ""
+	}
+	mode := v.raw[0].lit
+	if octal(mode) {
+		if (mode[len(mode)-1]-'0')&2 != 0 {
+			return "chmod " + mode
+		}
+		return ""
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+=")
+		if i < 0 || !strings.ContainsRune(clause[i:], 'w') {
+			continue
+		}
+		who := clause[:i]
+		if who == "" || strings.ContainsAny(who, "oa") {
+			if who == "" && clause[i] == '+' {
+				continue // +w follows the umask, which normally keeps others out
+			}
+			return "chmod " + mode
+		}
+	}
+	return ""
+}
+
+func octal(s string) bool {
+	if s == "" || len(s) > 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '7' {
+			return false
+		}
+	}
+	return true
+}
+
+// containerEscape: options that give a container the host: --privileged, host namespaces,
+// the host's root or the Docker socket mounted, powerful capabilities.
+func containerEscape(_ *analyzer, v *view) string {
+	if v.flag("privileged") {
+		return v.name + " run --privileged"
+	}
+	for _, o := range v.opts {
+		if !o.hasValue {
+			continue
+		}
+		val := strings.ToLower(o.val.lit)
+		switch o.name {
+		case "pid", "ipc", "uts", "userns", "cgroupns":
+			if val == "host" {
+				return v.name + " run --" + o.name + "=host"
+			}
+		case "v", "volume":
+			src, _, _ := strings.Cut(val, ":")
+			if src == "/" || strings.HasSuffix(src, "docker.sock") || src == "/etc" || src == "/root" || src == "/var/run" || src == "/run" {
+				return v.name + " run -v " + o.val.lit
+			}
+		case "mount":
+			if strings.Contains(val, "source=/,") || strings.Contains(val, "src=/,") || strings.HasSuffix(val, "source=/") || strings.Contains(val, "docker.sock") {
+				return v.name + " run --mount " + o.val.lit
+			}
+		case "cap-add":
+			if val == "all" || val == "sys_admin" || val == "cap_sys_admin" || val == "sys_ptrace" || val == "sys_module" {
+				return v.name + " run --cap-add=" + o.val.lit
+			}
+		case "security-opt":
+			if strings.Contains(val, "unconfined") {
+				return v.name + " run --security-opt " + o.val.lit
+			}
+		case "device":
+			return v.name + " run --device " + o.val.lit
+		}
+	}
+	return ""
+}
+
+// netcat: -e/-c run a program with its standard input and output on the socket (a
+// reverse or bind shell); -z scans; anything else is a raw connection or listener.
+func netcat(a *analyzer, v *view) string {
+	if vals := v.values("e", "c", "exec", "sh-exec", "lua-exec"); len(vals) > 0 {
+		a.report(findReverseShell, v.name+" -e "+vals[0].lit)
+		return "reverse shell"
+	}
+	if v.flag("z") {
+		if len(v.ops) > 0 && loopback(v.ops[0]) && len(v.ops) <= 2 && !strings.ContainsAny(strings.Join(v.ops[1:], ""), "-,") {
+			return "" // is a local service listening?
+		}
+		a.report(findNetScan, v.name+" -z "+strings.Join(v.ops, " "))
+		return "scan"
+	}
+	if len(v.ops) > 0 || v.flag("l", "listen") {
+		a.report(findRawSocket, v.name+" "+strings.Join(v.ops, " "))
+		return "raw socket"
+	}
+	return ""
+}
+
+func hostOperand(_ *analyzer, v *view) string {
+	if len(v.ops) > 0 {
+		return v.name + " " + strings.Join(v.ops, " ")
+	}
+	return ""
+}
+
+// socat ADDRESS ADDRESS: a program address (EXEC:, SYSTEM:) joined to a network one is a
+// remote shell.
+func socat(a *analyzer, v *view) string {
+	prog, net := "", false
+	for _, o := range v.ops {
+		kind, _, _ := strings.Cut(o, ":")
+		kind, _, _ = strings.Cut(kind, ",")
+		switch kind {
+		case "exec", "system":
+			prog = o
+		case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6", "tcp-connect", "tcp-listen", "udp-connect", "udp-listen",
+			"openssl", "openssl-connect", "openssl-listen", "ssl", "sctp", "sctp-connect":
+			net = true
+		}
+	}
+	switch {
+	case prog != "" && net:
+		a.report(findReverseShell, "socat "+prog)
+		return "reverse shell"
+	case net:
+		a.report(findRawSocket, "socat "+strings.Join(v.ops, " "))
+		return "raw socket"
+	}
+	return ""
+}
+
+// dnsQuery: TXT queries of ordinary names can carry data both ways (DNS tunnelling);
+// names starting with an underscore are protocol records (_dmarc, _acme-challenge) that
+// are looked up for real reasons. A name computed at run time is reported by dataflow.
+func dnsQuery(_ *analyzer, v *view) string {
+	txt := false
+	for _, o := range v.ops {
+		if o == "txt" || o == "-type=txt" || o == "-query=txt" || o == "-q=txt" || o == "type=txt" {
+			txt = true
+		}
+	}
+	for _, val := range v.values("t", "type", "q", "query") {
+		if strings.EqualFold(val.lit, "txt") {
+			txt = true
+		}
+	}
+	for _, x := range v.args {
+		l := strings.ToLower(x.lit)
+		if l == "-type=txt" || l == "-query=txt" || l == "-q=txt" {
+			txt = true
+		}
+	}
+	if !txt {
+		return ""
+	}
+	for _, o := range v.ops {
+		if strings.Contains(o, ".") && !strings.HasPrefix(o, "_") && !strings.HasPrefix(o, "@") && !strings.HasPrefix(o, "-") {
+			return v.name + " TXT " + o
+		}
+	}
+	return ""
+}
+
+// pipSource: installing from another index or straight from a URL.
+func pipSource(a *analyzer, v *view) string {
+	for _, o := range v.opts {
+		switch o.name {
+		case "i", "index-url", "extra-index-url", "trusted-host", "f", "find-links":
+			a.report(findRegistry, "pip --"+o.name+" "+o.val.lit)
+			return "registry"
+		}
+	}
+	for _, o := range v.ops[1:] {
+		if directURL(o) {
+			a.report(findDirectURL, "pip install "+o)
+			return "url"
+		}
+	}
+	return ""
+}
+
+// npmRegistry: npm/yarn/pnpm/bun installing from or switching to another registry, or
+// installing straight from a URL or repository.
+func npmRegistry(a *analyzer, v *view) string {
+	if vals := v.values("registry"); len(vals) > 0 {
+		a.report(findRegistry, v.name+" --registry "+vals[0].lit)
+		return "registry"
+	}
+	if len(v.ops) >= 3 && (v.ops[0] == "config" && v.ops[1] == "set" || v.ops[0] == "set") {
+		key := v.ops[2]
+		if v.ops[0] == "set" {
+			key = v.ops[1]
+		}
+		if strings.Contains(key, "registry") || strings.Contains(key, "strict-ssl") {
+			a.report(findRegistry, v.name+" config set "+key)
+			return "registry"
+		}
+	}
+	if len(v.ops) >= 1 && (v.ops[0] == "install" || v.ops[0] == "i" || v.ops[0] == "add") {
+		for _, o := range v.ops[1:] {
+			if directURL(o) || strings.HasPrefix(o, "github:") || strings.HasPrefix(o, "gitlab:") || strings.HasPrefix(o, "bitbucket:") {
+				a.report(findDirectURL, v.name+" install "+o)
+				return "url"
+			}
+		}
+	}
+	return ""
+}
+
+func directURL(o string) bool {
+	for _, p := range []string{"http://", "https://", "git+", "git://", "ftp://", "file:"} {
+		if strings.HasPrefix(o, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// registryVars are environment variables that choose where packages come from, or turn
+// off the checks of what is downloaded.
+var registryVars = map[string]bool{
+	"goproxy": true, "gonosumdb": true, "gonosumcheck": true, "goinsecure": true, "gosumdb": true,
+	"gonoproxy": true, "goprivate": true,
+	"npm_config_registry": true, "yarn_registry": true, "pip_index_url": true,
+	"pip_extra_index_url": true, "pip_trusted_host": true, "uv_index_url": true,
+	"uv_extra_index_url": true, "uv_index": true, "cargo_registries_crates_io_index": true,
+	"bundle_mirror__all": true, "node_tls_reject_unauthorized": true,
+}
+
+func goEnvRegistry(_ *analyzer, v *view) string {
+	for _, o := range v.ops[1:] {
+		name, _, _ := strings.Cut(o, "=")
+		if registryVars[name] {
+			return "go env -w " + o
+		}
+	}
+	for _, x := range v.values("w") {
+		name, _, _ := strings.Cut(strings.ToLower(x.lit), "=")
+		if registryVars[name] {
+			return "go env -w " + x.lit
+		}
+	}
+	return ""
+}
+
+func loopback(h string) bool {
+	return h == "localhost" || h == "127.0.0.1" || h == "::1" || h == "0.0.0.0"
+}
+
+// wordMatch matches a rule's operand pattern, in which * stands for any text, slashes
+// included (url.*.insteadof).
+func wordMatch(pattern, s string) bool {
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// ztcp HOST PORT (zsh/net/tcp) opens a connection whose descriptor it puts in $REPLY:
+// redirections to $REPLY later in the line are that connection.
+func ztcp(a *analyzer, v *view) string {
+	if len(v.ops) == 0 {
+		return ""
+	}
+	if a.netFDs == nil {
+		a.netFDs = make(map[string]bool)
+	}
+	a.netFDs["$REPLY"] = true
+	return "ztcp " + strings.Join(v.ops, " ")
+}

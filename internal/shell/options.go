@@ -1,0 +1,149 @@
+package shell
+
+import "strings"
+
+// valueOptions says, per program, which options take a value, so that the value is not
+// mistaken for an operand (`curl -o out URL`: out is the -o value, URL the operand) and so
+// that rules can read it (`curl -X DELETE`, `dd of=`). A program not listed is parsed as if
+// none of its options took a value. Options of subcommands (git commit -m) are listed with
+// the program: one flat set per program is enough to find operands and flags.
+type valueOpts struct {
+	short string   // short options that take a value: "-o out", "-oout"
+	long  []string // long options that take a value when not written --name=value
+}
+
+var valueOptions = map[string]valueOpts{
+	"git": {short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "exec-path", "message", "file", "author", "date", "template",
+		"reuse-message", "reedit-message", "fixup", "squash", "cleanup", "gpg-sign", "branch", "origin", "depth", "upload-pack", "receive-pack",
+		"repo", "push-option", "strategy", "strategy-option", "onto", "format"}},
+	"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
+		"output", "upload-file", "request", "header", "user", "user-agent", "referer", "cookie", "cookie-jar", "config", "max-time", "connect-timeout",
+		"proxy", "proxy-user", "resolve", "connect-to", "cacert", "cert", "key", "url", "write-out", "retry", "output-dir", "json", "oauth2-bearer", "dump-header", "range", "interface", "limit-rate"}},
+	"wget":       {short: "OoaPUeTtwQiB", long: []string{"output-document", "output-file", "append-output", "directory-prefix", "user-agent", "header", "post-data", "post-file", "body-data", "body-file", "method", "timeout", "tries", "input-file", "user", "password", "load-cookies", "save-cookies", "execute"}},
+	"ssh":        {short: "BbcDEeFIiJLlmOoPpQRSWw", long: nil},
+	"scp":        {short: "cFiJloPS", long: nil},
+	"sftp":       {short: "BbcDFiJloPRSs", long: nil},
+	"rsync":      {short: "eBfT", long: []string{"rsh", "exclude", "include", "filter", "exclude-from", "include-from", "files-from", "rsync-path", "backup-dir", "suffix", "chmod", "chown", "temp-dir", "compare-dest", "copy-dest", "link-dest", "log-file", "password-file", "partial-dir", "max-size", "min-size", "timeout", "bwlimit", "info", "debug", "out-format", "port"}},
+	"nc":         {short: "ceIiOpqsTwXx", long: nil},
+	"netcat":     {short: "ceIiOpqsTwXx", long: nil},
+	"ncat":       {short: "ceIiOpsw", long: []string{"exec", "sh-exec", "lua-exec", "source", "source-port", "wait", "idle-timeout", "output", "hex-dump", "proxy", "proxy-type", "proxy-auth", "allow", "allowfile", "deny", "denyfile", "max-conns", "send-only"}},
+	"tar":        {short: "fCTXbgHKLNV", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
+	"grep":       {short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "include", "exclude", "exclude-dir", "label", "color", "colour", "binary-files", "directories", "devices", "exclude-from"}},
+	"rg":         {short: "eEfgjmMrtTAB", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "replace", "threads", "encoding", "max-depth", "context", "after-context", "before-context", "sort", "sortr", "color", "colors", "ignore-file", "pre", "max-filesize", "path-separator"}},
+	"sed":        {short: "efl", long: []string{"expression", "file", "line-length"}},
+	"xargs":      {short: "adEeIiLlnPs", long: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
+	"find":       {},
+	"docker":     {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "memory", "cpus", "platform", "hostname", "add-host", "security-opt", "tmpfs", "log-driver", "log-opt", "restart", "ulimit", "file", "tag", "build-arg", "target", "context", "host", "config", "format", "filter", "cgroupns", "runtime", "volumes-from", "gpus", "dns", "link", "mac-address", "ip", "expose", "health-cmd", "stop-signal", "shm-size", "storage-opt", "sysctl", "group-add", "attach", "cidfile", "detach-keys", "domainname"}},
+	"podman":     {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "file", "tag", "build-arg", "security-opt", "tmpfs"}},
+	"kubectl":    {short: "nfclo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "selector", "output", "container", "user", "server", "token", "field-selector", "grace-period", "timeout"}},
+	"helm":       {short: "nf", long: []string{"namespace", "kube-context", "kubeconfig", "values", "set", "set-string", "version", "repo", "timeout", "output"}},
+	"aws":        {long: []string{"profile", "region", "output", "endpoint-url", "query", "bucket", "key", "secret-id", "instance-ids", "queue-url", "topic-arn", "cli-input-json", "color", "ca-bundle"}},
+	"gcloud":     {long: []string{"project", "zone", "region", "format", "account", "configuration", "filter", "verbosity", "impersonate-service-account"}},
+	"az":         {short: "gn", long: []string{"resource-group", "name", "subscription", "output", "query", "location"}},
+	"psql":       {short: "cdfhLoPpTUvF", long: []string{"command", "dbname", "file", "host", "log-file", "output", "pset", "port", "table-attr", "username", "variable", "set", "field-separator", "record-separator"}},
+	"mysql":      {short: "eDhPuSp", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
+	"mariadb":    {short: "eDhPuSp", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file"}},
+	"sqlite3":    {long: []string{"cmd", "separator", "newline", "nullvalue"}},
+	"redis-cli":  {short: "hpsanuc", long: []string{"user", "pass", "tls", "cacert", "cert", "key", "sni"}},
+	"mongosh":    {short: "uph", long: []string{"eval", "file", "username", "password", "host", "port", "authenticationDatabase", "authenticationMechanism"}},
+	"mongo":      {short: "uph", long: []string{"eval", "username", "password", "host", "port", "authenticationDatabase"}},
+	"dd":         {},
+	"chmod":      {long: []string{"reference"}},
+	"chown":      {long: []string{"reference", "from"}},
+	"npm":        {long: []string{"registry", "prefix", "cache", "userconfig", "globalconfig", "workspace", "tag", "otp", "scope", "loglevel"}},
+	"yarn":       {long: []string{"registry", "cwd", "modules-folder", "cache-folder"}},
+	"pnpm":       {short: "C", long: []string{"registry", "dir", "filter", "store-dir"}},
+	"pip":        {short: "ricetf", long: []string{"requirement", "index-url", "extra-index-url", "trusted-host", "constraint", "editable", "target", "find-links", "prefix", "root", "cache-dir", "log", "proxy", "timeout", "retries", "cert", "client-cert", "python", "platform", "python-version", "implementation", "abi", "src", "upgrade-strategy", "progress-bar", "config-settings", "report", "exists-action"}},
+	"nmap":       {short: "poDeSgi", long: []string{"exclude", "excludefile", "script", "script-args", "max-retries", "host-timeout", "scan-delay", "max-rate", "min-rate", "data-length", "ttl", "spoof-mac", "proxies", "iflist"}},
+	"dig":        {short: "bcfkpqtxy", long: nil},
+	"nslookup":   {},
+	"host":       {short: "cNRtW", long: nil},
+	"socat":      {short: "dlL", long: nil},
+	"telnet":     {short: "bBeElnSX", long: nil},
+	"crontab":    {short: "u", long: nil},
+	"systemctl":  {short: "tpHMnoP", long: []string{"type", "property", "host", "machine", "lines", "output", "signal", "kill-whom", "root", "job-mode"}},
+	"launchctl":  {},
+	"journalctl": {short: "uptDMcnoSUbFIk", long: []string{"unit", "user-unit", "priority", "identifier", "directory", "file", "root", "image", "namespace", "since", "until", "lines", "output", "boot", "cursor", "after-cursor", "field", "grep", "facility"}},
+	"ssh-keygen": {short: "abCEfFIJjKmMnNOPrsSt:VwYZz", long: nil},
+	"openssl":    {},
+	"base64":     {short: "w", long: []string{"wrap"}},
+	"xxd":        {short: "cgloOns", long: []string{"cols", "groupsize", "len", "seek", "offset", "name"}},
+	"head":       {short: "nc", long: []string{"lines", "bytes"}},
+	"tail":       {short: "ncs", long: []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}},
+	"sort":       {short: "kotST", long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from", "batch-size", "compress-program", "random-source", "sort"}},
+	"cut":        {short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}},
+	"awk":        {short: "Fvf", long: []string{"field-separator", "assign", "file", "include", "load", "source", "exec"}},
+	"gawk":       {short: "FvfeEil", long: []string{"field-separator", "assign", "file", "include", "load", "source", "exec"}},
+	"mawk":       {short: "Fvf"},
+	"nawk":       {short: "Fvf"},
+	"python":     {short: "cmWX", long: []string{"check-hash-based-pycs"}},
+	"perl":       {short: "eEIMmlx", long: nil},
+	"ruby":       {short: "eIrCEFKTWx", long: []string{"encoding", "external-encoding", "internal-encoding", "enable", "disable", "dump"}},
+	"node":       {short: "epr", long: []string{"eval", "print", "require", "import", "loader", "experimental-loader", "input-type", "inspect-port", "env-file", "conditions", "title", "max-old-space-size", "stack-size"}},
+	"php":        {short: "rBREFcdfz", long: nil},
+	"lua":        {short: "el"},
+	"osascript":  {short: "eliso"},
+	"mkfs":       {short: "tLbcCEgGjJlmnNoOrT", long: []string{"type"}},
+	"shred":      {short: "ns", long: []string{"iterations", "size", "random-source"}},
+	"nsenter":    {short: "tSGrw", long: []string{"target", "setuid", "setgid", "root", "wd"}},
+	"useradd":    {short: "bcdefgGkKpsuU", long: []string{"base-dir", "comment", "home-dir", "expiredate", "inactive", "gid", "groups", "skel", "key", "password", "shell", "uid"}},
+	"usermod":    {short: "cdefgGlpsu", long: []string{"comment", "home", "expiredate", "inactive", "gid", "groups", "login", "password", "shell", "uid"}},
+	"go":         {short: "o", long: nil},
+	"cargo":      {short: "pjZ", long: []string{"registry", "index", "package", "jobs", "target", "features", "manifest-path", "config", "target-dir", "bin", "example", "test", "bench", "profile", "color", "git", "branch", "tag", "rev", "path", "root", "version"}},
+	"gem":        {short: "sv", long: []string{"source", "version", "install-dir", "bindir"}},
+	"terraform":  {},
+	"gh":         {short: "RXfFHpqt", long: []string{"repo", "method", "field", "raw-field", "header", "jq", "template", "input", "hostname", "preview", "body", "title", "base", "head", "label", "assignee", "milestone", "branch", "limit", "json", "state", "author"}},
+	"vault":      {},
+	"rclone":     {long: []string{"config", "transfers", "checkers", "bwlimit", "log-file", "log-level", "include", "exclude", "filter", "min-age", "max-age", "backup-dir"}},
+	"restic":     {short: "rp", long: []string{"repo", "password-file", "repository-file", "tag", "host", "path", "keep-last", "keep-hourly", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "keep-tag", "max-unused", "cache-dir"}},
+	"borg":       {short: "ae", long: []string{"glob-archives", "keep-last", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "prefix", "rsh", "remote-path", "exclude", "exclude-from", "pattern", "patterns-from", "comment", "compression"}},
+	"script":     {short: "cEeTtOIB", long: []string{"command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"}},
+	"truncate":   {short: "sr", long: []string{"size", "reference"}},
+	"install":    {short: "mogtS", long: []string{"mode", "owner", "group", "target-directory", "suffix"}},
+	"zip":        {short: "bnPtx", long: nil},
+	"gpg":        {short: "orRu", long: []string{"output", "recipient", "local-user", "homedir", "keyring"}},
+	"security":   {short: "acdlsD", long: nil},
+	"mysqladmin": {short: "uhPS", long: []string{"user", "host", "port", "socket"}},
+	"flock":      {short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}},
+	"su":         {short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
+}
+
+// interpreterNames are the version-suffixed spellings of programs listed once in the
+// tables: python3.12 reads the table entry of python.
+func canonicalProgram(name string) string {
+	for _, base := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "pip", "node"} {
+		if rest, ok := strings.CutPrefix(name, base); ok && isVersion(rest) {
+			switch base {
+			case "pypy":
+				return "python"
+			}
+			return base
+		}
+	}
+	switch name {
+	case "nodejs":
+		return "node"
+	case "luajit":
+		return "lua"
+	case "ncat", "netcat", "nc.openbsd", "nc.traditional":
+		if name == "ncat" {
+			return "ncat"
+		}
+		return "nc"
+	}
+	if strings.HasPrefix(name, "mkfs.") {
+		return "mkfs"
+	}
+	return name
+}
+
+// isVersion reports whether s is empty or a version suffix: "3", "3.12", "5.36", "-3.1".
+func isVersion(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && s[i] != '.' {
+			return false
+		}
+	}
+	return true
+}

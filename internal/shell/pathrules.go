@@ -1,0 +1,211 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/glob"
+)
+
+// pathRule says that an access of one of kinds to a path the pattern matches is evidence
+// of the finding: writing ~/.bashrc is persistence whatever program does it, `> file` or
+// tee or cp. A pattern starting with ~/ is below the home directory.
+type pathRule struct {
+	pattern string
+	kinds   []call.AccessKind
+	finding string
+}
+
+var (
+	writeOrDelete = []call.AccessKind{call.Write, call.Delete}
+	writeOnly     = []call.AccessKind{call.Write}
+	readOnly      = []call.AccessKind{call.Read}
+)
+
+var pathRules = compilePathRules([]pathRule{
+	// Block devices: writing one overwrites a disk or partition below any file system.
+	{"/dev/sd*", writeOrDelete, findDiskWipe},
+	{"/dev/hd*", writeOrDelete, findDiskWipe},
+	{"/dev/vd*", writeOrDelete, findDiskWipe},
+	{"/dev/xvd*", writeOrDelete, findDiskWipe},
+	{"/dev/nvme*", writeOrDelete, findDiskWipe},
+	{"/dev/mmcblk*", writeOrDelete, findDiskWipe},
+	{"/dev/disk*", writeOrDelete, findDiskWipe},
+	{"/dev/rdisk*", writeOrDelete, findDiskWipe},
+	{"/dev/md*", writeOrDelete, findDiskWipe},
+	{"/dev/dm-*", writeOrDelete, findDiskWipe},
+	{"/dev/mapper/*", writeOrDelete, findDiskWipe},
+	{"/dev/disk/**", writeOrDelete, findDiskWipe},
+
+	// Scheduled jobs.
+	{"/etc/crontab", writeOnly, findCron},
+	{"/etc/cron.*/**", writeOnly, findCron},
+	{"/var/spool/cron/**", writeOnly, findCron},
+	{"/var/spool/cron", writeOnly, findCron},
+	{"/etc/anacrontab", writeOnly, findCron},
+	{"/var/at/tabs/**", writeOnly, findCron},
+
+	// Shell startup files run on every new shell.
+	{"~/.bashrc", writeOnly, findShellRC},
+	{"~/.bash_profile", writeOnly, findShellRC},
+	{"~/.bash_login", writeOnly, findShellRC},
+	{"~/.bash_logout", writeOnly, findShellRC},
+	{"~/.profile", writeOnly, findShellRC},
+	{"~/.zshrc", writeOnly, findShellRC},
+	{"~/.zshenv", writeOnly, findShellRC},
+	{"~/.zprofile", writeOnly, findShellRC},
+	{"~/.zlogin", writeOnly, findShellRC},
+	{"~/.config/fish/config.fish", writeOnly, findShellRC},
+	{"~/.config/fish/conf.d/**", writeOnly, findShellRC},
+	{"/etc/profile", writeOnly, findShellRC},
+	{"/etc/profile.d/**", writeOnly, findShellRC},
+	{"/etc/bash.bashrc", writeOnly, findShellRC},
+	{"/etc/bashrc", writeOnly, findShellRC},
+	{"/etc/zshrc", writeOnly, findShellRC},
+	{"/etc/zsh/**", writeOnly, findShellRC},
+	{"/etc/environment", writeOnly, findShellRC},
+
+	// Services started by the system or at login.
+	{"/etc/systemd/**", writeOnly, findService},
+	{"/lib/systemd/**", writeOnly, findService},
+	{"/usr/lib/systemd/**", writeOnly, findService},
+	{"~/.config/systemd/**", writeOnly, findService},
+	{"~/.local/share/systemd/**", writeOnly, findService},
+	{"/etc/init.d/**", writeOnly, findService},
+	{"/etc/rc.local", writeOnly, findService},
+	{"~/Library/LaunchAgents/**", writeOnly, findService},
+	{"/Library/LaunchAgents/**", writeOnly, findService},
+	{"/Library/LaunchDaemons/**", writeOnly, findService},
+	{"~/.config/autostart/**", writeOnly, findService},
+
+	// Keys that may log in.
+	{"~/.ssh/authorized_keys*", writeOnly, findSSHKeys},
+	{"/root/.ssh/authorized_keys*", writeOnly, findSSHKeys},
+	{"/home/*/.ssh/authorized_keys*", writeOnly, findSSHKeys},
+	{"/etc/ssh/sshd_config", writeOnly, findSSHKeys},
+	{"~/.ssh/config", writeOnly, findSSHKeys},
+	{"~/.ssh/rc", writeOnly, findSSHKeys},
+	{"/etc/ssh/sshd_config.d/**", writeOnly, findSSHKeys},
+
+	// Git hooks run on later git commands.
+	{"/**/.git/hooks/**", writeOnly, findGitHooks},
+
+	// Accounts and sudo rights.
+	{"/etc/sudoers", writeOnly, findAccount},
+	{"/etc/sudoers.d/**", writeOnly, findAccount},
+	{"/etc/passwd", writeOnly, findAccount},
+	{"/etc/shadow", writeOnly, findAccount},
+	{"/etc/group", writeOnly, findAccount},
+	{"/etc/gshadow", writeOnly, findAccount},
+
+	// Logs and histories: clearing them hides what was done.
+	{"/var/log", writeOrDelete, findLogTamper},
+	{"/var/log/**", writeOrDelete, findLogTamper},
+	{"~/.bash_history", writeOrDelete, findLogTamper},
+	{"~/.zsh_history", writeOrDelete, findLogTamper},
+	{"~/.history", writeOrDelete, findLogTamper},
+	{"~/.local/share/fish/fish_history", writeOrDelete, findLogTamper},
+
+	// Package manager configuration names the registry packages come from.
+	{"~/.npmrc", writeOnly, findRegistry},
+	{"/**/.npmrc", writeOnly, findRegistry},
+	{"/**/.yarnrc", writeOnly, findRegistry},
+	{"/**/.yarnrc.yml", writeOnly, findRegistry},
+	{"~/.pypirc", writeOnly, findRegistry},
+	{"~/.pip/pip.conf", writeOnly, findRegistry},
+	{"~/.config/pip/pip.conf", writeOnly, findRegistry},
+	{"/etc/pip.conf", writeOnly, findRegistry},
+	{"/**/pip.conf", writeOnly, findRegistry},
+	{"~/.cargo/config", writeOnly, findRegistry},
+	{"~/.cargo/config.toml", writeOnly, findRegistry},
+	{"~/.gemrc", writeOnly, findRegistry},
+	{"~/.config/go/env", writeOnly, findRegistry},
+
+	// A raw disk holds every file on it, secrets included.
+	{"/dev/sd*", readOnly, findCredentialsRead},
+	{"/dev/nvme*", readOnly, findCredentialsRead},
+	{"/dev/disk*", readOnly, findCredentialsRead},
+	{"/dev/rdisk*", readOnly, findCredentialsRead},
+	{"/dev/mem", readOnly, findCredentialsRead},
+	{"/dev/kmem", readOnly, findCredentialsRead},
+	{"/proc/kcore", readOnly, findCredentialsRead},
+
+	// Another process's environment.
+	{"/proc/*/environ", readOnly, findEnvDump},
+})
+
+type compiledPathRule struct {
+	pathRule
+	glob *glob.Path
+}
+
+// compilePathRules compiles the table once. A pattern that does not compile is a mistake
+// in this file, which TestPathRules reports; it is left out rather than stopping moat.
+func compilePathRules(rules []pathRule) []compiledPathRule {
+	out := make([]compiledPathRule, 0, len(rules))
+	for _, r := range rules {
+		p, err := glob.CompilePath(homeAnchored(r.pattern), glob.Options{})
+		if err != nil {
+			continue
+		}
+		out = append(out, compiledPathRule{r, p})
+	}
+	return out
+}
+
+// homeAnchored turns ~/x into /~/x: paths below the home directory are matched in that
+// form, so that the table is compiled once for every user.
+func homeAnchored(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return "/~/" + rest
+	}
+	return p
+}
+
+// pathFindings appends the findings that the access is evidence of.
+func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Finding {
+	p := acc.Path
+	if acc.Glob {
+		p = glob.LiteralPrefix(p)
+	}
+	rel := ""
+	if home != "" && home != "/" {
+		if rest, ok := strings.CutPrefix(p, home+"/"); ok {
+			rel = "/~/" + rest
+		} else if p == home {
+			rel = "/~"
+		}
+	}
+	for i := range pathRules {
+		r := &pathRules[i]
+		if !kindIn(acc.Kind, r.kinds) {
+			continue
+		}
+		// Only the paths themselves count: `rm -rf /` is not evidence of clearing logs in
+		// particular, and it is judged by what it deletes.
+		hit := r.glob.Match(p) || rel != "" && r.glob.Match(rel)
+		if hit && !hasFinding(dst, r.finding) {
+			dst = append(dst, call.NewFinding(r.finding, fmt.Sprintf("%s %s", acc.Kind, acc.Path)))
+		}
+	}
+	return dst
+}
+
+func kindIn(k call.AccessKind, kinds []call.AccessKind) bool {
+	for _, x := range kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFinding(fs []call.Finding, id string) bool {
+	for _, f := range fs {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
+}
