@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/policy"
@@ -94,5 +96,43 @@ func BenchmarkEvaluateManyRules(b *testing.B) {
 				e.Evaluate(ctx, c)
 			}
 		})
+	}
+}
+
+// BenchmarkShellDecision measures analysis plus decision of one shell command, over the
+// ordinary developer commands of the corpus (testdata/shell/dev-*.yaml), and reports the
+// median time per command besides the mean. Target: a median under 20 µs on one core.
+func BenchmarkShellDecision(b *testing.B) {
+	e := recommendedEngine(b)
+	var calls []call.Call
+	for _, f := range []string{"testdata/shell/dev-ordinary.yaml", "testdata/shell/dev-files.yaml"} {
+		cases, err := loadShellCases(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range cases {
+			cl, err := corpusCall(c.Cmd)
+			if err != nil {
+				b.Fatal(err)
+			}
+			calls = append(calls, cl)
+		}
+	}
+	ctx := context.Background()
+	durations := make([]time.Duration, 0, 1<<16)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		e.Evaluate(ctx, calls[i%len(calls)])
+		if len(durations) < cap(durations) {
+			durations = append(durations, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	if len(durations) > 0 {
+		b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "p50-ns/op")
+		b.ReportMetric(float64(durations[len(durations)*99/100].Nanoseconds()), "p99-ns/op")
 	}
 }

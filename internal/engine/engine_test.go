@@ -359,3 +359,19 @@ func TestConcurrentEvaluate(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A wrapper declared in the policy is unwrapped: the program it runs is decided.
+func TestDeclaredWrappers(t *testing.T) {
+	src := `version: 1
+default: allow
+packs: [recommended]
+wrappers:
+  - {name: with-vault, value_options: [-r], operands: 1}
+`
+	e := newEngine(t, src)
+	check(t, e, shellCall("with-vault -r admin prod rm -rf ~", "/ws"), want{call.Deny, "deny-delete-root-home-system"})
+	check(t, e, shellCall("with-vault -r admin prod make test", "/ws"), want{call.Allow, call.RuleDefault})
+	// Without the declaration, with-vault is an unknown program and its words are data.
+	plain := newEngine(t, "version: 1\ndefault: allow\npacks: [recommended]\n")
+	check(t, plain, shellCall("with-vault -r admin prod rm -rf ~", "/ws"), want{call.Allow, call.RuleDefault})
+}
