@@ -477,8 +477,17 @@ func isCodeOption(in oneliner.Interpreter, name string) bool {
 	return false
 }
 
+// maxInterpreterCode bounds the interpreter code inspected: a longer program is not a
+// one-liner, and inspecting it would cost more than a hook may spend.
+const maxInterpreterCode = 16 << 10
+
 // inspect applies what interpreter code does to the command that runs it.
 func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
+	if len(code) > maxInterpreterCode {
+		c := &a.cmds[at]
+		c.Findings = appendFinding(c.Findings, findTooLarge, fmt.Sprintf("interpreter code of %d bytes; at most %d are inspected", len(code), maxInterpreterCode))
+		return
+	}
 	if !a.spendNested(len(code)) {
 		c := &a.cmds[at]
 		c.Findings = appendFinding(c.Findings, findTooDeep, "too much nested code to analyse")

@@ -355,6 +355,13 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 	if name != "echo" && name != "printf" && name != "pwd" {
 		return "", false
 	}
+	for _, w := range ce.Args[1:] {
+		if hasSubst(w) {
+			// Evaluating nested substitutions here would evaluate each level once per
+			// level above it; they are left to the walk.
+			return "", false
+		}
+	}
 	// The words are expanded with a field buffer of their own: the caller is building one.
 	saved := a.field
 	a.field = fieldBuf{}
@@ -716,4 +723,22 @@ func (a *analyzer) spend(n int) bool {
 	}
 	a.budget -= n
 	return true
+}
+
+// hasSubst reports whether a word holds a command or process substitution.
+func hasSubst(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return true
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				switch q.(type) {
+				case *syntax.CmdSubst, *syntax.ProcSubst:
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

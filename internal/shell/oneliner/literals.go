@@ -6,9 +6,16 @@ import "strings"
 // argument out of a call: single or double quotes, backslash escapes, and no interpolation
 // ("$x", "#{x}", f"{x}", `${x}`): a literal that interpolates is not static.
 
+// maxLiteral bounds how far a literal is read: a longer one counts as unterminated (not
+// static), so that many unterminated quotes cannot make inspection quadratic.
+const maxLiteral = 16 << 10
+
 // readLiteral reads the literal starting with the quote at s[0], returning its value, the
 // index just after its closing quote, and whether it is static.
 func readLiteral(s string, fstring bool) (string, int, bool) {
+	if len(s) > maxLiteral {
+		s = s[:maxLiteral]
+	}
 	q := s[0]
 	var b strings.Builder
 	static := true

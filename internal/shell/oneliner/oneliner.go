@@ -114,10 +114,15 @@ func Inspect(lang Lang, code string) Result {
 
 func inspect(lang Lang, code string, r *Result, depth int) {
 	p, ok := patterns[lang]
-	if !ok {
+	if !ok || !mentionsAny(code, keywords[lang]) {
 		return
 	}
-	for _, loc := range findAll(p.exec, code) {
+	execs := findAll(p.exec, code)
+	if len(execs) > maxCalls {
+		r.add(findDynamic, "more calls that run commands than moat reads")
+		execs = execs[:maxCalls]
+	}
+	for _, loc := range execs {
 		callArg(code, loc[1], lang, r)
 	}
 	if p.backticks {
@@ -126,7 +131,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 		}
 	}
 	for _, d := range p.deletes {
-		for _, loc := range d.re.FindAllStringIndex(code, -1) {
+		for _, loc := range findAll(d.re, code) {
 			from := loc[1]
 			if d.inMatch {
 				from = loc[0] + strings.IndexByte(code[loc[0]:loc[1]], '(') + 1
@@ -177,7 +182,17 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 		r.Sends = true
 	}
 	if p.evalCall != nil && p.decoder != nil {
-		for _, loc := range p.evalCall.FindAllStringIndex(code, -1) {
+		evals := findAll(p.evalCall, code)
+		if len(evals) > maxCalls {
+			r.add(findObfuscated, "more eval calls than moat reads")
+			evals = evals[:maxCalls]
+		}
+		decodes := p.decoder.MatchString(code)
+		downloads := p.download != nil && p.download.MatchString(code)
+		for _, loc := range evals {
+			if !decodes && !downloads {
+				break
+			}
 			args := callText(code, loc[1])
 			switch {
 			case p.download != nil && p.download.MatchString(args):
@@ -319,11 +334,27 @@ func matches(re *regexp.Regexp, s string) bool {
 	return re != nil && re.MatchString(s)
 }
 
+// mentionsAny reports whether code holds one of the words every pattern of its language
+// needs, so that code which mentions none (most one-liners print or compute) costs a scan
+// of its bytes instead of a run of every pattern.
+func mentionsAny(code string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(code, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxCalls bounds how many calls of one kind are read: code with more is not a one-liner,
+// and reading every one would make inspection slow.
+const maxCalls = 64
+
 func findAll(re *regexp.Regexp, s string) [][]int {
 	if re == nil {
 		return nil
 	}
-	return re.FindAllStringIndex(s, -1)
+	return re.FindAllStringIndex(s, maxCalls+1)
 }
 
 func isURL(s string) bool {
