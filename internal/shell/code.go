@@ -642,14 +642,13 @@ var printers = map[string]bool{"echo": true, "printf": true, "print": true, "pri
 // time: secret environment variables and command substitutions.
 func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Finding) []call.Finding {
 	for _, w := range words {
-		if w == nil || len(w.Parts) == 1 {
-			if w != nil {
-				if _, lit := w.Parts[0].(*syntax.Lit); lit {
-					continue
-				}
-				if _, sq := w.Parts[0].(*syntax.SglQuoted); sq {
-					continue
-				}
+		if w == nil {
+			continue
+		}
+		if len(w.Parts) == 1 {
+			switch w.Parts[0].(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+				continue // nothing in it is read at run time
 			}
 		}
 		syntax.Walk(w, func(n syntax.Node) bool {

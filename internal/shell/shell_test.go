@@ -17,8 +17,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the expected analyses in testdata/*.txtar")
 
-// testEnv is the environment every corpus case runs in.
-var testEnv = Env{Cwd: "/work/proj", Home: "/home/u"}
+// testEnv is the environment every corpus case runs in. Its secrets are the ssh private
+// keys and the AWS credentials, as $secrets has them.
+var testEnv = Env{Cwd: "/work/proj", Home: "/home/u", Sensitive: testSensitive}
+
+func testSensitive(acc call.Access) bool {
+	p := acc.Path
+	if acc.Recursive && (p == "/home/u/.ssh" || p == "/home/u/.aws") {
+		return true
+	}
+	return strings.HasPrefix(p, "/home/u/.ssh/id_") && !strings.HasSuffix(p, ".pub") || p == "/home/u/.aws/credentials"
+}
 
 // The corpus: testdata/*.txtar, one case per archive file, named by what it tests. A case
 // is the command line, a line holding "=>", and the analysis as render prints it.
@@ -96,6 +105,13 @@ func render(a Analysis) string {
 			}
 			if acc.Redirect {
 				b.WriteString(" redirect")
+			}
+			b.WriteString("\n")
+		}
+		for _, n := range c.Net {
+			fmt.Fprintf(&b, "  net %s %s", n.Direction, quote(n.Host))
+			if len(n.Uploads) > 0 {
+				fmt.Fprintf(&b, " uploads %s", quoteAll(n.Uploads))
 			}
 			b.WriteString("\n")
 		}
