@@ -336,10 +336,21 @@ func (a *analyzer) emit(c call.Command, m cmdMeta) {
 // maxCommands returns at most how many commands walking f can emit: one per simple command
 // or declaration, and one per statement whose redirections no command owns.
 func maxCommands(f *syntax.File) int {
+	n, _ := size(f)
+	return n
+}
+
+// size returns at most how many commands walking f can emit, and how many words the
+// commands hold.
+func size(f *syntax.File) (commands, words int) {
 	n := 0
 	syntax.Walk(f, func(node syntax.Node) bool {
 		switch node := node.(type) {
-		case *syntax.CallExpr, *syntax.DeclClause:
+		case *syntax.CallExpr:
+			n++
+			words += len(node.Args)
+			return true
+		case *syntax.DeclClause:
 			n++
 		case *syntax.Stmt:
 			if len(node.Redirs) > 0 && !ownsRedirects(node.Cmd) {
@@ -348,7 +359,7 @@ func maxCommands(f *syntax.File) int {
 		}
 		return true
 	})
-	return n
+	return n, words
 }
 
 // pipeOut returns the index of the first command of the last element of the pipeline x,

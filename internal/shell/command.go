@@ -33,6 +33,11 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 	a.forgetAhead(ce.Assigns, ce.Args, redirs)
 	args := slices.Grow(a.args[:0], len(ce.Args))
 	for _, w := range ce.Args {
+		if len(args) > maxAnalysedWords {
+			// Brace expansion can make a short line huge; the rest is unknown.
+			args = append(args, arg{lit: a.source(w), dynamic: true, word: w})
+			break
+		}
 		args = a.expand(args, w, true)
 	}
 	if len(args) == 0 {

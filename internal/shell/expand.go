@@ -114,6 +114,9 @@ func plainWord(w *syntax.Word) (arg, bool) {
 }
 
 func (a *analyzer) expandWord(dst []arg, w *syntax.Word, vars bool) ([]arg, bool) {
+	if a.budget <= 0 {
+		return dst, false // the line has produced all the text it may: the rest is unknown
+	}
 	if hasBrace(w.Parts) {
 		cp := *w // SplitBraces replaces the word's parts; the tree must stay as parsed
 		if syntax.SplitBraces(&cp) {
@@ -399,7 +402,8 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		}
 		text = cwd.path
 	}
-	if !a.spend(len(text)) {
+	if len(text) > 4<<10 || !a.spend(len(text)) {
+		// A long output is left unknown: it would be split and analysed twice over.
 		return "", false
 	}
 	return strings.TrimRight(text, "\n"), true

@@ -308,6 +308,9 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	v := view{name: name, args: rest, raw: ops, opts: opts, flags: cmd.Flags}
 	v.ops = make([]string, len(ops))
 	for i, o := range ops {
+		if o.dynamic {
+			continue // its source text is not a value a rule could compare
+		}
 		v.ops[i] = strings.ToLower(o.lit)
 	}
 	for _, r := range effectRules[name] {

@@ -112,6 +112,10 @@ type Wrapper struct {
 // agent writes a thousand commands on one line, and a longer line is reported, not guessed.
 const maxAnalysedCommands = 1000
 
+// maxAnalysedWords bounds the words of the commands of one line, for the same reason: a
+// command line of more than 8,192 words is not one a person or an agent types.
+const maxAnalysedWords = 8192
+
 // maxDepth is how many times code inside code is analysed (sh -c "sh -c '…'", eval, an
 // interpreter running a shell); deeper code is reported, not analysed.
 const maxDepth = 8
@@ -163,8 +167,10 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 	if err != nil {
 		return lineFinding(findParseError, err.Error())
 	}
-	if n := maxCommands(f); n > maxAnalysedCommands {
+	if n, words := size(f); n > maxAnalysedCommands {
 		return lineFinding(findTooComplex, fmt.Sprintf("%d commands; lines of at most %d commands are analysed", n, maxAnalysedCommands))
+	} else if words > maxAnalysedWords {
+		return lineFinding(findTooComplex, fmt.Sprintf("%d words; lines of at most %d words are analysed", words, maxAnalysedWords))
 	}
 	a := newAnalyzer(line, cwd, sh, depth, f, params)
 	a.run()
@@ -185,13 +191,18 @@ func lineFinding(id, evidence string) result {
 	return result{Analysis: Analysis{Findings: []call.Finding{call.NewFinding(id, evidence)}}}
 }
 
-// separators counts the bytes that can separate commands: ; | & and newlines.
+// separators counts the bytes that can start or separate commands: ; | & newlines,
+// backquotes and the ( of $(.
 func separators(s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
-		case ';', '|', '&', '\n':
+		case ';', '|', '&', '\n', '`':
 			n++
+		case '(':
+			if i > 0 && s[i-1] == '$' {
+				n++
+			}
 		}
 	}
 	return n
