@@ -146,7 +146,7 @@ func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interprete
 		a.cmds[at].Opaque = true
 		return
 	}
-	if p, ok, opaque := a.resolve(o.lit, cwd); ok {
+	if p, ok, _ := a.resolve(o.lit, cwd); ok {
 		if p == "/dev/stdin" {
 			if in != nil {
 				m.execStdin, m.lang = execInterp, in.Lang
@@ -159,7 +159,6 @@ func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interprete
 		c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
 		c.Opaque = true // what the script does is not known
 		m.script = p
-		_ = opaque
 	}
 }
 
@@ -329,10 +328,7 @@ func belowRoot(r arg) arg {
 	if r.dynamic || r.glob {
 		return arg{lit: r.lit, dynamic: true, word: r.word}
 	}
-	p := strings.TrimSuffix(r.lit, "/")
-	if p == "" {
-		p = ""
-	}
+	p := strings.TrimSuffix(r.lit, "/") // find / walks from the root: "" + "/*"
 	pat := escapeGlob(p) + "/*"
 	return arg{lit: p + "/*", pat: pat, glob: true}
 }

@@ -138,9 +138,6 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	if dynamic {
 		m.prog = ""
 	}
-	if m.prog == "" && !dynamic {
-		m.prog = cmd.Name
-	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
 	if u.privileged != "" {

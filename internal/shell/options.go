@@ -108,13 +108,13 @@ var valueOptions = map[string]valueOpts{
 	"su":         {short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
 }
 
-// interpreterNames are the version-suffixed spellings of programs listed once in the
-// tables: python3.12 reads the table entry of python.
+// canonicalProgram is the name under which the tables list a program: version-suffixed
+// spellings (python3.12, pip3) and other names of one program (nodejs, netcat, mkfs.ext4)
+// read the entry of its usual name.
 func canonicalProgram(name string) string {
 	for _, base := range []string{"python", "pypy", "perl", "ruby", "php", "lua", "pip", "node"} {
 		if rest, ok := strings.CutPrefix(name, base); ok && isVersion(rest) {
-			switch base {
-			case "pypy":
+			if base == "pypy" {
 				return "python"
 			}
 			return base
@@ -125,10 +125,7 @@ func canonicalProgram(name string) string {
 		return "node"
 	case "luajit":
 		return "lua"
-	case "ncat", "netcat", "nc.openbsd", "nc.traditional":
-		if name == "ncat" {
-			return "ncat"
-		}
+	case "netcat", "nc.openbsd", "nc.traditional":
 		return "nc"
 	}
 	if strings.HasPrefix(name, "mkfs.") {

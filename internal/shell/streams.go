@@ -84,8 +84,9 @@ var decoders = map[string]decoder{
 	},
 }
 
+// decompressFlag: gzip -d, bzip2 -d, xz -d, zstd -d decompress what they read.
 func decompressFlag(v *view) (func(string) (string, bool), bool) {
-	return nil, v.flag("d", "decompress", "c") && v.flag("d", "decompress")
+	return nil, v.flag("d", "decompress")
 }
 
 // downloaders print what they fetch unless told to save it.
