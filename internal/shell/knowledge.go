@@ -391,7 +391,11 @@ func (a *analyzer) applies(r *rule, v *view) (string, bool) {
 	if len(r.anyOf) > 0 {
 		for _, o := range v.opts {
 			if slices.Contains(r.anyOf, o.name) {
-				evidence += " --" + o.name
+				dash := "--"
+				if len(o.name) == 1 {
+					dash = "-"
+				}
+				evidence += " " + dash + o.name
 				break
 			}
 		}
