@@ -532,6 +532,7 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			if acc.Kind == call.Read && a.sh.env.Sensitive(acc) {
 				c.Findings = appendFinding(c.Findings, findCredentialsRead, acc.Path)
 				a.meta[at].out.t |= tSecret
+				a.meta[at].secretRead = true
 			}
 		}
 	}

@@ -91,6 +91,7 @@ type cmdMeta struct {
 	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)
 	secretWords []*syntax.Word // words that read secret environment variables
 	secretArgs  bool           // its words read secret environment variables
+	secretRead  bool           // it reads a file that holds credentials (besides by redirection)
 	netSink     bool           // sends its standard input over the network
 	netArgs     bool           // a network command: its arguments go over the network
 	sendsArgs   bool           // sends data given in its arguments (curl -d DATA)
@@ -421,9 +422,9 @@ func (a *analyzer) taintFiles(n int) {
 		if m.stdoutFile != "" {
 			t = a.outOfProduced(i).t & (tSecret | tEnvDump)
 		}
-		secretRead := false
+		secretRead := m.secretRead
 		for _, acc := range a.cmds[i].Accesses {
-			if acc.Kind == call.Read && !acc.Redirect && (a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[acc.Path] != 0) {
+			if !secretRead && acc.Kind == call.Read && !acc.Redirect && a.tainted[acc.Path] != 0 {
 				secretRead = true
 			}
 		}

@@ -353,6 +353,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 				cmd.Findings = appendFinding(cmd.Findings, findCredentialsRead, acc.Path)
 				if !acc.Redirect {
 					m.out.t |= tSecret
+					m.secretRead = true
 				}
 			}
 		}
