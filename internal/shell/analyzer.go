@@ -177,6 +177,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			a.bomb++
 		}
 	case *syntax.ForClause:
+		a.unroll(n)
 		a.loop(&fr, n.ForPos, n.DonePos)
 	case *syntax.FuncDecl:
 		if n.Name != nil && forksItself(n) {

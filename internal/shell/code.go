@@ -806,3 +806,57 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 		}
 	}
 }
+
+// maxUnrolled bounds the loops analysed once per value: a few literal values, a short body.
+const (
+	maxUnrolledItems = 8
+	maxUnrolledBody  = 4 << 10
+)
+
+// unroll analyses the body of `for v in WORDS; do BODY; done` once for each value, when the
+// words are a few literal values: the walk sees the body once with v unknown (it takes
+// several values), so `for d in /etc /usr; do rm -rf $d; done` would only ask. Each
+// iteration is analysed as the code `v=VALUE; BODY`, one level deeper.
+func (a *analyzer) unroll(fc *syntax.ForClause) {
+	wi, ok := fc.Loop.(*syntax.WordIter)
+	if !ok || wi.Name == nil || !wi.InPos.IsValid() || len(wi.Items) == 0 || len(wi.Items) > maxUnrolledItems || len(fc.Do) == 0 {
+		return
+	}
+	var values []string
+	for _, w := range wi.Items {
+		x, ok := plainWord(w)
+		if !ok || x.dynamic || x.glob {
+			return
+		}
+		values = append(values, x.lit)
+	}
+	start, end := fc.Do[0].Pos(), fc.Do[len(fc.Do)-1].End()
+	if !start.IsValid() || !end.IsValid() || end.Offset() > uint(len(a.line)) || start.Offset() >= end.Offset() {
+		return
+	}
+	body := a.line[start.Offset():end.Offset()]
+	if len(body) > maxUnrolledBody || a.depth+1 >= maxDepth {
+		return
+	}
+	cwd := a.cwd()
+	startDir := value{}
+	if cwd.known {
+		startDir = value{cwd.path, true}
+	}
+	for _, v := range values {
+		code := wi.Name.Value + "=" + shellQuote(v) + "\n" + body
+		if !a.spendNested(len(code)) {
+			return
+		}
+		sub := analyze(code, startDir, a.sh, a.depth+1, nil)
+		for _, sc := range sub.Commands {
+			a.cmds = append(a.cmds, sc)
+			a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true})
+		}
+	}
+}
+
+// shellQuote quotes s as one shell word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
