@@ -227,16 +227,8 @@ func (a *analyzer) expandParts(dst []arg, parts []syntax.WordPart, w *syntax.Wor
 			if !a.dquoted(f, p, vars) {
 				return dst, false
 			}
-		case *syntax.ParamExp:
-			v, ok := a.param(p, vars)
-			if !ok {
-				return dst, false
-			}
-			if dst, ok = a.split(dst, f, v, w); !ok {
-				return dst, false
-			}
-		case *syntax.CmdSubst:
-			v, ok := a.staticSubst(p, vars)
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			v, ok := a.expansion(p, vars)
 			if !ok {
 				return dst, false
 			}
@@ -323,14 +315,8 @@ func (a *analyzer) dquoted(f *fieldBuf, q *syntax.DblQuoted, vars bool) bool {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			dquotedLit(f, p.Value)
-		case *syntax.ParamExp:
-			v, ok := a.param(p, vars)
-			if !ok {
-				return false
-			}
-			f.quoted(v)
-		case *syntax.CmdSubst:
-			v, ok := a.staticSubst(p, vars)
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			v, ok := a.expansion(p, vars)
 			if !ok {
 				return false
 			}
@@ -340,6 +326,18 @@ func (a *analyzer) dquoted(f *fieldBuf, q *syntax.DblQuoted, vars bool) bool {
 		}
 	}
 	return true
+}
+
+// expansion returns the value of a parameter expansion or of a command substitution that
+// staticSubst can evaluate.
+func (a *analyzer) expansion(p syntax.WordPart, vars bool) (string, bool) {
+	switch p := p.(type) {
+	case *syntax.ParamExp:
+		return a.param(p, vars)
+	case *syntax.CmdSubst:
+		return a.staticSubst(p, vars)
+	}
+	return "", false
 }
 
 // staticSubst returns what a command substitution prints when that is plain to see: $(echo
