@@ -98,12 +98,24 @@ func (e *Engine) evaluate(ctx context.Context, c call.Call, explain bool) (call.
 	if explain {
 		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
 	}
-	d := e.decide(ctx, &c, tr)
+	d := e.decideSafely(ctx, &c, tr)
 	d.Latency = e.now().Sub(start)
 	if tr != nil {
 		tr.Decision = d
 	}
 	return d, tr
+}
+
+// decideSafely is decide, with a failure of moat itself (a panic in analysis or matching,
+// which input must never cause but a bug could) turned into a denial that says so: moat's
+// own failure is never an allow.
+func (e *Engine) decideSafely(ctx context.Context, c *call.Call, tr *Trace) (d call.Decision) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = failClosed(fmt.Sprintf("internal error while evaluating: %v", r))
+		}
+	}()
+	return e.decide(ctx, c, tr)
 }
 
 func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decision {

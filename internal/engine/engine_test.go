@@ -375,3 +375,14 @@ wrappers:
 	plain := newEngine(t, "version: 1\ndefault: allow\npacks: [recommended]\n")
 	check(t, plain, shellCall("with-vault -r admin prod rm -rf ~", "/ws"), want{call.Allow, call.RuleDefault})
 }
+
+// A failure of moat itself while evaluating (here an engine built without its
+// self-protection rules, which makes matching fail) is a denial, never an allow.
+func TestInternalFailureFailsClosed(t *testing.T) {
+	good := newEngine(t, "version: 1\ndefault: allow\n")
+	broken := &Engine{policy: good.policy, host: good.host, now: time.Now, secrets: good.secrets, shell: good.shell}
+	d := broken.Evaluate(context.Background(), shellCall("ls", "/ws"))
+	if d.Verdict != call.Deny || d.Rule != call.RuleFailClosed || !strings.Contains(d.Reason, "internal error") {
+		t.Errorf("got %s (%s): %s", d.Verdict, d.Rule, d.Reason)
+	}
+}
