@@ -23,7 +23,9 @@ var (
 	readOnly      = []call.AccessKind{call.Read}
 )
 
-var pathRules = compilePathRules([]pathRule{
+var pathRules = compilePathRules(pathRuleData)
+
+var pathRuleData = []pathRule{
 	// Block devices: writing one overwrites a disk or partition below any file system.
 	{"/dev/sd*", writeOrDelete, findDiskWipe},
 	{"/dev/hd*", writeOrDelete, findDiskWipe},
@@ -133,11 +135,12 @@ var pathRules = compilePathRules([]pathRule{
 
 	// Another process's environment.
 	{"/proc/*/environ", readOnly, findEnvDump},
-})
+}
 
 type compiledPathRule struct {
 	pathRule
-	glob *glob.Path
+	glob   *glob.Path
+	prefix string // the pattern's literal directory: a path outside it cannot match
 }
 
 // compilePathRules compiles the table once. A pattern that does not compile is a mistake
@@ -149,7 +152,7 @@ func compilePathRules(rules []pathRule) []compiledPathRule {
 		if err != nil {
 			continue
 		}
-		out = append(out, compiledPathRule{r, p})
+		out = append(out, compiledPathRule{r, p, glob.LiteralPrefix(homeAnchored(r.pattern))})
 	}
 	return out
 }
@@ -184,7 +187,8 @@ func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Findi
 		}
 		// Only the paths themselves count: `rm -rf /` is not evidence of clearing logs in
 		// particular, and it is judged by what it deletes.
-		hit := r.glob.Match(p) || rel != "" && r.glob.Match(rel)
+		hit := strings.HasPrefix(p, r.prefix) && r.glob.Match(p) ||
+			rel != "" && strings.HasPrefix(rel, r.prefix) && r.glob.Match(rel)
 		if hit && !hasFinding(dst, r.finding) {
 			dst = append(dst, call.NewFinding(r.finding, fmt.Sprintf("%s %s", acc.Kind, acc.Path)))
 		}
