@@ -188,7 +188,7 @@ var effectRules = map[string][]rule{
 	"passwd":      {{finding: findAccount}},
 	"chpasswd":    {{finding: findAccount}},
 	"visudo":      {{finding: findAccount}},
-	"dscl":        {{sub: []string{"*", "-create|-append|-delete|-passwd"}, finding: findAccount}},
+	"dscl":        {{when: dsclWrites, finding: findAccount}},
 	"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
 	"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
 	"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
@@ -955,4 +955,15 @@ func ztcp(a *analyzer, v *view) string {
 	}
 	a.netFDs["$REPLY"] = true
 	return "ztcp " + strings.Join(v.ops, " ")
+}
+
+// dsclWrites: dscl NODE -create|-append|-delete|-passwd changes macOS accounts; its
+// commands are spelled like options, so they are read from the words.
+func dsclWrites(_ *analyzer, v *view) string {
+	for _, c := range []string{"-create", "-append", "-delete", "-passwd", "-change"} {
+		if v.hasArg(c) {
+			return "dscl " + c
+		}
+	}
+	return ""
 }
