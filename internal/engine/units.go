@@ -7,6 +7,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/shell"
 )
 
@@ -25,13 +26,24 @@ func (e *Engine) units(c *call.Call) []unit {
 	}
 	s := base
 	s.Accesses, s.Opaque = e.accessesOf(c)
+	for _, acc := range s.Accesses {
+		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
+	}
 	return []unit{{label: c.Describe(), subject: s}}
 }
 
 func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 	env := e.shell
 	env.Cwd = c.Cwd
-	a := shell.Analyze(c.String(call.ArgCommand), env)
+	line := c.String(call.ArgCommand)
+	// Invisible and look-alike characters are findings of the line, and the line is
+	// analysed as a reader would take it: ｒｍ －ｒｆ ／ is rm -rf /.
+	smuggled := scan.Unicode(line)
+	if len(smuggled) > 0 {
+		line = scan.Fold(line)
+	}
+	a := shell.Analyze(line, env)
+	a.Findings = append(a.Findings, smuggled...)
 	var units []unit
 	for i := range a.Commands {
 		cmd := &a.Commands[i]
