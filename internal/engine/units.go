@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -29,7 +31,57 @@ func (e *Engine) units(c *call.Call) []unit {
 	for _, acc := range s.Accesses {
 		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
 	}
+	s.Findings = appendNew(s.Findings, carriedSecrets(c))
 	return []unit{{label: c.Describe(), subject: s}}
+}
+
+// maxScanned bounds the text of one call that is scanned for secrets.
+const maxScanned = 1 << 20
+
+// carriedSecrets returns the secrets a call carries where they matter: what a file write
+// or edit puts in the file, the URL a fetch sends, and every string argument of an MCP
+// tool. The evidence names the kind and place, never the value.
+func carriedSecrets(c *call.Call) []call.Finding {
+	var fs []call.Finding
+	add := func(v any, where string) {
+		walkStrings(v, where, func(s, at string) {
+			if len(s) <= maxScanned {
+				fs = append(fs, scan.SecretFindings(s, at)...)
+			}
+		})
+	}
+	switch c.Class {
+	case call.FileWrite:
+		add(c.Args[call.ArgContent], call.ArgContent)
+	case call.FileEdit:
+		add(c.Args[call.ArgNew], call.ArgNew)
+		add(c.Args[call.ArgEdits], call.ArgEdits)
+	case call.WebFetch:
+		add(c.Args[call.ArgURL], call.ArgURL)
+	case call.MCP:
+		add(c.Args, "")
+	}
+	return fs
+}
+
+// walkStrings calls fn with every string in v (a decoded JSON value) and where it is.
+func walkStrings(v any, where string, fn func(s, where string)) {
+	switch v := v.(type) {
+	case string:
+		fn(v, where)
+	case []any:
+		for i, x := range v {
+			walkStrings(x, fmt.Sprintf("%s[%d]", where, i), fn)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			at := k
+			if where != "" {
+				at = where + "." + k
+			}
+			walkStrings(v[k], at, fn)
+		}
+	}
 }
 
 func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
@@ -52,6 +104,11 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		s.Command = cmd
 		s.Opaque = cmd.Opaque
 		s.Findings = cmd.Findings
+		if len(cmd.Args) > 0 {
+			// A secret written into a command line ends up in logs and histories, and goes
+			// wherever the command sends its arguments.
+			s.Findings = appendNew(slices.Clip(s.Findings), scan.SecretFindings(strings.Join(cmd.Args, " "), "command"))
+		}
 		for _, acc := range cmd.Accesses {
 			if !acc.Redirect {
 				s.Accesses = append(s.Accesses, acc)
