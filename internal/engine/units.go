@@ -54,8 +54,15 @@ func carriedSecrets(c *call.Call) []call.Finding {
 	case call.FileWrite:
 		add(c.Args[call.ArgContent], call.ArgContent)
 	case call.FileEdit:
+		// Only the text an edit puts in: removing a secret is not writing one.
 		add(c.Args[call.ArgNew], call.ArgNew)
-		add(c.Args[call.ArgEdits], call.ArgEdits)
+		if edits, ok := c.Args[call.ArgEdits].([]any); ok {
+			for i, e := range edits {
+				if m, ok := e.(map[string]any); ok {
+					add(m[call.ArgNew], fmt.Sprintf("%s[%d].%s", call.ArgEdits, i, call.ArgNew))
+				}
+			}
+		}
 	case call.WebFetch:
 		add(c.Args[call.ArgURL], call.ArgURL)
 	case call.MCP:
