@@ -104,6 +104,7 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 	a := shell.Analyze(line, env)
 	a.Findings = append(a.Findings, smuggled...)
 	var units []unit
+	secretsFound := false
 	for i := range a.Commands {
 		cmd := &a.Commands[i]
 		label := fmt.Sprintf("command %d (%s)", i+1, commandText(cmd))
@@ -114,7 +115,10 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		if len(cmd.Args) > 0 {
 			// A secret written into a command line ends up in logs and histories, and goes
 			// wherever the command sends its arguments.
-			s.Findings = appendNew(slices.Clip(s.Findings), scan.SecretFindings(strings.Join(cmd.Args, " "), "command"))
+			if fs := scan.SecretFindings(strings.Join(cmd.Args, " "), "command"); len(fs) > 0 {
+				s.Findings = appendNew(slices.Clip(s.Findings), fs)
+				secretsFound = true
+			}
 		}
 		for _, acc := range cmd.Accesses {
 			if !acc.Redirect {
@@ -129,6 +133,11 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 				units = append(units, unit{label: fmt.Sprintf("redirection of command %d (%s)", i+1, acc), subject: r})
 			}
 		}
+	}
+	if !secretsFound && len(line) <= maxScanned {
+		// Secrets outside any command's words: in a here-document, a here-string or an
+		// assignment (cat > .env <<EOF … EOF).
+		a.Findings = append(a.Findings, scan.SecretFindings(line, "command")...)
 	}
 	if len(a.Findings) > 0 {
 		s := base
