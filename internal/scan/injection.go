@@ -1,0 +1,505 @@
+package scan
+
+import (
+	"cmp"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// Prompt injection: text that an agent reads (a fetched page, a file, a tool's result or
+// description) or writes into its own instruction files, and that tries to take control
+// of the agent. No single phrase proves an injection, so detection is scored: each
+// signal (an instruction override, a fake role tag, a request for secrets, an order to
+// hide something from the user…) has a weight, the signals close to each other in the
+// text form a passage, and a passage whose combined score reaches InjectionThreshold is
+// reported. The weights were calibrated on a corpus of benign text (see
+// testdata/injection) so that ordinary documentation, code, issue threads and agent
+// instruction files stay below the threshold.
+
+// Finding ids of prompt injection. A passage is reported under the id of its strongest
+// signal.
+const (
+	FindInjectionOverride    = "injection.instruction-override"
+	FindInjectionRoleTag     = "injection.role-tag"
+	FindInjectionHidden      = "injection.hidden-instruction"
+	FindInjectionSecrets     = "injection.secret-request"
+	FindInjectionFiles       = "injection.file-coercion"
+	FindInjectionExfil       = "injection.exfiltration"
+	FindInjectionSafety      = "injection.safety-bypass"
+	FindInjectionConcealment = "injection.concealment"
+	FindInjectionOutput      = "injection.output-manipulation"
+	FindInjectionInvisible   = "injection.invisible-text"
+)
+
+// InjectionFindingIDs lists the ids FindInjections reports.
+var InjectionFindingIDs = []string{
+	FindInjectionOverride, FindInjectionRoleTag, FindInjectionHidden, FindInjectionSecrets,
+	FindInjectionFiles, FindInjectionExfil, FindInjectionSafety, FindInjectionConcealment,
+	FindInjectionOutput, FindInjectionInvisible,
+}
+
+// InjectionThreshold is the score from which a passage is reported.
+const InjectionThreshold = 0.6
+
+// Signal weights. A strong signal is reported alone; medium ones need a second signal
+// (0.5 and 0.5 combine to 0.75); weak ones only add to others.
+const (
+	strong = 0.9
+	firm   = 0.7
+	medium = 0.5
+	weak   = 0.3
+)
+
+// passageGap is how far apart, in bytes, two signals may be and still belong to one
+// passage: about a paragraph.
+const passageGap = 400
+
+// injectionSignal is one kind of evidence of injection, as data.
+type injectionSignal struct {
+	Name    string // short name shown in evidence
+	Finding string // finding id of a passage this signal dominates
+	// Family groups correlated signals, which count once in a passage; it defaults to
+	// Finding.
+	Family string
+	Weight float64
+	// Keywords are lower-case anchors, one of which must occur for Pattern to run, and
+	// Pattern runs on the text around each occurrence (Before bytes before, After after).
+	Keywords      []string
+	Before, After int
+	Pattern       *regexp.Regexp
+	// Negatable signals do not count when a negation ("never", "do not") comes just
+	// before the match: "never share your password" is advice, not a request.
+	Negatable bool
+	// Verify, when set, vets a match s[start:end] in the whole text.
+	Verify func(s string, start, end int) bool
+}
+
+// Injection is one passage of a text that reads as prompt injection.
+type Injection struct {
+	Finding    string
+	Score      float64
+	Start, End int      // byte offsets of the passage in the scanned text
+	Signals    []string // names of the signals found in it, strongest first
+}
+
+// injectionHit is one match of one signal.
+type injectionHit struct {
+	signal     int
+	start, end int
+	weight     float64
+}
+
+type injectionDetector struct {
+	signals   []injectionSignal
+	index     *keywordIndex
+	wordUsers [][]int // keyword number → signals anchored on it
+}
+
+func newInjectionDetector(signals []injectionSignal) *injectionDetector {
+	d := &injectionDetector{signals: signals}
+	num := map[string]int{}
+	var words []string
+	for i, sg := range signals {
+		for _, k := range sg.Keywords {
+			n, ok := num[k]
+			if !ok {
+				n = len(words)
+				num[k] = n
+				words = append(words, k)
+				d.wordUsers = append(d.wordUsers, nil)
+			}
+			d.wordUsers[n] = append(d.wordUsers[n], i)
+		}
+	}
+	d.index = newKeywordIndex(words)
+	return d
+}
+
+var injections = newInjectionDetector(injectionSignals)
+
+// FindInjections returns the passages of s that read as prompt injection, in order. The
+// text is read as Fold normalises it (so fullwidth letters and invisible characters do
+// not hide a phrase); when folding changed s, offsets are those of the folded text.
+// Text hidden in Unicode tag characters is decoded and scanned too.
+func FindInjections(s string) []Injection {
+	folded := Fold(s)
+	hits := injections.hits(folded)
+	if hidden := tagText(s); hidden != "" {
+		// The hidden text is invisible to the user: anything instruction-like in it counts
+		// as strong, at the place where the tag characters begin.
+		at := strings.IndexFunc(s, func(r rune) bool { return r >= 0xE0000 && r <= 0xE007F })
+		at = min(len(folded), max(0, at))
+		hits = append(hits, injectionHit{signal: invisibleSignal, start: at, end: at, weight: strong})
+	}
+	hits = append(hits, injections.encodedHits(folded)...)
+	if len(hits) == 0 {
+		return nil
+	}
+	return injections.passages(folded, hits)
+}
+
+// minEncoded is the length from which a base64 or hex run is decoded and read: shorter
+// runs are identifiers and hashes, and cannot hold a sentence.
+const minEncoded = 32
+
+// encodedHits decodes the base64 and hex runs of s that decode to readable text and
+// reports, at the run's place, the strongest signal found in that text: an instruction
+// hidden from a human reader by encoding it.
+func (d *injectionDetector) encodedHits(s string) []injectionHit {
+	var out []injectionHit
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && isBase64Byte(s[j]) {
+			j++
+		}
+		if j-i < minEncoded {
+			i = j + 1
+			continue
+		}
+		if text, ok := decodeRun(s[i:j]); ok {
+			best := 0.0
+			for _, h := range d.hits(text) {
+				best = max(best, h.weight)
+			}
+			if best > 0 {
+				out = append(out, injectionHit{signal: encodedSignal, start: i, end: j, weight: min(1, best+0.1)})
+			}
+		}
+		i = j + 1
+	}
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
+}
+
+// decodeRun decodes a run as hex or base64 and reports whether the result reads as
+// text: valid UTF-8, mostly letters and spaces, with at least three words.
+func decodeRun(run string) (string, bool) {
+	var raw []byte
+	var err error
+	if len(run)%2 == 0 && strings.Trim(run, "0123456789abcdefABCDEF") == "" {
+		raw, err = hex.DecodeString(run)
+	} else {
+		trimmed := strings.TrimRight(run, "=")
+		raw, err = base64.RawStdEncoding.DecodeString(trimmed)
+		if err != nil {
+			raw, err = base64.RawURLEncoding.DecodeString(trimmed)
+		}
+	}
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	text := string(raw)
+	letters, spaces := 0, 0
+	for _, r := range text {
+		switch {
+		case r == ' ':
+			spaces++
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsPunct(r):
+			letters++
+		}
+	}
+	n := utf8.RuneCountInString(text)
+	return text, spaces >= 2 && float64(letters+spaces) >= 0.9*float64(n)
+}
+
+// hits finds every signal match in s.
+func (d *injectionDetector) hits(s string) []injectionHit {
+	var out []injectionHit
+	type key struct{ signal, lo, hi int }
+	seen := map[key]bool{}
+	for _, h := range d.index.find(s, nil) {
+		for _, si := range d.wordUsers[h.word] {
+			sg := &d.signals[si]
+			lo := max(0, h.start-sg.Before)
+			hi := min(len(s), h.start+len(d.index.words[h.word])+sg.After)
+			lo, hi = runeStart(s, lo), runeEnd(s, hi)
+			if seen[key{si, lo, hi}] {
+				continue
+			}
+			seen[key{si, lo, hi}] = true
+			for _, m := range sg.Pattern.FindAllStringIndex(s[lo:hi], -1) {
+				start, end := lo+m[0], lo+m[1]
+				if sg.Negatable && negated(s, start) {
+					continue
+				}
+				if sg.Verify != nil && !sg.Verify(s, start, end) {
+					continue
+				}
+				out = append(out, injectionHit{signal: si, start: start, end: end, weight: sg.Weight})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b injectionHit) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.signal, b.signal))
+	})
+	return slices.CompactFunc(out, func(a, b injectionHit) bool {
+		return a.signal == b.signal && a.start == b.start
+	})
+}
+
+// passages groups hits that lie within passageGap of each other and scores each group.
+func (d *injectionDetector) passages(s string, hits []injectionHit) []Injection {
+	slices.SortFunc(hits, func(a, b injectionHit) int { return cmp.Compare(a.start, b.start) })
+	var out []Injection
+	for i := 0; i < len(hits); {
+		j, end := i+1, hits[i].end
+		for j < len(hits) && hits[j].start-end <= passageGap {
+			end = max(end, hits[j].end)
+			j++
+		}
+		if inj, ok := d.score(s, hits[i:j]); ok {
+			out = append(out, inj)
+		}
+		i = j
+	}
+	return out
+}
+
+// score combines the hits of one passage. Each signal counts once, at its highest
+// weight; a signal quoted in a passage that discusses injection counts for less; hidden
+// containers (HTML comments, invisible styles) strengthen what they hide. The combination
+// is a noisy-or: 1 - Π(1 - w).
+func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, bool) {
+	lo, hi := hits[0].start, hits[0].end
+	for _, h := range hits {
+		hi = max(hi, h.end)
+	}
+	meta := discussionAround(s, lo, hi)
+	best := map[int]float64{}
+	hidden := map[int]bool{}
+	for _, h := range hits {
+		w := h.weight
+		if hiddenAt(s, h.start) {
+			w = min(1, w+0.3)
+			hidden[h.signal] = true
+		}
+		w *= discount(meta, quotedAt(s, h.start))
+		best[h.signal] = max(best[h.signal], w)
+	}
+	// Signals of one family (the same finding) are correlated evidence: a family counts
+	// once, at its strongest signal.
+	family := map[string]float64{}
+	order := make([]int, 0, len(best))
+	for si, w := range best {
+		f := cmp.Or(d.signals[si].Family, d.signals[si].Finding)
+		family[f] = max(family[f], w)
+		order = append(order, si)
+	}
+	miss := 1.0
+	for _, w := range family {
+		miss *= 1 - w
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(best[b], best[a]), cmp.Compare(a, b))
+	})
+	score := 1 - miss
+	if score < InjectionThreshold {
+		return Injection{}, false
+	}
+	inj := Injection{Score: score, Start: lo, End: hi}
+	for _, si := range order {
+		sg := d.signals[si]
+		if inj.Finding == "" {
+			inj.Finding = sg.Finding
+			if hidden[si] {
+				inj.Finding = FindInjectionHidden
+			}
+		}
+		inj.Signals = append(inj.Signals, sg.Name)
+	}
+	return inj, true
+}
+
+// InjectionFindings returns one finding per injection passage of s, the text of the
+// argument named where. The evidence gives the score, the signals and the position,
+// and at most 60 bytes of the passage with any secret in it masked.
+func InjectionFindings(s, where string) []call.Finding {
+	found := FindInjections(s)
+	if len(found) == 0 {
+		return nil
+	}
+	folded := Fold(s)
+	out := make([]call.Finding, 0, len(found))
+	for _, inj := range found {
+		at := fmt.Sprintf("byte %d", inj.Start)
+		if where != "" {
+			at = where + " " + at
+		}
+		out = append(out, call.NewFinding(inj.Finding, fmt.Sprintf("score %.2f (%s) at %s: %q",
+			inj.Score, strings.Join(inj.Signals, ", "), at, excerpt(folded[inj.Start:inj.End], 60))))
+	}
+	return out
+}
+
+// excerpt returns the start of s, at most n bytes ending on a rune boundary, with spaces
+// collapsed and secrets masked.
+func excerpt(s string, n int) string {
+	s = Redact(s)
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:runeStart(s, n)] + "…"
+}
+
+// negated reports whether a negation ends just before s[start]: "never share", "do not
+// reveal", "don't tell".
+func negated(s string, start int) bool {
+	lo := max(0, start-24)
+	before := strings.ToLower(s[runeStart(s, lo):start])
+	before = strings.TrimRight(before, " \t,")
+	for _, neg := range []string{"never", "not", "n't", "nobody", "no one", "nor", "avoid", "refuse to", "won't"} {
+		if strings.HasSuffix(before, neg) {
+			return true
+		}
+	}
+	// "never ask users to share their password": a negation a few words back.
+	words := strings.Fields(before)
+	for _, w := range words[max(0, len(words)-3):] {
+		switch strings.Trim(w, ".,;:!?\"'") {
+		case "never", "not", "don't", "dont", "shouldn't", "mustn't", "cannot", "can't", "won't", "avoid":
+			return true
+		}
+	}
+	return false
+}
+
+// How a passage's text is framed: discussed as a subject (an article about injection
+// that names attackers and payloads), given as an example, or neither.
+const (
+	framedNone = iota
+	framedExample
+	framedDiscussed
+)
+
+// discussionAround reports how the text around a passage frames it: an article, a policy
+// or a test that quotes attacks talks about attackers and payloads; documentation gives
+// examples.
+func discussionAround(s string, lo, hi int) int {
+	lo, hi = runeStart(s, max(0, lo-600)), runeEnd(s, min(len(s), hi+600))
+	switch {
+	case discussionWords.MatchString(s[lo:hi]):
+		return framedDiscussed
+	case exampleWords.MatchString(s[lo:hi]):
+		return framedExample
+	}
+	return framedNone
+}
+
+// discount is the factor applied to a signal's weight by how it is framed: a quoted
+// attack in an article about attacks or in a test counts for little, an unquoted one in
+// an article for more. Quotation alone changes nothing: a tool's JSON result quotes
+// every string it returns.
+func discount(framing int, quoted bool) float64 {
+	switch {
+	case quoted && framing != framedNone:
+		return 0.3
+	case framing == framedDiscussed:
+		return 0.6
+	}
+	return 1
+}
+
+var (
+	discussionWords = regexp.MustCompile(`(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`)
+	exampleWords    = regexp.MustCompile(`(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`)
+)
+
+// quotedAt reports whether s[at] lies inside quotation marks or a code span on its line.
+func quotedAt(s string, at int) bool {
+	lineStart := strings.LastIndexByte(s[:at], '\n') + 1
+	before := s[lineStart:at]
+	for _, q := range []string{`"`, "`"} {
+		if strings.Count(before, q)%2 == 1 {
+			return true
+		}
+	}
+	if strings.Count(before, "“") > strings.Count(before, "”") || strings.Count(before, "<code>") > strings.Count(before, "</code>") {
+		return true
+	}
+	// Inside a Python docstring that began on an earlier line (looked for in the
+	// preceding 8 KiB only, to keep the cost bounded).
+	recent := s[runeStart(s, max(0, lineStart-8192)):lineStart]
+	if strings.Count(recent, `"""`)%2 == 1 || strings.Count(recent, "'''")%2 == 1 {
+		return true
+	}
+	// A single quote opens a quotation only after a space or an opening bracket, so that
+	// apostrophes ("don't") are not counted.
+	open := false
+	for i := 0; i < len(before); i++ {
+		if before[i] != '\'' {
+			continue
+		}
+		prevSpace := i == 0 || strings.IndexByte(" \t([{:=,", before[i-1]) >= 0
+		nextSpace := i+1 >= len(before) || strings.IndexByte(" \t.,;:!?)]}", before[i+1]) >= 0
+		switch {
+		case !open && prevSpace:
+			open = true
+		case open && nextSpace:
+			open = false
+		}
+	}
+	return open
+}
+
+// hiddenAt reports whether s[at] lies inside an HTML comment, an element styled to be
+// invisible, or a markdown comment: places a human reader does not see.
+func hiddenAt(s string, at int) bool {
+	if open := strings.LastIndex(s[:at], "<!--"); open >= 0 && !strings.Contains(s[open:at], "-->") {
+		return true
+	}
+	lineStart := strings.LastIndexByte(s[:at], '\n') + 1
+	if strings.HasPrefix(strings.TrimSpace(s[lineStart:at]), "[//]: #") {
+		return true
+	}
+	lo := max(0, at-300)
+	if m := invisibleStyle.FindAllStringIndex(s[lo:at], -1); len(m) > 0 {
+		// Hidden if no closing tag follows the style before the hit.
+		after := s[lo+m[len(m)-1][1] : at]
+		return !strings.Contains(after, "</")
+	}
+	return false
+}
+
+var invisibleStyle = regexp.MustCompile(`(?i)style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0(?:\.0+)?\s*[;"']|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)[^"']*["'][^>]*>`)
+
+// tagText returns the ASCII hidden in Unicode tag characters in s.
+func tagText(s string) string {
+	if isASCII(s) {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xE0020 && r <= 0xE007E {
+			b.WriteByte(byte(r - 0xE0000))
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// runeStart moves i back to the start of the rune that contains s[i].
+func runeStart(s string, i int) int {
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// runeEnd moves i forward to the end of the rune that contains s[i-1].
+func runeEnd(s string, i int) int {
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return i
+}
