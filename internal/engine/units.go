@@ -32,7 +32,49 @@ func (e *Engine) units(c *call.Call) []unit {
 		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
 	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
+	s.Findings = appendNew(s.Findings, writtenInjections(c))
 	return []unit{{label: c.Describe(), subject: s}}
+}
+
+// writtenInjections returns the prompt-injection findings of the text a file write or
+// edit puts in a file. Policies decide where that matters (the recommended pack asks
+// about it in agents' instruction files, which steer every later session).
+func writtenInjections(c *call.Call) []call.Finding {
+	var fs []call.Finding
+	for _, w := range writtenTexts(c) {
+		if len(w.text) <= maxScanned {
+			fs = append(fs, scan.InjectionFindings(w.text, w.where)...)
+		}
+	}
+	return fs
+}
+
+// writtenText is a text a call puts in a file and the argument it came from.
+type writtenText struct{ text, where string }
+
+// writtenTexts returns what a file write or edit puts in the file: the content of a
+// write, the new text of an edit (removing text writes nothing).
+func writtenTexts(c *call.Call) []writtenText {
+	var out []writtenText
+	add := func(v any, where string) {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, writtenText{s, where})
+		}
+	}
+	switch c.Class {
+	case call.FileWrite:
+		add(c.Args[call.ArgContent], call.ArgContent)
+	case call.FileEdit:
+		add(c.Args[call.ArgNew], call.ArgNew)
+		if edits, ok := c.Args[call.ArgEdits].([]any); ok {
+			for i, e := range edits {
+				if m, ok := e.(map[string]any); ok {
+					add(m[call.ArgNew], fmt.Sprintf("%s[%d].%s", call.ArgEdits, i, call.ArgNew))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // maxScanned bounds the text of one call that is scanned for secrets.
@@ -51,17 +93,10 @@ func carriedSecrets(c *call.Call) []call.Finding {
 		})
 	}
 	switch c.Class {
-	case call.FileWrite:
-		add(c.Args[call.ArgContent], call.ArgContent)
-	case call.FileEdit:
+	case call.FileWrite, call.FileEdit:
 		// Only the text an edit puts in: removing a secret is not writing one.
-		add(c.Args[call.ArgNew], call.ArgNew)
-		if edits, ok := c.Args[call.ArgEdits].([]any); ok {
-			for i, e := range edits {
-				if m, ok := e.(map[string]any); ok {
-					add(m[call.ArgNew], fmt.Sprintf("%s[%d].%s", call.ArgEdits, i, call.ArgNew))
-				}
-			}
+		for _, w := range writtenTexts(c) {
+			add(w.text, w.where)
 		}
 	case call.WebFetch:
 		add(c.Args[call.ArgURL], call.ArgURL)

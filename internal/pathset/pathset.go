@@ -37,7 +37,7 @@ type Set struct {
 const Workspace = "$workspace"
 
 // Names lists every set a policy may name, in documentation order.
-var Names = []string{"$workspace", "$home", "$temp", "$system", "$secrets", "$agent-config", "$moat"}
+var Names = []string{"$workspace", "$home", "$temp", "$system", "$secrets", "$agent-config", "$agent-instructions", "$moat"}
 
 // Roots lists the sets that stand for directory trees and so may be followed by a path
 // (`$home/.config/**`, `$workspace/build/**`).

@@ -66,13 +66,22 @@ var examples = map[string]string{
 	"~/.config/Claude/claude_desktop_config.json":                     "~/.config/Claude/claude_desktop_config.json",
 	"~/Library/Application Support/Claude/claude_desktop_config.json": "~/Library/Application Support/Claude/claude_desktop_config.json",
 	"**/.vscode/mcp.json": "/srv/app/.vscode/mcp.json",
+	// $agent-instructions
+	"**/CLAUDE.md": "~/.claude/CLAUDE.md", "**/CLAUDE.local.md": "/srv/app/CLAUDE.local.md",
+	"**/.claude/commands/**": "/srv/app/.claude/commands/review.md", "**/.claude/agents/**": "~/.claude/agents/tester.md",
+	"**/AGENTS.md": "/srv/app/AGENTS.md", "**/AGENTS.override.md": "~/.codex/AGENTS.override.md", "**/GEMINI.md": "~/.gemini/GEMINI.md",
+	"**/.cursorrules": "/srv/app/.cursorrules", "**/.cursor/rules/**": "/srv/app/.cursor/rules/go.mdc",
+	"**/.windsurfrules": "/srv/app/.windsurfrules", "**/.windsurf/rules/**": "/srv/app/.windsurf/rules/style.md",
+	"**/.github/copilot-instructions.md": "/srv/app/.github/copilot-instructions.md",
+	"**/.github/instructions/**":         "/srv/app/.github/instructions/go.instructions.md", "**/.clinerules": "/srv/app/.clinerules",
 }
 
 // notIn lists paths that must stay out of each set: the look-alikes.
 var notIn = map[string][]string{
-	"$system":       {"/home/u/etc/passwd", "/tmp/x", "/dev/null", "/dev/fd/1"},
-	"$secrets":      {"~/.ssh/id_rsa.pub", "~/.ssh/known_hosts", "/srv/app/.env.example", "/srv/app/env", "/srv/app/.envrc", "~/.aws/config", "/etc/hosts"},
-	"$agent-config": {"~/.claude/CLAUDE.md", "/srv/app/.claude/commands/x.md", "~/.gemini/GEMINI.md"},
+	"$system":             {"/home/u/etc/passwd", "/tmp/x", "/dev/null", "/dev/fd/1"},
+	"$secrets":            {"~/.ssh/id_rsa.pub", "~/.ssh/known_hosts", "/srv/app/.env.example", "/srv/app/env", "/srv/app/.envrc", "~/.aws/config", "/etc/hosts"},
+	"$agent-config":       {"~/.claude/CLAUDE.md", "/srv/app/.claude/commands/x.md", "~/.gemini/GEMINI.md"},
+	"$agent-instructions": {"/srv/app/README.md", "/srv/app/docs/CLAUDE.md.txt", "/srv/app/.github/workflows/ci.yml", "/srv/app/agents.go"},
 }
 
 func member(t *testing.T, set Resolved, p string) bool {
