@@ -7,5 +7,6 @@ var unicodeKinds = []FindingKind{
 	{ID: "unicode.bidi-control", Category: "evasion", Severity: High, Taxonomy: "T1036.002", Summary: "holds bidirectional controls, which make text display in another order than it runs"},
 	{ID: "unicode.tag-characters", Category: "evasion", Severity: Critical, Taxonomy: "T1027", Summary: "holds Unicode tag characters, invisible ASCII that models read; the hidden text is decoded into the evidence"},
 	{ID: "unicode.variation-selector", Category: "evasion", Severity: Medium, Taxonomy: "T1027", Summary: "holds variation selectors that follow no emoji, a way to carry hidden data"},
+	{ID: "unicode.confusable", Category: "evasion", Severity: High, Taxonomy: "T1036", Summary: "a command name, path or domain written with letters of another script that imitate ASCII (сurl with a Cyrillic с)"},
 	{ID: "unicode.compatibility-form", Category: "evasion", Severity: Medium, Taxonomy: "T1027", Summary: "holds look-alike forms (fullwidth, mathematical letters) that normalise to ASCII; it is analysed as normalised"},
 }

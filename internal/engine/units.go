@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -30,6 +31,12 @@ func (e *Engine) units(c *call.Call) []unit {
 	s.Accesses, s.Opaque = e.accessesOf(c)
 	for _, acc := range s.Accesses {
 		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
+		s.Findings = appendNew(s.Findings, scan.Confusables("path", acc.Path))
+	}
+	if c.Class == call.WebFetch {
+		if u, err := url.Parse(c.String(call.ArgURL)); err == nil {
+			s.Findings = appendNew(s.Findings, scan.Confusables("domain", u.Hostname()))
+		}
 	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
 	s.Findings = appendNew(s.Findings, writtenInjections(c))
@@ -147,6 +154,9 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		s.Command = cmd
 		s.Opaque = cmd.Opaque
 		s.Findings = cmd.Findings
+		if lookalikes := commandLookalikes(cmd); len(lookalikes) > 0 {
+			s.Findings = appendNew(slices.Clip(s.Findings), lookalikes)
+		}
 		if len(cmd.Args) > 0 {
 			// A secret written into a command line ends up in logs and histories, and goes
 			// wherever the command sends its arguments.
@@ -185,6 +195,20 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		units = append(units, unit{label: "the command line", subject: base})
 	}
 	return units
+}
+
+// commandLookalikes returns the findings of look-alike letters in what a command names:
+// its program, the paths it touches and the hosts it connects to. Its other words (a
+// commit message in Russian) are ordinary text.
+func commandLookalikes(cmd *call.Command) []call.Finding {
+	fs := scan.Confusables("command", cmd.Name)
+	for _, acc := range cmd.Accesses {
+		fs = append(fs, scan.Confusables("path", acc.Path)...)
+	}
+	for _, n := range cmd.Net {
+		fs = append(fs, scan.Confusables("domain", n.Host)...)
+	}
+	return fs
 }
 
 // accessesOf lists the paths a non-shell call touches. A file call without a path may touch

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/scan/confusable"
 )
 
 // Unicode smuggling: characters that a reader does not see, or sees as something else,
@@ -26,7 +27,7 @@ const (
 )
 
 // UnicodeFindingIDs lists the ids Unicode reports.
-var UnicodeFindingIDs = []string{FindZeroWidth, FindBidiControl, FindTagCharacters, FindVariationSelector, FindCompatibilityForm}
+var UnicodeFindingIDs = []string{FindZeroWidth, FindBidiControl, FindTagCharacters, FindVariationSelector, FindCompatibilityForm, FindConfusable}
 
 // Unicode returns the smuggling findings of s: invisible characters (zero-width, bidi
 // controls, tag characters with the ASCII they hide, variation selectors used as
@@ -172,4 +173,35 @@ func appendLimited(list []string, s string) []string {
 		return append(list, "…")
 	}
 	return list
+}
+
+// FindConfusable is the finding of a command name, path or domain written with letters
+// of another script that imitate ASCII (сurl with a Cyrillic с).
+const FindConfusable = "unicode.confusable"
+
+// Confusables returns a finding for each part of name (a command name, a path or a
+// domain, as what says) that imitates ASCII with look-alike letters of another script:
+// the evidence shows the part, what it reads as and the first imitating code points.
+// Ordinary words of one non-Latin script are not reported.
+func Confusables(what, name string) []call.Finding {
+	if isASCII(name) {
+		return nil
+	}
+	var out []call.Finding
+	parts := strings.FieldsFunc(name, func(r rune) bool {
+		return r == '/' || r == '.' || r == ' ' || r == '\\' || r == ':' || r == '@'
+	})
+	for _, part := range parts {
+		looks := confusable.Lookalikes(part)
+		if len(looks) == 0 {
+			continue
+		}
+		var cps []string
+		for _, l := range looks {
+			cps = appendLimited(cps, fmt.Sprintf("U+%04X as %q", l.Rune, l.ASCII))
+		}
+		out = append(out, call.NewFinding(FindConfusable, fmt.Sprintf("%s part %q reads as %q (%s)",
+			what, part, confusable.Skeleton(part), strings.Join(cps, ", "))))
+	}
+	return out
 }

@@ -120,3 +120,29 @@ func BenchmarkUnicode(b *testing.B) {
 		})
 	}
 }
+
+func TestConfusables(t *testing.T) {
+	tests := []struct {
+		what, name string
+		want       string // evidence substring, "" for no finding
+	}{
+		{"command", "сurl", `reads as "curl"`},
+		{"path", "/etc/pаsswd", `part "pаsswd" reads as "passwd"`},
+		{"domain", "gіthub.com", `reads as "github"`},
+		{"domain", "раураl.com", `reads as "paypal"`},
+		{"command", "curl", ""},
+		{"path", "/home/u/документы/отчет.txt", ""},
+		{"path", "docs/отчет_final.md", ""},
+		{"domain", "münchen.de", ""},
+		{"path", "/srv/café/menu.txt", ""},
+	}
+	for _, tt := range tests {
+		got := Confusables(tt.what, tt.name)
+		switch {
+		case tt.want == "" && len(got) > 0:
+			t.Errorf("Confusables(%q, %q) = %v, want none", tt.what, tt.name, got)
+		case tt.want != "" && (len(got) != 1 || got[0].ID != FindConfusable || !strings.Contains(got[0].Evidence, tt.want)):
+			t.Errorf("Confusables(%q, %q) = %v, want one finding with %q", tt.what, tt.name, got, tt.want)
+		}
+	}
+}
