@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -16,6 +17,9 @@ import (
 // Args (keys, strings and numbers, at any depth). Fields moat itself produces (Agent, Class,
 // Rule, Policy, finding ids) are kept as they are. r's maps and slices are not modified.
 func redactRecord(r Record, red Redactor) Record {
+	if vf, ok := red.(valueFinder); ok {
+		red = everywhere(r, red, vf)
+	}
 	r.Tool = red.RedactString(r.Tool)
 	r.Event = red.RedactString(r.Event)
 	r.Session = red.RedactString(r.Session)
@@ -104,4 +108,80 @@ func redactValue(v any, red Redactor) any {
 		return v // an unchanged number keeps its Go type
 	}
 	return redactValue(generic, red)
+}
+
+// valueFinder is implemented by redactors that can list the secret values they would
+// mask in a string.
+type valueFinder interface {
+	SecretValues(string) []string
+}
+
+// minPropagated is the shortest secret value masked wherever it appears: shorter ones
+// would also mask ordinary words.
+const minPropagated = 8
+
+// everywhere returns a redactor that also masks, in every string of the record, the
+// secret values found anywhere in it: a token detected in a command (where its context
+// shows it is one) is masked in an argument that holds it bare, where nothing shows it.
+func everywhere(r Record, red Redactor, vf valueFinder) Redactor {
+	var values []string
+	collect := func(s string) {
+		for _, v := range vf.SecretValues(s) {
+			if len(v) >= minPropagated {
+				values = append(values, v)
+			}
+		}
+	}
+	for _, s := range []string{r.Tool, r.Event, r.Session, r.Cwd, r.Reason} {
+		collect(s)
+	}
+	for _, f := range r.Findings {
+		collect(f.Evidence)
+	}
+	walkRecordStrings(r.Args, collect)
+	if len(values) == 0 {
+		return red
+	}
+	// Longest first, so that a value containing another is masked whole.
+	slices.SortFunc(values, func(a, b string) int { return len(b) - len(a) })
+	values = slices.Compact(values)
+	pairs := make([]string, 0, 2*len(values))
+	for _, v := range values {
+		pairs = append(pairs, v, "[REDACTED]")
+	}
+	return propagated{red, strings.NewReplacer(pairs...)}
+}
+
+type propagated struct {
+	Redactor
+	values *strings.Replacer
+}
+
+func (p propagated) RedactString(s string) string {
+	return p.values.Replace(p.Redactor.RedactString(s))
+}
+
+// walkRecordStrings calls fn with every key and string value in v, at any depth, and
+// with the text of values of other types as encoding/json would write them.
+func walkRecordStrings(v any, fn func(string)) {
+	switch v := v.(type) {
+	case nil, bool:
+	case string:
+		fn(v)
+	case json.Number:
+		fn(string(v))
+	case map[string]any:
+		for k, x := range v {
+			fn(k)
+			walkRecordStrings(x, fn)
+		}
+	case []any:
+		for _, x := range v {
+			walkRecordStrings(x, fn)
+		}
+	default:
+		if b, err := json.Marshal(v); err == nil {
+			fn(string(b))
+		}
+	}
 }

@@ -382,6 +382,17 @@ type Redactor struct{}
 // RedactString returns s with its secrets masked, as Redact does.
 func (Redactor) RedactString(s string) string { return Redact(s) }
 
+// SecretValues returns the values of the secrets in s, so that a record can mask them
+// wherever else they appear.
+func (Redactor) SecretValues(s string) []string {
+	found := FindSecrets(s)
+	values := make([]string, len(found))
+	for i, f := range found {
+		values[i] = s[f.Start:f.End]
+	}
+	return values
+}
+
 // SecretFindings returns one finding per secret in s, the text of the argument named
 // where. The evidence names the kind and position, "aws-access-key-id at content:12:5"
 // (line and byte column, from 1), and never the value.
