@@ -1,4 +1,5 @@
 # Conveniences for developers; .ci/run is what CI runs.
+SHELL := /bin/bash
 .PHONY: build test race check bench fuzz eval
 
 build:
@@ -25,6 +26,8 @@ fuzz:
 	  done; \
 	done
 
-# Score the recommended policy on the public corpora in ../shared/evaldata (or $MOAT_EVALDATA).
+# Score moat on the public corpora in ../shared/evaldata (or $MOAT_EVALDATA): the
+# recommended policy on shell commands, the secret detectors on detect-secrets' baseline,
+# the prompt-injection detector on CyberSecEval, BIPIA and the benign corpus.
 eval:
-	MOAT_EVAL=1 go test -count=1 -run '^TestEval$$' -v ./internal/engine/
+	MOAT_EVAL=1 go test -count=1 -run '^TestEval' -v ./internal/engine/ ./internal/scan/ | grep -v -E '^\s+\S+_test.go:[0-9]+: (found|listed|cyberseceval MISSED|bipia MISSED)'; exit $${PIPESTATUS[0]}

@@ -19,6 +19,7 @@ var secretKinds = []FindingKind{
 	{ID: "secret.google-api-key", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a Google API key"},
 	{ID: "secret.groq-api-key", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a Groq API key"},
 	{ID: "secret.huggingface-token", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a Hugging Face access token"},
+	{ID: "secret.ini-multiline", Category: "credentials", Severity: Medium, Taxonomy: "T1552.001", Summary: "a secret or password given as the indented lines of a multi-line INI value"},
 	{ID: "secret.jwt", Category: "credentials", Severity: Medium, Taxonomy: "T1552", Summary: "a JSON Web Token, often a bearer credential"},
 	{ID: "secret.netrc-password", Category: "credentials", Severity: High, Taxonomy: "T1552.001", Summary: "a password in a .netrc file"},
 	{ID: "secret.npm-token", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "an npm access token"},

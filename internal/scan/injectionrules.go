@@ -172,6 +172,11 @@ var injectionSignals = []injectionSignal{
 			if strings.Contains(m, "reset") || strings.Contains(m, "change") || strings.Contains(m, "enter") || strings.Contains(m, "forgot") {
 				return false
 			}
+			// "Confirm with your password", "sign in using your API key": the secret is
+			// the means of an action, not what is asked for.
+			if authenticatingWith.MatchString(m) {
+				return false
+			}
 			return !statedPossibility(s, start)
 		},
 	},
@@ -368,6 +373,10 @@ func statedPossibility(s string, start int) bool {
 	}
 	return false
 }
+
+// authenticatingWith finds a secret used as the means of an action: "with your
+// password", "using the API key".
+var authenticatingWith = regexp.MustCompile(`\b(?:with|using|by|via)\s+(?:your|the|our|its)\s`)
 
 // systemInfo recognises the environment lines of bug reports after "System:".
 var systemInfo = regexp.MustCompile(`(?i)^\s*(?:ubuntu|debian|fedora|arch|macos|mac\s*os|os\s*x|windows|win\d|linux|darwin|freebsd|centos|rhel|alpine|x86|x64|amd64|arm|aarch|intel|apple|\d)`)

@@ -263,6 +263,16 @@ var secretRules = []SecretRule{
 		Verify: headerCredential,
 	},
 	{
+		ID:          "secret.ini-multiline",
+		Description: "a secret, token or password given as the indented lines of a multi-line INI value (key =, then one value per line)",
+		Pattern:     regexp.MustCompile(`^(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*[=:][ \t]*\r?\n[ \t]+(?P<secret>[^ \t\r\n#;][^\r\n]*(?:\r?\n[ \t]+[^ \t\r\n#;][^\r\n]*){0,19})`),
+		Keywords:    []string{"secret", "token", "credential", "password", "passwd", "apikey", "api_key", "api-key"},
+		Before:      64, After: 2048, Lines: 21, AtName: true,
+		MinLength: 8, MinEntropy: 2.5,
+		Hit:    iniKeyWithoutValue,
+		Verify: iniContinuationSecret,
+	},
+	{
 		ID:          "secret.password-assignment",
 		Description: "a password assigned in configuration, code or a command line (password=…, DB_PASS: …, --password …)",
 		Pattern:     assignedValue,
@@ -613,4 +623,45 @@ func envValue(c Candidate) bool {
 	}
 	lower, upper, digit, _ := charClasses(c.Value)
 	return lower && upper && digit
+}
+
+// iniKeyWithoutValue reports whether the key name containing s[start:end] is followed by
+// an assignment with nothing after it on its line: the start of a multi-line INI value.
+func iniKeyWithoutValue(s string, start, end int) bool {
+	i := end
+	for n := 0; i < len(s) && n < 64 && isNameByte(s[i]); n++ {
+		i++
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) || s[i] != '=' && s[i] != ':' {
+		return false
+	}
+	i++
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
+		i++
+	}
+	return i < len(s) && s[i] == '\n'
+}
+
+// iniContinuationSecret decides on the indented lines that follow a secret-named key
+// with no value of its own. They are the key's values only if none of them is itself an
+// assignment or a list item (which would make them a nested YAML map or list), and they
+// hold a secret if one of them looks generated.
+func iniContinuationSecret(c Candidate) bool {
+	if !isSecretName(c.Name) && !strings.Contains(strings.ToLower(c.Name), "pass") || notSecretName(c.Name, nil) {
+		return false
+	}
+	random := false
+	for _, line := range strings.Split(strings.TrimSpace(c.Value), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.Contains(line, ": ") || strings.HasSuffix(line, ":") || strings.Contains(line, "=") || strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "[") {
+			return false
+		}
+		if len(line) >= 8 && !strings.Contains(line, " ") && randomLooking(line, 3.5) && !isPlaceholder(line) {
+			random = true
+		}
+	}
+	return random
 }
