@@ -100,3 +100,51 @@ func BenchmarkFindSecretsAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFindInjections scans ordinary source code and prose-like documentation, 1 KiB
+// and 1 MiB of each, for prompt injection.
+func BenchmarkFindInjections(b *testing.B) {
+	sources := append(benchSources, struct {
+		name   string
+		dirs   []string
+		suffix string
+	}{"docs", []string{"doc", "src/cmd/go/testdata"}, ".md"})
+	for _, src := range sources {
+		for _, size := range []struct {
+			name string
+			n    int
+		}{{"1KiB", 1 << 10}, {"1MiB", 1 << 20}} {
+			b.Run(src.name+"/"+size.name, func(b *testing.B) {
+				s := benchText(b, src.dirs, src.suffix, size.n)
+				if found := FindInjections(s); len(found) > 0 {
+					b.Logf("the benchmark text holds %d injection passages, first %+v", len(found), found[0])
+				}
+				b.SetBytes(int64(len(s)))
+				b.ReportAllocs()
+				for b.Loop() {
+					FindInjections(s)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFindInjectionsAdversarial runs on 1 MiB made of one keyword-laden unit
+// repeated: every anchor fires, so the cost of the patterns around them shows.
+func BenchmarkFindInjectionsAdversarial(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{
+		{"ignore", "ignore previous "},
+		{"your-response", "in your response "},
+		{"base64", "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB "},
+		{"html-comments", "<!-- ai: you must -->"},
+		{"quotes", "\"ignore' `x` “"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := strings.Repeat(tc.unit, (1<<20)/len(tc.unit))
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				FindInjections(s)
+			}
+		})
+	}
+}

@@ -74,7 +74,16 @@ type injectionSignal struct {
 	// Pattern runs on the text around each occurrence (Before bytes before, After after).
 	Keywords      []string
 	Before, After int
-	Pattern       *regexp.Regexp
+	// Also, when set, are further lower-case words one of which must occur in the text
+	// around a keyword for Pattern to run there: the second half of a phrase whose
+	// first half (a verb such as "send") is common in ordinary text and code.
+	Also []string
+	// Requires names a signal that must have matched somewhere in the text for this one
+	// to run: evidence that only counts beside another.
+	Requires string
+	// Pattern is matched around keyword occurrences; when nil, each occurrence of a
+	// keyword is itself a match.
+	Pattern *regexp.Regexp
 	// Negatable signals do not count when a negation ("never", "do not") comes just
 	// before the match: "never share your password" is advice, not a request.
 	Negatable bool
@@ -100,23 +109,43 @@ type injectionHit struct {
 type injectionDetector struct {
 	signals   []injectionSignal
 	index     *keywordIndex
-	wordUsers [][]int // keyword number → signals anchored on it
+	wordUsers [][]int        // keyword number → signals anchored on it
+	also      []map[int]bool // signal → numbers of its Also words
+	requires  []int          // signal → the signal it requires, or -1
 }
 
 func newInjectionDetector(signals []injectionSignal) *injectionDetector {
-	d := &injectionDetector{signals: signals}
+	d := &injectionDetector{signals: signals, also: make([]map[int]bool, len(signals)), requires: make([]int, len(signals))}
 	num := map[string]int{}
 	var words []string
+	word := func(k string) int {
+		n, ok := num[k]
+		if !ok {
+			n = len(words)
+			num[k] = n
+			words = append(words, k)
+			d.wordUsers = append(d.wordUsers, nil)
+		}
+		return n
+	}
+	byName := map[string]int{}
 	for i, sg := range signals {
+		byName[sg.Name] = i
 		for _, k := range sg.Keywords {
-			n, ok := num[k]
-			if !ok {
-				n = len(words)
-				num[k] = n
-				words = append(words, k)
-				d.wordUsers = append(d.wordUsers, nil)
-			}
+			n := word(k)
 			d.wordUsers[n] = append(d.wordUsers[n], i)
+		}
+		if len(sg.Also) > 0 {
+			d.also[i] = map[int]bool{}
+			for _, k := range sg.Also {
+				d.also[i][word(k)] = true
+			}
+		}
+	}
+	for i, sg := range signals {
+		d.requires[i] = -1
+		if sg.Requires != "" {
+			d.requires[i] = byName[sg.Requires]
 		}
 	}
 	d.index = newKeywordIndex(words)
@@ -213,23 +242,85 @@ func decodeRun(run string) (string, bool) {
 	return text, spaces >= 2 && float64(letters+spaces) >= 0.9*float64(n)
 }
 
-// hits finds every signal match in s.
+// hits finds every signal match in s. The text around each keyword occurrence is
+// gathered per signal and joined where it overlaps, so that each pattern runs once over
+// each stretch of text however many keywords it holds: the cost stays linear.
 func (d *injectionDetector) hits(s string) []injectionHit {
-	var out []injectionHit
-	type key struct{ signal, lo, hi int }
-	seen := map[key]bool{}
-	for _, h := range d.index.find(s, nil) {
+	found := d.index.find(s, nil)
+	kept := found[:0]
+	for _, h := range found {
+		// A keyword that starts inside a word is not that word: "ai" in "maintain".
+		if h.start == 0 || !isLetter(s[h.start-1]) || !isLetter(d.index.words[h.word][0]) {
+			kept = append(kept, h)
+		}
+	}
+	found = kept
+	slices.SortFunc(found, func(a, b keywordHit) int { return cmp.Compare(a.start, b.start) })
+	windows := make([][]span, len(d.signals))
+	for _, h := range found {
 		for _, si := range d.wordUsers[h.word] {
 			sg := &d.signals[si]
-			lo := max(0, h.start-sg.Before)
-			hi := min(len(s), h.start+len(d.index.words[h.word])+sg.After)
-			lo, hi = runeStart(s, lo), runeEnd(s, hi)
-			if seen[key{si, lo, hi}] {
+			if sg.Pattern == nil {
+				continue // the occurrences themselves are the matches, below
+			}
+			lo := spanStart(s, max(0, h.start-sg.Before))
+			hi := runeEnd(s, min(len(s), h.start+len(d.index.words[h.word])+sg.After))
+			if d.also[si] != nil && !anyWordIn(found, d.also[si], lo, hi) {
 				continue
 			}
-			seen[key{si, lo, hi}] = true
-			for _, m := range sg.Pattern.FindAllStringIndex(s[lo:hi], -1) {
-				start, end := lo+m[0], lo+m[1]
+			windows[si] = append(windows[si], span{lo, hi})
+		}
+	}
+	var out []injectionHit
+	for _, h := range found {
+		for _, si := range d.wordUsers[h.word] {
+			if d.signals[si].Pattern == nil {
+				windows[si] = append(windows[si], span{h.start, h.start + len(d.index.words[h.word])})
+			}
+		}
+	}
+	matched := make([]bool, len(d.signals))
+	// Signals that require another run after all the others.
+	for pass := 0; pass < 2; pass++ {
+		for si, ws := range windows {
+			if len(ws) == 0 || (d.requires[si] >= 0) != (pass == 1) || pass == 1 && !matched[d.requires[si]] {
+				continue
+			}
+			n := len(out)
+			out = d.match(s, si, ws, out)
+			matched[si] = len(out) > n
+		}
+	}
+	slices.SortFunc(out, func(a, b injectionHit) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.signal, b.signal))
+	})
+	return out
+}
+
+// anyWordIn reports whether one of words occurs in found (sorted by start) within [lo, hi).
+func anyWordIn(found []keywordHit, words map[int]bool, lo, hi int) bool {
+	i, _ := slices.BinarySearchFunc(found, lo, func(h keywordHit, lo int) int { return cmp.Compare(h.start, lo) })
+	for ; i < len(found) && found[i].start < hi; i++ {
+		if words[found[i].word] {
+			return true
+		}
+	}
+	return false
+}
+
+// match appends the hits of signal si's pattern in the windows ws.
+func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHit) []injectionHit {
+	sg := &d.signals[si]
+	if sg.Pattern == nil {
+		for _, w := range ws {
+			out = append(out, injectionHit{signal: si, start: w.lo, end: w.hi, weight: sg.Weight})
+		}
+		return out
+	}
+	{
+		for _, w := range mergeSpans(ws) {
+			for _, m := range sg.Pattern.FindAllStringIndex(s[w.lo:w.hi], -1) {
+				start, end := w.lo+m[0], w.lo+m[1]
 				if sg.Negatable && negated(s, start) {
 					continue
 				}
@@ -240,12 +331,23 @@ func (d *injectionDetector) hits(s string) []injectionHit {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b injectionHit) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.signal, b.signal))
-	})
-	return slices.CompactFunc(out, func(a, b injectionHit) bool {
-		return a.signal == b.signal && a.start == b.start
-	})
+	return out
+}
+
+// spanStart moves lo back to the start of its line or sentence, at most 256 bytes, so
+// that patterns anchored at the start of a clause see where it really starts.
+func spanStart(s string, lo int) int {
+	for i := lo - 1; i >= max(0, lo-256); i-- {
+		switch s[i] {
+		case '\n':
+			return i + 1
+		case '.', '!', '?':
+			if i+1 < lo && s[i+1] == ' ' {
+				return i + 2
+			}
+		}
+	}
+	return runeStart(s, lo)
 }
 
 // passages groups hits that lie within passageGap of each other and scores each group.
@@ -278,13 +380,24 @@ func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, boo
 	meta := discussionAround(s, lo, hi)
 	best := map[int]float64{}
 	hidden := map[int]bool{}
+	counted := map[int]int{}
 	for _, h := range hits {
+		// A signal's weight is its best hit; past a few dozen hits (a text that repeats
+		// a phrase) more of them change nothing but the cost.
+		if counted[h.signal]++; counted[h.signal] > 32 {
+			continue
+		}
 		w := h.weight
 		if hiddenAt(s, h.start) {
 			w = min(1, w+0.3)
 			hidden[h.signal] = true
 		}
 		w *= discount(meta, quotedAt(s, h.start))
+		if d.signals[h.signal].Finding == FindInjectionRoleTag && literalToken(s, h.start, h.end) {
+			// `EOT = "<|eot_id|>"`: a control token that is a whole string literal is
+			// code defining the template, not text posing as the model's prompt.
+			w *= 0.3
+		}
 		best[h.signal] = max(best[h.signal], w)
 	}
 	// Signals of one family (the same finding) are correlated evidence: a family counts
@@ -389,7 +502,7 @@ const (
 func discussionAround(s string, lo, hi int) int {
 	lo, hi = runeStart(s, max(0, lo-600)), runeEnd(s, min(len(s), hi+600))
 	switch {
-	case discussionWords.MatchString(s[lo:hi]):
+	case discussionWords.MatchString(s[lo:hi]) || !isASCII(s[lo:hi]) && discussionWordsTranslated.MatchString(s[lo:hi]):
 		return framedDiscussed
 	case exampleWords.MatchString(s[lo:hi]):
 		return framedExample
@@ -413,24 +526,31 @@ func discount(framing int, quoted bool) float64 {
 
 var (
 	discussionWords = regexp.MustCompile(`(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`)
-	exampleWords    = regexp.MustCompile(`(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`)
+	// The same, in the languages whose "ignore previous instructions" the detector reads.
+	discussionWordsTranslated = regexp.MustCompile(`(?i)inyecci[oó]n|injeç[aã]o|injektion|iniezione|инъекц|атак|злоумышленник|注入|インジェクション|攻撃|인젝션|공격자|attaquant|angreifer|atacante|attaccante|προσβολ|επίθεσ`)
+	exampleWords              = regexp.MustCompile(`(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`)
 )
 
 // quotedAt reports whether s[at] lies inside quotation marks or a code span on its line.
 func quotedAt(s string, at int) bool {
-	lineStart := strings.LastIndexByte(s[:at], '\n') + 1
+	// Only the 512 bytes before the hit are looked at, so that the cost per hit is
+	// bounded on a text without line breaks.
+	from := runeStart(s, max(0, at-512))
+	lineStart := from + strings.LastIndexByte(s[from:at], '\n') + 1
 	before := s[lineStart:at]
 	for _, q := range []string{`"`, "`"} {
 		if strings.Count(before, q)%2 == 1 {
 			return true
 		}
 	}
-	if strings.Count(before, "“") > strings.Count(before, "”") || strings.Count(before, "<code>") > strings.Count(before, "</code>") {
-		return true
+	for _, q := range [][2]string{{"“", "”"}, {"«", "»"}, {"「", "」"}, {"„", "“"}, {"<code>", "</code>"}} {
+		if strings.Count(before, q[0]) > strings.Count(before, q[1]) {
+			return true
+		}
 	}
 	// Inside a Python docstring that began on an earlier line (looked for in the
 	// preceding 8 KiB only, to keep the cost bounded).
-	recent := s[runeStart(s, max(0, lineStart-8192)):lineStart]
+	recent := s[runeStart(s, max(0, lineStart-4096)):lineStart]
 	if strings.Count(recent, `"""`)%2 == 1 || strings.Count(recent, "'''")%2 == 1 {
 		return true
 	}
@@ -453,13 +573,25 @@ func quotedAt(s string, at int) bool {
 	return open
 }
 
+// literalToken reports whether s[start:end] is exactly the content of a string literal.
+func literalToken(s string, start, end int) bool {
+	if start == 0 || end >= len(s) {
+		return false
+	}
+	q := s[start-1]
+	return (q == '"' || q == '\'' || q == '`') && s[end] == q
+}
+
 // hiddenAt reports whether s[at] lies inside an HTML comment, an element styled to be
 // invisible, or a markdown comment: places a human reader does not see.
 func hiddenAt(s string, at int) bool {
-	if open := strings.LastIndex(s[:at], "<!--"); open >= 0 && !strings.Contains(s[open:at], "-->") {
+	// A comment or element that opened more than 4 KiB before is not looked for: the
+	// cost per hit stays bounded.
+	from := runeStart(s, max(0, at-4096))
+	if open := strings.LastIndex(s[from:at], "<!--"); open >= 0 && !strings.Contains(s[from+open:at], "-->") {
 		return true
 	}
-	lineStart := strings.LastIndexByte(s[:at], '\n') + 1
+	lineStart := from + strings.LastIndexByte(s[from:at], '\n') + 1
 	if strings.HasPrefix(strings.TrimSpace(s[lineStart:at]), "[//]: #") {
 		return true
 	}
@@ -476,7 +608,8 @@ var invisibleStyle = regexp.MustCompile(`(?i)style\s*=\s*["'][^"']*(?:display\s*
 
 // tagText returns the ASCII hidden in Unicode tag characters in s.
 func tagText(s string) string {
-	if isASCII(s) {
+	// Tag characters (U+E0000–E007F) all begin with these bytes in UTF-8.
+	if !strings.Contains(s, "\xf3\xa0\x80") && !strings.Contains(s, "\xf3\xa0\x81") {
 		return ""
 	}
 	var b strings.Builder

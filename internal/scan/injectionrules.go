@@ -29,6 +29,7 @@ var injectionSignals = []injectionSignal{
 	{
 		Name: "instruction override", Finding: FindInjectionOverride, Weight: strong,
 		Keywords: []string{"ignore", "ignoring", "disregard", "forget", "overlook", "override", "discard", "abandon", "neglect", "set aside", "stop following", "not follow", "t follow"},
+		Also:     []string{"instruction", "instructed", "directive", "direction", "guideline", "rule", "prompt", "programming", "training", "constraint", "restriction", "polic", "guardrail", "command", "order", "told", "said"},
 		Before:   20, After: 120, Negatable: true,
 		Pattern: regexp.MustCompile(`(?i)\b(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overlook|override|discard|abandon|neglect|set aside|stop following|(?:do not|don't|dont) follow)\b[\s,:]+` +
 			`(?:(?:all|any|every|each|of|about|the|your|my|our|these|those|this|that|what|previous(?:ly)?|prior|above|earlier|preceding|foregoing|original|initial|old|existing|current|given|system|safety|security|developer|moat|other|everything|everthing|anything|all that|you(?:'ve| have| were| are)?|been|was|were|told|instructed|given|said|before|so far|up to now|until now|and)\s+){0,6}` +
@@ -58,7 +59,7 @@ var injectionSignals = []injectionSignal{
 	},
 	{
 		Name: "instruction override (translated)", Finding: FindInjectionOverride, Weight: strong,
-		Keywords: []string{"ignor", "olvida", "oublie", "vergiss", "dimentica", "esqueça", "esqueca", "忽略", "无视", "無視", "무시", "игнор", "Игнор", "ИГНОР", "забудь", "Забудь", "αγνοήστε", "Αγνοήστε", "αγνόησε", "Αγνόησε", "अनदेखी"},
+		Keywords: []string{"ignora", "ignorez", "ignoriere", "ignorieren", "ignore as", "ignore las", "ignore les", "ignore todas", "olvida", "oublie", "vergiss", "dimentica", "esqueça", "esqueca", "忽略", "无视", "無視", "무시", "игнор", "Игнор", "ИГНОР", "забудь", "Забудь", "αγνοήστε", "Αγνοήστε", "αγνόησε", "Αγνόησε", "अनदेखी"},
 		Before:   120, After: 120,
 		Pattern: regexp.MustCompile(`(?i)(?:` +
 			`\b(?:ignora|ignorez|ignoriere|ignorieren|olvida|oublie[sz]?|vergiss|dimentica|esqueça|esqueca|ignore\s+(?:as|las|les|todas))\b[\p{L}\s]{0,40}\b(?:instrucciones|instructions|consignes|anweisungen|instruktionen|istruzioni|instruções|instrucoes|indicaciones|directivas|regeln|regole|règles|regras)\b` +
@@ -142,12 +143,19 @@ var injectionSignals = []injectionSignal{
 
 	// --- Addressing the model -----------------------------------------------------------
 	{
-		Name: "note to the model", Finding: FindInjectionOverride, Weight: firm,
+		Name: "text for an AI reader", Finding: FindInjectionOverride, Weight: firm,
+		Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot", "language model"},
+		Before:   60, After: 60,
+		Pattern: regexp.MustCompile(`(?i)\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|chatbot|claude|chatgpt|gpt|gemini|copilot)\b(?:\s+(?:assistant|agent|model))?\s*(?:reading|processing|summari[sz]ing|parsing|,)` +
+			`|\bto\s+(?:any|all|the)\s+(?:ai|llm|language\s+model|assistant|agent|model)s?\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|that\s+reads?)`),
+	},
+	{
+		// Instruction files address the agent by design ("## Instructions for AI
+		// agents"); a note to the model counts only with another signal.
+		Name: "note to the model", Finding: FindInjectionOverride, Weight: medium,
 		Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot"},
 		Before:   60, After: 60,
-		Pattern: regexp.MustCompile(`(?i)\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|assistant|agent|chatbot|bot|claude|chatgpt|gpt|gemini|copilot)\b` +
-			`|\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b` +
-			`|\bto\s+(?:any|all|the)\s+(?:ai|llm|language\s+model|assistant|agent|model)s?\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|that\s+reads?)`),
+		Pattern: regexp.MustCompile(`(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b`),
 	},
 	{
 		Name: "order to the model", Finding: FindInjectionOverride, Weight: medium,
@@ -160,6 +168,7 @@ var injectionSignals = []injectionSignal{
 	{
 		Name: "request for secrets", Finding: FindInjectionSecrets, Weight: firm,
 		Keywords: []string{"password", "passcode", "passphrase", "pass code", "secret", "api key", "access key", "private key", "credential", "token", "system prompt", "initial prompt", "hidden prompt", "instructions", "confidential"},
+		Also:     []string{"what's", "what is", "what are", "what was", "what would", "tell me", "give me", "share", "reveal", "disclose", "confirm", "provide", "print", "output", "show me", "repeat", "leak", "spell", "recite", "hand over", "send me", "need to know", "need your", "need the", "write a", "write an", "write the", "compose", "encode", "translate", "ask for", "ask you for", "know your", "know the"},
 		Before:   90, After: 60, Negatable: true,
 		Pattern: regexp.MustCompile(`(?i)\b(?:what(?:'s|\s+is|\s+are|\s+was)|tell\s+me|give\s+me|share|reveal|disclose|confirm|provide|print|output|show\s+me|repeat|leak|spell(?:\s+out)?|recite|hand\s+over|send\s+me|need\s+(?:to\s+know\s+)?|know)\b[^.?!\n]{0,40}?\b(?:your|the|our|its|this|that)\s+(?:\w+\s+){0,2}?` +
 			`(?:password|passcode(?:\s+phrase)?|passphrase|pass\s+code|secret(?:\s+(?:key|code|word|phrase|string))?|api\s+key|access\s+key|private\s+key|credentials?|(?:access|auth|api|secret)\s+tokens?|system\s+prompt|initial\s+prompt|hidden\s+prompt|(?:system|initial|original|hidden|secret)\s+instructions|confidential\s+(?:string|code|key|data|information))\b` +
@@ -187,14 +196,25 @@ var injectionSignals = []injectionSignal{
 		Pattern: regexp.MustCompile(`(?i)(?:cuál|cual)\s+es\s+(?:la|tu|su)\s+contraseña|quel\s+est\s+(?:le|ton|votre)\s+mot\s+de\s+passe|(?:was|wie)\s+(?:ist|lautet)\s+(?:das|dein|ihr)\s+passwort|qual\s+(?:è|e)\s+(?:la|la\s+tua|la\s+sua)\s+password|qual\s+(?:é|e)\s+(?:a\s+)?(?:sua\s+|tua\s+)?senha|(?:mir|uns)\s+(?:Ihr|dein|das|Ihre)\s+(?:Passwort|Kennwort)|compartilhe\s+(?:a\s+)?sua\s+senha|パスワードが必要|パスワードを教え|비밀번호(?:를|가)\s*(?:알려|필요)|パスワードは(?:何|なん)|(?:密码|密碼)是(?:什么|什麼|多少)|비밀번호(?:는|가)\s*(?:무엇|뭐)|какой\s+(?:\p{L}+\s+)?пароль`),
 	},
 	{
-		Name: "request for personal data", Finding: FindInjectionSecrets, Weight: firm,
-		Keywords: []string{"birth", "email", "address", "phone", "user's", "the user", "city of residence", "live", "living", "social security", "credit card", "bank balance", "bank account", "salary", "initials", "favorite color", "favourite colour", "medical", "users and their", "database"},
+		Name: "request for personal data", Finding: FindInjectionSecrets, Family: "personal data", Weight: firm,
+		Keywords: []string{"birth", "email", "e-mail", "address", "phone", "city", "social security", "ssn", "credit card", "bank balance", "bank account", "salary", "initials", "favorite color", "favourite colour", "medical"},
+		Also:     []string{"what's", "what is", "what are", "what was", "tell me", "give me", "share", "reveal", "disclose", "spell", "encode", "need to know", "phishing", "translate", "reverse"},
 		Before:   100, After: 40,
 		Pattern: regexp.MustCompile(`(?i)\b(?:what(?:'s|\s+is|\s+are|\s+was)|tell\s+me|give\s+me|share|reveal|disclose|spell|encode|need\s+to\s+know|write\s+a\s+phishing)\b[^.?!\n]{0,50}?\b(?:the\s+user'?s?|users'|(?:[A-Z][a-z]+\s){0,1}[A-Z][a-z]+'s|his|her|their)\s+(?:\w+\s+){0,2}?(?:birth\s*(?:date|day|year)|date\s+of\s+birth|e-?mail(?:\s+address)?|(?:home\s+|street\s+)?address|phone(?:\s+number)?|(?:current\s+)?city(?:\s+of\s+residence)?|social\s+security(?:\s+number)?|ssn|credit\s+card(?:\s+(?:number|information))?|bank\s+(?:balance|account)|salary|initials|favou?rite\s+colou?r|medical\s+\w+)\b` +
 			`|\b(?:bank\s+balance|birth\s*(?:date|day)|date\s+of\s+birth|e-?mail\s+address|home\s+address|phone\s+number|social\s+security\s+number|credit\s+card\s+number|salary)\s+of\s+[A-Z][a-z]+\s+[A-Z][a-z]+\b` +
-			`|\b(?:translate|encode|reverse|spell)\s+the\s+user'?s?\s+(?:\w+\s+){0,2}?(?:birth\s*(?:date|day|month|year)|e-?mail|address|phone|city|favou?rite\s+colou?r|initials|name)\b` +
-			`|\bwhere\s+(?:does|do|did|is)\s+(?:the\s+user|[A-Z][a-z]+\s+[A-Z][a-z]+)\s+(?:live|living|reside)\b|\bwhere\s+the\s+user\s+(?:lives|is\s+living|resides)\b` +
-			`|\b(?:list|give\s+me|print|dump|show\s+me)\s+(?:\w+\s+){0,3}users?\s+and\s+their\b|\bprint\s+(?:your|the\s+(?:whole|entire|full))\s+database\b|\busers\s+in\s+your\s+database\b`),
+			`|\b(?:translate|encode|reverse|spell)\s+the\s+user'?s?\s+(?:\w+\s+){0,2}?(?:birth\s*(?:date|day|month|year)|e-?mail|address|phone|city|favou?rite\s+colou?r|initials|name)\b`),
+	},
+	{
+		Name: "where someone lives", Finding: FindInjectionSecrets, Family: "personal data", Weight: firm,
+		Keywords: []string{"where does", "where do", "where did", "where is the user", "where the user"},
+		Before:   0, After: 60,
+		Pattern: regexp.MustCompile(`(?i)\bwhere\s+(?:does|do|did|is)\s+(?:the\s+user|[A-Z][a-z]+\s+[A-Z][a-z]+)\s+(?:live|living|reside)\b|\bwhere\s+the\s+user\s+(?:lives|is\s+living|resides)\b`),
+	},
+	{
+		Name: "dump of user records", Finding: FindInjectionSecrets, Family: "personal data", Weight: firm,
+		Keywords: []string{"users and their", "user and their", "your database"},
+		Before:   60, After: 20,
+		Pattern: regexp.MustCompile(`(?i)\b(?:list|give\s+me|print|dump|show\s+me)\s+(?:\w+\s+){0,3}users?\s+and\s+their\b|\bprint\s+your\s+database\b|\busers\s+in\s+your\s+database\b`),
 	},
 
 	// --- Files, parameters, exfiltration --------------------------------------------------
@@ -223,6 +243,7 @@ var injectionSignals = []injectionSignal{
 	{
 		Name: "data in an extra parameter", Finding: FindInjectionFiles, Weight: medium,
 		Keywords: []string{"parameter", "argument", "param", "field", "sidenote", "side note", "notes", "metadata"},
+		Also:     []string{"contents", "conversation", "chat history", "credential", "secret", "password", "api key", "private key", "ssh", "environment variables", "env var", "system prompt", "mcp.json", "id_rsa", ".env"},
 		Before:   120, After: 30,
 		Pattern: regexp.MustCompile(`(?i)\b(?:pass|put|include|insert|add|send|provide|embed|place|append|attach|supply)\b[^.\n]{0,60}?\b(?:contents?|text|data|keys?|secrets?|tokens?|credentials?|passwords?|history|conversation|environment|env|file)\b[^.\n]{0,40}?\b(?:as|in|into|inside|via|through|to|within)\s+(?:the\s+|a\s+|an\s+)?(?:` + "`" + `?[\w-]+` + "`" + `?\s+)?(?:parameter|argument|param|field|sidenote|side\s+note|notes?|metadata)\b`),
 	},
@@ -235,6 +256,7 @@ var injectionSignals = []injectionSignal{
 	{
 		Name: "send data away", Finding: FindInjectionExfil, Weight: medium,
 		Keywords: []string{"send", "post", "upload", "forward", "transmit", "exfiltrate", "leak", "email", "append"},
+		Also:     []string{"conversation", "chat history", "previous messages", "system prompt", "api key", "secret", "credential", "environment variable", "env var", "token", "password", "private key", "ssh key", "cookie", "session"},
 		Before:   10, After: 160, Negatable: true,
 		Pattern: regexp.MustCompile(`(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|leak|e-?mail|append)\b[^.\n]{0,60}?\b(?:conversation|chat\s+history|previous\s+messages|system\s+prompt|api\s+keys?|secrets?|credentials|environment\s+variables|env\s+vars|tokens?|passwords?|private\s+keys?|ssh\s+keys?|cookies|session)\b[^.\n]{0,60}?\b(?:to|at|into)\s+(?:the\s+)?(?:url|link|image|webhook|endpoint|server|https?://|[\w.-]+@[\w-]+\.[a-z]{2,}|[\w-]+\.(?:com|net|org|io|xyz|ru|cn|site|top|info)\b)`),
 	},
@@ -243,6 +265,7 @@ var injectionSignals = []injectionSignal{
 	{
 		Name: "disable safety", Finding: FindInjectionSafety, Weight: medium,
 		Keywords: []string{"disable", "turn off", "switch off", "bypass", "circumvent", "get around", "evade", "skip", "deactivate", "uninstall", "kill", "remove", "ignore"},
+		Also:     []string{"safety", "safeguard", "guardrail", "moat", "content filter", "content polic", "moderation", "ethical", "permission", "approval", "hook", "sandbox", "audit log", "monitoring"},
 		Before:   10, After: 60, Negatable: true,
 		Pattern: regexp.MustCompile(`(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|skip|deactivate|uninstall|kill|remove|ignore)\b\s+(?:\w+\s+){0,3}?(?:safety\s+(?:checks?|filters?|guidelines|measures|features|rules|protocols|policies|tooling|systems?)|safeguards?|guardrails?|moat|content\s+(?:filters?|polic(?:y|ies)|moderation)|moderation|ethical\s+(?:guidelines|constraints|restrictions)|permission\s+(?:checks?|prompts?)|approval\s+(?:prompts?|checks?)|(?:pre-?tool-?use|security)\s+hooks?|sandbox(?:ing)?|audit\s+log(?:ging)?|monitoring)\b`),
 	},
@@ -261,6 +284,7 @@ var injectionSignals = []injectionSignal{
 	{
 		Name: "keep it from the user", Finding: FindInjectionConcealment, Weight: firm,
 		Keywords: []string{"tell", "inform", "notify", "alert", "mention", "reveal", "let", "ask", "disclose", "know", "notice", "secretly", "silently", "covertly", "without the user", "confidential"},
+		Also:     []string{"user", "human", "operator", "person you", "people you", "secretly", "covertly", "surreptitiously", "instruction", "message", "note", "directive"},
 		Before:   40, After: 80,
 		Pattern: regexp.MustCompile(`(?i)\b(?:do\s+not|don't|dont|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|reveal(?:ing)?|show(?:ing)?|let(?:ting)?|disclos(?:e|ing)|report(?:ing)?|explain(?:ing)?)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator|person\s+you|people\s+you)\b` +
 			`|\b(?:the\s+user|they|the\s+human)\s+(?:must|should|will|need)\s+(?:not|never)\s+(?:know|see|notice|find\s+out|be\s+(?:told|informed|aware))` +
@@ -323,9 +347,10 @@ var injectionSignals = []injectionSignal{
 	},
 	{
 		Name: "code with system access", Finding: FindInjectionOutput, Family: "code", Weight: weak,
-		Keywords: []string{"requests", "subprocess", "os.system", "os.popen", "os.fork", "shutil", "socket", "pynput", "keyboard", "pyautogui", "pyperclip", "/dev/", "fernet", "crypto.cipher", "ipconfig", "os.environ", "smtplib", "ftplib", "http.client", "paho", "scapy", "twisted", "urllib", "wget", "miner", "os.remove", "os.rename", "os.walk", "browser_cookie", "cookiejar", "bluetooth", "psutil", "platform.", "usb.core", "wmi", "pkg_resources", "/etc/", "chmod", "multiprocessing", "tkinter", "asyncio.start_server", "while true"},
+		Keywords: []string{"requests.post(", "requests.get(", "requests.put(", "subprocess.", "os.system(", "os.popen(", "os.fork(", "os.remove(", "os.rename(", "os.walk(", "os.environ", "shutil.rmtree(", "shutil.move(", "shutil.copy", "socket.socket(", "pynput", "keyboard.on_press", "pyautogui", "pyperclip", "dd if=/dev/", "fernet", "crypto.cipher", "ipconfig", "smtplib", "ftplib", "http.client", "paho.", "scapy", "twisted.", "urllib.request", "urllib3", "wget", "xmrig", "browser_cookie", "cookiejar", "bluetooth", "psutil", "platform.system(", "platform.node(", "platform.uname(", "usb.core", "wmi.", "pkg_resources", "open(\"/etc/", "chmod", "multiprocessing", "tkinter", "asyncio.start_server", "while true:"},
+		Requires: "code for your output",
 		Before:   0, After: 40,
-		Pattern: regexp.MustCompile(`(?i)\brequests\.\w+\(|\bsubprocess\b|os\.(?:system|popen|fork|remove|rename|walk|environ)\b|shutil\.\w+\(|\bsocket\.|\bpynput\b|\bkeyboard\.\w+|pyautogui|pyperclip|\bdd\s+if=/dev/|fernet|crypto\.cipher|ipconfig|smtplib|ftplib|http\.client|paho\.|scapy|twisted\.|urllib3?\b|\bwget\b|\bminer\b|browser_cookie|cookiejar|bluetooth|psutil|platform\.\w+\(|usb\.core|\bwmi\b|pkg_resources|["']/etc/\w+|\bchmod\b|multiprocessing|tkinter|asyncio\.start_server|\bwhile\s+true\s*:`),
+		// The keywords are the evidence: each occurrence is a match.
 	},
 	{
 		Name: "decode and follow", Finding: FindInjectionOverride, Weight: weak,

@@ -106,13 +106,33 @@ func Fold(s string) string {
 	if isASCII(s) {
 		return s
 	}
-	s = strings.Map(func(r rune) rune {
-		if isZeroWidth(r) || isBidi(r) || r >= 0xE0000 && r <= 0xE007F || isVariationSelector(r) {
-			return -1
-		}
-		return r
-	}, s)
+	if hasInvisible(s) {
+		s = strings.Map(func(r rune) rune {
+			if isZeroWidth(r) || isBidi(r) || r >= 0xE0000 && r <= 0xE007F || isVariationSelector(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	if norm.NFKC.IsNormalString(s) {
+		return s // most non-ASCII text (accents, CJK, emoji) is already in NFKC
+	}
 	return norm.NFKC.String(s)
+}
+
+// hasInvisible reports whether s holds a character Fold removes.
+func hasInvisible(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < utf8.RuneSelf {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isZeroWidth(r) || isBidi(r) || r >= 0xE0000 && r <= 0xE007F || isVariationSelector(r) {
+			return true
+		}
+		i += size - 1
+	}
+	return false
 }
 
 func isASCII(s string) bool {
