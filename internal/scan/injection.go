@@ -257,13 +257,14 @@ func (d *injectionDetector) hits(s string) []injectionHit {
 	found = kept
 	slices.SortFunc(found, func(a, b keywordHit) int { return cmp.Compare(a.start, b.start) })
 	windows := make([][]span, len(d.signals))
+	breaks := clauseBreaks(s, found)
 	for _, h := range found {
 		for _, si := range d.wordUsers[h.word] {
 			sg := &d.signals[si]
 			if sg.Pattern == nil {
 				continue // the occurrences themselves are the matches, below
 			}
-			lo := spanStart(s, max(0, h.start-sg.Before))
+			lo := spanStart(s, breaks, max(0, h.start-sg.Before))
 			hi := runeEnd(s, min(len(s), h.start+len(d.index.words[h.word])+sg.After))
 			if d.also[si] != nil && !anyWordIn(found, d.also[si], lo, hi) {
 				continue
@@ -317,9 +318,16 @@ func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHi
 		}
 		return out
 	}
-	{
-		for _, w := range mergeSpans(ws) {
-			for _, m := range sg.Pattern.FindAllStringIndex(s[w.lo:w.hi], -1) {
+	// A signal's weight is that of its best match, so past maxSignalMatches matches (a
+	// text repeating a phrase) the rest would only cost time.
+	found := 0
+	for _, w := range mergeSpans(ws) {
+		if found >= maxSignalMatches {
+			break
+		}
+		{
+			for _, m := range sg.Pattern.FindAllStringIndex(s[w.lo:w.hi], maxSignalMatches-found) {
+				found++
 				start, end := w.lo+m[0], w.lo+m[1]
 				if sg.Negatable && negated(s, start) {
 					continue
@@ -334,18 +342,44 @@ func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHi
 	return out
 }
 
-// spanStart moves lo back to the start of its line or sentence, at most 256 bytes, so
-// that patterns anchored at the start of a clause see where it really starts.
-func spanStart(s string, lo int) int {
-	for i := lo - 1; i >= max(0, lo-256); i-- {
-		switch s[i] {
-		case '\n':
-			return i + 1
-		case '.', '!', '?':
-			if i+1 < lo && s[i+1] == ' ' {
-				return i + 2
+// maxSignalMatches bounds the matches of one signal in one text.
+const maxSignalMatches = 64
+
+// clauseBreaks returns, in order, the offsets where a line or a sentence starts in s, as
+// far as windows around the keyword occurrences found (sorted) can reach back.
+func clauseBreaks(s string, found []keywordHit) []int {
+	var breaks []int
+	done := 0
+	for _, h := range found {
+		lo := max(done, h.start-maxBefore-256)
+		for i := lo; i < h.start && i < len(s); i++ {
+			switch s[i] {
+			case '\n':
+				breaks = append(breaks, i+1)
+			case '.', '!', '?':
+				if i+1 < len(s) && s[i+1] == ' ' {
+					breaks = append(breaks, i+2)
+				}
 			}
 		}
+		done = max(done, h.start)
+	}
+	return breaks
+}
+
+// maxBefore is the largest Before of any signal: how far back windows reach.
+const maxBefore = 160
+
+// spanStart moves lo back to the start of its line or sentence (one of breaks, sorted),
+// at most 256 bytes, so that patterns anchored at the start of a clause see where it
+// really starts.
+func spanStart(s string, breaks []int, lo int) int {
+	i, found := slices.BinarySearch(breaks, lo)
+	if found {
+		return lo
+	}
+	if i > 0 && breaks[i-1] >= lo-256 {
+		return breaks[i-1]
 	}
 	return runeStart(s, lo)
 }

@@ -143,3 +143,14 @@ func TestInjectionFindingsEvidence(t *testing.T) {
 		t.Errorf("evidence %q holds a secret", ev)
 	}
 }
+
+func TestSignalWindowsWithinBounds(t *testing.T) {
+	for _, sg := range injectionSignals {
+		if sg.Before > maxBefore {
+			t.Errorf("signal %q looks back %d bytes, more than maxBefore (%d)", sg.Name, sg.Before, maxBefore)
+		}
+		if sg.Pattern == nil && (sg.Before != 0 || sg.After != 0) {
+			t.Errorf("signal %q has no pattern but a window", sg.Name)
+		}
+	}
+}

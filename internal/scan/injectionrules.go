@@ -349,7 +349,6 @@ var injectionSignals = []injectionSignal{
 		Name: "code with system access", Finding: FindInjectionOutput, Family: "code", Weight: weak,
 		Keywords: []string{"requests.post(", "requests.get(", "requests.put(", "subprocess.", "os.system(", "os.popen(", "os.fork(", "os.remove(", "os.rename(", "os.walk(", "os.environ", "shutil.rmtree(", "shutil.move(", "shutil.copy", "socket.socket(", "pynput", "keyboard.on_press", "pyautogui", "pyperclip", "dd if=/dev/", "fernet", "crypto.cipher", "ipconfig", "smtplib", "ftplib", "http.client", "paho.", "scapy", "twisted.", "urllib.request", "urllib3", "wget", "xmrig", "browser_cookie", "cookiejar", "bluetooth", "psutil", "platform.system(", "platform.node(", "platform.uname(", "usb.core", "wmi.", "pkg_resources", "open(\"/etc/", "chmod", "multiprocessing", "tkinter", "asyncio.start_server", "while true:"},
 		Requires: "code for your output",
-		Before:   0, After: 40,
 		// The keywords are the evidence: each occurrence is a match.
 	},
 	{
