@@ -157,13 +157,15 @@ var injections = newInjectionDetector(injectionSignals)
 // FindInjections returns the passages of s that read as prompt injection, in order. The
 // text is read as Fold normalises it (so fullwidth letters and invisible characters do
 // not hide a phrase); when folding changed s, offsets are those of the folded text.
-// Text hidden in Unicode tag characters is decoded and scanned too.
+// Instructions encoded in base64 or hex are decoded and read, and text hidden in Unicode
+// tag characters is a finding by itself.
 func FindInjections(s string) []Injection {
 	folded := Fold(s)
 	hits := injections.hits(folded)
 	if hidden := tagText(s); hidden != "" {
-		// The hidden text is invisible to the user: anything instruction-like in it counts
-		// as strong, at the place where the tag characters begin.
+		// Tag characters carry text a human cannot see and a model reads; they have no
+		// other use in a tool's text, so hidden text counts as strong evidence by
+		// itself, at the place where the tag characters begin.
 		at := strings.IndexFunc(s, func(r rune) bool { return r >= 0xE0000 && r <= 0xE007F })
 		at = min(len(folded), max(0, at))
 		hits = append(hits, injectionHit{signal: invisibleSignal, start: at, end: at, weight: strong})
@@ -325,18 +327,16 @@ func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHi
 		if found >= maxSignalMatches {
 			break
 		}
-		{
-			for _, m := range sg.Pattern.FindAllStringIndex(s[w.lo:w.hi], maxSignalMatches-found) {
-				found++
-				start, end := w.lo+m[0], w.lo+m[1]
-				if sg.Negatable && negated(s, start) {
-					continue
-				}
-				if sg.Verify != nil && !sg.Verify(s, start, end) {
-					continue
-				}
-				out = append(out, injectionHit{signal: si, start: start, end: end, weight: sg.Weight})
+		for _, m := range sg.Pattern.FindAllStringIndex(s[w.lo:w.hi], maxSignalMatches-found) {
+			found++
+			start, end := w.lo+m[0], w.lo+m[1]
+			if sg.Negatable && negated(s, start) {
+				continue
 			}
+			if sg.Verify != nil && !sg.Verify(s, start, end) {
+				continue
+			}
+			out = append(out, injectionHit{signal: si, start: start, end: end, weight: sg.Weight})
 		}
 	}
 	return out

@@ -145,7 +145,19 @@ func TestInjectionFindingsEvidence(t *testing.T) {
 }
 
 func TestSignalWindowsWithinBounds(t *testing.T) {
+	names := map[string]bool{}
 	for _, sg := range injectionSignals {
+		names[sg.Name] = true
+	}
+	for _, sg := range injectionSignals {
+		if sg.Requires != "" && !names[sg.Requires] {
+			t.Errorf("signal %q requires %q, which is not a signal", sg.Name, sg.Requires)
+		}
+		for _, k := range append(slices.Clone(sg.Keywords), sg.Also...) {
+			if k == "" || k != strings.ToLower(k) && isASCII(k) {
+				t.Errorf("signal %q: keyword %q must be non-empty and lower-case (the index folds ASCII case only)", sg.Name, k)
+			}
+		}
 		if sg.Before > maxBefore {
 			t.Errorf("signal %q looks back %d bytes, more than maxBefore (%d)", sg.Name, sg.Before, maxBefore)
 		}
