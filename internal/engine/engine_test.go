@@ -386,3 +386,12 @@ func TestInternalFailureFailsClosed(t *testing.T) {
 		t.Errorf("got %s (%s): %s", d.Verdict, d.Rule, d.Reason)
 	}
 }
+
+// TestOversizedContentIsNotPassedUnread checks that a text too large to scan for secrets
+// and injection is reported, so that a policy can ask about it, rather than skipped.
+func TestOversizedContentIsNotPassedUnread(t *testing.T) {
+	e := newEngine(t, "version: 1\ndefault: allow\nrules:\n  - {id: ask-unscanned, findings: [input.too-large], decision: ask, reason: too large to scan}\n")
+	huge := strings.Repeat("a", maxScanned+1)
+	check(t, e, toolCall(t, "Write", map[string]any{"file_path": "/ws/big.txt", "content": huge}, "/ws"), want{call.Ask, "ask-unscanned"})
+	check(t, e, toolCall(t, "Write", map[string]any{"file_path": "/ws/small.txt", "content": "ok"}, "/ws"), want{call.Allow, "default"})
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/url"
@@ -56,6 +57,11 @@ func writtenInjections(c *call.Call) []call.Finding {
 	return fs
 }
 
+// unscanned is the finding of a text too large to scan; it is never silently skipped.
+func unscanned(where string, n int) call.Finding {
+	return call.NewFinding("input.too-large", fmt.Sprintf("%s of %d bytes; at most %d are scanned for secrets and injection", cmp.Or(where, "argument"), n, maxScanned))
+}
+
 // writtenText is a text a call puts in a file and the argument it came from.
 type writtenText struct{ text, where string }
 
@@ -84,8 +90,9 @@ func writtenTexts(c *call.Call) []writtenText {
 	return out
 }
 
-// maxScanned bounds the text of one call that is scanned for secrets.
-const maxScanned = 1 << 20
+// maxScanned bounds each text of a call that is scanned for secrets and injection; a
+// larger one is reported as input.too-large rather than passed unread.
+const maxScanned = 8 << 20
 
 // carriedSecrets returns the secrets a call carries where they matter: what a file write
 // or edit puts in the file, the URL a fetch sends, and every string argument of an MCP
@@ -94,9 +101,11 @@ func carriedSecrets(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	add := func(v any, where string) {
 		walkStrings(v, where, func(s, at string) {
-			if len(s) <= maxScanned {
-				fs = append(fs, scan.SecretFindings(s, at)...)
+			if len(s) > maxScanned {
+				fs = append(fs, unscanned(at, len(s)))
+				return
 			}
+			fs = append(fs, scan.SecretFindings(s, at)...)
 		})
 	}
 	switch c.Class {
