@@ -505,8 +505,10 @@ func excerpt(s string, n int) string {
 func negated(s string, start int) bool {
 	lo := max(0, start-24)
 	before := strings.ToLower(s[runeStart(s, lo):start])
-	before = strings.TrimRight(before, " \t,")
-	for _, neg := range []string{"never", "not", "n't", "nobody", "no one", "nor", "avoid", "refuse to", "won't"} {
+	before = strings.TrimRight(before, " \t\r\n,")
+	for _, neg := range []string{"never", "not", "n't", "nobody", "no one", "nor", "avoid", "refuse to", "won't",
+		// Reported or conditional speech: "if anyone asks you to ignore your instructions".
+		"asks you to", "ask you to", "tells you to", "tell you to", "tries to make you", "try to make you"} {
 		if strings.HasSuffix(before, neg) {
 			return true
 		}
@@ -577,7 +579,7 @@ func quotedAt(s string, at int) bool {
 			return true
 		}
 	}
-	for _, q := range [][2]string{{"“", "”"}, {"«", "»"}, {"「", "」"}, {"„", "“"}, {"<code>", "</code>"}} {
+	for _, q := range [][2]string{{"“", "”"}, {"«", "»"}, {"「", "」"}, {"„", "“"}, {"<code>", "</code>"}, {"<q>", "</q>"}} {
 		if strings.Count(before, q[0]) > strings.Count(before, q[1]) {
 			return true
 		}

@@ -92,7 +92,7 @@ func readBenign(dir string) ([]injectionSample, error) {
 	}
 	var out []injectionSample
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() || e.Name() == "README.md" {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
@@ -138,13 +138,25 @@ func TestEvalInjection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("benign corpus: %v", err)
 	}
+	final, err := readBenign(filepath.Join(benignDir, "final"))
+	if err != nil {
+		t.Fatalf("benign corpus: %v", err)
+	}
 	fpDev := detected(t, "benign/dev", dev, false)
 	fpHeld := detected(t, "benign/heldout", heldout, false)
-	benignRate := float64(fpDev+fpHeld) / float64(len(dev)+len(heldout))
-	t.Logf("benign: flagged %d of %d dev (%.1f%%), %d of %d held out (%.1f%%), %.1f%% overall",
-		fpDev, len(dev), pct(fpDev, len(dev)), fpHeld, len(heldout), pct(fpHeld, len(heldout)), 100*benignRate)
-	if benignRate > injectionMaxFalsePos {
-		t.Errorf("false-positive rate %.1f%% on the benign corpus, above the %.0f%% target", 100*benignRate, 100*injectionMaxFalsePos)
+	fpFinal := detected(t, "benign/final", final, false)
+	all := len(dev) + len(heldout) + len(final)
+	benignRate := float64(fpDev+fpHeld+fpFinal) / float64(all)
+	finalRate := float64(fpFinal) / float64(len(final))
+	t.Logf("benign: flagged %d of %d dev (%.1f%%), %d of %d held out (%.1f%%), %d of %d final (%.1f%%); %.1f%% of all %d",
+		fpDev, len(dev), pct(fpDev, len(dev)), fpHeld, len(heldout), pct(fpHeld, len(heldout)),
+		fpFinal, len(final), 100*finalRate, 100*benignRate, all)
+	// The final split was written independently of the others and of the detector; it
+	// flagged 7 of 213 (3.3%) when first run, and one round of general fixes followed
+	// (see testdata/injection/benign/README.md). The whole corpus must stay within the
+	// target too.
+	if finalRate > injectionMaxFalsePos || benignRate > injectionMaxFalsePos {
+		t.Errorf("false-positive rate %.1f%% on the final split, %.1f%% on the whole benign corpus; the target is %.0f%%", 100*finalRate, 100*benignRate, 100*injectionMaxFalsePos)
 	}
 
 	if os.Getenv("MOAT_EVAL") != "1" {

@@ -101,7 +101,7 @@ var injectionSignals = []injectionSignal{
 		Name: "jailbreak persona", Finding: FindInjectionSafety, Weight: firm,
 		Keywords: []string{"do anything now", "dan mode", "developer mode", "god mode", "jailbreak", "jailbroken", "unfiltered", "uncensored", "evil confidant", "aim:"},
 		Before:   60, After: 60,
-		Pattern: regexp.MustCompile(`(?i)\bdo anything now\b|\b(?:dan|god|jailbreak|jailbroken|unfiltered|uncensored|evil)\s+mode\b|\bdeveloper\s+mode\s+(?:enabled|activated|output|response)|\b(?:enable|activate|enter)\s+developer\s+mode\s+(?:for|as)\s+(?:the\s+)?(?:ai|assistant|model|chatgpt|you)|\byou\s+(?:are|have\s+been)\s+(?:jailbroken|freed|liberated)|\bevil\s+confidant\b`),
+		Pattern: regexp.MustCompile(`(?i)\bdo anything now\b|\b(?:dan|jailbreak|jailbroken|unfiltered|uncensored|evil)\s+mode\b|\bdeveloper\s+mode\s+(?:enabled|activated|output|response)|\b(?:enable|activate|enter)\s+developer\s+mode\s+(?:for|as)\s+(?:the\s+)?(?:ai|assistant|model|chatgpt|you)|\byou\s+(?:are|have\s+been)\s+(?:jailbroken|freed|liberated)|\bevil\s+confidant\b`),
 	},
 	{
 		Name: "claimed authority", Finding: FindInjectionOverride, Weight: weak,
@@ -170,7 +170,7 @@ var injectionSignals = []injectionSignal{
 		Keywords: []string{"password", "passcode", "passphrase", "pass code", "secret", "api key", "access key", "private key", "credential", "token", "system prompt", "initial prompt", "hidden prompt", "instructions", "confidential"},
 		Also:     []string{"what's", "what is", "what are", "what was", "what would", "tell me", "give me", "share", "reveal", "disclose", "confirm", "provide", "print", "output", "show me", "repeat", "leak", "spell", "recite", "hand over", "send me", "need to know", "need your", "need the", "write a", "write an", "write the", "compose", "encode", "translate", "ask for", "ask you for", "know your", "know the"},
 		Before:   90, After: 60, Negatable: true,
-		Pattern: regexp.MustCompile(`(?i)\b(?:what(?:'s|\s+is|\s+are|\s+was)|tell\s+me|give\s+me|share|reveal|disclose|confirm|provide|print|output|show\s+me|repeat|leak|spell(?:\s+out)?|recite|hand\s+over|send\s+me|need\s+(?:to\s+know\s+)?|know)\b[^.?!\n]{0,40}?\b(?:your|the|our|its|this|that)\s+(?:\w+\s+){0,2}?` +
+		Pattern: regexp.MustCompile(`(?i)\b(?:what(?:'s|\s+is|\s+are|\s+was)|tell\s+me|give\s+me|share|reveal|disclose|confirm|provide|print|output|show\s+me|repeat|leak|spell(?:\s+out)?|recite|hand\s+over|send\s+me)\b[^.?!\n]{0,40}?\b(?:your|the|our|its|this|that)\s+(?:\w+\s+){0,2}?` +
 			`(?:password|passcode(?:\s+phrase)?|passphrase|pass\s+code|secret(?:\s+(?:key|code|word|phrase|string))?|api\s+key|access\s+key|private\s+key|credentials?|(?:access|auth|api|secret)\s+tokens?|system\s+prompt|initial\s+prompt|hidden\s+prompt|(?:system|initial|original|hidden|secret)\s+instructions|confidential\s+(?:string|code|key|data|information))\b` +
 			`|\b(?:write|compose|create|make)\s+(?:me\s+)?(?:a|an)\s+(?:poem|haiku|acrostic|song|story|riddle|limerick|rap)\b[^.?!\n]{0,40}?\b(?:password|passphrase|passcode|secret\s+(?:key|code|word))\b` +
 			`|\b(?:write|spell|encode|translate)\s+the\s+(?:password|passphrase|passcode|secret\s+(?:key|code|word))\b` +
@@ -282,15 +282,23 @@ var injectionSignals = []injectionSignal{
 		},
 	},
 	{
+		// System prompts of ordinary LLM apps ask to keep their own instructions
+		// private, and tools describe doing things "without asking the user": both
+		// count only beside another signal.
+		Name: "keep instructions private", Finding: FindInjectionConcealment, Weight: medium,
+		Keywords: []string{"instruction", "message", "note", "directive", "without"},
+		Before:   60, After: 60,
+		Pattern: regexp.MustCompile(`(?i)\b(?:these|this|the(?:se)?\s+above)\s+(?:instructions?|message|note|directive)s?\s+(?:is|are)\s+(?:confidential|secret|hidden)|\b(?:do\s+not|don't|never)\s+(?:reveal|mention|disclose|repeat|show)\s+(?:these|this|the(?:se)?|your)\s+(?:instructions?|message|note|directive)|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?(?:user|human|operator)\b`),
+	},
+	{
 		Name: "keep it from the user", Finding: FindInjectionConcealment, Weight: firm,
 		Keywords: []string{"tell", "inform", "notify", "alert", "mention", "reveal", "let", "ask", "disclose", "know", "notice", "secretly", "silently", "covertly", "without the user", "confidential"},
 		Also:     []string{"user", "human", "operator", "person you", "people you", "secretly", "covertly", "surreptitiously", "instruction", "message", "note", "directive"},
 		Before:   40, After: 80,
-		Pattern: regexp.MustCompile(`(?i)\b(?:do\s+not|don't|dont|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|reveal(?:ing)?|show(?:ing)?|let(?:ting)?|disclos(?:e|ing)|report(?:ing)?|explain(?:ing)?)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator|person\s+you|people\s+you)\b` +
+		Pattern: regexp.MustCompile(`(?i)\b(?:do\s+not|don't|dont|never)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|reveal(?:ing)?|show(?:ing)?|let(?:ting)?|disclos(?:e|ing)|report(?:ing)?|explain(?:ing)?)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator|person\s+you|people\s+you)\b` +
 			`|\b(?:the\s+user|they|the\s+human)\s+(?:must|should|will|need)\s+(?:not|never)\s+(?:know|see|notice|find\s+out|be\s+(?:told|informed|aware))` +
 			`|\b(?:secretly|covertly|surreptitiously)\s+(?:\w+\s+){0,2}?(?:read|send|include|add|run|execute|call|pass|upload|copy|exfiltrate|forward|append|collect|record)\b` +
-			`|\b(?:these|this|the(?:se)?\s+above)\s+(?:instructions?|message|note|directive)s?\s+(?:is|are)\s+(?:confidential|secret|hidden|for\s+you\s+only)` +
-			`|\b(?:do\s+not|don't|never)\s+(?:reveal|mention|disclose|repeat|show)\s+(?:these|this|the(?:se)?)\s+(?:instructions?|message|note|directive)`),
+			`|\b(?:these|this|the(?:se)?\s+above)\s+(?:instructions?|message|note|directive)s?\s+(?:is|are)\s+for\s+you\s+only`),
 		Verify: func(s string, start, end int) bool {
 			// A security notice warns users not to tell anyone their password: that is
 			// the user's secret, not text hidden from them.
@@ -337,7 +345,15 @@ var injectionSignals = []injectionSignal{
 		Name: "reply format", Finding: FindInjectionOutput, Weight: firm,
 		Keywords: []string{"reply", "respond", "answer"},
 		Before:   0, After: 60,
-		Pattern: regexp.MustCompile(`(?i)\b(?:respond|reply|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:base\d\d|rot13|morse|hex(?:adecimal)?|binary|emojis?|pig\s+latin|reverse|leetspeak|caesar|german|french|spanish|italian|japanese|chinese|russian|portuguese|korean|arabic|hindi)\b`),
+		Pattern: regexp.MustCompile(`(?i)\b(?:respond|reply|answer)\s+(?:only\s+)?(?:in|using|with)\s+(?:base\d\d|rot13|morse|hex(?:adecimal)?|binary|emojis?|pig\s+latin|reverse|leetspeak|caesar)\b`),
+	},
+	{
+		// People ask each other to answer in a language all the time; only beside
+		// another signal does it steer a model.
+		Name: "reply language", Finding: FindInjectionOutput, Weight: medium,
+		Keywords: []string{"reply", "respond", "answer"},
+		Before:   0, After: 60,
+		Pattern: regexp.MustCompile(`(?i)\b(?:respond|reply|answer)\s+(?:only\s+)?in\s+(?:german|french|spanish|italian|japanese|chinese|russian|portuguese|korean|arabic|hindi)\b`),
 	},
 	{
 		Name: "code for your output", Finding: FindInjectionOutput, Weight: medium,
