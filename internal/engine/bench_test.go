@@ -3,9 +3,13 @@ package engine
 import (
 	"bufio"
 	"context"
+	"go/build"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +138,35 @@ func BenchmarkShellDecision(b *testing.B) {
 	if len(durations) > 0 {
 		b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "p50-ns/op")
 		b.ReportMetric(float64(durations[len(durations)*99/100].Nanoseconds()), "p99-ns/op")
+	}
+}
+
+// BenchmarkWriteLargeFile decides a write of 1 MiB of ordinary Go source (from GOROOT)
+// and, for comparison, the same text written into an agent instruction file, which is
+// also read for prompt injection. The target for ordinary source is 5 ms.
+func BenchmarkWriteLargeFile(b *testing.B) {
+	var text []byte
+	err := filepath.WalkDir(filepath.Join(build.Default.GOROOT, "src", "net", "http"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || len(text) >= 1<<20 {
+			return err
+		}
+		src, err := os.ReadFile(path)
+		text = append(text, src...)
+		return err
+	})
+	if err != nil || len(text) < 1<<20 {
+		b.Skipf("not enough Go source in GOROOT: %v", err)
+	}
+	content := string(text[:1<<20])
+	e := recommendedEngine(b)
+	for _, path := range []string{"/home/u/project/server.go", "/home/u/project/CLAUDE.md"} {
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			c := toolCall(b, "Write", map[string]any{"file_path": path, "content": content}, "/home/u/project")
+			c.Project = "/home/u/project"
+			b.SetBytes(int64(len(content)))
+			for b.Loop() {
+				e.Evaluate(context.Background(), c)
+			}
+		})
 	}
 }

@@ -43,7 +43,10 @@ type Engine struct {
 	host    pathset.Host
 	now     func() time.Time
 	secrets *sensitive
-	shell   shell.Env // what every shell line is analysed with, besides its cwd
+	// instructions are the agents' instruction files, whose written text is read for
+	// prompt injection.
+	instructions *sensitive
+	shell        shell.Env // what every shell line is analysed with, besides its cwd
 }
 
 // New returns an engine for p. Self-protection is compiled here and cannot be left out.
@@ -62,11 +65,15 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	if now == nil {
 		now = time.Now
 	}
-	secrets, err := newSensitive(opts.Host)
+	secrets, err := newSensitive("$secrets", opts.Host)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets}
+	instructions, err := newSensitive("$agent-instructions", opts.Host)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions}
 	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Wrappers: shellWrappers(p)}
 	if len(opts.Host.Temp) > 0 {
 		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which

@@ -8,14 +8,16 @@ import (
 	"github.com/moatdev/moat/internal/pathset"
 )
 
-// sensitive tells shell analysis which accesses touch files that hold credentials ($secrets),
-// so that dataflow can tell a secret piped into curl from any other data.
+// sensitive matches the paths of one named set: $secrets tells shell analysis which
+// accesses touch files that hold credentials, so that dataflow can tell a secret piped
+// into curl from any other data; $agent-instructions tells which writes are read for
+// prompt injection.
 type sensitive struct {
 	include, exclude []*glob.Path
 }
 
-func newSensitive(h pathset.Host) (*sensitive, error) {
-	r, err := pathset.Resolve("$secrets", h)
+func newSensitive(set string, h pathset.Host) (*sensitive, error) {
+	r, err := pathset.Resolve(set, h)
 	if err != nil {
 		return nil, err
 	}
@@ -23,14 +25,14 @@ func newSensitive(h pathset.Host) (*sensitive, error) {
 	for _, p := range r.Include {
 		g, err := glob.CompilePath(p, glob.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("compiling $secrets pattern %q: %w", p, err)
+			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
 		}
 		s.include = append(s.include, g)
 	}
 	for _, p := range r.Exclude {
 		g, err := glob.CompilePath(p, glob.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("compiling $secrets pattern %q: %w", p, err)
+			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
 		}
 		s.exclude = append(s.exclude, g)
 	}

@@ -40,13 +40,17 @@ func (e *Engine) units(c *call.Call) []unit {
 		}
 	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
-	s.Findings = appendNew(s.Findings, writtenInjections(c))
+	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
+		s.Findings = appendNew(s.Findings, writtenInjections(c))
+	}
 	return []unit{{label: c.Describe(), subject: s}}
 }
 
 // writtenInjections returns the prompt-injection findings of the text a file write or
-// edit puts in a file. Policies decide where that matters (the recommended pack asks
-// about it in agents' instruction files, which steer every later session).
+// edit puts in a file. Only the agents' instruction files are read for it: there,
+// injected text steers every later session, while in source code, documentation and
+// test data, text about injection is ordinary (and reading it costs more than the
+// secret scan).
 func writtenInjections(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	for _, w := range writtenTexts(c) {

@@ -84,6 +84,9 @@ type injectionSignal struct {
 	// Pattern is matched around keyword occurrences; when nil, each occurrence of a
 	// keyword is itself a match.
 	Pattern *regexp.Regexp
+	// ClauseStart widens each window back to the start of its line or sentence, for
+	// patterns that must see where a clause begins.
+	ClauseStart bool
 	// Negatable signals do not count when a negation ("never", "do not") comes just
 	// before the match: "never share your password" is advice, not a request.
 	Negatable bool
@@ -209,9 +212,15 @@ func (d *injectionDetector) encodedHits(s string) []injectionHit {
 	return out
 }
 
-func isBase64Byte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
-}
+func isBase64Byte(c byte) bool { return base64Bytes[c] }
+
+// base64Bytes marks the bytes of the standard and URL-safe base64 alphabets and padding.
+var base64Bytes = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_") {
+		t[c] = true
+	}
+	return t
+}()
 
 // decodeRun decodes a run as hex or base64 and reports whether the result reads as
 // text: valid UTF-8, mostly letters and spaces, with at least three words.
@@ -259,14 +268,20 @@ func (d *injectionDetector) hits(s string) []injectionHit {
 	found = kept
 	slices.SortFunc(found, func(a, b keywordHit) int { return cmp.Compare(a.start, b.start) })
 	windows := make([][]span, len(d.signals))
-	breaks := clauseBreaks(s, found)
+	var breaks []int // computed when a signal first needs them
 	for _, h := range found {
 		for _, si := range d.wordUsers[h.word] {
 			sg := &d.signals[si]
 			if sg.Pattern == nil {
 				continue // the occurrences themselves are the matches, below
 			}
-			lo := spanStart(s, breaks, max(0, h.start-sg.Before))
+			lo := runeStart(s, max(0, h.start-sg.Before))
+			if sg.ClauseStart {
+				if breaks == nil {
+					breaks = clauseBreaks(s, found)
+				}
+				lo = spanStart(s, breaks, lo)
+			}
 			hi := runeEnd(s, min(len(s), h.start+len(d.index.words[h.word])+sg.After))
 			if d.also[si] != nil && !anyWordIn(found, d.also[si], lo, hi) {
 				continue
@@ -348,7 +363,7 @@ const maxSignalMatches = 64
 // clauseBreaks returns, in order, the offsets where a line or a sentence starts in s, as
 // far as windows around the keyword occurrences found (sorted) can reach back.
 func clauseBreaks(s string, found []keywordHit) []int {
-	var breaks []int
+	breaks := []int{}
 	done := 0
 	for _, h := range found {
 		lo := max(done, h.start-maxBefore-256)
@@ -411,8 +426,9 @@ func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, boo
 	for _, h := range hits {
 		hi = max(hi, h.end)
 	}
-	meta := discussionAround(s, lo, hi)
-	best := map[int]float64{}
+	// First without the framing discounts, which only lower the score and cost a
+	// search of the text around the passage: most passages of ordinary text stop here.
+	var ws []weighed
 	hidden := map[int]bool{}
 	counted := map[int]int{}
 	for _, h := range hits {
@@ -426,34 +442,31 @@ func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, boo
 			w = min(1, w+0.3)
 			hidden[h.signal] = true
 		}
-		w *= discount(meta, quotedAt(s, h.start))
-		if d.signals[h.signal].Finding == FindInjectionRoleTag && literalToken(s, h.start, h.end) {
+		ws = append(ws, weighed{h, w})
+	}
+	if score, _ := d.combine(ws, func(w weighed) (int, float64) { return w.hit.signal, w.weight }); score < InjectionThreshold {
+		return Injection{}, false
+	}
+	meta := discussionAround(s, lo, hi)
+	score, best := d.combine(ws, func(w weighed) (int, float64) {
+		f := discount(meta, quotedAt(s, w.hit.start))
+		if d.signals[w.hit.signal].Finding == FindInjectionRoleTag && literalToken(s, w.hit.start, w.hit.end) {
 			// `EOT = "<|eot_id|>"`: a control token that is a whole string literal is
 			// code defining the template, not text posing as the model's prompt.
-			w *= 0.3
+			f *= 0.3
 		}
-		best[h.signal] = max(best[h.signal], w)
+		return w.hit.signal, w.weight * f
+	})
+	if score < InjectionThreshold {
+		return Injection{}, false
 	}
-	// Signals of one family (the same finding) are correlated evidence: a family counts
-	// once, at its strongest signal.
-	family := map[string]float64{}
 	order := make([]int, 0, len(best))
-	for si, w := range best {
-		f := cmp.Or(d.signals[si].Family, d.signals[si].Finding)
-		family[f] = max(family[f], w)
+	for si := range best {
 		order = append(order, si)
-	}
-	miss := 1.0
-	for _, w := range family {
-		miss *= 1 - w
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		return cmp.Or(cmp.Compare(best[b], best[a]), cmp.Compare(a, b))
 	})
-	score := 1 - miss
-	if score < InjectionThreshold {
-		return Injection{}, false
-	}
 	inj := Injection{Score: score, Start: lo, End: hi}
 	for _, si := range order {
 		sg := d.signals[si]
@@ -466,6 +479,33 @@ func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, boo
 		inj.Signals = append(inj.Signals, sg.Name)
 	}
 	return inj, true
+}
+
+// weighed is a hit with its weight in its passage.
+type weighed struct {
+	hit    injectionHit
+	weight float64
+}
+
+// combine scores weighed hits: each signal counts at its best weight, and signals of
+// one family (correlated evidence) count once, at the family's strongest; families
+// combine by noisy-or, 1 - Π(1 - w). It returns the score and each signal's weight.
+func (d *injectionDetector) combine(items []weighed, weigh func(weighed) (int, float64)) (float64, map[int]float64) {
+	best := map[int]float64{}
+	for _, it := range items {
+		si, w := weigh(it)
+		best[si] = max(best[si], w)
+	}
+	family := map[string]float64{}
+	for si, w := range best {
+		f := cmp.Or(d.signals[si].Family, d.signals[si].Finding)
+		family[f] = max(family[f], w)
+	}
+	miss := 1.0
+	for _, w := range family {
+		miss *= 1 - w
+	}
+	return 1 - miss, best
 }
 
 // InjectionFindings returns one finding per injection passage of s, the text of the

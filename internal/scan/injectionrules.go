@@ -88,7 +88,7 @@ var injectionSignals = []injectionSignal{
 	},
 	{
 		Name: "identity switch", Finding: FindInjectionOverride, Family: "identity", Weight: medium,
-		Keywords: []string{"you are now", "you're now", "from now on", "act as", "pretend", "immerse yourself", "role of", "roleplay as", "no longer"},
+		Keywords: []string{"you are now", "you're now", "from now on", "act as", "behave as", "respond as", "answer as", "pretend", "immerse yourself", "role of", "you are no longer", "you were no longer"},
 		Before:   10, After: 80,
 		Pattern: regexp.MustCompile(`(?i)\b(?:you\s+are\s+now|you're\s+now|from\s+now\s+on,?\s+you(?:\s+are|\s+will|'ll|\s+must)?)\s+(?:an?\s+|the\s+|my\s+|in\s+)?(?:\w+\s+){0,2}(?:ai|assistant|model|bot|chatbot|agent|mode|persona|character|dan|gpt|llm|unrestricted|unfiltered|uncensored|free|jailbroken|evil|hacker|admin(?:istrator)?|developer|root)\b` +
 			`|\b(?:act|behave|respond|answer)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|different|another|new)\s+(?:ai|assistant|model|bot|chatbot|agent|persona|system)` +
@@ -191,7 +191,7 @@ var injectionSignals = []injectionSignal{
 	},
 	{
 		Name: "request for a password (translated)", Finding: FindInjectionSecrets, Weight: firm,
-		Keywords: []string{"contraseña", "contrasena", "mot de passe", "passwort", "kennwort", "password", "senha", "パスワード", "密码", "密碼", "비밀번호", "пароль"},
+		Keywords: []string{"contraseña", "contrasena", "mot de passe", "passwort", "kennwort", "la password", "la tua password", "la sua password", "senha", "パスワード", "密码", "密碼", "비밀번호", "пароль"},
 		Before:   40, After: 30,
 		Pattern: regexp.MustCompile(`(?i)(?:cuál|cual)\s+es\s+(?:la|tu|su)\s+contraseña|quel\s+est\s+(?:le|ton|votre)\s+mot\s+de\s+passe|(?:was|wie)\s+(?:ist|lautet)\s+(?:das|dein|ihr)\s+passwort|qual\s+(?:è|e)\s+(?:la|la\s+tua|la\s+sua)\s+password|qual\s+(?:é|e)\s+(?:a\s+)?(?:sua\s+|tua\s+)?senha|(?:mir|uns)\s+(?:Ihr|dein|das|Ihre)\s+(?:Passwort|Kennwort)|compartilhe\s+(?:a\s+)?sua\s+senha|パスワードが必要|パスワードを教え|비밀번호(?:를|가)\s*(?:알려|필요)|パスワードは(?:何|なん)|(?:密码|密碼)是(?:什么|什麼|多少)|비밀번호(?:는|가)\s*(?:무엇|뭐)|какой\s+(?:\p{L}+\s+)?пароль`),
 	},
@@ -286,7 +286,8 @@ var injectionSignals = []injectionSignal{
 		// private, and tools describe doing things "without asking the user": both
 		// count only beside another signal.
 		Name: "keep instructions private", Finding: FindInjectionConcealment, Weight: medium,
-		Keywords: []string{"instruction", "message", "note", "directive", "without"},
+		Keywords: []string{"confidential", "secret", "hidden", "reveal", "mention", "disclose", "repeat", "without telling", "without informing", "without notifying", "without alerting", "without asking"},
+		Also:     []string{"instruction", "message", "note", "directive", "user", "human", "operator"},
 		Before:   60, After: 60,
 		Pattern: regexp.MustCompile(`(?i)\b(?:these|this|the(?:se)?\s+above)\s+(?:instructions?|message|note|directive)s?\s+(?:is|are)\s+(?:confidential|secret|hidden)|\b(?:do\s+not|don't|never)\s+(?:reveal|mention|disclose|repeat|show)\s+(?:these|this|the(?:se)?|your)\s+(?:instructions?|message|note|directive)|\bwithout\s+(?:telling|informing|notifying|alerting|asking)\s+(?:the\s+)?(?:user|human|operator)\b`),
 	},
@@ -309,7 +310,7 @@ var injectionSignals = []injectionSignal{
 
 	// --- Changing what the model outputs --------------------------------------------------
 	{
-		Name: "orders for the response", Finding: FindInjectionOutput, Weight: firm,
+		Name: "orders for the response", Finding: FindInjectionOutput, Weight: firm, ClauseStart: true,
 		Keywords: []string{"your response", "your answer", "your reply", "your output", "your responses", "your answers", "your replies", "your message", "your final", "your text"},
 		Before:   140, After: 80,
 		Pattern: regexp.MustCompile(`(?:^|[.!?:;]\s+|\n\s*|\b(?:[Pp]lease|[Aa]lso|[Tt]hen|[Aa]nd|[Nn]ow|[Aa]lways|[Kk]indly|[Cc]an\s+you|[Cc]ould\s+you)\s+)` +

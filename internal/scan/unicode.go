@@ -120,8 +120,22 @@ func Fold(s string) string {
 	return norm.NFKC.String(s)
 }
 
+// invisibleLeads are the first bytes, in UTF-8, of every character Fold removes: texts
+// without any of them need no closer look.
+var invisibleLeads = []string{"\xe2\x80", "\xe2\x81", "\xef\xbb", "\xef\xb8", "\xe1\xa0", "\xc2\xad", "\xd8\x9c", "\xf3\xa0"}
+
 // hasInvisible reports whether s holds a character Fold removes.
 func hasInvisible(s string) bool {
+	maybe := false
+	for _, lead := range invisibleLeads {
+		if strings.Contains(s, lead) {
+			maybe = true
+			break
+		}
+	}
+	if !maybe {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < utf8.RuneSelf {
 			continue

@@ -146,3 +146,14 @@ func TestConfusables(t *testing.T) {
 		}
 	}
 }
+
+// TestHasInvisibleCoversEveryRemovedRune checks the byte prefilter of hasInvisible
+// against every code point Fold removes.
+func TestHasInvisibleCoversEveryRemovedRune(t *testing.T) {
+	for r := rune(0x80); r <= 0xE01EF; r++ {
+		removed := isZeroWidth(r) || isBidi(r) || r >= 0xE0000 && r <= 0xE007F || isVariationSelector(r)
+		if got := hasInvisible("a" + string(r) + "b"); got != removed {
+			t.Errorf("hasInvisible(U+%04X) = %v, want %v", r, got, removed)
+		}
+	}
+}
