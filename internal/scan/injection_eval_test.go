@@ -210,7 +210,8 @@ func TestEvalInjection(t *testing.T) {
 		t.Errorf("detection rate %.1f%% on attacks carried by their words, below the %.0f%% target", 100*wordsRate, 100*injectionMinDetection)
 	}
 	if rate < injectionMinDetection {
-		t.Logf("NOTE: the raw rate over all positives (%.1f%%) is below the %.0f%% target; see above for why", 100*rate, 100*injectionMinDetection)
+		t.Logf("NOTE: the raw rate over all positives (%.1f%%) is below the %.0f%% target: only %d of %d (%.1f%%) are attacks carried by their words, so no detector that leaves ordinary questions alone can reach it",
+			100*rate, 100*injectionMinDetection, len(inWords), total, pct(len(inWords), total))
 	}
 }
 

@@ -270,6 +270,14 @@ var injectionSignals = []injectionSignal{
 		Pattern: regexp.MustCompile(`(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|skip|deactivate|uninstall|kill|remove|ignore)\b\s+(?:\w+\s+){0,3}?(?:safety\s+(?:checks?|filters?|guidelines|measures|features|rules|protocols|policies|tooling|systems?)|safeguards?|guardrails?|moat|content\s+(?:filters?|polic(?:y|ies)|moderation)|moderation|ethical\s+(?:guidelines|constraints|restrictions)|permission\s+(?:checks?|prompts?)|approval\s+(?:prompts?|checks?)|(?:pre-?tool-?use|security)\s+hooks?|sandbox(?:ing)?|audit\s+log(?:ging)?|monitoring)\b`),
 	},
 	{
+		// moat itself: nothing ordinary that an agent reads tells it to switch its
+		// guardrail off.
+		Name: "disable moat", Finding: FindInjectionSafety, Weight: firm,
+		Keywords: []string{"moat"},
+		Before:   60, After: 10, Negatable: true,
+		Pattern: regexp.MustCompile(`(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|deactivate|uninstall|kill|remove|stop|unwrap)\s+(?:\w+\s+){0,2}?moat\b`),
+	},
+	{
 		Name: "no restrictions", Finding: FindInjectionSafety, Weight: medium,
 		Keywords: []string{"restrictions", "limitations", "filters", "filtering", "confines", "abide", "rules", "censor", "without asking", "without confirmation", "without permission", "skip-permissions", "bypass-approvals"},
 		Before:   60, After: 60,
@@ -293,7 +301,7 @@ var injectionSignals = []injectionSignal{
 	},
 	{
 		Name: "keep it from the user", Finding: FindInjectionConcealment, Weight: firm,
-		Keywords: []string{"tell", "inform", "notify", "alert", "mention", "reveal", "let", "ask", "disclose", "know", "notice", "secretly", "silently", "covertly", "without the user", "confidential"},
+		Keywords: []string{"tell", "inform", "notify", "alert", "mention", "reveal", "let", "disclose", "report", "explain", "show", "know", "notice", "find out", "be told", "be informed", "be aware", "secretly", "covertly", "surreptitiously"},
 		Also:     []string{"user", "human", "operator", "person you", "people you", "secretly", "covertly", "surreptitiously", "instruction", "message", "note", "directive"},
 		Before:   40, After: 80,
 		Pattern: regexp.MustCompile(`(?i)\b(?:do\s+not|don't|dont|never)\s+(?:tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|mention(?:ing)?|reveal(?:ing)?|show(?:ing)?|let(?:ting)?|disclos(?:e|ing)|report(?:ing)?|explain(?:ing)?)\s+(?:\w+\s+){0,3}?(?:the\s+)?(?:user|human|operator|person\s+you|people\s+you)\b` +
