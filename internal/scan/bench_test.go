@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,11 +13,7 @@ import (
 // benchSources are ordinary source code with no secrets, from the Go distribution that
 // runs the benchmark: directories of GOROOT and the suffix of the files to read there.
 // The JavaScript includes a minified file.
-var benchSources = []struct {
-	name   string
-	dirs   []string
-	suffix string
-}{
+var benchSources = []benchSource{
 	{"go", []string{"src/net/http"}, ".go"},
 	{"js", []string{"lib/wasm", "src/cmd/vendor/github.com/google/pprof", "src/internal/trace/traceviewer/static"}, ".js"},
 }
@@ -47,20 +44,36 @@ func benchText(b *testing.B, dirs []string, suffix string, size int) string {
 }
 
 func BenchmarkFindSecrets(b *testing.B) {
-	for _, src := range benchSources {
+	benchScan(b, benchSources, func(b *testing.B, s string) {
+		if found := FindSecrets(s); len(found) > 0 {
+			b.Logf("the benchmark text holds %d secrets, first %s %q", len(found), found[0].RuleID, s[found[0].Start:found[0].End])
+		}
+	}, func(s string) { FindSecrets(s) })
+}
+
+// benchSource names text to benchmark on: the files under dirs of GOROOT whose names
+// end in suffix.
+type benchSource struct {
+	name   string
+	dirs   []string
+	suffix string
+}
+
+// benchScan runs scan on 1 KiB and 1 MiB of each source, after check has looked at the
+// text once (to log what the benchmark text holds).
+func benchScan(b *testing.B, sources []benchSource, check func(*testing.B, string), scan func(string)) {
+	for _, src := range sources {
 		for _, size := range []struct {
 			name string
 			n    int
 		}{{"1KiB", 1 << 10}, {"1MiB", 1 << 20}} {
 			b.Run(src.name+"/"+size.name, func(b *testing.B) {
 				s := benchText(b, src.dirs, src.suffix, size.n)
-				if found := FindSecrets(s); len(found) > 0 {
-					b.Logf("the benchmark text holds %d secrets, first %s %q", len(found), found[0].RuleID, s[found[0].Start:found[0].End])
-				}
+				check(b, s)
 				b.SetBytes(int64(len(s)))
 				b.ReportAllocs()
 				for b.Loop() {
-					FindSecrets(s)
+					scan(s)
 				}
 			})
 		}
@@ -104,29 +117,12 @@ func BenchmarkFindSecretsAdversarial(b *testing.B) {
 // BenchmarkFindInjections scans ordinary source code and prose-like documentation, 1 KiB
 // and 1 MiB of each, for prompt injection.
 func BenchmarkFindInjections(b *testing.B) {
-	sources := append(benchSources, struct {
-		name   string
-		dirs   []string
-		suffix string
-	}{"docs", []string{"doc", "src/cmd/go/testdata"}, ".md"})
-	for _, src := range sources {
-		for _, size := range []struct {
-			name string
-			n    int
-		}{{"1KiB", 1 << 10}, {"1MiB", 1 << 20}} {
-			b.Run(src.name+"/"+size.name, func(b *testing.B) {
-				s := benchText(b, src.dirs, src.suffix, size.n)
-				if found := FindInjections(s); len(found) > 0 {
-					b.Logf("the benchmark text holds %d injection passages, first %+v", len(found), found[0])
-				}
-				b.SetBytes(int64(len(s)))
-				b.ReportAllocs()
-				for b.Loop() {
-					FindInjections(s)
-				}
-			})
+	sources := append(slices.Clone(benchSources), benchSource{"docs", []string{"doc", "src/cmd/go/testdata"}, ".md"})
+	benchScan(b, sources, func(b *testing.B, s string) {
+		if found := FindInjections(s); len(found) > 0 {
+			b.Logf("the benchmark text holds %d injection passages, first %+v", len(found), found[0])
 		}
-	}
+	}, func(s string) { FindInjections(s) })
 }
 
 // BenchmarkFindInjectionsAdversarial runs on 1 MiB made of one keyword-laden unit
