@@ -192,6 +192,7 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 			}
 		}
 	}
+	e.addShellInjections(units, line)
 	if !secretsFound && len(line) <= maxScanned {
 		// Secrets outside any command's words: in a here-document, a here-string or an
 		// assignment (cat > .env <<EOF … EOF).
@@ -208,6 +209,26 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		units = append(units, unit{label: "the command line", subject: base})
 	}
 	return units
+}
+
+// addShellInjections gives the units of a shell line that write into an agent
+// instruction file (echo … >> CLAUDE.md, cat > AGENTS.md <<EOF) the prompt-injection
+// findings of the line: the text written is in it, as arguments or a here-document.
+func (e *Engine) addShellInjections(units []unit, line string) {
+	var found []call.Finding
+	read := false
+	for i := range units {
+		s := &units[i].subject
+		if !slices.ContainsFunc(s.Accesses, func(acc call.Access) bool {
+			return acc.Kind == call.Write && e.instructions.touches(acc)
+		}) {
+			continue
+		}
+		if !read {
+			found, read = scan.InjectionFindings(line, "command"), true
+		}
+		s.Findings = appendNew(slices.Clip(s.Findings), found)
+	}
 }
 
 // commandLookalikes returns the findings of look-alike letters in what a command names:
