@@ -62,7 +62,7 @@ func FuzzFindInjections(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	for _, sg := range injectionSignals {
+	for _, sg := range injectionSignals() {
 		for _, k := range sg.Keywords {
 			f.Add(k + " your previous instructions: " + k)
 		}

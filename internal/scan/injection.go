@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -155,7 +156,8 @@ func newInjectionDetector(signals []injectionSignal) *injectionDetector {
 	return d
 }
 
-var injections = newInjectionDetector(injectionSignals)
+// injections is the detector over the built-in table, built on first use.
+var injections = sync.OnceValue(func() *injectionDetector { return newInjectionDetector(injectionSignals()) })
 
 // FindInjections returns the passages of s that read as prompt injection, in order. The
 // text is read as Fold normalises it (so fullwidth letters and invisible characters do
@@ -164,7 +166,8 @@ var injections = newInjectionDetector(injectionSignals)
 // tag characters is a finding by itself.
 func FindInjections(s string) []Injection {
 	folded := Fold(s)
-	hits := injections.hits(folded)
+	d := injections()
+	hits := d.hits(folded)
 	if hidden := tagText(s); hidden != "" {
 		// Tag characters carry text a human cannot see and a model reads; they have no
 		// other use in a tool's text, so hidden text counts as strong evidence by
@@ -173,11 +176,11 @@ func FindInjections(s string) []Injection {
 		at = min(len(folded), max(0, at))
 		hits = append(hits, injectionHit{signal: invisibleSignal, start: at, end: at, weight: strong})
 	}
-	hits = append(hits, injections.encodedHits(folded)...)
+	hits = append(hits, d.encodedHits(folded)...)
 	if len(hits) == 0 {
 		return nil
 	}
-	return injections.passages(folded, hits)
+	return d.passages(folded, hits)
 }
 
 // minEncoded is the length from which a base64 or hex run is decoded and read: shorter

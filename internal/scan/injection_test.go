@@ -22,11 +22,11 @@ func TestInjectionSignals(t *testing.T) {
 	}
 	defer f.Close()
 	bySignal := map[string]int{}
-	for i, sg := range injectionSignals {
+	for i, sg := range injectionSignals() {
 		bySignal[sg.Name] = i
 	}
 	// Each signal is tested alone: one that only runs beside another runs here anyway.
-	alone := slices.Clone(injectionSignals)
+	alone := slices.Clone(injectionSignals())
 	for i := range alone {
 		alone[i].Requires = ""
 	}
@@ -63,7 +63,7 @@ func TestInjectionSignals(t *testing.T) {
 			neg[signal]++
 		}
 	}
-	for _, sg := range injectionSignals[encodedSignal+1:] {
+	for _, sg := range injectionSignals()[encodedSignal+1:] {
 		if pos[sg.Name] == 0 || neg[sg.Name] == 0 {
 			t.Errorf("signal %q has %d positive and %d negative cases; it needs both", sg.Name, pos[sg.Name], neg[sg.Name])
 		}
@@ -122,7 +122,7 @@ func TestInjectionFindingsCatalogued(t *testing.T) {
 			t.Errorf("%s is not in the finding catalog", id)
 		}
 	}
-	for _, sg := range injectionSignals {
+	for _, sg := range injectionSignals() {
 		if !slices.Contains(InjectionFindingIDs, sg.Finding) {
 			t.Errorf("signal %q reports %q, which is not in InjectionFindingIDs", sg.Name, sg.Finding)
 		}
@@ -146,10 +146,10 @@ func TestInjectionFindingsEvidence(t *testing.T) {
 
 func TestSignalWindowsWithinBounds(t *testing.T) {
 	names := map[string]bool{}
-	for _, sg := range injectionSignals {
+	for _, sg := range injectionSignals() {
 		names[sg.Name] = true
 	}
-	for _, sg := range injectionSignals {
+	for _, sg := range injectionSignals() {
 		if sg.Requires != "" && !names[sg.Requires] {
 			t.Errorf("signal %q requires %q, which is not a signal", sg.Name, sg.Requires)
 		}

@@ -48,7 +48,7 @@ func loadCases(t *testing.T) []testCase {
 
 func isCodeLine(line string) bool {
 	lang, _, ok := strings.Cut(line, ": ")
-	_, known := patterns[Lang(lang)]
+	_, known := patterns()[Lang(lang)]
 	return ok && known
 }
 
@@ -193,7 +193,7 @@ func TestKeywordsCoverPatterns(t *testing.T) {
 			t.Errorf("cases.txt:%d: %q mentions no keyword of %s", c.where, c.code, c.lang)
 		}
 	}
-	for lang := range patterns {
+	for lang := range patterns() {
 		if len(keywords[lang]) == 0 {
 			t.Errorf("%s has no keywords", lang)
 		}

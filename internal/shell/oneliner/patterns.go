@@ -1,6 +1,9 @@
 package oneliner
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // The pattern layer, one entry per language. Each regexp names the calls that do a kind
 // of thing; the argument is read after the match (see Inspect). Go's regexp runs in time
@@ -36,123 +39,127 @@ var endlessLoop = regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\
 
 var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcmd\.exe`
 
-var patterns = map[Lang]*langPatterns{
-	Python: {
-		exec: regexp.MustCompile(`\)\.(system|popen)\s*\(|\b(os\.system|os\.popen|subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|os\.exec[lv]p?e?|os\.spawn[lv]p?e?)\s*\(`),
-		deletes: []deletePattern{
-			{re: regexp.MustCompile(`\bshutil\.rmtree\s*\(`), recursive: true},
-			{re: regexp.MustCompile(`\bos\.(remove|unlink|rmdir|removedirs)\s*\(`)},
-			{re: regexp.MustCompile(`\b(pathlib\.)?Path\s*\(\s*(?:r|b)?["'][^"']*["']\s*\)\s*\.\s*(unlink|rmdir)\s*\(`), inMatch: true},
+// patterns holds each language's patterns, compiled on first use: most commands run no
+// interpreter, and a hook process should not pay for compiling them.
+var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
+	return map[Lang]*langPatterns{
+		Python: {
+			exec: regexp.MustCompile(`\)\.(system|popen)\s*\(|\b(os\.system|os\.popen|subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|os\.exec[lv]p?e?|os\.spawn[lv]p?e?)\s*\(`),
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\bshutil\.rmtree\s*\(`), recursive: true},
+				{re: regexp.MustCompile(`\bos\.(remove|unlink|rmdir|removedirs)\s*\(`)},
+				{re: regexp.MustCompile(`\b(pathlib\.)?Path\s*\(\s*(?:r|b)?["'][^"']*["']\s*\)\s*\.\s*(unlink|rmdir)\s*\(`), inMatch: true},
+			},
+			reads:     regexp.MustCompile(`\b(open|io\.open|codecs\.open)\s*\(`),
+			writeMode: regexp.MustCompile(`,\s*(mode\s*=\s*)?["'][^"']*[wax+][^"']*["']`),
+			writes:    regexp.MustCompile(`\.write_(text|bytes)\s*\(`),
+			fork:      regexp.MustCompile(`\bos\.fork\s*\(|\bfork\s*\(`),
+			envDump:   regexp.MustCompile(`\bos\.environ\s*(\)|\.items\s*\(|\.keys\s*\(|\.values\s*\(|\.copy\s*\(|$|[;,\n])|\bdict\s*\(\s*os\.environ\s*\)|\bos\.environ\s*\}`),
+			socket:    regexp.MustCompile(`\bsocket\.(socket|create_connection)\s*\(`),
+			shellish:  regexp.MustCompile(`\bsubprocess\.|\bos\.dup2\s*\(|\bos\.system\s*\(|` + shellNames),
+			send:      regexp.MustCompile(`\burlopen\s*\([^)]*data\s*=|\brequests\.(post|put|patch)\s*\(|\.sendall?\s*\(|\.request\s*\(\s*["'](POST|PUT)`),
+			evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
+			decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
+			download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
 		},
-		reads:     regexp.MustCompile(`\b(open|io\.open|codecs\.open)\s*\(`),
-		writeMode: regexp.MustCompile(`,\s*(mode\s*=\s*)?["'][^"']*[wax+][^"']*["']`),
-		writes:    regexp.MustCompile(`\.write_(text|bytes)\s*\(`),
-		fork:      regexp.MustCompile(`\bos\.fork\s*\(|\bfork\s*\(`),
-		envDump:   regexp.MustCompile(`\bos\.environ\s*(\)|\.items\s*\(|\.keys\s*\(|\.values\s*\(|\.copy\s*\(|$|[;,\n])|\bdict\s*\(\s*os\.environ\s*\)|\bos\.environ\s*\}`),
-		socket:    regexp.MustCompile(`\bsocket\.(socket|create_connection)\s*\(`),
-		shellish:  regexp.MustCompile(`\bsubprocess\.|\bos\.dup2\s*\(|\bos\.system\s*\(|` + shellNames),
-		send:      regexp.MustCompile(`\burlopen\s*\([^)]*data\s*=|\brequests\.(post|put|patch)\s*\(|\.sendall?\s*\(|\.request\s*\(\s*["'](POST|PUT)`),
-		evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
-		decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
-		download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
-	},
-	Perl: {
-		exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\|`),
-		backticks: true,
-		deletes: []deletePattern{
-			{re: regexp.MustCompile(`\b(rmtree|remove_tree)\s*\(?`), recursive: true},
-			{re: regexp.MustCompile(`\b(unlink|rmdir)\s*\(?`)},
+		Perl: {
+			exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\|`),
+			backticks: true,
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\b(rmtree|remove_tree)\s*\(?`), recursive: true},
+				{re: regexp.MustCompile(`\b(unlink|rmdir)\s*\(?`)},
+			},
+			reads:    regexp.MustCompile(`\bopen\s*\(?\s*(my\s+)?\$?\w+\s*,\s*(["']<["']\s*,\s*)?`),
+			fork:     regexp.MustCompile(`\bfork\b`),
+			forkBomb: regexp.MustCompile(`\bfork\s+while\s+1|\bfork\s+until\s+0|fork\s*\(\s*\)\s*while\s*\(?\s*1`),
+			envDump:  regexp.MustCompile(`\bprint\s+%ENV|\bkeys\s*\(?\s*%ENV|Dumper\s*\(\s*\\%ENV|\beach\s*\(?\s*%ENV|\bjoin\s*\([^)]*%ENV`),
+			socket:   regexp.MustCompile(`\buse\s+Socket\b|IO::Socket|\bsocket\s*\(`),
+			shellish: regexp.MustCompile(`\bexec\s*\(?|\bsystem\s*\(?|open\s*\(\s*STD(IN|OUT|ERR)|` + shellNames),
+			send:     regexp.MustCompile(`\bprint\s+\$?S\b|->send\b|\bPOST\b|->post\b`),
+			evalCall: regexp.MustCompile(`\beval\s*\(?`),
+			decoder:  regexp.MustCompile(`decode_base64|MIME::Base64|pack\s*\(?\s*["']H|unpack|decode_hex|rot13`),
+			download: regexp.MustCompile(`\bget\s*\(\s*["']https?:|LWP|HTTP::Tiny`),
 		},
-		reads:    regexp.MustCompile(`\bopen\s*\(?\s*(my\s+)?\$?\w+\s*,\s*(["']<["']\s*,\s*)?`),
-		fork:     regexp.MustCompile(`\bfork\b`),
-		forkBomb: regexp.MustCompile(`\bfork\s+while\s+1|\bfork\s+until\s+0|fork\s*\(\s*\)\s*while\s*\(?\s*1`),
-		envDump:  regexp.MustCompile(`\bprint\s+%ENV|\bkeys\s*\(?\s*%ENV|Dumper\s*\(\s*\\%ENV|\beach\s*\(?\s*%ENV|\bjoin\s*\([^)]*%ENV`),
-		socket:   regexp.MustCompile(`\buse\s+Socket\b|IO::Socket|\bsocket\s*\(`),
-		shellish: regexp.MustCompile(`\bexec\s*\(?|\bsystem\s*\(?|open\s*\(\s*STD(IN|OUT|ERR)|` + shellNames),
-		send:     regexp.MustCompile(`\bprint\s+\$?S\b|->send\b|\bPOST\b|->post\b`),
-		evalCall: regexp.MustCompile(`\beval\s*\(?`),
-		decoder:  regexp.MustCompile(`decode_base64|MIME::Base64|pack\s*\(?\s*["']H|unpack|decode_hex|rot13`),
-		download: regexp.MustCompile(`\bget\s*\(\s*["']https?:|LWP|HTTP::Tiny`),
-	},
-	Ruby: {
-		exec:      regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn))\b\s*\(?`),
-		backticks: true,
-		deletes: []deletePattern{
-			{re: regexp.MustCompile(`\bFileUtils\.(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\s*\(?`), recursive: true},
-			{re: regexp.MustCompile(`\bFileUtils\.(rm|rm_f|remove|rmdir)\b\s*\(?|\bFile\.(delete|unlink)\b\s*\(?|\bDir\.(delete|rmdir|unlink)\b\s*\(?`)},
+		Ruby: {
+			exec:      regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn))\b\s*\(?`),
+			backticks: true,
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\bFileUtils\.(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\s*\(?`), recursive: true},
+				{re: regexp.MustCompile(`\bFileUtils\.(rm|rm_f|remove|rmdir)\b\s*\(?|\bFile\.(delete|unlink)\b\s*\(?|\bDir\.(delete|rmdir|unlink)\b\s*\(?`)},
+			},
+			reads:     regexp.MustCompile(`\b(File|IO)\.(read|readlines|open|binread)\s*\(?`),
+			writeMode: regexp.MustCompile(`,\s*["'][wa]`),
+			writes:    regexp.MustCompile(`\bFile\.write\s*\(?`),
+			fork:      regexp.MustCompile(`\bfork\b|Process\.fork`),
+			envDump:   regexp.MustCompile(`\bENV\.(to_h|to_a|to_hash|each|each_pair|inspect|keys|map)\b|\b(p|pp|puts|print)\s*\(?\s*ENV\b\s*(\)|$|[;\n]|\.to)`),
+			socket:    regexp.MustCompile(`\bTCPSocket\b|\bSocket\.(new|tcp)|UDPSocket`),
+			shellish:  regexp.MustCompile(`\bexec\b|\bspawn\b|\bsystem\b|\bIO\.popen|` + shellNames),
+			send:      regexp.MustCompile(`\.(write|puts|send)\s*\(|Net::HTTP\.post|\.post\s*\(`),
+			evalCall:  regexp.MustCompile(`\b(eval|instance_eval|class_eval)\s*\(?`),
+			decoder:   regexp.MustCompile(`Base64|decode64|unpack|\[\s*["']H|rot13|Zlib`),
+			download:  regexp.MustCompile(`open\s*\(\s*["']https?:|URI\.open|Net::HTTP\.get|open-uri|HTTParty|Faraday`),
 		},
-		reads:     regexp.MustCompile(`\b(File|IO)\.(read|readlines|open|binread)\s*\(?`),
-		writeMode: regexp.MustCompile(`,\s*["'][wa]`),
-		writes:    regexp.MustCompile(`\bFile\.write\s*\(?`),
-		fork:      regexp.MustCompile(`\bfork\b|Process\.fork`),
-		envDump:   regexp.MustCompile(`\bENV\.(to_h|to_a|to_hash|each|each_pair|inspect|keys|map)\b|\b(p|pp|puts|print)\s*\(?\s*ENV\b\s*(\)|$|[;\n]|\.to)`),
-		socket:    regexp.MustCompile(`\bTCPSocket\b|\bSocket\.(new|tcp)|UDPSocket`),
-		shellish:  regexp.MustCompile(`\bexec\b|\bspawn\b|\bsystem\b|\bIO\.popen|` + shellNames),
-		send:      regexp.MustCompile(`\.(write|puts|send)\s*\(|Net::HTTP\.post|\.post\s*\(`),
-		evalCall:  regexp.MustCompile(`\b(eval|instance_eval|class_eval)\s*\(?`),
-		decoder:   regexp.MustCompile(`Base64|decode64|unpack|\[\s*["']H|rot13|Zlib`),
-		download:  regexp.MustCompile(`open\s*\(\s*["']https?:|URI\.open|Net::HTTP\.get|open-uri|HTTParty|Faraday`),
-	},
-	Node: {
-		exec: regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
-		deletes: []deletePattern{
-			{re: regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir)\s*\(`), recursiveIf: regexp.MustCompile(`recursive\s*:\s*true`)},
-			{re: regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`)},
+		Node: {
+			exec: regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir)\s*\(`), recursiveIf: regexp.MustCompile(`recursive\s*:\s*true`)},
+				{re: regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`)},
+			},
+			reads:    regexp.MustCompile(`\b(readFileSync|readFile|createReadStream)\s*\(`),
+			writes:   regexp.MustCompile(`\b(writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream)\s*\(`),
+			fork:     regexp.MustCompile(`\b(fork|spawn|exec)\s*\(`),
+			forkBomb: regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)\s*\{?[^}]*(fork|spawn)\s*\(`),
+			envDump:  regexp.MustCompile(`\bprocess\.env\s*(\)|$|[;,\n}])|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(keys|entries|values)\s*\(\s*process\.env\s*\)`),
+			socket:   regexp.MustCompile(`\bnet\.(connect|Socket|createConnection)|require\(\s*["']net["']\s*\)|\bdgram\.`),
+			shellish: regexp.MustCompile(`child_process|\bspawn\s*\(|\bexec\s*\(|` + shellNames),
+			send:     regexp.MustCompile(`method\s*:\s*["'](POST|PUT|PATCH)["']|\bbody\s*:|\.write\s*\(|\.post\s*\(|\.request\s*\(`),
+			evalCall: regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
+			decoder:  regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
+			download: regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
 		},
-		reads:    regexp.MustCompile(`\b(readFileSync|readFile|createReadStream)\s*\(`),
-		writes:   regexp.MustCompile(`\b(writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream)\s*\(`),
-		fork:     regexp.MustCompile(`\b(fork|spawn|exec)\s*\(`),
-		forkBomb: regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)\s*\{?[^}]*(fork|spawn)\s*\(`),
-		envDump:  regexp.MustCompile(`\bprocess\.env\s*(\)|$|[;,\n}])|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(keys|entries|values)\s*\(\s*process\.env\s*\)`),
-		socket:   regexp.MustCompile(`\bnet\.(connect|Socket|createConnection)|require\(\s*["']net["']\s*\)|\bdgram\.`),
-		shellish: regexp.MustCompile(`child_process|\bspawn\s*\(|\bexec\s*\(|` + shellNames),
-		send:     regexp.MustCompile(`method\s*:\s*["'](POST|PUT|PATCH)["']|\bbody\s*:|\.write\s*\(|\.post\s*\(|\.request\s*\(`),
-		evalCall: regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
-		decoder:  regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
-		download: regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
-	},
-	PHP: {
-		exec:      regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`),
-		backticks: true,
-		deletes: []deletePattern{
-			{re: regexp.MustCompile(`\b(unlink|rmdir)\s*\(`)},
+		PHP: {
+			exec:      regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`),
+			backticks: true,
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\b(unlink|rmdir)\s*\(`)},
+			},
+			reads:    regexp.MustCompile(`\b(file_get_contents|fopen|file|readfile)\s*\(`),
+			writes:   regexp.MustCompile(`\bfile_put_contents\s*\(`),
+			fork:     regexp.MustCompile(`\bpcntl_fork\s*\(`),
+			envDump:  regexp.MustCompile(`\bgetenv\s*\(\s*\)|\b(print_r|var_dump|var_export|json_encode)\s*\(\s*\$_(ENV|SERVER)\b`),
+			socket:   regexp.MustCompile(`\bfsockopen\s*\(|\bsocket_create\s*\(|\bstream_socket_client\s*\(`),
+			shellish: regexp.MustCompile(`\b(exec|shell_exec|system|passthru|popen|proc_open)\s*\(|` + shellNames),
+			send:     regexp.MustCompile(`\bfwrite\s*\(|\bcurl_exec\s*\(|\bstream_context_create\s*\(`),
+			evalCall: regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`),
+			decoder:  regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
+			download: regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
 		},
-		reads:    regexp.MustCompile(`\b(file_get_contents|fopen|file|readfile)\s*\(`),
-		writes:   regexp.MustCompile(`\bfile_put_contents\s*\(`),
-		fork:     regexp.MustCompile(`\bpcntl_fork\s*\(`),
-		envDump:  regexp.MustCompile(`\bgetenv\s*\(\s*\)|\b(print_r|var_dump|var_export|json_encode)\s*\(\s*\$_(ENV|SERVER)\b`),
-		socket:   regexp.MustCompile(`\bfsockopen\s*\(|\bsocket_create\s*\(|\bstream_socket_client\s*\(`),
-		shellish: regexp.MustCompile(`\b(exec|shell_exec|system|passthru|popen|proc_open)\s*\(|` + shellNames),
-		send:     regexp.MustCompile(`\bfwrite\s*\(|\bcurl_exec\s*\(|\bstream_context_create\s*\(`),
-		evalCall: regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`),
-		decoder:  regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
-		download: regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
-	},
-	Awk: {
-		exec:     regexp.MustCompile(`\bsystem\s*\(`),
-		fork:     regexp.MustCompile(`\bfork\s*\(`),
-		envDump:  regexp.MustCompile(`\bin\s+ENVIRON\b`),
-		socket:   regexp.MustCompile(`/inet[46]?/(tcp|udp)/`),
-		shellish: regexp.MustCompile(`\|&|\|\s*getline|` + shellNames),
-		send:     regexp.MustCompile(`\|&`),
-	},
-	Lua: {
-		exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
-		deletes: []deletePattern{
-			{re: regexp.MustCompile(`\bos\.remove\s*\(`)},
+		Awk: {
+			exec:     regexp.MustCompile(`\bsystem\s*\(`),
+			fork:     regexp.MustCompile(`\bfork\s*\(`),
+			envDump:  regexp.MustCompile(`\bin\s+ENVIRON\b`),
+			socket:   regexp.MustCompile(`/inet[46]?/(tcp|udp)/`),
+			shellish: regexp.MustCompile(`\|&|\|\s*getline|` + shellNames),
+			send:     regexp.MustCompile(`\|&`),
 		},
-		reads:     regexp.MustCompile(`\bio\.open\s*\(`),
-		writeMode: regexp.MustCompile(`,\s*["'][wa]`),
-		fork:      regexp.MustCompile(`\bfork\s*\(`),
-		socket:    regexp.MustCompile(`require\s*\(?\s*["']socket["']|socket\.tcp|socket\.connect`),
-		shellish:  regexp.MustCompile(`io\.popen|os\.execute|` + shellNames),
-		evalCall:  regexp.MustCompile(`\b(load|loadstring|dostring)\s*\(`),
-		decoder:   regexp.MustCompile(`base64|from_hex|unhex`),
-	},
-	AppleScript: {
-		exec: regexp.MustCompile(`\bdo\s+shell\s+script\s+`),
-	},
-}
+		Lua: {
+			exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\bos\.remove\s*\(`)},
+			},
+			reads:     regexp.MustCompile(`\bio\.open\s*\(`),
+			writeMode: regexp.MustCompile(`,\s*["'][wa]`),
+			fork:      regexp.MustCompile(`\bfork\s*\(`),
+			socket:    regexp.MustCompile(`require\s*\(?\s*["']socket["']|socket\.tcp|socket\.connect`),
+			shellish:  regexp.MustCompile(`io\.popen|os\.execute|` + shellNames),
+			evalCall:  regexp.MustCompile(`\b(load|loadstring|dostring)\s*\(`),
+			decoder:   regexp.MustCompile(`base64|from_hex|unhex`),
+		},
+		AppleScript: {
+			exec: regexp.MustCompile(`\bdo\s+shell\s+script\s+`),
+		},
+	}
+})
 
 // keywords are, per language, words at least one of which appears in any code a pattern
 // of the language matches. TestKeywordsCoverPatterns checks them against the corpus.
