@@ -20,7 +20,7 @@ var (
 )
 
 // moatBinary builds the real static binary once per test run.
-func moatBinary(t *testing.T) string {
+func moatBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "moat-e2e-")

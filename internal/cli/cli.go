@@ -107,6 +107,7 @@ to see how a command would be decided, and 'moat check --explain -- CMD' to see 
 		newValidateCmd(a),
 		newTestCmd(a),
 		newCheckCmd(a),
+		newHookCmd(a),
 		newTrustCmd(a),
 		newFindingsCmd(a),
 	)

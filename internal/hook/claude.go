@@ -1,0 +1,147 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// claudeCode speaks Claude Code's command hooks: PreToolUse for every tool, PostToolUse
+// and UserPromptSubmit.
+//
+// Claude Code lets a call through when a hook exits with any status but 0 and 2 and
+// prints nothing it can parse, so every failure here is an explicit block: exit 2 with
+// the reason on stderr (which Claude Code shows the model), and a deny on stdout too.
+type claudeCode struct{}
+
+func (claudeCode) Agent() call.Agent { return call.ClaudeCode }
+
+// Claude Code's event names.
+const (
+	claudePreToolUse       = "PreToolUse"
+	claudePostToolUse      = "PostToolUse"
+	claudeUserPromptSubmit = "UserPromptSubmit"
+)
+
+func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, error) {
+	ev := Event{}
+	if len(payload) > MaxPayload {
+		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
+	}
+	m, err := decodeObject(payload)
+	if err != nil {
+		return ev, err
+	}
+	ev.Name, _ = m["hook_event_name"].(string)
+	if cwd, _ := m["cwd"].(string); filepath.IsAbs(cwd) {
+		ev.Cwd = filepath.Clean(cwd)
+	}
+	switch ev.Name {
+	case claudePreToolUse:
+		ev.Kind = PreTool
+	case claudePostToolUse:
+		ev.Kind = PostTool
+	case claudeUserPromptSubmit:
+		ev.Kind = Prompt
+		prompt, ok := m["prompt"].(string)
+		if !ok {
+			return ev, errors.New("UserPromptSubmit payload without a prompt")
+		}
+		ev.Text = prompt
+		return ev, nil
+	case "":
+		return ev, errors.New("hook payload without hook_event_name")
+	default:
+		return ev, fmt.Errorf("unknown Claude Code hook event %q (moat handles PreToolUse, PostToolUse and UserPromptSubmit)", ev.Name)
+	}
+
+	if ev.Cwd == "" {
+		return ev, errors.New("hook payload without an absolute cwd")
+	}
+	name, _ := m["tool_name"].(string)
+	if name == "" {
+		return ev, fmt.Errorf("%s payload without tool_name", ev.Name)
+	}
+	input, ok := m["tool_input"].(map[string]any)
+	if !ok {
+		return ev, fmt.Errorf("%s payload: tool_input of %s is not an object", ev.Name, name)
+	}
+	c, err := call.Canonicalize(call.ClaudeCode, name, input)
+	if err != nil {
+		if _, known := call.LookupTool(call.ClaudeCode, name); known {
+			return ev, err
+		}
+		// A tool moat has no model of is still decided, by its native name.
+		c = call.CanonicalizeOther(call.ClaudeCode, name, input)
+	}
+	c.Cwd = ev.Cwd
+	if dir := getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
+		c.Project = filepath.Clean(dir)
+	}
+	c.Session, _ = m["session_id"].(string)
+	ev.Call = c
+	if ev.Kind == PostTool {
+		ev.Text = text(m["tool_response"])
+	}
+	return ev, nil
+}
+
+func (claudeCode) Render(ev Event, a Answer) Output {
+	switch ev.Kind {
+	case PreTool:
+		decision := "allow"
+		switch a.Verdict {
+		case call.Ask:
+			decision = "ask"
+		case call.Deny:
+			decision = "deny"
+		}
+		out := map[string]any{
+			"hookEventName":            claudePreToolUse,
+			"permissionDecision":       decision,
+			"permissionDecisionReason": a.Reason,
+		}
+		if a.Context != "" {
+			out["additionalContext"] = a.Context
+		}
+		return Output{Stdout: mustJSON(map[string]any{"hookSpecificOutput": out})}
+	case PostTool, Prompt:
+		var out map[string]any
+		if a.Block {
+			out = map[string]any{"decision": "block", "reason": a.Reason}
+		}
+		if a.Context != "" {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out["hookSpecificOutput"] = map[string]any{"hookEventName": ev.Name, "additionalContext": a.Context}
+		}
+		if out == nil {
+			return Output{}
+		}
+		return Output{Stdout: mustJSON(out)}
+	}
+	return claudeCode{}.Fail(ev, "moat cannot answer this event", false)
+}
+
+func (claudeCode) Fail(ev Event, reason string, open bool) Output {
+	if open {
+		msg := "moat: " + reason + "; the policy says fail: open, so this was not checked"
+		return Output{Stdout: mustJSON(map[string]any{"systemMessage": msg}), Stderr: msg + "\n"}
+	}
+	msg := "moat: " + reason + "; failing closed"
+	var out map[string]any
+	switch ev.Kind {
+	case PostTool, Prompt:
+		out = map[string]any{"decision": "block", "reason": msg}
+	default:
+		out = map[string]any{"hookSpecificOutput": map[string]any{
+			"hookEventName":            claudePreToolUse,
+			"permissionDecision":       "deny",
+			"permissionDecisionReason": msg,
+		}}
+	}
+	return Output{Stdout: mustJSON(out), Stderr: msg + "\n", Code: 2}
+}

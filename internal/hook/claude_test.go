@@ -1,0 +1,151 @@
+package hook
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+func noEnv(string) string { return "" }
+
+func TestClaudeParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		env     map[string]string
+		kind    Kind
+		class   call.Class
+		tool    string
+		text    string
+		project string
+		err     string
+	}{
+		{name: "Bash", payload: `{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","timeout":120000}}`, kind: PreTool, class: call.Shell, tool: "Bash"},
+		{name: "Edit", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/w/a.go","old_string":"x","new_string":"y"}}`, kind: PreTool, class: call.FileEdit, tool: "Edit"},
+		{name: "NotebookEdit", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/w/n.ipynb","new_source":"x"}}`, kind: PreTool, class: call.FileEdit, tool: "NotebookEdit"},
+		{name: "MCP", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"mcp__github__create_issue","tool_input":{"title":"t"}}`, kind: PreTool, class: call.MCP, tool: "mcp__github__create_issue"},
+		{name: "unknown tool by native name", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Workflow","tool_input":{}}`, kind: PreTool, class: call.Other, tool: "Workflow"},
+		{name: "project from the environment", payload: `{"cwd":"/w/sub","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, env: map[string]string{"CLAUDE_PROJECT_DIR": "/w"}, kind: PreTool, class: call.Shell, tool: "Bash", project: "/w"},
+		{name: "relative project ignored", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, env: map[string]string{"CLAUDE_PROJECT_DIR": "w"}, kind: PreTool, class: call.Shell, tool: "Bash"},
+		{name: "PostToolUse text result", payload: `{"cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/w/a"},"tool_response":"hello"}`, kind: PostTool, class: call.FileRead, tool: "Read", text: "hello"},
+		{name: "PostToolUse object result", payload: `{"cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a"}}`, kind: PostTool, class: call.Shell, tool: "Bash", text: `{"stdout":"a"}`},
+		{name: "UserPromptSubmit", payload: `{"cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`, kind: Prompt, text: "hi"},
+		{name: "unknown fields are ignored", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"effort":{"level":"high"},"new_field":[1]}`, kind: PreTool, class: call.Shell, tool: "Bash"},
+
+		{name: "not JSON", payload: `rm -rf /`, err: "malformed hook payload"},
+		{name: "two values", payload: `{"hook_event_name":"PreToolUse"} {}`, err: "more than one JSON value"},
+		{name: "array", payload: `[]`, err: "malformed hook payload"},
+		{name: "null", payload: `null`, err: "not a JSON object"},
+		{name: "no event", payload: `{"cwd":"/w"}`, err: "without hook_event_name"},
+		{name: "unknown event", payload: `{"cwd":"/w","hook_event_name":"Stop"}`, err: `unknown Claude Code hook event "Stop"`},
+		{name: "relative cwd", payload: `{"cwd":"w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, kind: PreTool, err: "without an absolute cwd"},
+		{name: "no tool name", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_input":{}}`, kind: PreTool, err: "without tool_name"},
+		{name: "tool_input a string", payload: `{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}`, kind: PreTool, err: "is not an object"},
+		{name: "prompt missing", payload: `{"cwd":"/w","hook_event_name":"UserPromptSubmit"}`, kind: Prompt, err: "without a prompt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv := noEnv
+			if tt.env != nil {
+				getenv = func(k string) string { return tt.env[k] }
+			}
+			ev, err := claudeCode{}.Parse([]byte(tt.payload), getenv)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				if ev.Kind != tt.kind {
+					t.Errorf("kind %v, want %v (so that Fail answers in the event's shape)", ev.Kind, tt.kind)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.Kind != tt.kind || ev.Text != tt.text {
+				t.Errorf("kind %v text %q, want %v %q", ev.Kind, ev.Text, tt.kind, tt.text)
+			}
+			if tt.kind == Prompt {
+				return
+			}
+			if ev.Call.Class != tt.class || ev.Call.Tool != tt.tool || ev.Call.Agent != call.ClaudeCode || ev.Call.Cwd != ev.Cwd || ev.Call.Project != tt.project {
+				t.Errorf("call %+v, want class %s tool %s project %q", ev.Call, tt.class, tt.tool, tt.project)
+			}
+		})
+	}
+}
+
+func TestClaudeParseOversized(t *testing.T) {
+	_, err := claudeCode{}.Parse(make([]byte, MaxPayload+1), noEnv)
+	if err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestClaudeRenderAndFail(t *testing.T) {
+	pre := Event{Kind: PreTool, Name: "PreToolUse"}
+	post := Event{Kind: PostTool, Name: "PostToolUse"}
+	prompt := Event{Kind: Prompt, Name: "UserPromptSubmit"}
+	tests := []struct {
+		name   string
+		out    Output
+		stdout string
+		stderr string
+		code   int
+	}{
+		{"allow", claudeCode{}.Render(pre, Answer{Verdict: call.Allow, Reason: "r"}), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"r"}}`, "", 0},
+		{"audit is allow", claudeCode{}.Render(pre, Answer{Verdict: call.Audit, Reason: "r"}), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"r"}}`, "", 0},
+		{"ask", claudeCode{}.Render(pre, Answer{Verdict: call.Ask, Reason: "r"}), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r"}}`, "", 0},
+		{"deny", claudeCode{}.Render(pre, Answer{Verdict: call.Deny, Reason: "<r>"}), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"<r>"}}`, "", 0},
+		{"post warning", claudeCode{}.Render(post, Answer{Context: "c"}), `{"hookSpecificOutput":{"additionalContext":"c","hookEventName":"PostToolUse"}}`, "", 0},
+		{"post quiet", claudeCode{}.Render(post, Answer{}), "", "", 0},
+		{"prompt block", claudeCode{}.Render(prompt, Answer{Block: true, Reason: "r"}), `{"decision":"block","reason":"r"}`, "", 0},
+		{"fail closed before a tool", claudeCode{}.Fail(pre, "x", false), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"moat: x; failing closed"}}`, "moat: x; failing closed\n", 2},
+		{"fail closed on an unreadable event", claudeCode{}.Fail(Event{}, "x", false), `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"moat: x; failing closed"}}`, "moat: x; failing closed\n", 2},
+		{"fail closed after a tool", claudeCode{}.Fail(post, "x", false), `{"decision":"block","reason":"moat: x; failing closed"}`, "moat: x; failing closed\n", 2},
+		{"fail open", claudeCode{}.Fail(pre, "x", true), `{"systemMessage":"moat: x; the policy says fail: open, so this was not checked"}`, "moat: x; the policy says fail: open, so this was not checked\n", 0},
+	}
+	for _, tt := range tests {
+		stdout := strings.TrimSuffix(string(tt.out.Stdout), "\n")
+		if stdout != tt.stdout || tt.out.Stderr != tt.stderr || tt.out.Code != tt.code {
+			t.Errorf("%s: got %q %q %d, want %q %q %d", tt.name, stdout, tt.out.Stderr, tt.out.Code, tt.stdout, tt.stderr, tt.code)
+		}
+	}
+}
+
+func TestForAgent(t *testing.T) {
+	if a, ok := ForAgent("claude-code"); !ok || a.Agent() != call.ClaudeCode {
+		t.Errorf("ForAgent(claude-code) = %v, %v", a, ok)
+	}
+	for _, name := range []string{"", "claude", "aider"} {
+		if _, ok := ForAgent(name); ok {
+			t.Errorf("ForAgent(%q) found an adapter", name)
+		}
+	}
+}
+
+// FuzzClaudeParse checks that no payload makes Parse panic, and that whatever it
+// accepts as a tool event has a call with an absolute working directory.
+func FuzzClaudeParse(f *testing.F) {
+	for _, seed := range []string{
+		`{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+		`{"cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/w/a"},"tool_response":{"x":[1,2]}}`,
+		`{"cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`,
+		`{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"mcp__a__b","tool_input":{"n":1e400}}`,
+		`{"hook_event_name":"PreToolUse","hook_event_name":"Stop"}`,
+		`[]`, `null`, `{}`, ``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, payload string) {
+		ev, err := claudeCode{}.Parse([]byte(payload), noEnv)
+		if err == nil && (ev.Kind == PreTool || ev.Kind == PostTool) && (ev.Call.Cwd == "" || ev.Call.Cwd[0] != '/') {
+			t.Fatalf("accepted a tool event without an absolute cwd: %+v", ev)
+		}
+		// Every event, read or not, can be answered.
+		if out := (claudeCode{}).Fail(ev, "x", false); out.Code != 2 || len(out.Stdout) == 0 {
+			t.Fatalf("Fail did not block: %+v", out)
+		}
+	})
+}

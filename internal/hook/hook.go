@@ -1,0 +1,139 @@
+// Package hook speaks the hook protocols of the coding agents: it turns the JSON an agent
+// sends before (or after) a tool runs into moat's canonical events, and moat's answers
+// back into what that agent expects on stdout, stderr and the exit status. It decides
+// nothing itself; the caller evaluates the policy.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// MaxPayload is the largest hook payload read. A larger one is not evaluated: it fails
+// (closed, unless the policy says open), since part of a call cannot be judged.
+const MaxPayload = 16 << 20
+
+// Kind is what a hook event is about.
+type Kind int
+
+const (
+	// Unknown is an event that could not be read: a malformed payload or an event moat
+	// does not handle.
+	Unknown Kind = iota
+	// PreTool is a tool call about to run: the event moat decides.
+	PreTool
+	// PostTool is a tool's result, read for prompt injection and secrets.
+	PostTool
+	// Prompt is a prompt the user is submitting, read for Unicode smuggling.
+	Prompt
+)
+
+// Event is one hook invocation, read.
+type Event struct {
+	Kind Kind
+	Name string    // the agent's name for the event ("PreToolUse")
+	Call call.Call // the tool call, for PreTool and PostTool
+	// Text is what PostTool and Prompt events carry: the tool's output, the prompt.
+	Text string
+	// Cwd is the working directory the agent reported, absolute, or "" if none.
+	Cwd string
+}
+
+// Answer is moat's verdict on an event, which an Adapter renders.
+type Answer struct {
+	Verdict call.Verdict // for PreTool: allow, audit, ask or deny
+	Reason  string       // why; for the model or the user, as the agent shows it
+	// Context is text for the model about a tool's output or a prompt (a warning that
+	// it holds injected instructions).
+	Context string
+	// Block stops a PostTool result or a Prompt from reaching the model.
+	Block bool
+}
+
+// Output is what a hook process writes and how it exits.
+type Output struct {
+	Stdout []byte
+	Stderr string
+	Code   int
+}
+
+// Adapter is one agent's hook protocol.
+type Adapter interface {
+	Agent() call.Agent
+	// Parse reads a payload. getenv gives the hook process's environment (for the
+	// project directory the agent exports). An error leaves ev with whatever could be
+	// read, for Fail.
+	Parse(payload []byte, getenv func(string) string) (Event, error)
+	// Render answers an event that was read and decided.
+	Render(ev Event, a Answer) Output
+	// Fail answers an event moat could not decide (unreadable payload, unknown event,
+	// invalid policy, internal error): blocked when failing closed, let through with a
+	// visible warning when the policy says fail: open.
+	Fail(ev Event, reason string, open bool) Output
+}
+
+// Adapters lists the agents whose hook protocol moat speaks.
+var Adapters = []Adapter{claudeCode{}}
+
+// ForAgent returns the adapter of the agent named name.
+func ForAgent(name string) (Adapter, bool) {
+	ag, ok := call.ParseAgent(name)
+	if !ok {
+		return nil, false
+	}
+	i := slices.IndexFunc(Adapters, func(a Adapter) bool { return a.Agent() == ag })
+	if i < 0 {
+		return nil, false
+	}
+	return Adapters[i], true
+}
+
+// decodeObject decodes a JSON object keeping numbers as json.Number, so that arguments
+// pass through unchanged.
+func decodeObject(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("malformed hook payload: %w", err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("malformed hook payload: not a JSON object")
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("malformed hook payload: more than one JSON value")
+	}
+	return m, nil
+}
+
+// text returns the string v holds, or v encoded as JSON: tool results arrive as strings
+// or as structured objects, and both are read as text.
+func text(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// mustJSON encodes v, which is always a map of strings and maps built here.
+func mustJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Unreachable for the values built in this package; a deny is still written.
+		return []byte(`{"decision":"block","reason":"moat: internal error encoding its answer"}` + "\n")
+	}
+	return b.Bytes()
+}
