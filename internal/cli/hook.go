@@ -38,10 +38,17 @@ the decision, and answers in the agent's own format.
 
 Agents: ` + strings.Join(names, ", ") + `.
 
-Claude Code: PreToolUse for every tool (allow, ask or deny with the reason); PostToolUse
-reads the tool's output for prompt injection and credentials and warns the model;
-UserPromptSubmit blocks a prompt that hides text in Unicode tag characters and warns about
-other invisible characters.
+  claude-code  PreToolUse for every tool (allow, ask or deny with the reason); PostToolUse
+               reads the tool's output for prompt injection and credentials and warns the
+               model; UserPromptSubmit blocks a prompt hiding text in Unicode tag characters.
+  cursor       beforeShellExecution, beforeMCPExecution, beforeReadFile, preToolUse
+               (permission allow, ask or deny; ask is a deny where Cursor cannot ask) and
+               beforeSubmitPrompt.
+  windsurf     pre_run_command, pre_read_code, pre_write_code, pre_mcp_tool_use and
+               pre_user_prompt: exit 2 with the reason blocks; ask is a block that says how
+               to allow the call.
+  gemini-cli   BeforeTool (decision allow, ask or deny), AfterTool (output read as for
+               Claude Code) and BeforeAgent (the prompt).
 
 Every failure (a malformed or oversized event, an unknown event, a policy that cannot be
 read, an internal error) blocks the call, with the reason, unless the policy says
@@ -113,6 +120,11 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 	switch ev.Kind {
 	case hook.PreTool:
 		c := ev.Call
+		if c.Cwd == "" {
+			// The event named no directory (Windsurf's file events): the hook runs in the
+			// workspace.
+			c.Cwd = cwd
+		}
 		if c.Project == "" {
 			c.Project = discover.RepoRoot(c.Cwd)
 		}

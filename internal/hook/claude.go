@@ -68,13 +68,9 @@ func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, erro
 	if !ok {
 		return ev, fmt.Errorf("%s payload: tool_input of %s is not an object", ev.Name, name)
 	}
-	c, err := call.Canonicalize(call.ClaudeCode, name, input)
+	c, err := canonical(call.ClaudeCode, name, input)
 	if err != nil {
-		if _, known := call.LookupTool(call.ClaudeCode, name); known {
-			return ev, err
-		}
-		// A tool moat has no model of is still decided, by its native name.
-		c = call.CanonicalizeOther(call.ClaudeCode, name, input)
+		return ev, err
 	}
 	c.Cwd = ev.Cwd
 	if dir := getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {

@@ -125,27 +125,36 @@ func TestForAgent(t *testing.T) {
 	}
 }
 
-// FuzzClaudeParse checks that no payload makes Parse panic, and that whatever it
-// accepts as a tool event has a call with an absolute working directory.
-func FuzzClaudeParse(f *testing.F) {
+// FuzzParse checks, for every agent, that no payload makes Parse panic, that a tool
+// event it accepts has a call whose working directory is absolute when known, and that
+// whatever was read can be answered with a block.
+func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		`{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
 		`{"cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/w/a"},"tool_response":{"x":[1,2]}}`,
 		`{"cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`,
 		`{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"mcp__a__b","tool_input":{"n":1e400}}`,
+		`{"hook_event_name":"beforeShellExecution","command":"ls","cwd":"/w","workspace_roots":["/w"]}`,
+		`{"hook_event_name":"beforeMCPExecution","tool_name":"t","tool_input":"{\"a\":1}","url":"https://m"}`,
+		`{"hook_event_name":"preToolUse","tool_name":"MCP:x","tool_input":{},"cwd":"/w"}`,
+		`{"agent_action_name":"pre_run_command","tool_info":{"command_line":"ls","cwd":"/w"}}`,
+		`{"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"s","mcp_tool_name":"t","mcp_tool_arguments":{}}}`,
+		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"mcp_a_b","tool_input":{},"mcp_context":{"server_name":"a"}}`,
 		`{"hook_event_name":"PreToolUse","hook_event_name":"Stop"}`,
 		`[]`, `null`, `{}`, ``,
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, payload string) {
-		ev, err := claudeCode{}.Parse([]byte(payload), noEnv)
-		if err == nil && (ev.Kind == PreTool || ev.Kind == PostTool) && (ev.Call.Cwd == "" || ev.Call.Cwd[0] != '/') {
-			t.Fatalf("accepted a tool event without an absolute cwd: %+v", ev)
-		}
-		// Every event, read or not, can be answered.
-		if out := (claudeCode{}).Fail(ev, "x", false); out.Code != 2 || len(out.Stdout) == 0 {
-			t.Fatalf("Fail did not block: %+v", out)
+		for _, ad := range Adapters {
+			ev, err := ad.Parse([]byte(payload), noEnv)
+			if err == nil && ev.Kind == PreTool && ev.Call.Cwd != "" && ev.Call.Cwd[0] != '/' {
+				t.Fatalf("%s accepted a tool event with a relative cwd: %+v", ad.Agent(), ev)
+			}
+			out := ad.Fail(ev, "x", false)
+			if out.Code != 2 && !strings.Contains(string(out.Stdout), `"deny"`) {
+				t.Fatalf("%s: Fail did not block: %+v", ad.Agent(), out)
+			}
 		}
 	})
 }

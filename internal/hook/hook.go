@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/moatdev/moat/internal/call"
@@ -77,7 +78,7 @@ type Adapter interface {
 }
 
 // Adapters lists the agents whose hook protocol moat speaks.
-var Adapters = []Adapter{claudeCode{}}
+var Adapters = []Adapter{claudeCode{}, cursor{}, windsurf{}, geminiCLI{}}
 
 // ForAgent returns the adapter of the agent named name.
 func ForAgent(name string) (Adapter, bool) {
@@ -90,6 +91,33 @@ func ForAgent(name string) (Adapter, bool) {
 		return nil, false
 	}
 	return Adapters[i], true
+}
+
+// canonical turns an agent's tool call into moat's. A tool moat has no model of is still
+// decided, by its native name (class other); a known tool with arguments it cannot read
+// is an error.
+func canonical(agent call.Agent, name string, input map[string]any) (call.Call, error) {
+	c, err := call.Canonicalize(agent, name, input)
+	if err != nil {
+		if _, known := call.LookupTool(agent, name); known {
+			return c, err
+		}
+		if _, mcp := call.ParseMCPName(agent, name); mcp {
+			return c, err
+		}
+		return call.CanonicalizeOther(agent, name, input), nil
+	}
+	return c, nil
+}
+
+// projectDir returns the first absolute directory among dirs, cleaned, or "".
+func projectDir(dirs ...string) string {
+	for _, d := range dirs {
+		if filepath.IsAbs(d) {
+			return filepath.Clean(d)
+		}
+	}
+	return ""
 }
 
 // decodeObject decodes a JSON object keeping numbers as json.Number, so that arguments

@@ -1,0 +1,101 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// windsurf speaks Windsurf's Cascade hooks: pre_run_command, pre_read_code,
+// pre_write_code, pre_mcp_tool_use and pre_user_prompt.
+//
+// Windsurf reads no decision from a hook: only exit status 2 blocks, with stderr shown to
+// the agent, and every other status (a crash included) lets the action run. So a block,
+// an ask (Windsurf cannot ask the user) and every failure exit 2 with the reason.
+type windsurf struct{}
+
+func (windsurf) Agent() call.Agent { return call.Windsurf }
+
+const windsurfUserPrompt = "pre_user_prompt"
+
+func (windsurf) Parse(payload []byte, getenv func(string) string) (Event, error) {
+	ev := Event{}
+	if len(payload) > MaxPayload {
+		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
+	}
+	m, err := decodeObject(payload)
+	if err != nil {
+		return ev, err
+	}
+	ev.Name, _ = m["agent_action_name"].(string)
+	info, infoOK := m["tool_info"].(map[string]any)
+	switch {
+	case ev.Name == "":
+		return ev, errors.New("hook payload without agent_action_name")
+	case ev.Name == windsurfUserPrompt:
+		ev.Kind = Prompt
+		prompt, ok := info["user_prompt"].(string)
+		if !ok {
+			return ev, errors.New("pre_user_prompt payload without tool_info.user_prompt")
+		}
+		ev.Text = prompt
+		return ev, nil
+	case strings.HasPrefix(ev.Name, "pre_"):
+		ev.Kind = PreTool
+	default:
+		return ev, fmt.Errorf("unknown Windsurf hook event %q (moat handles pre_run_command, pre_read_code, pre_write_code, pre_mcp_tool_use and pre_user_prompt)", ev.Name)
+	}
+	if !infoOK {
+		return ev, fmt.Errorf("%s payload: tool_info is not an object", ev.Name)
+	}
+	if _, known := call.LookupTool(call.Windsurf, ev.Name); !known {
+		return ev, fmt.Errorf("unknown Windsurf hook event %q (moat handles pre_run_command, pre_read_code, pre_write_code, pre_mcp_tool_use and pre_user_prompt)", ev.Name)
+	}
+	c, err := call.Canonicalize(call.Windsurf, ev.Name, info)
+	if err != nil {
+		return ev, err
+	}
+	// Only pre_run_command says where it runs; the other events are about absolute
+	// paths, and the hook runs in the workspace.
+	if filepath.IsAbs(c.Cwd) {
+		ev.Cwd = filepath.Clean(c.Cwd)
+	}
+	c.Session, _ = m["trajectory_id"].(string)
+	ev.Call = c
+	return ev, nil
+}
+
+func (windsurf) Render(ev Event, a Answer) Output {
+	switch ev.Kind {
+	case PreTool:
+		switch a.Verdict {
+		case call.Deny:
+			return Output{Stderr: a.Reason + "\n", Code: 2}
+		case call.Ask:
+			return Output{Stderr: a.Reason + ". It needs your approval, which Windsurf cannot ask for: to allow it, run it yourself, or add an allow rule for it to your moat policy and try again.\n", Code: 2}
+		}
+		return Output{}
+	case Prompt:
+		if a.Block {
+			return Output{Stderr: a.Reason + "\n", Code: 2}
+		}
+		if a.Context != "" {
+			// Windsurf has no channel to the model but stderr, which it shows only on a
+			// block; the warning goes to the user's output panel.
+			return Output{Stdout: []byte(a.Context + "\n")}
+		}
+		return Output{}
+	}
+	return windsurf{}.Fail(ev, "moat cannot answer this event", false)
+}
+
+func (windsurf) Fail(ev Event, reason string, open bool) Output {
+	if open {
+		msg := "moat: " + reason + "; the policy says fail: open, so this was not checked"
+		return Output{Stdout: []byte(msg + "\n"), Stderr: msg + "\n"}
+	}
+	return Output{Stderr: "moat: " + reason + "; failing closed\n", Code: 2}
+}
