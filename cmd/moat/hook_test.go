@@ -185,7 +185,7 @@ func TestHookFailures(t *testing.T) {
 	t.Run("unknown agent", func(t *testing.T) {
 		h := newHookRun(t)
 		stdout, stderr, code := h.run(t, bash, "claude")
-		if code != 2 || stdout != "" || stderr != "moat: no hook for agent \"claude\" (moat has hooks for claude-code, cursor, windsurf, gemini-cli); blocking\n" {
+		if code != 2 || stdout != "" || stderr != "moat: no hook for agent \"claude\" (moat has hooks for claude-code, cursor, windsurf, gemini-cli, codex); blocking\n" {
 			t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 		}
 	})
@@ -327,5 +327,30 @@ func TestGeminiCLIHook(t *testing.T) {
 		{name: "malformed JSON fails closed with a JSON deny", payload: `{"hook_event_name":`,
 			stdout: `{"decision":"deny","reason":"moat: malformed hook payload: unexpected EOF; failing closed"}` + "\n",
 			stderr: "moat: malformed hook payload: unexpected EOF; failing closed\n"},
+	})
+}
+
+func TestCodexHook(t *testing.T) {
+	common := `"session_id":"thr_1","turn_id":"t1","transcript_path":null,"cwd":"$PROJECT","model":"gpt-5","permission_mode":"default","tool_use_id":"call_1",`
+	deny := func(reason string) string {
+		return `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + reason + `"}}` + "\n"
+	}
+	runHookCases(t, "codex", []hookCase{
+		{name: "Bash denied", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}`,
+			stdout: deny(denyHomeReason)},
+		{name: "Bash allowed is silence", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test"}}`},
+		{name: "ask is a deny that says so", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat ~/.ssh/id_rsa"}}`,
+			stdout: deny("moat: reads a file that holds credentials or private keys (rule ask-secrets-read). It needs your approval, which Codex cannot ask for in a hook: run it yourself, or add an allow rule for it to your moat policy and try again.")},
+		{name: "apply_patch adding a secret to one of two files is denied", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/main.rs\n@@\n-old\n+new\n*** Add File: config.py\n+AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'\n*** End Patch"}}`,
+			stdout: deny("moat: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)")},
+		{name: "apply_patch in the project is allowed", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/main.rs\n@@\n-old\n+new\n*** End Patch"}}`},
+		{name: "apply_patch into moat's own policy is denied", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Delete File: moat.yaml\n*** End Patch"}}`,
+			stdout: deny("moat: moat's own files (policy, trust store, audit log, binary) cannot be changed by an agent; edit them yourself outside the agent (rule self-protection.moat-files)")},
+		{name: "apply_patch that cannot be read fails closed", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"rm -rf ~"}}`,
+			stdout: deny("moat: apply_patch: the patch does not start with *** Begin Patch; failing closed"),
+			stderr: "moat: apply_patch: the patch does not start with *** Begin Patch; failing closed\n", code: 2},
+		{name: "unknown event fails closed", payload: `{` + common + `"hook_event_name":"PermissionRequest"}`,
+			stdout: deny(`moat: unknown Codex hook event \"PermissionRequest\" (moat handles PreToolUse and UserPromptSubmit); failing closed`),
+			stderr: "moat: unknown Codex hook event \"PermissionRequest\" (moat handles PreToolUse and UserPromptSubmit); failing closed\n", code: 2},
 	})
 }

@@ -49,6 +49,9 @@ Agents: ` + strings.Join(names, ", ") + `.
                to allow the call.
   gemini-cli   BeforeTool (decision allow, ask or deny), AfterTool (output read as for
                Claude Code) and BeforeAgent (the prompt).
+  codex        PreToolUse for Bash, mcp__server__tool and apply_patch, split into one
+               write, edit or delete per file; allow is silence, ask is a deny that says
+               approval is needed (Codex cannot ask); UserPromptSubmit.
 
 Every failure (a malformed or oversized event, an unknown event, a policy that cannot be
 read, an internal error) blocks the call, with the reason, unless the policy says
@@ -119,18 +122,25 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 
 	switch ev.Kind {
 	case hook.PreTool:
-		c := ev.Call
-		if c.Cwd == "" {
-			// The event named no directory (Windsurf's file events): the hook runs in the
-			// workspace.
-			c.Cwd = cwd
+		// One tool call may stand for several (an apply_patch over several files): the
+		// strictest decision answers for all of them.
+		var worst call.Decision
+		for i, c := range ev.ToolCalls() {
+			if c.Cwd == "" {
+				// The event named no directory (Windsurf's file events): the hook runs in
+				// the workspace.
+				c.Cwd = cwd
+			}
+			if c.Project == "" {
+				c.Project = discover.RepoRoot(c.Cwd)
+			}
+			d := l.engine.Evaluate(ctx, c)
+			a.recordHook(l, ev, c, d)
+			if i == 0 || d.Verdict > worst.Verdict {
+				worst = d
+			}
 		}
-		if c.Project == "" {
-			c.Project = discover.RepoRoot(c.Cwd)
-		}
-		d := l.engine.Evaluate(ctx, c)
-		a.recordHook(l, ev, c, d)
-		return ad.Render(ev, hook.Answer{Verdict: d.Verdict, Reason: scan.Redact(hookReason(d))})
+		return ad.Render(ev, hook.Answer{Verdict: worst.Verdict, Reason: scan.Redact(hookReason(worst))})
 	case hook.PostTool:
 		return ad.Render(ev, a.readToolOutput(l, ev))
 	case hook.Prompt:

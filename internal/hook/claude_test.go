@@ -141,6 +141,7 @@ func FuzzParse(f *testing.F) {
 		`{"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"s","mcp_tool_name":"t","mcp_tool_arguments":{}}}`,
 		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"mcp_a_b","tool_input":{},"mcp_context":{"server_name":"a"}}`,
 		`{"hook_event_name":"PreToolUse","hook_event_name":"Stop"}`,
+		`{"cwd":"/w","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: a\n+x\n*** End Patch"}}`,
 		`[]`, `null`, `{}`, ``,
 	} {
 		f.Add(seed)

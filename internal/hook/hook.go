@@ -38,10 +38,21 @@ type Event struct {
 	Kind Kind
 	Name string    // the agent's name for the event ("PreToolUse")
 	Call call.Call // the tool call, for PreTool and PostTool
+	// Calls, when set, are the several calls one tool call stands for (Codex's
+	// apply_patch, one per file); Call is then the first.
+	Calls []call.Call
 	// Text is what PostTool and Prompt events carry: the tool's output, the prompt.
 	Text string
 	// Cwd is the working directory the agent reported, absolute, or "" if none.
 	Cwd string
+}
+
+// ToolCalls returns the calls a tool event asks moat to decide.
+func (ev Event) ToolCalls() []call.Call {
+	if len(ev.Calls) > 0 {
+		return ev.Calls
+	}
+	return []call.Call{ev.Call}
 }
 
 // Answer is moat's verdict on an event, which an Adapter renders.
@@ -78,7 +89,7 @@ type Adapter interface {
 }
 
 // Adapters lists the agents whose hook protocol moat speaks.
-var Adapters = []Adapter{claudeCode{}, cursor{}, windsurf{}, geminiCLI{}}
+var Adapters = []Adapter{claudeCode{}, cursor{}, windsurf{}, geminiCLI{}, codex{}}
 
 // ForAgent returns the adapter of the agent named name.
 func ForAgent(name string) (Adapter, bool) {

@@ -1,0 +1,171 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// codex speaks Codex's command hooks: PreToolUse for Bash, apply_patch (split into one
+// call per file) and mcp__server__tool, and UserPromptSubmit.
+//
+// Codex lets a call through when a hook allows without rewriting it, asks, prints an
+// empty reason or exits with any status but 0 and 2; so an allow is exit 0 with nothing
+// on stdout, an ask is a deny whose reason says approval is needed, and every failure is
+// a deny with a non-empty reason and exit 2.
+type codex struct{}
+
+func (codex) Agent() call.Agent { return call.Codex }
+
+const (
+	codexPreToolUse       = "PreToolUse"
+	codexUserPromptSubmit = "UserPromptSubmit"
+	codexApplyPatch       = "apply_patch"
+)
+
+func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
+	ev := Event{}
+	if len(payload) > MaxPayload {
+		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
+	}
+	m, err := decodeObject(payload)
+	if err != nil {
+		return ev, err
+	}
+	ev.Name, _ = m["hook_event_name"].(string)
+	if cwd, _ := m["cwd"].(string); filepath.IsAbs(cwd) {
+		ev.Cwd = filepath.Clean(cwd)
+	}
+	switch ev.Name {
+	case codexPreToolUse:
+		ev.Kind = PreTool
+	case codexUserPromptSubmit:
+		ev.Kind = Prompt
+		prompt, ok := m["prompt"].(string)
+		if !ok {
+			return ev, errors.New("UserPromptSubmit payload without a prompt")
+		}
+		ev.Text = prompt
+		return ev, nil
+	case "":
+		return ev, errors.New("hook payload without hook_event_name")
+	default:
+		return ev, fmt.Errorf("unknown Codex hook event %q (moat handles PreToolUse and UserPromptSubmit)", ev.Name)
+	}
+	if ev.Cwd == "" {
+		return ev, errors.New("hook payload without an absolute cwd")
+	}
+	name, _ := m["tool_name"].(string)
+	if name == "" {
+		return ev, errors.New("PreToolUse payload without tool_name")
+	}
+	input, ok := m["tool_input"].(map[string]any)
+	if !ok {
+		return ev, fmt.Errorf("PreToolUse payload: tool_input of %s is not an object", name)
+	}
+	session, _ := m["session_id"].(string)
+	project := projectDir(getenv("CODEX_PROJECT_DIR"))
+	finish := func(c call.Call) call.Call {
+		c.Agent, c.Cwd, c.Project, c.Session = call.Codex, ev.Cwd, project, session
+		return c
+	}
+	if name == codexApplyPatch {
+		patch, _ := input["command"].(string)
+		if patch == "" {
+			patch, _ = input["input"].(string)
+		}
+		changes, err := parsePatch(patch, ev.Cwd)
+		if err != nil {
+			return ev, err
+		}
+		for _, ch := range changes {
+			for _, c := range patchCalls(ch) {
+				ev.Calls = append(ev.Calls, finish(c))
+			}
+		}
+		ev.Call = ev.Calls[0]
+		return ev, nil
+	}
+	c, err := canonical(call.Codex, name, input)
+	if err != nil {
+		return ev, err
+	}
+	ev.Call = finish(c)
+	return ev, nil
+}
+
+// patchCalls turns one file's change into moat's calls: an added file is a write, an
+// update an edit that puts in the added lines (and, when it moves the file, a write of
+// the new path and a delete of the old), a deleted file a delete.
+func patchCalls(ch patchChange) []call.Call {
+	mk := func(class call.Class, args map[string]any) call.Call {
+		c, err := call.Canonicalize(call.Codex, string(class), args)
+		if err != nil {
+			// The class names are moat's own; Canonicalize accepts them with any args.
+			c = call.Call{Class: class, Args: args}
+		}
+		c.Tool = codexApplyPatch
+		return c
+	}
+	switch ch.Op {
+	case patchAdd:
+		return []call.Call{mk(call.FileWrite, map[string]any{call.ArgPath: ch.Path, call.ArgContent: ch.Added})}
+	case patchDelete:
+		return []call.Call{mk(call.FileDelete, map[string]any{call.ArgPath: ch.Path})}
+	}
+	if ch.MoveTo == "" {
+		return []call.Call{mk(call.FileEdit, map[string]any{call.ArgPath: ch.Path, call.ArgNew: ch.Added})}
+	}
+	return []call.Call{
+		mk(call.FileWrite, map[string]any{call.ArgPath: ch.MoveTo, call.ArgContent: ch.Added}),
+		mk(call.FileDelete, map[string]any{call.ArgPath: ch.Path}),
+	}
+}
+
+func (codex) Render(ev Event, a Answer) Output {
+	switch ev.Kind {
+	case PreTool:
+		switch a.Verdict {
+		case call.Deny:
+			return codexDeny(a.Reason)
+		case call.Ask:
+			return codexDeny(a.Reason + ". It needs your approval, which Codex cannot ask for in a hook: run it yourself, or add an allow rule for it to your moat policy and try again.")
+		}
+		return Output{}
+	case Prompt:
+		if a.Block {
+			return Output{Stdout: mustJSON(map[string]any{"decision": "block", "reason": a.Reason})}
+		}
+		return Output{}
+	}
+	return codex{}.Fail(ev, "moat cannot answer this event", false)
+}
+
+// codexDeny is a PreToolUse deny; Codex ignores a deny without a reason, so there always
+// is one.
+func codexDeny(reason string) Output {
+	if reason == "" {
+		reason = "moat: denied"
+	}
+	return Output{Stdout: mustJSON(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName":            codexPreToolUse,
+		"permissionDecision":       "deny",
+		"permissionDecisionReason": reason,
+	}})}
+}
+
+func (codex) Fail(ev Event, reason string, open bool) Output {
+	if open {
+		// Codex shows nothing a hook prints when it allows; the warning goes to stderr.
+		return Output{Stderr: "moat: " + reason + "; the policy says fail: open, so this was not checked\n"}
+	}
+	msg := "moat: " + reason + "; failing closed"
+	out := codexDeny(msg)
+	if ev.Kind == Prompt {
+		out.Stdout = mustJSON(map[string]any{"decision": "block", "reason": msg})
+	}
+	out.Stderr, out.Code = msg+"\n", 2
+	return out
+}
