@@ -354,3 +354,62 @@ func TestCodexHook(t *testing.T) {
 			stderr: "moat: unknown Codex hook event \"PermissionRequest\" (moat handles PreToolUse and UserPromptSubmit); failing closed\n", code: 2},
 	})
 }
+
+// TestSelfProtectionEvasions tries the ways an agent could switch moat off, through
+// several agents' hooks, and checks each is denied by self-protection, while reading
+// the policy stays allowed.
+func TestSelfProtectionEvasions(t *testing.T) {
+	h := newHookRun(t)
+	policyFile := filepath.Join(h.project, "moat.yaml")
+	if err := os.WriteFile(policyFile, []byte("version: 1\npacks: [recommended]\ndefault: allow\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(policyFile, filepath.Join(h.project, "notes.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// The user trusts the project's policy, so it is the one in force.
+	trust := exec.Command(moatBinary(t), "trust", policyFile)
+	trust.Env = h.env
+	if out, err := trust.CombinedOutput(); err != nil {
+		t.Fatalf("moat trust: %v: %s", err, out)
+	}
+	claude := func(tool, input string) string {
+		return `{"cwd":"$PROJECT","hook_event_name":"PreToolUse","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	bash := func(command string) string { return claude("Bash", `{"command":`+jsonString(command)+`}`) }
+	denied := map[string]struct{ agent, payload string }{
+		"git checkout of the policy":          {"claude-code", bash("git checkout moat.yaml")},
+		"git stash of the policy":             {"claude-code", bash("git stash push -- moat.yaml")},
+		"find -delete":                        {"claude-code", bash("find . -name moat.yaml -delete")},
+		"a file name in a variable":           {"claude-code", bash("f=moat.yaml; rm $f")},
+		"a symlink to the policy":             {"claude-code", bash("echo 'default: allow' > notes.yaml")},
+		"a .. path":                           {"claude-code", bash("rm ../project/moat.yaml")},
+		"cp /dev/null":                        {"claude-code", bash("cp /dev/null moat.yaml")},
+		"truncate":                            {"claude-code", bash("truncate -s0 moat.yaml")},
+		"python -c open w":                    {"claude-code", bash(`python3 -c "open('moat.yaml','w')"`)},
+		"moat setup --uninstall":              {"claude-code", bash("moat setup --all --uninstall")},
+		"moat trust":                          {"claude-code", bash("moat trust moat.yaml")},
+		"killing moat":                        {"claude-code", bash("pkill -f moat")},
+		"uninstalling moat":                   {"claude-code", bash("brew uninstall moat")},
+		"Write through the symlink":           {"claude-code", claude("Write", `{"file_path":"$PROJECT/notes.yaml","content":"x"}`)},
+		"Gemini replace":                      {"gemini-cli", `{"cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"replace","tool_input":{"file_path":"$PROJECT/moat.yaml","old_string":"default: allow","new_string":"default: allow\nrules: []"}}`},
+		"Codex apply_patch":                   {"codex", `{"cwd":"$PROJECT","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: moat.yaml\n@@\n-x\n+y\n*** End Patch"}}`},
+		"Cursor preToolUse Write":             {"cursor", `{"hook_event_name":"preToolUse","tool_name":"Write","tool_input":{"file_path":"$PROJECT/moat.yaml","content":"x"},"cwd":"$PROJECT","workspace_roots":["$PROJECT"]}`},
+		"Windsurf write through the symlink":  {"windsurf", `{"agent_action_name":"pre_write_code","tool_info":{"file_path":"$PROJECT/notes.yaml","edits":[{"old_string":"a","new_string":"b"}]}}`},
+		"Claude hook settings":                {"claude-code", claude("Edit", `{"file_path":"$HOME/.claude/settings.json","old_string":"moat","new_string":"true"}`)},
+		"Cursor shell deleting the audit log": {"cursor", `{"hook_event_name":"beforeShellExecution","command":"rm -f ~/.local/state/moat/audit.jsonl","cwd":"$PROJECT"}`},
+	}
+	for name, tc := range denied {
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, code := h.run(t, tc.payload, tc.agent)
+			blocked := strings.Contains(stdout, `"deny"`) || tc.agent == "windsurf" && code == 2
+			if !blocked || !strings.Contains(stdout+stderr, "rule self-protection.") {
+				t.Errorf("%s: not denied by self-protection: exit %d\nstdout: %s\nstderr: %s", tc.agent, code, stdout, stderr)
+			}
+		})
+	}
+	stdout, _, code := h.run(t, claude("Read", `{"file_path":"$PROJECT/moat.yaml"}`), "claude-code")
+	if code != 0 || !strings.Contains(stdout, `"permissionDecision":"allow"`) {
+		t.Errorf("reading the policy: exit %d, %s", code, stdout)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,8 +165,14 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 // directory") can give the more specific reason.
 func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace) call.Decision {
 	var guarded *call.Decision
+	gs := s
+	if linked := withLinkTargets(slices.Clone(s.Accesses)); len(linked) > len(s.Accesses) {
+		g := *s
+		g.Accesses = linked
+		gs = &g
+	}
 	for _, r := range e.guard.Candidates(s.Call.Class) {
-		if matched(r, s, ut) {
+		if matched(r, gs, ut) {
 			d := decisionOf(r)
 			guarded = &d
 			break

@@ -162,6 +162,8 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.dd(cmd, m, v, cwd)
 	case "tar":
 		a.tar(cmd, v, cwd)
+	case "git":
+		a.gitFiles(cmd, v, cwd)
 	case "sed":
 		if v.flag("i", "in-place") {
 			// sed -i edits the files it is given, besides reading them.
@@ -679,4 +681,95 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: target.path, Recursive: true})
 		}
 	}
+}
+
+// gitFiles records the working-tree files a git command names and changes: checkout
+// and restore overwrite them, rm deletes them, mv moves them, stash push reverts them.
+// (Commands that change the whole tree, such as reset --hard or clean, are findings.)
+// For checkout without --, every operand is taken as a path, since a branch name and a
+// file name cannot be told apart before the command runs.
+func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
+	if len(v.raw) == 0 || v.raw[0].dynamic {
+		return
+	}
+	for _, d := range v.values("C") {
+		if d.dynamic {
+			cmd.Opaque = true
+			return
+		}
+		if p, ok, opaque := a.resolve(d.lit, cwd); ok {
+			cwd = dir{p, !opaque}
+		}
+	}
+	sub := v.raw[0].lit
+	targets := v.raw[1:]
+	if afterDashes := argsAfterDashes(v.args); afterDashes != nil {
+		targets = afterDashes
+	}
+	kind, recursive := call.Write, false
+	switch sub {
+	case "checkout":
+		if v.flag("b", "B", "orphan") {
+			return
+		}
+	case "restore":
+		if v.flag("staged", "S") && !v.flag("worktree", "W") {
+			return // only the index changes
+		}
+	case "rm":
+		if v.flag("cached") {
+			return // only the index changes
+		}
+		kind, recursive = call.Delete, v.flag("r")
+	case "mv":
+		if len(targets) < 2 {
+			return
+		}
+		a.gitPath(cmd, targets[len(targets)-1], call.Write, false, cwd)
+		kind, targets = call.Delete, targets[:len(targets)-1]
+	case "stash":
+		// Only stash push with paths names files; a bare stash reverts every modified
+		// file, which the analysis cannot list.
+		if len(v.raw) < 2 || v.raw[1].lit != "push" || argsAfterDashes(v.args) == nil && len(targets) < 2 {
+			return
+		}
+		if argsAfterDashes(v.args) == nil {
+			targets = targets[1:]
+		}
+	default:
+		return
+	}
+	for _, t := range targets {
+		a.gitPath(cmd, t, kind, recursive, cwd)
+	}
+}
+
+// gitPath records one path a git command changes. "." and directories are trees.
+func (a *analyzer) gitPath(cmd *call.Command, t arg, kind call.AccessKind, recursive bool, cwd dir) {
+	if t.dynamic {
+		cmd.Opaque = true
+		return
+	}
+	p, ok, opaque := a.resolve(t.lit, cwd)
+	if !ok {
+		cmd.Opaque = true
+		return
+	}
+	if opaque {
+		cmd.Opaque = true
+	}
+	if t.lit == "." || strings.HasSuffix(t.lit, "/") {
+		recursive = true
+	}
+	cmd.Accesses = append(cmd.Accesses, call.Access{Kind: kind, Path: p, Recursive: recursive, Glob: t.glob})
+}
+
+// argsAfterDashes returns the words after a "--" argument, or nil when there is none.
+func argsAfterDashes(args []arg) []arg {
+	for i, x := range args {
+		if !x.dynamic && x.lit == "--" {
+			return args[i+1:]
+		}
+	}
+	return nil
 }
