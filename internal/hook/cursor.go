@@ -157,7 +157,7 @@ func mcpServer(m map[string]any) string {
 func (cursor) Render(ev Event, a Answer) Output {
 	switch ev.Kind {
 	case PreTool:
-		permission := "allow"
+		permission, msg := "allow", a.Reason
 		switch a.Verdict {
 		case call.Deny:
 			permission = "deny"
@@ -167,9 +167,10 @@ func (cursor) Render(ev Event, a Answer) Output {
 			permission = "ask"
 			if ev.Name == cursorPreTool || ev.Name == cursorRead {
 				permission = "deny"
+				msg += ". It needs your approval, which Cursor cannot ask for here: run it yourself, or add an allow rule for it to your moat policy and try again."
 			}
 		}
-		return Output{Stdout: mustJSON(cursorMessage(map[string]any{"permission": permission}, a.Reason))}
+		return Output{Stdout: mustJSON(cursorMessage(map[string]any{"permission": permission}, msg))}
 	case Prompt:
 		if a.Block {
 			return Output{Stdout: mustJSON(cursorMessage(map[string]any{"continue": false}, a.Reason))}
