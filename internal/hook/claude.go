@@ -27,17 +27,11 @@ const (
 
 func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, error) {
 	ev := Event{}
-	if len(payload) > MaxPayload {
-		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
-	}
-	m, err := decodeObject(payload)
+	m, name, err := readPayload(payload, "hook_event_name")
 	if err != nil {
 		return ev, err
 	}
-	ev.Name, _ = m["hook_event_name"].(string)
-	if cwd, _ := m["cwd"].(string); filepath.IsAbs(cwd) {
-		ev.Cwd = filepath.Clean(cwd)
-	}
+	ev.Name, ev.Cwd = name, absDir(m["cwd"])
 	switch ev.Name {
 	case claudePreToolUse:
 		ev.Kind = PreTool
@@ -51,8 +45,6 @@ func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, erro
 		}
 		ev.Text = prompt
 		return ev, nil
-	case "":
-		return ev, errors.New("hook payload without hook_event_name")
 	default:
 		return ev, fmt.Errorf("unknown Claude Code hook event %q (moat handles PreToolUse, PostToolUse and UserPromptSubmit)", ev.Name)
 	}
@@ -60,15 +52,11 @@ func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, erro
 	if ev.Cwd == "" {
 		return ev, errors.New("hook payload without an absolute cwd")
 	}
-	name, _ := m["tool_name"].(string)
-	if name == "" {
-		return ev, fmt.Errorf("%s payload without tool_name", ev.Name)
+	tool, input, err := toolFields(m, ev.Name)
+	if err != nil {
+		return ev, err
 	}
-	input, ok := m["tool_input"].(map[string]any)
-	if !ok {
-		return ev, fmt.Errorf("%s payload: tool_input of %s is not an object", ev.Name, name)
-	}
-	c, err := canonical(call.ClaudeCode, name, input)
+	c, err := canonical(call.ClaudeCode, tool, input)
 	if err != nil {
 		return ev, err
 	}

@@ -3,7 +3,6 @@ package hook
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -27,17 +26,11 @@ const (
 
 func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 	ev := Event{}
-	if len(payload) > MaxPayload {
-		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
-	}
-	m, err := decodeObject(payload)
+	m, name, err := readPayload(payload, "hook_event_name")
 	if err != nil {
 		return ev, err
 	}
-	ev.Name, _ = m["hook_event_name"].(string)
-	if cwd, _ := m["cwd"].(string); filepath.IsAbs(cwd) {
-		ev.Cwd = filepath.Clean(cwd)
-	}
+	ev.Name, ev.Cwd = name, absDir(m["cwd"])
 	switch ev.Name {
 	case codexPreToolUse:
 		ev.Kind = PreTool
@@ -49,21 +42,15 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		}
 		ev.Text = prompt
 		return ev, nil
-	case "":
-		return ev, errors.New("hook payload without hook_event_name")
 	default:
 		return ev, fmt.Errorf("unknown Codex hook event %q (moat handles PreToolUse and UserPromptSubmit)", ev.Name)
 	}
 	if ev.Cwd == "" {
 		return ev, errors.New("hook payload without an absolute cwd")
 	}
-	name, _ := m["tool_name"].(string)
-	if name == "" {
-		return ev, errors.New("PreToolUse payload without tool_name")
-	}
-	input, ok := m["tool_input"].(map[string]any)
-	if !ok {
-		return ev, fmt.Errorf("PreToolUse payload: tool_input of %s is not an object", name)
+	tool, input, err := toolFields(m, ev.Name)
+	if err != nil {
+		return ev, err
 	}
 	session, _ := m["session_id"].(string)
 	project := projectDir(getenv("CODEX_PROJECT_DIR"))
@@ -71,7 +58,7 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		c.Agent, c.Cwd, c.Project, c.Session = call.Codex, ev.Cwd, project, session
 		return c
 	}
-	if name == codexApplyPatch {
+	if tool == codexApplyPatch {
 		patch, _ := input["command"].(string)
 		if patch == "" {
 			patch, _ = input["input"].(string)
@@ -88,7 +75,7 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		ev.Call = ev.Calls[0]
 		return ev, nil
 	}
-	c, err := canonical(call.Codex, name, input)
+	c, err := canonical(call.Codex, tool, input)
 	if err != nil {
 		return ev, err
 	}

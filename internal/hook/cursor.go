@@ -31,14 +31,11 @@ const (
 
 func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 	ev := Event{}
-	if len(payload) > MaxPayload {
-		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
-	}
-	m, err := decodeObject(payload)
+	m, name, err := readPayload(payload, "hook_event_name")
 	if err != nil {
 		return ev, err
 	}
-	ev.Name, _ = m["hook_event_name"].(string)
+	ev.Name = name
 	var roots []string
 	if rs, ok := m["workspace_roots"].([]any); ok {
 		for _, r := range rs {
@@ -48,9 +45,7 @@ func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		}
 	}
 	project := projectDir(append([]string{getenv("CURSOR_PROJECT_DIR")}, roots...)...)
-	if cwd, _ := m["cwd"].(string); filepath.IsAbs(cwd) {
-		ev.Cwd = filepath.Clean(cwd)
-	} else {
+	if ev.Cwd = absDir(m["cwd"]); ev.Cwd == "" {
 		ev.Cwd = project
 	}
 
@@ -92,17 +87,12 @@ func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		}
 	case cursorPreTool:
 		ev.Kind = PreTool
-		name, _ := m["tool_name"].(string)
-		if name == "" {
-			return ev, errors.New("preToolUse payload without tool_name")
+		var tool string
+		var input map[string]any
+		if tool, input, err = toolFields(m, ev.Name); err != nil {
+			return ev, err
 		}
-		input, ok := m["tool_input"].(map[string]any)
-		if !ok {
-			return ev, fmt.Errorf("preToolUse payload: tool_input of %s is not an object", name)
-		}
-		c, err = canonical(call.Cursor, name, input)
-	case "":
-		return ev, errors.New("hook payload without hook_event_name")
+		c, err = canonical(call.Cursor, tool, input)
 	default:
 		return ev, fmt.Errorf("unknown Cursor hook event %q (moat handles beforeShellExecution, beforeMCPExecution, beforeReadFile, preToolUse and beforeSubmitPrompt)", ev.Name)
 	}

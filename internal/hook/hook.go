@@ -131,6 +131,44 @@ func projectDir(dirs ...string) string {
 	return ""
 }
 
+// readPayload checks a payload's size and decodes it, returning its fields and the event
+// name under nameKey.
+func readPayload(payload []byte, nameKey string) (map[string]any, string, error) {
+	if len(payload) > MaxPayload {
+		return nil, "", fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
+	}
+	m, err := decodeObject(payload)
+	if err != nil {
+		return nil, "", err
+	}
+	name, _ := m[nameKey].(string)
+	if name == "" {
+		return m, "", fmt.Errorf("hook payload without %s", nameKey)
+	}
+	return m, name, nil
+}
+
+// absDir returns v cleaned if it is an absolute path, else "".
+func absDir(v any) string {
+	if s, _ := v.(string); filepath.IsAbs(s) {
+		return filepath.Clean(s)
+	}
+	return ""
+}
+
+// toolFields returns the tool_name and the tool_input object of a tool event.
+func toolFields(m map[string]any, event string) (string, map[string]any, error) {
+	name, _ := m["tool_name"].(string)
+	if name == "" {
+		return "", nil, fmt.Errorf("%s payload without tool_name", event)
+	}
+	input, ok := m["tool_input"].(map[string]any)
+	if !ok {
+		return "", nil, fmt.Errorf("%s payload: tool_input of %s is not an object", event, name)
+	}
+	return name, input, nil
+}
+
 // decodeObject decodes a JSON object keeping numbers as json.Number, so that arguments
 // pass through unchanged.
 func decodeObject(data []byte) (map[string]any, error) {

@@ -3,7 +3,6 @@ package hook
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -23,18 +22,13 @@ const windsurfUserPrompt = "pre_user_prompt"
 
 func (windsurf) Parse(payload []byte, getenv func(string) string) (Event, error) {
 	ev := Event{}
-	if len(payload) > MaxPayload {
-		return ev, fmt.Errorf("hook payload of %d bytes; at most %d are read", len(payload), MaxPayload)
-	}
-	m, err := decodeObject(payload)
+	m, name, err := readPayload(payload, "agent_action_name")
 	if err != nil {
 		return ev, err
 	}
-	ev.Name, _ = m["agent_action_name"].(string)
+	ev.Name = name
 	info, infoOK := m["tool_info"].(map[string]any)
 	switch {
-	case ev.Name == "":
-		return ev, errors.New("hook payload without agent_action_name")
 	case ev.Name == windsurfUserPrompt:
 		ev.Kind = Prompt
 		prompt, ok := info["user_prompt"].(string)
@@ -60,9 +54,7 @@ func (windsurf) Parse(payload []byte, getenv func(string) string) (Event, error)
 	}
 	// Only pre_run_command says where it runs; the other events are about absolute
 	// paths, and the hook runs in the workspace.
-	if filepath.IsAbs(c.Cwd) {
-		ev.Cwd = filepath.Clean(c.Cwd)
-	}
+	ev.Cwd = absDir(c.Cwd)
 	c.Session, _ = m["trajectory_id"].(string)
 	ev.Call = c
 	return ev, nil
