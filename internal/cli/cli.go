@@ -108,6 +108,8 @@ to see how a command would be decided, and 'moat check --explain -- CMD' to see 
 		newTestCmd(a),
 		newCheckCmd(a),
 		newHookCmd(a),
+		newSetupCmd(a),
+		newStatusCmd(a),
 		newTrustCmd(a),
 		newFindingsCmd(a),
 	)

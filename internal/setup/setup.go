@@ -1,0 +1,286 @@
+// Package setup writes moat's hooks into the agents' settings files and takes them out
+// again, editing the files as text so that nothing else in them changes.
+package setup
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// Scope says whose settings are edited: the user's, or one project's.
+type Scope string
+
+const (
+	User    Scope = "user"
+	Project Scope = "project"
+)
+
+// Agent describes where an agent keeps its hook settings and what moat writes there.
+type Agent struct {
+	Agent call.Agent
+	// ConfigDir is the directory, under the home, whose presence says the agent is
+	// installed.
+	ConfigDir string
+	// UserFile and ProjectFile are the settings files, relative to the home and to the
+	// project.
+	UserFile, ProjectFile string
+	// Events are the hook events moat registers for.
+	Events []string
+	// entry returns moat's entry for an event, as JSON text.
+	entry func(command, event string) string
+	// created are the members a settings file moat creates starts with (Cursor's
+	// "version": 1), as JSON text by key.
+	created [][2]string
+	// Note is said to the user after installing.
+	Note string
+}
+
+// Agents lists the agents moat can set up.
+var Agents = []Agent{
+	{
+		Agent: call.ClaudeCode, ConfigDir: ".claude",
+		UserFile: ".claude/settings.json", ProjectFile: ".claude/settings.json",
+		Events: []string{"PreToolUse", "PostToolUse", "UserPromptSubmit"},
+		entry:  matcherEntry("*"),
+	},
+	{
+		Agent: call.Cursor, ConfigDir: ".cursor",
+		UserFile: ".cursor/hooks.json", ProjectFile: ".cursor/hooks.json",
+		Events:  []string{"beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "preToolUse", "beforeSubmitPrompt"},
+		entry:   func(command, _ string) string { return jsonObject("command", command, "failClosed", true) },
+		created: [][2]string{{"version", "1"}},
+	},
+	{
+		Agent: call.Windsurf, ConfigDir: ".codeium/windsurf",
+		UserFile: ".codeium/windsurf/hooks.json", ProjectFile: ".windsurf/hooks.json",
+		Events: []string{"pre_run_command", "pre_read_code", "pre_write_code", "pre_mcp_tool_use", "pre_user_prompt"},
+		entry:  func(command, _ string) string { return jsonObject("command", command, "show_output", true) },
+	},
+	{
+		Agent: call.GeminiCLI, ConfigDir: ".gemini",
+		UserFile: ".gemini/settings.json", ProjectFile: ".gemini/settings.json",
+		Events: []string{"BeforeTool", "AfterTool", "BeforeAgent"},
+		entry:  matcherEntry(".*"),
+	},
+	{
+		Agent: call.Codex, ConfigDir: ".codex",
+		UserFile: ".codex/hooks.json", ProjectFile: ".codex/hooks.json",
+		Events: []string{"PreToolUse", "UserPromptSubmit"},
+		entry:  matcherEntry(".*"),
+		Note:   "Codex runs only hooks you have reviewed: open /hooks in Codex and trust moat's hook.",
+	},
+}
+
+// ForAgent returns the setup of the agent named name.
+func ForAgent(name string) (Agent, bool) {
+	for _, a := range Agents {
+		if string(a.Agent) == name {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// File returns the settings file of the agent for scope, given the home and project
+// directories.
+func (a Agent) File(scope Scope, home, project string) string {
+	if scope == Project {
+		return filepath.Join(project, a.ProjectFile)
+	}
+	return filepath.Join(home, a.UserFile)
+}
+
+// Command is the hook command moat writes for the agent: the absolute path of the moat
+// binary, quoted for the shell if it needs to be.
+func (a Agent) Command(moat string) string {
+	if strings.ContainsAny(moat, " \t'\"\\$`") {
+		moat = "'" + strings.ReplaceAll(moat, "'", `'\''`) + "'"
+	}
+	return moat + " hook " + string(a.Agent)
+}
+
+// matcherEntry returns the entry of agents that group hooks under a tool matcher
+// (Claude Code takes "*" for every tool; Gemini CLI and Codex read it as a regular
+// expression). Prompt events have no matcher.
+func matcherEntry(matcher string) func(command, event string) string {
+	return func(command, event string) string {
+		hooks := `"hooks": [` + jsonObject("type", "command", "command", command) + `]`
+		if event == "UserPromptSubmit" || event == "BeforeAgent" {
+			return "{" + hooks + "}"
+		}
+		return `{"matcher": ` + jsonString(matcher) + ", " + hooks + "}"
+	}
+}
+
+// jsonObject writes an object of key/value pairs on one line, in the order given.
+func jsonObject(kv ...any) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v, _ := json.Marshal(kv[i+1])
+		fmt.Fprintf(&b, "%s: %s", jsonString(kv[i].(string)), v)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// isMoatEntry reports whether an entry of a hook array is moat's for the agent.
+func (a Agent) isMoatEntry(elem string) bool {
+	return strings.Contains(elem, "moat") && strings.Contains(elem, " hook "+string(a.Agent)+`"`)
+}
+
+// Installed reports, for each of the agent's events, whether text (a settings file)
+// holds moat's hook.
+func (a Agent) Installed(text string) (map[string]bool, error) {
+	root, err := parseJSON(text)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	if root == nil || root.kind != '{' {
+		return out, nil
+	}
+	hooks := root.member("hooks")
+	for _, ev := range a.Events {
+		if hooks == nil || hooks.kind != '{' {
+			continue
+		}
+		if arr := hooks.member(ev); arr != nil && arr.kind == '[' {
+			for _, e := range arr.elems {
+				if a.isMoatEntry(text[e.start:e.end]) {
+					out[ev] = true
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Install returns text with moat's hook entry added for every event that lacks it,
+// and the events it added. The rest of the text is kept byte for byte.
+func (a Agent) Install(text, moat string) (string, []string, error) {
+	command := a.Command(moat)
+	if strings.TrimSpace(text) == "" {
+		text = "{}\n"
+		for _, kv := range a.created {
+			root, _ := parseJSON(text)
+			text = appendMember(text, root, kv[0], kv[1])
+		}
+	}
+	var added []string
+	for _, ev := range a.Events {
+		root, err := parseJSON(text)
+		if err != nil {
+			return "", nil, err
+		}
+		if root.kind != '{' {
+			return "", nil, errNotObject
+		}
+		hooks := root.member("hooks")
+		if hooks == nil {
+			text = appendMember(text, root, "hooks", "{}")
+			if root, err = parseJSON(text); err != nil {
+				return "", nil, err
+			}
+			hooks = root.member("hooks")
+		}
+		if hooks.kind != '{' {
+			return "", nil, fmt.Errorf(`"hooks" is not an object`)
+		}
+		arr := hooks.member(ev)
+		if arr == nil {
+			text = appendMember(text, hooks, ev, "[]")
+			if root, err = parseJSON(text); err != nil {
+				return "", nil, err
+			}
+			arr = root.member("hooks").member(ev)
+		}
+		if arr.kind != '[' {
+			return "", nil, fmt.Errorf("hooks.%s is not an array", ev)
+		}
+		present := false
+		for _, e := range arr.elems {
+			present = present || a.isMoatEntry(text[e.start:e.end])
+		}
+		if present {
+			continue
+		}
+		text = appendElement(text, arr, a.entry(command, ev))
+		added = append(added, ev)
+	}
+	return text, added, nil
+}
+
+// Uninstall returns text without moat's hook entries, and the events it removed them
+// from. An event left with no hooks is removed, and so is a "hooks" object left empty,
+// so that installing and uninstalling gives back the file as it was (an empty "hooks"
+// object the user wrote before is the one thing that does not come back).
+func (a Agent) Uninstall(text string) (string, []string, error) {
+	var removed []string
+	for _, ev := range a.Events {
+		for {
+			root, err := parseJSON(text)
+			if err != nil {
+				return "", nil, err
+			}
+			if root == nil || root.kind != '{' {
+				return text, removed, nil
+			}
+			hooks := root.member("hooks")
+			if hooks == nil || hooks.kind != '{' {
+				return text, removed, nil
+			}
+			i := indexOf(hooks.keys, ev)
+			if i < 0 || hooks.elems[i].kind != '[' {
+				break
+			}
+			arr := hooks.elems[i]
+			j := -1
+			for k, e := range arr.elems {
+				if a.isMoatEntry(text[e.start:e.end]) {
+					j = k
+					break
+				}
+			}
+			if j < 0 {
+				break
+			}
+			if len(removed) == 0 || removed[len(removed)-1] != ev {
+				removed = append(removed, ev)
+			}
+			if len(arr.elems) == 1 {
+				// The event had only moat's hook: the event goes, and "hooks" with it if
+				// it was the last.
+				if len(hooks.elems) == 1 {
+					text = removeItem(text, root, indexOf(root.keys, "hooks"))
+				} else {
+					text = removeItem(text, hooks, i)
+				}
+				continue
+			}
+			text = removeItem(text, arr, j)
+		}
+	}
+	return text, removed, nil
+}
+
+func indexOf(keys []string, key string) int {
+	for i, k := range keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
