@@ -156,3 +156,28 @@ func TestSetupErrors(t *testing.T) {
 		t.Errorf("broken settings: %v\n%s", err, out)
 	}
 }
+
+// TestSetupKeepsLinkedSettings checks that a settings file that is a symbolic link (a
+// dotfiles repository) is edited where it lives and stays a link.
+func TestSetupKeepsLinkedSettings(t *testing.T) {
+	home := t.TempDir()
+	dotfiles := filepath.Join(home, "dotfiles", "claude.json")
+	os.MkdirAll(filepath.Dir(dotfiles), 0o755)
+	os.WriteFile(dotfiles, []byte("{\"model\": \"opus\"}\n"), 0o644)
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
+	link := filepath.Join(home, ".claude", "settings.json")
+	if err := os.Symlink(dotfiles, link); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(moatBinary(t), "setup", "claude-code")
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the settings link was replaced: %v %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(dotfiles); !strings.Contains(string(b), "hook claude-code") {
+		t.Errorf("the linked file was not edited:\n%s", b)
+	}
+}

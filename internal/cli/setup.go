@@ -120,6 +120,11 @@ func (a *app) setup(o setupOptions, args []string) error {
 	failed := false
 	for _, ag := range targets {
 		file := ag.File(scope, home, project)
+		if real, err := filepath.EvalSymlinks(file); err == nil {
+			// A settings file kept elsewhere and linked (dotfiles) is edited where it
+			// is, and the link stays a link.
+			file = real
+		}
 		old, err := os.ReadFile(file)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(a.env.Stderr, "moat: %s: %v\n", ag.Agent, err)
