@@ -1,10 +1,6 @@
 package hook
 
 import (
-	"errors"
-	"fmt"
-	"path/filepath"
-
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -26,49 +22,18 @@ const (
 )
 
 func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, error) {
-	ev := Event{}
-	m, name, err := readPayload(payload, "hook_event_name")
+	ev, sh, err := readClaudeShaped(payload, "Claude Code", []eventKind{
+		{claudePreToolUse, PreTool}, {claudePostToolUse, PostTool}, {claudeUserPromptSubmit, Prompt},
+	})
+	if err != nil || ev.Kind == Prompt {
+		return ev, err
+	}
+	c, err := canonical(call.ClaudeCode, sh.tool, sh.input)
 	if err != nil {
 		return ev, err
 	}
-	ev.Name, ev.Cwd = name, absDir(m["cwd"])
-	switch ev.Name {
-	case claudePreToolUse:
-		ev.Kind = PreTool
-	case claudePostToolUse:
-		ev.Kind = PostTool
-	case claudeUserPromptSubmit:
-		ev.Kind = Prompt
-		prompt, ok := m["prompt"].(string)
-		if !ok {
-			return ev, errors.New("UserPromptSubmit payload without a prompt")
-		}
-		ev.Text = prompt
-		return ev, nil
-	default:
-		return ev, fmt.Errorf("unknown Claude Code hook event %q (moat handles PreToolUse, PostToolUse and UserPromptSubmit)", ev.Name)
-	}
-
-	if ev.Cwd == "" {
-		return ev, errors.New("hook payload without an absolute cwd")
-	}
-	tool, input, err := toolFields(m, ev.Name)
-	if err != nil {
-		return ev, err
-	}
-	c, err := canonical(call.ClaudeCode, tool, input)
-	if err != nil {
-		return ev, err
-	}
-	c.Cwd = ev.Cwd
-	if dir := getenv("CLAUDE_PROJECT_DIR"); filepath.IsAbs(dir) {
-		c.Project = filepath.Clean(dir)
-	}
-	c.Session, _ = m["session_id"].(string)
+	c.Cwd, c.Project, c.Session = ev.Cwd, projectDir(getenv("CLAUDE_PROJECT_DIR")), sh.session
 	ev.Call = c
-	if ev.Kind == PostTool {
-		ev.Text = text(m["tool_response"])
-	}
 	return ev, nil
 }
 

@@ -1,9 +1,6 @@
 package hook
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -25,37 +22,16 @@ const (
 )
 
 func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
-	ev := Event{}
-	m, name, err := readPayload(payload, "hook_event_name")
-	if err != nil {
+	ev, sh, err := readClaudeShaped(payload, "Codex", []eventKind{
+		{codexPreToolUse, PreTool}, {codexUserPromptSubmit, Prompt},
+	})
+	if err != nil || ev.Kind == Prompt {
 		return ev, err
 	}
-	ev.Name, ev.Cwd = name, absDir(m["cwd"])
-	switch ev.Name {
-	case codexPreToolUse:
-		ev.Kind = PreTool
-	case codexUserPromptSubmit:
-		ev.Kind = Prompt
-		prompt, ok := m["prompt"].(string)
-		if !ok {
-			return ev, errors.New("UserPromptSubmit payload without a prompt")
-		}
-		ev.Text = prompt
-		return ev, nil
-	default:
-		return ev, fmt.Errorf("unknown Codex hook event %q (moat handles PreToolUse and UserPromptSubmit)", ev.Name)
-	}
-	if ev.Cwd == "" {
-		return ev, errors.New("hook payload without an absolute cwd")
-	}
-	tool, input, err := toolFields(m, ev.Name)
-	if err != nil {
-		return ev, err
-	}
-	session, _ := m["session_id"].(string)
+	tool, input := sh.tool, sh.input
 	project := projectDir(getenv("CODEX_PROJECT_DIR"))
 	finish := func(c call.Call) call.Call {
-		c.Agent, c.Cwd, c.Project, c.Session = call.Codex, ev.Cwd, project, session
+		c.Agent, c.Cwd, c.Project, c.Session = call.Codex, ev.Cwd, project, sh.session
 		return c
 	}
 	if tool == codexApplyPatch {

@@ -1,9 +1,6 @@
 package hook
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -24,42 +21,19 @@ const (
 )
 
 func (geminiCLI) Parse(payload []byte, getenv func(string) string) (Event, error) {
-	ev := Event{}
-	m, name, err := readPayload(payload, "hook_event_name")
-	if err != nil {
+	ev, sh, err := readClaudeShaped(payload, "Gemini CLI", []eventKind{
+		{geminiBeforeTool, PreTool}, {geminiAfterTool, PostTool}, {geminiBeforeAgent, Prompt},
+	})
+	if err != nil || ev.Kind == Prompt {
 		return ev, err
 	}
-	ev.Name, ev.Cwd = name, absDir(m["cwd"])
-	switch ev.Name {
-	case geminiBeforeTool:
-		ev.Kind = PreTool
-	case geminiAfterTool:
-		ev.Kind = PostTool
-	case geminiBeforeAgent:
-		ev.Kind = Prompt
-		prompt, ok := m["prompt"].(string)
-		if !ok {
-			return ev, errors.New("BeforeAgent payload without a prompt")
-		}
-		ev.Text = prompt
-		return ev, nil
-	default:
-		return ev, fmt.Errorf("unknown Gemini CLI hook event %q (moat handles BeforeTool, AfterTool and BeforeAgent)", ev.Name)
-	}
-	if ev.Cwd == "" {
-		return ev, errors.New("hook payload without an absolute cwd")
-	}
-	tool, input, err := toolFields(m, ev.Name)
-	if err != nil {
-		return ev, err
-	}
-	c, err := canonical(call.GeminiCLI, tool, input)
+	c, err := canonical(call.GeminiCLI, sh.tool, sh.input)
 	if err != nil {
 		return ev, err
 	}
 	// mcp_<server>_<tool> cannot say where a server name with underscores ends; the MCP
 	// context, when present, does.
-	if mc, ok := m["mcp_context"].(map[string]any); ok && c.MCP != nil {
+	if mc, ok := sh.fields["mcp_context"].(map[string]any); ok && c.MCP != nil {
 		if server, _ := mc["server_name"].(string); server != "" {
 			c.MCP.Server = server
 		}
@@ -71,11 +45,8 @@ func (geminiCLI) Parse(payload []byte, getenv func(string) string) (Event, error
 		c.Cwd = ev.Cwd
 	}
 	c.Project = projectDir(getenv("GEMINI_PROJECT_DIR"), getenv("CLAUDE_PROJECT_DIR"))
-	c.Session, _ = m["session_id"].(string)
+	c.Session = sh.session
 	ev.Call = c
-	if ev.Kind == PostTool {
-		ev.Text = text(m["tool_response"])
-	}
 	return ev, nil
 }
 

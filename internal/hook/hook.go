@@ -7,9 +7,11 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -154,6 +156,65 @@ func absDir(v any) string {
 		return filepath.Clean(s)
 	}
 	return ""
+}
+
+// eventKind names one hook event an agent sends and what it is about.
+type eventKind struct {
+	name string
+	kind Kind
+}
+
+// claudeShaped is what readClaudeShaped reads from a tool event.
+type claudeShaped struct {
+	fields  map[string]any
+	tool    string
+	input   map[string]any
+	session string
+}
+
+// readClaudeShaped reads a payload in the shape Claude Code's hooks defined and Gemini
+// CLI and Codex follow: hook_event_name, cwd and session_id, with tool_name and
+// tool_input for tool events and prompt for prompt events. events are the ones the agent
+// handles; any other is an error naming them. For a prompt event the prompt is ev.Text
+// and the returned fields are nil.
+func readClaudeShaped(payload []byte, agent string, events []eventKind) (Event, claudeShaped, error) {
+	ev := Event{}
+	m, name, err := readPayload(payload, "hook_event_name")
+	if err != nil {
+		return ev, claudeShaped{}, err
+	}
+	ev.Name, ev.Cwd = name, absDir(m["cwd"])
+	names := make([]string, len(events))
+	for i, e := range events {
+		names[i] = e.name
+		if e.name == name {
+			ev.Kind = e.kind
+		}
+	}
+	switch ev.Kind {
+	case Unknown:
+		handled := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		return ev, claudeShaped{}, fmt.Errorf("unknown %s hook event %q (moat handles %s)", agent, name, handled)
+	case Prompt:
+		prompt, ok := m["prompt"].(string)
+		if !ok {
+			return ev, claudeShaped{}, fmt.Errorf("%s payload without a prompt", name)
+		}
+		ev.Text = prompt
+		return ev, claudeShaped{}, nil
+	}
+	if ev.Cwd == "" {
+		return ev, claudeShaped{}, errors.New("hook payload without an absolute cwd")
+	}
+	tool, input, err := toolFields(m, name)
+	if err != nil {
+		return ev, claudeShaped{}, err
+	}
+	session, _ := m["session_id"].(string)
+	if ev.Kind == PostTool {
+		ev.Text = text(m["tool_response"])
+	}
+	return ev, claudeShaped{fields: m, tool: tool, input: input, session: session}, nil
 }
 
 // toolFields returns the tool_name and the tool_input object of a tool event.
