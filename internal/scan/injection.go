@@ -165,6 +165,12 @@ var injections = sync.OnceValue(func() *injectionDetector { return newInjectionD
 // Instructions encoded in base64 or hex are decoded and read, and text hidden in Unicode
 // tag characters is a finding by itself.
 func FindInjections(s string) []Injection {
+	found, _ := findInjections(s)
+	return found
+}
+
+// findInjections is FindInjections, also returning the folded text the offsets are in.
+func findInjections(s string) ([]Injection, string) {
 	folded := Fold(s)
 	d := injections()
 	hits := d.hits(folded)
@@ -178,9 +184,9 @@ func FindInjections(s string) []Injection {
 	}
 	hits = append(hits, d.encodedHits(folded)...)
 	if len(hits) == 0 {
-		return nil
+		return nil, folded
 	}
-	return d.passages(folded, hits)
+	return d.passages(folded, hits), folded
 }
 
 // minEncoded is the length from which a base64 or hex run is decoded and read: shorter
@@ -515,11 +521,10 @@ func (d *injectionDetector) combine(items []weighed, weigh func(weighed) (int, f
 // argument named where. The evidence gives the score, the signals and the position,
 // and at most 60 bytes of the passage with any secret in it masked.
 func InjectionFindings(s, where string) []call.Finding {
-	found := FindInjections(s)
+	found, folded := findInjections(s)
 	if len(found) == 0 {
 		return nil
 	}
-	folded := Fold(s)
 	out := make([]call.Finding, 0, len(found))
 	for _, inj := range found {
 		at := fmt.Sprintf("byte %d", inj.Start)
