@@ -297,7 +297,7 @@ func (a *app) status(asJSON bool) error {
 	}
 	w := a.env.Stdout
 	fmt.Fprintf(w, "policy in %s: %s\n\n", cwd, policy)
-	for _, st := range agents {
+	for i, st := range agents {
 		installed := "not installed"
 		if st.Installed {
 			installed = "installed"
@@ -311,7 +311,7 @@ func (a *app) status(asJSON bool) error {
 				fmt.Fprintf(w, "  %-7s %s: cannot be read: %s\n", f.Scope, f.Path, f.Error)
 			default:
 				var on, off []string
-				for _, ev := range setup.Agents[indexAgent(st.Agent)].Events {
+				for _, ev := range setup.Agents[i].Events {
 					if f.Hooks[ev] {
 						on = append(on, ev)
 					} else {
@@ -330,15 +330,6 @@ func (a *app) status(asJSON bool) error {
 		}
 	}
 	return nil
-}
-
-func indexAgent(name string) int {
-	for i, ag := range setup.Agents {
-		if string(ag.Agent) == name {
-			return i
-		}
-	}
-	return 0
 }
 
 func agentNames() string {
