@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/glob"
@@ -23,7 +24,10 @@ var (
 	readOnly      = []call.AccessKind{call.Read}
 )
 
-var pathRules = compilePathRules(pathRuleData)
+// pathRules is the table compiled on first use rather than at init: compiling it costs
+// thousands of allocations, which every hook process would otherwise pay, while only the
+// analysis of a shell command reads it.
+var pathRules = sync.OnceValue(func() []compiledPathRule { return compilePathRules(pathRuleData) })
 
 var pathRuleData = []pathRule{
 	// Block devices: writing one overwrites a disk or partition below any file system.
@@ -180,8 +184,9 @@ func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Findi
 			rel = "/~"
 		}
 	}
-	for i := range pathRules {
-		r := &pathRules[i]
+	rules := pathRules()
+	for i := range rules {
+		r := &rules[i]
 		if !kindIn(acc.Kind, r.kinds) {
 			continue
 		}
