@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/shell/oneliner"
@@ -618,8 +619,11 @@ func shorten(s string) string {
 	return s
 }
 
-// secretName matches environment variable names that say they hold a secret.
-var secretName = regexp.MustCompile(`(?i)(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH_KEY|SESSION_KEY|_PAT$|^PAT_)`)
+// secretName matches environment variable names that say they hold a secret. It is
+// compiled on first use, so that a process that analyses no shell command does not pay.
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH_KEY|SESSION_KEY|_PAT$|^PAT_)`)
+})
 
 // notSecretName are names that match secretName but hold no secret themselves.
 func notSecretName(n string) bool {
@@ -651,7 +655,7 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 		syntax.Walk(w, func(n syntax.Node) bool {
 			switch n := n.(type) {
 			case *syntax.ParamExp:
-				if n.Param != nil && secretName.MatchString(n.Param.Value) && !notSecretName(n.Param.Value) {
+				if n.Param != nil && secretName().MatchString(n.Param.Value) && !notSecretName(n.Param.Value) {
 					if v, _ := a.st.get(n.Param.Value); !v.known {
 						if printers[m.prog] || downloaders[m.prog] || m.netArgs {
 							// Printed into the agent's context, or sent: worth a flag. Only

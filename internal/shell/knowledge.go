@@ -440,7 +440,7 @@ func noArgs(_ *analyzer, v *view) string {
 
 func secretOperand(_ *analyzer, v *view) string {
 	for _, o := range v.raw {
-		if !o.dynamic && secretName.MatchString(o.lit) && !notSecretName(o.lit) {
+		if !o.dynamic && secretName().MatchString(o.lit) && !notSecretName(o.lit) {
 			return v.name + " " + o.lit
 		}
 	}

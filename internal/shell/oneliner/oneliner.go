@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Lang is an interpreter language.
@@ -169,7 +170,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			r.Writes = append(r.Writes, path)
 		}
 	}
-	if matches(p.fork, code) && endlessLoop.MatchString(code) || matches(p.forkBomb, code) {
+	if matches(p.fork, code) && endlessLoop().MatchString(code) || matches(p.forkBomb, code) {
 		r.add(findForkBomb, match(p.fork, code)+" in an endless loop")
 	}
 	if matches(p.envDump, code) {
@@ -251,7 +252,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 	}
 	if lang == Perl || lang == Ruby {
 		// system pack "H*", "726d…": hex packed into a command.
-		if m := packHex.FindStringSubmatch(rest); m != nil {
+		if m := packHex().FindStringSubmatch(rest); m != nil {
 			if b, err := hex.DecodeString(m[1]); err == nil {
 				r.add(findEncoded, shorten(string(b)))
 				r.Shell = append(r.Shell, string(b))
@@ -263,13 +264,16 @@ func callArg(code string, i int, lang Lang, r *Result) {
 }
 
 // homeExpr matches the ways code names the home directory, optionally followed by a
-// literal joined to it: os.homedir() + '/.aws/credentials'.
-var homeExpr = regexp.MustCompile(`^\s*\(?\s*(process\.env\.HOME|process\.env\[["']HOME["']\]|(require\(\s*["']os["']\s*\)|os)\.homedir\(\s*\)|os\.path\.expanduser\(\s*["']~["']\s*\)|(pathlib\.)?Path\.home\(\s*\)|ENV\[["']HOME["']\]|Dir\.home|\$ENV\{HOME\}|getenv\(\s*["']HOME["']\s*\)|os\.environ\[["']HOME["']\])\s*(\+\s*)?`)
+// literal joined to it: os.homedir() + '/.aws/credentials'. Like patterns, it is compiled
+// on first use.
+var homeExpr = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\(?\s*(process\.env\.HOME|process\.env\[["']HOME["']\]|(require\(\s*["']os["']\s*\)|os)\.homedir\(\s*\)|os\.path\.expanduser\(\s*["']~["']\s*\)|(pathlib\.)?Path\.home\(\s*\)|ENV\[["']HOME["']\]|Dir\.home|\$ENV\{HOME\}|getenv\(\s*["']HOME["']\s*\)|os\.environ\[["']HOME["']\])\s*(\+\s*)?`)
+})
 
 // pathArg reads a call's first argument as a path: a literal (possibly wrapped, as in
 // os.path.expanduser('~/x')), or the home directory with a literal joined to it.
 func pathArg(s string) (string, bool) {
-	if m := homeExpr.FindStringIndex(s); m != nil {
+	if m := homeExpr().FindStringIndex(s); m != nil {
 		rest := s[m[1]:]
 		if lit, ok := firstLiteralStrict(rest); ok {
 			return "~/" + strings.TrimPrefix(lit, "/"), true
@@ -279,7 +283,10 @@ func pathArg(s string) (string, bool) {
 	return firstLiteral(s)
 }
 
-var packHex = regexp.MustCompile(`^pack\s*\(?\s*["']H\*["']\s*,\s*["']([0-9a-fA-F]+)["']`)
+// packHex matches pack "H*", "726d…", which packs hex digits into a string (a command).
+var packHex = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^pack\s*\(?\s*["']H\*["']\s*,\s*["']([0-9a-fA-F]+)["']`)
+})
 
 // callText returns the text of a call's arguments from i up to its closing parenthesis
 // (or the end of the statement), bounded in length.

@@ -34,8 +34,11 @@ type langPatterns struct {
 	download  *regexp.Regexp // a download in an eval's argument
 }
 
-// endlessLoop matches the loop forms a fork bomb uses.
-var endlessLoop = regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b`)
+// endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
+// first use.
+var endlessLoop = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b`)
+})
 
 var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcmd\.exe`
 
