@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // NativeTool describes how one agent names a tool (or a hook event that stands for one) and
@@ -213,7 +214,11 @@ func canonicalizeMCPEvent(c *Call, nt NativeTool, args map[string]any) error {
 	return nil
 }
 
-var urlInText = regexp.MustCompile(`https?://[^\s<>"'()\[\]{}]+`)
+// urlInText finds a URL in free text. It is compiled on first use: only a web fetch that
+// carries its URL in a prompt needs it, and every process that imports call would pay.
+var urlInText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`https?://[^\s<>"'()\[\]{}]+`)
+})
 
 // finishArgs fills canonical keys that native tools spell in nested or free-form ways.
 func finishArgs(c *Call) {
@@ -243,7 +248,7 @@ func finishArgs(c *Call) {
 		if _, ok := c.Args[ArgURL]; !ok {
 			// Gemini's web_fetch carries its URLs inside the prompt text.
 			if p, ok := c.Args["prompt"].(string); ok {
-				if u := urlInText.FindString(p); u != "" {
+				if u := urlInText().FindString(p); u != "" {
 					c.Args[ArgURL] = u
 				}
 			}
