@@ -20,7 +20,7 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "default", "fail", "workspace", "wrappers", "packs", "rules", "tests"}
+	topKeys  = []string{"version", "default", "fail", "output", "workspace", "wrappers", "packs", "rules", "tests"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
@@ -36,7 +36,7 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Source: name, Default: call.Ask, Fail: FailClosed}
+	p := &Policy{Source: name, Default: call.Ask, Fail: FailClosed, Output: DefaultOutput}
 	fields, ok := l.mapping(root, "the policy", topKeys)
 	if !ok {
 		return nil, l.errs.sorted()
@@ -60,6 +60,9 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 				l.errorf(f.value, "fail must be closed or open, not %q", s)
 			}
 		}
+	}
+	if f, ok := byKey["output"]; ok {
+		p.Output = l.output(f.value)
 	}
 	if f, ok := byKey["workspace"]; ok {
 		p.Workspace = l.workspace(f.value, name)

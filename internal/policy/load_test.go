@@ -16,6 +16,7 @@ func TestLoadValid(t *testing.T) {
 	src := `version: 1
 default: deny
 fail: open
+output: {injection: block}
 workspace: [., ~/other]
 packs: [recommended]
 rules:
@@ -50,6 +51,9 @@ tests:
 	if p.Default != call.Deny || p.Fail != FailOpen {
 		t.Errorf("default/fail = %v/%v", p.Default, p.Fail)
 	}
+	if p.Output != (Output{Injection: OutputBlock, Secrets: OutputWarn}) {
+		t.Errorf("output = %+v; want injection blocked, secrets at the default (warn)", p.Output)
+	}
 	if got := strings.Join(p.Workspace, ","); got != "/proj,/home/u/other" {
 		t.Errorf("workspace = %s", got)
 	}
@@ -78,6 +82,11 @@ var loadErrorCases = []struct {
 	want []string // each must appear, in this order, in the error list
 }{
 	{"empty", ``, []string{"p.yaml:1: the policy is empty"}},
+	{"output action", "version: 1\noutput:\n  injection: blok\n  secrets: 3\n  pages: warn\n", []string{
+		`p.yaml:3:14: output.injection must be warn or block, not "blok" (did you mean "block"?)`,
+		"p.yaml:4:12: output.secrets must be a string",
+		`p.yaml:5:3: unknown key "pages" in output`}},
+	{"output not a mapping", "version: 1\noutput: block\n", []string{"p.yaml:2:9: output must be a mapping"}},
 	{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},
 	{"two documents", "version: 1\n---\nversion: 1\n", []string{"p.yaml:2:1: a policy file holds one YAML document"}},
 	{"no version", "default: ask\n", []string{"p.yaml:1:1: missing `version: 1`"}},

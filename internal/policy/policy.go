@@ -23,6 +23,8 @@ type Policy struct {
 	Source  string
 	Default call.Verdict
 	Fail    FailMode
+	// Output says what hooks do with tool outputs that hold injection or credentials.
+	Output Output
 	// Workspace lists the absolute project roots $workspace stands for. Empty means each
 	// call's own project directory.
 	Workspace []string
