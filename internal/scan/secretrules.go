@@ -3,7 +3,6 @@ package scan
 import (
 	"encoding/base64"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -33,16 +32,18 @@ const (
 // ("name": "v"), INI, TOML and properties (name = v) and code (name = "v", name := "v",
 // 'name' => 'v', name: 'v'). The rules that use it run it where a name containing one of
 // their keywords starts, and judge the name in their Verify.
-var assignedValue = regexp.MustCompile(`^(?:--(?P<name>` + keyName + `)` + flagValue + `|(?P<name>` + keyName + `)` + assignment + `)`)
+var assignedValue = &Pattern{expr: `^(?:--(?P<name>` + keyName + `)` + flagValue + `|(?P<name>` + keyName + `)` + assignment + `)`}
 
 // secretRules is the built-in rule table, most specific first. Token formats are those
 // documented by their issuers (and catalogued by gitleaks); the patterns are our own.
+// The table is static data: a pattern is compiled when a text first gives its rule
+// something to search, so that loading the package compiles nothing.
 var secretRules = []SecretRule{
 	{
 		ID:          "secret.private-key",
 		Description: "a private key block: PEM (RSA, EC, DSA, PKCS#8, encrypted), OpenSSH or PGP",
-		Pattern: regexp.MustCompile(`-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----` +
-			`|-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s\\:,.-]*[A-Za-z0-9+/=]`),
+		Pattern: &Pattern{expr: `-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----` +
+			`|-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s\\:,.-]*[A-Za-z0-9+/=]`},
 		Keywords: []string{"private key-----", "private key block-----"},
 		Before:   48, After: 64 << 10, Lines: -1,
 		Hit:    afterBegin,
@@ -51,7 +52,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.aws-access-key-id",
 		Description: "an AWS access key id (AKIA…, ASIA…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"akia", "asia", "abia", "acca", "a3t"},
 		Before:      1, After: 24,
 		MinEntropy: 3,
@@ -59,8 +60,8 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.aws-secret-access-key",
 		Description: "an AWS secret access key: 40 base64 characters assigned to an AWS secret key name",
-		Pattern: regexp.MustCompile(`^(?P<name>[A-Za-z0-9_.-]*(?i:secret[_.-]?access[_.-]?key|aws[_.-]?secret)[A-Za-z0-9_.-]*)` +
-			keyClose + `[ \t]*(?::=|=>|=|:|[ \t])[ \t]*\\?["'\x60]?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		Pattern: &Pattern{expr: `^(?P<name>[A-Za-z0-9_.-]*(?i:secret[_.-]?access[_.-]?key|aws[_.-]?secret)[A-Za-z0-9_.-]*)` +
+			keyClose + `[ \t]*(?::=|=>|=|:|[ \t])[ \t]*\\?["'\x60]?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`},
 		Keywords: []string{"secret_access_key", "secretaccesskey", "secret-access-key", "aws_secret", "awssecret", "aws-secret"},
 		Before:   64, After: 128, AtName: true,
 		MinEntropy: 4,
@@ -68,7 +69,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.github-token",
 		Description: "a GitHub token: personal (classic or fine-grained), OAuth, user-to-server, server-to-server or refresh",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,})(?:[^A-Za-z0-9_]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,})(?:[^A-Za-z0-9_]|$)`},
 		Keywords:    []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -76,8 +77,8 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.gitlab-token",
 		Description: "a GitLab token: personal, project or group access, deploy, runner, CI job, trigger, feed, OAuth or agent",
-		Pattern: regexp.MustCompile(`\b(?P<secret>gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?` +
-			`|GR1348941[A-Za-z0-9_-]{20})` + tokenEnd),
+		Pattern: &Pattern{expr: `\b(?P<secret>gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?` +
+			`|GR1348941[A-Za-z0-9_-]{20})` + tokenEnd},
 		Keywords: []string{"glpat-", "gloas-", "gldt-", "glrt-", "glrtr-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-", "glsoat-", "glffct-", "glwt-", "gr1348941"},
 		Before:   1, After: 400,
 		MinEntropy: 3,
@@ -85,7 +86,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.slack-token",
 		Description: "a Slack bot, user, app, configuration or refresh token (xoxb-, xoxp-, xapp-, …)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>xox(?:e\.xox)?[abposre]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)+|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)(?:[^A-Za-z0-9-]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>xox(?:e\.xox)?[abposre]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)+|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)(?:[^A-Za-z0-9-]|$)`},
 		Keywords:    []string{"xox", "xapp-"},
 		Before:      1, After: 300,
 		MinLength: 24, MinEntropy: 3,
@@ -93,7 +94,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.slack-webhook",
 		Description: "the secret path of a Slack incoming webhook or workflow trigger URL",
-		Pattern:     regexp.MustCompile(`hooks\.slack\.com/(?P<secret>(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,})`),
+		Pattern:     &Pattern{expr: `hooks\.slack\.com/(?P<secret>(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,})`},
 		Keywords:    []string{"hooks.slack.com"},
 		After:       300,
 		MinEntropy:  3,
@@ -101,7 +102,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.stripe-key",
 		Description: "a Stripe live secret or restricted key, or a webhook signing secret",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>[sr]k_live_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{32,})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>[sr]k_live_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{32,})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"sk_live_", "rk_live_", "whsec_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -112,7 +113,7 @@ var secretRules = []SecretRule{
 		// policy can tell them apart from live keys.
 		ID:          "secret.stripe-test-key",
 		Description: "a Stripe test-mode secret or restricted key",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>[sr]k_test_[A-Za-z0-9]{20,})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>[sr]k_test_[A-Za-z0-9]{20,})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"sk_test_", "rk_test_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -120,7 +121,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.anthropic-api-key",
 		Description: "an Anthropic API, admin or OAuth key (sk-ant-…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,})` + tokenEnd),
+		Pattern:     &Pattern{expr: `\b(?P<secret>sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,})` + tokenEnd},
 		Keywords:    []string{"sk-ant-"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -128,8 +129,8 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.openai-api-key",
 		Description: "an OpenAI API key: project, service account, admin or legacy user key (sk-…)",
-		Pattern: regexp.MustCompile(`\b(?P<secret>sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}` +
-			`|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})` + tokenEnd),
+		Pattern: &Pattern{expr: `\b(?P<secret>sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}` +
+			`|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})` + tokenEnd},
 		Keywords: []string{"sk-"},
 		Before:   1, After: 300,
 		MinEntropy: 3,
@@ -137,7 +138,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.google-api-key",
 		Description: "a Google API key (AIza…), as used by Maps, Firebase and Gemini",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>AIza[0-9A-Za-z_-]{35})` + tokenEnd),
+		Pattern:     &Pattern{expr: `\b(?P<secret>AIza[0-9A-Za-z_-]{35})` + tokenEnd},
 		Keywords:    []string{"aiza"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -145,7 +146,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.npm-token",
 		Description: "an npm access token (npm_…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"npm_"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -153,7 +154,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.pypi-token",
 		Description: "a PyPI or TestPyPI API token (pypi-AgE…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})` + tokenEnd),
+		Pattern:     &Pattern{expr: `\b(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})` + tokenEnd},
 		Keywords:    []string{"pypi-age"},
 		Before:      1, After: 512,
 		MinEntropy: 3,
@@ -161,7 +162,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.huggingface-token",
 		Description: "a Hugging Face access token (hf_…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)`},
 		Keywords:    []string{"hf_"},
 		Before:      1, After: 48,
 		MinEntropy: 3.5,
@@ -169,7 +170,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.groq-api-key",
 		Description: "a Groq API key (gsk_…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"gsk_"},
 		Before:      1, After: 64,
 		MinEntropy: 3,
@@ -177,7 +178,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.sendgrid-api-key",
 		Description: "a SendGrid API key (SG.…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})` + tokenEnd),
+		Pattern:     &Pattern{expr: `\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})` + tokenEnd},
 		Keywords:    []string{"sg."},
 		Before:      1, After: 80,
 		MinEntropy: 3,
@@ -185,7 +186,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.digitalocean-token",
 		Description: "a DigitalOcean personal access, OAuth or refresh token (dop_v1_…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>do[opr]_v1_[a-f0-9]{64})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>do[opr]_v1_[a-f0-9]{64})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"dop_v1_", "doo_v1_", "dor_v1_"},
 		Before:      1, After: 80,
 		MinEntropy: 3,
@@ -193,7 +194,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.shopify-token",
 		Description: "a Shopify access token or shared secret (shpat_…, shpss_…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})(?:[^A-Za-z0-9]|$)`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"shpat_", "shpca_", "shppa_", "shpss_"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -201,7 +202,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.vault-token",
 		Description: "a HashiCorp Vault service or batch token (hvs.…, hvb.…)",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>hv[sb]\.[A-Za-z0-9_-]{24,})` + tokenEnd),
+		Pattern:     &Pattern{expr: `\b(?P<secret>hv[sb]\.[A-Za-z0-9_-]{24,})` + tokenEnd},
 		Keywords:    []string{"hvs.", "hvb."},
 		Before:      1, After: 400,
 		MinEntropy: 3.5,
@@ -209,7 +210,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.age-secret-key",
 		Description: "an age encryption secret key (AGE-SECRET-KEY-1…)",
-		Pattern:     regexp.MustCompile(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+		Pattern:     &Pattern{expr: `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`},
 		Keywords:    []string{"age-secret-key-1"},
 		After:       80,
 		MinEntropy:  3,
@@ -217,7 +218,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.jwt",
 		Description: "a JSON Web Token: three base64url segments whose header is a JSON object naming an algorithm",
-		Pattern:     regexp.MustCompile(`\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{16,}={0,2})`),
+		Pattern:     &Pattern{expr: `\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{16,}={0,2})`},
 		Keywords:    []string{"eyj"},
 		Before:      1, After: 16 << 10,
 		MinEntropy: 3,
@@ -226,7 +227,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.url-password",
 		Description: "the password in a URL's user information: database, broker and other connection strings (postgres://user:password@host)",
-		Pattern:     regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://(?P<name>[^\s:@/?#"'\x60<>\\]*):(?P<secret>[^\s@/?#"'\x60<>\\]+)@[A-Za-z0-9\[_]`),
+		Pattern:     &Pattern{expr: `\b[A-Za-z][A-Za-z0-9+.-]*://(?P<name>[^\s:@/?#"'\x60<>\\]*):(?P<secret>[^\s@/?#"'\x60<>\\]+)@[A-Za-z0-9\[_]`},
 		Keywords:    []string{"://"},
 		Before:      32, After: 400,
 		MinLength: 3,
@@ -236,7 +237,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.netrc-password",
 		Description: "the password of a .netrc entry (machine host login user password secret)",
-		Pattern:     regexp.MustCompile(`\bmachine[ \t]+\S+\s+(?:(?:login|account)[ \t]+\S+\s+)*password[ \t]+(?P<secret>\S+)`),
+		Pattern:     &Pattern{expr: `\bmachine[ \t]+\S+\s+(?:(?:login|account)[ \t]+\S+\s+)*password[ \t]+(?P<secret>\S+)`},
 		Keywords:    []string{"machine"},
 		After:       512, Lines: 4,
 		MinLength: 4,
@@ -245,7 +246,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.cli-user-password",
 		Description: "a user:password pair given to a command-line client (curl -u, --user, --proxy-user)",
-		Pattern:     regexp.MustCompile(`^(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?(?P<name>[^\s:"']+):(?P<secret>[^\s"']+)`),
+		Pattern:     &Pattern{expr: `^(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?(?P<name>[^\s:"']+):(?P<secret>[^\s"']+)`},
 		Keywords:    []string{"-u", "--user", "--proxy-user"},
 		After:       512, AtName: true,
 		MinLength: 3,
@@ -255,8 +256,8 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.authorization-header",
 		Description: "the credentials of an HTTP Authorization header (Bearer, Basic or token)",
-		Pattern: regexp.MustCompile(`^(?:(?i:proxy-)?(?i:authorization)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?i:bearer|token|basic)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]+=*)` +
-			`|(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*))`),
+		Pattern: &Pattern{expr: `^(?:(?i:proxy-)?(?i:authorization)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?i:bearer|token|basic)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]+=*)` +
+			`|(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*))`},
 		Keywords: []string{"authorization", "bearer"},
 		Before:   16, After: 16 << 10, AtName: true,
 		MinLength: 8, MinEntropy: 3,
@@ -265,7 +266,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.ini-multiline",
 		Description: "a secret, token or password given as the indented lines of a multi-line INI value (key =, then one value per line)",
-		Pattern:     regexp.MustCompile(`^(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*[=:][ \t]*\r?\n[ \t]+(?P<secret>[^ \t\r\n#;][^\r\n]*(?:\r?\n[ \t]+[^ \t\r\n#;][^\r\n]*){0,19})`),
+		Pattern:     &Pattern{expr: `^(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*[=:][ \t]*\r?\n[ \t]+(?P<secret>[^ \t\r\n#;][^\r\n]*(?:\r?\n[ \t]+[^ \t\r\n#;][^\r\n]*){0,19})`},
 		Keywords:    []string{"secret", "token", "credential", "password", "passwd", "apikey", "api_key", "api-key"},
 		Before:      64, After: 2048, Lines: 21, AtName: true,
 		MinLength: 8, MinEntropy: 2.5,
@@ -309,8 +310,8 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.env-high-entropy",
 		Description: "a long high-entropy value assigned in an env file or shell script (NAME=value) under any name",
-		Pattern: regexp.MustCompile(`^(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=` +
-			`(?:"(?P<secret>[A-Za-z0-9+/=_.~-]{20,})"|'(?P<secret>[A-Za-z0-9+/=_.~-]{20,})'|(?P<secret>[A-Za-z0-9+/=_.~-]{20,}))[ \t]*(?:#.*)?\r?$`),
+		Pattern: &Pattern{expr: `^(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=` +
+			`(?:"(?P<secret>[A-Za-z0-9+/=_.~-]{20,})"|'(?P<secret>[A-Za-z0-9+/=_.~-]{20,})'|(?P<secret>[A-Za-z0-9+/=_.~-]{20,}))[ \t]*(?:#.*)?\r?$`},
 		LinesWhere: envAssignmentLine,
 		MinLength:  20, MinEntropy: 4.2,
 		Verify: envValue,

@@ -3,9 +3,9 @@ package scan
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -18,7 +18,7 @@ type SecretRule struct {
 	// Pattern matches the secret. The value is the first participating capture group
 	// named "secret", or the whole match; a group named "name" holds the key the value is
 	// assigned to, for rules that match assignments.
-	Pattern *regexp.Regexp
+	Pattern *Pattern
 	// Keywords are lower-case strings one of which must occur (in any ASCII case) for the
 	// rule to run, and Pattern only runs near their occurrences. A rule with no keywords
 	// and no LinesWhere runs on the whole text.
@@ -58,37 +58,24 @@ type Secret struct {
 	Start, End int // byte offsets of the secret value in the text
 }
 
-// compiledRule is a rule with the positions of its named groups resolved.
-type compiledRule struct {
-	*SecretRule
-	secretGroups, nameGroups []int
-}
-
-// detector holds the compiled rule table and the keyword index over it.
+// detector holds a rule table and the keyword index over it.
 type detector struct {
-	rules     []compiledRule
+	rules     []*SecretRule
 	index     *keywordIndex
 	wordRules [][]int // keyword number → rules that use it
 	always    []int   // rules without keywords or line selector
 	lineRules []int   // rules with a line selector
 }
 
+// newDetector indexes the rules' keywords. It compiles no pattern: find does, for the
+// rules a text gives something to search.
 func newDetector(rules []SecretRule) *detector {
 	d := &detector{}
 	wordNum := map[string]int{}
 	var words []string
 	for i := range rules {
 		r := &rules[i]
-		c := compiledRule{SecretRule: r}
-		for g, n := range r.Pattern.SubexpNames() {
-			switch n {
-			case "secret":
-				c.secretGroups = append(c.secretGroups, g)
-			case "name":
-				c.nameGroups = append(c.nameGroups, g)
-			}
-		}
-		d.rules = append(d.rules, c)
+		d.rules = append(d.rules, r)
 		switch {
 		case r.LinesWhere != nil:
 			d.lineRules = append(d.lineRules, i)
@@ -113,8 +100,9 @@ func newDetector(rules []SecretRule) *detector {
 	return d
 }
 
-// builtin is the detector over the built-in rule table.
-var builtin = newDetector(secretRules)
+// builtin is the detector over the built-in rule table, built on first use: a hook
+// process that never looks for secrets does not pay for the keyword automaton.
+var builtin = sync.OnceValue(func() *detector { return newDetector(secretRules) })
 
 // SecretRules returns a copy of the built-in secret rules, most specific first: when two
 // rules match overlapping text, the earlier one wins.
@@ -133,7 +121,7 @@ type span struct{ lo, hi int }
 // rules match overlapping text, the more specific rule's secret is kept. It is safe for
 // concurrent use, and its time grows linearly with len(s).
 func FindSecrets(s string) []Secret {
-	return builtin.find(s)
+	return builtin().find(s)
 }
 
 func (d *detector) find(s string) []Secret {
@@ -167,12 +155,15 @@ func (d *detector) find(s string) []Secret {
 		if len(ws) == 0 {
 			continue
 		}
+		// The first text that gives a rule something to search compiles its pattern; a
+		// plain shell command gives most rules nothing.
+		r := compiledRule{d.rules[ri], d.rules[ri].Pattern.compiled()}
 		var cands []Secret
-		if d.rules[ri].AtName {
-			cands = d.rules[ri].matchAt(s, uniqueStarts(ws), cands)
+		if r.AtName {
+			cands = r.matchAt(s, uniqueStarts(ws), cands)
 		} else {
 			for _, w := range mergeSpans(ws) {
-				cands = d.rules[ri].match(s, w, cands)
+				cands = r.match(s, w, cands)
 			}
 		}
 		slices.SortStableFunc(cands, func(a, b Secret) int { return cmp.Compare(a.Start, b.Start) })
@@ -250,6 +241,12 @@ func uniqueStarts(ws []span) []span {
 	return slices.CompactFunc(ws, func(a, b span) bool { return a.lo == b.lo })
 }
 
+// compiledRule is a rule with its pattern compiled.
+type compiledRule struct {
+	*SecretRule
+	*compiledPattern
+}
+
 // matchAt appends to found the secrets the rule's anchored pattern accepts at the starts
 // of windows, which are sorted. A window that starts inside the value of the previous
 // match is skipped: it would only see the rest of a value already judged.
@@ -260,7 +257,7 @@ func (r compiledRule) matchAt(s string, ws []span, found []Secret) []Secret {
 			continue
 		}
 		text := s[w.lo:w.hi]
-		m := r.Pattern.FindStringSubmatchIndex(text)
+		m := r.re.FindStringSubmatchIndex(text)
 		if m == nil {
 			continue
 		}
@@ -274,7 +271,7 @@ func (r compiledRule) matchAt(s string, ws []span, found []Secret) []Secret {
 // match appends to found the secrets the rule accepts in window w of s.
 func (r compiledRule) match(s string, w span, found []Secret) []Secret {
 	text := s[w.lo:w.hi]
-	for _, m := range r.Pattern.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
 		found = r.keep(text, w.lo, m, found)
 	}
 	return found

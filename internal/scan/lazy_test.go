@@ -1,0 +1,75 @@
+package scan
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A hook process runs once per agent tool call, so the package's start-up cost is paid on
+// every call. These tests keep it small: loading the package compiles no pattern and
+// builds no table, and a scan compiles only the patterns its text gives work to. They
+// run in a fresh process, since the other tests have compiled every pattern by then.
+
+// freshEnv marks the re-executed test binary in which the checks run.
+const freshEnv = "MOAT_SCAN_FRESH_PROCESS"
+
+// inFreshProcess reruns the test named name in a new process of the test binary, with
+// package initialisation traced, and returns that process's output. In the new process
+// it returns ok = false: the caller is the child and runs its checks.
+func inFreshProcess(t *testing.T, name string) (out string, ok bool) {
+	t.Helper()
+	if os.Getenv(freshEnv) == "1" {
+		return "", false
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), freshEnv+"=1", "GODEBUG=inittrace=1")
+	b, err := cmd.CombinedOutput()
+	out = string(b)
+	if err != nil || !strings.Contains(out, "--- PASS: "+name) {
+		t.Fatalf("fresh process: %v\n%s", err, regexp.MustCompile(`(?m)^init .*\n`).ReplaceAllString(out, ""))
+	}
+	return out, true
+}
+
+// compiledRules returns the ids of the built-in secret rules whose pattern is compiled.
+func compiledRules() []string {
+	var ids []string
+	for _, r := range secretRules {
+		if r.Pattern.isCompiled() {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
+func TestInitCompilesNothing(t *testing.T) {
+	if _, parent := inFreshProcess(t, "TestInitCompilesNothing"); parent {
+		return
+	}
+	if ids := compiledRules(); len(ids) > 0 {
+		t.Errorf("compiled when the package loaded: %v", ids)
+	}
+}
+
+func TestSecretPatternsCompileOnDemand(t *testing.T) {
+	if _, parent := inFreshProcess(t, "TestSecretPatternsCompileOnDemand"); parent {
+		return
+	}
+	for _, c := range []struct {
+		text string
+		want []string // rules compiled after scanning text and those before it
+	}{
+		{"go test ./... && git status", nil},
+		{"ls -la ~/src | grep -v vendor > /tmp/listing.txt", nil},
+		{"echo AKIAZ3MBQL5YDQ2P3J7N", []string{"secret.aws-access-key-id"}},
+	} {
+		FindSecrets(c.text)
+		if got := compiledRules(); !slices.Equal(got, c.want) {
+			t.Errorf("after FindSecrets(%q), compiled %v, want %v", c.text, got, c.want)
+		}
+	}
+}
