@@ -85,7 +85,9 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 					l.errorf(it.node, "pack %q is listed twice", it.val)
 					continue
 				}
-				pack, err := LoadPack(it.val, host)
+				// A pack's tests are for `moat test` and for moat's own tests; a policy
+				// that enables the pack needs only its rules.
+				pack, err := loadPack(it.val, host, false)
 				if err != nil {
 					l.errorf(it.node, "%v", err)
 					continue
@@ -124,12 +126,14 @@ type loader struct {
 	reader
 	host Host
 	ids  map[string]*Rule
+	// sets holds the path sets compiled so far, by the text that names them.
+	sets map[string]*pathTerm
 	// builtin allows the reserved self-protection ids.
 	builtin bool
 }
 
 func newLoader(name string, host Host) *loader {
-	return &loader{reader: reader{file: name}, host: host, ids: make(map[string]*Rule)}
+	return &loader{reader: reader{file: name}, host: host, ids: make(map[string]*Rule), sets: make(map[string]*pathTerm)}
 }
 
 // parseDocument parses exactly one YAML document and returns its root node.
@@ -216,7 +220,9 @@ func (l *loader) workspace(n *yaml.Node, source string) []string {
 }
 
 // LoadPack compiles the embedded pack name for host.
-func LoadPack(name string, host Host) (*Pack, error) {
+func LoadPack(name string, host Host) (*Pack, error) { return loadPack(name, host, true) }
+
+func loadPack(name string, host Host, withTests bool) (*Pack, error) {
 	data, err := packFS.ReadFile("packs/" + name + ".yaml")
 	if err != nil {
 		names := PackNames()
@@ -249,7 +255,7 @@ func LoadPack(name string, host Host) (*Pack, error) {
 	if f, ok := byKey["rules"]; ok {
 		pack.Rules = l.rules(f.value, "pack "+name)
 	}
-	if f, ok := byKey["tests"]; ok {
+	if f, ok := byKey["tests"]; ok && withTests {
 		pack.Tests = l.tests(f.value)
 	}
 	if len(l.errs) > 0 {

@@ -117,6 +117,9 @@ func (l *loader) pathTerm(s string, n *yaml.Node) *pathTerm {
 			}
 			return l.workspaceTerm(rest, s, n)
 		}
+		if t, ok := l.sets[s]; ok {
+			return t
+		}
 		set, err := pathset.Resolve(name, l.host)
 		if err != nil {
 			l.errorf(n, "%v", err)
@@ -128,7 +131,14 @@ func (l *loader) pathTerm(s string, n *yaml.Node) *pathTerm {
 				set.Include[i] = path.Join(strings.TrimSuffix(p, "/**"), rest)
 			}
 		}
-		return l.staticTerm(set.Include, set.Exclude, n)
+		t := l.staticTerm(set.Include, set.Exclude, n)
+		if t != nil {
+			// Sets run to dozens of patterns and rules name the same ones again and again
+			// ($secrets, $system): compile each once per document. A term is never
+			// changed after it is compiled, so rules can share it.
+			l.sets[s] = t
+		}
+		return t
 	}
 	abs := pathset.Expand(s, l.host.Home)
 	if !strings.HasPrefix(abs, "/") {
