@@ -586,9 +586,9 @@ const (
 func discussionAround(s string, lo, hi int) int {
 	lo, hi = runeStart(s, max(0, lo-600)), runeEnd(s, min(len(s), hi+600))
 	switch {
-	case discussionWords.MatchString(s[lo:hi]) || !isASCII(s[lo:hi]) && discussionWordsTranslated.MatchString(s[lo:hi]):
+	case discussionWords.Regexp().MatchString(s[lo:hi]) || !isASCII(s[lo:hi]) && discussionWordsTranslated.Regexp().MatchString(s[lo:hi]):
 		return framedDiscussed
-	case exampleWords.MatchString(s[lo:hi]):
+	case exampleWords.Regexp().MatchString(s[lo:hi]):
 		return framedExample
 	}
 	return framedNone
@@ -609,10 +609,10 @@ func discount(framing int, quoted bool) float64 {
 }
 
 var (
-	discussionWords = regexp.MustCompile(`(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`)
+	discussionWords = &Pattern{expr: `(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`}
 	// The same, in the languages whose "ignore previous instructions" the detector reads.
-	discussionWordsTranslated = regexp.MustCompile(`(?i)inyecci[oó]n|injeç[aã]o|injektion|iniezione|инъекц|атак|злоумышленник|注入|インジェクション|攻撃|인젝션|공격자|attaquant|angreifer|atacante|attaccante|προσβολ|επίθεσ`)
-	exampleWords              = regexp.MustCompile(`(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`)
+	discussionWordsTranslated = &Pattern{expr: `(?i)inyecci[oó]n|injeç[aã]o|injektion|iniezione|инъекц|атак|злоумышленник|注入|インジェクション|攻撃|인젝션|공격자|attaquant|angreifer|atacante|attaccante|προσβολ|επίθεσ`}
+	exampleWords              = &Pattern{expr: `(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`}
 )
 
 // quotedAt reports whether s[at] lies inside quotation marks or a code span on its line.
@@ -680,7 +680,7 @@ func hiddenAt(s string, at int) bool {
 		return true
 	}
 	lo := max(0, at-300)
-	if m := invisibleStyle.FindAllStringIndex(s[lo:at], -1); len(m) > 0 {
+	if m := invisibleStyle.Regexp().FindAllStringIndex(s[lo:at], -1); len(m) > 0 {
 		// Hidden if no closing tag follows the style before the hit.
 		after := s[lo+m[len(m)-1][1] : at]
 		return !strings.Contains(after, "</")
@@ -688,7 +688,7 @@ func hiddenAt(s string, at int) bool {
 	return false
 }
 
-var invisibleStyle = regexp.MustCompile(`(?i)style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0(?:\.0+)?\s*[;"']|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)[^"']*["'][^>]*>`)
+var invisibleStyle = &Pattern{expr: `(?i)style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0(?:\.0+)?\s*[;"']|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)[^"']*["'][^>]*>`}
 
 // tagText returns the ASCII hidden in Unicode tag characters in s.
 func tagText(s string) string {

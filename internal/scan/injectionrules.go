@@ -43,10 +43,10 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 				// also name ordinary settings count only with a word that points back at what
 				// the reader was given ("all previous rules", "your rules").
 				m := strings.ToLower(s[start:end])
-				if !ambiguousOverride.MatchString(m) {
+				if !ambiguousOverride.Regexp().MatchString(m) {
 					return true
 				}
-				return overrideQualifier.MatchString(m)
+				return overrideQualifier.Regexp().MatchString(m)
 			},
 		},
 		{
@@ -135,7 +135,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Verify: func(s string, start, end int) bool {
 				// "System: Ubuntu 22.04" in a bug report is an environment line, not a role.
 				rest := s[end-1 : runeEnd(s, min(len(s), end+40))]
-				return !systemInfo.MatchString(rest)
+				return !systemInfo.Regexp().MatchString(rest)
 			},
 		},
 		{
@@ -187,7 +187,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 				}
 				// "Confirm with your password", "sign in using your API key": the secret is
 				// the means of an action, not what is asked for.
-				if authenticatingWith.MatchString(m) {
+				if authenticatingWith.Regexp().MatchString(m) {
 					return false
 				}
 				return !statedPossibility(s, start)
@@ -405,8 +405,8 @@ var notImperative = map[string]bool{
 }
 
 var (
-	ambiguousOverride = regexp.MustCompile(`(?:rules?|constraints?|restrictions?|polic(?:y|ies)|guardrails?|commands?|orders?)$`)
-	overrideQualifier = regexp.MustCompile(`\b(?:previous(?:ly)?|prior|above|earlier|preceding|foregoing|original|initial|your|system|safety|those|everything|everthing|told|instructed|given|so far|up to now|until now)\b`)
+	ambiguousOverride = &Pattern{expr: `(?:rules?|constraints?|restrictions?|polic(?:y|ies)|guardrails?|commands?|orders?)$`}
+	overrideQualifier = &Pattern{expr: `\b(?:previous(?:ly)?|prior|above|earlier|preceding|foregoing|original|initial|your|system|safety|those|everything|everthing|told|instructed|given|so far|up to now|until now)\b`}
 )
 
 // statedPossibility reports whether the verb at s[start] follows a modal or an
@@ -430,7 +430,7 @@ func statedPossibility(s string, start int) bool {
 
 // authenticatingWith finds a secret used as the means of an action: "with your
 // password", "using the API key".
-var authenticatingWith = regexp.MustCompile(`\b(?:with|using|by|via)\s+(?:your|the|our|its)\s`)
+var authenticatingWith = &Pattern{expr: `\b(?:with|using|by|via)\s+(?:your|the|our|its)\s`}
 
 // systemInfo recognises the environment lines of bug reports after "System:".
-var systemInfo = regexp.MustCompile(`(?i)^\s*(?:ubuntu|debian|fedora|arch|macos|mac\s*os|os\s*x|windows|win\d|linux|darwin|freebsd|centos|rhel|alpine|x86|x64|amd64|arm|aarch|intel|apple|\d)`)
+var systemInfo = &Pattern{expr: `(?i)^\s*(?:ubuntu|debian|fedora|arch|macos|mac\s*os|os\s*x|windows|win\d|linux|darwin|freebsd|centos|rhel|alpine|x86|x64|amd64|arm|aarch|intel|apple|\d)`}

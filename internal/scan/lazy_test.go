@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,12 +47,29 @@ func compiledRules() []string {
 	return ids
 }
 
+// maxInitAllocs bounds the allocations of the package's initialisation in a test binary
+// (which also initialises the package-level variables of the tests). Compiling the
+// patterns at start-up took over 5,000; one regular expression alone takes dozens.
+const maxInitAllocs = 100
+
 func TestInitCompilesNothing(t *testing.T) {
-	if _, parent := inFreshProcess(t, "TestInitCompilesNothing"); parent {
+	if out, parent := inFreshProcess(t, "TestInitCompilesNothing"); parent {
+		m := regexp.MustCompile(`(?m)^init github\.com/moatdev/moat/internal/scan @.* (\d+) bytes, (\d+) allocs$`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no init trace of the package in the output of the fresh process:\n%s", out)
+		}
+		if n, _ := strconv.Atoi(m[2]); n > maxInitAllocs {
+			t.Errorf("initialising the package made %s allocations (%s bytes), want at most %d: is a pattern compiled or a table built at start-up?", m[2], m[1], maxInitAllocs)
+		}
 		return
 	}
 	if ids := compiledRules(); len(ids) > 0 {
 		t.Errorf("compiled when the package loaded: %v", ids)
+	}
+	for _, p := range []*Pattern{discussionWords, discussionWordsTranslated, exampleWords, invisibleStyle, ambiguousOverride, overrideQualifier, authenticatingWith, systemInfo} {
+		if p.isCompiled() {
+			t.Errorf("compiled when the package loaded: %s", p)
+		}
 	}
 }
 
