@@ -6,6 +6,12 @@ import (
 	"os"
 
 	"github.com/moatdev/moat/internal/cli"
+	"github.com/moatdev/moat/internal/hugeheap"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) }
+func main() {
+	// Most runs of moat are hooks, one short process per tool call: back its heap with
+	// huge pages before it is used.
+	hugeheap.Advise()
+	os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
+}
