@@ -155,7 +155,7 @@ func stateChanges(name string, args []arg, fn func(string)) {
 		fn(anyState)
 		return
 	}
-	opt, ok := varSetters[name]
+	opt, ok := varSetters()[name]
 	if !ok {
 		return
 	}

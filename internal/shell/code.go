@@ -23,7 +23,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	m := &a.meta[at]
 	name := m.prog
 	switch {
-	case shells[name]:
+	case shells()[name]:
 		a.shellCode(at, ops, opts, cwd)
 	case name == "eval":
 		a.evalCode(at, rest, cwd)
@@ -657,7 +657,7 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 			case *syntax.ParamExp:
 				if n.Param != nil && secretName().MatchString(n.Param.Value) && !notSecretName(n.Param.Value) {
 					if v, _ := a.st.get(n.Param.Value); !v.known {
-						if printers[m.prog] || downloaders[m.prog] || m.netArgs {
+						if printers[m.prog] || downloaders()[m.prog] || m.netArgs {
 							// Printed into the agent's context, or sent: worth a flag. Only
 							// tested or passed to a program, it is not.
 							fs = appendFinding(fs, findSecretEnv, "$"+n.Param.Value)
@@ -698,7 +698,7 @@ func (a *analyzer) assignFindings(as []*syntax.Assign, fs []call.Finding) []call
 				fs = appendFinding(fs, findLogTamper, name+"="+val)
 			}
 		default:
-			if registryVars[strings.ToLower(name)] {
+			if registryVars()[strings.ToLower(name)] {
 				fs = appendFinding(fs, findRegistry, name+"="+val)
 			}
 		}

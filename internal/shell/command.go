@@ -203,7 +203,7 @@ func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*s
 	if len(cmd.Operands) == 0 {
 		cmd.Operands = nil
 	}
-	eff, known := programEffects[aliasesFor]
+	eff, known := programEffects()[aliasesFor]
 	opaque := dynamic || !known
 	if known && !dynamic {
 		opaque = a.fileAccesses(cmd, eff, ops, cwd)
@@ -317,7 +317,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 			return i, u
 		}
 		name := baseName(p.lit)
-		w, ok := wrappers[name]
+		w, ok := wrappers()[name]
 		if !ok {
 			x, ok := extra[name]
 			if !ok {
@@ -524,8 +524,8 @@ type option struct {
 // a dynamic word is an operand. An option the program's valueOptions entry lists takes
 // the rest of its word or the next word as its value.
 func parseOptions(name string, args []arg, flags []string, ops []arg, opts []option) ([]string, []arg, []option) {
-	aliases := flagAliases[name]
-	values := valueOptions[name]
+	aliases := flagAliases()[name]
+	values := valueOptions()[name]
 	ended := false
 	for i := 0; i < len(args); i++ {
 		x := args[i]

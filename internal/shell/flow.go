@@ -273,7 +273,7 @@ func (a *analyzer) sinks(i int) {
 	if m.netRedirect {
 		out := a.outOfProduced(i)
 		switch {
-		case shells[m.prog] || m.prog == "" && m.execStdin == execShell:
+		case shells()[m.prog] || m.prog == "" && m.execStdin == execShell:
 			*c = withFinding(*c, findReverseShell, "a shell's input and output are a network connection")
 		case out.t&(tSecret|tEnvDump) != 0:
 			*c = withFinding(*c, findExfiltration, "writes "+describeTaint(out.t)+" to a network connection")

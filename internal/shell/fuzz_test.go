@@ -25,10 +25,10 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add(line)
 		}
 	}
-	for name := range wrappers {
+	for name := range wrappers() {
 		f.Add(name + " -x 1 rm -rf /x")
 	}
-	for name := range programEffects {
+	for name := range programEffects() {
 		f.Add(name + " -r a b ~/c > d")
 	}
 	limit := 100 * time.Millisecond * raceSlowdown

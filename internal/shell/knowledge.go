@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -71,182 +72,189 @@ type rule struct {
 	finding string
 }
 
-// effectRules maps a canonical program name to its rules.
-var effectRules = map[string][]rule{
-	"git": {
-		{sub: []string{"push"}, anyOf: []string{"f", "force"}, finding: findForcePush},
-		{sub: []string{"push"}, operand: "+*", finding: findForcePush},
-		{sub: []string{"push"}, anyOf: []string{"mirror"}, finding: findForcePush},
-		{sub: []string{"push"}, anyOf: []string{"delete", "d"}, finding: findBranchDelete},
-		{sub: []string{"push"}, operand: ":*", finding: findBranchDelete},
-		{sub: []string{"reset"}, anyOf: []string{"hard", "merge"}, finding: findResetHard},
-		{sub: []string{"clean"}, anyOf: []string{"f", "force"}, noneOf: []string{"n", "dry-run"}, finding: findGitClean},
-		{sub: []string{"checkout"}, when: gitCheckoutDiscards, finding: findGitDiscard},
-		{sub: []string{"restore"}, when: gitRestoreDiscards, finding: findGitDiscard},
-		{sub: []string{"switch"}, anyOf: []string{"discard-changes", "f", "force"}, finding: findGitDiscard},
-		{sub: []string{"stash", "drop|clear"}, finding: findStashDrop},
-		{sub: []string{"branch"}, anyOf: []string{"D"}, finding: findBranchDelete},
-		{sub: []string{"branch"}, when: gitBranchForceDelete, finding: findBranchDelete},
-		{sub: []string{"filter-branch|filter-repo"}, finding: findHistoryRewrite},
-		{sub: []string{"reflog", "expire|delete"}, finding: findHistoryRewrite},
-		{sub: []string{"update-ref"}, anyOf: []string{"d"}, finding: findHistoryRewrite},
-		{sub: []string{"config"}, operand: "core.hookspath", finding: findGitHooks},
-		{sub: []string{"config"}, operand: "core.fsmonitor", finding: findGitHooks},
-		{sub: []string{"config"}, operand: "core.sshcommand", finding: findGitHooks},
-		{when: gitConfigCode, finding: ""},
-		{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
-		{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
-	},
-	"kubectl": {
-		{sub: []string{"delete"}, finding: findInfraDelete},
-		{sub: []string{"drain"}, finding: findInfraDelete},
-		{sub: []string{"get|describe", "secret|secrets"}, when: kubectlSecretValues, finding: findCredentialsRead},
-	},
-	"helm": {{sub: []string{"uninstall|delete|del|un"}, finding: findInfraDelete}},
-	"terraform": {
-		{sub: []string{"destroy"}, finding: findInfraDelete},
-		{sub: []string{"apply"}, when: terraformApplyDestroy, finding: findInfraDelete},
-		{sub: []string{"state", "rm"}, finding: findInfraDelete},
-		{sub: []string{"workspace", "delete"}, finding: findInfraDelete},
-	},
-	"tofu":   {{sub: []string{"destroy"}, finding: findInfraDelete}},
-	"pulumi": {{sub: []string{"destroy"}, finding: findInfraDelete}},
-	"aws": {
-		{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
-		{sub: []string{"configure", "get"}, operand: "*secret*", finding: findCredentialsRead},
-		{when: awsDestructive, finding: findInfraDelete},
-		{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
-	},
-	"gh": {
-		{sub: []string{"auth", "token"}, finding: findCredentialsRead},
-		{when: cliVerb(3), finding: findInfraDelete},
-		{sub: []string{"repo", "archive"}, finding: findInfraDelete},
-		{sub: []string{"api"}, when: httpMethodDelete, finding: findHTTPDelete},
-	},
-	"curl":  {{when: httpMethodDelete, finding: findHTTPDelete}},
-	"http":  {{sub: []string{"delete"}, finding: findHTTPDelete}},
-	"https": {{sub: []string{"delete"}, finding: findHTTPDelete}},
-	"xh":    {{sub: []string{"delete"}, finding: findHTTPDelete}},
-	"rclone": {
-		{sub: []string{"sync|move|moveto"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
-		{when: cliVerb(1), finding: findInfraDelete},
-	},
-	"restic":                {{when: cliVerb(1), finding: findInfraDelete}},
-	"borg":                  {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
-	"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}},
-	"kafka-topics":          {{anyOf: []string{"delete"}, finding: findInfraDelete}},
-	"kafka-consumer-groups": {{anyOf: []string{"delete", "delete-offsets", "reset-offsets"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
-	"kafka-acls":            {{anyOf: []string{"remove"}, finding: findInfraDelete}},
-	"kafka-configs":         {{anyOf: []string{"delete-config"}, finding: findInfraDelete}},
-	"kafka-delete-records":  {{finding: findInfraDelete}},
-	"rabbitmqctl":           {{when: cliVerb(1), finding: findInfraDelete}},
-	"rabbitmqadmin":         {{when: cliVerb(1), finding: findInfraDelete}},
-	"psql":                  {{when: sqlArgs, finding: ""}},
-	"mysql":                 {{when: sqlArgs, finding: ""}},
-	"mariadb":               {{when: sqlArgs, finding: ""}},
-	"sqlite3":               {{when: sqlArgs, finding: ""}},
-	"clickhouse-client":     {{when: sqlArgs, finding: ""}},
-	"cockroach":             {{when: sqlArgs, finding: ""}},
-	"redis-cli":             {{when: redisArgs, finding: ""}},
-	"mongosh":               {{when: mongoArgs, finding: ""}},
-	"mongo":                 {{when: mongoArgs, finding: ""}},
-	"mkfs":                  {{operand: "/dev/*", finding: findDiskWipe}},
-	"mke2fs":                {{operand: "/dev/*", finding: findDiskWipe}},
-	"mkswap":                {{operand: "/dev/*", finding: findDiskWipe}},
-	"wipefs":                {{operand: "/dev/*", finding: findDiskWipe}},
-	"blkdiscard":            {{operand: "/dev/*", finding: findDiskWipe}},
-	"fdisk":                 {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
-	"sfdisk":                {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
-	"cfdisk":                {{operand: "/dev/*", finding: findDiskWipe}},
-	"sgdisk":                {{operand: "/dev/*", noneOf: []string{"p", "print", "i", "info"}, finding: findDiskWipe}},
-	"gdisk":                 {{operand: "/dev/*", noneOf: []string{"l"}, finding: findDiskWipe}},
-	"parted":                {{when: partedWrites, finding: findDiskWipe}},
-	"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
-	"docker": {
-		{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape},
-		{sub: []string{"container", "run|create"}, when: containerEscape, finding: findContainerEscape},
-		{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
-		{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
-		{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
-	},
-	"podman":      {{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape}},
-	"nsenter":     {{finding: findNamespace}},
-	"chroot":      {{finding: findNamespace}},
-	"unshare":     {{finding: findNamespace}},
-	"su":          {{finding: findSudo}},
-	"sudo":        {{finding: findSudo}},
-	"doas":        {{finding: findSudo}},
-	"pkexec":      {{finding: findSudo}},
-	"run0":        {{finding: findSudo}},
-	"useradd":     {{finding: findAccount}},
-	"adduser":     {{finding: findAccount}},
-	"userdel":     {{finding: findAccount}},
-	"deluser":     {{finding: findAccount}},
-	"usermod":     {{finding: findAccount}},
-	"groupadd":    {{finding: findAccount}},
-	"gpasswd":     {{finding: findAccount}},
-	"passwd":      {{finding: findAccount}},
-	"chpasswd":    {{finding: findAccount}},
-	"visudo":      {{finding: findAccount}},
-	"dscl":        {{when: dsclWrites, finding: findAccount}},
-	"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
-	"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
-	"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
-	"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
-	"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
-	"journalctl":  {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
-	"unset":       {{operand: "histfile", finding: findLogTamper}},
-	"set":         {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
-	"env":         {{when: noOperands, finding: findEnvDump}},
-	"printenv":    {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
-	"export":      {{when: exportDump, finding: findEnvDump}},
-	"declare":     {{when: declareDump, finding: findEnvDump}},
-	"typeset":     {{when: declareDump, finding: findEnvDump}},
-	"nmap":        {{finding: findNetScan}},
-	"masscan":     {{finding: findNetScan}},
-	"zmap":        {{finding: findNetScan}},
-	"rustscan":    {{finding: findNetScan}},
-	"naabu":       {{finding: findNetScan}},
-	"arp-scan":    {{finding: findNetScan}},
-	"netdiscover": {{finding: findNetScan}},
-	"hping3":      {{finding: findNetScan}},
-	"nc":          {{when: netcat, finding: ""}},
-	"ncat":        {{when: netcat, finding: ""}},
-	"telnet":      {{when: hostOperand, finding: findRawSocket}},
-	"socat":       {{when: socat, finding: ""}},
-	"dig":         {{when: dnsQuery, finding: findDNSExfil}},
-	"nslookup":    {{when: dnsQuery, finding: findDNSExfil}},
-	"host":        {{when: dnsQuery, finding: findDNSExfil}},
-	"drill":       {{when: dnsQuery, finding: findDNSExfil}},
-	"pip":         {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
-	"npm":         {{when: npmRegistry, finding: ""}},
-	"pnpm":        {{when: npmRegistry, finding: ""}},
-	"yarn":        {{when: npmRegistry, finding: ""}},
-	"bun":         {{when: npmRegistry, finding: ""}},
-	"go":          {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
-	"cargo":       {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}},
-	"gem":         {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}},
-	"java":        {{when: javaCLIVerb, finding: findInfraDelete}},
-	"dropdb":      {{finding: findDBDrop}},
-	"mysqladmin":  {{sub: []string{"drop"}, finding: findDBDrop}},
-	"prisma":      {{sub: []string{"migrate", "reset"}, finding: findDBDrop}, {sub: []string{"db", "push"}, anyOf: []string{"force-reset", "accept-data-loss"}, finding: findDBDrop}},
-	"rails":       {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
-	"rake":        {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
-	"python":      {{when: djangoFlush, finding: findDBDrop}},
-	"diskutil":    {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
-	"auditctl":    {{anyOf: []string{"D"}, finding: findLogTamper}, {when: auditctlDisable, finding: findLogTamper}},
-	"tcpdump":     {{finding: findNetScan}},
-	"ztcp":        {{when: ztcp, finding: findRawSocket}},
-	"tshark":      {{finding: findNetScan}},
-	"setcap":      {{when: setcapPrivileged, finding: findSetuid}},
-	"install":     {{when: installSetuid, finding: findSetuid}},
-	"gpg":         {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
-	"security":    {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
-	"bundle":      {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
-	"tar":         {{when: tarRunsCode, finding: ""}},
-	"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
-	"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
-}
+// effectRules maps a canonical program name to its rules; each of infraCLIs also gets the
+// rule that finds a destructive verb among its first operands.
+var effectRules = sync.OnceValue(func() map[string][]rule {
+	rules := map[string][]rule{
+		"git": {
+			{sub: []string{"push"}, anyOf: []string{"f", "force"}, finding: findForcePush},
+			{sub: []string{"push"}, operand: "+*", finding: findForcePush},
+			{sub: []string{"push"}, anyOf: []string{"mirror"}, finding: findForcePush},
+			{sub: []string{"push"}, anyOf: []string{"delete", "d"}, finding: findBranchDelete},
+			{sub: []string{"push"}, operand: ":*", finding: findBranchDelete},
+			{sub: []string{"reset"}, anyOf: []string{"hard", "merge"}, finding: findResetHard},
+			{sub: []string{"clean"}, anyOf: []string{"f", "force"}, noneOf: []string{"n", "dry-run"}, finding: findGitClean},
+			{sub: []string{"checkout"}, when: gitCheckoutDiscards, finding: findGitDiscard},
+			{sub: []string{"restore"}, when: gitRestoreDiscards, finding: findGitDiscard},
+			{sub: []string{"switch"}, anyOf: []string{"discard-changes", "f", "force"}, finding: findGitDiscard},
+			{sub: []string{"stash", "drop|clear"}, finding: findStashDrop},
+			{sub: []string{"branch"}, anyOf: []string{"D"}, finding: findBranchDelete},
+			{sub: []string{"branch"}, when: gitBranchForceDelete, finding: findBranchDelete},
+			{sub: []string{"filter-branch|filter-repo"}, finding: findHistoryRewrite},
+			{sub: []string{"reflog", "expire|delete"}, finding: findHistoryRewrite},
+			{sub: []string{"update-ref"}, anyOf: []string{"d"}, finding: findHistoryRewrite},
+			{sub: []string{"config"}, operand: "core.hookspath", finding: findGitHooks},
+			{sub: []string{"config"}, operand: "core.fsmonitor", finding: findGitHooks},
+			{sub: []string{"config"}, operand: "core.sshcommand", finding: findGitHooks},
+			{when: gitConfigCode, finding: ""},
+			{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
+			{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
+		},
+		"kubectl": {
+			{sub: []string{"delete"}, finding: findInfraDelete},
+			{sub: []string{"drain"}, finding: findInfraDelete},
+			{sub: []string{"get|describe", "secret|secrets"}, when: kubectlSecretValues, finding: findCredentialsRead},
+		},
+		"helm": {{sub: []string{"uninstall|delete|del|un"}, finding: findInfraDelete}},
+		"terraform": {
+			{sub: []string{"destroy"}, finding: findInfraDelete},
+			{sub: []string{"apply"}, when: terraformApplyDestroy, finding: findInfraDelete},
+			{sub: []string{"state", "rm"}, finding: findInfraDelete},
+			{sub: []string{"workspace", "delete"}, finding: findInfraDelete},
+		},
+		"tofu":   {{sub: []string{"destroy"}, finding: findInfraDelete}},
+		"pulumi": {{sub: []string{"destroy"}, finding: findInfraDelete}},
+		"aws": {
+			{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
+			{sub: []string{"configure", "get"}, operand: "*secret*", finding: findCredentialsRead},
+			{when: awsDestructive, finding: findInfraDelete},
+			{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
+		},
+		"gh": {
+			{sub: []string{"auth", "token"}, finding: findCredentialsRead},
+			{when: cliVerb(3), finding: findInfraDelete},
+			{sub: []string{"repo", "archive"}, finding: findInfraDelete},
+			{sub: []string{"api"}, when: httpMethodDelete, finding: findHTTPDelete},
+		},
+		"curl":  {{when: httpMethodDelete, finding: findHTTPDelete}},
+		"http":  {{sub: []string{"delete"}, finding: findHTTPDelete}},
+		"https": {{sub: []string{"delete"}, finding: findHTTPDelete}},
+		"xh":    {{sub: []string{"delete"}, finding: findHTTPDelete}},
+		"rclone": {
+			{sub: []string{"sync|move|moveto"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
+			{when: cliVerb(1), finding: findInfraDelete},
+		},
+		"restic":                {{when: cliVerb(1), finding: findInfraDelete}},
+		"borg":                  {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
+		"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}},
+		"kafka-topics":          {{anyOf: []string{"delete"}, finding: findInfraDelete}},
+		"kafka-consumer-groups": {{anyOf: []string{"delete", "delete-offsets", "reset-offsets"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
+		"kafka-acls":            {{anyOf: []string{"remove"}, finding: findInfraDelete}},
+		"kafka-configs":         {{anyOf: []string{"delete-config"}, finding: findInfraDelete}},
+		"kafka-delete-records":  {{finding: findInfraDelete}},
+		"rabbitmqctl":           {{when: cliVerb(1), finding: findInfraDelete}},
+		"rabbitmqadmin":         {{when: cliVerb(1), finding: findInfraDelete}},
+		"psql":                  {{when: sqlArgs, finding: ""}},
+		"mysql":                 {{when: sqlArgs, finding: ""}},
+		"mariadb":               {{when: sqlArgs, finding: ""}},
+		"sqlite3":               {{when: sqlArgs, finding: ""}},
+		"clickhouse-client":     {{when: sqlArgs, finding: ""}},
+		"cockroach":             {{when: sqlArgs, finding: ""}},
+		"redis-cli":             {{when: redisArgs, finding: ""}},
+		"mongosh":               {{when: mongoArgs, finding: ""}},
+		"mongo":                 {{when: mongoArgs, finding: ""}},
+		"mkfs":                  {{operand: "/dev/*", finding: findDiskWipe}},
+		"mke2fs":                {{operand: "/dev/*", finding: findDiskWipe}},
+		"mkswap":                {{operand: "/dev/*", finding: findDiskWipe}},
+		"wipefs":                {{operand: "/dev/*", finding: findDiskWipe}},
+		"blkdiscard":            {{operand: "/dev/*", finding: findDiskWipe}},
+		"fdisk":                 {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
+		"sfdisk":                {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
+		"cfdisk":                {{operand: "/dev/*", finding: findDiskWipe}},
+		"sgdisk":                {{operand: "/dev/*", noneOf: []string{"p", "print", "i", "info"}, finding: findDiskWipe}},
+		"gdisk":                 {{operand: "/dev/*", noneOf: []string{"l"}, finding: findDiskWipe}},
+		"parted":                {{when: partedWrites, finding: findDiskWipe}},
+		"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
+		"docker": {
+			{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape},
+			{sub: []string{"container", "run|create"}, when: containerEscape, finding: findContainerEscape},
+			{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
+			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
+			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
+		},
+		"podman":      {{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape}},
+		"nsenter":     {{finding: findNamespace}},
+		"chroot":      {{finding: findNamespace}},
+		"unshare":     {{finding: findNamespace}},
+		"su":          {{finding: findSudo}},
+		"sudo":        {{finding: findSudo}},
+		"doas":        {{finding: findSudo}},
+		"pkexec":      {{finding: findSudo}},
+		"run0":        {{finding: findSudo}},
+		"useradd":     {{finding: findAccount}},
+		"adduser":     {{finding: findAccount}},
+		"userdel":     {{finding: findAccount}},
+		"deluser":     {{finding: findAccount}},
+		"usermod":     {{finding: findAccount}},
+		"groupadd":    {{finding: findAccount}},
+		"gpasswd":     {{finding: findAccount}},
+		"passwd":      {{finding: findAccount}},
+		"chpasswd":    {{finding: findAccount}},
+		"visudo":      {{finding: findAccount}},
+		"dscl":        {{when: dsclWrites, finding: findAccount}},
+		"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
+		"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
+		"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
+		"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
+		"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
+		"journalctl":  {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
+		"unset":       {{operand: "histfile", finding: findLogTamper}},
+		"set":         {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
+		"env":         {{when: noOperands, finding: findEnvDump}},
+		"printenv":    {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
+		"export":      {{when: exportDump, finding: findEnvDump}},
+		"declare":     {{when: declareDump, finding: findEnvDump}},
+		"typeset":     {{when: declareDump, finding: findEnvDump}},
+		"nmap":        {{finding: findNetScan}},
+		"masscan":     {{finding: findNetScan}},
+		"zmap":        {{finding: findNetScan}},
+		"rustscan":    {{finding: findNetScan}},
+		"naabu":       {{finding: findNetScan}},
+		"arp-scan":    {{finding: findNetScan}},
+		"netdiscover": {{finding: findNetScan}},
+		"hping3":      {{finding: findNetScan}},
+		"nc":          {{when: netcat, finding: ""}},
+		"ncat":        {{when: netcat, finding: ""}},
+		"telnet":      {{when: hostOperand, finding: findRawSocket}},
+		"socat":       {{when: socat, finding: ""}},
+		"dig":         {{when: dnsQuery, finding: findDNSExfil}},
+		"nslookup":    {{when: dnsQuery, finding: findDNSExfil}},
+		"host":        {{when: dnsQuery, finding: findDNSExfil}},
+		"drill":       {{when: dnsQuery, finding: findDNSExfil}},
+		"pip":         {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
+		"npm":         {{when: npmRegistry, finding: ""}},
+		"pnpm":        {{when: npmRegistry, finding: ""}},
+		"yarn":        {{when: npmRegistry, finding: ""}},
+		"bun":         {{when: npmRegistry, finding: ""}},
+		"go":          {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
+		"cargo":       {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}},
+		"gem":         {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}},
+		"java":        {{when: javaCLIVerb, finding: findInfraDelete}},
+		"dropdb":      {{finding: findDBDrop}},
+		"mysqladmin":  {{sub: []string{"drop"}, finding: findDBDrop}},
+		"prisma":      {{sub: []string{"migrate", "reset"}, finding: findDBDrop}, {sub: []string{"db", "push"}, anyOf: []string{"force-reset", "accept-data-loss"}, finding: findDBDrop}},
+		"rails":       {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
+		"rake":        {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
+		"python":      {{when: djangoFlush, finding: findDBDrop}},
+		"diskutil":    {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
+		"auditctl":    {{anyOf: []string{"D"}, finding: findLogTamper}, {when: auditctlDisable, finding: findLogTamper}},
+		"tcpdump":     {{finding: findNetScan}},
+		"ztcp":        {{when: ztcp, finding: findRawSocket}},
+		"tshark":      {{finding: findNetScan}},
+		"setcap":      {{when: setcapPrivileged, finding: findSetuid}},
+		"install":     {{when: installSetuid, finding: findSetuid}},
+		"gpg":         {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
+		"security":    {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
+		"bundle":      {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
+		"tar":         {{when: tarRunsCode, finding: ""}},
+		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+	}
+	for _, name := range infraCLIs {
+		rules[name] = append(rules[name], rule{when: cliVerb(4), finding: findInfraDelete})
+	}
+	return rules
+})
 
 // infraCLIs are command-line tools of clouds, clusters, secret stores, backups and
 // hosted services, whose destructive subcommands are spelled with a common verb.
@@ -258,23 +266,19 @@ var infraCLIs = []string{
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
 }
 
-func init() {
-	for _, name := range infraCLIs {
-		effectRules[name] = append(effectRules[name], rule{when: cliVerb(4), finding: findInfraDelete})
-	}
-}
-
 // destructiveVerbs are subcommand words that destroy what they name.
-var destructiveVerbs = map[string]bool{
-	"delete": true, "del": true, "destroy": true, "purge": true, "prune": true, "remove": true,
-	"rm": true, "rmdir": true, "rb": true, "forget": true, "uninstall": true, "unregister": true,
-	"revoke": true, "disable": true, "drop": true, "wipe": true, "terminate": true, "erase": true,
-	"deletefile": true, "deregister": true, "truncate": true, "flush": true, "nuke": true,
-	"remove-secret": true, "undeploy": true, "teardown": true, "unsubscribe": true,
-}
+var destructiveVerbs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"delete": true, "del": true, "destroy": true, "purge": true, "prune": true, "remove": true,
+		"rm": true, "rmdir": true, "rb": true, "forget": true, "uninstall": true, "unregister": true,
+		"revoke": true, "disable": true, "drop": true, "wipe": true, "terminate": true, "erase": true,
+		"deletefile": true, "deregister": true, "truncate": true, "flush": true, "nuke": true,
+		"remove-secret": true, "undeploy": true, "teardown": true, "unsubscribe": true,
+	}
+})
 
 func destructiveVerb(w string) bool {
-	if destructiveVerbs[w] {
+	if destructiveVerbs()[w] {
 		return true
 	}
 	for _, p := range []string{"delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear"} {
@@ -313,7 +317,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		}
 		v.ops[i] = strings.ToLower(o.lit)
 	}
-	for _, r := range effectRules[name] {
+	for _, r := range effectRules()[name] {
 		evidence, ok := a.applies(&r, &v)
 		if !ok {
 			continue
@@ -894,25 +898,27 @@ func directURL(o string) bool {
 
 // registryVars are environment variables that choose where packages come from, or turn
 // off the checks of what is downloaded.
-var registryVars = map[string]bool{
-	"goproxy": true, "gonosumdb": true, "gonosumcheck": true, "goinsecure": true, "gosumdb": true,
-	"gonoproxy": true, "goprivate": true,
-	"npm_config_registry": true, "yarn_registry": true, "pip_index_url": true,
-	"pip_extra_index_url": true, "pip_trusted_host": true, "uv_index_url": true,
-	"uv_extra_index_url": true, "uv_index": true, "cargo_registries_crates_io_index": true,
-	"bundle_mirror__all": true, "node_tls_reject_unauthorized": true,
-}
+var registryVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"goproxy": true, "gonosumdb": true, "gonosumcheck": true, "goinsecure": true, "gosumdb": true,
+		"gonoproxy": true, "goprivate": true,
+		"npm_config_registry": true, "yarn_registry": true, "pip_index_url": true,
+		"pip_extra_index_url": true, "pip_trusted_host": true, "uv_index_url": true,
+		"uv_extra_index_url": true, "uv_index": true, "cargo_registries_crates_io_index": true,
+		"bundle_mirror__all": true, "node_tls_reject_unauthorized": true,
+	}
+})
 
 func goEnvRegistry(_ *analyzer, v *view) string {
 	for _, o := range v.ops[1:] {
 		name, _, _ := strings.Cut(o, "=")
-		if registryVars[name] {
+		if registryVars()[name] {
 			return "go env -w " + o
 		}
 	}
 	for _, x := range v.values("w") {
 		name, _, _ := strings.Cut(strings.ToLower(x.lit), "=")
-		if registryVars[name] {
+		if registryVars()[name] {
 			return "go env -w " + x.lit
 		}
 	}

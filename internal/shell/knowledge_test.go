@@ -11,7 +11,7 @@ import (
 // data (no `when` body) is exercised here: a command built from its fields gets its finding,
 // and without the option it needs, or with the one it must not have, it does not.
 func TestEffectRules(t *testing.T) {
-	for prog, rules := range effectRules {
+	for prog, rules := range effectRules() {
 		for i, r := range rules {
 			if r.finding != "" {
 				if _, ok := call.LookupFinding(r.finding); !ok {
@@ -76,8 +76,8 @@ func gives(line, finding string) bool {
 // rule body, may give the finding for the line (git push -d and git push --mirror share
 // findings with other rules).
 func otherEffectRuleGives(prog string, i int, line string) bool {
-	for j, r := range effectRules[prog] {
-		if j != i && (r.finding == effectRules[prog][i].finding || r.when != nil) {
+	for j, r := range effectRules()[prog] {
+		if j != i && (r.finding == effectRules()[prog][i].finding || r.when != nil) {
 			return true
 		}
 	}

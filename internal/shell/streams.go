@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/shell/decode"
@@ -17,72 +18,76 @@ import (
 
 // shells are the programs that run shell code: from -c STRING, a script operand, or their
 // standard input.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
-	"yash": true, "posh": true, "rbash": true, "fish": true, "csh": true, "tcsh": true,
-}
+var shells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true,
+		"yash": true, "posh": true, "rbash": true, "fish": true, "csh": true, "tcsh": true,
+	}
+})
 
 // decoders map a program to how it transforms its input when decoding, given its options.
 // A nil function means the output is decoded from the input in a way moat cannot redo.
 type decoder func(v *view) (func(string) (string, bool), bool)
 
-var decoders = map[string]decoder{
-	"base64": func(v *view) (func(string) (string, bool), bool) {
-		if v.flag("d", "decode", "D") {
-			return decode.Base64, true
-		}
-		return nil, false
-	},
-	"base32": func(v *view) (func(string) (string, bool), bool) {
-		if v.flag("d", "decode") {
-			return decode.Base32, true
-		}
-		return nil, false
-	},
-	"basenc": func(v *view) (func(string) (string, bool), bool) {
-		return nil, v.flag("d", "decode")
-	},
-	"xxd": func(v *view) (func(string) (string, bool), bool) {
-		if v.flag("r", "revert") {
-			if v.flag("p", "ps", "plain", "postscript") {
-				return decode.Hex, true
-			}
-			return nil, true
-		}
-		return nil, false
-	},
-	"rev": func(v *view) (func(string) (string, bool), bool) {
-		return func(s string) (string, bool) { return decode.Rev(s), true }, true
-	},
-	"tr": func(v *view) (func(string) (string, bool), bool) {
-		if len(v.raw) == 2 && !v.raw[0].dynamic && !v.raw[1].dynamic && len(v.opts) == 0 {
-			set1, set2 := v.raw[0].lit, v.raw[1].lit
-			return func(s string) (string, bool) { return decode.Tr(set1, set2, s) }, true
-		}
-		return nil, false
-	},
-	"openssl": func(v *view) (func(string) (string, bool), bool) {
-		if len(v.ops) > 0 && (v.ops[0] == "base64" || v.ops[0] == "enc") && v.flag("d") {
-			if v.ops[0] == "base64" || v.flag("base64", "a") {
+var decoders = sync.OnceValue(func() map[string]decoder {
+	return map[string]decoder{
+		"base64": func(v *view) (func(string) (string, bool), bool) {
+			if v.flag("d", "decode", "D") {
 				return decode.Base64, true
 			}
+			return nil, false
+		},
+		"base32": func(v *view) (func(string) (string, bool), bool) {
+			if v.flag("d", "decode") {
+				return decode.Base32, true
+			}
+			return nil, false
+		},
+		"basenc": func(v *view) (func(string) (string, bool), bool) {
+			return nil, v.flag("d", "decode")
+		},
+		"xxd": func(v *view) (func(string) (string, bool), bool) {
+			if v.flag("r", "revert") {
+				if v.flag("p", "ps", "plain", "postscript") {
+					return decode.Hex, true
+				}
+				return nil, true
+			}
+			return nil, false
+		},
+		"rev": func(v *view) (func(string) (string, bool), bool) {
+			return func(s string) (string, bool) { return decode.Rev(s), true }, true
+		},
+		"tr": func(v *view) (func(string) (string, bool), bool) {
+			if len(v.raw) == 2 && !v.raw[0].dynamic && !v.raw[1].dynamic && len(v.opts) == 0 {
+				set1, set2 := v.raw[0].lit, v.raw[1].lit
+				return func(s string) (string, bool) { return decode.Tr(set1, set2, s) }, true
+			}
+			return nil, false
+		},
+		"openssl": func(v *view) (func(string) (string, bool), bool) {
+			if len(v.ops) > 0 && (v.ops[0] == "base64" || v.ops[0] == "enc") && v.flag("d") {
+				if v.ops[0] == "base64" || v.flag("base64", "a") {
+					return decode.Base64, true
+				}
+				return nil, true
+			}
+			return nil, false
+		},
+		"gunzip": func(*view) (func(string) (string, bool), bool) { return nil, true },
+		"zcat":   func(*view) (func(string) (string, bool), bool) { return nil, true },
+		"bzcat":  func(*view) (func(string) (string, bool), bool) { return nil, true },
+		"xzcat":  func(*view) (func(string) (string, bool), bool) { return nil, true },
+		"unxz":   func(*view) (func(string) (string, bool), bool) { return nil, true },
+		"gzip":   decompressFlag,
+		"bzip2":  decompressFlag,
+		"xz":     decompressFlag,
+		"zstd":   decompressFlag,
+		"uudecode": func(*view) (func(string) (string, bool), bool) {
 			return nil, true
-		}
-		return nil, false
-	},
-	"gunzip": func(*view) (func(string) (string, bool), bool) { return nil, true },
-	"zcat":   func(*view) (func(string) (string, bool), bool) { return nil, true },
-	"bzcat":  func(*view) (func(string) (string, bool), bool) { return nil, true },
-	"xzcat":  func(*view) (func(string) (string, bool), bool) { return nil, true },
-	"unxz":   func(*view) (func(string) (string, bool), bool) { return nil, true },
-	"gzip":   decompressFlag,
-	"bzip2":  decompressFlag,
-	"xz":     decompressFlag,
-	"zstd":   decompressFlag,
-	"uudecode": func(*view) (func(string) (string, bool), bool) {
-		return nil, true
-	},
-}
+		},
+	}
+})
 
 // decompressFlag: gzip -d, bzip2 -d, xz -d, zstd -d decompress what they read.
 func decompressFlag(v *view) (func(string) (string, bool), bool) {
@@ -90,7 +95,9 @@ func decompressFlag(v *view) (func(string) (string, bool), bool) {
 }
 
 // downloaders print what they fetch unless told to save it.
-var downloaders = map[string]bool{"curl": true, "wget": true, "http": true, "https": true, "xh": true, "fetch": true, "aria2c": true, "lwp-request": true, "GET": true}
+var downloaders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"curl": true, "wget": true, "http": true, "https": true, "xh": true, "fetch": true, "aria2c": true, "lwp-request": true, "GET": true}
+})
 
 // streamEffects sets what dataflow needs to know about the command, and adds the network
 // connections and the file effects that depend on options.
@@ -103,12 +110,12 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	case name == "printf":
 		a.printfText(m, v)
 		return
-	case shells[name]:
+	case shells()[name]:
 		m.pass = false
 		return // runs: see code.go
 	}
 	m.pass = true
-	if dec, ok := decoders[name]; ok {
+	if dec, ok := decoders()[name]; ok {
 		if fn, isDecoder := dec(v); isDecoder {
 			m.decoder = true
 			m.decode = fn

@@ -1,9 +1,18 @@
 package shell
 
-import "github.com/moatdev/moat/internal/call"
+import (
+	"sync"
+
+	"github.com/moatdev/moat/internal/call"
+)
 
 // This file holds what the analyser knows about programs, as data. Each table is iterated
 // by tests (tables_test.go), so an entry added here is tested without further work.
+//
+// The large tables, here and in options.go, knowledge.go and streams.go, are built on
+// first use (sync.OnceValue) rather than at init. Go builds a map literal at run time,
+// entry by entry and slice by slice, and moat starts one process per tool call: at init,
+// every call would pay for tables that only the analysis of a shell command reads.
 
 // wrapper describes a program that runs another program named among its arguments, and how
 // to find that program: skip the wrapper's options (and the values of those that take one),
@@ -34,64 +43,68 @@ type wrapper struct {
 
 // wrappers maps a wrapper's name to how it is unwrapped. Options not listed as taking a
 // value are assumed to take none.
-var wrappers = map[string]wrapper{
-	"sudo": {
-		privileged: true,
-		valueShort: "CDghprtTuU",
-		valueLong:  []string{"chdir", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"},
-		stopShort:  "eKlVv",
-		stopLong:   []string{"edit", "list", "remove-timestamp", "validate", "version"},
-		chdirShort: "D",
-		chdirLong:  "chdir",
-		assigns:    true,
-	},
-	"doas":         {valueShort: "Cu", privileged: true},
-	"pkexec":       {valueLong: []string{"user"}, privileged: true},
-	"run0":         {valueShort: "uDg", valueLong: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "nice"}, privileged: true, chdirShort: "D", chdirLong: "chdir"},
-	"runuser":      {valueShort: "ugGw", valueLong: []string{"user", "group", "supp-group", "whitelist-environment"}, privileged: true},
-	"ionice":       {valueShort: "cnp", valueLong: []string{"class", "classdata", "pid", "pgid", "uid"}},
-	"stdbuf":       {valueShort: "ioe", valueLong: []string{"input", "output", "error"}},
-	"setsid":       {},
-	"chrt":         {operands: 1},
-	"taskset":      {valueShort: "", operands: 1},
-	"unbuffer":     {},
-	"caffeinate":   {valueShort: "tw"},
-	"fakeroot":     {valueShort: "ils", valueLong: []string{"lib", "faked"}},
-	"proxychains":  {valueShort: "f"},
-	"proxychains4": {valueShort: "f"},
-	"torsocks":     {valueShort: "uapP", valueLong: []string{"user", "pass", "address", "port"}},
-	"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}},
-	"ltrace":       {valueShort: "aAeEnopsSu"},
-	"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1},
-	"xargs":        {valueShort: "adEeIiLlnPs", valueLong: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, xargs: true},
-	"watch":        {valueShort: "nqd", valueLong: []string{"interval", "differences", "equexit"}, joinShell: true, noJoinShort: "x", noJoinLong: "exec"},
-	"busybox":      {},
-	"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}},
-	"bunx":         {},
-	"pnpx":         {},
-	"env":          {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
-	"command":      {stopShort: "vV"},
-	"builtin":      {},
-	"exec":         {valueShort: "a"},
-	"nohup":        {},
-	"nice":         {valueShort: "n", valueLong: []string{"adjustment"}},
-	"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
-	"parallel":     {valueShort: "jSaI", valueLong: []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir", "colsep", "delimiter"}, xargs: true},
-	"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"sudo": {
+			privileged: true,
+			valueShort: "CDghprtTuU",
+			valueLong:  []string{"chdir", "close-from", "command-timeout", "group", "host", "other-user", "prompt", "role", "type", "user"},
+			stopShort:  "eKlVv",
+			stopLong:   []string{"edit", "list", "remove-timestamp", "validate", "version"},
+			chdirShort: "D",
+			chdirLong:  "chdir",
+			assigns:    true,
+		},
+		"doas":         {valueShort: "Cu", privileged: true},
+		"pkexec":       {valueLong: []string{"user"}, privileged: true},
+		"run0":         {valueShort: "uDg", valueLong: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "nice"}, privileged: true, chdirShort: "D", chdirLong: "chdir"},
+		"runuser":      {valueShort: "ugGw", valueLong: []string{"user", "group", "supp-group", "whitelist-environment"}, privileged: true},
+		"ionice":       {valueShort: "cnp", valueLong: []string{"class", "classdata", "pid", "pgid", "uid"}},
+		"stdbuf":       {valueShort: "ioe", valueLong: []string{"input", "output", "error"}},
+		"setsid":       {},
+		"chrt":         {operands: 1},
+		"taskset":      {valueShort: "", operands: 1},
+		"unbuffer":     {},
+		"caffeinate":   {valueShort: "tw"},
+		"fakeroot":     {valueShort: "ils", valueLong: []string{"lib", "faked"}},
+		"proxychains":  {valueShort: "f"},
+		"proxychains4": {valueShort: "f"},
+		"torsocks":     {valueShort: "uapP", valueLong: []string{"user", "pass", "address", "port"}},
+		"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}},
+		"ltrace":       {valueShort: "aAeEnopsSu"},
+		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1},
+		"xargs":        {valueShort: "adEeIiLlnPs", valueLong: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, xargs: true},
+		"watch":        {valueShort: "nqd", valueLong: []string{"interval", "differences", "equexit"}, joinShell: true, noJoinShort: "x", noJoinLong: "exec"},
+		"busybox":      {},
+		"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}},
+		"bunx":         {},
+		"pnpx":         {},
+		"env":          {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
+		"command":      {stopShort: "vV"},
+		"builtin":      {},
+		"exec":         {valueShort: "a"},
+		"nohup":        {},
+		"nice":         {valueShort: "n", valueLong: []string{"adjustment"}},
+		"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
+		"parallel":     {valueShort: "jSaI", valueLong: []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir", "colsep", "delimiter"}, xargs: true},
+		"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+	}
+})
 
 // flagAliases adds, per program, the canonical short name of options that have several
 // spellings, so that a rule can test one flag: `rm --recursive` and `rm -R` both set "r".
-var flagAliases = map[string]map[string]string{
-	"rm":    {"R": "r", "recursive": "r", "force": "f"},
-	"cp":    {"R": "r", "recursive": "r", "a": "r", "archive": "r"},
-	"chmod": {"recursive": "R"},
-	"chown": {"recursive": "R"},
-	"chgrp": {"recursive": "R"},
-	"grep":  {"R": "r", "recursive": "r", "dereference-recursive": "r"},
-	"diff":  {"recursive": "r"},
-	"ls":    {"recursive": "R"},
-}
+var flagAliases = sync.OnceValue(func() map[string]map[string]string {
+	return map[string]map[string]string{
+		"rm":    {"R": "r", "recursive": "r", "force": "f"},
+		"cp":    {"R": "r", "recursive": "r", "a": "r", "archive": "r"},
+		"chmod": {"recursive": "R"},
+		"chown": {"recursive": "R"},
+		"chgrp": {"recursive": "R"},
+		"grep":  {"R": "r", "recursive": "r", "dereference-recursive": "r"},
+		"diff":  {"recursive": "r"},
+		"ls":    {"recursive": "R"},
+	}
+})
 
 // operandSet selects some of a command's operands.
 type operandSet uint8
@@ -143,72 +156,74 @@ var (
 // programEffects maps a program to its file effects. A program listed with no rules has no
 // file effects at all; a program absent from the table is opaque: it may touch paths the
 // analysis cannot see.
-var programEffects = map[string]fileEffects{
-	"rm":     {rules: deleteEach, recursive: "r"},
-	"rmdir":  {rules: deleteEach},
-	"unlink": {rules: deleteEach},
-	"shred":  {rules: deleteEach},
+var programEffects = sync.OnceValue(func() map[string]fileEffects {
+	return map[string]fileEffects{
+		"rm":     {rules: deleteEach, recursive: "r"},
+		"rmdir":  {rules: deleteEach},
+		"unlink": {rules: deleteEach},
+		"shred":  {rules: deleteEach},
 
-	"cat":       {rules: readEach},
-	"head":      {rules: readEach},
-	"tail":      {rules: readEach},
-	"less":      {rules: readEach},
-	"more":      {rules: readEach},
-	"wc":        {rules: readEach},
-	"sort":      {rules: readEach},
-	"diff":      {rules: readEach, recursive: "r"},
-	"cmp":       {rules: readEach},
-	"md5sum":    {rules: readEach},
-	"sha256sum": {rules: readEach},
-	"file":      {rules: readEach},
-	// stat and ls read names and metadata, not contents.
-	"stat": noFiles,
-	// uniq [INPUT [OUTPUT]] writes its second operand.
-	"uniq": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}},
-	"grep": {rules: []accessRule{{afterFirst, call.Read}}, recursive: "r", noOperand: cwdIfRecursive, noOperandKind: call.Read},
-	"ls":   noFiles,
-	"du":   noFiles,
+		"cat":       {rules: readEach},
+		"head":      {rules: readEach},
+		"tail":      {rules: readEach},
+		"less":      {rules: readEach},
+		"more":      {rules: readEach},
+		"wc":        {rules: readEach},
+		"sort":      {rules: readEach},
+		"diff":      {rules: readEach, recursive: "r"},
+		"cmp":       {rules: readEach},
+		"md5sum":    {rules: readEach},
+		"sha256sum": {rules: readEach},
+		"file":      {rules: readEach},
+		// stat and ls read names and metadata, not contents.
+		"stat": noFiles,
+		// uniq [INPUT [OUTPUT]] writes its second operand.
+		"uniq": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}},
+		"grep": {rules: []accessRule{{afterFirst, call.Read}}, recursive: "r", noOperand: cwdIfRecursive, noOperandKind: call.Read},
+		"ls":   noFiles,
+		"du":   noFiles,
 
-	"touch":    {rules: writeEach},
-	"truncate": {rules: writeEach},
-	"rimraf":   {rules: deleteEach, alwaysRecursive: true},
-	"zip":      {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r"},
-	"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}},
-	"mkdir":    {rules: writeEach},
-	"tee":      {rules: writeEach},
+		"touch":    {rules: writeEach},
+		"truncate": {rules: writeEach},
+		"rimraf":   {rules: deleteEach, alwaysRecursive: true},
+		"zip":      {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r"},
+		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}},
+		"mkdir":    {rules: writeEach},
+		"tee":      {rules: writeEach},
 
-	"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
-	"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
-	"chmod": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
-	"chown": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
-	"chgrp": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
-	"ln":    {rules: []accessRule{{linkName, call.Write}}},
+		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
+		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
+		"chmod": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
+		"chown": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
+		"chgrp": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
+		"ln":    {rules: []accessRule{{linkName, call.Write}}},
 
-	// No file effects. ":" is the null command, which also stands for a statement that is
-	// only redirections (`> f`); the declaration builtins appear because `export x=1` is a
-	// command too; the wrappers appear for when they are run with no program.
-	"echo": noFiles, "printf": noFiles, "true": noFiles, "false": noFiles, "pwd": noFiles,
-	"whoami": noFiles, "date": noFiles, "id": noFiles, "uname": noFiles, "hostname": noFiles,
-	"cd": noFiles, "pushd": noFiles, "popd": noFiles, "export": noFiles, "set": noFiles,
-	"sleep": noFiles, "test": noFiles, "[": noFiles, ":": noFiles,
-	"declare": noFiles, "local": noFiles, "readonly": noFiles, "typeset": noFiles, "nameref": noFiles,
-	"unset": noFiles, "read": noFiles, "shift": noFiles, "exit": noFiles, "return": noFiles,
-	"wait": noFiles, "type": noFiles,
-	"command": noFiles, "builtin": noFiles, "exec": noFiles, "time": noFiles,
-	"env": noFiles, "printenv": noFiles, "history": noFiles, "eval": noFiles,
+		// No file effects. ":" is the null command, which also stands for a statement that is
+		// only redirections (`> f`); the declaration builtins appear because `export x=1` is a
+		// command too; the wrappers appear for when they are run with no program.
+		"echo": noFiles, "printf": noFiles, "true": noFiles, "false": noFiles, "pwd": noFiles,
+		"whoami": noFiles, "date": noFiles, "id": noFiles, "uname": noFiles, "hostname": noFiles,
+		"cd": noFiles, "pushd": noFiles, "popd": noFiles, "export": noFiles, "set": noFiles,
+		"sleep": noFiles, "test": noFiles, "[": noFiles, ":": noFiles,
+		"declare": noFiles, "local": noFiles, "readonly": noFiles, "typeset": noFiles, "nameref": noFiles,
+		"unset": noFiles, "read": noFiles, "shift": noFiles, "exit": noFiles, "return": noFiles,
+		"wait": noFiles, "type": noFiles,
+		"command": noFiles, "builtin": noFiles, "exec": noFiles, "time": noFiles,
+		"env": noFiles, "printenv": noFiles, "history": noFiles, "eval": noFiles,
 
-	// Programs whose file effects depend on their options: streams.go adds them.
-	"curl": noFiles, "wget": noFiles, "tar": noFiles, "dd": noFiles, "ssh": noFiles,
-	"scp":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
-	"rsync": {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
-	"nc":    noFiles, "ncat": noFiles, "telnet": noFiles, "socat": noFiles, "dig": noFiles,
-	"nslookup": noFiles, "host": noFiles, "ping": noFiles, "base64": {rules: readEach},
-	"xxd": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}}, "rev": {rules: readEach},
-	"tr": noFiles, "sed": {rules: []accessRule{{afterFirst, call.Read}}}, "jq": {rules: []accessRule{{afterFirst, call.Read}}},
-	"find": noFiles, "nmap": noFiles, "which": noFiles,
-	"tac": {rules: readEach}, "cut": {rules: readEach}, "strings": {rules: readEach},
-	"od": {rules: readEach}, "hexdump": {rules: readEach}, "nl": {rules: readEach},
-}
+		// Programs whose file effects depend on their options: streams.go adds them.
+		"curl": noFiles, "wget": noFiles, "tar": noFiles, "dd": noFiles, "ssh": noFiles,
+		"scp":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
+		"rsync": {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
+		"nc":    noFiles, "ncat": noFiles, "telnet": noFiles, "socat": noFiles, "dig": noFiles,
+		"nslookup": noFiles, "host": noFiles, "ping": noFiles, "base64": {rules: readEach},
+		"xxd": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}}, "rev": {rules: readEach},
+		"tr": noFiles, "sed": {rules: []accessRule{{afterFirst, call.Read}}}, "jq": {rules: []accessRule{{afterFirst, call.Read}}},
+		"find": noFiles, "nmap": noFiles, "which": noFiles,
+		"tac": {rules: readEach}, "cut": {rules: readEach}, "strings": {rules: readEach},
+		"od": {rules: readEach}, "hexdump": {rules: readEach}, "nl": {rules: readEach},
+	}
+})
 
 // notPaths are device files that name a stream rather than data on disk: reading or writing
 // them is not a file access. Deleting them still is.
@@ -230,9 +245,11 @@ var (
 	// varSetters assign the variables named by their arguments. The value is the option
 	// that names the variable ("printf -v x"), or "" when any argument may name one
 	// ("read x", "unset x").
-	varSetters = map[string]string{
-		"read": "", "mapfile": "", "readarray": "", "getopts": "", "unset": "", "let": "",
-		"declare": "", "typeset": "", "local": "", "export": "", "readonly": "",
-		"printf": "v", "wait": "p",
-	}
+	varSetters = sync.OnceValue(func() map[string]string {
+		return map[string]string{
+			"read": "", "mapfile": "", "readarray": "", "getopts": "", "unset": "", "let": "",
+			"declare": "", "typeset": "", "local": "", "export": "", "readonly": "",
+			"printf": "v", "wait": "p",
+		}
+	})
 )

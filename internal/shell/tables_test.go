@@ -51,7 +51,7 @@ func wantRun(t *testing.T, line string) {
 }
 
 func TestWrappersTable(t *testing.T) {
-	for prog, w := range wrappers {
+	for prog, w := range wrappers() {
 		t.Run(prog, func(t *testing.T) {
 			name := prog
 			if prog == "time" {
@@ -111,7 +111,7 @@ func TestWrappersTable(t *testing.T) {
 }
 
 func TestFlagAliasesTable(t *testing.T) {
-	for prog, aliases := range flagAliases {
+	for prog, aliases := range flagAliases() {
 		for from, to := range aliases {
 			dash := "-"
 			if len(from) > 1 {
@@ -126,13 +126,13 @@ func TestFlagAliasesTable(t *testing.T) {
 }
 
 func TestProgramEffectsTable(t *testing.T) {
-	for prog, eff := range programEffects {
+	for prog, eff := range programEffects() {
 		t.Run(prog, func(t *testing.T) {
 			line := prog + " a b c"
 			if prog == "eval" || prog == "ssh" {
 				line = prog // they run their words as code
 			}
-			if _, ok := wrappers[prog]; ok {
+			if _, ok := wrappers()[prog]; ok {
 				line = "command " + prog // a wrapper with no program is the command
 			}
 			c := only(t, line)
@@ -203,7 +203,7 @@ func TestStateTables(t *testing.T) {
 			t.Errorf("%s: want the cwd unknown after it, got %v", name, c.Accesses)
 		}
 	}
-	for name, opt := range varSetters {
+	for name, opt := range varSetters() {
 		args := " x"
 		if opt != "" {
 			args = " -" + opt + " x y"
