@@ -99,11 +99,3 @@ func collect(found []placed) []Finding {
 	}
 	return out
 }
-
-func wordSet(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
-}

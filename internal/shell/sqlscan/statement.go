@@ -1,5 +1,7 @@
 package sqlscan
 
+import "sync"
+
 // role is what a keyword may mean to the rules of a statement.
 type role uint8
 
@@ -35,49 +37,53 @@ type keywordInfo struct {
 	roles role
 }
 
-// keywords are the words the rules look for. A word not listed may be a name.
-var keywords = map[string]keywordInfo{
-	// What DROP drops. (What may follow DROP only inside ALTER, like PRIMARY KEY, is
-	// caught by the ALTER rule.)
-	"ACCESS": {roles: dropObject}, "AGGREGATE": {roles: dropObject}, "CAST": {roles: dropObject},
-	"COLLATION": {roles: dropObject}, "COLUMN": {roles: dropObject}, "COLUMNFAMILY": {roles: dropObject},
-	"CONSTRAINT": {roles: dropObject}, "CONVERSION": {roles: dropObject}, "DATABASE": {roles: dropObject},
-	"DICTIONARY": {roles: dropObject}, "DOMAIN": {roles: dropObject}, "EVENT": {roles: dropObject},
-	"EXTENSION": {roles: dropObject}, "FOREIGN": {roles: dropObject}, "FUNCTION": {roles: dropObject},
-	"GROUP": {roles: dropObject}, "INDEX": {roles: dropObject}, "KEYSPACE": {roles: dropObject},
-	"LANGUAGE": {roles: dropObject}, "LOGIN": {roles: dropObject}, "MATERIALIZED": {roles: dropObject},
-	"OPERATOR": {roles: dropObject}, "OWNED": {roles: dropObject}, "PACKAGE": {roles: dropObject},
-	"PARTITION": {roles: dropObject}, "POLICY": {roles: dropObject}, "PROCEDURE": {roles: dropObject},
-	"PUBLICATION": {roles: dropObject}, "ROLE": {roles: dropObject}, "ROUTINE": {roles: dropObject},
-	"RULE": {roles: dropObject}, "SCHEMA": {roles: dropObject}, "SEQUENCE": {roles: dropObject},
-	"SERVER": {roles: dropObject}, "STATISTICS": {roles: dropObject}, "SUBSCRIPTION": {roles: dropObject},
-	"SYNONYM": {roles: dropObject}, "TABLE": {roles: dropObject}, "TABLESPACE": {roles: dropObject},
-	"TEXT": {roles: dropObject}, "TRANSFORM": {roles: dropObject}, "TRIGGER": {roles: dropObject},
-	"TYPE": {roles: dropObject}, "USER": {roles: dropObject}, "VIEW": {roles: dropObject},
+// keywords are the words the rules look for. A word not listed may be a name. The map is
+// built on first use: Go builds a map literal at run time, and a process that scans no
+// SQL should not pay for it.
+var keywords = sync.OnceValue(func() map[string]keywordInfo {
+	return map[string]keywordInfo{
+		// What DROP drops. (What may follow DROP only inside ALTER, like PRIMARY KEY, is
+		// caught by the ALTER rule.)
+		"ACCESS": {roles: dropObject}, "AGGREGATE": {roles: dropObject}, "CAST": {roles: dropObject},
+		"COLLATION": {roles: dropObject}, "COLUMN": {roles: dropObject}, "COLUMNFAMILY": {roles: dropObject},
+		"CONSTRAINT": {roles: dropObject}, "CONVERSION": {roles: dropObject}, "DATABASE": {roles: dropObject},
+		"DICTIONARY": {roles: dropObject}, "DOMAIN": {roles: dropObject}, "EVENT": {roles: dropObject},
+		"EXTENSION": {roles: dropObject}, "FOREIGN": {roles: dropObject}, "FUNCTION": {roles: dropObject},
+		"GROUP": {roles: dropObject}, "INDEX": {roles: dropObject}, "KEYSPACE": {roles: dropObject},
+		"LANGUAGE": {roles: dropObject}, "LOGIN": {roles: dropObject}, "MATERIALIZED": {roles: dropObject},
+		"OPERATOR": {roles: dropObject}, "OWNED": {roles: dropObject}, "PACKAGE": {roles: dropObject},
+		"PARTITION": {roles: dropObject}, "POLICY": {roles: dropObject}, "PROCEDURE": {roles: dropObject},
+		"PUBLICATION": {roles: dropObject}, "ROLE": {roles: dropObject}, "ROUTINE": {roles: dropObject},
+		"RULE": {roles: dropObject}, "SCHEMA": {roles: dropObject}, "SEQUENCE": {roles: dropObject},
+		"SERVER": {roles: dropObject}, "STATISTICS": {roles: dropObject}, "SUBSCRIPTION": {roles: dropObject},
+		"SYNONYM": {roles: dropObject}, "TABLE": {roles: dropObject}, "TABLESPACE": {roles: dropObject},
+		"TEXT": {roles: dropObject}, "TRANSFORM": {roles: dropObject}, "TRIGGER": {roles: dropObject},
+		"TYPE": {roles: dropObject}, "USER": {roles: dropObject}, "VIEW": {roles: dropObject},
 
-	"TEMPORARY": {roles: dropModifier}, "TEMP": {roles: dropModifier},
-	"ONLINE": {roles: dropModifier}, "OFFLINE": {roles: dropModifier},
+		"TEMPORARY": {roles: dropModifier}, "TEMP": {roles: dropModifier},
+		"ONLINE": {roles: dropModifier}, "OFFLINE": {roles: dropModifier},
 
-	"LOW_PRIORITY": {roles: deleteModifier}, "QUICK": {roles: deleteModifier}, "IGNORE": {roles: deleteModifier},
+		"LOW_PRIORITY": {roles: deleteModifier}, "QUICK": {roles: deleteModifier}, "IGNORE": {roles: deleteModifier},
 
-	// Not names after DROP in ALTER, after TRUNCATE and after UPDATE: ALTER COLUMN c DROP
-	// DEFAULT, GRANT TRUNCATE ON t, ON UPDATE SET NULL.
-	"ALL": {roles: notName}, "AND": {roles: notName}, "AS": {roles: notName},
-	"BY": {roles: notName}, "CASCADE": {roles: notName}, "DEFAULT": {roles: notName},
-	"EXPRESSION": {roles: notName}, "IDENTITY": {roles: notName}, "IN": {roles: notName},
-	"IS": {roles: notName}, "NOT": {roles: notName}, "NOWAIT": {roles: notName},
-	"NULL": {roles: notName}, "OF": {roles: notName}, "OR": {roles: notName},
-	"RESTRICT": {roles: notName}, "TO": {roles: notName}, "WITH": {roles: notName},
-	"ON": {roles: notName | notBeforeUpdate},
+		// Not names after DROP in ALTER, after TRUNCATE and after UPDATE: ALTER COLUMN c DROP
+		// DEFAULT, GRANT TRUNCATE ON t, ON UPDATE SET NULL.
+		"ALL": {roles: notName}, "AND": {roles: notName}, "AS": {roles: notName},
+		"BY": {roles: notName}, "CASCADE": {roles: notName}, "DEFAULT": {roles: notName},
+		"EXPRESSION": {roles: notName}, "IDENTITY": {roles: notName}, "IN": {roles: notName},
+		"IS": {roles: notName}, "NOT": {roles: notName}, "NOWAIT": {roles: notName},
+		"NULL": {roles: notName}, "OF": {roles: notName}, "OR": {roles: notName},
+		"RESTRICT": {roles: notName}, "TO": {roles: notName}, "WITH": {roles: notName},
+		"ON": {roles: notName | notBeforeUpdate},
 
-	// ON UPDATE, DO UPDATE, ON DUPLICATE KEY UPDATE, FOR UPDATE.
-	"KEY": {roles: notBeforeUpdate}, "FOR": {roles: notBeforeUpdate},
+		// ON UPDATE, DO UPDATE, ON DUPLICATE KEY UPDATE, FOR UPDATE.
+		"KEY": {roles: notBeforeUpdate}, "FOR": {roles: notBeforeUpdate},
 
-	"ALTER": {id: kwAlter}, "DELETE": {id: kwDelete}, "DO": {kwDo, notBeforeUpdate},
-	"DROP": {id: kwDrop}, "EXECUTE": {id: kwExecute}, "FROM": {kwFrom, notName},
-	"IMMEDIATE": {id: kwImmediate}, "PREPARE": {id: kwPrepare}, "SET": {kwSet, notName},
-	"TRUNCATE": {id: kwTruncate}, "UPDATE": {id: kwUpdate}, "WHERE": {kwWhere, notName},
-}
+		"ALTER": {id: kwAlter}, "DELETE": {id: kwDelete}, "DO": {kwDo, notBeforeUpdate},
+		"DROP": {id: kwDrop}, "EXECUTE": {id: kwExecute}, "FROM": {kwFrom, notName},
+		"IMMEDIATE": {id: kwImmediate}, "PREPARE": {id: kwPrepare}, "SET": {kwSet, notName},
+		"TRUNCATE": {id: kwTruncate}, "UPDATE": {id: kwUpdate}, "WHERE": {kwWhere, notName},
+	}
+})
 
 // maxKeyword is the length of the longest keyword.
 const maxKeyword = 12
@@ -96,7 +102,7 @@ func keyword(t token) keywordInfo {
 		}
 		buf[i] = c
 	}
-	return keywords[string(buf[:len(t.text)])]
+	return keywords()[string(buf[:len(t.text)])]
 }
 
 // isName reports whether t, whose keyword info is k, may name a table, column or the like.
