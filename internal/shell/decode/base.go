@@ -1,5 +1,7 @@
 package decode
 
+import "sync"
+
 // digits maps each byte to its value as a digit of a base-2^n encoding, or -1.
 type digits [256]int8
 
@@ -16,13 +18,16 @@ func newDigits(alphabets ...string) *digits {
 	return &d
 }
 
-// The alphabets, read only after initialisation. Base64 takes both the standard and the
-// URL-safe alphabet, which differ only in the last two digits.
+// The alphabets, built on first use rather than at every start of moat, and read only
+// after. Base64 takes both the standard and the URL-safe alphabet, which differ only in the
+// last two digits.
 var (
-	base64Digits = newDigits(
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-	base32Digits = newDigits("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+	base64Digits = sync.OnceValue(func() *digits {
+		return newDigits(
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+	})
+	base32Digits = sync.OnceValue(func() *digits { return newDigits("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") })
 )
 
 // Base64 returns what `base64 -d` prints for s: s decoded as standard or URL-safe base64,
@@ -35,14 +40,14 @@ var (
 // it fails, except that it stops at whitespace other than newlines, which this skips; a
 // caller that passes the output on must still inspect it.
 func Base64(s string) (string, bool) {
-	return decodeBase(s, base64Digits, 6)
+	return decodeBase(s, base64Digits(), 6)
 }
 
 // Base32 returns what `base32 -d` prints for s: s decoded as RFC 4648 base32 (upper-case
 // letters and 2-7, as GNU base32 reads it), padded or not, with ASCII whitespace anywhere
 // ignored. Its other rules, and what it returns when ok is false, are those of Base64.
 func Base32(s string) (string, bool) {
-	return decodeBase(s, base32Digits, 5)
+	return decodeBase(s, base32Digits(), 5)
 }
 
 // decodeBase decodes s, whose digits are worth bits bits each. It keeps the bits of the

@@ -1,5 +1,7 @@
 package decode
 
+import "sync"
+
 // Tr returns what GNU `tr SET1 SET2` prints for s: each byte of s that is in SET1 replaced
 // by the byte at the same place in SET2. tr works on bytes, not characters. SET2 is padded
 // with its last byte when shorter than SET1, and when a byte is in SET1 more than once its
@@ -80,21 +82,24 @@ type run struct {
 
 func (r run) len() int { return int(r.hi) - int(r.lo) + 1 }
 
-// classes are the character classes of the C locale, as runs.
-var classes = map[string][]run{
-	"alnum":  {{'0', '9', noCase}, {'A', 'Z', noCase}, {'a', 'z', noCase}},
-	"alpha":  {{'A', 'Z', noCase}, {'a', 'z', noCase}},
-	"blank":  {{'\t', '\t', noCase}, {' ', ' ', noCase}},
-	"cntrl":  {{0, 31, noCase}, {127, 127, noCase}},
-	"digit":  {{'0', '9', noCase}},
-	"graph":  {{'!', '~', noCase}},
-	"lower":  {{'a', 'z', lowerCase}},
-	"print":  {{' ', '~', noCase}},
-	"punct":  {{'!', '/', noCase}, {':', '@', noCase}, {'[', '`', noCase}, {'{', '~', noCase}},
-	"space":  {{'\t', '\r', noCase}, {' ', ' ', noCase}},
-	"upper":  {{'A', 'Z', upperCase}},
-	"xdigit": {{'0', '9', noCase}, {'A', 'F', noCase}, {'a', 'f', noCase}},
-}
+// classes are the character classes of the C locale, as runs, built on first use: Go
+// builds a map literal at run time, and most processes read no tr sets.
+var classes = sync.OnceValue(func() map[string][]run {
+	return map[string][]run{
+		"alnum":  {{'0', '9', noCase}, {'A', 'Z', noCase}, {'a', 'z', noCase}},
+		"alpha":  {{'A', 'Z', noCase}, {'a', 'z', noCase}},
+		"blank":  {{'\t', '\t', noCase}, {' ', ' ', noCase}},
+		"cntrl":  {{0, 31, noCase}, {127, 127, noCase}},
+		"digit":  {{'0', '9', noCase}},
+		"graph":  {{'!', '~', noCase}},
+		"lower":  {{'a', 'z', lowerCase}},
+		"print":  {{' ', '~', noCase}},
+		"punct":  {{'!', '/', noCase}, {':', '@', noCase}, {'[', '`', noCase}, {'{', '~', noCase}},
+		"space":  {{'\t', '\r', noCase}, {' ', ' ', noCase}},
+		"upper":  {{'A', 'Z', upperCase}},
+		"xdigit": {{'0', '9', noCase}, {'A', 'F', noCase}, {'a', 'f', noCase}},
+	}
+})
 
 // char is a byte of a set after its escapes are read; escaped bytes never start or join a
 // construct.
@@ -160,7 +165,7 @@ func parseSet(set string, second bool) ([]run, bool) {
 					for _, c := range cs[i+2 : end] {
 						name = append(name, c.c)
 					}
-					class, ok := classes[string(name)]
+					class, ok := classes()[string(name)]
 					if !ok || second && class[0].class == noCase {
 						return nil, false
 					}
