@@ -115,7 +115,7 @@ func Inspect(lang Lang, code string) Result {
 
 func inspect(lang Lang, code string, r *Result, depth int) {
 	p, ok := patterns()[lang]
-	if !ok || !mentionsAny(code, keywords[lang]) {
+	if !ok || !mentionsAny(code, keywords()[lang]) {
 		return
 	}
 	execs := findAll(p.exec, code)

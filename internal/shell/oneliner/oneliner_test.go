@@ -189,12 +189,12 @@ func BenchmarkInspect(b *testing.B) {
 // prefilter never hides what the patterns would find.
 func TestKeywordsCoverPatterns(t *testing.T) {
 	for _, c := range loadCases(t) {
-		if !mentionsAny(c.code, keywords[c.lang]) && !slices.Equal(c.want, []string{"none"}) {
+		if !mentionsAny(c.code, keywords()[c.lang]) && !slices.Equal(c.want, []string{"none"}) {
 			t.Errorf("cases.txt:%d: %q mentions no keyword of %s", c.where, c.code, c.lang)
 		}
 	}
 	for lang := range patterns() {
-		if len(keywords[lang]) == 0 {
+		if len(keywords()[lang]) == 0 {
 			t.Errorf("%s has no keywords", lang)
 		}
 	}

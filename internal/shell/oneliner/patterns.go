@@ -165,14 +165,17 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 })
 
 // keywords are, per language, words at least one of which appears in any code a pattern
-// of the language matches. TestKeywordsCoverPatterns checks them against the corpus.
-var keywords = map[Lang][]string{
-	Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "socket", "eval", "urlopen", "requests", ".send", ".request"},
-	Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval"},
-	Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval"},
-	Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm."},
-	PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function"},
-	Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
-	Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring"},
-	AppleScript: {"shell"},
-}
+// of the language matches. TestKeywordsCoverPatterns checks them against the corpus. Like
+// patterns, they are built on first use.
+var keywords = sync.OnceValue(func() map[Lang][]string {
+	return map[Lang][]string{
+		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "socket", "eval", "urlopen", "requests", ".send", ".request"},
+		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval"},
+		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval"},
+		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm."},
+		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function"},
+		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
+		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring"},
+		AppleScript: {"shell"},
+	}
+})
