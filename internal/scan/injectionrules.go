@@ -337,7 +337,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 					m = strings.TrimPrefix(m, p)
 				}
 				first, _, _ := strings.Cut(m, " ")
-				if notImperative[first] {
+				if notImperative.has(first) {
 					return false
 				}
 				for _, w := range []string{"thank", "appreciate", "received", "look forward", "waiting for", "order number", "account number", "ticket", "invoice", "reference number", "your name", "contact", "phone", "attach", "check your", "compare your", "submit your", "save your", "send your", "post your"} {
@@ -391,17 +391,14 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 
 // notImperative lists the first words of clauses that are statements or questions, not
 // orders: pronouns, articles, auxiliaries and thanks.
-var notImperative = map[string]bool{
-	"i": true, "we": true, "you": true, "your": true, "the": true, "this": true, "that": true, "these": true, "those": true,
-	"it": true, "its": true, "they": true, "he": true, "she": true, "our": true, "my": true, "a": true, "an": true,
-	"if": true, "when": true, "thank": true, "thanks": true, "is": true, "are": true, "was": true, "were": true,
-	"did": true, "does": true, "do": true, "have": true, "has": true, "had": true, "will": true, "would": true,
-	"what": true, "how": true, "why": true, "where": true, "who": true, "which": true, "as": true,
-	"for": true, "on": true, "to": true, "from": true, "with": true, "after": true, "before": true, "once": true,
-	"there": true, "here": true, "all": true, "each": true, "every": true, "some": true, "no": true, "not": true,
-	"but": true, "or": true, "so": true, "because": true, "since": true, "while": true, "until": true, "unless": true,
-	"hi": true, "hello": true, "dear": true, "sorry": true, "great": true, "good": true, "nice": true, "got": true,
-	"received": true, "based": true, "according": true, "regarding": true, "re": true, "q": true, "a:": true,
+var notImperative = wordSet{
+	"a", "a:", "according", "after", "all", "an", "are", "as", "based", "because", "before",
+	"but", "dear", "did", "do", "does", "each", "every", "for", "from", "good", "got", "great",
+	"had", "has", "have", "he", "hello", "here", "hi", "how", "i", "if", "is", "it", "its",
+	"my", "nice", "no", "not", "on", "once", "or", "our", "q", "re", "received", "regarding",
+	"she", "since", "so", "some", "sorry", "thank", "thanks", "that", "the", "there", "these",
+	"they", "this", "those", "to", "unless", "until", "was", "we", "were", "what", "when",
+	"where", "which", "while", "who", "why", "will", "with", "would", "you", "your",
 }
 
 var (

@@ -91,3 +91,14 @@ func TestSecretPatternsCompileOnDemand(t *testing.T) {
 		}
 	}
 }
+
+func TestWordSetsAreSorted(t *testing.T) {
+	for name, set := range map[string]wordSet{
+		"notImperative": notImperative, "passwordNameParts": passwordNameParts, "keyNameStops": keyNameStops,
+		"envNameStops": envNameStops, "notSecretNameParts": notSecretNameParts,
+	} {
+		if !slices.IsSorted(set) || len(slices.Compact(slices.Clone(set))) != len(set) {
+			t.Errorf("%s: a wordSet must be sorted, without duplicates, for has to find its words", name)
+		}
+	}
+}

@@ -512,7 +512,7 @@ func mentionsSecretWord(v string) bool {
 }
 
 // passwordNameParts are the words that name a password when they stand alone in a key.
-var passwordNameParts = map[string]bool{"pass": true, "pwd": true}
+var passwordNameParts = wordSet{"pass", "pwd"}
 
 // passwordValue decides on a value assigned to a name containing pass or pwd.
 func passwordValue(c Candidate) bool {
@@ -523,7 +523,7 @@ func passwordValue(c Candidate) bool {
 		parts := nameParts(c.Name)
 		found := false
 		for _, p := range parts {
-			found = found || passwordNameParts[p]
+			found = found || passwordNameParts.has(p)
 		}
 		if !found || len(parts) < 2 || lower == "oldpwd" {
 			return false
@@ -566,13 +566,11 @@ func genericSecretValue(c Candidate) bool {
 
 // keyNameStops are words that, in a name ending in "key", make it a lookup key rather than
 // a cryptographic or API one.
-var keyNameStops = map[string]bool{
-	"cache": true, "sort": true, "primary": true, "partition": true, "foreign": true,
-	"lookup": true, "map": true, "idempotency": true, "dedupe": true, "dedup": true,
-	"row": true, "column": true, "index": true, "hot": true, "shortcut": true,
-	"i18n": true, "translation": true, "react": true, "group": true, "object": true,
-	"s3": true, "query": true, "sharding": true, "routing": true, "verifier": true,
-	"verify": true, "verification": true,
+var keyNameStops = wordSet{
+	"cache", "column", "dedup", "dedupe", "foreign", "group", "hot", "i18n", "idempotency",
+	"index", "lookup", "map", "object", "partition", "primary", "query", "react", "routing",
+	"row", "s3", "sharding", "shortcut", "sort", "translation", "verification", "verifier",
+	"verify",
 }
 
 // genericKeyValue decides on a value assigned to a name ending in the word key.
@@ -610,9 +608,8 @@ func envAssignmentLine(line string) bool {
 
 // envNameStops are words that, in an env variable's name, mark a value that is random but
 // not secret.
-var envNameStops = map[string]bool{
-	"commit": true, "rev": true, "revision": true, "build": true, "image": true, "tag": true,
-	"release": true,
+var envNameStops = wordSet{
+	"build", "commit", "image", "release", "rev", "revision", "tag",
 }
 
 // envValue decides on a value assigned under an arbitrary env variable name: only values

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -281,29 +282,35 @@ func nameParts(name string) []string {
 	return parts
 }
 
+// wordSet is a set of words as a sorted slice. A map literal is built by code that runs
+// when the package loads, in every hook process; a slice literal is laid out by the
+// linker and costs nothing until it is searched.
+type wordSet []string
+
+// has reports whether w is in the set.
+func (s wordSet) has(w string) bool {
+	_, ok := slices.BinarySearch(s, w)
+	return ok
+}
+
 // notSecretNameParts are words that, anywhere in a key name, say that the value is about a
 // secret rather than the secret itself: its id, its name, its length, where it is kept.
-var notSecretNameParts = map[string]bool{
-	"id": true, "ids": true, "uuid": true, "name": true, "names": true, "type": true, "kind": true,
-	"hash": true, "hashed": true, "sha": true, "sha1": true, "sha256": true, "sha512": true,
-	"md5": true, "digest": true, "checksum": true, "fingerprint": true, "integrity": true,
-	"public": true, "pub": true, "path": true, "file": true, "dir": true, "url": true, "uri": true,
-	"endpoint": true, "host": true, "length": true, "len": true, "size": true, "count": true,
-	"max": true, "min": true, "ttl": true, "expiry": true, "expires": true, "expiration": true,
-	"timeout": true, "format": true, "field": true, "label": true, "placeholder": true,
-	"prompt": true, "description": true, "hint": true, "message": true, "msg": true,
-	"error": true, "regex": true, "pattern": true, "env": true, "var": true, "ref": true,
-	"provider": true, "method": true, "mode": true, "scope": true, "scopes": true,
-	"policy": true, "rotation": true, "version": true, "enabled": true, "required": true,
-	"usage": true, "page": true, "cursor": true, "next": true, "tokens": true,
-	"tokenizer": true, "template": true, "manager": true, "store": true,
-	"header": true, "prefix": true, "suffix": true, "generator": true, "validator": true,
+var notSecretNameParts = wordSet{
+	"checksum", "count", "cursor", "description", "digest", "dir", "enabled", "endpoint", "env",
+	"error", "expiration", "expires", "expiry", "field", "file", "fingerprint", "format",
+	"generator", "hash", "hashed", "header", "hint", "host", "id", "ids", "integrity", "kind",
+	"label", "len", "length", "manager", "max", "md5", "message", "method", "min", "mode",
+	"msg", "name", "names", "next", "page", "path", "pattern", "placeholder", "policy",
+	"prefix", "prompt", "provider", "pub", "public", "ref", "regex", "required", "rotation",
+	"scope", "scopes", "sha", "sha1", "sha256", "sha512", "size", "store", "suffix", "template",
+	"timeout", "tokenizer", "tokens", "ttl", "type", "uri", "url", "usage", "uuid", "validator",
+	"var", "version",
 }
 
 // notSecretName reports whether the key name marks its value as not itself a secret.
-func notSecretName(name string, extra map[string]bool) bool {
+func notSecretName(name string, extra wordSet) bool {
 	for _, p := range nameParts(name) {
-		if notSecretNameParts[p] || extra[p] {
+		if notSecretNameParts.has(p) || extra.has(p) {
 			return true
 		}
 	}
