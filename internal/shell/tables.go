@@ -13,6 +13,7 @@ import (
 // first use (sync.OnceValue) rather than at init. Go builds a map literal at run time,
 // entry by entry and slice by slice, and moat starts one process per tool call: at init,
 // every call would pay for tables that only the analysis of a shell command reads.
+// TestNoWorkAtInit keeps it so.
 
 // wrapper describes a program that runs another program named among its arguments, and how
 // to find that program: skip the wrapper's options (and the values of those that take one),
