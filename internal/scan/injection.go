@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -84,7 +83,7 @@ type injectionSignal struct {
 	Requires string
 	// Pattern is matched around keyword occurrences; when nil, each occurrence of a
 	// keyword is itself a match.
-	Pattern *regexp.Regexp
+	Pattern *Pattern
 	// ClauseStart widens each window back to the start of its line or sentence, for
 	// patterns that must see where a clause begins.
 	ClauseStart bool
@@ -346,12 +345,13 @@ func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHi
 	}
 	// A signal's weight is that of its best match, so past maxSignalMatches matches (a
 	// text repeating a phrase) the rest would only cost time.
+	re := sg.Pattern.Regexp() // compiled by the first text that gives the signal windows
 	found := 0
 	for _, w := range mergeSpans(ws) {
 		if found >= maxSignalMatches {
 			break
 		}
-		for _, m := range sg.Pattern.FindAllStringIndex(s[w.lo:w.hi], maxSignalMatches-found) {
+		for _, m := range re.FindAllStringIndex(s[w.lo:w.hi], maxSignalMatches-found) {
 			found++
 			start, end := w.lo+m[0], w.lo+m[1]
 			if sg.Negatable && negated(s, start) {
