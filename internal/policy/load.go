@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -24,7 +25,6 @@ var (
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
-	ruleID   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 )
 
 // Load reads and compiles the policy document data, which came from name (a file path, or
@@ -136,8 +136,17 @@ func newLoader(name string, host Host) *loader {
 	return &loader{reader: reader{file: name}, host: host, ids: make(map[string]*Rule), sets: make(map[string]*pathTerm)}
 }
 
-// parseDocument parses exactly one YAML document and returns its root node.
+// parseDocument parses exactly one YAML document and returns its root node. The caller
+// must not change the tree: an embedded document's is shared static data.
 func parseDocument(name string, data []byte) (*yaml.Node, error) {
+	if root := preparsed(data); root != nil {
+		return root, nil
+	}
+	return parseYAML(name, data)
+}
+
+// parseYAML runs the YAML parser on data, which must hold exactly one document.
+func parseYAML(name string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -158,13 +167,14 @@ func parseDocument(name string, data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+// yamlLine is compiled on first use: only a policy with a syntax error needs it.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // syntaxError turns the YAML parser's message into a positioned error. The parser reports a
 // line but no column.
 func syntaxError(name string, err error) *Error {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &Error{File: name, Line: line, Msg: "YAML syntax: " + m[2]}
 	}
@@ -300,7 +310,7 @@ func (l *loader) rule(n *yaml.Node, origin string) *Rule {
 	if f, ok := byKey["id"]; ok {
 		if id, ok := l.str(f.value, "id"); ok {
 			switch {
-			case !ruleID.MatchString(id):
+			case !validRuleID(id):
 				l.errorf(f.value, "rule id %q must start with a letter or digit and hold only letters, digits and . _ / -", id)
 			case id == call.RuleDefault || id == call.RuleFailClosed || id == call.RuleFailOpen || (strings.HasPrefix(id, SelfProtectionPrefix) && !l.builtin):
 				l.errorf(f.value, "rule id %q is reserved by moat", id)
@@ -566,4 +576,17 @@ func mapKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// validRuleID reports whether id is a rule id: a letter or digit, then letters, digits and
+// . _ / -.
+func validRuleID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '/' && c != '-') {
+			return false
+		}
+	}
+	return id != ""
 }

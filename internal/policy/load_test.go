@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -244,6 +245,30 @@ func BenchmarkLoadRecommended(b *testing.B) {
 	for b.Loop() {
 		if _, err := Load(EmbeddedPrefix+DefaultTemplate, data, testHost()); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestValidRuleID checks the rule id grammar against the regular expression that states
+// it, on every string of up to three bytes over an alphabet that exercises each class.
+func TestValidRuleID(t *testing.T) {
+	grammar := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	alphabet := []string{"a", "Z", "0", "9", ".", "_", "/", "-", " ", ":", "é", "\x00", "*"}
+	check := func(id string) {
+		if got, want := validRuleID(id), grammar.MatchString(id); got != want {
+			t.Errorf("validRuleID(%q) = %v, want %v", id, got, want)
+		}
+	}
+	check("")
+	check("deny-delete-root-home-system")
+	check("team/payments.v2_large")
+	for _, a := range alphabet {
+		check(a)
+		for _, b := range alphabet {
+			check(a + b)
+			for _, c := range alphabet {
+				check(a + b + c)
+			}
 		}
 	}
 }
