@@ -20,8 +20,8 @@ const freshEnv = "MOAT_SCAN_FRESH_PROCESS"
 
 // inFreshProcess reruns the test named name in a new process of the test binary, with
 // package initialisation traced, and returns that process's output. In the new process
-// it returns ok = false: the caller is the child and runs its checks.
-func inFreshProcess(t *testing.T, name string) (out string, ok bool) {
+// it reports parent = false: the caller is the child, and runs its checks.
+func inFreshProcess(t *testing.T, name string) (out string, parent bool) {
 	t.Helper()
 	if os.Getenv(freshEnv) == "1" {
 		return "", false
