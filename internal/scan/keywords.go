@@ -1,7 +1,5 @@
 package scan
 
-import "slices"
-
 // keywordIndex finds every occurrence of a fixed set of ASCII keywords in a text in one
 // pass, ignoring ASCII case: an Aho–Corasick automaton compiled to a table-driven DFA over
 // byte classes. It is built once and only read afterwards.
@@ -18,9 +16,10 @@ type keywordIndex struct {
 // newKeywordIndex builds the index of words, which must be lower-case and non-empty.
 func newKeywordIndex(words []string) *keywordIndex {
 	x := &keywordIndex{words: words, out: map[int32][]int32{}}
-	cols := int32(1)
+	cols, maxStates := int32(1), int32(1)
 	for _, w := range words {
 		x.longest = max(x.longest, len(w))
+		maxStates += int32(len(w))
 		for i := 0; i < len(w); i++ {
 			c := w[i]
 			if x.class[c] == 0 {
@@ -33,66 +32,64 @@ func newKeywordIndex(words []string) *keywordIndex {
 		}
 	}
 
-	// The trie, with goto edges per state; the transition table is completed below.
-	type node struct {
-		edge map[int32]int32
-		fail int32
-		out  []int32
-	}
-	nodes := []node{{edge: map[int32]int32{}}}
+	// The trie, its goto edges written straight into the transition table, one row of
+	// cols entries per state: a map of edges per state made building the index of the
+	// injection signals' keywords cost milliseconds, paid by the first scan of every hook
+	// process. No edge leads back to the root, so 0 marks a missing edge.
+	next := make([]int32, cols, cols*maxStates)
+	ends := make([]int32, len(words)) // word → the state where it ends
 	for wi, w := range words {
 		s := int32(0)
 		for i := 0; i < len(w); i++ {
-			c := x.class[w[i]]
-			t, ok := nodes[s].edge[c]
-			if !ok {
-				t = int32(len(nodes))
-				nodes = append(nodes, node{edge: map[int32]int32{}})
-				nodes[s].edge[c] = t
+			e := s*cols + x.class[w[i]]
+			if next[e] == 0 {
+				next[e] = int32(len(next)) / cols
+				next = append(next, make([]int32, cols)...)
 			}
-			s = t
+			s = next[e]
 		}
-		nodes[s].out = append(nodes[s].out, int32(wi))
+		ends[wi] = s
+	}
+	states := int32(len(next)) / cols
+	out := make([][]int32, states) // state → the words that end there
+	for wi, s := range ends {
+		out[s] = append(out[s], int32(wi))
 	}
 
-	// Breadth-first, so that a state's failure state is complete before the state is.
-	delta := make([]int32, int32(len(nodes))*cols) // by node number
-	queue := []int32{0}
+	// Breadth-first, so that a state's failure state is complete before the state is; a
+	// state's row is read for its goto edges before it is completed.
+	fail := make([]int32, states)
+	queue := make([]int32, 0, states)
+	for c := int32(0); c < cols; c++ {
+		if t := next[c]; t != 0 {
+			queue = append(queue, t)
+		}
+	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		n := &nodes[s]
-		if s != 0 {
-			n.out = append(n.out, nodes[n.fail].out...)
-		}
-		for c := int32(0); c < cols; c++ {
-			t, ok := n.edge[c]
-			switch {
-			case ok:
-				if s != 0 {
-					nodes[t].fail = delta[n.fail*cols+c]
-				}
-				delta[s*cols+c] = t
+		out[s] = append(out[s], out[fail[s]]...)
+		row, failRow := next[s*cols:(s+1)*cols], next[fail[s]*cols:(fail[s]+1)*cols]
+		for c, t := range row {
+			if t != 0 {
+				fail[t] = failRow[c]
 				queue = append(queue, t)
-			case s != 0:
-				delta[s*cols+c] = delta[n.fail*cols+c]
+			} else {
+				row[c] = failRow[c]
 			}
 		}
 	}
 	// Renumber the states as row offsets, negated where words end.
-	state := func(n int32) int32 {
-		if len(nodes[n].out) > 0 {
-			return -n * cols
+	for i, t := range next {
+		next[i] = t * cols
+		if len(out[t]) > 0 {
+			next[i] = -t * cols
 		}
-		return n * cols
 	}
-	x.next = make([]int32, len(delta))
-	for i, t := range delta {
-		x.next[i] = state(t)
-	}
-	for n := range nodes {
-		if len(nodes[n].out) > 0 {
-			x.out[int32(n)*cols] = slices.Clone(nodes[n].out)
+	x.next = next
+	for s, o := range out {
+		if len(o) > 0 {
+			x.out[int32(s)*cols] = o
 		}
 	}
 	return x
