@@ -332,7 +332,14 @@ func TestEmbeddedRuleSets(t *testing.T) {
 	}
 	t.Run("self-protection", func(t *testing.T) {
 		e := newEngine(t, "version: 1\ndefault: allow\n")
-		run(t, e, e.guard.Tests)
+		tests, err := policy.SelfProtectionTests(testHost())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tests) == 0 {
+			t.Fatal("the self-protection rules have no tests")
+		}
+		run(t, e, tests)
 	})
 }
 

@@ -40,8 +40,20 @@ func Template(name string) ([]byte, error) {
 const DefaultTemplate = "recommended"
 
 // SelfProtection compiles moat's built-in self-protection rules. They run before every
-// policy's rules and no policy can switch them off.
-func SelfProtection(host Host) (*Policy, error) {
+// policy's rules and no policy can switch them off. The returned policy has no tests: an
+// engine needs only the rules (SelfProtectionTests has the tests).
+func SelfProtection(host Host) (*Policy, error) { return selfProtection(host, false) }
+
+// SelfProtectionTests returns the inline tests of the self-protection rules.
+func SelfProtectionTests(host Host) ([]Test, error) {
+	p, err := selfProtection(host, true)
+	if err != nil {
+		return nil, err
+	}
+	return p.Tests, nil
+}
+
+func selfProtection(host Host, withTests bool) (*Policy, error) {
 	source := EmbeddedPrefix + "self-protection"
 	l := newLoader(source, host)
 	l.builtin = true
@@ -60,7 +72,9 @@ func SelfProtection(host Host) (*Policy, error) {
 		case "rules":
 			p.Rules = l.rules(f.value, "self-protection")
 		case "tests":
-			p.Tests = l.tests(f.value)
+			if withTests {
+				p.Tests = l.tests(f.value)
+			}
 		}
 	}
 	for _, r := range p.Rules {
