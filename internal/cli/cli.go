@@ -63,7 +63,7 @@ func (e *exitCode) Error() string {
 // Main runs moat with args (without the program name) and returns the exit status. It is
 // the one place where errors become exit codes.
 func Main(args []string, env Env) int {
-	root := newRoot(&app{env: env})
+	root := newRoot(&app{env: env}, args)
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -85,7 +85,27 @@ type app struct {
 	env Env
 }
 
-func newRoot(a *app) *cobra.Command {
+// commands builds each of moat's commands, by name.
+var commands = []struct {
+	name string
+	make func(*app) *cobra.Command
+}{
+	{"version", newVersionCmd},
+	{"init", newInitCmd},
+	{"validate", newValidateCmd},
+	{"test", newTestCmd},
+	{"check", newCheckCmd},
+	{"hook", newHookCmd},
+	{"setup", newSetupCmd},
+	{"status", newStatusCmd},
+	{"trust", newTrustCmd},
+	{"findings", newFindingsCmd},
+}
+
+// newRoot builds the command tree for a run with args. A run that names a command gets
+// only that one: `moat hook` runs once per tool call, and has no use for the others' flags
+// and help. Any other run (help, completion, a mistyped command) gets them all.
+func newRoot(a *app, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "moat",
 		Short: "A guardrail for AI coding agents",
@@ -101,18 +121,15 @@ to see how a command would be decided, and 'moat check --explain -- CMD' to see 
 	root.SetIn(a.env.Stdin)
 	root.SetOut(a.env.Stdout)
 	root.SetErr(a.env.Stderr)
-	root.AddCommand(
-		newVersionCmd(a),
-		newInitCmd(a),
-		newValidateCmd(a),
-		newTestCmd(a),
-		newCheckCmd(a),
-		newHookCmd(a),
-		newSetupCmd(a),
-		newStatusCmd(a),
-		newTrustCmd(a),
-		newFindingsCmd(a),
-	)
+	for _, c := range commands {
+		if len(args) > 0 && args[0] == c.name {
+			root.AddCommand(c.make(a))
+			return root
+		}
+	}
+	for _, c := range commands {
+		root.AddCommand(c.make(a))
+	}
 	return root
 }
 
