@@ -2,6 +2,7 @@ package call
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -182,6 +183,19 @@ func TestFindingCatalog(t *testing.T) {
 	}
 	if _, err := MatchFindingIDs("[unclosed"); err == nil {
 		t.Error("bad pattern must be an error")
+	}
+	// An exact id is looked up, and finds what matching it against every kind finds.
+	for _, pattern := range []string{FindingKinds[0].ID, FindingKinds[len(FindingKinds)-1].ID, "destructive.disk.wipe", "no.such.finding", "destructive", ""} {
+		got, err := MatchFindingIDs(pattern)
+		var want []string
+		for _, k := range FindingKinds {
+			if k.ID == pattern {
+				want = append(want, k.ID)
+			}
+		}
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("MatchFindingIDs(%q) = %v, %v; want %v", pattern, got, err, want)
+		}
 	}
 }
 

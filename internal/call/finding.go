@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 )
 
 // Severity grades a finding. The zero value is not a severity.
@@ -98,6 +99,13 @@ func LookupFinding(id string) (FindingKind, bool) {
 func MatchFindingIDs(pattern string) ([]string, error) {
 	if _, err := path.Match(pattern, ""); err != nil {
 		return nil, fmt.Errorf("invalid finding pattern %q: %w", pattern, err)
+	}
+	if !strings.ContainsAny(pattern, `*?[\`) {
+		// Most rules name findings exactly: a lookup, not a match against every kind.
+		if _, ok := LookupFinding(pattern); ok {
+			return []string{pattern}, nil
+		}
+		return nil, nil
 	}
 	var ids []string
 	for _, k := range FindingKinds {
