@@ -31,6 +31,9 @@ func (e *Engine) units(c *call.Call) []unit {
 	}
 	s := base
 	s.Accesses, s.Opaque = e.accessesOf(c)
+	if c.Class == call.MCP {
+		s.Accesses = e.mcpAccesses(c)
+	}
 	for _, acc := range s.Accesses {
 		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
 		s.Findings = appendNew(s.Findings, scan.Confusables("path", acc.Path))

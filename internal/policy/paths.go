@@ -194,7 +194,9 @@ func (pc *pathsCond) possibleFor(c call.Class) bool {
 
 func classCanAccess(c call.Class, k call.AccessKind) bool {
 	switch c {
-	case call.Shell:
+	case call.Shell, call.MCP:
+		// A shell command can do anything; an MCP tool's accesses are read from its
+		// arguments, whatever they are.
 		return true
 	case call.FileRead, call.FileSearch:
 		return k == call.Read

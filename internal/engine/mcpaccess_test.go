@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+func TestMCPAccessKind(t *testing.T) {
+	for _, tt := range []struct {
+		tool string
+		want call.AccessKind
+	}{
+		{"read_text_file", call.Read},
+		{"read_multiple_files", call.Read},
+		{"list_directory", call.Read},
+		{"get_file_info", call.Read},
+		{"search_files", call.Read},
+		{"write_file", call.Write},
+		{"edit_file", call.Write},
+		{"create_directory", call.Write},
+		{"move_file", call.Write},
+		{"moveFile", call.Write},
+		{"deleteEntry", call.Delete},
+		{"remove-path", call.Delete},
+		{"resources/read", call.Read},
+		{"reader", call.Read},   // a word, not a verb inside a word
+		{"settings", call.Read}, // "set" inside a word does not count
+		{"writeup_get", call.Read},
+	} {
+		if got := mcpAccessKind(tt.tool); got != tt.want {
+			t.Errorf("mcpAccessKind(%q) = %v, want %v", tt.tool, got, tt.want)
+		}
+	}
+}
+
+func TestNameWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		"read_text_file":  {"read", "text", "file"},
+		"moveFile":        {"move", "file"},
+		"getHTTPHeaders":  {"get", "httpheaders"},
+		"delete-entry.v2": {"delete", "entry", "v2"},
+		"":                nil,
+	} {
+		if got := nameWords(in); !slices.Equal(got, want) {
+			t.Errorf("nameWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMCPAccesses(t *testing.T) {
+	e := newEngine(t, "version: 1\ndefault: allow\n")
+	home := testHost().Home
+	for _, tt := range []struct {
+		name string
+		tool string
+		args map[string]any
+		want []call.Access
+	}{
+		{"a path", "read_text_file", map[string]any{"path": "~/.ssh/id_rsa"},
+			[]call.Access{{Kind: call.Read, Path: home + "/.ssh/id_rsa"}}},
+		{"a list of paths, relative ones from the working directory", "read_multiple_files", map[string]any{"paths": []any{"/etc/passwd", "notes.txt"}},
+			[]call.Access{{Kind: call.Read, Path: "/etc/passwd"}, {Kind: call.Read, Path: "/work/p/notes.txt"}}},
+		{"source and destination of a move", "move_file", map[string]any{"source": "/work/p/a", "destination": "/work/p/b"},
+			[]call.Access{{Kind: call.Write, Path: "/work/p/a"}, {Kind: call.Write, Path: "/work/p/b"}}},
+		{"a file: URI", "resources/read", map[string]any{"uri": "file:///etc/shadow"},
+			[]call.Access{{Kind: call.Read, Path: "/etc/shadow"}}},
+		{"an https URI is no path", "resources/read", map[string]any{"uri": "https://example.com/x"}, nil},
+		{"arguments that are not paths", "create_issue", map[string]any{"title": "/etc/passwd"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "fs", Tool: tt.tool}, Args: tt.args, Cwd: "/work/p"}
+			if got := e.mcpAccesses(&c); !slices.Equal(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
