@@ -1,0 +1,409 @@
+package toolscan
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/confusable"
+)
+
+// Finding is one thing Inspect noticed about one tool of a listing.
+type Finding struct {
+	call.Finding // ID is one of FindingKinds; Evidence names the tool and the field
+	// Tool is the tool's name as listed.
+	Tool string `json:"tool"`
+	// Field is where in the tool's definition: "name", "description",
+	// "inputSchema.properties.notes.description", "annotations.title".
+	Field string `json:"field"`
+	// Signals are what was seen: the names of this package's signals and the ids of
+	// the findings of package scan that led to this one, strongest first.
+	Signals []string `json:"signals"`
+}
+
+// Inspect returns the findings of the tools that server lists: instructions to the model
+// in any text of a tool's definition, text hidden from a human reviewer, and attempts to
+// change how other tools are used. others are the names of the tools of the agent's other
+// servers, which a tool's description has no business naming. The findings are in the
+// order of the tools, and a tool with nothing to report has none.
+//
+// Every string of a tool's definition is read (the description, every key and string of
+// the input schema, and the other members of Raw), with package scan's prompt-injection
+// and Unicode detectors and with the poisoning signals of this package, which are
+// scored over the whole tool: a weak hint in the description and another in a parameter
+// add up. Excerpts in the evidence have their secrets masked.
+func Inspect(server string, tools []Tool, others []string) []Finding {
+	own := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		own[strings.ToLower(t.Name)] = true
+	}
+	other := make(map[string]bool, len(others))
+	for _, n := range others {
+		if n = strings.ToLower(n); !own[n] {
+			other[n] = true
+		}
+	}
+	var out []Finding
+	listed := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		r := report{server: server, tool: t.Name}
+		r.checkName(t.Name, tools, others, listed)
+		listed[t.Name] = true
+		sc := &scope{tool: t.Name, own: own, others: other}
+		var hits []hit
+		for _, tx := range t.texts() {
+			hits = r.checkText(sc, tx, hits)
+		}
+		r.addScored(hits)
+		for _, p := range r.scanned {
+			r.add(p.id, p.field, p.detail, p.signal)
+		}
+		out = append(out, r.findings...)
+	}
+	return out
+}
+
+// hit is one match of one of this package's signals.
+type hit struct {
+	sig     *signal
+	field   string
+	excerpt string
+}
+
+// report gathers the findings of one tool, one per kind and field.
+type report struct {
+	server, tool string
+	findings     []Finding
+	// scanned are the findings of package scan, added after this package's own so that
+	// a field's finding leads with the evidence specific to tools.
+	scanned []scanned
+}
+
+type scanned struct{ id, field, detail, signal string }
+
+// add records a finding, merging it into an earlier one of the same kind and field.
+func (r *report) add(id, field, detail string, signals ...string) {
+	for i := range r.findings {
+		f := &r.findings[i]
+		if f.ID == id && f.Field == field {
+			for _, s := range signals {
+				if !contains(f.Signals, s) {
+					f.Signals = append(f.Signals, s)
+				}
+			}
+			return
+		}
+	}
+	at := r.tool
+	if r.server != "" {
+		at = r.server + "/" + r.tool
+	}
+	ev := fmt.Sprintf("tool %q %s: %s", at, field, detail)
+	r.findings = append(r.findings, Finding{Finding: newFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
+}
+
+// checkName reports a name that hides characters, imitates another tool's name with
+// look-alike letters, or repeats a name already listed: a client that keeps one of two
+// tools of the same name may keep the one the user never saw.
+func (r *report) checkName(name string, tools []Tool, others []string, listed map[string]bool) {
+	if listed[name] {
+		r.add(FindShadowing, "name", "listed twice by the server", "duplicate name")
+	}
+	for _, f := range scan.Unicode(name) {
+		if hiddenUnicode(f.ID) {
+			r.add(FindHidden, "name", f.Evidence, f.ID)
+		}
+	}
+	if len(confusable.Lookalikes(name)) == 0 {
+		return
+	}
+	skel := confusable.Skeleton(name)
+	imitated := ""
+	for _, t := range tools {
+		if t.Name != name && confusable.Skeleton(t.Name) == skel {
+			imitated = t.Name
+		}
+	}
+	for _, o := range others {
+		if o != name && confusable.Skeleton(o) == skel {
+			imitated = o
+		}
+	}
+	detail := ""
+	for _, f := range scan.Confusables("name", name) {
+		detail = f.Evidence
+	}
+	if imitated != "" {
+		r.add(FindShadowing, "name", fmt.Sprintf("imitates tool %q: %s", imitated, detail), scan.FindConfusable)
+		return
+	}
+	r.add(FindHidden, "name", detail, scan.FindConfusable)
+}
+
+// checkText runs the detectors over one string of a tool's definition, reports what
+// package scan finds and returns hits with this package's signals added.
+func (r *report) checkText(sc *scope, tx text, hits []hit) []hit {
+	for _, f := range scan.Unicode(tx.s) {
+		if hiddenUnicode(f.ID) {
+			r.scanned = append(r.scanned, scanned{FindHidden, tx.field, f.Evidence, f.ID})
+		}
+	}
+	if tx.key && !strings.ContainsFunc(tx.s, unicode.IsSpace) {
+		// A key without spaces is a name (a parameter, "type", "enum"), not a sentence;
+		// only its invisible characters, above, could hide anything.
+		return hits
+	}
+	if wordy(tx.s) {
+		for _, f := range scan.InjectionFindings(tx.s, "") {
+			r.scanned = append(r.scanned, scanned{injectionKind(f.ID), tx.field, f.Evidence, f.ID})
+		}
+	}
+	sc.param = paramOf(tx.field)
+	folded := scan.Fold(tx.s)
+	for _, m := range matchSignals(sc, folded, false) {
+		hits = append(hits, hit{sig: m.sig, field: tx.field, excerpt: excerpt(folded, m.at)})
+	}
+	return hits
+}
+
+// addScored reports the tool's signals when together they reach threshold: one finding
+// per kind, at the field of its strongest signal.
+func (r *report) addScored(hits []hit) {
+	best := map[*signal]bool{}
+	miss := 1.0
+	for _, h := range hits {
+		if !best[h.sig] {
+			best[h.sig] = true
+			miss *= 1 - h.sig.Weight
+		}
+	}
+	score := 1 - miss
+	if score < threshold {
+		return
+	}
+	// Strongest first, so that each kind's finding sits at its best evidence.
+	order := make([]hit, 0, len(hits))
+	seen := map[*signal]bool{}
+	for len(order) < len(best) {
+		var top *hit
+		for i := range hits {
+			if h := &hits[i]; !seen[h.sig] && (top == nil || h.sig.Weight > top.sig.Weight) {
+				top = h
+			}
+		}
+		seen[top.sig] = true
+		order = append(order, *top)
+	}
+	done := map[string]bool{}
+	for _, h := range order {
+		if done[h.sig.Kind] {
+			continue
+		}
+		done[h.sig.Kind] = true
+		var names []string
+		for _, o := range order {
+			if o.sig.Kind == h.sig.Kind {
+				names = append(names, o.sig.Name)
+			}
+		}
+		r.add(h.sig.Kind, h.field, fmt.Sprintf("%s (score %.2f): %q", strings.Join(names, ", "), score, h.excerpt), names...)
+	}
+}
+
+// match is one verified match of a signal in a text.
+type match struct {
+	sig *signal
+	at  span
+}
+
+// matchSignals returns the first verified match of each signal in s; nested, for text
+// decoded from base64 or hex, leaves out the decoding signal so that the work is bounded.
+func matchSignals(sc *scope, s string, nested bool) []match {
+	lower := strings.ToLower(s)
+	var out []match
+	for _, sg := range signals() {
+		if sg.Decode {
+			if !nested {
+				if found := findEncoded(sc, s); len(found) > 0 {
+					out = append(out, match{sg, found[0]})
+				}
+			}
+			continue
+		}
+		if sg.Find != nil {
+			if found := sg.Find(sc, s); len(found) > 0 {
+				out = append(out, match{sg, found[0]})
+			}
+			continue
+		}
+		if !anyIn(lower, sg.Keywords) {
+			continue
+		}
+		for _, m := range sg.re.FindAllStringSubmatchIndex(s, 16) {
+			if sg.Verify == nil || sg.Verify(sc, s, m) {
+				out = append(out, match{sg, span{m[0], m[1]}})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func anyIn(s string, words []string) bool {
+	if len(words) == 0 {
+		return true
+	}
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// minEncoded is the length from which a base64 or hex run is decoded: shorter runs are
+// identifiers and hashes, and cannot hold an instruction worth hiding.
+const minEncoded = 32
+
+// findEncoded returns the base64 and hex runs of s that decode to text in which the
+// signals or package scan's injection detector find an instruction: nobody encodes a
+// tool's documentation for a human reader.
+func findEncoded(sc *scope, s string) []span {
+	var out []span
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && isBase64Byte(s[j]) {
+			j++
+		}
+		if j-i < minEncoded {
+			i = j + 1
+			continue
+		}
+		if decoded, ok := decodeRun(s[i:j]); ok {
+			inner := *sc
+			strong := false
+			for _, m := range matchSignals(&inner, decoded, true) {
+				strong = strong || m.sig.Weight >= medium
+			}
+			if strong || len(scan.FindInjections(decoded)) > 0 {
+				out = append(out, span{i, j})
+			}
+		}
+		i = j + 1
+	}
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
+}
+
+// decodeRun decodes a run as hex or base64 (standard or URL alphabet) and reports
+// whether the result reads as text: valid UTF-8 of letters and spaces, several words.
+func decodeRun(run string) (string, bool) {
+	var raw []byte
+	var err error
+	if len(run)%2 == 0 && strings.Trim(run, "0123456789abcdefABCDEF") == "" {
+		raw, err = hex.DecodeString(run)
+	} else {
+		trimmed := strings.TrimRight(run, "=")
+		raw, err = base64.RawStdEncoding.DecodeString(trimmed)
+		if err != nil {
+			raw, err = base64.RawURLEncoding.DecodeString(trimmed)
+		}
+	}
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	text := string(raw)
+	readable, spaces := 0, 0
+	for _, r := range text {
+		switch {
+		case r == ' ':
+			spaces++
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsPunct(r) || unicode.IsSymbol(r):
+			readable++
+		}
+	}
+	return text, spaces >= 2 && float64(readable+spaces) >= 0.9*float64(utf8.RuneCountInString(text))
+}
+
+// wordy reports whether s could hold a sentence, and so is worth the injection
+// detector's time: short strings without spaces are identifiers, enum values, formats.
+func wordy(s string) bool {
+	if len(s) >= minEncoded {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// paramOf returns the name of the parameter a field documents:
+// "inputSchema.properties.notes.description" documents notes.
+func paramOf(field string) string {
+	rest, ok := strings.CutPrefix(field, "inputSchema.")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return ""
+	}
+	parent := rest[:i]
+	j := strings.LastIndexByte(parent, '.')
+	name := parent[j+1:]
+	if !strings.HasSuffix(parent[:max(0, j)], "properties") {
+		return ""
+	}
+	return name
+}
+
+// hiddenUnicode reports whether a finding id of scan.Unicode is text a reader does not
+// see. Compatibility forms are left out: fullwidth punctuation is ordinary in Chinese
+// and Japanese descriptions, and the injection detector reads them normalised anyway.
+func hiddenUnicode(id string) bool {
+	switch id {
+	case scan.FindZeroWidth, scan.FindBidiControl, scan.FindTagCharacters, scan.FindVariationSelector:
+		return true
+	}
+	return false
+}
+
+// injectionKind maps a finding of package scan's injection detector to the kind it is
+// in a tool's definition.
+func injectionKind(id string) string {
+	switch id {
+	case scan.FindInjectionHidden, scan.FindInjectionInvisible:
+		return FindHidden
+	}
+	return FindPoisoning
+}
+
+// excerpt returns the matched text with some context, at most 80 bytes, with secrets
+// masked and spaces collapsed.
+func excerpt(s string, at span) string {
+	lo, hi := runeStart(s, max(0, at.lo-10)), runeEnd(s, min(len(s), max(at.hi, at.lo+60)))
+	e := strings.Join(strings.Fields(scan.Redact(s[lo:hi])), " ")
+	if len(e) > 80 {
+		e = e[:runeStart(e, 80)] + "…"
+	}
+	return e
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
