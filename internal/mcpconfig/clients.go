@@ -1,0 +1,138 @@
+// Package mcpconfig rewrites the MCP server entries of agents' configuration files so
+// that each server runs through moat's proxy, and restores them exactly.
+package mcpconfig
+
+import "path/filepath"
+
+// Client is an MCP client whose configuration moat can rewrite: where it keeps its
+// servers, and how it writes them.
+type Client struct {
+	// Name is how moat's commands name the client.
+	Name string
+	// TOML says the client's files are TOML; otherwise they are JSON, with comments and
+	// trailing commas allowed.
+	TOML bool
+
+	// userFiles are the user's files, relative to the home directory and slash
+	// separated, by GOOS; "" is for every other system.
+	userFiles map[string][]string
+	// projectFiles are relative to the project's root.
+	projectFiles []string
+	// servers are the paths, from the root of a JSON file, of the objects that map
+	// server names to entries; "*" stands for every key. A TOML file's servers are
+	// always its [mcp_servers.NAME] tables.
+	servers [][]string
+	// remotes are the keys of a remote server's URL.
+	remotes []remote
+}
+
+// remote is a key that gives a remote server's URL, and how the client picks the
+// transport for it.
+type remote struct {
+	key string
+	// fixed is the transport the key always means ("http" for Streamable HTTP, "sse"
+	// for the legacy HTTP+SSE transport); empty when the entry's "type" names it.
+	fixed string
+	// untyped is the transport of an entry with no "type", when fixed is empty; empty
+	// when the client rejects such an entry.
+	untyped string
+}
+
+// Clients are the MCP clients moat knows, from the client config table in
+// agent-protocols.md §6.7. The paths under the home are the documented defaults: a
+// client moved by an environment variable (CODEX_HOME, XDG_CONFIG_HOME, APPDATA
+// elsewhere than under the home) is not followed.
+var Clients = []Client{
+	{
+		Name: "claude-desktop",
+		userFiles: map[string][]string{
+			"darwin":  {"Library/Application Support/Claude/claude_desktop_config.json"},
+			"windows": {"AppData/Roaming/Claude/claude_desktop_config.json"},
+			"":        {".config/Claude/claude_desktop_config.json"},
+		},
+		servers: [][]string{{"mcpServers"}},
+		// Claude Desktop adds remote servers as connectors, in its own interface; its
+		// file holds only commands.
+	},
+	{
+		Name:         "claude-code",
+		userFiles:    map[string][]string{"": {".claude.json"}},
+		projectFiles: []string{".mcp.json"},
+		// ~/.claude.json holds the user's servers at the top and each project's
+		// "local" servers under projects["/abs/path"].
+		servers: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
+		// Claude Code rejects a url without a type; "streamable-http" is an alias.
+		remotes: []remote{{key: "url"}},
+	},
+	{
+		Name:         "cursor",
+		userFiles:    map[string][]string{"": {".cursor/mcp.json"}},
+		projectFiles: []string{".cursor/mcp.json"},
+		servers:      [][]string{{"mcpServers"}},
+		// Cursor tries Streamable HTTP first and falls back to SSE by itself.
+		remotes: []remote{{key: "url", untyped: "http"}},
+	},
+	{
+		Name:      "windsurf",
+		userFiles: map[string][]string{"": {".codeium/windsurf/mcp_config.json"}},
+		servers:   [][]string{{"mcpServers"}},
+		remotes:   []remote{{key: "serverUrl", fixed: "http"}},
+	},
+	{
+		Name:         "gemini-cli",
+		userFiles:    map[string][]string{"": {".gemini/settings.json"}},
+		projectFiles: []string{".gemini/settings.json"},
+		servers:      [][]string{{"mcpServers"}},
+		// httpUrl is Streamable HTTP; a url is SSE unless its type says http.
+		remotes: []remote{{key: "httpUrl", fixed: "http"}, {key: "url", untyped: "sse"}},
+	},
+	{
+		Name:         "codex",
+		TOML:         true,
+		userFiles:    map[string][]string{"": {".codex/config.toml"}},
+		projectFiles: []string{".codex/config.toml"},
+		remotes:      []remote{{key: "url", fixed: "http"}},
+	},
+	{
+		Name: "vscode",
+		userFiles: map[string][]string{
+			"darwin":  {"Library/Application Support/Code/User/mcp.json"},
+			"windows": {"AppData/Roaming/Code/User/mcp.json"},
+			"":        {".config/Code/User/mcp.json"},
+		},
+		projectFiles: []string{".vscode/mcp.json"},
+		// VS Code's servers are under "servers", beside an "inputs" array moat leaves.
+		servers: [][]string{{"servers"}},
+		remotes: []remote{{key: "url", untyped: "http"}},
+	},
+}
+
+// ForClient returns the client named name.
+func ForClient(name string) (Client, bool) {
+	for _, c := range Clients {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Client{}, false
+}
+
+// Files returns the client's configuration files on the system goos (a GOOS value):
+// the user's, under home, then the project's, under project when it is not empty. The
+// files need not exist.
+func (c Client) Files(home, project, goos string) []string {
+	user, ok := c.userFiles[goos]
+	if !ok {
+		user = c.userFiles[""]
+	}
+	var out []string
+	for _, f := range user {
+		out = append(out, filepath.Join(home, filepath.FromSlash(f)))
+	}
+	if project != "" {
+		for _, f := range c.projectFiles {
+			out = append(out, filepath.Join(project, filepath.FromSlash(f)))
+		}
+	}
+	return out
+}

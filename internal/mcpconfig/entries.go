@@ -1,0 +1,232 @@
+package mcpconfig
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// jsonEntries finds the server entries of a JSON file, following the client's paths.
+func (c Client) jsonEntries(text string) ([]entry, error) {
+	root, err := parseJSON(text)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, nil
+	}
+	if root.kind != '{' {
+		return nil, newParseError(text, root.start, "the file holds a JSON %s, not an object", kindName(root.kind))
+	}
+	var out []entry
+	var walk func(v *value, path []string, where string)
+	walk = func(v *value, path []string, where string) {
+		if v.kind != '{' {
+			return
+		}
+		for i, k := range v.keys {
+			if path[0] != "*" && k != path[0] {
+				continue
+			}
+			w := step(where, k, path[0] == "*")
+			m := v.elems[i]
+			if len(path) > 1 {
+				walk(m, path[1:], w)
+				continue
+			}
+			if m.kind != '{' {
+				out = append(out, entry{where: w, pos: v.keyStarts[i], val: m,
+					skip: fmt.Sprintf("%s is a %s, not an object of servers", w, kindName(m.kind))})
+				continue
+			}
+			for j, name := range m.keys {
+				out = append(out, entry{where: w, name: name, pos: m.keyStarts[j], val: m.elems[j]})
+			}
+		}
+	}
+	for _, path := range c.servers {
+		walk(root, path, "")
+	}
+	return out, nil
+}
+
+// step extends a path for Change.Where: by ".key", or by ["key"] for a key given by a
+// wildcard (a project's absolute path) or that is not a plain name.
+func step(where, key string, quoted bool) string {
+	plain := key != ""
+	for i := 0; i < len(key); i++ {
+		plain = plain && isBare(key[i])
+	}
+	switch {
+	case quoted || !plain:
+		return where + "[" + quote(key) + "]"
+	case where == "":
+		return key
+	}
+	return where + "." + key
+}
+
+func kindName(kind byte) string {
+	switch kind {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	}
+	return "scalar"
+}
+
+// tomlEntries finds Codex's servers: the [mcp_servers.NAME] tables. Servers written in
+// any other way (an inline table, dotted keys) are found too, to be reported as
+// skipped: editing them would mean rewriting a value moat has not been asked to touch,
+// on a line that may hold other servers.
+func tomlEntries(text string) ([]entry, error) {
+	doc, err := parseTOML(text)
+	if err != nil {
+		return nil, err
+	}
+	const where = "mcp_servers"
+	var out []entry
+	byName := map[string]int{}
+	add := func(e entry) {
+		if i, ok := byName[e.name]; ok {
+			// A server defined twice (invalid TOML, or two spellings of one name) is
+			// not one moat can know the shape of. Several dotted keys of one server
+			// are one definition, already reported.
+			if out[i].skip == "" || e.skip == "" {
+				out[i].skip = "the server is defined more than once"
+			}
+			return
+		}
+		byName[e.name] = len(out)
+		out = append(out, e)
+	}
+	tables := map[int]*value{}
+	for i, t := range doc.tables {
+		if len(t.path) != 2 || t.path[0] != where {
+			continue
+		}
+		e := entry{where: where, name: t.path[1], pos: t.start, val: &value{kind: '{', start: t.start, end: t.end}}
+		if t.array {
+			e.skip = "it is an array of tables, not a table"
+		}
+		tables[i] = e.val
+		add(e)
+	}
+	for _, kv := range doc.kvs {
+		if v, ok := tables[kv.table]; ok {
+			v.keys = append(v.keys, strings.Join(kv.path, "."))
+			v.keyStarts = append(v.keyStarts, kv.keyStart)
+			v.elems = append(v.elems, kv.val)
+			continue
+		}
+		var full []string
+		if kv.table >= 0 {
+			full = slices.Clone(doc.tables[kv.table].path)
+		}
+		full = append(full, kv.path...)
+		if len(full) == 0 || full[0] != where || kv.table >= 0 && len(doc.tables[kv.table].path) > 2 {
+			// Not a server, or inside one's subtable ([mcp_servers.NAME.env]).
+			continue
+		}
+		const reason = "it is written as %s; moat edits only [mcp_servers.NAME] tables"
+		switch {
+		case len(full) >= 2:
+			how := "dotted keys"
+			if len(full) == 2 {
+				how = "an inline table"
+			}
+			add(entry{where: where, name: full[1], pos: kv.keyStart, val: kv.val, skip: fmt.Sprintf(reason, how)})
+		case kv.val.kind == '{':
+			for i, name := range kv.val.keys {
+				name, _, _ = strings.Cut(name, ".")
+				add(entry{where: where, name: name, pos: kv.val.keyStarts[i], val: kv.val.elems[i], skip: fmt.Sprintf(reason, "an inline table")})
+			}
+		default:
+			add(entry{where: where, pos: kv.keyStart, val: kv.val, skip: "mcp_servers is not a table"})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return a.pos - b.pos })
+	return out, nil
+}
+
+type jsonSyntax struct{}
+
+func (jsonSyntax) unquote(raw string) (string, bool) { return unquoteJSON(raw) }
+
+// addArgs puts the new member right after the command's value, so that whatever
+// followed the command (a comma, a comment, the closing brace) still follows: on a line
+// of its own, indented like the command, when the command's key starts its line.
+func (jsonSyntax) addArgs(text string, cmdKey int, cmd *value, list string) edit {
+	return edit{cmd.end, cmd.end, jsonArgsSep(text, cmdKey) + `"args": ` + list}
+}
+
+func (jsonSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool) {
+	sep := jsonArgsSep(text, cmdKey)
+	if argsKey != cmd.end+len(sep) || text[cmd.end:args.start] != sep+`"args": ` {
+		return edit{}, false
+	}
+	return edit{cmd.end, args.end, ""}, true
+}
+
+// jsonArgsSep is what separates the command's value from an added args member. It is
+// derived from the text before the command's key, which wrapping leaves alone, so that
+// Unwrap finds the same separator Wrap used.
+func jsonArgsSep(text string, cmdKey int) string {
+	lineStart := strings.LastIndexByte(text[:cmdKey], '\n') + 1
+	indent := text[lineStart:cmdKey]
+	if lineStart == 0 || strings.Trim(indent, " \t") != "" {
+		return ", "
+	}
+	nl := "\n"
+	if lineStart >= 2 && text[lineStart-2] == '\r' {
+		nl = "\r\n"
+	}
+	return "," + nl + indent
+}
+
+type tomlSyntax struct{}
+
+func (tomlSyntax) unquote(raw string) (string, bool) { return unquoteTOML(raw) }
+
+// addArgs puts a new line after the command's, indented like it: TOML wants one key
+// on a line.
+func (tomlSyntax) addArgs(text string, cmdKey int, cmd *value, list string) edit {
+	at, nl, indent := tomlLineAfter(text, cmdKey, cmd)
+	return edit{at, at, nl + indent + "args = " + list}
+}
+
+func (tomlSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool) {
+	at, nl, indent := tomlLineAfter(text, cmdKey, cmd)
+	if argsKey != at+len(nl)+len(indent) || text[at:args.start] != nl+indent+"args = " {
+		return edit{}, false
+	}
+	if rest := text[args.end:]; rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+		return edit{}, false
+	}
+	return edit{at, args.end, ""}, true
+}
+
+// tomlLineAfter returns where the line holding the end of the command's value ends, the
+// new line to start another with (the file's own), and the indentation of the command's
+// key.
+func tomlLineAfter(text string, cmdKey int, cmd *value) (at int, nl, indent string) {
+	at = len(text)
+	if i := strings.IndexByte(text[cmd.end:], '\n'); i >= 0 {
+		at = cmd.end + i
+	}
+	nl = "\n"
+	if at > cmd.end && text[at-1] == '\r' {
+		at--
+		nl = "\r\n"
+	} else if at == len(text) && strings.Contains(text, "\r\n") {
+		nl = "\r\n"
+	}
+	lineStart := strings.LastIndexByte(text[:cmdKey], '\n') + 1
+	if ind := text[lineStart:cmdKey]; strings.Trim(ind, " \t") == "" {
+		indent = ind
+	}
+	return at, nl, indent
+}

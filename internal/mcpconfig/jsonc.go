@@ -1,0 +1,437 @@
+package mcpconfig
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// The JSON reader below is adapted from internal/setup/jsonedit.go, which edits the
+// agents' hook settings the same way; the two should become one shared package. It is
+// stricter than setup's: members and elements must be separated by commas, literals must
+// be literals and comments must be closed, because moat splices text into these files
+// and a file it half-understands is a file it could corrupt. What it keeps accepting is
+// what the clients accept: // and /* */ comments and trailing commas (VS Code, Cursor and
+// Claude Code's settings are read with JSONC parsers), and a leading byte order mark.
+
+// value is a parsed JSON or TOML value and where it lies in the text: text[start:end].
+// Strings and scalars keep only their span; they are decoded when moat needs them, since
+// a settings file like ~/.claude.json holds megabytes of history moat never looks at.
+type value struct {
+	kind       byte // '{' object or inline table, '[' array, '"' string, 'v' any other scalar
+	start, end int
+	keys       []string // objects: the members' keys, decoded
+	keyStarts  []int    // objects: where each member's key starts
+	elems      []*value // objects: the members' values; arrays: the elements
+}
+
+// member returns the value of the last member named key (the one JSON.parse keeps), and
+// how many members have that key.
+func (v *value) member(key string) (*value, int) {
+	var found *value
+	n := 0
+	for i, k := range v.keys {
+		if k == key {
+			found = v.elems[i]
+			n++
+		}
+	}
+	return found, n
+}
+
+type jsonParser struct {
+	s   string
+	pos int
+}
+
+// maxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
+const maxDepth = 512
+
+// parseJSON parses text, which must hold one value. An empty text (white space and
+// comments only) gives a nil value and no error.
+func parseJSON(text string) (*value, error) {
+	p := &jsonParser{s: text}
+	if strings.HasPrefix(text, "\uFEFF") {
+		p.pos = len("\uFEFF")
+	}
+	if err := p.space(); err != nil {
+		return nil, err
+	}
+	if p.pos == len(p.s) {
+		return nil, nil
+	}
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.space(); err != nil {
+		return nil, err
+	}
+	if p.pos != len(p.s) {
+		return nil, p.errorf("unexpected text after the JSON value")
+	}
+	return v, nil
+}
+
+func (p *jsonParser) errorf(format string, args ...any) error {
+	return newParseError(p.s, p.pos, format, args...)
+}
+
+// space skips white space and comments.
+func (p *jsonParser) space() error {
+	for p.pos < len(p.s) {
+		switch c := p.s[p.pos]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			p.pos++
+		case strings.HasPrefix(p.s[p.pos:], "//"):
+			if i := strings.IndexByte(p.s[p.pos:], '\n'); i >= 0 {
+				p.pos += i + 1
+			} else {
+				p.pos = len(p.s)
+			}
+		case strings.HasPrefix(p.s[p.pos:], "/*"):
+			i := strings.Index(p.s[p.pos+2:], "*/")
+			if i < 0 {
+				return p.errorf("unterminated comment")
+			}
+			p.pos += i + 4
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (p *jsonParser) value(depth int) (*value, error) {
+	if depth > maxDepth {
+		return nil, p.errorf("values nested too deeply")
+	}
+	if p.pos >= len(p.s) {
+		return nil, p.errorf("unexpected end of the file")
+	}
+	switch c := p.s[p.pos]; c {
+	case '{':
+		return p.object(depth)
+	case '[':
+		return p.array(depth)
+	case '"':
+		start := p.pos
+		if err := p.str(); err != nil {
+			return nil, err
+		}
+		return &value{kind: '"', start: start, end: p.pos}, nil
+	default:
+		start := p.pos
+		for p.pos < len(p.s) && strings.IndexByte(",]}: \t\r\n/\"{[", p.s[p.pos]) < 0 {
+			p.pos++
+		}
+		if !isJSONLiteral(p.s[start:p.pos]) {
+			p.pos = start
+			if start < len(p.s) {
+				r, _ := utf8.DecodeRuneInString(p.s[start:])
+				return nil, p.errorf("unexpected %q", r)
+			}
+			return nil, p.errorf("unexpected end of the file")
+		}
+		return &value{kind: 'v', start: start, end: p.pos}, nil
+	}
+}
+
+// isJSONLiteral reports whether s is true, false, null or a JSON number.
+func isJSONLiteral(s string) bool {
+	switch s {
+	case "true", "false", "null":
+		return true
+	case "":
+		return false
+	}
+	i := 0
+	if s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if digits() == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// str skips a string, checking its escapes, so that decoding it later cannot fail.
+func (p *jsonParser) str() error {
+	start := p.pos
+	p.pos++
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case '\\':
+			if p.pos+1 >= len(p.s) {
+				p.pos = start
+				return p.errorf("unterminated string")
+			}
+			switch p.s[p.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos += 2
+			case 'u':
+				if p.pos+6 > len(p.s) || !isHex(p.s[p.pos+2:p.pos+6]) {
+					return p.errorf(`invalid \u escape`)
+				}
+				p.pos += 6
+			default:
+				return p.errorf("invalid escape %q", p.s[p.pos:p.pos+2])
+			}
+		case '"':
+			p.pos++
+			return nil
+		case '\n':
+			// A string cannot span lines; saying so here points at the real mistake (a
+			// missing quote) instead of at the end of the file.
+			p.pos = start
+			return p.errorf("unterminated string")
+		default:
+			p.pos++
+		}
+	}
+	p.pos = start
+	return p.errorf("unterminated string")
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *jsonParser) object(depth int) (*value, error) {
+	v := &value{kind: '{', start: p.pos}
+	p.pos++
+	for {
+		if err := p.space(); err != nil {
+			return nil, err
+		}
+		if p.pos < len(p.s) && p.s[p.pos] == '}' {
+			// An empty object, or a trailing comma.
+			p.pos++
+			v.end = p.pos
+			return v, nil
+		}
+		if p.pos >= len(p.s) || p.s[p.pos] != '"' {
+			return nil, p.errorf("expected a key in quotes")
+		}
+		keyStart := p.pos
+		if err := p.str(); err != nil {
+			return nil, err
+		}
+		key, _ := unquoteJSON(p.s[keyStart:p.pos])
+		if err := p.space(); err != nil {
+			return nil, err
+		}
+		if p.pos >= len(p.s) || p.s[p.pos] != ':' {
+			return nil, p.errorf("expected ':' after the key %q", key)
+		}
+		p.pos++
+		if err := p.space(); err != nil {
+			return nil, err
+		}
+		m, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.keys, v.keyStarts, v.elems = append(v.keys, key), append(v.keyStarts, keyStart), append(v.elems, m)
+		if err := p.space(); err != nil {
+			return nil, err
+		}
+		switch {
+		case p.pos < len(p.s) && p.s[p.pos] == ',':
+			p.pos++
+		case p.pos < len(p.s) && p.s[p.pos] == '}':
+			p.pos++
+			v.end = p.pos
+			return v, nil
+		default:
+			return nil, p.errorf("expected ',' or '}' after the member %q", key)
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (*value, error) {
+	v := &value{kind: '[', start: p.pos}
+	p.pos++
+	for {
+		if err := p.space(); err != nil {
+			return nil, err
+		}
+		if p.pos < len(p.s) && p.s[p.pos] == ']' {
+			p.pos++
+			v.end = p.pos
+			return v, nil
+		}
+		e, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v.elems = append(v.elems, e)
+		if err := p.space(); err != nil {
+			return nil, err
+		}
+		switch {
+		case p.pos < len(p.s) && p.s[p.pos] == ',':
+			p.pos++
+		case p.pos < len(p.s) && p.s[p.pos] == ']':
+			p.pos++
+			v.end = p.pos
+			return v, nil
+		default:
+			return nil, p.errorf("expected ',' or ']' after an element")
+		}
+	}
+}
+
+// unquoteJSON decodes a JSON string token (quotes included). The parser has checked its
+// escapes; ok is false only for text that is not a string token. Raw control characters,
+// which strict JSON forbids, are kept: some editors' JSONC parsers let them through, and
+// a name is a name.
+func unquoteJSON(raw string) (s string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	raw = raw[1 : len(raw)-1]
+	if strings.IndexByte(raw, '\\') < 0 {
+		return raw, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(raw) {
+			return "", false
+		}
+		i++
+		switch raw[i] {
+		case '"', '\\', '/':
+			b.WriteByte(raw[i])
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, n, ok := jsonRune(raw[i+1:])
+			if !ok {
+				return "", false
+			}
+			b.WriteRune(r)
+			i += n
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// jsonRune decodes the hex digits after \u, and a low surrogate's \uXXXX after a high
+// one, returning the rune and how many bytes it used.
+func jsonRune(s string) (rune, int, bool) {
+	hex4 := func(s string) (rune, bool) {
+		if len(s) < 4 || !isHex(s[:4]) {
+			return 0, false
+		}
+		var r rune
+		for i := range 4 {
+			r = r<<4 | rune(hexVal(s[i]))
+		}
+		return r, true
+	}
+	r, ok := hex4(s)
+	if !ok {
+		return 0, 0, false
+	}
+	if 0xD800 <= r && r < 0xDC00 && len(s) >= 10 && s[4] == '\\' && s[5] == 'u' {
+		if lo, ok := hex4(s[6:]); ok && 0xDC00 <= lo && lo < 0xE000 {
+			return (r-0xD800)<<10 | (lo - 0xDC00) + 0x10000, 10, true
+		}
+	}
+	if 0xD800 <= r && r < 0xE000 {
+		return utf8.RuneError, 4, true
+	}
+	return r, 4, true
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// quote writes s as a double-quoted string that is valid JSON and valid TOML alike:
+// quotes, backslashes and control characters are escaped and nothing else, so that the
+// paths and names moat writes stay readable.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				const hex = "0123456789abcdef"
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&15])
+				continue
+			}
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,559 @@
+package mcpconfig
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// How Unwrap gives back exactly what Wrap changed.
+//
+// moat keeps no copy of the original entry, neither beside it in the file nor in a file
+// of its own. A key moat added to an entry ("moat": {"original": …}) would be refused by
+// clients that check their entries (Claude Code validates them with a schema, Codex's
+// serde structs may deny unknown fields), and a copy kept elsewhere goes stale the
+// moment the user edits the entry (adds an env variable to the wrapped server), so that
+// restoring it would undo their edit.
+//
+// Instead Wrap's edit is its own record. It never rewrites a value; it only inserts
+// before the original bytes, and replaces the command with moat's path, having first
+// copied the command's text, byte for byte, into the inserted arguments:
+//
+//	"command": "npx",         "args": ["-y", "srv"]
+//	"command": "/bin/moat",   "args": ["mcp", "proxy", "--name", "fs", "--", "npx", "-y", "srv"]
+//
+// Unwrap takes the command's text back from the element after "--" and cuts out exactly
+// what was inserted. Where the inserted text goes depends on the original layout, and
+// each layout's insertion is recognisably different from the others', so the cut is
+// exact:
+//
+//   - args whose first element (or a comment before it) starts on a new line: the
+//     prefix gets a line of its own, with the same white space before it.
+//   - any other non-empty args: the prefix, then ", ", right after "[".
+//   - empty args: the prefix alone, right after "[".
+//   - no args at all: a new args member right after the command, on a line of its own
+//     when the command has one, its elements separated by "," without a space. That
+//     spelling is what tells it apart from args the user wrote as [].
+//
+// A remote server's URL cannot carry its original the same way, so the proxy URL does:
+// its fragment (which HTTP clients never send) holds the original URL. Wrap wraps only
+// URLs written without escapes, so that the original's text is the URL in quotes.
+//
+// When something else rewrote the file in between (Claude Code re-serialises
+// ~/.claude.json), the inserted text no longer matches any layout. Unwrap then still
+// restores the command and arguments, by their values: it removes the elements up to the
+// original command and keeps the file's new layout, and its Change says so.
+
+// Options tune Wrap and the file functions.
+type Options struct {
+	// WrapHTTP sends remote (Streamable HTTP) servers through moat's local proxy too,
+	// by pointing their URL at ProxyURL(name, originalURL). When it is false they are
+	// reported as skipped.
+	WrapHTTP bool
+	// ProxyURL gives the URL of moat's local proxy for the server name whose URL was
+	// original, such as http://127.0.0.1:PORT/mcp/NAME. It must not have a fragment:
+	// moat keeps the original URL there, to restore it.
+	ProxyURL func(name, original string) string
+	// DryRun makes WrapFile and UnwrapFile compute the new text and write nothing.
+	DryRun bool
+}
+
+// Change is what Wrap or Unwrap did, or declined to do, with one server entry.
+type Change struct {
+	// Where names the object or table that holds the server, such as "mcpServers",
+	// `projects["/src/app"].mcpServers` or "mcp_servers".
+	Where string
+	// Server is the server's name: its key, decoded. It is the name moat's proxy is
+	// given, exactly.
+	Server string
+	// Line is the line of the entry in the text given to Wrap or Unwrap.
+	Line int
+	// HTTP says the entry is a remote server, given by a URL.
+	HTTP bool
+	// Already says Wrap found the entry running through moat and left it alone.
+	Already bool
+	// Skipped says the entry was left as it is because moat cannot edit it safely.
+	Skipped bool
+	// Reason says why an entry was skipped. For an entry Unwrap restored from a file
+	// reformatted since it was wrapped, it says that the layout was not restored.
+	Reason string
+
+	unwrap bool
+}
+
+func (c Change) String() string {
+	s := c.Where
+	if c.Server != "" {
+		s = step(c.Where, c.Server, false)
+	}
+	if c.Line > 0 {
+		s += fmt.Sprintf(" (line %d)", c.Line)
+	}
+	switch {
+	case c.Skipped:
+		return s + ": skipped: " + c.Reason
+	case c.Already:
+		return s + ": already runs through moat"
+	case c.unwrap && c.Reason != "":
+		return s + ": restored; " + c.Reason
+	case c.unwrap:
+		return s + ": restored"
+	}
+	return s + ": wrapped"
+}
+
+const (
+	reasonHTTPOff = "not wrapped (HTTP servers need `moat mcp proxy --upstream`)"
+	reasonLayout  = "the file was reformatted since moat wrapped it, so the arguments keep its new layout"
+	// fragment starts the fragment of a proxy URL that holds the original URL.
+	fragment = "moat-upstream="
+)
+
+// entry is one server entry found in a file.
+type entry struct {
+	where, name string
+	pos         int    // where the entry's key (JSON) or table header (TOML) starts
+	val         *value // an object; for TOML, the table's keys and values
+	skip        string // a reason to leave the entry, found while looking for it
+}
+
+// edit replaces text[start:end] with repl.
+type edit struct {
+	start, end int
+	repl       string
+}
+
+// syntax is what differs between the JSON and TOML files when moat edits an entry.
+type syntax interface {
+	unquote(raw string) (string, bool)
+	// addArgs is the edit that gives an entry with no args the args list (a bracketed
+	// array), placed after the command.
+	addArgs(text string, cmdKey int, cmd *value, list string) edit
+	// removeAddedArgs is the edit that undoes addArgs, if args is where addArgs puts it.
+	removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool)
+}
+
+// Wrap returns text with every server entry moat can wrap running through moat's
+// proxy, moatPath being the absolute path of the moat binary, and a Change for every
+// server entry in the text. Everything else in text is kept byte for byte. Wrap is
+// idempotent. A text that does not parse gives a *ParseError.
+func (c Client) Wrap(text, moatPath string, opts Options) (string, []Change, error) {
+	if !isAbs(moatPath) || !isMoat(moatPath) {
+		// The path is how Unwrap and a second Wrap know an entry is moat's.
+		return "", nil, fmt.Errorf("moat's path must be absolute and name a file called moat, not %q", moatPath)
+	}
+	if opts.WrapHTTP && opts.ProxyURL == nil {
+		return "", nil, errors.New("wrapping HTTP servers needs a proxy URL")
+	}
+	entries, sx, err := c.entries(text)
+	if err != nil {
+		return "", nil, err
+	}
+	var edits []edit
+	changes := []Change{}
+	for _, e := range entries {
+		ed, ch := c.wrapEntry(text, e, sx, moatPath, opts)
+		edits = append(edits, ed...)
+		changes = append(changes, ch)
+	}
+	return apply(text, edits), changes, nil
+}
+
+// Unwrap returns text with every entry that runs through moat's proxy restored, and a
+// Change for each. Entries moat did not wrap are not reported.
+func (c Client) Unwrap(text string) (string, []Change, error) {
+	entries, sx, err := c.entries(text)
+	if err != nil {
+		return "", nil, err
+	}
+	var edits []edit
+	changes := []Change{}
+	for _, e := range entries {
+		ed, ch, ok := c.unwrapEntry(text, e, sx)
+		if ok {
+			edits = append(edits, ed...)
+			changes = append(changes, ch)
+		}
+	}
+	return apply(text, edits), changes, nil
+}
+
+func (c Client) entries(text string) ([]entry, syntax, error) {
+	if c.TOML {
+		es, err := tomlEntries(text)
+		return es, tomlSyntax{}, err
+	}
+	es, err := c.jsonEntries(text)
+	return es, jsonSyntax{}, err
+}
+
+func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Options) ([]edit, Change) {
+	ch := Change{Where: e.where, Server: e.name, Line: lineOf(text, e.pos)}
+	skip := func(format string, args ...any) ([]edit, Change) {
+		ch.Skipped, ch.Reason = true, fmt.Sprintf(format, args...)
+		return nil, ch
+	}
+	if e.skip != "" {
+		return skip("%s", e.skip)
+	}
+	v := e.val
+	if v.kind != '{' {
+		return skip("the entry is not an object")
+	}
+	cmd, ncmd := v.member("command")
+	var (
+		urlVal *value
+		rem    remote
+	)
+	for _, r := range c.remotes {
+		if u, _ := v.member(r.key); u != nil {
+			urlVal, rem = u, r
+			break
+		}
+	}
+	switch {
+	case ncmd > 1:
+		return skip("it gives command more than once")
+	case cmd != nil && urlVal != nil:
+		return skip("it has both a command and a %s", rem.key)
+	case cmd == nil && urlVal == nil:
+		if len(c.remotes) == 0 {
+			return skip("it has no command")
+		}
+		return skip("it has neither a command nor a %s", remoteKeys(c.remotes))
+	case urlVal != nil:
+		ch.HTTP = true
+		return c.wrapHTTP(text, e, sx, urlVal, rem, opts, ch)
+	}
+
+	command, ok := stringOf(text, sx, cmd)
+	if !ok {
+		return skip("its command is not a string")
+	}
+	if command == "" {
+		return skip("its command is empty")
+	}
+	if t, _ := v.member("type"); t != nil {
+		if ts, ok := stringOf(text, sx, t); !ok || ts != "stdio" {
+			return skip("its type is %s, not stdio, yet it has a command", text[t.start:t.end])
+		}
+	}
+	args, nargs := v.member("args")
+	if nargs > 1 {
+		return skip("it gives args more than once")
+	}
+	if args != nil {
+		if args.kind != '[' {
+			return skip("its args is not an array")
+		}
+		for _, a := range args.elems {
+			if _, ok := stringOf(text, sx, a); !ok {
+				return skip("its args hold %s, which is not a string", text[a.start:a.end])
+			}
+		}
+	}
+	if _, ok := wrappedArgs(text, sx, command, args); ok {
+		ch.Already = true
+		return nil, ch
+	}
+
+	prefix := []string{quote("mcp"), quote("proxy"), quote("--name"), quote(e.name), quote("--"), text[cmd.start:cmd.end]}
+	edits := []edit{{cmd.start, cmd.end, quote(moat)}}
+	switch {
+	case args == nil:
+		edits = append(edits, sx.addArgs(text, keyOf(v, cmd), cmd, "["+strings.Join(prefix, ",")+"]"))
+	case len(args.elems) == 0:
+		edits = append(edits, edit{args.start + 1, args.start + 1, strings.Join(prefix, ", ")})
+	default:
+		in := args.start + 1
+		if ws := leadingBlanks(text[in:args.elems[0].start]); strings.Contains(ws, "\n") {
+			edits = append(edits, edit{in, in, ws + strings.Join(prefix, ", ") + ","})
+		} else {
+			edits = append(edits, edit{in, in, strings.Join(prefix, ", ") + ", "})
+		}
+	}
+	return edits, ch
+}
+
+func (c Client) wrapHTTP(text string, e entry, sx syntax, u *value, r remote, opts Options, ch Change) ([]edit, Change) {
+	skip := func(format string, args ...any) ([]edit, Change) {
+		ch.Skipped, ch.Reason = true, fmt.Sprintf(format, args...)
+		return nil, ch
+	}
+	if !opts.WrapHTTP {
+		return skip(reasonHTTPOff)
+	}
+	transport := r.fixed
+	if transport == "" {
+		transport = r.untyped
+		if t, _ := e.val.member("type"); t != nil {
+			ts, ok := stringOf(text, sx, t)
+			if !ok {
+				return skip("its type is not a string")
+			}
+			switch ts {
+			case "http", "streamable-http", "streamableHttp":
+				transport = "http"
+			default:
+				transport = ts
+			}
+		}
+	}
+	switch transport {
+	case "http":
+	case "":
+		return skip("it has a %s but no type, which %s rejects", r.key, c.Name)
+	default:
+		return skip("it uses the %q transport; moat's proxy serves Streamable HTTP only", transport)
+	}
+	orig, ok := stringOf(text, sx, u)
+	if !ok || orig == "" {
+		return skip("its %s is not a string", r.key)
+	}
+	if _, ok := wrappedURL(orig); ok {
+		ch.Already = true
+		return nil, ch
+	}
+	if strings.Contains(orig, "$") {
+		// The client expands the variable; the proxy, given the URL as written, could
+		// not know where to forward.
+		return skip("its %s uses variables the client expands", r.key)
+	}
+	if text[u.start:u.end] != quote(orig) {
+		return skip("its %s is written with escapes or quotes moat could not restore exactly", r.key)
+	}
+	proxy := opts.ProxyURL(e.name, orig)
+	if proxy == "" || strings.Contains(proxy, "#") {
+		return skip("the proxy URL %q is empty or has a fragment", proxy)
+	}
+	return []edit{{u.start, u.end, quote(proxy + "#" + fragment + escapeFragment(orig))}}, ch
+}
+
+func (c Client) unwrapEntry(text string, e entry, sx syntax) ([]edit, Change, bool) {
+	ch := Change{Where: e.where, Server: e.name, Line: lineOf(text, e.pos), unwrap: true}
+	v := e.val
+	if e.skip != "" || v.kind != '{' {
+		return nil, ch, false
+	}
+	for _, r := range c.remotes {
+		u, _ := v.member(r.key)
+		if u == nil {
+			continue
+		}
+		s, ok := stringOf(text, sx, u)
+		if !ok {
+			continue
+		}
+		orig, ok := wrappedURL(s)
+		if !ok {
+			continue
+		}
+		ch.HTTP = true
+		if orig == "" {
+			ch.Skipped, ch.Reason = true, "its proxy URL does not say what the original URL was"
+			return nil, ch, true
+		}
+		return []edit{{u.start, u.end, quote(orig)}}, ch, true
+	}
+
+	cmd, ncmd := v.member("command")
+	args, nargs := v.member("args")
+	if ncmd != 1 || nargs != 1 || args.kind != '[' {
+		return nil, ch, false
+	}
+	command, ok := stringOf(text, sx, cmd)
+	if !ok {
+		return nil, ch, false
+	}
+	for _, a := range args.elems {
+		if _, ok := stringOf(text, sx, a); !ok {
+			return nil, ch, false
+		}
+	}
+	k, ok := wrappedArgs(text, sx, command, args)
+	if !ok {
+		return nil, ch, false
+	}
+	if k < 0 {
+		ch.Skipped, ch.Reason = true, "it runs through moat, but moat cannot tell which command it wraps"
+		return nil, ch, true
+	}
+	el := args.elems
+	edits := []edit{{cmd.start, cmd.end, text[el[k+1].start:el[k+1].end]}}
+	if ed, ok := exactArgs(text, sx, v, cmd, args, k); ok {
+		return append(edits, ed), ch, true
+	}
+	ch.Reason = reasonLayout
+	if len(el) > k+2 {
+		return append(edits, edit{el[0].start, el[k+2].start, ""}), ch, true
+	}
+	return append(edits, edit{args.start, args.end, "[]"}), ch, true
+}
+
+// exactArgs is the edit that undoes Wrap's insertion into args, if args holds it as
+// Wrap wrote it (see the top of this file). k is the index of the "--" element.
+func exactArgs(text string, sx syntax, v, cmd, args *value, k int) (edit, bool) {
+	el := args.elems
+	if k != 4 || len(el) < 6 || text[el[2].start:el[2].end] != quote("--name") ||
+		text[el[0].start:el[0].end] != quote("mcp") || text[el[1].start:el[1].end] != quote("proxy") ||
+		text[el[4].start:el[4].end] != quote("--") {
+		return edit{}, false
+	}
+	seps := func(sep string) bool {
+		for i := range 5 {
+			if text[el[i].end:el[i+1].start] != sep {
+				return false
+			}
+		}
+		return true
+	}
+	in, x := args.start+1, el[5]
+	if seps(",") && len(el) == 6 && el[0].start == in && x.end+1 == args.end {
+		return sx.removeAddedArgs(text, keyOf(v, cmd), cmd, keyOf(v, args), args)
+	}
+	if !seps(", ") {
+		return edit{}, false
+	}
+	switch {
+	case el[0].start == in && len(el) == 6:
+		return edit{in, x.end, ""}, true
+	case el[0].start == in && strings.HasPrefix(text[x.end:], ", "):
+		return edit{in, x.end + 2, ""}, true
+	case len(el) > 6:
+		ws := text[in:el[0].start]
+		if isBlank(ws) && strings.Contains(ws, "\n") && text[x.end] == ',' && leadingBlanks(text[x.end+1:el[6].start]) == ws {
+			return edit{in, x.end + 1, ""}, true
+		}
+	}
+	return edit{}, false
+}
+
+// wrappedArgs reports whether command and args run a server through moat's proxy, and
+// the index in args of the "--" that ends moat's own arguments (-1 when there is none
+// to find).
+func wrappedArgs(text string, sx syntax, command string, args *value) (int, bool) {
+	if !isMoat(command) || args == nil || len(args.elems) < 2 {
+		return 0, false
+	}
+	argv := make([]string, len(args.elems))
+	for i, a := range args.elems {
+		argv[i], _ = stringOf(text, sx, a)
+	}
+	if argv[0] != "mcp" || argv[1] != "proxy" {
+		return 0, false
+	}
+	for i := 2; i < len(argv); {
+		switch a := argv[i]; {
+		case a == "--":
+			if i+1 >= len(argv) {
+				return -1, true
+			}
+			return i, true
+		case a == "--name" || a == "--agent" || a == "--policy":
+			// The proxy's flags that take a value (internal/cli/mcp.go).
+			i += 2
+		case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
+			i++
+		default:
+			return -1, true
+		}
+	}
+	return -1, true
+}
+
+// wrappedURL reports whether u is a proxy URL of moat's, and the original URL its
+// fragment holds.
+func wrappedURL(u string) (string, bool) {
+	_, frag, ok := strings.Cut(u, "#"+fragment)
+	if !ok {
+		return "", false
+	}
+	orig, err := url.PathUnescape(frag)
+	if err != nil {
+		return "", true
+	}
+	return orig, true
+}
+
+// escapeFragment percent-encodes s so that it can be a URL's fragment and be decoded
+// back exactly: what a fragment allows stays readable, "%" and the rest are encoded.
+func escapeFragment(s string) string {
+	const keep = "-._~!$&'()*+,;=:@/?"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(keep, c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// isMoat reports whether a command names a moat binary.
+func isMoat(command string) bool {
+	base := strings.ToLower(command[strings.LastIndexAny(command, `/\`)+1:])
+	return base == "moat" || base == "moat.exe"
+}
+
+// isAbs accepts Windows paths on every system, since the text may be for a Windows
+// client edited elsewhere.
+func isAbs(p string) bool {
+	return filepath.IsAbs(p) || strings.HasPrefix(p, "/") ||
+		len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') || strings.HasPrefix(p, `\\`)
+}
+
+// leadingBlanks is the white space s starts with.
+func leadingBlanks(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t\r\n"))]
+}
+
+func isBlank(s string) bool {
+	return strings.Trim(s, " \t\r\n") == ""
+}
+
+func stringOf(text string, sx syntax, v *value) (string, bool) {
+	if v == nil || v.kind != '"' {
+		return "", false
+	}
+	return sx.unquote(text[v.start:v.end])
+}
+
+// keyOf is where the key of member m of object v starts.
+func keyOf(v, m *value) int {
+	for i, e := range v.elems {
+		if e == m {
+			return v.keyStarts[i]
+		}
+	}
+	return m.start
+}
+
+func remoteKeys(rs []remote) string {
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		keys[i] = r.key
+	}
+	return strings.Join(keys, " or ")
+}
+
+// apply makes the edits, which do not overlap, to text.
+func apply(text string, edits []edit) string {
+	if len(edits) == 0 {
+		return text
+	}
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		b.WriteString(text[at:e.start])
+		b.WriteString(e.repl)
+		at = e.end
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
