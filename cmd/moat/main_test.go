@@ -11,10 +11,12 @@ import (
 )
 
 // TestMain lets the scripts run moat as a real process: `exec moat …` re-executes this
-// test binary as the moat command.
+// test binary as the moat command. The MCP tests' peers are commands of it too.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"moat": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+		"moat":            func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+		"mcp-test-server": runSDKServer,
+		"mcp-raw-server":  runRawServer,
 	})
 }
 

@@ -121,7 +121,7 @@ func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error
 		d = l.engine.Evaluate(ctx, c)
 	}
 	if o.record {
-		if err := a.record(l, c, d); err != nil {
+		if err := a.record(l, protocol.EventPreToolUse, c, d); err != nil {
 			return &exitCode{code: exitError, err: err}
 		}
 	}
@@ -332,7 +332,7 @@ func (a *app) answer(ctx context.Context, l *loaded, o checkOptions, line []byte
 	}
 	d := l.engine.Evaluate(ctx, c)
 	if o.record {
-		if err := a.record(l, c, d); err != nil {
+		if err := a.record(l, protocol.EventPreToolUse, c, d); err != nil {
 			fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
 		}
 	}
@@ -367,13 +367,14 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	}
 }
 
-func (a *app) record(l *loaded, c call.Call, d call.Decision) error {
+// record appends a decision about c, made for event, to the audit log.
+func (a *app) record(l *loaded, event string, c call.Call, d call.Decision) error {
 	log, err := audit.Open(audit.Options{Path: l.dirs.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
 	if err != nil {
 		return fmt.Errorf("opening audit log: %w", err)
 	}
 	rec := audit.Record{
-		Agent: string(c.Agent), Session: c.Session, Event: protocol.EventPreToolUse,
+		Agent: string(c.Agent), Session: c.Session, Event: event,
 		Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: c.Cwd,
 		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
 		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,

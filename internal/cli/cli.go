@@ -100,6 +100,7 @@ var commands = []struct {
 	{"status", newStatusCmd},
 	{"trust", newTrustCmd},
 	{"findings", newFindingsCmd},
+	{"mcp", newMCPCmd},
 }
 
 // newRoot builds the command tree for a run with args. A run that names a command gets

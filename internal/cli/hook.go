@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
@@ -262,18 +260,13 @@ func (ld localDecider) Decide(ctx context.Context, c call.Call) call.Decision {
 // Record appends a hook decision to the audit log. A failure to record is reported on
 // stderr and does not change the decision.
 func (ld localDecider) Record(ev hook.Event, c call.Call, d call.Decision) {
-	a, l := ld.a, ld.l
-	log, err := audit.Open(audit.Options{Path: l.dirs.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
-	if err == nil {
-		err = log.Append(audit.Record{
-			Agent: string(c.Agent), Session: c.Session, Event: ev.Name,
-			Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: c.Cwd,
-			Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
-			LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,
-		})
-		err = errors.Join(err, log.Close())
-	}
-	if err != nil {
+	ld.a.recordOrWarn(ld.l, ev.Name, c, d)
+}
+
+// recordOrWarn records a decision; a failure to record is reported on stderr and does
+// not change the decision.
+func (a *app) recordOrWarn(l *loaded, event string, c call.Call, d call.Decision) {
+	if err := a.record(l, event, c, d); err != nil {
 		fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
 	}
 }

@@ -63,13 +63,18 @@ func TestOnePackageComment(t *testing.T) {
 
 // TestForbiddenDependencies keeps the decision path small: the canonical model, the policy
 // language and the engine must not link the CLI framework or the audit log, which belong
-// to the commands that use them.
+// to the commands that use them; nor the binary the MCP SDK.
 func TestForbiddenDependencies(t *testing.T) {
 	forbidden := map[string][]string{
 		"github.com/moatdev/moat/internal/call":   {"github.com/spf13/cobra", "github.com/moatdev/moat/internal/policy", "github.com/moatdev/moat/internal/engine"},
 		"github.com/moatdev/moat/internal/policy": {"github.com/spf13/cobra", "github.com/moatdev/moat/internal/engine", "github.com/moatdev/moat/internal/audit"},
 		"github.com/moatdev/moat/internal/engine": {"github.com/spf13/cobra", "github.com/moatdev/moat/internal/audit", "github.com/moatdev/moat/internal/cli"},
 		"github.com/moatdev/moat/internal/shell":  {"github.com/moatdev/moat/internal/policy", "github.com/moatdev/moat/internal/engine"},
+		// The MCP SDK is a test peer: the proxy speaks the wire format itself, so that
+		// what it relays is exactly what it read, and the binary stays small.
+		"github.com/moatdev/moat/cmd/moat": {"github.com/modelcontextprotocol/go-sdk"},
+		// A hook process starts once per tool call: it links no proxy.
+		"github.com/moatdev/moat/internal/hook": {"github.com/moatdev/moat/internal/mcp"},
 	}
 	for pkg, bad := range forbidden {
 		out, err := exec.Command("go", "list", "-deps", pkg).Output()

@@ -1,0 +1,421 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The MCP test peers run as commands of this test binary (see TestMain): a server built
+// with the official Go SDK, and a raw server that logs every line it receives and answers
+// with fixed bytes, for checks of what the proxy relays byte for byte. Both append what
+// reaches them to $MCP_TEST_LOG, which is how a test knows that a refused call never
+// reached the server.
+
+// runSDKServer serves four tools over stdio until the client closes its input, then
+// exits with $MCP_TEST_EXIT.
+func runSDKServer() {
+	logf := func(format string, args ...any) {
+		f, err := os.OpenFile(os.Getenv("MCP_TEST_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			fmt.Fprintf(f, format+"\n", args...)
+			f.Close()
+		}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "peer", Version: "v0"}, nil)
+	type text struct {
+		Text string `json:"text"`
+	}
+	type path struct {
+		Path string `json:"path"`
+	}
+	type none struct{}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echoes the text."}, func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+		logf("echo %s", in.Text)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "read_file", Description: "Reads a file."}, func(_ context.Context, _ *mcp.CallToolRequest, in path) (*mcp.CallToolResult, any, error) {
+		logf("read_file %s", in.Path)
+		data, err := os.ReadFile(in.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "delete_everything", Description: "Deletes everything (a canary: it only logs)."}, func(_ context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		logf("delete_everything")
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Waits until it is cancelled."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		logf("slow started")
+		select {
+		case <-ctx.Done():
+			logf("slow cancelled")
+			return nil, nil, ctx.Err()
+		case <-time.After(30 * time.Second):
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		}
+	})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-test-server:", err)
+	}
+	code := 0
+	fmt.Sscan(os.Getenv("MCP_TEST_EXIT"), &code)
+	os.Exit(code)
+}
+
+// runRawServer logs each line it receives and answers every line that has an id with a
+// fixed response in an unusual layout, which the proxy must relay as it is.
+func runRawServer() {
+	log, err := os.OpenFile(os.Getenv("MCP_TEST_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		os.Exit(1)
+	}
+	fmt.Fprintln(os.Stderr, "raw server: started")
+	r := bufio.NewReaderSize(os.Stdin, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			log.Write(line)
+			type msg struct {
+				ID json.RawMessage `json:"id"`
+			}
+			var m msg
+			var batch []msg
+			switch {
+			case json.Unmarshal(line, &m) == nil && len(m.ID) > 0:
+				fmt.Fprintf(os.Stdout, "{ \"result\" : {\"got\":%d},\"jsonrpc\":\"2.0\", \"id\":%s }\n", len(line), m.ID)
+			case json.Unmarshal(line, &batch) == nil:
+				var answers []string
+				for _, m := range batch {
+					if len(m.ID) > 0 {
+						answers = append(answers, fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"result\":{},\"id\":%s }", m.ID))
+					}
+				}
+				fmt.Fprintf(os.Stdout, "[%s]\n", strings.Join(answers, ","))
+			}
+		}
+		if err != nil {
+			os.Exit(0)
+		}
+	}
+}
+
+const mcpTestPolicy = `version: 1
+default: allow
+packs: [recommended]
+rules:
+  - id: no-deleting-everything
+    tool: mcp:peer/delete_*
+    decision: deny
+    reason: the peer's delete tools are not for agents
+`
+
+// mcpEnv is a fake HOME with a fake private key, a project, a policy and a log.
+type mcpEnv struct {
+	home, project, policy, log string
+}
+
+func newMCPEnv(t *testing.T) *mcpEnv {
+	t.Helper()
+	home := t.TempDir()
+	e := &mcpEnv{home: home, project: filepath.Join(home, "project"), policy: filepath.Join(home, "policy.yaml"), log: filepath.Join(home, "server.log")}
+	for _, f := range []struct{ path, text string }{
+		{filepath.Join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nfake key for a test\n-----END OPENSSH PRIVATE KEY-----\n"},
+		{filepath.Join(e.project, "notes.txt"), "project notes\n"},
+		{e.policy, mcpTestPolicy},
+	} {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.path, []byte(f.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func (e *mcpEnv) proxy(t *testing.T, server string, extraEnv ...string) *exec.Cmd {
+	cmd := exec.Command(moatBinary(t), "mcp", "proxy", "--policy", e.policy, "--name", "peer", "--", server)
+	cmd.Dir = e.project
+	cmd.Env = append([]string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "MCP_TEST_LOG=" + e.log}, extraEnv...)
+	return cmd
+}
+
+func (e *mcpEnv) serverLog(t *testing.T) string {
+	data, err := os.ReadFile(e.log)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestMCPProxySDK runs the official Go SDK client against the SDK server through
+// `moat mcp proxy`, in both protocol eras: the legacy initialize handshake and the
+// stateless 2026-07-28 revision.
+func TestMCPProxySDK(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			e := newMCPEnv(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			var stderr bytes.Buffer
+			cmd := e.proxy(t, "mcp-test-server")
+			cmd.Stderr = &stderr
+			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+			session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+			}
+			defer session.Close()
+
+			tools, err := session.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) != 4 {
+				t.Fatalf("tools/list: %v, %v", tools, err)
+			}
+			callText := func(name string, args map[string]any) (string, bool) {
+				t.Helper()
+				res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				if err != nil {
+					t.Fatalf("tools/call %s: %v\nstderr: %s", name, err, stderr.String())
+				}
+				var b strings.Builder
+				for _, c := range res.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						b.WriteString(tc.Text)
+					}
+				}
+				return b.String(), res.IsError
+			}
+
+			if text, isErr := callText("echo", map[string]any{"text": "hello"}); isErr || text != "hello" {
+				t.Errorf("echo: %q (isError %v)", text, isErr)
+			}
+			if text, isErr := callText("read_file", map[string]any{"path": filepath.Join(e.project, "notes.txt")}); isErr || text != "project notes\n" {
+				t.Errorf("reading a project file: %q (isError %v)", text, isErr)
+			}
+			text, isErr := callText("delete_everything", nil)
+			if !isErr || text != "blocked by moat: the peer's delete tools are not for agents (rule no-deleting-everything)" {
+				t.Errorf("a denied tool: %q (isError %v)", text, isErr)
+			}
+			text, isErr = callText("read_file", map[string]any{"path": "~/.ssh/id_rsa"})
+			if !isErr || !strings.HasPrefix(text, "blocked by moat: reads a file that holds credentials or private keys (rule ask-secrets-read); it needs the user's approval") {
+				t.Errorf("reading the key: %q (isError %v)", text, isErr)
+			}
+
+			// Cancellation reaches the server: the client gives up on a slow call and
+			// sends notifications/cancelled, which the proxy relays.
+			slowCtx, slowCancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			_, err = session.CallTool(slowCtx, &mcp.CallToolParams{Name: "slow"})
+			slowCancel()
+			if err == nil {
+				t.Error("the slow call returned without being cancelled")
+			}
+			waitFor(t, func() bool { return strings.Contains(e.serverLog(t), "slow cancelled") }, "the server to see the cancellation")
+
+			log := e.serverLog(t)
+			if strings.Contains(log, "delete_everything") || strings.Contains(log, ".ssh") {
+				t.Errorf("a refused call reached the server; its log:\n%s", log)
+			}
+			if !strings.Contains(log, "echo hello") {
+				t.Errorf("an allowed call did not reach the server; its log:\n%s", log)
+			}
+		})
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Errorf("timed out waiting for %s", what)
+}
+
+// rawProxy is `moat mcp proxy` in front of the raw server, driven a line at a time.
+type rawProxy struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func startRawProxy(t *testing.T, e *mcpEnv, extraEnv ...string) *rawProxy {
+	t.Helper()
+	cmd := e.proxy(t, "mcp-raw-server", extraEnv...)
+	p := &rawProxy{cmd: cmd, stderr: &syncBuffer{}}
+	cmd.Stderr = p.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.in, p.out = in, bufio.NewReaderSize(out, 1<<20)
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	return p
+}
+
+func (p *rawProxy) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *rawProxy) receive(t *testing.T) string {
+	t.Helper()
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := p.out.ReadString('\n')
+		ch <- result{strings.TrimSuffix(line, "\n"), err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("reading the proxy's output: %v\nstderr: %s", r.err, p.stderr.String())
+		}
+		return r.line
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no answer from the proxy\nstderr: %s", p.stderr.String())
+	}
+	return ""
+}
+
+// TestMCPProxyFrames checks what the proxy relays byte for byte and what it refuses,
+// at the level of the frames on the wire.
+func TestMCPProxyFrames(t *testing.T) {
+	e := newMCPEnv(t)
+	p := startRawProxy(t, e)
+
+	// Allowed traffic is identical in both directions: odd spacing, key order and an id
+	// that is a string reach the server as sent, and its answer reaches the client as sent.
+	list := `{ "method":"tools/list" ,"jsonrpc":"2.0","id":"a-1","params":{}}`
+	p.send(t, list)
+	if got, want := p.receive(t), `{ "result" : {"got":`+fmt.Sprint(len(list)+1)+`},"jsonrpc":"2.0", "id":"a-1" }`; got != want {
+		t.Errorf("relayed answer:\n got %s\nwant %s", got, want)
+	}
+
+	// A notification (a cancellation) goes through, and is not answered.
+	cancelled := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1","reason":"user"}}`
+	p.send(t, cancelled)
+
+	// Frames two parsers could read differently are refused with an error to the
+	// client, never relayed.
+	for _, tc := range []struct{ name, frame, want string }{
+		{"duplicate keys", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","name":"delete_everything"}}`, `"id":7`},
+		{"keys differing only in case", `{"jsonrpc":"2.0","id":8,"method":"tools/call","Method":"ping","params":{"name":"echo"}}`, `"id":8`},
+		{"a number out of range", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"n":1e400}}}`, `"id":9`},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\xff\"}}", `"id":10`},
+		{"cut short (the id is still answered)", `{"jsonrpc":"2.0","id":11,`, `"id":11`},
+		{"not JSON at all", `{{`, `"id":null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p.send(t, tc.frame)
+			got := p.receive(t)
+			if !strings.Contains(got, `"error"`) || !strings.Contains(got, tc.want) {
+				t.Errorf("answer %s; want an error for %s", got, tc.want)
+			}
+		})
+	}
+
+	// A batch is decided element by element: the allowed call goes on, the denied one
+	// is answered by moat.
+	p.send(t, `[{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}},{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"delete_everything"}}]`)
+	answers := p.receive(t) + "\n" + p.receive(t)
+	if !strings.Contains(answers, `"id":21`) || !strings.Contains(answers, "blocked by moat") || !strings.Contains(answers, `"id":20 }`) {
+		t.Errorf("batch answers:\n%s", answers)
+	}
+
+	// A 16 MiB message passes whole. (Not a tools/call: the recommended policy asks
+	// about arguments too large to scan, 8 MiB and up.)
+	big := `{"jsonrpc":"2.0","id":30,"method":"x-test/upload","params":{"text":"` + strings.Repeat("a", 16<<20) + `"}}`
+	p.send(t, big)
+	if got := p.receive(t); !strings.Contains(got, fmt.Sprintf(`"got":%d`, len(big)+1)) {
+		t.Errorf("16 MiB message: answer %.200s", got)
+	}
+
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("proxy exit: %v\nstderr: %s", err, p.stderr.String())
+	}
+	log := e.serverLog(t)
+	for _, want := range []string{list + "\n", cancelled + "\n", `{"jsonrpc":"2.0","id":20,`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the server did not receive %.120q", want)
+		}
+	}
+	for _, refused := range []string{`"id":7`, `"id":8`, `"id":9`, `"id":10`, `"id":11`, "delete_everything"} {
+		if strings.Contains(log, refused) {
+			t.Errorf("a refused frame (%s) reached the server", refused)
+		}
+	}
+	if !strings.Contains(p.stderr.String(), "raw server: started") {
+		t.Errorf("the server's stderr did not pass through: %q", p.stderr.String())
+	}
+}
+
+// TestMCPProxyExitStatus: the proxy exits with the server's status, and a policy that
+// cannot be loaded keeps the server from starting at all.
+func TestMCPProxyExitStatus(t *testing.T) {
+	e := newMCPEnv(t)
+	cmd := e.proxy(t, "mcp-test-server", "MCP_TEST_EXIT=3")
+	cmd.Stdin = strings.NewReader("")
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 3 {
+		t.Errorf("exit status %d (%v), want the server's 3", cmd.ProcessState.ExitCode(), err)
+	}
+
+	if err := os.WriteFile(e.policy, []byte("version: 1\nrules: [oops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd = e.proxy(t, "mcp-test-server")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "cannot load the policy, so the MCP server peer is not started") {
+		t.Errorf("with a broken policy: %v\n%s", err, out)
+	}
+	if log := e.serverLog(t); log != "" {
+		t.Errorf("the server ran with a broken policy: %s", log)
+	}
+}

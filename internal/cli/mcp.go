@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/mcp"
+)
+
+func newMCPCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Guard MCP servers: run them through moat's proxy",
+		Long: `An MCP server's tools reach the agent through the MCP protocol, where no hook sees
+them. 'moat mcp proxy' sits between the agent and a server and decides every tool call,
+resource read and prompt request with the same policy as the hooks.`,
+	}
+	cmd.AddCommand(newMCPProxyCmd(a))
+	return cmd
+}
+
+func newMCPProxyCmd(a *app) *cobra.Command {
+	var policyFlag, name, agent string
+	cmd := &cobra.Command{
+		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] -- COMMAND [ARGS…]",
+		Short: "Run an MCP server over stdio behind moat",
+		Long: `Proxy starts COMMAND as an MCP server speaking stdio and relays newline-delimited
+JSON-RPC between it and the client on moat's own standard input and output, unchanged in
+both directions. The server's standard error passes through; signals are forwarded to it;
+its exit status is moat's.
+
+Every tools/call is decided as the mcp call mcp:SERVER/TOOL with its arguments, every
+resources/read as mcp:SERVER/resources/read (argument uri) and every prompts/get as
+mcp:SERVER/prompts/get (arguments name and arguments). A call the policy denies never
+reaches the server: a tools/call is answered with a tool error whose text is
+"blocked by moat: <reason>", the others with JSON-RPC error -32003. An ask is refused the
+same way, saying that approval is needed (there is no approval over MCP yet). Every
+decision is recorded in the audit log.
+
+Messages are checked strictly before anything is relayed: invalid JSON or UTF-8, duplicate
+keys or keys differing only in case, numbers out of range and messages over 64 MiB are
+refused, with an error to the sender when its id can be read. Batch arrays are decided
+element by element.
+
+SERVER (default: the command's file name) is the name rules use. The policy is found
+from the working directory, as for hooks; a policy that cannot be loaded stops moat
+before the server starts.`,
+		Example: `  moat mcp proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem ~/project`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.ArgsLenAtDash() != 0 {
+				return fmt.Errorf("put the server's command after --: moat mcp proxy [flags] -- COMMAND [ARGS…]")
+			}
+			if name == "" {
+				name = filepath.Base(args[0])
+			}
+			cwd, err := a.cwd()
+			if err != nil {
+				return err
+			}
+			l, err := a.load(policyFlag, cwd)
+			if err != nil {
+				return fmt.Errorf("cannot load the policy, so the MCP server %s is not started: %w", name, err)
+			}
+			p := &mcp.Proxy{
+				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
+				Decide: func(ctx context.Context, c call.Call) call.Decision {
+					c.Agent = call.Agent(agent)
+					d := l.engine.Evaluate(ctx, c)
+					a.recordOrWarn(l, "mcp "+c.MCP.String(), c, d)
+					return d
+				},
+			}
+			server := exec.Command(args[0], args[1:]...)
+			server.Stderr = a.env.Stderr
+			signals := make(chan os.Signal, 4)
+			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer signal.Stop(signals)
+			code, err := (&mcp.Stdio{Proxy: p, Signals: signals}).Run(cmd.Context(), server, a.env.Stdin, a.env.Stdout)
+			if err != nil {
+				return err
+			}
+			if code != 0 {
+				return &exitCode{code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&policyFlag, "policy", "", "policy file to use instead of the one found from the working directory")
+	cmd.Flags().StringVar(&name, "name", "", "the server's name in rules (mcp:NAME/TOOL); default: the command's file name")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent the server works for, for rules that name agents and for the audit log")
+	return cmd
+}

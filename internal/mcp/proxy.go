@@ -1,0 +1,199 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/mcp/jsonrpc"
+	"github.com/moatdev/moat/internal/scan"
+)
+
+// Decider decides one call. The proxy's caller records the decision as well: the proxy
+// only acts on it.
+type Decider func(ctx context.Context, c call.Call) call.Decision
+
+// Proxy holds what both directions of one client–server connection share.
+type Proxy struct {
+	// Server is the server's name in rules (mcp:SERVER/TOOL).
+	Server string
+	Decide Decider
+	// Cwd and Project place the calls, for $workspace.
+	Cwd, Project string
+	// Log receives moat's own notes: refused frames and the reasons.
+	Log io.Writer
+
+	mu sync.Mutex
+	// pending holds the ids of the client's requests relayed to the server and not yet
+	// answered, with their methods, so that a response can be matched to its request.
+	pending map[string]string
+}
+
+// modernVersion is the first protocol revision whose tool results must say resultType.
+const modernVersion = "2026-07-28"
+
+// FromClient reads one frame the client sent. It returns the bytes to relay to the server
+// (nil for none) and the answers moat sends the client itself, one frame each. A frame
+// moat cannot read is refused, never relayed; a request the policy does not allow is
+// answered in the server's place.
+func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, answers [][]byte) {
+	f, err := jsonrpc.Parse(frame)
+	if err != nil {
+		return nil, p.refuse("client", err)
+	}
+	if !f.Batch {
+		if a := p.decide(ctx, f.Messages[0]); a != nil {
+			return nil, [][]byte{a}
+		}
+		p.track(f.Messages)
+		return frame, nil
+	}
+	// A batch (allowed before 2025-06-18) is decided element by element: what is allowed
+	// goes on as a batch, and the refused elements are answered together.
+	var kept, refused [][]byte
+	for _, m := range f.Messages {
+		if a := p.decide(ctx, m); a != nil {
+			refused = append(refused, a)
+		} else {
+			kept = append(kept, m.Raw)
+		}
+	}
+	p.track(f.Messages)
+	if len(refused) == 0 {
+		return frame, nil
+	}
+	if len(kept) > 0 {
+		relay = batch(kept)
+	}
+	return relay, [][]byte{batch(refused)}
+}
+
+// track remembers the requests among ms that go on to the server. A refused request is
+// tracked too, harmlessly: the server never answers it, and its entry goes with the
+// connection.
+func (p *Proxy) track(ms []jsonrpc.Message) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range ms {
+		if m.Kind == jsonrpc.Request {
+			if p.pending == nil {
+				p.pending = map[string]string{}
+			}
+			p.pending[string(m.ID)] = m.Method
+		}
+	}
+}
+
+// answered forgets the request a response from the server answers, and reports whether
+// one was pending.
+func (p *Proxy) answered(id json.RawMessage) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.pending[string(id)]
+	delete(p.pending, string(id))
+	return ok
+}
+
+// FromServer reads one frame the server sent and returns what to relay to the client and
+// any answers moat gives the client in its place.
+func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
+	f, err := jsonrpc.Parse(frame)
+	if err != nil {
+		return nil, p.refuse("server", err)
+	}
+	for _, m := range f.Messages {
+		if m.Kind == jsonrpc.Response {
+			p.answered(m.ID)
+		}
+	}
+	return frame, nil
+}
+
+// decide returns moat's answer to m when moat answers it in the server's place, or nil
+// when m goes on to the server.
+func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) []byte {
+	if m.Kind != jsonrpc.Request || !Decided(m.Method) {
+		return nil
+	}
+	c, err := CallOf(p.Server, m.Method, m.Params)
+	if err != nil {
+		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil))
+	}
+	c.Cwd, c.Project = p.Cwd, p.Project
+	d := p.Decide(ctx, c)
+	if d.Verdict != call.Deny && d.Verdict != call.Ask {
+		return nil
+	}
+	reason := scan.Redact(denialReason(d))
+	fmt.Fprintf(p.Log, "moat: %s %s: %s\n", m.Method, c.MCP, reason)
+	if m.Method == MethodToolsCall {
+		modern := jsonrpc.ProtocolVersion(m.Params) >= modernVersion
+		return p.answer(jsonrpc.ToolError(m.ID, "blocked by moat: "+reason, modern))
+	}
+	return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.BlockedByPolicy, "Blocked by policy: "+reason, nil))
+}
+
+// denialReason says why a call was refused, with the rule, and for an ask that approval
+// is needed: there is no approval over MCP yet, so an ask refuses too.
+func denialReason(d call.Decision) string {
+	reason := d.Reason
+	if reason == "" {
+		reason = "the policy does not allow this call"
+	}
+	reason += " (rule " + d.Rule + ")"
+	if d.Verdict == call.Ask {
+		reason += "; it needs the user's approval, which moat cannot ask for over MCP: the user can run it outside the agent or add an allow rule to the moat policy"
+	}
+	return reason
+}
+
+// refuse answers a frame moat could not read. A request whose id could be read is
+// answered with an error, so that its sender does not wait for ever; anything else is
+// dropped with a note.
+func (p *Proxy) refuse(from string, err error) [][]byte {
+	fmt.Fprintf(p.Log, "moat: refused a frame from the %s: %s\n", from, scan.Redact(err.Error()))
+	var id json.RawMessage
+	if fe, ok := err.(*jsonrpc.FrameError); ok {
+		id = fe.ID
+	}
+	if from == "server" {
+		// Only a response to a request the client is waiting for is answered in its
+		// place: any other id is the server's own, and means nothing to the client.
+		if len(id) == 0 || !p.answered(id) {
+			return nil
+		}
+		return [][]byte{p.answer(jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: refused the server's answer: "+err.Error(), nil))}
+	}
+	if len(id) == 0 {
+		// JSON-RPC answers a message it cannot read with a null id.
+		return [][]byte{p.answer(jsonrpc.ErrorMessage(nil, jsonrpc.ParseError, "moat: refused: "+err.Error(), nil))}
+	}
+	return [][]byte{p.answer(jsonrpc.ErrorMessage(id, jsonrpc.InvalidRequest, "moat: refused: "+err.Error(), nil))}
+}
+
+// answer returns a frame moat built. Building one from values moat holds cannot fail; if
+// it ever did, the error itself is the answer, so that nothing is relayed by mistake.
+func (p *Proxy) answer(b []byte, err error) []byte {
+	if err != nil {
+		fmt.Fprintf(p.Log, "moat: building an answer: %v\n", err)
+		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": jsonrpc.InternalError, "message": "moat: " + err.Error()}})
+	}
+	return b
+}
+
+func batch(items [][]byte) []byte {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(it)
+	}
+	b.WriteByte(']')
+	return []byte(b.String())
+}

@@ -1,0 +1,231 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/policy"
+)
+
+// denyTools is a decider that denies the named tools and asks about the ones named
+// ask-*, and records every call it sees.
+type denyTools struct {
+	seen []call.Call
+}
+
+func (d *denyTools) decide(_ context.Context, c call.Call) call.Decision {
+	d.seen = append(d.seen, c)
+	switch {
+	case strings.HasPrefix(c.MCP.Tool, "delete"):
+		return call.Decision{Verdict: call.Deny, Rule: "no-delete", Reason: "deleting is not allowed"}
+	case strings.HasPrefix(c.MCP.Tool, "ask"):
+		return call.Decision{Verdict: call.Ask, Rule: "ask-first", Reason: "this needs a look"}
+	case c.MCP.Tool == MethodResourcesRead && strings.Contains(c.String("uri"), "secret"):
+		return call.Decision{Verdict: call.Deny, Rule: "no-secrets", Reason: "secret resource"}
+	}
+	return call.Decision{Verdict: call.Allow, Rule: "default"}
+}
+
+func TestFromClient(t *testing.T) {
+	tests := []struct {
+		name    string
+		frame   string
+		relay   string // "" for nothing relayed; "=" for the frame unchanged
+		answers []string
+	}{
+		{"an allowed call is relayed unchanged",
+			`{"jsonrpc":"2.0", "id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, "=", nil},
+		{"a denied call is answered with a tool error and the same id",
+			`{"jsonrpc":"2.0","id":"x-2","method":"tools/call","params":{"name":"delete_all"}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":"x-2","result":{"content":[{"type":"text","text":"blocked by moat: deleting is not allowed (rule no-delete)"}],"isError":true}}`}},
+		{"a denied call of the 2026-07-28 protocol says its result type",
+			`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"delete_all","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"blocked by moat: deleting is not allowed (rule no-delete)"}],"isError":true,"resultType":"complete"}}`}},
+		{"an ask is refused, saying approval is needed",
+			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"ask_me"}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"blocked by moat: this needs a look (rule ask-first); it needs the user's approval, which moat cannot ask for over MCP: the user can run it outside the agent or add an allow rule to the moat policy"}],"isError":true}}`}},
+		{"a denied resource read is a JSON-RPC error",
+			`{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"file:///secret"}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":5,"error":{"code":-32003,"message":"Blocked by policy: secret resource (rule no-secrets)"}}`}},
+		{"a tools/call without a name is refused as invalid",
+			`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"arguments":{}}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"moat: tools/call without a tool name"}}`}},
+		{"arguments that are not an object are refused",
+			`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"moat: tools/call echo: arguments are not an object"}}`}},
+		{"other methods and notifications are relayed",
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, "=", nil},
+		{"a batch with a denied element relays the rest",
+			`[{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo"}}, {"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"delete_x"}}]`,
+			`[{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo"}}]`,
+			[]string{`[{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"blocked by moat: deleting is not allowed (rule no-delete)"}],"isError":true}}]`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &denyTools{}
+			var log strings.Builder
+			p := &Proxy{Server: "srv", Decide: d.decide, Log: &log}
+			relay, answers := p.FromClient(context.Background(), []byte(tt.frame))
+			want := tt.relay
+			if want == "=" {
+				want = tt.frame
+			}
+			if string(relay) != want {
+				t.Errorf("relayed %s\nwant %s", relay, want)
+			}
+			var got []string
+			for _, a := range answers {
+				got = append(got, string(a))
+			}
+			if !slices.Equal(got, tt.answers) {
+				t.Errorf("answers %q\nwant %q", got, tt.answers)
+			}
+		})
+	}
+}
+
+func TestFromClientRefusesUnreadableFrames(t *testing.T) {
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","Name":"delete_all"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":1e999}}}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"e\xffcho\"}}",
+		`[]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call"`,
+	} {
+		d := &denyTools{}
+		var log strings.Builder
+		p := &Proxy{Server: "srv", Decide: d.decide, Log: &log}
+		relay, answers := p.FromClient(context.Background(), []byte(frame))
+		if relay != nil || len(answers) != 1 || !strings.Contains(string(answers[0]), `"error"`) {
+			t.Errorf("%q: relayed %q, answered %q; want nothing relayed and an error", frame, relay, answers)
+		}
+		if len(d.seen) != 0 {
+			t.Errorf("%q: an unreadable frame was decided", frame)
+		}
+		if !strings.Contains(log.String(), "refused a frame from the client") {
+			t.Errorf("%q: no note of the refusal: %q", frame, log.String())
+		}
+	}
+}
+
+func TestFromServer(t *testing.T) {
+	d := &denyTools{}
+	var log strings.Builder
+	p := &Proxy{Server: "srv", Decide: d.decide, Log: &log}
+	p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+
+	good := `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`
+	if relay, answers := p.FromServer([]byte(good)); string(relay) != good || answers != nil {
+		t.Errorf("a good answer: relayed %s, answers %q", relay, answers)
+	}
+	// A broken answer to a request the client waits for is answered in its place;
+	// a broken message with an id the client never sent is dropped.
+	p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	relay, answers := p.FromServer([]byte(`{"jsonrpc":"2.0","id":2,"result":{"a":1,"a":2}}`))
+	if relay != nil || len(answers) != 1 || !strings.Contains(string(answers[0]), `"id":2,"error"`) {
+		t.Errorf("a broken answer: relayed %s, answers %q", relay, answers)
+	}
+	relay, answers = p.FromServer([]byte(`{"jsonrpc":"2.0","id":99,"result":{"a":1,"a":2}}`))
+	if relay != nil || answers != nil {
+		t.Errorf("a broken message for no pending request: relayed %s, answers %q", relay, answers)
+	}
+}
+
+func TestCallOf(t *testing.T) {
+	c, err := CallOf("fs", MethodToolsCall, []byte(`{"name":"read_text_file","arguments":{"path":"~/.ssh/id_rsa","n":12345678901234567890}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Class != call.MCP || c.MCP.String() != "mcp:fs/read_text_file" || c.Tool != "mcp__fs__read_text_file" || c.String("path") != "~/.ssh/id_rsa" {
+		t.Errorf("call %+v", c)
+	}
+	if n := fmt.Sprint(c.Args["n"]); n != "12345678901234567890" {
+		t.Errorf("a large number became %s; numbers must keep their digits", n)
+	}
+	c, err = CallOf("fs", MethodPromptsGet, []byte(`{"name":"review","arguments":{"file":"a.go"}}`))
+	if err != nil || c.MCP.Tool != MethodPromptsGet || c.String("name") != "review" {
+		t.Errorf("prompts/get: %+v, %v", c, err)
+	}
+	if _, err := CallOf("fs", MethodResourcesRead, []byte(`{}`)); err == nil {
+		t.Error("resources/read without a uri must be an error")
+	}
+}
+
+// recommendedDecider decides with the embedded recommended policy, as `moat mcp proxy`
+// does without a policy file.
+func recommendedDecider(tb testing.TB) Decider {
+	host := policy.Host{Home: "/home/u", Temp: []string{"/tmp"}}
+	data, err := policy.Template(policy.DefaultTemplate)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := policy.Load(policy.EmbeddedPrefix+policy.DefaultTemplate, data, host)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := engine.New(p, engine.Options{Host: host})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e.Evaluate
+}
+
+// BenchmarkToolsCall is what the proxy adds to a tools/call on its way to the server:
+// reading the frame strictly and deciding the call with the recommended policy (target:
+// at most 100 µs).
+func BenchmarkToolsCall(b *testing.B) {
+	p := &Proxy{Server: "github", Decide: recommendedDecider(b), Log: io.Discard, Cwd: "/work/p"}
+	frame := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"create_issue","arguments":{"owner":"acme","repo":"app","title":"Crash on start","body":"Steps to reproduce: run the app with an empty config."},"_meta":{"progressToken":7}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if relay, _ := p.FromClient(context.Background(), frame); relay == nil {
+			b.Fatal("the call was not relayed")
+		}
+	}
+}
+
+// BenchmarkRelay measures small messages relayed through a real proxy process pair: the
+// client's frames go to a server (cat, which sends each back), and back to the client.
+// The target is at least 10,000 messages a second.
+func BenchmarkRelay(b *testing.B) {
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		b.Skip("cat is not installed")
+	}
+	clientR, clientW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &Proxy{Server: "cat", Decide: recommendedDecider(b), Log: io.Discard}
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Stdio{Proxy: p}).Run(context.Background(), exec.Command(cat), clientR, outW)
+		outW.Close()
+		done <- err
+	}()
+	out := bufio.NewReader(outR)
+	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":50,"total":100}}` + "\n")
+	b.SetBytes(int64(len(msg)))
+	go func() {
+		for range b.N {
+			clientW.Write(msg)
+		}
+		clientW.Close()
+	}()
+	for range b.N {
+		if _, err := out.ReadBytes('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+}
