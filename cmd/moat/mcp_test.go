@@ -419,3 +419,56 @@ func TestMCPProxyExitStatus(t *testing.T) {
 		t.Errorf("the server ran with a broken policy: %s", log)
 	}
 }
+
+// TestMCPProxyFilesystemServer runs the reference filesystem server from npm behind the
+// proxy, allowed by the server itself to read the whole (fake) home directory: moat
+// refuses the read of the private key there and lets the read of a project file through.
+// .ci/run installs the server and sets MOAT_TEST_MCP_FILESYSTEM to its executable.
+func TestMCPProxyFilesystemServer(t *testing.T) {
+	server := os.Getenv("MOAT_TEST_MCP_FILESYSTEM")
+	if server == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("MOAT_TEST_MCP_FILESYSTEM is not set: .ci/run must install @modelcontextprotocol/server-filesystem")
+		}
+		t.Skip("set MOAT_TEST_MCP_FILESYSTEM to the mcp-server-filesystem executable (npm install @modelcontextprotocol/server-filesystem) to run this test; .ci/run does")
+	}
+	e := newMCPEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(moatBinary(t), "mcp", "proxy", "--name", "filesystem", "--", server, e.home)
+	cmd.Dir = e.project
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	defer session.Close()
+
+	read := func(path string) (string, bool) {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": path}})
+		if err != nil {
+			t.Fatalf("read_text_file %s: %v\nstderr: %s", path, err, stderr.String())
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), res.IsError
+	}
+	if text, isErr := read(filepath.Join(e.project, "notes.txt")); isErr || text != "project notes\n" {
+		t.Errorf("a project file: %q (isError %v)", text, isErr)
+	}
+	text, isErr := read(filepath.Join(e.home, ".ssh", "id_rsa"))
+	if !isErr || !strings.Contains(text, "blocked by moat: reads a file that holds credentials or private keys (rule ask-secrets-read)") || strings.Contains(text, "fake key") {
+		t.Errorf("the private key: %q (isError %v)", text, isErr)
+	}
+	if !strings.Contains(stderr.String(), "mcp:filesystem/read_text_file") {
+		t.Errorf("moat did not note the refusal on stderr: %s", stderr.String())
+	}
+}
