@@ -556,9 +556,19 @@ func endString(d []byte, i int) int {
 	return -1
 }
 
-// keyText returns a key's text without its quotes. Only keys with escapes are decoded and
-// allocate; a key that cannot be decoded comes back raw, which matches no member name.
+// names are the keys this package looks for. keyText returns them without allocating.
+var names = [...]string{"jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "_meta", "io.modelcontextprotocol/protocolVersion"}
+
+// keyText returns a key's text without its quotes. A key that cannot be decoded comes back
+// raw, which matches no name.
 func keyText(key []byte) string {
+	if len(key) >= 2 && bytes.IndexByte(key, '\\') < 0 {
+		for _, n := range names {
+			if string(key[1:len(key)-1]) == n {
+				return n
+			}
+		}
+	}
 	if s, ok := decodeString(key); ok {
 		return s
 	}

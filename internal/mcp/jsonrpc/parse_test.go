@@ -1,7 +1,6 @@
 package jsonrpc
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -95,6 +94,12 @@ var badFrames = []struct {
 	{"Id and a later id", `{"jsonrpc":"2.0","Id":1,"method":"x","id":2}`, `only in letter case`, -1, ""},
 	{"Method and method", `{"jsonrpc":"2.0","id":3,"method":"tools/list","Method":"tools/call"}`, `key "Method" differs from an earlier key "method" only in letter case`, 46, "3"},
 	{"Method alone", `{"jsonrpc":"2.0","id":3,"Method":"tools/call"}`, `unknown member "Method"`, 24, "3"},
+	// Go's encoding/json matches member names with simple case folding, under which the
+	// long s (U+017F) is an 's' and the Kelvin sign (U+212A) a 'k'.
+	{"long s in params", `{"jsonrpc":"2.0","id":3,"method":"tools/call","paramſ":{}}`, `unknown member "paramſ"`, 46, "3"},
+	{"long s in jsonrpc", `{"jſonrpc":"2.0","id":3,"method":"tools/call"}`, `unknown member "jſonrpc"`, 1, "3"},
+	{"escaped long s", `{"jsonrpc":"2.0","id":3,"method":"tools/call","param\u017f":{}}`, `unknown member "paramſ"`, 46, "3"},
+	{"long s in error", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"meſſage":"m"}}`, `unknown member "meſſage" in "error"`, 42, "1"},
 	{"PARAMS", `{"jsonrpc":"2.0","id":3,"method":"tools/call","PARAMS":{}}`, `unknown member "PARAMS"`, 46, "3"},
 	{"duplicate method", `{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"tools/call"}`, `duplicate key "method"`, 46, "3"},
 	{"escaped duplicate method", `{"jsonrpc":"2.0","id":3,"method":"tools/list","m\u0065thod":"tools/call"}`, `duplicate key "method"`, -1, "3"},
@@ -256,7 +261,7 @@ func TestBatchRaw(t *testing.T) {
 			t.Errorf("element %d: Raw = %q, want %q", i, m.Raw, elems[i])
 		}
 		// Raw aliases the frame rather than copying it.
-		if off := bytes.Index(frame, m.Raw); off < 0 || &frame[off] != &m.Raw[0] {
+		if !within(frame, m.Raw) {
 			t.Errorf("element %d: Raw is not a slice of the frame", i)
 		}
 	}
