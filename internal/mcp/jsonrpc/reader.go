@@ -28,7 +28,7 @@ type Reader struct {
 	br  *bufio.Reader
 	max int
 	buf []byte
-	eof bool
+	err error // io.EOF or the underlying reader's error, once met
 }
 
 // NewReader returns a Reader of r for lines of at most max bytes, newline excluded; max <= 0
@@ -43,7 +43,9 @@ func NewReader(r io.Reader, max int) *Reader {
 // Next returns the next frame, without its line ending. The slice is only valid until the
 // next call, which may overwrite it; so are the slices of a Frame parsed from it. At the
 // end of the input Next returns io.EOF. An error from the underlying reader is returned
-// as is, and a partial line read before it is dropped.
+// as is, and a partial line read before it is dropped. Only a *FrameError leaves the
+// Reader usable: after io.EOF or a read error, every call returns that error again, so a
+// loop that goes on after an error it does not know cannot spin on a broken pipe.
 func (r *Reader) Next() ([]byte, error) {
 	if cap(r.buf) > keepBuffer {
 		r.buf = nil
@@ -61,8 +63,8 @@ func (r *Reader) Next() ([]byte, error) {
 
 // line reads one line into r.buf, keeping at most r.max bytes of it.
 func (r *Reader) line() ([]byte, error) {
-	if r.eof {
-		return nil, io.EOF
+	if r.err != nil {
+		return nil, r.err
 	}
 	r.buf = r.buf[:0]
 	var n int64 // the line's length so far, newline excluded
@@ -83,11 +85,12 @@ func (r *Reader) line() ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err == io.EOF:
-			r.eof = true
+			r.err = io.EOF
 			if n == 0 {
 				return nil, io.EOF
 			}
 		default:
+			r.err = err
 			return nil, err
 		}
 		if n > int64(r.max) {
