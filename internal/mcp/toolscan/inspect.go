@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -158,13 +159,23 @@ func (r *report) checkText(sc *scope, tx text, hits []hit) []hit {
 		// only its invisible characters, above, could hide anything.
 		return hits
 	}
-	if wordy(tx.s) {
-		for _, f := range scan.InjectionFindings(tx.s, "") {
-			r.scanned = append(r.scanned, scanned{injectionKind(f.ID), tx.field, f.Evidence, f.ID})
-		}
-	}
 	sc.param = paramOf(tx.field)
 	folded := scan.Fold(tx.s)
+	sc.self = 0
+	if tx.field == "description" {
+		sc.self = selfDescription(folded)
+	}
+	if wordy(tx.s) {
+		for _, inj := range scan.FindInjections(tx.s) {
+			if inj.Start < sc.self && len(inj.Signals) == 1 && inj.Signals[0] == "read a secret file" {
+				// "List the host aliases defined in ~/.ssh/config": the tool saying what
+				// it does, in the imperative that tool descriptions are written in.
+				continue
+			}
+			detail := fmt.Sprintf("score %.2f (%s) at byte %d: %q", inj.Score, strings.Join(inj.Signals, ", "), inj.Start, excerpt(folded, span{inj.Start, inj.End}))
+			r.scanned = append(r.scanned, scanned{injectionKind(inj.Finding), tx.field, detail, inj.Finding})
+		}
+	}
 	for _, m := range matchSignals(sc, folded, false) {
 		hits = append(hits, hit{sig: m.sig, field: tx.field, excerpt: excerpt(folded, m.at)})
 	}
@@ -366,6 +377,28 @@ func paramOf(field string) string {
 	}
 	return name
 }
+
+// selfDescription returns where the first sentence of a tool's description ends, when
+// that sentence is the tool saying what it does: "Read the profiles in ~/.aws/config"
+// describes the tool in the imperative tool descriptions are written in. A sentence
+// that speaks of calling the tool or of its parameters is an order to the model, and
+// 0 is returned.
+func selfDescription(desc string) int {
+	end := len(desc)
+	for i := 0; i < len(desc); i++ {
+		if desc[i] == '\n' || desc[i] == '.' && (i+1 == len(desc) || desc[i+1] == ' ' || desc[i+1] == '\n') {
+			end = i
+			break
+		}
+	}
+	if preconditionWords.MatchString(desc[:end]) {
+		return 0
+	}
+	return end
+}
+
+// preconditionWords mark a sentence that orders something around the use of a tool.
+var preconditionWords = regexp.MustCompile(`(?i)\b(?:before|prior\s+to|first|then|after|when(?:ever)?|calling|call|using|use|invok\w*|pass|put|include|insert|send|parameter|argument|field|param)\b`)
 
 // hiddenUnicode reports whether a finding id of scan.Unicode is text a reader does not
 // see. Compatibility forms are left out: fullwidth punctuation is ordinary in Chinese

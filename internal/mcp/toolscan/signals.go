@@ -57,6 +57,9 @@ type scope struct {
 	param  string          // the parameter this text documents, or ""
 	own    map[string]bool // the names of the server's tools
 	others map[string]bool // the names of other servers' tools, less the server's own
+	// self is where the description's first sentence ends when that sentence describes
+	// the tool itself (see selfDescription), and 0 otherwise.
+	self int
 }
 
 // Shared pieces of patterns.
@@ -83,11 +86,14 @@ var signals = sync.OnceValue(func() []*signal {
 			// The verb must be an order: at the start of a clause, or after a word that
 			// makes it one ("first read", "you must open"). "Reads the key from
 			// ~/.ssh/id_ed25519" documents the tool; "read ~/.ssh/id_rsa" instructs.
-			Pattern: `(?:^|[.!?;:>]\s*|\n\s*|,\s*|\b(?:first|then|and|also|please|always|must|should|need\s+to|have\s+to|required\s+to|remember\s+to|you|now)\s+)` +
+			Pattern: `(?:^|[.!?;:>]\s*|\n\s*|,\s*|\b(?:first|then|and|also|please|always|must|should|need\s+to|have\s+to|required\s+to|remember\s+to|you|now)\s+|\b(?:before|prior\s+to|when|whenever|after)\s+(?:\w+\s+){0,3}?)` +
 				`(?:(?:read|open|cat|load|fetch|retrieve|get|collect|gather|access|grab|copy|dump|print|look\s+up|include|lee|lire|lis|lies|leggi|leia)\b|прочитай|读取|讀取|読み取)(?:[^.\n]|\.\S){0,60}?` + readObjectExpr,
 			Verify: func(sc *scope, s string, m []int) bool {
 				if publicPath(s, m[1]) {
 					return false // public material, meant to be shared
+				}
+				if m[0] < sc.self {
+					return false // the tool describing itself
 				}
 				// "the tool needs to read ~/.kube/config" documents what the tool does.
 				before := strings.ToLower(s[runeStart(s, max(0, m[0]-24)):m[0]])
@@ -123,16 +129,12 @@ var signals = sync.OnceValue(func() []*signal {
 				if strongObject.MatchString(object) {
 					return !negatedAt(s, m[0])
 				}
-				words := weakObject.FindAllString(object, -1)
-				if len(words) == 0 {
+				// Contents, a token, the conversation with a customer: data that some
+				// parameters are for ("pass the file contents in the `content` parameter"
+				// documents a write tool). It is carried off only in a parameter that no
+				// tool's work needs.
+				if !sideChannel[param] || !weakObject.MatchString(object) {
 					return false
-				}
-				// "Pass the file contents in the `content` parameter" documents a write
-				// tool: the data belongs in a parameter named for it.
-				for _, w := range words {
-					if namedFor(param, w) {
-						return false
-					}
 				}
 				return !negatedAt(s, m[0])
 			},
@@ -193,7 +195,7 @@ var signals = sync.OnceValue(func() []*signal {
 			Keywords: []string{"user", "human", "operator", "secretly", "silently", "quietly", "covertly", "discreetly", "usuario", "utilisateur", "benutzer", "nutzer", "utente", "usuário", "usuario", "用户", "用戶", "пользовател", "ユーザー", "사용자"},
 			Pattern: `\b(?:do\s+not|don't|dont|never|no\s+need\s+to|must\s+not|mustn't|should\s+not|shouldn't|avoid)\s+(?:\w+\s+){0,2}?(?:mention(?:ing)?|tell(?:ing)?|say(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|explain(?:ing)?|report(?:ing)?|bring(?:ing)?\s+up|surfac(?:e|ing)|acknowledg(?:e|ing)|let(?:ting)?)\b([^.\n]{0,50}?)\b(?:the\s+)?(?:user|human|operator|requester)\b(?:[^'’]|$)` +
 				`|\b(?:the\s+)?user\s+(?:does\s+not|doesn't|should\s+not|shouldn't|must\s+not|mustn't|need\s+not|needn't|will\s+not|won't)\s+(?:need\s+to\s+)?(?:know|see|notice|find\s+out|be\s+(?:told|informed|aware|bothered|shown))\b` +
-				`|\bwithout\s+(?:telling|informing|notifying|alerting|showing|mentioning\s+(?:it|this|that)\s+to)\s+(?:the\s+)?(?:user|human|operator)\b` +
+				`|\bwithout\s+(?:telling|informing|notifying|alerting|mentioning\s+(?:it|this|that)\s+to)\s+(?:the\s+)?(?:user|human|operator)\b` +
 				`|\b(?:keep|hide)\s+(?:this|these|it|that|the\s+\w+)\s+(?:\w+\s+)?(?:from|hidden\s+from|secret\s+from)\s+(?:the\s+)?(?:user|human|operator)\b` +
 				`|\b(?:secretly|silently|quietly|covertly|discreetly)\s+(?:\w+\s+){0,2}?(?:read|send|include|add|pass|upload|copy|forward|attach|append|bcc|cc|redirect|collect|call|invoke)\b` +
 				// The same order in other languages.
@@ -214,8 +216,12 @@ var signals = sync.OnceValue(func() []*signal {
 				if strings.HasPrefix(strings.TrimSpace(rest), "to ") || strings.HasSuffix(strings.TrimSpace(match), "to") {
 					return false
 				}
-				// "never show the user's password": the user's secret, kept safe.
-				return !strings.Contains(match, "password") && !strings.Contains(match, "passwort") && !strings.Contains(match, "contraseña")
+				// "never show the user's password", "do not display the user the key":
+				// the user's secret, kept off the screen.
+				if secretWord.MatchString(match) || secretWord.MatchString(strings.ToLower(s[m[1]:runeEnd(s, min(len(s), m[1]+24))])) && strings.HasPrefix(strings.TrimSpace(rest), "the ") {
+					return false
+				}
+				return true
 			},
 		},
 
@@ -333,9 +339,12 @@ var signals = sync.OnceValue(func() []*signal {
 // conversation, the model's own instructions. weakObject is data that a parameter may
 // be meant for (a token parameter takes a token).
 var (
-	strongObject = regexp.MustCompile(`(?i)` + secretPathExpr + `|\bconversation\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\b(?:your|its)\s+instructions\b|\benvironment\s+variables\b|\benv\s+vars\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|(?:^|\s)\.env\b|~/`)
-	weakObject   = regexp.MustCompile(`(?i)\b(?:contents?|password|passwd|token|secret|credential|api[\s_-]?key|key|history|messages|memory|context|file)s?\b`)
+	strongObject = regexp.MustCompile(`(?i)` + secretPathExpr + `|\b(?:this|the\s+current|our|the\s+entire|the\s+whole|the\s+full|your)\s+(?:conversation|chat)\b|\bconversation\s+(?:history|so\s+far)\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\b(?:your|its)\s+instructions\b|\benvironment\s+variables\b|\benv\s+vars\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|(?:^|\s)\.env\b|~/`)
+	weakObject   = regexp.MustCompile(`(?i)\b(?:contents?|password|passwd|token|secret|credential|api[\s_-]?key|key|history|messages|memory|context|file|conversation|chat|transcript)s?\b`)
 )
+
+// secretWord names a secret the user keeps.
+var secretWord = regexp.MustCompile(`\b(?:password|passwort|contraseña|mot de passe|passphrase|pin|secret|token|key|value|credentials?)\b`)
 
 // handOver is a verb that gives something away, before what is given.
 var handOver = regexp.MustCompile(`\b(?:include|append|prepend|copy|paste|send|pass|add|attach|output|print|reveal|repeat|put|insert|provide|share|dump|return)\b`)
@@ -353,17 +362,6 @@ func publicPath(s string, end int) bool {
 	}
 	p := strings.TrimRight(strings.ToLower(s[lo:end]), ".:!?")
 	return strings.HasSuffix(p, ".pub") || strings.HasSuffix(p, "known_hosts") || strings.HasSuffix(p, "authorized_keys") || strings.HasSuffix(p, ".ssh/config")
-}
-
-// namedFor reports whether a parameter's name says it is meant for the data named by
-// word: a "content" parameter for contents, "api_key" for a key.
-func namedFor(param, word string) bool {
-	if param == "" {
-		return false
-	}
-	word = strings.TrimSuffix(strings.ToLower(strings.Join(strings.Fields(word), "_")), "s")
-	p := strings.ReplaceAll(param, "-", "_")
-	return strings.Contains(p, word) || word == "file" && (strings.Contains(p, "path") || strings.Contains(p, "upload")) || word == "api_key" && strings.Contains(p, "key")
 }
 
 // sideChannel lists parameter names that no tool's work needs and that the published
