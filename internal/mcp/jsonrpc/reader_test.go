@@ -95,9 +95,23 @@ func TestReaderKeepsEOF(t *testing.T) {
 	}
 }
 
+// failOnce returns its error once, then reads from r.
+type failOnce struct {
+	err error
+	r   io.Reader
+}
+
+func (f *failOnce) Read(p []byte) (int, error) {
+	if err := f.err; err != nil {
+		f.err = nil
+		return 0, err
+	}
+	return f.r.Read(p)
+}
+
 func TestReaderError(t *testing.T) {
 	boom := errors.New("boom")
-	r := NewReader(io.MultiReader(strings.NewReader("a\nhalf a line"), iotest.ErrReader(boom)), 0)
+	r := NewReader(io.MultiReader(strings.NewReader("a\nhalf a line"), &failOnce{boom, strings.NewReader("more\n")}), 0)
 	if line, err := r.Next(); err != nil || string(line) != "a" {
 		t.Fatalf("got %q, %v", line, err)
 	}
