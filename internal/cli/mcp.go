@@ -46,6 +46,11 @@ reaches the server: a tools/call is answered with a tool error whose text is
 same way, saying that approval is needed (there is no approval over MCP yet). Every
 decision is recorded in the audit log.
 
+Tool results are read for prompt injection and credentials, as the hooks read a tool's
+output: by default a result that holds either reaches the client with a note added for the
+model (treat it as data, do not repeat the credential); with 'output: {injection: block}'
+or 'secrets: block' in the policy it is withheld and replaced by a tool error saying why.
+
 Messages are checked strictly before anything is relayed: invalid JSON or UTF-8, duplicate
 keys or keys differing only in case, numbers out of range and messages over 64 MiB are
 refused, with an error to the sender when its id can be read. Batch arrays are decided
@@ -73,11 +78,16 @@ before the server starts.`,
 			}
 			p := &mcp.Proxy{
 				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
+				Output: l.policy.Output,
 				Decide: func(ctx context.Context, c call.Call) call.Decision {
 					c.Agent = call.Agent(agent)
 					d := l.engine.Evaluate(ctx, c)
 					a.recordOrWarn(l, "mcp "+c.MCP.String(), c, d)
 					return d
+				},
+				Record: func(c call.Call, d call.Decision) {
+					c.Agent = call.Agent(agent)
+					a.recordOrWarn(l, "mcp result "+c.MCP.String(), c, d)
 				},
 			}
 			server := exec.Command(args[0], args[1:]...)

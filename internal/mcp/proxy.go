@@ -10,6 +10,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/mcp/jsonrpc"
+	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -26,11 +27,23 @@ type Proxy struct {
 	Cwd, Project string
 	// Log receives moat's own notes: refused frames and the reasons.
 	Log io.Writer
+	// Output says what happens to tool results that hold prompt injection or
+	// credentials; the zero value warns.
+	Output policy.Output
+	// Record, when set, keeps the decisions moat makes about tool results.
+	Record func(c call.Call, d call.Decision)
 
 	mu sync.Mutex
-	// pending holds the ids of the client's requests relayed to the server and not yet
-	// answered, with their methods, so that a response can be matched to its request.
-	pending map[string]string
+	// pending holds the client's requests relayed to the server and not yet answered,
+	// by id, so that a response can be matched to its request.
+	pending map[string]pendingRequest
+}
+
+// pendingRequest is what the proxy remembers of a request until it is answered.
+type pendingRequest struct {
+	method string
+	call   *call.Call // for a tools/call: the call, to read its result against
+	modern bool
 }
 
 // modernVersion is the first protocol revision whose tool results must say resultType.
@@ -49,7 +62,7 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, ans
 		if a := p.decide(ctx, f.Messages[0]); a != nil {
 			return nil, [][]byte{a}
 		}
-		p.track(f.Messages)
+		p.track(f.Messages[0])
 		return frame, nil
 	}
 	// A batch (allowed before 2025-06-18) is decided element by element: what is allowed
@@ -60,9 +73,9 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, ans
 			refused = append(refused, a)
 		} else {
 			kept = append(kept, m.Raw)
+			p.track(m)
 		}
 	}
-	p.track(f.Messages)
 	if len(refused) == 0 {
 		return frame, nil
 	}
@@ -72,30 +85,34 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, ans
 	return relay, [][]byte{batch(refused)}
 }
 
-// track remembers the requests among ms that go on to the server. A refused request is
-// tracked too, harmlessly: the server never answers it, and its entry goes with the
-// connection.
-func (p *Proxy) track(ms []jsonrpc.Message) {
+// track remembers a request that goes on to the server.
+func (p *Proxy) track(m jsonrpc.Message) {
+	if m.Kind != jsonrpc.Request {
+		return
+	}
+	r := pendingRequest{method: m.Method}
+	if m.Method == MethodToolsCall {
+		if c, err := CallOf(p.Server, m.Method, m.Params); err == nil {
+			c.Cwd, c.Project = p.Cwd, p.Project
+			r.call = &c
+		}
+		r.modern = jsonrpc.ProtocolVersion(m.Params) >= modernVersion
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, m := range ms {
-		if m.Kind == jsonrpc.Request {
-			if p.pending == nil {
-				p.pending = map[string]string{}
-			}
-			p.pending[string(m.ID)] = m.Method
-		}
+	if p.pending == nil {
+		p.pending = map[string]pendingRequest{}
 	}
+	p.pending[string(m.ID)] = r
 }
 
-// answered forgets the request a response from the server answers, and reports whether
-// one was pending.
-func (p *Proxy) answered(id json.RawMessage) bool {
+// answered forgets the request a response from the server answers, and returns it.
+func (p *Proxy) answered(id json.RawMessage) (pendingRequest, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, ok := p.pending[string(id)]
+	r, ok := p.pending[string(id)]
 	delete(p.pending, string(id))
-	return ok
+	return r, ok
 }
 
 // FromServer reads one frame the server sent and returns what to relay to the client and
@@ -105,10 +122,26 @@ func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
 	if err != nil {
 		return nil, p.refuse("server", err)
 	}
-	for _, m := range f.Messages {
-		if m.Kind == jsonrpc.Response {
-			p.answered(m.ID)
+	if f.Batch {
+		// Batches were removed from the protocol in 2025-06-18: relay them as they are,
+		// reading no results.
+		for _, m := range f.Messages {
+			if m.Kind == jsonrpc.Response {
+				p.answered(m.ID)
+			}
 		}
+		return frame, nil
+	}
+	m := f.Messages[0]
+	if m.Kind != jsonrpc.Response {
+		return frame, nil
+	}
+	r, ok := p.answered(m.ID)
+	if !ok || r.call == nil || m.Result == nil {
+		return frame, nil
+	}
+	if answer := p.readResult(m, r); answer != nil {
+		return answer, nil
 	}
 	return frame, nil
 }
@@ -163,7 +196,10 @@ func (p *Proxy) refuse(from string, err error) [][]byte {
 	if from == "server" {
 		// Only a response to a request the client is waiting for is answered in its
 		// place: any other id is the server's own, and means nothing to the client.
-		if len(id) == 0 || !p.answered(id) {
+		if len(id) == 0 {
+			return nil
+		}
+		if _, ok := p.answered(id); !ok {
 			return nil
 		}
 		return [][]byte{p.answer(jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: refused the server's answer: "+err.Error(), nil))}
