@@ -212,16 +212,13 @@ var signals = sync.OnceValue(func() []*signal {
 				match := strings.ToLower(s[m[0]:m[1]])
 				// "do not tell the user to run the installer": advice about what to
 				// suggest, not something hidden from them.
-				rest := strings.ToLower(s[m[1]:runeEnd(s, min(len(s), m[1]+4))])
-				if strings.HasPrefix(strings.TrimSpace(rest), "to ") || strings.HasSuffix(strings.TrimSpace(match), "to") {
+				after := strings.TrimSpace(strings.ToLower(s[m[1]:runeEnd(s, min(len(s), m[1]+24))]))
+				if strings.HasPrefix(after, "to ") || strings.HasSuffix(strings.TrimSpace(match), "to") {
 					return false
 				}
-				// "never show the user's password", "do not display the user the key":
+				// "never show the user's password", "do not reveal to the user the key":
 				// the user's secret, kept off the screen.
-				if secretWord.MatchString(match) || secretWord.MatchString(strings.ToLower(s[m[1]:runeEnd(s, min(len(s), m[1]+24))])) && strings.HasPrefix(strings.TrimSpace(rest), "the ") {
-					return false
-				}
-				return true
+				return !secretWord.MatchString(match) && !(strings.HasPrefix(after, "the ") && secretWord.MatchString(after))
 			},
 		},
 
