@@ -114,7 +114,7 @@ const (
 //   - it is a request ("method" and "id"), a notification ("method" alone) or a response
 //     ("id" and exactly one of "result" and "error"), "method" is a string and "params"
 //     an object or array;
-//   - an id is a string or an integer written without fraction or exponent within
+//   - an id is a string or an integer written without fraction, exponent or "-0", within
 //     ±(2^53−1), or null in an error response only. So "-0.5e3" is rejected though it is
 //     -500: it is not an integer to every peer, and correlating ids by their bytes would
 //     treat it apart from -500;
@@ -367,15 +367,20 @@ func checkID(id []byte, nullOK bool) string {
 		return "must be a string or an integer, not null (null is for error responses only)"
 	case c == '-' || '0' <= c && c <= '9':
 		if _, ok := parseInteger(id); !ok {
-			return fmt.Sprintf("%s must be an integer within ±(2^53-1) written without fraction or exponent", shorten(id))
+			return fmt.Sprintf("%s must be an integer within ±(2^53-1), written plainly (no fraction, exponent or -0)", shorten(id))
 		}
 		return ""
 	}
 	return "must be a string or an integer"
 }
 
-// parseInteger reads -?(0|[1-9][0-9]*) within ±maxSafeInteger, and nothing else.
+// parseInteger reads -?(0|[1-9][0-9]*) within ±maxSafeInteger, and nothing else, not even
+// -0: each integer then has one spelling, so integer ids that differ in bytes differ in
+// value for every peer, and a proxy may match responses to requests by bytes.
 func parseInteger(b []byte) (int64, bool) {
+	if string(b) == "-0" {
+		return 0, false
+	}
 	digits := b
 	if len(digits) > 0 && digits[0] == '-' {
 		digits = digits[1:]
