@@ -102,10 +102,11 @@ const (
 )
 
 // Parse checks one frame strictly and splits it into messages. A frame is accepted only if:
-//   - it is one JSON value with valid UTF-8 (no lone surrogate escapes), no object with
-//     two keys equal or equal up to case, nesting within a limit, and no CR or LF: the
-//     checks of internal/strictjson, because the proxy judges a message as it reads it and
-//     the server must not read it otherwise;
+//   - it holds no raw CR or LF, which a peer's line reader could split it at;
+//   - it is one JSON value with valid UTF-8 (no lone surrogate escapes either), no object
+//     with two keys equal or equal up to case, and nesting at most 128 deep: the checks of
+//     internal/strictjson, because the proxy judges a message as it reads it, and a server
+//     that keeps the other duplicate or replaces the invalid text would read another;
 //   - every number fits in a float64 (1e400 does not; 1e-400 rounds to 0 like everywhere);
 //   - it is an object, or a non-empty array of objects (not of arrays);
 //   - every message has "jsonrpc":"2.0" and no member beyond those JSON-RPC 2.0 defines,
@@ -201,7 +202,7 @@ func parseChecked(d []byte) (Frame, *FrameError) {
 	}
 }
 
-// member names a JSON-RPC member, as a bit in a set of those seen.
+// The members of a message, as bits of the set parseMessage has seen.
 const (
 	mJSONRPC = 1 << iota
 	mID
