@@ -103,15 +103,26 @@ func (p *Proxy) track(m jsonrpc.Message) {
 	if p.pending == nil {
 		p.pending = map[string]pendingRequest{}
 	}
-	p.pending[string(m.ID)] = r
+	p.pending[idKey(m.ID)] = r
+}
+
+// idKey is the same for every spelling of an id: a string id may be escaped differently
+// in the request and in its response ("1" and "\u0031"). Integer ids have one spelling
+// (jsonrpc admits no other).
+func idKey(id json.RawMessage) string {
+	var s string
+	if len(id) > 0 && id[0] == '"' && json.Unmarshal(id, &s) == nil {
+		return "s" + s
+	}
+	return "n" + string(id)
 }
 
 // answered forgets the request a response from the server answers, and returns it.
 func (p *Proxy) answered(id json.RawMessage) (pendingRequest, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	r, ok := p.pending[string(id)]
-	delete(p.pending, string(id))
+	r, ok := p.pending[idKey(id)]
+	delete(p.pending, idKey(id))
 	return r, ok
 }
 

@@ -61,8 +61,8 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 		r := jsonrpc.NewReader(serverOut, maxFrame)
 		for {
 			frame, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				return
+			if err != nil && !isFrameError(err) {
+				return // the end of the server's output, or a read error that will not pass
 			}
 			var relay []byte
 			var answers [][]byte
@@ -84,8 +84,12 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 		r := jsonrpc.NewReader(in, maxFrame)
 		for {
 			frame, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				// The client is done: close the server's input, which tells it to exit.
+			if err != nil && !isFrameError(err) {
+				// The client is done (or its input broke): close the server's input,
+				// which tells it to exit.
+				if !errors.Is(err, io.EOF) {
+					fmt.Fprintf(s.Proxy.Log, "moat: reading from the client: %v\n", err)
+				}
 				serverIn.Close()
 				return
 			}
@@ -174,4 +178,10 @@ func (f *frameWriter) write(relay []byte, answers ...[]byte) error {
 		}
 	}
 	return nil
+}
+
+// isFrameError reports whether err is about one frame, after which reading goes on.
+func isFrameError(err error) bool {
+	var fe *jsonrpc.FrameError
+	return errors.As(err, &fe)
 }
