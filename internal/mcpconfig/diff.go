@@ -19,7 +19,7 @@ func Diff(old, new string) string {
 		return ""
 	}
 	a, b := splitLines(old), splitLines(new)
-	ops := myers(a, b)
+	ops := lineOps(a, b)
 	var out strings.Builder
 	const context = 3
 	for i := 0; i < len(ops); {
@@ -97,9 +97,49 @@ type diffOp struct {
 	a, b int
 }
 
-func myers(a, b []string) []diffOp {
+// maxEdits bounds the edit scripts myers searches, and so its memory (which grows with
+// the square of the script's length). Texts further apart are shown as the removal of
+// all their differing lines and the addition of the others.
+const maxEdits = 2000
+
+// lineOps is an edit script turning a into b.
+func lineOps(a, b []string) []diffOp {
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	var ops []diffOp
+	for i := range pre {
+		ops = append(ops, diffOp{' ', i, i})
+	}
+	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	mid, ok := myers(am, bm)
+	if !ok {
+		mid = mid[:0]
+		for i := range am {
+			mid = append(mid, diffOp{'-', i, 0})
+		}
+		for j := range bm {
+			mid = append(mid, diffOp{'+', len(am), j})
+		}
+	}
+	for _, op := range mid {
+		ops = append(ops, diffOp{op.kind, op.a + pre, op.b + pre})
+	}
+	for i := range suf {
+		ops = append(ops, diffOp{' ', len(a) - suf + i, len(b) - suf + i})
+	}
+	return ops
+}
+
+// myers finds a shortest edit script, if it is no longer than maxEdits.
+func myers(a, b []string) ([]diffOp, bool) {
 	n, m := len(a), len(b)
-	limit := n + m
+	limit := min(n+m, maxEdits)
 	off := limit + 1
 	v := make([]int, 2*limit+3)
 	// trace[d] holds v[-d..d] after step d, to walk the path back.
@@ -124,6 +164,9 @@ func myers(a, b []string) []diffOp {
 			}
 		}
 		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
+	}
+	if !found {
+		return nil, false
 	}
 	var ops []diffOp
 	x, y := n, m
@@ -160,5 +203,5 @@ func myers(a, b []string) []diffOp {
 	for i, j := 0, len(ops)-1; i < j; i, j = i+1, j-1 {
 		ops[i], ops[j] = ops[j], ops[i]
 	}
-	return ops
+	return ops, true
 }

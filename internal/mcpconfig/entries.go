@@ -187,7 +187,19 @@ func jsonArgsSep(text string, cmdKey int) string {
 	return "," + nl + indent
 }
 
+func (jsonSyntax) skipSpace(text string, pos int) int {
+	p := &jsonParser{s: text, pos: pos}
+	p.space()
+	return p.pos
+}
+
 type tomlSyntax struct{}
+
+func (tomlSyntax) skipSpace(text string, pos int) int {
+	p := &tomlParser{s: text, pos: pos}
+	p.space()
+	return p.pos
+}
 
 func (tomlSyntax) unquote(raw string) (string, bool) { return unquoteTOML(raw) }
 

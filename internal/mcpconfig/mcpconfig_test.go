@@ -449,4 +449,9 @@ func TestDiffLargeFile(t *testing.T) {
 	if d := Diff(old, new); strings.Count(d, "\n+changed") != 3 {
 		t.Errorf("diff:\n%s", d)
 	}
+	// Texts with nothing in common are shown whole, without searching for long.
+	other := strings.ReplaceAll(old, "x", "y")
+	if d := Diff(old, other); strings.Count(d, "\n-") != 200000-1 || patch(old, d) != other {
+		t.Errorf("a diff of unrelated texts is not the whole of both")
+	}
 }

@@ -405,6 +405,9 @@ func (p *tomlParser) str() error {
 				if p.pos+2+n > len(p.s) || !isHex(p.s[p.pos+2:p.pos+2+n]) {
 					return p.errorf(`invalid \%c escape`, e)
 				}
+				if _, ok := unquoteTOML(`"` + p.s[p.pos:p.pos+2+n] + `"`); !ok {
+					return p.errorf("the escape %s is not a Unicode scalar value", p.s[p.pos:p.pos+2+n])
+				}
 				p.pos += 2 + n
 			case ' ', '\t', '\r', '\n':
 				if !multi {

@@ -134,6 +134,8 @@ type syntax interface {
 	addArgs(text string, cmdKey int, cmd *value, list string) edit
 	// removeAddedArgs is the edit that undoes addArgs, if args is where addArgs puts it.
 	removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool)
+	// skipSpace returns where the white space and comments from pos end.
+	skipSpace(text string, pos int) int
 }
 
 // Wrap returns text with every server entry moat can wrap running through moat's
@@ -418,7 +420,9 @@ func exactArgs(text string, sx syntax, v, cmd, args *value, k int) (edit, bool) 
 		return edit{}, false
 	}
 	switch {
-	case el[0].start == in && len(el) == 6:
+	case el[0].start == in && len(el) == 6 && strings.HasPrefix(text[sx.skipSpace(text, x.end):], "]"):
+		// Nothing but space and comments after the command: Wrap never writes a
+		// trailing comma there, and cutting before one would leave "[,]".
 		return edit{in, x.end, ""}, true
 	case el[0].start == in && strings.HasPrefix(text[x.end:], ", "):
 		return edit{in, x.end + 2, ""}, true

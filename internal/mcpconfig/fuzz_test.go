@@ -1,0 +1,230 @@
+package mcpconfig
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// seeds are the golden files (inputs and wrapped) and the layout table of one format.
+func seeds(f *testing.F, toml bool) {
+	for _, g := range goldenCases(f) {
+		if g.client.TOML != toml {
+			continue
+		}
+		for _, name := range []string{g.input, g.wrappedPath()} {
+			if data, err := os.ReadFile(name); err == nil {
+				f.Add(string(data))
+			}
+		}
+	}
+	key := "cursor"
+	if toml {
+		key = "codex"
+	}
+	for _, text := range layouts[key] {
+		f.Add(text)
+	}
+}
+
+// checkSpans checks that every value lies inside its parent, in order.
+func checkSpans(t *testing.T, text string, v *value, lo, hi int) {
+	t.Helper()
+	if v.start < lo || v.end > hi || v.start >= v.end {
+		t.Fatalf("value %q spans %d-%d outside %d-%d", v.kind, v.start, v.end, lo, hi)
+	}
+	at := v.start
+	for i, e := range v.elems {
+		if v.kind == '{' && (v.keyStarts[i] < at || v.keyStarts[i] >= e.start) {
+			t.Fatalf("key %d at %d out of order", i, v.keyStarts[i])
+		}
+		checkSpans(t, text, e, at, v.end)
+		at = e.end
+	}
+}
+
+// checkWrap checks the promises of Wrap and Unwrap on any text the client can read:
+// the results can be read again, wrapping is idempotent, and wrapping then unwrapping
+// a text with nothing of moat's in it gives the text back.
+func checkWrap(t *testing.T, c Client, text string) {
+	t.Helper()
+	wrapped, _, err := c.Wrap(text, moatBin, withHTTP)
+	if err != nil {
+		return
+	}
+	if _, _, err := c.Unwrap(wrapped); err != nil {
+		t.Fatalf("%s: the wrapped text does not parse: %v\n%q", c.Name, err, wrapped)
+	}
+	again, _, err := c.Wrap(wrapped, moatBin, withHTTP)
+	if err != nil || again != wrapped {
+		t.Fatalf("%s: wrapping twice changed the text (%v):\n%q\n%q", c.Name, err, wrapped, again)
+	}
+	_, ours, _ := c.Unwrap(text)
+	back, _, err := c.Unwrap(wrapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ours) == 0 && back != text {
+		t.Fatalf("%s: not restored:\n%q\n%q\n%q", c.Name, text, wrapped, back)
+	}
+	if _, _, err := c.Wrap(back, moatBin, withHTTP); err != nil {
+		t.Fatalf("%s: the unwrapped text does not parse: %v\n%q", c.Name, err, back)
+	}
+	_ = Diff(text, wrapped)
+}
+
+func FuzzJSON(f *testing.F) {
+	seeds(f, false)
+	for _, s := range []string{`{"a": [1, -2.5e3, true, null, {"b": "c\"d\u00e9"}], /* x */ "e": {},}`, "[", `{"a":"\ud800"}`} {
+		f.Add(s)
+	}
+	var clients []Client
+	for _, name := range []string{"claude-code", "cursor", "gemini-cli", "vscode", "windsurf"} {
+		clients = append(clients, client(f, name))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := parseJSON(text)
+		if err != nil || v == nil {
+			return
+		}
+		checkSpans(t, text, v, 0, len(text))
+		for _, c := range clients {
+			checkWrap(t, c, text)
+		}
+		checkKeys(t, text, v)
+	})
+}
+
+func FuzzTOML(f *testing.F) {
+	seeds(f, true)
+	for _, s := range []string{
+		"a.\"b\".'c' = { d = [1, 2.0, 1979-05-27 07:32:00Z, true, \"\"\"\n\"\"\"], e = '''x'''}\n",
+		"[[t]]\n[t.u]\nx = 0x1F # c\n",
+		"s = \"\\u00e9\\U0001F600\\x41\"",
+	} {
+		f.Add(s)
+	}
+	c := client(f, "codex")
+	f.Fuzz(func(t *testing.T, text string) {
+		doc, err := parseTOML(text)
+		if err != nil {
+			return
+		}
+		for _, kv := range doc.kvs {
+			if kv.lineStart > kv.keyStart || kv.keyStart >= kv.val.start {
+				t.Fatalf("key at %d, line at %d, value at %d", kv.keyStart, kv.lineStart, kv.val.start)
+			}
+			checkSpans(t, text, kv.val, kv.keyStart, len(text))
+			if kv.val.kind == '"' {
+				if _, ok := unquoteTOML(text[kv.val.start:kv.val.end]); !ok {
+					t.Fatalf("a string the reader took cannot be decoded: %q", text[kv.val.start:kv.val.end])
+				}
+			}
+		}
+		for _, tb := range doc.tables {
+			if tb.start >= tb.end || tb.end > len(text) || !strings.HasPrefix(text[tb.start:], "[") {
+				t.Fatalf("table header at %d-%d", tb.start, tb.end)
+			}
+		}
+		checkWrap(t, c, text)
+	})
+}
+
+// FuzzDiff checks that Diff's hunks, applied to the old text, give the new one.
+func FuzzDiff(f *testing.F) {
+	for _, g := range goldenCases(f) {
+		f.Add(readFile(f, g.input), readFile(f, g.wrappedPath()))
+	}
+	f.Add("a\nb\nc", "a\nc\nd\n")
+	f.Fuzz(func(t *testing.T, old, new string) {
+		if got := patch(old, Diff(old, new)); got != new {
+			t.Fatalf("patching %q with its diff gives %q, want %q", old, got, new)
+		}
+	})
+}
+
+// patch applies a diff made by Diff.
+func patch(old, diff string) string {
+	if diff == "" {
+		return old
+	}
+	a := splitLines(old)
+	var out strings.Builder
+	at := 0
+	lines := strings.SplitAfter(diff, "\n")
+	var last *string // the line "\ No newline" refers to
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		switch l[0] {
+		case '@':
+			var aStart, aLen int
+			rng := strings.Fields(l)[1][1:]
+			if s, n, ok := strings.Cut(rng, ","); ok {
+				aStart, aLen = atoi(s), atoi(n)
+			} else {
+				aStart, aLen = atoi(rng), 1
+			}
+			if aLen > 0 {
+				aStart--
+			}
+			for ; at < aStart; at++ {
+				out.WriteString(a[at])
+			}
+			last = nil
+		case ' ':
+			out.WriteString(a[at])
+			at++
+			last = nil
+		case '-':
+			at++
+			last = nil
+		case '+':
+			s := l[1:]
+			out.WriteString(s)
+			last = &s
+		case '\\':
+			if last != nil {
+				// The added line had no new line: take back the one written.
+				str := strings.TrimSuffix(out.String(), "\n")
+				out.Reset()
+				out.WriteString(str)
+			}
+		}
+	}
+	for ; at < len(a); at++ {
+		out.WriteString(a[at])
+	}
+	return out.String()
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// checkKeys checks that keys decode as encoding/json decodes them.
+func checkKeys(t *testing.T, text string, v *value) {
+	for i, k := range v.keys {
+		p := &jsonParser{s: text, pos: v.keyStarts[i]}
+		if err := p.str(); err != nil {
+			t.Fatalf("the key at %d does not scan again: %v", v.keyStarts[i], err)
+		}
+		raw := text[v.keyStarts[i]:p.pos]
+		var want string
+		// encoding/json replaces invalid UTF-8 where moat keeps the bytes, which go back
+		// into the file as they came.
+		if utf8.ValidString(raw) && json.Unmarshal([]byte(raw), &want) == nil && want != k {
+			t.Fatalf("key %s decoded to %q, want %q", raw, k, want)
+		}
+	}
+	for _, e := range v.elems {
+		checkKeys(t, text, e)
+	}
+}
