@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,9 +58,9 @@ func Inspect(server string, tools []Tool, others []string) []Finding {
 		listed[t.Name] = true
 		sc := &scope{tool: t.Name, own: own, others: other}
 		var hits []hit
-		for _, tx := range t.texts() {
-			hits = r.checkText(sc, tx, hits)
-		}
+		t.walk(func(w *where, s string, key bool) {
+			hits = r.checkText(sc, w, s, key, hits)
+		})
 		r.addScored(hits)
 		for _, p := range r.scanned {
 			r.add(p.id, p.field, p.detail, p.signal)
@@ -148,36 +149,36 @@ func (r *report) checkName(name string, tools []Tool, others []string, listed ma
 
 // checkText runs the detectors over one string of a tool's definition, reports what
 // package scan finds and returns hits with this package's signals added.
-func (r *report) checkText(sc *scope, tx text, hits []hit) []hit {
-	for _, f := range scan.Unicode(tx.s) {
+func (r *report) checkText(sc *scope, w *where, s string, key bool, hits []hit) []hit {
+	for _, f := range scan.Unicode(s) {
 		if hiddenUnicode(f.ID) {
-			r.scanned = append(r.scanned, scanned{FindHidden, tx.field, f.Evidence, f.ID})
+			r.scanned = append(r.scanned, scanned{FindHidden, w.field(), f.Evidence, f.ID})
 		}
 	}
-	if tx.key && !strings.ContainsFunc(tx.s, unicode.IsSpace) {
+	if key && !strings.ContainsFunc(s, unicode.IsSpace) {
 		// A key without spaces is a name (a parameter, "type", "enum"), not a sentence;
 		// only its invisible characters, above, could hide anything.
 		return hits
 	}
-	sc.param = paramOf(tx.field)
-	folded := scan.Fold(tx.s)
-	sc.self = 0
-	if tx.field == "description" {
-		sc.self = selfDescription(folded)
+	sc.param = w.param()
+	folded := scan.Fold(s)
+	sc.desc, sc.selfDone = "", false
+	if w.prefix == "" && len(w.segs) == 0 { // the description
+		sc.desc = folded
 	}
-	if wordy(tx.s) {
-		for _, inj := range scan.FindInjections(tx.s) {
-			if inj.Start < sc.self && len(inj.Signals) == 1 && inj.Signals[0] == "read a secret file" {
+	if wordy(s) {
+		for _, inj := range scan.FindInjections(s) {
+			if len(inj.Signals) == 1 && inj.Signals[0] == "read a secret file" && inj.Start < sc.self() {
 				// "List the host aliases defined in ~/.ssh/config": the tool saying what
 				// it does, in the imperative that tool descriptions are written in.
 				continue
 			}
 			detail := fmt.Sprintf("score %.2f (%s) at byte %d: %q", inj.Score, strings.Join(inj.Signals, ", "), inj.Start, excerpt(folded, span{inj.Start, inj.End}))
-			r.scanned = append(r.scanned, scanned{injectionKind(inj.Finding), tx.field, detail, inj.Finding})
+			r.scanned = append(r.scanned, scanned{injectionKind(inj.Finding), w.field(), detail, inj.Finding})
 		}
 	}
-	for _, m := range matchSignals(sc, folded, false) {
-		hits = append(hits, hit{sig: m.sig, field: tx.field, excerpt: excerpt(folded, m.at)})
+	for _, m := range matchSignals(sc, folded, !wordy(s), false) {
+		hits = append(hits, hit{sig: m.sig, field: w.field(), excerpt: excerpt(folded, m.at)})
 	}
 	return hits
 }
@@ -232,12 +233,35 @@ type match struct {
 	at  span
 }
 
-// matchSignals returns the first verified match of each signal in s; nested, for text
+// matchSignals returns the first verified match of each signal in s; terse, for a
+// string without spaces, runs only the signals that can match one; nested, for text
 // decoded from base64 or hex, leaves out the decoding signal so that the work is bounded.
-func matchSignals(sc *scope, s string, nested bool) []match {
+func matchSignals(sc *scope, s string, terse, nested bool) []match {
+	t := compiled()
 	lower := strings.ToLower(s)
+	// Which signals have a keyword and an Also word in s, and where their keywords are.
+	kw, also := make([]bool, len(t.list)), make([]bool, len(t.list))
+	var at [][]span
+	t.index.find(lower, func(word, start int) {
+		for _, ref := range t.refs[word] {
+			if ref.also {
+				also[ref.signal] = true
+				continue
+			}
+			kw[ref.signal] = true
+			if sg := t.list[ref.signal]; sg.Before+sg.After > 0 {
+				if at == nil {
+					at = make([][]span, len(t.list))
+				}
+				at[ref.signal] = append(at[ref.signal], span{start, start + len(t.index.words[word])})
+			}
+		}
+	})
 	var out []match
-	for _, sg := range signals() {
+	for i, sg := range t.list {
+		if terse && !sg.Terse {
+			continue
+		}
 		if sg.Decode {
 			if !nested {
 				if found := findEncoded(sc, s); len(found) > 0 {
@@ -252,29 +276,54 @@ func matchSignals(sc *scope, s string, nested bool) []match {
 			}
 			continue
 		}
-		if !anyIn(lower, sg.Keywords) {
+		if len(sg.Keywords) > 0 && !kw[i] || len(sg.Also) > 0 && !also[i] {
 			continue
 		}
-		for _, m := range sg.re.FindAllStringSubmatchIndex(s, 16) {
-			if sg.Verify == nil || sg.Verify(sc, s, m) {
-				out = append(out, match{sg, span{m[0], m[1]}})
-				break
-			}
+		windows := []span{{0, len(s)}}
+		if at != nil && at[i] != nil && len(lower) == len(s) {
+			// Offsets in lower are offsets in s only when lowering kept every length.
+			windows = mergeWindows(s, at[i], sg.Before, sg.After)
+		}
+		if m, ok := firstVerified(sc, sg, s, windows); ok {
+			out = append(out, match{sg, m})
 		}
 	}
 	return out
 }
 
-func anyIn(s string, words []string) bool {
-	if len(words) == 0 {
-		return true
-	}
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
+// firstVerified returns the first match of sg's pattern in the windows of s that its
+// Verify accepts. Submatch offsets are made relative to s, so that Verify can look
+// around the match.
+func firstVerified(sc *scope, sg *signal, s string, windows []span) (span, bool) {
+	for _, w := range windows {
+		for _, m := range sg.re.FindAllStringSubmatchIndex(s[w.lo:w.hi], 16) {
+			for j := range m {
+				if m[j] >= 0 {
+					m[j] += w.lo
+				}
+			}
+			if sg.Verify == nil || sg.Verify(sc, s, m) {
+				return span{m[0], m[1]}, true
+			}
 		}
 	}
-	return false
+	return span{}, false
+}
+
+// mergeWindows returns the text around each keyword occurrence (sorted by start), before
+// bytes before and after bytes after, joined where they overlap and on rune boundaries.
+func mergeWindows(s string, occurrences []span, before, after int) []span {
+	slices.SortFunc(occurrences, func(a, b span) int { return a.lo - b.lo })
+	var out []span
+	for _, o := range occurrences {
+		lo, hi := runeStart(s, max(0, o.lo-before)), runeEnd(s, min(len(s), o.hi+after))
+		if n := len(out); n > 0 && lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, hi)
+			continue
+		}
+		out = append(out, span{lo, hi})
+	}
+	return out
 }
 
 // minEncoded is the length from which a base64 or hex run is decoded: shorter runs are
@@ -297,8 +346,9 @@ func findEncoded(sc *scope, s string) []span {
 		}
 		if decoded, ok := decodeRun(s[i:j]); ok {
 			inner := *sc
+			inner.desc, inner.selfDone = "", false // offsets of the decoded text are its own
 			strong := false
-			for _, m := range matchSignals(&inner, decoded, true) {
+			for _, m := range matchSignals(&inner, decoded, false, true) {
 				strong = strong || m.sig.Weight >= medium
 			}
 			if strong || len(scan.FindInjections(decoded)) > 0 {
@@ -358,32 +408,15 @@ func wordy(s string) bool {
 	return false
 }
 
-// paramOf returns the name of the parameter a field documents:
-// "inputSchema.properties.notes.description" documents notes.
-func paramOf(field string) string {
-	rest, ok := strings.CutPrefix(field, "inputSchema.")
-	if !ok {
-		return ""
-	}
-	i := strings.LastIndexByte(rest, '.')
-	if i < 0 {
-		return ""
-	}
-	parent := rest[:i]
-	j := strings.LastIndexByte(parent, '.')
-	name := parent[j+1:]
-	if !strings.HasSuffix(parent[:max(0, j)], "properties") {
-		return ""
-	}
-	return name
-}
-
 // selfDescription returns where the first sentence of a tool's description ends, when
 // that sentence is the tool saying what it does: "Read the profiles in ~/.aws/config"
 // describes the tool in the imperative tool descriptions are written in. A sentence
 // that speaks of calling the tool or of its parameters is an order to the model, and
 // 0 is returned.
 func selfDescription(desc string) int {
+	if desc == "" {
+		return 0
+	}
 	end := len(desc)
 	for i := 0; i < len(desc); i++ {
 		if desc[i] == '\n' || desc[i] == '.' && (i+1 == len(desc) || desc[i+1] == ' ' || desc[i+1] == '\n') {

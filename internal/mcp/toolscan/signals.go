@@ -35,10 +35,17 @@ type signal struct {
 	Kind   string // finding id
 	Weight float64
 	// Keywords are lower-case strings one of which must occur in the text for Pattern
-	// to run; without keywords Pattern always runs.
-	Keywords []string
-	// Pattern is matched, ignoring case, on the text as scan.Fold normalises it.
-	Pattern string
+	// to run; without keywords Pattern always runs. Also, when set, are further strings
+	// one of which must occur too: the other half of a phrase, so that a pattern whose
+	// verb is in every tool description ("read", "use") runs only when its object is
+	// there as well.
+	Keywords, Also []string
+	// Pattern is matched, ignoring case, on the text as scan.Fold normalises it: on the
+	// whole text, or, when Before or After is set, only around each occurrence of a
+	// keyword (Before bytes before it, After bytes after its end), for patterns too
+	// costly to try at every position of a long description.
+	Pattern       string
+	Before, After int
 	// Verify, when set, vets a match; m holds the submatch offsets in s.
 	Verify func(sc *scope, s string, m []int) bool
 	// Find, for signals that are code rather than a pattern, returns the matches.
@@ -46,8 +53,26 @@ type signal struct {
 	// Decode marks the signal of instructions encoded in base64 or hex, which runs the
 	// other signals on what it decodes.
 	Decode bool
+	// Terse signals can match a string without spaces ("~/.ssh/id_rsa" as a default
+	// value, "<system>" as an enum value); the others need a sentence, and are not run
+	// on the type names, formats and enum values that make up most of a schema.
+	Terse bool
 
 	re *regexp.Regexp
+}
+
+// signalTable is the compiled table and the index of its keywords.
+type signalTable struct {
+	list  []*signal
+	index *keywordIndex
+	// refs lists, for each keyword of the index, the signals that have it in Keywords
+	// (also false) or in Also (also true).
+	refs [][]keywordRef
+}
+
+type keywordRef struct {
+	signal int
+	also   bool
 }
 
 // scope is what a signal may know besides the text: whose text it is and what else the
@@ -57,9 +82,22 @@ type scope struct {
 	param  string          // the parameter this text documents, or ""
 	own    map[string]bool // the names of the server's tools
 	others map[string]bool // the names of other servers' tools, less the server's own
-	// self is where the description's first sentence ends when that sentence describes
-	// the tool itself (see selfDescription), and 0 otherwise.
-	self int
+	// desc is the description, when the text being read is the description; its
+	// first sentence may be the tool describing itself (see self).
+	desc     string
+	selfEnd  int
+	selfDone bool
+}
+
+// self returns where the description's first sentence ends when that sentence
+// describes the tool itself (see selfDescription), and 0 when it does not or when the
+// text being read is not the description. It is computed when first needed: few texts
+// ever ask.
+func (sc *scope) self() int {
+	if !sc.selfDone {
+		sc.selfEnd, sc.selfDone = selfDescription(sc.desc), true
+	}
+	return sc.selfEnd
 }
 
 // Shared pieces of patterns.
@@ -75,14 +113,18 @@ const (
 	paramNounExpr = `(?:parameter|argument|param|field|property|input|parámetro|paramètre|parametro|parâmetro|campo|champ|feld|参数|参數|параметр|поле|パラメータ|引数|매개변수)`
 )
 
-// signals returns the table of poisoning signals, compiled on first use: the proxy
-// compiles them once, and nothing else pays for it.
-var signals = sync.OnceValue(func() []*signal {
+// signals returns the table of poisoning signals.
+func signals() []*signal { return compiled().list }
+
+// compiled returns the table compiled, on first use: the proxy compiles it once, and
+// nothing else pays for it.
+var compiled = sync.OnceValue(func() *signalTable {
 	table := []*signal{
 		// --- Files and credentials --------------------------------------------------------
 		{
 			Name: "order to read a credential file", Kind: FindPoisoning, Weight: 0.8,
-			Keywords: []string{"read", "open", "cat ", "load", "fetch", "retrieve", "get ", "collect", "gather", "access", "grab", "copy", "dump", "print", "look up", "include", "lee ", "lire", "lies", "leggi", "leia", "прочитай", "读取", "讀取", "読み"},
+			Keywords: []string{"~/", ".ssh", "id_", ".aws", ".netrc", ".git-credentials", "/etc/", ".npmrc", ".pypirc", ".kube", ".docker", "credential", "mcp.json", "claude", ".cursor", ".codeium", ".gnupg", "/gh/", "_history", "wallet", "cookies", "login data", "keychain", ".env", "$home", "%userprofile%", "/home/", "/users/", " key", "environment", "env var", "secret"},
+			Also:     []string{"read", "open", "cat ", "load", "fetch", "retrieve", "get", "collect", "gather", "access", "grab", "copy", "dump", "print", "look up", "include", "lee", "lire", "lis ", "lies", "leggi", "leia", "прочитай", "读取", "讀取", "読み取"},
 			// The verb must be an order: at the start of a clause, or after a word that
 			// makes it one ("first read", "you must open"). "Reads the key from
 			// ~/.ssh/id_ed25519" documents the tool; "read ~/.ssh/id_rsa" instructs.
@@ -92,7 +134,7 @@ var signals = sync.OnceValue(func() []*signal {
 				if publicPath(s, m[1]) {
 					return false // public material, meant to be shared
 				}
-				if m[0] < sc.self {
+				if m[0] < sc.self() {
 					return false // the tool describing itself
 				}
 				// "the tool needs to read ~/.kube/config" documents what the tool does.
@@ -106,7 +148,7 @@ var signals = sync.OnceValue(func() []*signal {
 			},
 		},
 		{
-			Name: "credential file named", Kind: FindPoisoning, Weight: medium,
+			Name: "credential file named", Kind: FindPoisoning, Weight: medium, Terse: true,
 			Keywords: []string{"id_", ".ssh/", ".aws/", ".netrc", ".git-credentials", "/etc/shadow", ".npmrc", ".pypirc", ".kube/", ".docker/", "credentials.json", "mcp.json", "claude_desktop", ".cursor/", ".codeium/", ".claude", ".gnupg", "/gh/hosts", "_history", "wallet.dat", "cookies.sqlite", "login data", "keychain"},
 			Pattern:  secretPathExpr,
 			Verify:   func(sc *scope, s string, m []int) bool { return !publicPath(s, m[1]) },
@@ -115,7 +157,10 @@ var signals = sync.OnceValue(func() []*signal {
 		// --- Data carried in parameters ---------------------------------------------------
 		{
 			Name: "data into a parameter", Kind: FindPoisoning, Weight: strong,
+			// The match ends at the parameter's noun or quoted name.
+			Before: 240, After: 60,
 			Keywords: []string{"parameter", "argument", "param", "field", "property", "input", "as '", "as \"", "as `", "in '", "in \"", "in `", "into `", "into '", "into \""},
+			Also:     []string{"pass", "put", "include", "insert", "add", "send", "provide", "embed", "place", "append", "attach", "supply", "copy", "paste", "fill", "store", "write"},
 			Pattern: `\b(?:pass|put|include|insert|add|send|provide|embed|place|append|attach|supply|copy|paste|fill|store|write)\b((?:[^.\n]|\.\S){0,80}?)\b(?:as|in|into|inside|via|through|to|within|under|using)\s+(?:the\s+|a\s+|an\s+|this\s+|its\s+|the\s+tool'?s\s+)?` +
 				`(?:[` + "`" + `'"]?([\w-]+)[` + "`" + `'"]?\s+` + paramNounExpr + `\b|[` + "`" + `'"]([\w-]+)[` + "`" + `'"])`,
 			Verify: func(sc *scope, s string, m []int) bool {
@@ -141,6 +186,7 @@ var signals = sync.OnceValue(func() []*signal {
 		},
 		{
 			Name: "asks for the conversation", Kind: FindPoisoning, Weight: medium,
+			Before: 40, After: 40,
 			Keywords: []string{"conversation", "chat", "session", "previous", "everything", "so far", "transcript"},
 			Pattern:  `\b(?:(?:this|the\s+current|our|the\s+entire|the\s+whole|the\s+full|the\s+ongoing|your)\s+(?:conversation|chat|session)(?:\s+(?:history|so\s+far|transcript|log|context))?|(?:conversation|chat)\s+(?:history\s+)?so\s+far|(?:all\s+)?(?:the\s+)?previous\s+(?:messages|user\s+messages|turns|prompts|replies)|everything\s+(?:the\s+user|you)\s+(?:has\s+|have\s+)?(?:said|typed|written|asked|shared|seen)|(?:full|entire|complete)\s+(?:chat\s+)?transcript)\b`,
 			Verify:   func(sc *scope, s string, m []int) bool { return !negatedAt(s, m[0]) },
@@ -186,28 +232,21 @@ var signals = sync.OnceValue(func() []*signal {
 			// beside a word for parameter. Only counts with a credential file named.
 			Name: "contents into a parameter", Kind: FindPoisoning, Weight: weak,
 			Keywords: []string{"content", "contenido", "contenu", "inhalt", "conteúdo", "conteudo", "contenuto", "内容", "содержим", "中身"},
+			Also:     []string{"parameter", "argument", "param", "field", "property", "input", "parámetro", "paramètre", "parametro", "parâmetro", "campo", "champ", "feld", "参数", "參數", "параметр", "поле", "パラメータ", "引数", "매개변수"},
 			Pattern:  `(?:content|contenido|contenu|inhalt|conteúdo|conteudo|contenuto|内容|содержим\p{L}*|中身)[^\n]{0,80}?` + paramNounExpr + `|` + paramNounExpr + `[^\n]{0,80}?(?:content|contenido|contenu|inhalt|conteúdo|conteudo|contenuto|内容|содержим\p{L}*|中身)`,
 		},
 
 		// --- Concealment --------------------------------------------------------------------
 		{
 			Name: "keep it from the user", Kind: FindPoisoning, Weight: 0.8,
-			Keywords: []string{"user", "human", "operator", "secretly", "silently", "quietly", "covertly", "discreetly", "usuario", "utilisateur", "benutzer", "nutzer", "utente", "usuário", "usuario", "用户", "用戶", "пользовател", "ユーザー", "사용자"},
+			Keywords: []string{"user", "human", "operator", "secretly", "silently", "quietly", "covertly", "discreetly"},
+			Also:     []string{"not", "n't", "never", "no need", "avoid", "without", "keep", "hide", "secretly", "silently", "quietly", "covertly", "discreetly"},
+			Before:   120, After: 80,
 			Pattern: `\b(?:do\s+not|don't|dont|never|no\s+need\s+to|must\s+not|mustn't|should\s+not|shouldn't|avoid)\s+(?:\w+\s+){0,2}?(?:mention(?:ing)?|tell(?:ing)?|say(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|reveal(?:ing)?|disclos(?:e|ing)|explain(?:ing)?|report(?:ing)?|bring(?:ing)?\s+up|surfac(?:e|ing)|acknowledg(?:e|ing)|let(?:ting)?)\b([^.\n]{0,50}?)\b(?:the\s+)?(?:user|human|operator|requester)\b(?:[^'’]|$)` +
 				`|\b(?:the\s+)?user\s+(?:does\s+not|doesn't|should\s+not|shouldn't|must\s+not|mustn't|need\s+not|needn't|will\s+not|won't)\s+(?:need\s+to\s+)?(?:know|see|notice|find\s+out|be\s+(?:told|informed|aware|bothered|shown))\b` +
 				`|\bwithout\s+(?:telling|informing|notifying|alerting|mentioning\s+(?:it|this|that)\s+to)\s+(?:the\s+)?(?:user|human|operator)\b` +
 				`|\b(?:keep|hide)\s+(?:this|these|it|that|the\s+\w+)\s+(?:\w+\s+)?(?:from|hidden\s+from|secret\s+from)\s+(?:the\s+)?(?:user|human|operator)\b` +
-				`|\b(?:secretly|silently|quietly|covertly|discreetly)\s+(?:\w+\s+){0,2}?(?:read|send|include|add|pass|upload|copy|forward|attach|append|bcc|cc|redirect|collect|call|invoke)\b` +
-				// The same order in other languages.
-				`|no\s+(?:se\s+lo\s+|le\s+)?(?:digas|diga|menciones|mencione|informes|informe)\s+(?:nada\s+)?(?:al|a\s+los)\s+usuarios?` +
-				`|ne\s+(?:le\s+|lui\s+|rien\s+)?(?:dis|dites|mentionne[sz]?|signale[sz]?|informe[sz]?)\s+(?:pas|rien|jamais)\s+(?:\p{L}+\s+){0,2}?(?:à\s+)?l'utilisateur` +
-				`|(?:sag|sage|teile|informiere)\s+(?:\p{L}+\s+){0,3}?(?:dem|den)\s+(?:benutzer|nutzer|anwender)\s+(?:\p{L}+\s+){0,2}?nicht|(?:dem|den)\s+(?:benutzer|nutzer|anwender)\s+nicht\s+(?:sagen|mitteilen|erwähnen|verraten)` +
-				`|non\s+(?:dirlo|dire|menzionare|informare|rivelare)\s+(?:\p{L}+\s+){0,2}?(?:all'|l')utente` +
-				`|não\s+(?:diga|conte|mencione|informe|revele)\s+(?:\p{L}+\s+){0,2}?(?:ao|o)\s+usuário` +
-				`|不要(?:告诉|告訴|通知|提醒|让|讓)(?:用户|用戶)|(?:用户|用戶)不(?:需要|必|应|應)知道` +
-				`|не\s+(?:говори|сообщай|рассказывай|упоминай)\s+(?:\p{L}+\s+){0,2}?пользовател` +
-				`|ユーザー(?:に|には)(?:\p{L}{0,6})(?:伝えない|言わない|知らせない)` +
-				`|사용자(?:에게|한테)\s*(?:\p{L}+\s+)?(?:알리지|말하지)`,
+				`|\b(?:secretly|silently|quietly|covertly|discreetly)\s+(?:\w+\s+){0,2}?(?:read|send|include|add|pass|upload|copy|forward|attach|append|bcc|cc|redirect|collect|call|invoke)\b`,
 			Verify: func(sc *scope, s string, m []int) bool {
 				match := strings.ToLower(s[m[0]:m[1]])
 				// "do not tell the user to run the installer": advice about what to
@@ -221,11 +260,28 @@ var signals = sync.OnceValue(func() []*signal {
 				return !secretWord.MatchString(match) && !(strings.HasPrefix(after, "the ") && secretWord.MatchString(after))
 			},
 		},
+		{
+			// The same order in the other languages the corpus has: a pattern of its own,
+			// so that English text does not pay for trying them.
+			Name: "keep it from the user (translated)", Kind: FindPoisoning, Weight: 0.8,
+			Keywords: []string{"usuario", "utilisateur", "benutzer", "nutzer", "anwender", "utente", "usuário", "用户", "用戶", "пользовател", "ユーザー", "사용자"},
+			Before:   120, After: 80,
+			Pattern: `no\s+(?:se\s+lo\s+|le\s+)?(?:digas|diga|menciones|mencione|informes|informe)\s+(?:nada\s+)?(?:al|a\s+los)\s+usuarios?` +
+				`|ne\s+(?:le\s+|lui\s+|rien\s+)?(?:dis|dites|mentionne[sz]?|signale[sz]?|informe[sz]?)\s+(?:pas|rien|jamais)\s+(?:\p{L}+\s+){0,2}?(?:à\s+)?l'utilisateur` +
+				`|(?:sag|sage|teile|informiere)\s+(?:\p{L}+\s+){0,3}?(?:dem|den)\s+(?:benutzer|nutzer|anwender)\s+(?:\p{L}+\s+){0,2}?nicht|(?:dem|den)\s+(?:benutzer|nutzer|anwender)\s+nicht\s+(?:sagen|mitteilen|erwähnen|verraten)` +
+				`|non\s+(?:dirlo|dire|menzionare|informare|rivelare)\s+(?:\p{L}+\s+){0,2}?(?:all'|l')utente` +
+				`|não\s+(?:diga|conte|mencione|informe|revele)\s+(?:\p{L}+\s+){0,2}?(?:ao|o)\s+usuário` +
+				`|不要(?:告诉|告訴|通知|提醒|让|讓)(?:用户|用戶)|(?:用户|用戶)不(?:需要|必|应|應)知道` +
+				`|не\s+(?:говори|сообщай|рассказывай|упоминай)\s+(?:\p{L}+\s+){0,2}?пользовател` +
+				`|ユーザー(?:に|には)(?:\p{L}{0,6})(?:伝えない|言わない|知らせない)` +
+				`|사용자(?:에게|한테)\s*(?:\p{L}+\s+)?(?:알리지|말하지)`,
+		},
 
 		// --- Tags and hidden text -----------------------------------------------------------
 		{
-			Name: "instruction tag", Kind: FindPoisoning, Weight: firm,
+			Name: "instruction tag", Kind: FindPoisoning, Weight: firm, Terse: true,
 			Keywords: []string{"<"},
+			Also:     []string{"important", "critical", "mandatory", "urgent", "priority", "hidden", "secret", "instruction", "directive", "system", "admin", "override", "ai", "note", "assistant", "model", "agent", "llm", "claude", "gpt"},
 			Pattern:  `<\s*/?\s*(?:important|critical|mandatory|urgent|priority|hidden|secret|instructions?|directive|system|admin|override|ai[-_ ]?(?:note|instructions?)|note[-_ ]?(?:to|for)[-_ ]?(?:the[-_ ])?(?:ai|assistant|model|llm|agent)|assistant|model|agent|llm|claude|gpt)\b[^<>\n]{0,40}>`,
 		},
 		{
@@ -269,7 +325,9 @@ var signals = sync.OnceValue(func() []*signal {
 		// --- Shadowing ------------------------------------------------------------------------
 		{
 			Name: "orders for when another tool is used", Kind: FindShadowing, Weight: strong,
+			Before: 0, After: 300,
 			Keywords: []string{"when", "if ", "each time", "every time", "any time", "before", "after", "once"},
+			Also:     []string{"used", "called", "invoked", " run", "executed", "triggered", "tool", "function", "action", "you call", "you use", "you invoke"},
 			Pattern: `\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s+time|before|after|once)\s+(?:(?:the|any|a|an)\s+|(you\s+(?:use|call|invoke|run))\s+(?:the\s+|any\s+)?)?` +
 				"[`'\"]?([\\w.-]+)[`'\"]?" + `(\s+(?:tool|function|mcp\s+tool|action))?(?:\s+(?:is|gets|was|has\s+been|are))?(\s+(?:used|called|invoked|run|executed|triggered))?\b` +
 				`(?:[^.\n]|\.\S){0,120}?\b(?:always|must|should|make\s+sure|ensure|instead|change|replace|set|add|include|bcc|cc|redirect|forward|remember)\b`,
@@ -284,6 +342,7 @@ var signals = sync.OnceValue(func() []*signal {
 		{
 			Name: "orders for another tool", Kind: FindShadowing, Weight: strong,
 			Keywords: []string{"tool", "function"},
+			Also:     []string{"must", "should", "shall", "will now", "need", "has to", "is required", "now"},
 			Pattern:  "\\bthe\\s+[`'\"]?([\\w.-]+)[`'\"]?\\s+(?:tool|function)\\s+(?:must|should|shall|will\\s+now|needs?\\s+to|has\\s+to|is\\s+required\\s+to|now\\s+(?:needs|requires|has))\\b",
 			Verify: func(sc *scope, s string, m []int) bool {
 				return namesAnotherTool(sc, strings.ToLower(s[m[2]:m[3]]), true)
@@ -296,14 +355,14 @@ var signals = sync.OnceValue(func() []*signal {
 		},
 		{
 			Name: "steers away from another tool", Kind: FindShadowing, Weight: medium,
-			Keywords: []string{"instead of", "rather than", "use", "over"},
+			Keywords: []string{"instead of", "rather than", "never use", "not use", "don't use", "prefer this", "prefer it"},
 			Pattern:  "\\b(?:instead\\s+of|rather\\s+than|never\\s+use|do\\s+not\\s+use|don't\\s+use|not\\s+use|prefer\\s+(?:this|it)\\s+(?:tool\\s+)?over)\\s+(?:the\\s+|any\\s+)?[`'\"]?([\\w.-]+)[`'\"]?(?:\\s+(tool|function))?",
 			Verify: func(sc *scope, s string, m []int) bool {
 				return namesAnotherTool(sc, strings.ToLower(s[m[2]:m[3]]), m[4] >= 0)
 			},
 		},
 		{
-			Name: "names another server's tool", Kind: FindShadowing, Weight: firm,
+			Name: "names another server's tool", Kind: FindShadowing, Weight: firm, Terse: true,
 			Find: findOtherTools,
 		},
 
@@ -318,18 +377,39 @@ var signals = sync.OnceValue(func() []*signal {
 		},
 		{
 			Name: "changes where data goes", Kind: FindPoisoning, Weight: medium,
+			Before: 60, After: 120,
 			Keywords: []string{"recipient", "destination", "address", "number", "url", "endpoint", "account"},
+			Also:     []string{"replace", "change", "set ", "override", "overwrite", "switch"},
 			// The new value must look like an address: "change the recipient to the new
 			// owner" is a feature, "change the recipient to x@y.io" a redirection.
 			Pattern: `\b(?:replace|change|set|override|overwrite|switch)\s+(?:the\s+|any\s+|every\s+)?(?:recipient|to\s+address|destination|e-?mail\s+address|phone\s+number|webhook\s+url|endpoint|target\s+account)s?(?:\s+\w+)?\s+(?:to|with|into)\s+(?:[\w.+-]+@|\+?\d|https?://|[\w-]+\.[a-z]{2,}\b)`,
 		},
 	}
-	for _, sg := range table {
+	t := &signalTable{list: table}
+	num := map[string]int{}
+	var words []string
+	for i, sg := range table {
 		if sg.Pattern != "" {
 			sg.re = regexp.MustCompile(`(?i)` + sg.Pattern)
 		}
+		for _, list := range []struct {
+			words []string
+			also  bool
+		}{{sg.Keywords, false}, {sg.Also, true}} {
+			for _, w := range list.words {
+				n, ok := num[w]
+				if !ok {
+					n = len(words)
+					num[w] = n
+					words = append(words, w)
+					t.refs = append(t.refs, nil)
+				}
+				t.refs[n] = append(t.refs[n], keywordRef{i, list.also})
+			}
+		}
 	}
-	return table
+	t.index = newKeywordIndex(words)
+	return t
 })
 
 // strongObject is data whose passing in any parameter is theft: a credential file, the

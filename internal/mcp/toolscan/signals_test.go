@@ -97,7 +97,7 @@ func TestSignalCases(t *testing.T) {
 			neg[c.signal]++
 		}
 		got := false
-		for _, m := range matchSignals(&c.scope, scan.Fold(c.text), false) {
+		for _, m := range matchSignals(&c.scope, scan.Fold(c.text), !wordy(c.text), false) {
 			got = got || m.sig.Name == c.signal
 		}
 		if got != c.want {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -142,13 +141,23 @@ type text struct {
 	key   bool // s is an object key, such as a parameter's name
 }
 
-// texts returns every string of t that a model may read: the description, every key and
-// string of the input schema, and the strings of Raw's other members. The tool's name
-// is not among them: it is an identifier, checked on its own.
+// texts returns every string of t that a model may read (see walk), with its field.
 func (t Tool) texts() []text {
-	out := []text{{field: "description", s: t.Description}}
-	out = walkJSON(t.InputSchema, "inputSchema", nil, out)
-	out = walkJSON(t.Raw, "", func(key string) bool {
+	var out []text
+	t.walk(func(w *where, s string, key bool) {
+		out = append(out, text{field: w.field(), s: s, key: key})
+	})
+	return out
+}
+
+// walk calls visit for every string of t that a model may read: the description, every
+// key and string of the input schema, and the keys and strings of Raw's other members.
+// The tool's name is not among them: it is an identifier, checked on its own.
+func (t Tool) walk(visit func(w *where, s string, key bool)) {
+	w := &where{}
+	visit(w, t.Description, false)
+	walkJSON(t.InputSchema, "inputSchema", nil, w, visit)
+	walkJSON(t.Raw, "", func(key string) bool {
 		switch key {
 		case "name", "description", "inputSchema":
 			return true // read from the fields above
@@ -156,89 +165,230 @@ func (t Tool) texts() []text {
 			return true // image addresses, which no model reads as text
 		}
 		return false
-	}, out)
-	return out
+	}, w, visit)
 }
 
-// walkJSON appends the keys and strings of the JSON value data to out, each with its
-// path below prefix. Members of a top-level object whose key skip accepts are left out.
-// A value that is not valid JSON ends the walk quietly: ParseList has already refused
-// such listings, and a Tool built by hand has only its description to offer.
-func walkJSON(data []byte, prefix string, skip func(string) bool, out []text) []text {
-	if len(data) == 0 {
-		return out
+// where is the position of a string in a tool's definition, kept as segments so that
+// the dotted field is only rendered for the few strings that are reported.
+type where struct {
+	prefix string
+	segs   []segment
+}
+
+// segment is one step of a path: an object member or an array index.
+type segment struct {
+	key   string
+	index int // -1 for a member
+}
+
+// field renders the path: "description", "inputSchema.properties.notes.description",
+// "inputSchema.properties.mode.enum[2]".
+func (w *where) field() string {
+	if w.prefix == "" && len(w.segs) == 0 {
+		return "description"
 	}
-	type frame struct {
-		obj     bool
-		key     string
-		idx     int
-		wantKey bool
-	}
-	var stack []frame
-	path := func(key string, useKey bool) string {
-		var b strings.Builder
-		b.WriteString(prefix)
-		for i, f := range stack {
-			switch {
-			case f.obj && i == len(stack)-1 && useKey:
-				writeSegment(&b, key)
-			case f.obj:
-				writeSegment(&b, f.key)
-			default:
-				b.WriteString("[" + strconv.Itoa(f.idx) + "]")
-			}
-		}
-		return strings.TrimPrefix(b.String(), ".")
-	}
-	// valueDone moves the innermost container past the value just read.
-	valueDone := func() {
-		if n := len(stack); n > 0 {
-			if stack[n-1].obj {
-				stack[n-1].wantKey = true
-			} else {
-				stack[n-1].idx++
-			}
+	var b strings.Builder
+	b.WriteString(w.prefix)
+	for _, s := range w.segs {
+		if s.index >= 0 {
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		} else {
+			writeSegment(&b, s.key)
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			if err != io.EOF {
-				return out
-			}
-			return out
-		}
-		top := len(stack) - 1
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				stack = append(stack, frame{obj: v == '{', wantKey: v == '{'})
-			default:
-				stack = stack[:top]
-				valueDone()
-			}
-		case string:
-			if top >= 0 && stack[top].obj && stack[top].wantKey {
-				if top == 0 && skip != nil && skip(v) {
-					var ignored json.RawMessage
-					if dec.Decode(&ignored) != nil {
-						return out
-					}
-					continue // wantKey stays true: the next token is a key
+	return strings.TrimPrefix(b.String(), ".")
+}
+
+// param returns the parameter whose documentation the string is part of: notes for
+// inputSchema.properties.notes.description or .enum[1], or "".
+func (w *where) param() string {
+	if w.prefix != "inputSchema" {
+		return ""
+	}
+	for j := len(w.segs) - 3; j >= 0; j-- {
+		s := w.segs[j]
+		if s.index < 0 && s.key == "properties" && w.segs[j+1].index < 0 && w.segs[j+2].index < 0 {
+			// Only the members of the parameter's own schema, and the items of an
+			// array member, document it.
+			for _, rest := range w.segs[j+3:] {
+				if rest.index < 0 {
+					return ""
 				}
-				stack[top].key, stack[top].wantKey = v, false
-				out = append(out, text{field: path(v, true), s: v, key: true})
-				continue
 			}
-			out = append(out, text{field: path("", false), s: v})
-			valueDone()
-		default:
-			valueDone()
+			return w.segs[j+1].key
 		}
 	}
+	return ""
+}
+
+// maxWalkDepth bounds the nesting walkJSON follows. ParseList's strict check already
+// allows no more than 128 levels; a Tool built by hand could hold anything.
+const maxWalkDepth = 256
+
+// walkJSON calls visit for the keys and strings of the JSON value data, each at its
+// path below prefix. Members of a top-level object whose key skip accepts are left
+// out. Malformed JSON ends the walk quietly: ParseList has already refused such
+// listings, and a Tool built by hand has only its description to offer.
+func walkJSON(data []byte, prefix string, skip func(string) bool, w *where, visit func(*where, string, bool)) {
+	if len(data) == 0 {
+		return
+	}
+	*w = where{prefix: prefix, segs: w.segs[:0]}
+	j := &jsonWalk{data: data, w: w, visit: visit, skip: skip}
+	j.value(0, false)
+	*w = where{segs: w.segs[:0]}
+}
+
+// jsonWalk is a small reader of JSON that was already checked, or that may be invalid
+// and is then abandoned: it keeps no token it does not hand to visit.
+type jsonWalk struct {
+	data  []byte
+	i     int
+	bad   bool
+	w     *where
+	visit func(*where, string, bool)
+	skip  func(string) bool
+}
+
+func (j *jsonWalk) ws() {
+	for j.i < len(j.data) {
+		switch j.data[j.i] {
+		case ' ', '\t', '\n', '\r':
+			j.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value; mute reads without visiting.
+func (j *jsonWalk) value(depth int, mute bool) {
+	j.ws()
+	if j.bad || j.i >= len(j.data) || depth > maxWalkDepth {
+		j.bad = true
+		return
+	}
+	switch c := j.data[j.i]; {
+	case c == '{':
+		j.object(depth, mute)
+	case c == '[':
+		j.array(depth, mute)
+	case c == '"':
+		s, ok := j.str()
+		if !ok {
+			return
+		}
+		if !mute {
+			j.visit(j.w, s, false)
+		}
+	default:
+		start := j.i
+		for j.i < len(j.data) && strings.IndexByte("+-.0123456789eEtruefalsn", j.data[j.i]) >= 0 {
+			j.i++
+		}
+		if j.i == start {
+			j.bad = true
+		}
+	}
+}
+
+func (j *jsonWalk) object(depth int, mute bool) {
+	j.i++ // {
+	j.ws()
+	if j.i < len(j.data) && j.data[j.i] == '}' {
+		j.i++
+		return
+	}
+	for !j.bad {
+		j.ws()
+		if j.i >= len(j.data) || j.data[j.i] != '"' {
+			j.bad = true
+			return
+		}
+		key, ok := j.str()
+		if !ok {
+			return
+		}
+		skip := depth == 0 && j.skip != nil && j.skip(key)
+		j.w.segs = append(j.w.segs, segment{key: key, index: -1})
+		if !mute && !skip {
+			j.visit(j.w, key, true)
+		}
+		j.ws()
+		if j.i >= len(j.data) || j.data[j.i] != ':' {
+			j.bad = true
+			return
+		}
+		j.i++
+		j.value(depth+1, mute || skip)
+		j.w.segs = j.w.segs[:len(j.w.segs)-1]
+		if !j.next('}') {
+			return
+		}
+	}
+}
+
+func (j *jsonWalk) array(depth int, mute bool) {
+	j.i++ // [
+	j.ws()
+	if j.i < len(j.data) && j.data[j.i] == ']' {
+		j.i++
+		return
+	}
+	for n := 0; !j.bad; n++ {
+		j.w.segs = append(j.w.segs, segment{index: n})
+		j.value(depth+1, mute)
+		j.w.segs = j.w.segs[:len(j.w.segs)-1]
+		if !j.next(']') {
+			return
+		}
+	}
+}
+
+// next reads the ',' between two members or elements, and reports whether another
+// follows; it reads the closing bracket otherwise.
+func (j *jsonWalk) next(closing byte) bool {
+	j.ws()
+	if j.bad || j.i >= len(j.data) {
+		j.bad = true
+		return false
+	}
+	switch j.data[j.i] {
+	case ',':
+		j.i++
+		return true
+	case closing:
+		j.i++
+		return false
+	}
+	j.bad = true
+	return false
+}
+
+// str reads a string token; one with escapes is decoded by encoding/json.
+func (j *jsonWalk) str() (string, bool) {
+	start := j.i
+	escaped := false
+	for j.i++; j.i < len(j.data); j.i++ {
+		switch j.data[j.i] {
+		case '\\':
+			escaped = true
+			j.i++
+		case '"':
+			j.i++
+			if !escaped {
+				return string(j.data[start+1 : j.i-1]), true
+			}
+			var s string
+			if err := json.Unmarshal(j.data[start:j.i], &s); err != nil {
+				j.bad = true
+				return "", false
+			}
+			return s, true
+		}
+	}
+	j.bad = true
+	return "", false
 }
 
 // writeSegment appends one key to a field path: .name when it reads as an identifier,
