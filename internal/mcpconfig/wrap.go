@@ -161,7 +161,11 @@ func (c Client) Wrap(text, moatPath string, opts Options) (string, []Change, err
 		edits = append(edits, ed...)
 		changes = append(changes, ch)
 	}
-	return apply(text, edits), changes, nil
+	out, err := apply(text, edits)
+	if err != nil {
+		return "", nil, err
+	}
+	return out, changes, nil
 }
 
 // Unwrap returns text with every entry that runs through moat's proxy restored, and a
@@ -180,7 +184,11 @@ func (c Client) Unwrap(text string) (string, []Change, error) {
 			changes = append(changes, ch)
 		}
 	}
-	return apply(text, edits), changes, nil
+	out, err := apply(text, edits)
+	if err != nil {
+		return "", nil, err
+	}
+	return out, changes, nil
 }
 
 func (c Client) entries(text string) ([]entry, syntax, error) {
@@ -545,19 +553,23 @@ func remoteKeys(rs []remote) string {
 	return strings.Join(keys, " or ")
 }
 
-// apply makes the edits, which do not overlap, to text.
-func apply(text string, edits []edit) string {
+// apply makes the edits to text. Edits of different entries cannot overlap, nor can
+// those of one entry; should that ever be wrong, the text is refused, not garbled.
+func apply(text string, edits []edit) (string, error) {
 	if len(edits) == 0 {
-		return text
+		return text, nil
 	}
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
 	var b strings.Builder
 	at := 0
 	for _, e := range edits {
+		if e.start < at || e.end < e.start || e.end > len(text) {
+			return "", fmt.Errorf("internal error: overlapping edits at %d:%d", lineOf(text, e.start), e.start)
+		}
 		b.WriteString(text[at:e.start])
 		b.WriteString(e.repl)
 		at = e.end
 	}
 	b.WriteString(text[at:])
-	return b.String()
+	return b.String(), nil
 }

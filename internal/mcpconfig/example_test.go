@@ -1,0 +1,42 @@
+package mcpconfig_test
+
+import (
+	"fmt"
+
+	"github.com/moatdev/moat/internal/mcpconfig"
+)
+
+func ExampleClient_Wrap() {
+	cursor, _ := mcpconfig.ForClient("cursor")
+	text := `{
+  // my servers
+  "mcpServers": {
+    "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+    "docs": {"url": "https://docs.example.com/mcp"}
+  }
+}
+`
+	wrapped, changes, err := cursor.Wrap(text, "/usr/local/bin/moat", mcpconfig.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(mcpconfig.Diff(text, wrapped))
+	for _, c := range changes {
+		fmt.Println(c)
+	}
+	restored, _, _ := cursor.Unwrap(wrapped)
+	fmt.Println("restored exactly:", restored == text)
+	// Output:
+	// @@ -1,7 +1,7 @@
+	//  {
+	//    // my servers
+	//    "mcpServers": {
+	// -    "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+	// +    "fs": {"command": "/usr/local/bin/moat", "args": ["mcp", "proxy", "--name", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+	//      "docs": {"url": "https://docs.example.com/mcp"}
+	//    }
+	//  }
+	// mcpServers.fs (line 4): wrapped
+	// mcpServers.docs (line 5): skipped: not wrapped (HTTP servers need `moat mcp proxy --upstream`)
+	// restored exactly: true
+}
