@@ -22,9 +22,11 @@ func newMCPCmd(a *app) *cobra.Command {
 		Short: "Guard MCP servers: run them through moat's proxy",
 		Long: `An MCP server's tools reach the agent through the MCP protocol, where no hook sees
 them. 'moat mcp proxy' sits between the agent and a server and decides every tool call,
-resource read and prompt request with the same policy as the hooks.`,
+resource read and prompt request with the same policy as the hooks; 'moat mcp wrap'
+rewrites the agents' MCP configs so that every server runs through it, and 'moat mcp
+unwrap' restores them.`,
 	}
-	cmd.AddCommand(newMCPProxyCmd(a))
+	cmd.AddCommand(newMCPProxyCmd(a), newMCPWrapCmd(a, false), newMCPWrapCmd(a, true))
 	return cmd
 }
 
