@@ -103,7 +103,7 @@ func FuzzInspect(f *testing.F) {
 			f.Add([]byte(`{"tools":[{"name":"t","description":` + string(b) + `,"inputSchema":{"properties":{"notes":{"description":` + string(b) + `}}}}]}`))
 		}
 	}
-	kinds := map[string]bool{}
+	kinds := map[string]bool{findTooLarge: true}
 	for _, k := range FindingKinds {
 		kinds[k.ID] = true
 	}

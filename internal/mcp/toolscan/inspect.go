@@ -17,7 +17,9 @@ import (
 
 // Finding is one thing Inspect noticed about one tool of a listing.
 type Finding struct {
-	call.Finding // ID is one of FindingKinds; Evidence names the tool and the field
+	// ID is one of FindingKinds, or input.too-large for text beyond what Inspect reads;
+	// Evidence names the tool and the field.
+	call.Finding
 	// Tool is the tool's name as listed.
 	Tool string `json:"tool"`
 	// Field is where in the tool's definition: "name", "description",
@@ -58,7 +60,14 @@ func Inspect(server string, tools []Tool, others []string) []Finding {
 		listed[t.Name] = true
 		sc := &scope{tool: t.Name, own: own, others: other}
 		var hits []hit
+		budget := maxToolText
 		t.walk(func(w *where, s string, key bool) {
+			if budget <= 0 {
+				return
+			}
+			if budget -= len(s); budget <= 0 {
+				r.add(findTooLarge, w.field(), fmt.Sprintf("the tool's text exceeds %d bytes here; the rest was not inspected", maxToolText), "too long to inspect")
+			}
 			hits = r.checkText(sc, w, s, key, hits)
 		})
 		r.addScored(hits)
@@ -69,6 +78,18 @@ func Inspect(server string, tools []Tool, others []string) []Finding {
 	}
 	return out
 }
+
+// Inspection is linear in the text, at about a microsecond a byte where keywords are
+// dense: these bounds keep a server that lists megabytes of description from stalling
+// the proxy. Nothing a tool's reader needs comes near them (the longest descriptions of
+// real servers are a few KiB), so text beyond them is reported, never passed unread.
+const (
+	maxText     = 64 << 10 // bytes of one string
+	maxToolText = 1 << 20  // bytes of all the strings of one tool
+)
+
+// findTooLarge is the catalogued finding of input moat did not analyse in full.
+const findTooLarge = "input.too-large"
 
 // hit is one match of one of this package's signals.
 type hit struct {
@@ -150,6 +171,10 @@ func (r *report) checkName(name string, tools []Tool, others []string, listed ma
 // checkText runs the detectors over one string of a tool's definition, reports what
 // package scan finds and returns hits with this package's signals added.
 func (r *report) checkText(sc *scope, w *where, s string, key bool, hits []hit) []hit {
+	if len(s) > maxText {
+		r.add(findTooLarge, w.field(), fmt.Sprintf("%d bytes; the first %d were inspected", len(s), maxText), "too long to inspect")
+		s = s[:runeStart(s, maxText)]
+	}
 	for _, f := range scan.Unicode(s) {
 		if hiddenUnicode(f.ID) {
 			r.scanned = append(r.scanned, scanned{FindHidden, w.field(), f.Evidence, f.ID})

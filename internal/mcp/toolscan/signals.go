@@ -128,11 +128,16 @@ var compiled = sync.OnceValue(func() *signalTable {
 			// The verb must be an order: at the start of a clause, or after a word that
 			// makes it one ("first read", "you must open"). "Reads the key from
 			// ~/.ssh/id_ed25519" documents the tool; "read ~/.ssh/id_rsa" instructs.
-			Pattern: `(?:^|[.!?;:>]\s*|\n\s*|,\s*|\b(?:first|then|and|also|please|always|must|should|need\s+to|have\s+to|required\s+to|remember\s+to|you|now)\s+|\b(?:before|prior\s+to|when|whenever|after)\s+(?:\w+\s+){0,3}?)` +
-				`(?:(?:read|open|cat|load|fetch|retrieve|get|collect|gather|access|grab|copy|dump|print|look\s+up|include|lee|lire|lis|lies|leggi|leia)\b|прочитай|读取|讀取|読み取)(?:[^.\n]|\.\S){0,60}?` + readObjectExpr,
+			// The keyword is the object, at the end of the match.
+			Before: 200, After: 40,
+			Pattern: `((?:[.!?;:>]\s*|\n\s*|,\s*|\b(?:first|then|and|also|please|always|must|should|need\s+to|have\s+to|required\s+to|remember\s+to|you|now)\s+|\b(?:before|prior\s+to|when|whenever|after)\s+(?:\w+\s+){0,3}?))?` +
+				`(?:\b(?:read|open|cat|load|fetch|retrieve|get|collect|gather|access|grab|copy|dump|print|look\s+up|include|lee|lire|lis|lies|leggi|leia)\b|прочитай|读取|讀取|読み取)(?:[^.\n]|\.\S){0,60}?` + readObjectExpr,
 			Verify: func(sc *scope, s string, m []int) bool {
 				if publicPath(s, m[1]) {
 					return false // public material, meant to be shared
+				}
+				if m[2] < 0 && !clauseStart(s, m[0]) {
+					return false // "already read", "Reads": not an order
 				}
 				if m[0] < sc.self() {
 					return false // the tool describing itself
@@ -149,6 +154,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 		},
 		{
 			Name: "credential file named", Kind: FindPoisoning, Weight: medium, Terse: true,
+			Before: 24, After: 48,
 			Keywords: []string{"id_", ".ssh/", ".aws/", ".netrc", ".git-credentials", "/etc/shadow", ".npmrc", ".pypirc", ".kube/", ".docker/", "credentials.json", "mcp.json", "claude_desktop", ".cursor/", ".codeium/", ".claude", ".gnupg", "/gh/hosts", "_history", "wallet.dat", "cookies.sqlite", "login data", "keychain"},
 			Pattern:  secretPathExpr,
 			Verify:   func(sc *scope, s string, m []int) bool { return !publicPath(s, m[1]) },
@@ -193,6 +199,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 		},
 		{
 			Name: "asks for the model's instructions", Kind: FindPoisoning, Weight: 0.8,
+			Before: 80, After: 40,
 			Keywords: []string{"system prompt", "instructions", "system message", "context window"},
 			Pattern:  `\b(?:(?:your|the\s+(?:model|assistant|agent)'?s?)\s+(?:full\s+|entire\s+|complete\s+|original\s+|initial\s+|hidden\s+|own\s+)?(?:system\s+(?:prompt|message|instructions)|instructions|context\s+window)|(?:the|its)\s+(?:full\s+|entire\s+|complete\s+)?system\s+prompt)\b`,
 			Verify: func(sc *scope, s string, m []int) bool {
@@ -231,6 +238,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 			// Language-neutral half of an order to carry data: a word for contents
 			// beside a word for parameter. Only counts with a credential file named.
 			Name: "contents into a parameter", Kind: FindPoisoning, Weight: weak,
+			Before: 120, After: 120,
 			Keywords: []string{"content", "contenido", "contenu", "inhalt", "conteúdo", "conteudo", "contenuto", "内容", "содержим", "中身"},
 			Also:     []string{"parameter", "argument", "param", "field", "property", "input", "parámetro", "paramètre", "parametro", "parâmetro", "campo", "champ", "feld", "参数", "參數", "параметр", "поле", "パラメータ", "引数", "매개변수"},
 			Pattern:  `(?:content|contenido|contenu|inhalt|conteúdo|conteudo|contenuto|内容|содержим\p{L}*|中身)[^\n]{0,80}?` + paramNounExpr + `|` + paramNounExpr + `[^\n]{0,80}?(?:content|contenido|contenu|inhalt|conteúdo|conteudo|contenuto|内容|содержим\p{L}*|中身)`,
@@ -280,6 +288,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 		// --- Tags and hidden text -----------------------------------------------------------
 		{
 			Name: "instruction tag", Kind: FindPoisoning, Weight: firm, Terse: true,
+			Before: 8, After: 64,
 			Keywords: []string{"<"},
 			Also:     []string{"important", "critical", "mandatory", "urgent", "priority", "hidden", "secret", "instruction", "directive", "system", "admin", "override", "ai", "note", "assistant", "model", "agent", "llm", "claude", "gpt"},
 			Pattern:  `<\s*/?\s*(?:important|critical|mandatory|urgent|priority|hidden|secret|instructions?|directive|system|admin|override|ai[-_ ]?(?:note|instructions?)|note[-_ ]?(?:to|for)[-_ ]?(?:the[-_ ])?(?:ai|assistant|model|llm|agent)|assistant|model|agent|llm|claude|gpt)\b[^<>\n]{0,40}>`,
@@ -341,6 +350,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 		},
 		{
 			Name: "orders for another tool", Kind: FindShadowing, Weight: strong,
+			Before: 100, After: 60,
 			Keywords: []string{"tool", "function"},
 			Also:     []string{"must", "should", "shall", "will now", "need", "has to", "is required", "now"},
 			Pattern:  "\\bthe\\s+[`'\"]?([\\w.-]+)[`'\"]?\\s+(?:tool|function)\\s+(?:must|should|shall|will\\s+now|needs?\\s+to|has\\s+to|is\\s+required\\s+to|now\\s+(?:needs|requires|has))\\b",
@@ -350,11 +360,13 @@ var compiled = sync.OnceValue(func() *signalTable {
 		},
 		{
 			Name: "orders for every other tool", Kind: FindShadowing, Weight: 0.8,
+			Before: 40, After: 180,
 			Keywords: []string{"other tool", "subsequent", "future", "later", "following", "every tool", "all tool", "any tool", "other function", "other call", "other request"},
 			Pattern:  `\b(?:all|any|every|each)\s+(?:other\s+|subsequent\s+|future\s+|later\s+|following\s+)+(?:tool\s+calls?|tools?|calls?|functions?|requests?)\b[^.\n]{0,80}?\b(?:must|should|always|include|add|pass|send|set|append|prepend|bcc|cc)\b`,
 		},
 		{
 			Name: "steers away from another tool", Kind: FindShadowing, Weight: medium,
+			Before: 0, After: 100,
 			Keywords: []string{"instead of", "rather than", "never use", "not use", "don't use", "prefer this", "prefer it"},
 			Pattern:  "\\b(?:instead\\s+of|rather\\s+than|never\\s+use|do\\s+not\\s+use|don't\\s+use|not\\s+use|prefer\\s+(?:this|it)\\s+(?:tool\\s+)?over)\\s+(?:the\\s+|any\\s+)?[`'\"]?([\\w.-]+)[`'\"]?(?:\\s+(tool|function))?",
 			Verify: func(sc *scope, s string, m []int) bool {
@@ -369,6 +381,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 		// --- Redirection ----------------------------------------------------------------------
 		{
 			Name: "hidden recipient", Kind: FindPoisoning, Weight: 0.8,
+			Before: 200, After: 100,
 			Keywords: []string{"@"},
 			Pattern:  `\b(?:always|also|secretly|silently|automatically|every|all)\b[^.\n]{0,40}?\b(?:bcc|cc|forward|copy|send|redirect|route|mirror|report)\b[^.\n]{0,60}?\b[\w.+-]+@([\w-]+(?:\.[\w-]+)+)`,
 			Verify: func(sc *scope, s string, m []int) bool {
@@ -422,6 +435,13 @@ var (
 
 // secretWord names a secret the user keeps.
 var secretWord = regexp.MustCompile(`\b(?:password|passwort|contraseña|mot de passe|passphrase|pin|secret|token|key|value|credentials?)\b`)
+
+// clauseStart reports whether s[at] begins a clause: the start of the text, or after a
+// line break or punctuation that ends one, with only spaces between.
+func clauseStart(s string, at int) bool {
+	before := strings.TrimRight(s[:at], " \t")
+	return before == "" || strings.ContainsRune(".!?;:>,\n", rune(before[len(before)-1]))
+}
 
 // handOver is a verb that gives something away, before what is given.
 var handOver = regexp.MustCompile(`\b(?:include|append|prepend|copy|paste|send|pass|add|attach|output|print|reveal|repeat|put|insert|provide|share|dump|return)\b`)

@@ -146,3 +146,60 @@ func TestSignalTable(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsAgreeWithWholeText checks that each signal whose pattern runs only around
+// its keywords finds what it finds in the whole text, on the cases and the corpora:
+// windows too narrow would lose matches silently.
+func TestWindowsAgreeWithWholeText(t *testing.T) {
+	var texts []struct {
+		sc *scope
+		s  string
+	}
+	for _, c := range loadSignalCases(t) {
+		texts = append(texts, struct {
+			sc *scope
+			s  string
+		}{&c.scope, scan.Fold(c.text)})
+	}
+	for _, dir := range []string{"benign", "poisoned"} {
+		for _, c := range loadCorpus(t, dir) {
+			sc := &scope{own: map[string]bool{}, others: map[string]bool{}}
+			for _, tl := range c.tools {
+				tl.walk(func(w *where, s string, key bool) {
+					texts = append(texts, struct {
+						sc *scope
+						s  string
+					}{sc, scan.Fold(s)})
+				})
+			}
+		}
+	}
+	tab := compiled()
+	for i, sg := range tab.list {
+		if sg.re == nil || sg.Before+sg.After == 0 {
+			continue
+		}
+		for _, x := range texts {
+			lower := strings.ToLower(x.s)
+			if len(lower) != len(x.s) {
+				continue
+			}
+			var at []span
+			tab.index.find(lower, func(word, start int) {
+				for _, r := range tab.refs[word] {
+					if r.signal == i && !r.also {
+						at = append(at, span{start, start + len(tab.index.words[word])})
+					}
+				}
+			})
+			if at == nil {
+				continue
+			}
+			whole, okWhole := firstVerified(x.sc, sg, x.s, []span{{0, len(x.s)}})
+			win, okWin := firstVerified(x.sc, sg, x.s, mergeWindows(x.s, at, sg.Before, sg.After))
+			if okWhole != okWin || okWhole && whole != win {
+				t.Errorf("%s: whole text %v %v, windows %v %v: %q", sg.Name, okWhole, whole, okWin, win, x.s)
+			}
+		}
+	}
+}
