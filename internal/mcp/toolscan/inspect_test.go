@@ -172,6 +172,23 @@ func TestInspectEvidenceRedacted(t *testing.T) {
 	}
 }
 
+// text is one string of a tool's definition, and where it is.
+type text struct {
+	field string // "description", "inputSchema.properties.notes.description"
+	s     string
+	key   bool // s is an object key, such as a parameter's name
+}
+
+// texts returns every string of t that a model may read (see walk), with its field:
+// the walk as a list, for tests.
+func (t Tool) texts() []text {
+	var out []text
+	t.walk(func(w *where, s string, key bool) {
+		out = append(out, text{field: w.field(), s: s, key: key})
+	})
+	return out
+}
+
 func TestTexts(t *testing.T) {
 	tl := Tool{
 		Name:        "t",

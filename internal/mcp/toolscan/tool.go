@@ -134,22 +134,6 @@ func splitList(result []byte) (list, error) {
 	return l, nil
 }
 
-// text is one string of a tool's definition, and where it is.
-type text struct {
-	field string // "description", "inputSchema.properties.notes.description"
-	s     string
-	key   bool // s is an object key, such as a parameter's name
-}
-
-// texts returns every string of t that a model may read (see walk), with its field.
-func (t Tool) texts() []text {
-	var out []text
-	t.walk(func(w *where, s string, key bool) {
-		out = append(out, text{field: w.field(), s: s, key: key})
-	})
-	return out
-}
-
 // walk calls visit for every string of t that a model may read: the description, every
 // key and string of the input schema, and the keys and strings of Raw's other members.
 // The tool's name is not among them: it is an identifier, checked on its own.
