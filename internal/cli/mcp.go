@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcp"
+	"github.com/moatdev/moat/internal/mcp/toolscan"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -26,7 +28,7 @@ resource read and prompt request with the same policy as the hooks; 'moat mcp wr
 rewrites the agents' MCP configs so that every server runs through it, and 'moat mcp
 unwrap' restores them.`,
 	}
-	cmd.AddCommand(newMCPProxyCmd(a), newMCPWrapCmd(a, false), newMCPWrapCmd(a, true))
+	cmd.AddCommand(newMCPProxyCmd(a), newMCPWrapCmd(a, false), newMCPWrapCmd(a, true), newMCPPinCmd(a))
 	return cmd
 }
 
@@ -47,6 +49,14 @@ reaches the server: a tools/call is answered with a tool error whose text is
 "blocked by moat: <reason>", the others with JSON-RPC error -32003. An ask is refused the
 same way, saying that approval is needed (there is no approval over MCP yet). Every
 decision is recorded in the audit log.
+
+Every tools/list result is read before the client sees it: a tool whose description or
+parameter documentation gives the model hidden instructions (read a file, pass data in a
+parameter, keep something from the user), shadows other tools or hides text is removed
+from the list, every other tool kept as the server sent it, and its calls are refused.
+Each tool's definition is pinned the first time it is seen (in moat's state directory); a
+tool listed later with another description or schema (a "rug pull") is hidden and its
+calls refused until you review it and run 'moat mcp pin --accept SERVER'.
 
 Tool results are read for prompt injection and credentials, as the hooks read a tool's
 output: by default a result that holds either reaches the client with a note added for the
@@ -92,6 +102,11 @@ before the server starts.`,
 					a.recordOrWarn(l, "mcp result "+c.MCP.String(), c, d)
 				},
 			}
+			pins, err := toolscan.Open(l.dirs.MCPPins(), name)
+			if err != nil {
+				return fmt.Errorf("cannot read the pinned tools of %s, so the server is not started: %w", name, err)
+			}
+			p.Pins = pins
 			server := exec.Command(args[0], args[1:]...)
 			server.Stderr = a.env.Stderr
 			signals := make(chan os.Signal, 4)
@@ -111,4 +126,98 @@ before the server starts.`,
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in rules (mcp:NAME/TOOL); default: the command's file name")
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent the server works for, for rules that name agents and for the audit log")
 	return cmd
+}
+
+func newMCPPinCmd(a *app) *cobra.Command {
+	var accept, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "pin SERVER [--accept [TOOL…]] [--json]",
+		Short: "Show or accept the pinned tool definitions of an MCP server",
+		Long: `The proxy pins each tool's definition (a hash of its name, description and input
+schema) the first time it sees it. A tool later listed with another definition is hidden
+from the agent and its calls refused until the change is accepted here.
+
+Without --accept, pin lists the server's pinned tools and the changes that wait. With
+--accept it accepts the waiting changes of the named tools, or all of them: review what
+the server's tool now says first, since a changed description is how a trusted server
+turns on its users. Agents cannot run this (self-protection).`,
+		Example: `  moat mcp pin github
+  moat mcp pin --accept github create_issue`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := a.dirs()
+			if err != nil {
+				return err
+			}
+			server, tools := args[0], args[1:]
+			if len(tools) > 0 && !accept {
+				return fmt.Errorf("tool names are for --accept")
+			}
+			pins, err := toolscan.Open(d.MCPPins(), server)
+			if err != nil {
+				return err
+			}
+			pending := pins.Pending()
+			if accept {
+				var accepted []string
+				if len(tools) == 0 {
+					accepted = pins.AcceptAll()
+				} else if err := pins.Accept(tools...); err != nil {
+					return err
+				} else {
+					accepted = tools
+				}
+				if err := pins.Save(); err != nil {
+					return err
+				}
+				if asJSON {
+					return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"server": server, "accepted": nonNil(accepted)})
+				}
+				if len(accepted) == 0 {
+					fmt.Fprintf(a.env.Stdout, "%s: no changed tools wait to be accepted\n", server)
+				}
+				for _, t := range accepted {
+					fmt.Fprintf(a.env.Stdout, "%s: accepted the new definition of %s\n", server, t)
+				}
+				return nil
+			}
+			if asJSON {
+				var changes []map[string]any
+				for _, c := range pending {
+					changes = append(changes, map[string]any{"tool": c.Tool, "description": c.Description, "inputSchema": c.InputSchema, "old": c.OldHash, "new": c.NewHash})
+				}
+				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"server": server, "pending": nonNil(changes)})
+			}
+			if len(pending) == 0 {
+				fmt.Fprintf(a.env.Stdout, "%s: no changed tools\n", server)
+			}
+			for _, c := range pending {
+				fmt.Fprintf(a.env.Stdout, "%s: %s changed (%s); hidden until 'moat mcp pin --accept %s %s'\n", server, c.Tool, whatChanged(c), server, c.Tool)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&accept, "accept", false, "accept the waiting changes (of the named tools, or all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func whatChanged(c toolscan.Change) string {
+	switch {
+	case c.Description && c.InputSchema:
+		return "description and input schema"
+	case c.Description:
+		return "description"
+	case c.InputSchema:
+		return "input schema"
+	}
+	return "definition"
+}
+
+// nonNil makes an empty list print as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

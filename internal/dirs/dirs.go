@@ -27,6 +27,9 @@ func (d Dirs) AuditLog() string { return filepath.Join(d.State, "audit.jsonl") }
 // TrustStore is the path of the file that records trusted project policies.
 func (d Dirs) TrustStore() string { return filepath.Join(d.State, "trusted.json") }
 
+// MCPPins is the directory of the pinned MCP tool definitions, one file per server.
+func (d Dirs) MCPPins() string { return filepath.Join(d.State, "mcp-pins") }
+
 // FromEnv derives the directories from environment variables the way the XDG base directory
 // specification says, on every platform, so that one set of documentation holds everywhere:
 // $XDG_CONFIG_HOME/moat (default ~/.config/moat) and $XDG_STATE_HOME/moat (default

@@ -10,6 +10,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/mcp/jsonrpc"
+	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -30,13 +31,20 @@ type Proxy struct {
 	// Output says what happens to tool results that hold prompt injection or
 	// credentials; the zero value warns.
 	Output policy.Output
-	// Record, when set, keeps the decisions moat makes about tool results.
+	// Record, when set, keeps the decisions moat makes about tool results and tool lists.
 	Record func(c call.Call, d call.Decision)
+	// Pins, when set, hold the definitions of the server's tools as first seen or last
+	// accepted: a tool listed with another definition is hidden until the user accepts it.
+	Pins *toolscan.Pins
 
-	mu sync.Mutex
+	mu     sync.Mutex
+	pinsMu sync.Mutex // Pins are not safe for concurrent use
 	// pending holds the client's requests relayed to the server and not yet answered,
 	// by id, so that a response can be matched to its request.
 	pending map[string]pendingRequest
+	// hidden holds the tools taken out of the server's list, with the reason: calls to
+	// them are refused.
+	hidden map[string]string
 }
 
 // pendingRequest is what the proxy remembers of a request until it is answered.
@@ -148,10 +156,17 @@ func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
 		return frame, nil
 	}
 	r, ok := p.answered(m.ID)
-	if !ok || r.call == nil || m.Result == nil {
+	if !ok || m.Result == nil {
 		return frame, nil
 	}
-	if answer := p.readResult(m, r); answer != nil {
+	var answer []byte
+	switch {
+	case r.method == MethodToolsList:
+		answer = p.readToolList(m)
+	case r.call != nil:
+		answer = p.readResult(m, r)
+	}
+	if answer != nil {
 		return answer, nil
 	}
 	return frame, nil
@@ -168,7 +183,16 @@ func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) []byte {
 		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil))
 	}
 	c.Cwd, c.Project = p.Cwd, p.Project
-	d := p.Decide(ctx, c)
+	var d call.Decision
+	if reason, hidden := p.hiddenTool(c.MCP.Tool); hidden && m.Method == MethodToolsCall {
+		// The policy is not asked: the tool's own listing is what is wrong.
+		d = call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: reason}
+		if p.Record != nil {
+			p.Record(c, d)
+		}
+	} else {
+		d = p.Decide(ctx, c)
+	}
 	if d.Verdict != call.Deny && d.Verdict != call.Ask {
 		return nil
 	}
