@@ -2,6 +2,7 @@ package engine
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -18,6 +19,28 @@ import (
 var mcpPathKeys = []string{
 	"path", "paths", "file", "files", "file_path", "filepath", "filePath", "file_paths", "filePaths",
 	"filename", "directory", "dir", "dir_path", "source", "destination", "target", "src", "dest",
+}
+
+// mcpShellWords name tools that run shell commands (execute_command, run_shell,
+// run_terminal_command, shell_exec, bash), and mcpCommandKeys the arguments that hold the
+// command: such a call is decided as the command would be, as well as as a tool call.
+var (
+	mcpShellWords  = []string{"exec", "execute", "run", "shell", "bash", "sh", "zsh", "terminal", "command", "cmd", "powershell", "pwsh", "spawn", "process"}
+	mcpCommandKeys = []string{"command", "cmd", "script", "shell_command", "commandLine", "command_line"}
+)
+
+// mcpShellCommand returns the shell command an MCP tool call runs, if its tool runs
+// commands and an argument holds one.
+func mcpShellCommand(c *call.Call) (string, bool) {
+	if c.MCP == nil || !slices.ContainsFunc(nameWords(c.MCP.Tool), func(w string) bool { return containsWord(mcpShellWords, w) }) {
+		return "", false
+	}
+	for _, k := range mcpCommandKeys {
+		if s, ok := c.Args[k].(string); ok && s != "" {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // mcpWriteVerbs and mcpDeleteVerbs are the words of a tool's name that make its path

@@ -77,3 +77,26 @@ func TestMCPAccesses(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPShellCommand(t *testing.T) {
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"execute_command", map[string]any{"command": "ls -la"}, "ls -la"},
+		{"run_terminal_command", map[string]any{"command": "id"}, "id"},
+		{"shell_exec", map[string]any{"cmd": "whoami"}, "whoami"},
+		{"bash", map[string]any{"script": "make test"}, "make test"},
+		{"runCommand", map[string]any{"commandLine": "npm test"}, "npm test"},
+		{"create_issue", map[string]any{"command": "rm -rf /"}, ""},  // not a tool that runs commands
+		{"execute_command", map[string]any{"query": "select 1"}, ""}, // no command argument
+		{"execute_command", map[string]any{"command": 7}, ""},
+	} {
+		c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "s", Tool: tt.tool}, Args: tt.args}
+		got, ok := mcpShellCommand(&c)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("mcpShellCommand(%s %v) = %q, %v; want %q", tt.tool, tt.args, got, ok, tt.want)
+		}
+	}
+}

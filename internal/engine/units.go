@@ -47,7 +47,19 @@ func (e *Engine) units(c *call.Call) []unit {
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
-	return []unit{{label: c.Describe(), subject: s}}
+	units := []unit{{label: c.Describe(), subject: s}}
+	if line, ok := mcpShellCommand(c); ok {
+		// A tool that runs shell commands is held to the shell rules too: its command is
+		// analysed as the agent's own shell commands are, and the strictest unit wins.
+		sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
+		sb := base
+		sb.Call = sc
+		for _, u := range e.shellUnits(sc, sb) {
+			u.label = c.MCP.String() + " runs " + u.label
+			units = append(units, u)
+		}
+	}
+	return units
 }
 
 // writtenInjections returns the prompt-injection findings of the text a file write or
