@@ -58,6 +58,7 @@ var shellKinds = []FindingKind{
 	{ID: "persistence.shell-rc", Category: "persistence", Severity: High, Taxonomy: "T1546.004", Summary: "changes a shell startup file (.bashrc, .zshrc, .profile…)"},
 	{ID: "persistence.service", Category: "persistence", Severity: High, Taxonomy: "T1543", Summary: "installs or enables a service (systemd, launchd)"},
 	{ID: "persistence.ssh-keys", Category: "persistence", Severity: High, Taxonomy: "T1098.004", Summary: "changes the keys allowed to log in over ssh"},
+	{ID: "persistence.tool-config", Category: "persistence", Severity: High, Taxonomy: "T1546", Summary: "changes a tool's configuration where it names a command to run later (credential_process in ~/.aws/config)"},
 	{ID: "persistence.git-hooks", Category: "persistence", Severity: High, Taxonomy: "T1546", Summary: "installs git hooks, which run on later git commands"},
 	{ID: "persistence.redis-config", Category: "persistence", Severity: High, Taxonomy: "T1505", Summary: "points Redis's dump file at another directory, a known way to write files on a server"},
 

@@ -37,6 +37,9 @@ func (e *Engine) units(c *call.Call) []unit {
 	for _, acc := range s.Accesses {
 		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
 		s.Findings = appendNew(s.Findings, scan.Confusables("path", acc.Path))
+		// The same knowledge of paths as for shell commands: a Write of ~/.bashrc is
+		// persistence as much as echo >> ~/.bashrc is.
+		s.Findings = appendNew(s.Findings, shell.PathFindings(acc, e.host.Home))
 	}
 	if c.Class == call.WebFetch {
 		if u, err := url.Parse(c.String(call.ArgURL)); err == nil {

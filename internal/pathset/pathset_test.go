@@ -24,6 +24,8 @@ var examples = map[string]string{
 	"/dev/urandom": "/dev/urandom",
 	// $secrets
 	"~/.ssh/**": "~/.ssh/id_ed25519", "/etc/ssh/ssh_host_*_key": "/etc/ssh/ssh_host_rsa_key",
+	"/home/*/.ssh/id_*": "/home/bob/.ssh/id_rsa", "/Users/*/.ssh/id_*": "/Users/alice/.ssh/id_ed25519", "/root/.ssh/id_*": "/root/.ssh/id_ecdsa",
+	"/home/*/.ssh/*.pub": "/home/bob/.ssh/id_rsa.pub", "/Users/*/.ssh/*.pub": "/Users/alice/.ssh/id_ed25519.pub", "/root/.ssh/*.pub": "/root/.ssh/id_ecdsa.pub",
 	"~/.aws/credentials": "~/.aws/credentials", "~/.aws/sso/cache/**": "~/.aws/sso/cache/abc.json",
 	"~/.aws/cli/cache/**": "~/.aws/cli/cache/x.json", "~/.config/gcloud/**": "~/.config/gcloud/application_default_credentials.json",
 	"~/.azure/**": "~/.azure/msal_token_cache.json", "~/.kube/config": "~/.kube/config",

@@ -44,6 +44,9 @@ var staticSets = []Set{
 		Include: []Entry{
 			{"~/.ssh/**", "SSH private keys and agent sockets"},
 			{"/etc/ssh/ssh_host_*_key", "SSH host private keys"},
+			{"/home/*/.ssh/id_*", "another user's SSH private keys, readable by an agent that runs as root or shares a group"},
+			{"/Users/*/.ssh/id_*", "another user's SSH private keys (macOS homes)"},
+			{"/root/.ssh/id_*", "root's SSH private keys"},
 			{"~/.aws/credentials", "AWS access keys"},
 			{"~/.aws/sso/cache/**", "AWS SSO tokens"},
 			{"~/.aws/cli/cache/**", "AWS CLI session tokens"},
@@ -94,6 +97,9 @@ var staticSets = []Set{
 		},
 		Exclude: []Entry{
 			{"~/.ssh/*.pub", "public keys are meant to be shared"},
+			{"/home/*/.ssh/*.pub", "public keys are meant to be shared"},
+			{"/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
+			{"/root/.ssh/*.pub", "public keys are meant to be shared"},
 			{"~/.ssh/known_hosts", "host fingerprints are not secret"},
 			{"~/.ssh/known_hosts.old", "host fingerprints are not secret"},
 			{"~/.ssh/config", "host aliases and options, read by every ssh; changing it is judged as persistence (a ProxyCommand runs on each connection)"},

@@ -84,6 +84,8 @@ var pathRuleData = []pathRule{
 	{"/Library/LaunchAgents/**", writeOnly, findService},
 	{"/Library/LaunchDaemons/**", writeOnly, findService},
 	{"~/.config/autostart/**", writeOnly, findService},
+	// credential_process in the AWS config runs a command whenever credentials are needed.
+	{"~/.aws/config", writeOnly, findToolConfig},
 
 	// Keys that may log in.
 	{"~/.ssh/authorized_keys*", writeOnly, findSSHKeys},
@@ -169,6 +171,12 @@ func homeAnchored(p string) string {
 	}
 	return p
 }
+
+// PathFindings returns the findings that an access is evidence of (a write to a shell
+// startup file is persistence, a write to /var/log is log tampering), whatever made the
+// access: a shell command, an agent's file tool or an MCP tool. home is the user's home
+// directory.
+func PathFindings(acc call.Access, home string) []call.Finding { return pathFindings(nil, acc, home) }
 
 // pathFindings appends the findings that the access is evidence of.
 func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Finding {

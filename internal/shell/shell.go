@@ -62,6 +62,7 @@ const (
 	findShellRC         = "persistence.shell-rc"
 	findService         = "persistence.service"
 	findSSHKeys         = "persistence.ssh-keys"
+	findToolConfig      = "persistence.tool-config"
 	findGitHooks        = "persistence.git-hooks"
 	findRedisConfig     = "persistence.redis-config"
 	findRegistry        = "supply-chain.registry-change"
@@ -78,7 +79,7 @@ var findingIDs = []string{
 	findDBDrop, findDBUnbounded, findInfraDelete, findHTTPDelete, findCredentialsRead, findEnvDump,
 	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
-	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findGitHooks, findRedisConfig,
+	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
 	findRegistry, findDirectURL, findNetScan, findRawSocket,
 }
 
