@@ -103,10 +103,7 @@ func FuzzInspect(f *testing.F) {
 			f.Add([]byte(`{"tools":[{"name":"t","description":` + string(b) + `,"inputSchema":{"properties":{"notes":{"description":` + string(b) + `}}}}]}`))
 		}
 	}
-	kinds := map[string]bool{findTooLarge: true}
-	for _, k := range FindingKinds {
-		kinds[k.ID] = true
-	}
+	kinds := map[string]bool{findTooLarge: true, FindPoisoning: true, FindShadowing: true, FindHidden: true, FindChanged: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tools, err := ParseList(data)
 		if err != nil {

@@ -17,7 +17,7 @@ import (
 
 // Finding is one thing Inspect noticed about one tool of a listing.
 type Finding struct {
-	// ID is one of FindingKinds, or input.too-large for text beyond what Inspect reads;
+	// ID is one of the Find constants, or input.too-large for text beyond what Inspect reads;
 	// Evidence names the tool and the field.
 	call.Finding
 	// Tool is the tool's name as listed.
@@ -127,7 +127,7 @@ func (r *report) add(id, field, detail string, signals ...string) {
 		at = r.server + "/" + r.tool
 	}
 	ev := fmt.Sprintf("tool %q %s: %s", at, field, detail)
-	r.findings = append(r.findings, Finding{Finding: newFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
+	r.findings = append(r.findings, Finding{Finding: call.NewFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
 }
 
 // checkName reports a name that hides characters, imitates another tool's name with
