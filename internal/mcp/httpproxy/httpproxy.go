@@ -1,0 +1,349 @@
+// Package httpproxy is moat's MCP proxy for the Streamable HTTP transport: an
+// http.Handler in front of an MCP server's URL that decides each client message with an
+// *mcp.Proxy, as the stdio proxy does, and relays the rest both ways, streams included.
+package httpproxy
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/moatdev/moat/internal/mcp"
+	"github.com/moatdev/moat/internal/mcp/jsonrpc"
+)
+
+// Options configure a proxy handler.
+type Options struct {
+	// Upstream is the MCP server's endpoint (http or https).
+	Upstream *url.URL
+	// Proxy decides the client's messages and reads the server's. Its answers to requests
+	// are correlated by JSON-RPC id, so clients that reuse ids at the same time should
+	// each have their own handler and Proxy.
+	Proxy *mcp.Proxy
+	// Token, when set, must be presented by every client as "Authorization: Bearer
+	// Token". It is moat's own and is never sent upstream.
+	Token string
+	// ForwardAuthorization sends the client's Authorization header upstream, for servers
+	// the client authenticates to itself. It cannot be combined with Token, which uses
+	// the same header.
+	ForwardAuthorization bool
+	// Header is added to every upstream request (credentials configured for the server).
+	Header http.Header
+	// Client sends the upstream requests; nil means a client without a timeout, since
+	// streams last as long as the client keeps them.
+	Client *http.Client
+	// MaxBody bounds a client's body and every message from the server; 0 means
+	// jsonrpc.MaxFrame.
+	MaxBody int
+	// AllowRemote accepts requests whose Host is not a loopback name. Without it, a
+	// request for another host is refused, which defeats DNS rebinding: a web page whose
+	// name was pointed at 127.0.0.1 sends its own name as Host.
+	AllowRemote bool
+}
+
+type handler struct {
+	o        Options
+	upstream string
+	client   *http.Client
+	max      int
+}
+
+// New returns the proxy handler for o.
+func New(o Options) (http.Handler, error) {
+	if o.Upstream == nil || (o.Upstream.Scheme != "http" && o.Upstream.Scheme != "https") || o.Upstream.Host == "" {
+		return nil, errors.New("httpproxy: the upstream must be an http or https URL")
+	}
+	if o.Proxy == nil || o.Proxy.Decide == nil {
+		return nil, errors.New("httpproxy: a Proxy with a Decide function is required")
+	}
+	if o.Token != "" && o.ForwardAuthorization {
+		return nil, errors.New("httpproxy: Token and ForwardAuthorization both use the client's Authorization header")
+	}
+	if o.Proxy.Log == nil {
+		return nil, errors.New("httpproxy: the Proxy needs a Log")
+	}
+	h := &handler{o: o, upstream: o.Upstream.String(), client: o.Client, max: o.MaxBody}
+	if h.client == nil {
+		h.client = &http.Client{}
+	}
+	if h.max <= 0 {
+		h.max = jsonrpc.MaxFrame
+	}
+	return h, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.o.AllowRemote && !loopbackHost(r.Host) {
+		http.Error(w, "Forbidden: the Host is not a loopback name", http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
+		http.Error(w, "Forbidden: invalid Origin", http.StatusForbidden)
+		return
+	}
+	if h.o.Token != "" && !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="moat"`)
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	case http.MethodGet, http.MethodDelete:
+		h.relay(w, r, nil, nil)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (h *handler) authorized(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	// ConstantTimeCompare leaks only the length, which a token's length is not worth
+	// hiding.
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.o.Token)) == 1
+}
+
+// post decides the message a client POSTed, then answers it in the server's place or
+// relays it.
+func (h *handler) post(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > int64(h.max) {
+		writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.InvalidRequest, fmt.Sprintf("moat: the message is larger than %d bytes", h.max))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(h.max)+1))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.ParseError, "moat: reading the message: "+err.Error())
+		return
+	}
+	if len(body) > h.max {
+		writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.InvalidRequest, fmt.Sprintf("moat: the message is larger than %d bytes", h.max))
+		return
+	}
+	body = oneLine(body)
+	f, parseErr := jsonrpc.Parse(body)
+	var reqID json.RawMessage // of a single request, to answer a failed relay with
+	if parseErr == nil {
+		if !f.Batch && f.Messages[0].Kind == jsonrpc.Request {
+			reqID = f.Messages[0].ID
+		}
+		if msg := headerMismatch(r.Header, f); msg != "" {
+			fmt.Fprintf(h.o.Proxy.Log, "moat: refused a message whose headers disagree with it: %s\n", msg)
+			writeError(w, http.StatusBadRequest, reqID, codeHeaderMismatch, "moat: header mismatch: "+msg)
+			return
+		}
+	}
+	relay, answers := h.o.Proxy.FromClient(r.Context(), body)
+	if relay == nil {
+		status := http.StatusOK
+		if parseErr != nil || !hasRequest(f) {
+			// Nobody waits for a result: the error says why the message went nowhere.
+			status = http.StatusBadRequest
+		}
+		writeJSON(w, status, joinAnswers(answers))
+		return
+	}
+	h.relay(w, r, relay, reqID, answers...)
+}
+
+// relay sends the client's request upstream (body nil for GET and DELETE) and the
+// server's response back. refused holds moat's answers to the elements of a batch it did
+// not relay; they go to the client with the server's.
+func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, reqID json.RawMessage, refused ...[]byte) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	// The client's context: when it goes away, so does the upstream request, which in
+	// the 2026-07-28 revision is how a request is cancelled.
+	up, err := http.NewRequestWithContext(r.Context(), r.Method, h.upstream, rd)
+	if err != nil {
+		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: "+err.Error())
+		return
+	}
+	copyRequestHeaders(up.Header, r.Header, h.o.ForwardAuthorization)
+	for k, vs := range h.o.Header {
+		up.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	resp, err := h.client.Do(up)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client left; there is nobody to answer
+		}
+		fmt.Fprintf(h.o.Proxy.Log, "moat: the MCP server did not answer: %v\n", err)
+		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: the MCP server did not answer: "+err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	copyResponseHeaders(w.Header(), resp.Header)
+	ct := mediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case ct == "text/event-stream" && resp.StatusCode/100 == 2:
+		h.stream(w, resp, refused)
+	case ct == "application/json" && resp.StatusCode/100 == 2:
+		h.relayJSON(w, resp, reqID, refused)
+	case len(refused) > 0 && resp.StatusCode/100 == 2:
+		// The relayed elements were all notifications or responses (202): the refused
+		// ones still need their answers.
+		w.Header().Del("Content-Length")
+		writeJSON(w, http.StatusOK, joinAnswers(refused))
+	default:
+		// Errors and 202s pass as they are: an error's body is not a result the model
+		// reads as a tool's output.
+		w.Header().Del("Content-Length")
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, io.LimitReader(resp.Body, int64(h.max)))
+	}
+}
+
+// relayJSON relays a server's JSON response through the Proxy.
+func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, reqID json.RawMessage, refused [][]byte) {
+	w.Header().Del("Content-Length")
+	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.max)+1))
+	if err != nil || len(b) > h.max {
+		msg := fmt.Sprintf("moat: the server's answer is larger than %d bytes", h.max)
+		if err != nil {
+			msg = "moat: reading the server's answer: " + err.Error()
+		}
+		fmt.Fprintf(h.o.Proxy.Log, "%s\n", msg)
+		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, msg)
+		return
+	}
+	relay, answers := h.o.Proxy.FromServer(oneLine(b))
+	out := append(append([][]byte{}, relay), answers...)
+	out = append(out, refused...)
+	if relay == nil && len(answers) == 0 {
+		// The server's answer was refused and named no request moat could answer: the
+		// client still waits for one.
+		if reqID == nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: refused the server's answer")
+		return
+	}
+	writeJSON(w, resp.StatusCode, joinAnswers(out))
+}
+
+// oneLine returns a body as the single line jsonrpc.Parse reads. HTTP bodies may be
+// pretty-printed or end in a newline, which is whitespace to JSON; compacting removes
+// only that, so the message moat judges is the one it relays. A body that is not JSON
+// is left for Parse to refuse.
+func oneLine(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if bytes.IndexAny(b, "\r\n") < 0 {
+		return b
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+func hasRequest(f jsonrpc.Frame) bool {
+	for _, m := range f.Messages {
+		if m.Kind == jsonrpc.Request {
+			return true
+		}
+	}
+	return false
+}
+
+// joinAnswers makes one JSON body of several answers: each is a message or a batch
+// array, and a client that sent a batch reads one array.
+func joinAnswers(answers [][]byte) []byte {
+	var items [][]byte
+	for _, a := range answers {
+		if a == nil {
+			continue
+		}
+		items = append(items, a)
+	}
+	if len(items) == 1 {
+		return items[0]
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	n := 0
+	for _, a := range items {
+		a = bytes.TrimSpace(a)
+		if len(a) > 0 && a[0] == '[' {
+			a = bytes.TrimSpace(a[1 : len(a)-1])
+		}
+		if len(a) == 0 {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(a)
+		n++
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// writeError answers with a JSON-RPC error, so that SDK clients, which read the body of
+// a failed POST, report moat's reason rather than a bare status.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	b, err := jsonrpc.ErrorMessage(id, code, msg, nil)
+	if err != nil {
+		b, _ = jsonrpc.ErrorMessage(nil, jsonrpc.InternalError, "moat: "+err.Error(), nil)
+	}
+	writeJSON(w, status, b)
+}
+
+// mediaType is a Content-Type without its parameters, in lower case.
+func mediaType(ct string) string {
+	ct, _, _ = strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(ct))
+}
+
+// requestHeaders are the client's headers the server needs; others (cookies, moat's
+// token, hop-by-hop headers) stay with moat.
+var requestHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id"}
+
+func copyRequestHeaders(dst, src http.Header, auth bool) {
+	for _, k := range requestHeaders {
+		if vs, ok := src[k]; ok {
+			dst[k] = append([]string(nil), vs...)
+		}
+	}
+	for k, vs := range src {
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			dst[k] = append([]string(nil), vs...)
+		}
+	}
+	if auth {
+		if vs, ok := src["Authorization"]; ok {
+			dst["Authorization"] = append([]string(nil), vs...)
+		}
+	}
+}
+
+// responseHeaders are the server's headers the client needs: the session, the media
+// type, and what a client must know to authenticate or retry.
+var responseHeaders = []string{"Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Www-Authenticate", "Retry-After", "Allow", "Cache-Control"}
+
+func copyResponseHeaders(dst, src http.Header) {
+	for _, k := range responseHeaders {
+		if vs, ok := src[k]; ok {
+			dst[k] = append([]string(nil), vs...)
+		}
+	}
+}
