@@ -596,3 +596,87 @@ func TestMCPProxyPoisonedServer(t *testing.T) {
 		t.Errorf("the accepted tool: %q (isError %v)", text, isErr)
 	}
 }
+
+// TestMCPScan audits the servers configured for Cursor on a temporary HOME: a server with
+// poisoned tools, one whose tool changed since the proxy pinned it, and a remote one.
+func TestMCPScan(t *testing.T) {
+	e := newMCPEnv(t)
+	// The proxy pins the clean server's tools the first time it lists them.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: e.proxy(t, "mcp-test-server")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	session.Close()
+
+	config := `{"mcpServers": {
+  "evil": {"command": "mcp-test-server", "env": {"MCP_TEST_POISONED": "1", "MCP_TEST_LOG": "` + e.log + `"}},
+  "peer": {"command": "mcp-test-server", "env": {"MCP_TEST_RUGPULL": "1", "MCP_TEST_LOG": "` + e.log + `"}},
+  "remote": {"url": "https://mcp.example.com/mcp"}
+}}`
+	if err := os.MkdirAll(filepath.Join(e.home, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".cursor", "mcp.json"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pins, err := os.ReadFile(filepath.Join(e.home, ".local", "state", "moat", "mcp-pins", "peer.json"))
+	if err != nil || len(pins) == 0 {
+		t.Fatalf("the proxy pinned nothing: %v", err)
+	}
+
+	cmd := exec.Command(moatBinary(t), "mcp", "scan", "--json")
+	cmd.Dir = e.project
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 2 {
+		t.Errorf("exit %d (%v), want 2 for poisoned and changed tools\n%s", code, err, out)
+	}
+	reports := map[string]struct {
+		Tools    int `json:"tools"`
+		Poisoned []struct {
+			Tool, ID string
+		} `json:"poisoned"`
+		Changed  []string `json:"changed"`
+		Unpinned []string `json:"unpinned"`
+		Skipped  string   `json:"skipped"`
+		Error    string   `json:"error"`
+	}{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r struct {
+			Server string `json:"server"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		v := reports[r.Server]
+		json.Unmarshal([]byte(line), &v)
+		reports[r.Server] = v
+	}
+	evil := reports["evil"]
+	var poisoned []string
+	for _, f := range evil.Poisoned {
+		poisoned = append(poisoned, f.Tool+":"+f.ID)
+	}
+	if got := strings.Join(poisoned, ","); !strings.Contains(got, "weather:mcp.tool-poisoning") || !strings.Contains(got, "notes:mcp.hidden-text") || evil.Tools != 6 {
+		t.Errorf("evil: %+v", evil)
+	}
+	if peer := reports["peer"]; strings.Join(peer.Changed, ",") != "echo" || len(peer.Poisoned) != 0 || len(peer.Unpinned) != 0 {
+		t.Errorf("peer: %+v", peer)
+	}
+	if remote := reports["remote"]; !strings.Contains(remote.Skipped, "remote server") {
+		t.Errorf("remote: %+v", remote)
+	}
+	// Scanning changed no pin, and called no tool.
+	if after, _ := os.ReadFile(filepath.Join(e.home, ".local", "state", "moat", "mcp-pins", "peer.json")); string(after) != string(pins) {
+		t.Error("moat mcp scan changed the pins")
+	}
+	if log := e.serverLog(t); log != "" {
+		t.Errorf("a tool was called: %s", log)
+	}
+}

@@ -28,7 +28,7 @@ resource read and prompt request with the same policy as the hooks; 'moat mcp wr
 rewrites the agents' MCP configs so that every server runs through it, and 'moat mcp
 unwrap' restores them.`,
 	}
-	cmd.AddCommand(newMCPProxyCmd(a), newMCPWrapCmd(a, false), newMCPWrapCmd(a, true), newMCPPinCmd(a))
+	cmd.AddCommand(newMCPProxyCmd(a), newMCPWrapCmd(a, false), newMCPWrapCmd(a, true), newMCPPinCmd(a), newMCPScanCmd(a))
 	return cmd
 }
 

@@ -1,18 +1,26 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/mcp"
+	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/scan"
 )
 
 type mcpWrapOptions struct {
@@ -171,4 +179,186 @@ func clientNamesOf(cs []mcpconfig.Client) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// mcpScanReport is what scanning one configured server found.
+type mcpScanReport struct {
+	Agent    string             `json:"agent"`
+	File     string             `json:"file"`
+	Server   string             `json:"server"`
+	Tools    int                `json:"tools"`
+	Poisoned []mcpScanFinding   `json:"poisoned"`
+	Changed  []string           `json:"changed"`
+	Unpinned []string           `json:"unpinned"`
+	Skipped  string             `json:"skipped,omitempty"`
+	Error    string             `json:"error,omitempty"`
+	findings []toolscan.Finding // for the text output
+}
+
+type mcpScanFinding struct {
+	Tool     string `json:"tool"`
+	Field    string `json:"field"`
+	ID       string `json:"id"`
+	Evidence string `json:"evidence"`
+}
+
+func newMCPScanCmd(a *app) *cobra.Command {
+	var agents []string
+	var asJSON bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "scan [--agent AGENT]… [--json] [--timeout D]",
+		Short: "Audit every MCP server the agents are configured with: poisoned and changed tools",
+		Long: `Scan reads the agents' MCP configuration files (as 'moat mcp wrap' does), starts each
+stdio server there as the agent would (a wrapped server without moat's proxy), asks it for
+its tools, stops it, and reports tools whose definition is poisoned (hidden instructions,
+shadowing, hidden text) and tools whose definition differs from the one moat pinned.
+Nothing is sent anywhere and no pin is changed; tools moat has not pinned yet are listed.
+Starting a server runs its command, as the agent would (npx may download the package).
+Remote (HTTP) servers are listed as not scanned.
+
+Exit status: 0 nothing found, 2 a poisoned or changed tool, 1 a server that could not be
+scanned (and nothing worse).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.mcpScan(cmd.Context(), agents, asJSON, timeout)
+		},
+	}
+	cmd.Flags().StringArrayVar(&agents, "agent", nil, "an agent whose servers to scan (repeatable): "+clientNames())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per server")
+	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long one server may take to list its tools")
+	return cmd
+}
+
+func (a *app) mcpScan(ctx context.Context, agents []string, asJSON bool, timeout time.Duration) error {
+	clients := mcpconfig.Clients
+	if len(agents) > 0 {
+		clients = nil
+		for _, name := range agents {
+			c, ok := mcpconfig.ForClient(name)
+			if !ok {
+				return fmt.Errorf("unknown agent %q (moat scans the MCP servers of %s)", name, clientNames())
+			}
+			clients = append(clients, c)
+		}
+	}
+	d, err := a.dirs()
+	if err != nil {
+		return err
+	}
+	project := ""
+	if cwd, err := a.cwd(); err == nil {
+		project = discover.RepoRoot(cwd)
+	}
+	worst := exitOK
+	for _, c := range clients {
+		for _, file := range c.Files(d.Home, project, runtime.GOOS) {
+			data, err := os.ReadFile(file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			var servers []mcpconfig.Server
+			if err == nil {
+				servers, err = c.Servers(string(data))
+			}
+			if err != nil {
+				a.printScan(asJSON, mcpScanReport{Agent: c.Name, File: file, Error: err.Error()})
+				worst = max(worst, exitError)
+				continue
+			}
+			for _, s := range servers {
+				r := a.scanServer(ctx, d.MCPPins(), c.Name, file, s, timeout)
+				switch {
+				case len(r.Poisoned) > 0 || len(r.Changed) > 0:
+					worst = max(worst, 2)
+				case r.Error != "":
+					worst = max(worst, exitError)
+				}
+				a.printScan(asJSON, r)
+			}
+		}
+	}
+	if worst != exitOK {
+		return &exitCode{code: worst}
+	}
+	return nil
+}
+
+func (a *app) scanServer(ctx context.Context, pinsDir, agent, file string, s mcpconfig.Server, timeout time.Duration) mcpScanReport {
+	r := mcpScanReport{Agent: agent, File: file, Server: s.Name, Poisoned: []mcpScanFinding{}, Changed: []string{}, Unpinned: []string{}}
+	switch {
+	case s.Skipped != "":
+		r.Skipped = s.Skipped
+		return r
+	case s.URL != "":
+		r.Skipped = "a remote server (" + s.URL + "); moat scans stdio servers"
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	server := exec.Command(s.Command, s.Args...)
+	server.Env = os.Environ()
+	for k, v := range s.Env {
+		server.Env = append(server.Env, k+"="+v)
+	}
+	server.Stderr = io.Discard
+	tools, err := mcp.ListTools(ctx, server, 3*time.Second)
+	if err != nil {
+		r.Error = scan.Redact(err.Error())
+		return r
+	}
+	r.Tools = len(tools)
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	r.findings = toolscan.Inspect(s.Name, tools, nil)
+	for _, f := range r.findings {
+		r.Poisoned = append(r.Poisoned, mcpScanFinding{Tool: f.Tool, Field: f.Field, ID: f.ID, Evidence: f.Evidence})
+	}
+	pins, err := toolscan.Open(pinsDir, s.Name)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	changed, added := pins.Check(tools) // read only: the pins are not saved
+	for _, c := range changed {
+		r.Changed = append(r.Changed, c.Tool)
+	}
+	r.Unpinned = append(r.Unpinned, added...)
+	return r
+}
+
+func (a *app) printScan(asJSON bool, r mcpScanReport) {
+	if asJSON {
+		json.NewEncoder(a.env.Stdout).Encode(r)
+		return
+	}
+	w := a.env.Stdout
+	where := fmt.Sprintf("%s %s (%s)", r.Agent, r.Server, r.File)
+	switch {
+	case r.Server == "":
+		fmt.Fprintf(w, "%s (%s): cannot read: %s\n", r.File, r.Agent, r.Error)
+		return
+	case r.Skipped != "":
+		fmt.Fprintf(w, "%s: not scanned: %s\n", where, r.Skipped)
+		return
+	case r.Error != "":
+		fmt.Fprintf(w, "%s: could not list its tools: %s\n", where, r.Error)
+		return
+	}
+	status := "clean"
+	if len(r.Poisoned) > 0 || len(r.Changed) > 0 {
+		status = "FOUND PROBLEMS"
+	}
+	fmt.Fprintf(w, "%s: %d tools, %s\n", where, r.Tools, status)
+	for _, f := range r.findings {
+		fmt.Fprintf(w, "  %s %s (%s): %s\n", f.Tool, f.ID, f.Field, f.Evidence)
+	}
+	for _, t := range r.Changed {
+		fmt.Fprintf(w, "  %s changed since it was pinned (moat mcp pin %s)\n", t, r.Server)
+	}
+	if len(r.Unpinned) > 0 {
+		fmt.Fprintf(w, "  not pinned yet: %s\n", strings.Join(r.Unpinned, ", "))
+	}
 }
