@@ -230,6 +230,11 @@ var base64Bytes = func() (t [256]bool) {
 	return t
 }()
 
+// DecodeText decodes a run of hex or base64 (standard or URL alphabet) and reports
+// whether the result reads as text: valid UTF-8, mostly letters and spaces, with at least
+// three words. It is how encoded instructions are found in prompts and tool definitions.
+func DecodeText(run string) (string, bool) { return decodeRun(run) }
+
 // decodeRun decodes a run as hex or base64 and reports whether the result reads as
 // text: valid UTF-8, mostly letters and spaces, with at least three words.
 func decodeRun(run string) (string, bool) {

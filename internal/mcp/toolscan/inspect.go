@@ -1,8 +1,6 @@
 package toolscan
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -369,7 +367,7 @@ func findEncoded(sc *scope, s string) []span {
 			i = j + 1
 			continue
 		}
-		if decoded, ok := decodeRun(s[i:j]); ok {
+		if decoded, ok := scan.DecodeText(s[i:j]); ok {
 			inner := *sc
 			inner.desc, inner.selfDone = "", false // offsets of the decoded text are its own
 			strong := false
@@ -389,35 +387,6 @@ func isBase64Byte(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
 }
 
-// decodeRun decodes a run as hex or base64 (standard or URL alphabet) and reports
-// whether the result reads as text: valid UTF-8 of letters and spaces, several words.
-func decodeRun(run string) (string, bool) {
-	var raw []byte
-	var err error
-	if len(run)%2 == 0 && strings.Trim(run, "0123456789abcdefABCDEF") == "" {
-		raw, err = hex.DecodeString(run)
-	} else {
-		trimmed := strings.TrimRight(run, "=")
-		raw, err = base64.RawStdEncoding.DecodeString(trimmed)
-		if err != nil {
-			raw, err = base64.RawURLEncoding.DecodeString(trimmed)
-		}
-	}
-	if err != nil || !utf8.Valid(raw) {
-		return "", false
-	}
-	text := string(raw)
-	readable, spaces := 0, 0
-	for _, r := range text {
-		switch {
-		case r == ' ':
-			spaces++
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsPunct(r) || unicode.IsSymbol(r):
-			readable++
-		}
-	}
-	return text, spaces >= 2 && float64(readable+spaces) >= 0.9*float64(utf8.RuneCountInString(text))
-}
 
 // wordy reports whether s could hold a sentence, and so is worth the injection
 // detector's time: short strings without spaces are identifiers, enum values, formats.
