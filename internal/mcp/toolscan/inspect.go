@@ -387,7 +387,6 @@ func isBase64Byte(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
 }
 
-
 // wordy reports whether s could hold a sentence, and so is worth the injection
 // detector's time: short strings without spaces are identifiers, enum values, formats.
 func wordy(s string) bool {
