@@ -28,33 +28,22 @@ func (h *handler) stream(w http.ResponseWriter, resp *http.Response, refused [][
 	}
 	rd := bufio.NewReaderSize(resp.Body, 64<<10)
 	var ev event
-	for {
-		line, err := readLine(rd, h.max-ev.size)
-		if err != nil {
-			if errors.Is(err, errTooLong) {
-				// Nothing of an event moat cannot hold is relayed; the stream ends, as a
-				// broken connection would, and the client may resume after the last id.
-				fmt.Fprintf(h.o.Proxy.Log, "moat: an event from the MCP server is larger than %d bytes; closing the stream\n", h.max)
-			}
-			return // an event not ended by a blank line is discarded, as SSE says
-		}
+	// handle takes one line; it returns false when the client has left.
+	handle := func(line []byte) bool {
 		if len(line) == 0 {
 			out := h.event(&ev)
 			ev = event{}
 			if out == nil {
-				continue
+				return true
 			}
 			if _, err := w.Write(out); err != nil {
-				return // the client left: returning closes the upstream stream too
+				return false // the client left: returning closes the upstream stream too
 			}
-			if rc.Flush() != nil {
-				return
-			}
-			continue
+			return rc.Flush() == nil
 		}
 		ev.size += len(line)
 		if line[0] == ':' {
-			continue // a comment, such as a keep-alive: the client reads nothing in it
+			return true // a comment, such as a keep-alive: the client reads nothing in it
 		}
 		name, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
@@ -65,6 +54,25 @@ func (h *handler) stream(w http.ResponseWriter, resp *http.Response, refused [][
 			ev.fields = append(ev.fields, string(name)+": "+string(value))
 		}
 		// Other fields mean nothing to a client and are dropped.
+		return true
+	}
+	for {
+		line, err := readLine(rd, h.max-ev.size)
+		if err != nil {
+			if errors.Is(err, errTooLong) {
+				// Nothing of an event moat cannot hold is relayed; the stream ends, as a
+				// broken connection would, and the client may resume after the last id.
+				fmt.Fprintf(h.o.Proxy.Log, "moat: an event from the MCP server is larger than %d bytes; closing the stream\n", h.max)
+			}
+			return // an event not ended by a blank line is discarded, as SSE says
+		}
+		// A lone CR ends a line too, for SSE: a field kept whole with a CR in it would
+		// hide a data line from moat that the client then reads ("id: 1\rdata: …").
+		for sub := range bytes.SplitSeq(line, []byte("\r")) {
+			if !handle(sub) {
+				return
+			}
+		}
 	}
 }
 
