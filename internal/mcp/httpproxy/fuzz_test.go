@@ -39,7 +39,7 @@ func FuzzStream(f *testing.F) {
 		p.FromClient(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
 		rec := httptest.NewRecorder()
 		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(in))}
-		hh.(*handler).stream(rec, resp, nil)
+		hh.(*handler).stream(rec, resp, exchange{}, nil)
 		// Read as the strictest client would: a lone CR ends a line as well.
 		out := strings.ReplaceAll(strings.ReplaceAll(rec.Body.String(), "\r\n", "\n"), "\r", "\n")
 		sc := bufio.NewScanner(strings.NewReader(out))

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,6 +54,14 @@ type handler struct {
 	upstream string
 	client   *http.Client
 	max      int
+	ids      ids
+}
+
+// exchange is what relaying one client request needs to know of it.
+type exchange struct {
+	reqID   json.RawMessage // of a single request, to answer a failed relay with
+	session string          // Mcp-Session-Id
+	mine    []string        // moat's ids of the requests relayed; nil for GET and DELETE
 }
 
 // New returns the proxy handler for o.
@@ -97,7 +106,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodGet, http.MethodDelete:
-		h.relay(w, r, nil, nil)
+		h.relay(w, r, nil, exchange{session: r.Header.Get("Mcp-Session-Id")})
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
@@ -128,19 +137,26 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body = oneLine(body)
+	x := exchange{session: r.Header.Get("Mcp-Session-Id")}
 	f, parseErr := jsonrpc.Parse(body)
-	var reqID json.RawMessage // of a single request, to answer a failed relay with
 	if parseErr == nil {
 		if !f.Batch && f.Messages[0].Kind == jsonrpc.Request {
-			reqID = f.Messages[0].ID
+			x.reqID = slices.Clone(f.Messages[0].ID)
 		}
 		if msg := headerMismatch(r.Header, f); msg != "" {
 			fmt.Fprintf(h.o.Proxy.Log, "moat: refused a message whose headers disagree with it: %s\n", msg)
-			writeError(w, http.StatusBadRequest, reqID, codeHeaderMismatch, "moat: header mismatch: "+msg)
+			writeError(w, http.StatusBadRequest, x.reqID, codeHeaderMismatch, "moat: header mismatch: "+msg)
+			return
+		}
+		if body, x.mine, err = h.ids.rewrite(body, f, x.session); err != nil {
+			writeError(w, http.StatusInternalServerError, x.reqID, jsonrpc.InternalError, "moat: "+err.Error())
 			return
 		}
 	}
 	relay, answers := h.o.Proxy.FromClient(r.Context(), body)
+	for i, a := range answers {
+		answers[i] = h.ids.restore(a, x.session, x.mine)
+	}
 	if relay == nil {
 		status := http.StatusOK
 		if parseErr != nil || !hasRequest(f) {
@@ -150,13 +166,13 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, joinAnswers(answers))
 		return
 	}
-	h.relay(w, r, relay, reqID, answers...)
+	h.relay(w, r, relay, x, answers...)
 }
 
 // relay sends the client's request upstream (body nil for GET and DELETE) and the
 // server's response back. refused holds moat's answers to the elements of a batch it did
 // not relay; they go to the client with the server's.
-func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, reqID json.RawMessage, refused ...[]byte) {
+func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x exchange, refused ...[]byte) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -165,7 +181,7 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, req
 	// the 2026-07-28 revision is how a request is cancelled.
 	up, err := http.NewRequestWithContext(r.Context(), r.Method, h.upstream, rd)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: "+err.Error())
+		writeError(w, http.StatusBadGateway, x.reqID, jsonrpc.InternalError, "moat: "+err.Error())
 		return
 	}
 	copyRequestHeaders(up.Header, r.Header, h.o.ForwardAuthorization)
@@ -178,7 +194,7 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, req
 			return // the client left; there is nobody to answer
 		}
 		fmt.Fprintf(h.o.Proxy.Log, "moat: the MCP server did not answer: %v\n", err)
-		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: the MCP server did not answer: "+err.Error())
+		writeError(w, http.StatusBadGateway, x.reqID, jsonrpc.InternalError, "moat: the MCP server did not answer: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
@@ -186,9 +202,9 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, req
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case ct == "text/event-stream" && resp.StatusCode/100 == 2:
-		h.stream(w, resp, refused)
+		h.stream(w, resp, x, refused)
 	case ct == "application/json" && resp.StatusCode/100 == 2:
-		h.relayJSON(w, resp, reqID, refused)
+		h.relayJSON(w, resp, x, refused)
 	case len(refused) > 0 && resp.StatusCode/100 == 2:
 		// The relayed elements were all notifications or responses (202): the refused
 		// ones still need their answers.
@@ -204,7 +220,8 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, req
 }
 
 // relayJSON relays a server's JSON response through the Proxy.
-func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, reqID json.RawMessage, refused [][]byte) {
+func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, x exchange, refused [][]byte) {
+	reqID := x.reqID
 	w.Header().Del("Content-Length")
 	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(h.max)+1))
 	if err != nil || len(b) > h.max {
@@ -217,9 +234,15 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, reqID js
 		return
 	}
 	relay, answers := h.o.Proxy.FromServer(oneLine(b))
-	out := append(append([][]byte{}, relay), answers...)
-	out = append(out, refused...)
-	if relay == nil && len(answers) == 0 {
+	var out [][]byte
+	for _, m := range append([][]byte{relay}, answers...) {
+		if m != nil {
+			if m = h.ids.restore(m, x.session, x.mine); m != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	if len(out) == 0 {
 		// The server's answer was refused and named no request moat could answer: the
 		// client still waits for one.
 		if reqID == nil {
@@ -229,7 +252,7 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, reqID js
 		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: refused the server's answer")
 		return
 	}
-	writeJSON(w, resp.StatusCode, joinAnswers(out))
+	writeJSON(w, resp.StatusCode, joinAnswers(append(out, refused...)))
 }
 
 // oneLine returns a body as the single line jsonrpc.Parse reads. HTTP bodies may be

@@ -14,7 +14,7 @@ import (
 // call it belongs to still runs. Each event's data is one JSON-RPC message, read by the
 // Proxy like any other; the id, event and retry fields go on unchanged, so that a client
 // can resume with Last-Event-ID.
-func (h *handler) stream(w http.ResponseWriter, resp *http.Response, refused [][]byte) {
+func (h *handler) stream(w http.ResponseWriter, resp *http.Response, x exchange, refused [][]byte) {
 	w.Header().Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
 	rc := http.NewResponseController(w)
@@ -31,7 +31,7 @@ func (h *handler) stream(w http.ResponseWriter, resp *http.Response, refused [][
 	// handle takes one line; it returns false when the client has left.
 	handle := func(line []byte) bool {
 		if len(line) == 0 {
-			out := h.event(&ev)
+			out := h.event(&ev, x)
 			ev = event{}
 			if out == nil {
 				return true
@@ -84,7 +84,7 @@ type event struct {
 }
 
 // event returns the bytes to send for a finished event, or nil for none.
-func (h *handler) event(ev *event) []byte {
+func (h *handler) event(ev *event, x exchange) []byte {
 	if len(ev.fields) == 0 && len(ev.data) == 0 {
 		return nil
 	}
@@ -104,9 +104,13 @@ func (h *handler) event(ev *event) []byte {
 		return b.Bytes()
 	}
 	relay, answers := h.o.Proxy.FromServer(oneLine(data))
-	msgs := answers
-	if relay != nil {
-		msgs = append([][]byte{relay}, answers...)
+	var msgs [][]byte
+	for _, m := range append([][]byte{relay}, answers...) {
+		if m != nil {
+			if m = h.ids.restore(m, x.session, x.mine); m != nil {
+				msgs = append(msgs, m)
+			}
+		}
 	}
 	// Without a message the event still carries its id, so that resuming does not
 	// replay what moat refused.
