@@ -24,9 +24,10 @@ import (
 type Options struct {
 	// Upstream is the MCP server's endpoint (http or https).
 	Upstream *url.URL
-	// Proxy decides the client's messages and reads the server's. Its answers to requests
-	// are correlated by JSON-RPC id, so clients that reuse ids at the same time should
-	// each have their own handler and Proxy.
+	// Proxy decides the client's messages and reads the server's. All clients share it:
+	// a tool it hides from one is refused to all. Requests are relayed under ids of
+	// moat's own, since the Proxy matches responses to requests by id and every client
+	// counts its ids from 1.
 	Proxy *mcp.Proxy
 	// Token, when set, must be presented by every client as "Authorization: Bearer
 	// Token". It is moat's own and is never sent upstream.
@@ -210,6 +211,24 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 		// ones still need their answers.
 		w.Header().Del("Content-Length")
 		writeJSON(w, http.StatusOK, joinAnswers(refused))
+	case ct == "application/json":
+		// An error status with a JSON-RPC error: the client matches it to its request by
+		// id (the SDKs fall back to the legacy protocol on some), so it gets its id back.
+		w.Header().Del("Content-Length")
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.max)))
+		out := oneLine(b)
+		relay, answers := h.o.Proxy.FromServer(out)
+		if relay == nil && len(answers) > 0 {
+			relay = answers[0]
+		}
+		if relay != nil {
+			out = relay
+		}
+		if m := h.ids.restore(out, x.session, x.mine); m != nil {
+			out = m
+		}
+		w.WriteHeader(resp.StatusCode)
+		w.Write(out)
 	default:
 		// Errors and 202s pass as they are: an error's body is not a result the model
 		// reads as a tool's output.
