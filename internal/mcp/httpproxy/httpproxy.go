@@ -201,16 +201,23 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 	defer resp.Body.Close()
 	copyResponseHeaders(w.Header(), resp.Header)
 	ct := mediaType(resp.Header.Get("Content-Type"))
+	ok := resp.StatusCode/100 == 2
 	switch {
-	case ct == "text/event-stream" && resp.StatusCode/100 == 2:
-		h.stream(w, resp, x, refused)
-	case ct == "application/json" && resp.StatusCode/100 == 2:
-		h.relayJSON(w, resp, x, refused)
-	case len(refused) > 0 && resp.StatusCode/100 == 2:
-		// The relayed elements were all notifications or responses (202): the refused
-		// ones still need their answers.
+	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		w.Header().Del("Content-Length")
-		writeJSON(w, http.StatusOK, joinAnswers(refused))
+		if len(refused) > 0 {
+			// The relayed elements of a batch were all notifications or responses: the
+			// refused ones still need their answers.
+			writeJSON(w, http.StatusOK, joinAnswers(refused))
+			return
+		}
+		w.WriteHeader(resp.StatusCode)
+	case ok && ct == "text/event-stream":
+		h.stream(w, resp, x, refused)
+	case ok:
+		// Any other success is read as JSON whatever its media type says, so that a
+		// body some client would parse anyway is not relayed unread.
+		h.relayJSON(w, resp, x, refused)
 	case ct == "application/json":
 		// An error status with a JSON-RPC error: the client matches it to its request by
 		// id (the SDKs fall back to the legacy protocol on some), so it gets its id back.
@@ -230,8 +237,8 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 		w.WriteHeader(resp.StatusCode)
 		w.Write(out)
 	default:
-		// Errors and 202s pass as they are: an error's body is not a result the model
-		// reads as a tool's output.
+		// Other errors pass as they are: an error's body is not a result the model reads
+		// as a tool's output.
 		w.Header().Del("Content-Length")
 		w.WriteHeader(resp.StatusCode)
 		io.Copy(w, io.LimitReader(resp.Body, int64(h.max)))
@@ -250,6 +257,11 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, x exchan
 		}
 		fmt.Fprintf(h.o.Proxy.Log, "%s\n", msg)
 		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, msg)
+		return
+	}
+	if len(bytes.TrimSpace(b)) == 0 && len(refused) == 0 {
+		// Nothing to read (a DELETE's 200, say).
+		w.WriteHeader(resp.StatusCode)
 		return
 	}
 	relay, answers := h.o.Proxy.FromServer(oneLine(b))

@@ -308,6 +308,7 @@ func TestRawRequests(t *testing.T) {
 		{name: "the token", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: map[string]string{"Authorization": "Bearer s3cret"},
 			status: 200, relayed: true, editOpts: func(o *Options) { o.Token = "s3cret" }},
 		{name: "PUT", method: http.MethodPut, body: echoCall, status: 405},
+		{name: "a DELETE is relayed", method: http.MethodDelete, headers: map[string]string{"Mcp-Session-Id": "s-1"}, status: 202, relayed: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
