@@ -112,6 +112,9 @@ func (h *handler) event(ev *event, x exchange) []byte {
 			}
 		}
 	}
+	if len(msgs) == 0 && len(ev.fields) == 0 {
+		return nil
+	}
 	// Without a message the event still carries its id, so that resuming does not
 	// replay what moat refused.
 	for i, m := range msgs {
