@@ -168,6 +168,21 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.relay(w, r, relay, x, answers...)
+	if x.session == "" {
+		// Without a session no stream is resumed: a request whose response did not
+		// come on this exchange never gets one, and is forgotten here rather than kept.
+		h.abandon(x.mine)
+	}
+}
+
+// abandon forgets the requests of an exchange that were not answered, in moat's ids and
+// in the Proxy, which is told they ended in an error the client never sees.
+func (h *handler) abandon(mine []string) {
+	for _, id := range h.ids.abandon(mine) {
+		if b, err := jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: abandoned", nil); err == nil {
+			h.o.Proxy.FromServer(b)
+		}
+	}
 }
 
 // relay sends the client's request upstream (body nil for GET and DELETE) and the

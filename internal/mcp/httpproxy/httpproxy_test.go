@@ -459,7 +459,15 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 		}
 	}))
 	defer up.Close()
-	proxyURL, _, _ := newProxy(t, up.URL, nil)
+	u, _ := url.Parse(up.URL)
+	hh, err := New(Options{Upstream: u, Proxy: &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hh.(*handler)
+	ps := httptest.NewServer(h)
+	defer ps.Close()
+	proxyURL := ps.URL
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxyURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
 	resp, err := http.DefaultClient.Do(req)
@@ -473,6 +481,20 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	case <-cancelled:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the upstream request was not cancelled when the client left")
+	}
+	// The cancelled request is forgotten.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h.ids.mu.Lock()
+		n := len(h.ids.back)
+		h.ids.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests still remembered", n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -191,3 +191,18 @@ func idKey(id json.RawMessage) string {
 	}
 	return "n" + string(id)
 }
+
+// abandon forgets those of mine that are still waiting for a response, and returns
+// them as JSON ids.
+func (m *ids) abandon(mine []string) []json.RawMessage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []json.RawMessage
+	for _, id := range mine {
+		if _, ok := m.back[id]; ok {
+			m.forget(id)
+			out = append(out, json.RawMessage(strconv.Quote(id)))
+		}
+	}
+	return out
+}
