@@ -27,7 +27,8 @@ type Options struct {
 	// Proxy decides the client's messages and reads the server's. All clients share it:
 	// a tool it hides from one is refused to all. Requests are relayed under ids of
 	// moat's own, since the Proxy matches responses to requests by id and every client
-	// counts its ids from 1.
+	// counts its ids from 1. Requests are handled concurrently, so its Decide, Record
+	// and Log must be safe for concurrent use.
 	Proxy *mcp.Proxy
 	// Token, when set, must be presented by every client as "Authorization: Bearer
 	// Token". It is moat's own and is never sent upstream.
