@@ -57,6 +57,7 @@ type handler struct {
 	client   *http.Client
 	max      int
 	ids      ids
+	params   paramHeaders
 }
 
 // exchange is what relaying one client request needs to know of it.
@@ -149,6 +150,15 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(h.o.Proxy.Log, "moat: refused a message whose headers disagree with it: %s\n", msg)
 			writeError(w, http.StatusBadRequest, x.reqID, codeHeaderMismatch, "moat: header mismatch: "+msg)
 			return
+		}
+		if m := f.Messages[0]; !f.Batch && m.Kind == jsonrpc.Request && m.Method == mcp.MethodToolsCall {
+			if name, ok := bodyName(m.Method, m.Params); ok {
+				if msg := h.params.mismatch(r.Header, name, m.Params); msg != "" {
+					fmt.Fprintf(h.o.Proxy.Log, "moat: refused a message whose headers disagree with it: %s\n", msg)
+					writeError(w, http.StatusBadRequest, x.reqID, codeHeaderMismatch, "moat: header mismatch: "+msg)
+					return
+				}
+			}
 		}
 		if body, x.mine, err = h.ids.rewrite(body, f, x.session); err != nil {
 			writeError(w, http.StatusInternalServerError, x.reqID, jsonrpc.InternalError, "moat: "+err.Error())
@@ -285,6 +295,7 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, x exchan
 	for _, m := range append([][]byte{relay}, answers...) {
 		if m != nil {
 			if m = h.ids.restore(m, x.session, x.mine); m != nil {
+				h.params.learn(m)
 				out = append(out, m)
 			}
 		}

@@ -779,3 +779,80 @@ func TestUpstreamAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestParamHeaders has a tool mirror its region argument as Mcp-Param-Region: the SDK
+// client's calls pass, and a call whose header names another region than its body is
+// refused before the server sees it.
+func TestParamHeaders(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var regions []string
+	s := sdk.NewServer(&sdk.Implementation{Name: "peer", Version: "v0"}, nil)
+	s.AddTool(&sdk.Tool{Name: "deploy", InputSchema: map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}},
+	}}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		mu.Lock()
+		regions = append(regions, string(req.Params.Arguments))
+		mu.Unlock()
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "deployed"}}}, nil
+	})
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true}))
+	defer up.Close()
+	proxyURL, _, _ := newProxy(t, up.URL, nil)
+
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "v0"}, nil)
+	sess, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: proxyURL, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if _, err := sess.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sess.CallTool(ctx, &sdk.CallToolParams{Name: "deploy", Arguments: map[string]any{"region": "eu-west-1"}})
+	if err != nil || res.IsError {
+		t.Fatalf("an honest call: %v %+v", err, res)
+	}
+
+	for _, tt := range []struct {
+		name, header string
+		status       int
+	}{
+		{"another region", "us-east-1", 400},
+		{"no header", "", 400},
+		{"the same region, in base64", "=?base64?ZXUtd2VzdC0x?=", 200},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"deploy","arguments":{"region":"eu-west-1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			req, _ := http.NewRequest(http.MethodPost, proxyURL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range modernHeaders("tools/call", "deploy") {
+				req.Header.Set(k, v)
+			}
+			if tt.header != "" {
+				req.Header.Set("Mcp-Param-Region", tt.header)
+			}
+			mu.Lock()
+			before := len(regions)
+			mu.Unlock()
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tt.status, b)
+			}
+			mu.Lock()
+			ran := len(regions) > before
+			mu.Unlock()
+			if tt.status == 400 && (ran || !strings.Contains(string(b), `"code":-32020`) || !strings.Contains(string(b), "moat")) {
+				t.Errorf("not refused by moat: ran %v, answer %s", ran, b)
+			}
+		})
+	}
+}

@@ -108,6 +108,7 @@ func (h *handler) event(ev *event, x exchange) []byte {
 	for _, m := range append([][]byte{relay}, answers...) {
 		if m != nil {
 			if m = h.ids.restore(m, x.session, x.mine); m != nil {
+				h.params.learn(m)
 				msgs = append(msgs, m)
 			}
 		}
