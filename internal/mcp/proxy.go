@@ -67,21 +67,22 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, ans
 		return nil, p.refuse("client", err)
 	}
 	if !f.Batch {
-		if a := p.decide(ctx, f.Messages[0]); a != nil {
+		a, c := p.decide(ctx, f.Messages[0])
+		if a != nil {
 			return nil, [][]byte{a}
 		}
-		p.track(f.Messages[0])
+		p.track(f.Messages[0], c)
 		return frame, nil
 	}
 	// A batch (allowed before 2025-06-18) is decided element by element: what is allowed
 	// goes on as a batch, and the refused elements are answered together.
 	var kept, refused [][]byte
 	for _, m := range f.Messages {
-		if a := p.decide(ctx, m); a != nil {
+		if a, c := p.decide(ctx, m); a != nil {
 			refused = append(refused, a)
 		} else {
 			kept = append(kept, m.Raw)
-			p.track(m)
+			p.track(m, c)
 		}
 	}
 	if len(refused) == 0 {
@@ -93,17 +94,15 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, ans
 	return relay, [][]byte{batch(refused)}
 }
 
-// track remembers a request that goes on to the server.
-func (p *Proxy) track(m jsonrpc.Message) {
+// track remembers a request that goes on to the server, with the call it was decided
+// as (nil for a method moat does not decide).
+func (p *Proxy) track(m jsonrpc.Message, c *call.Call) {
 	if m.Kind != jsonrpc.Request {
 		return
 	}
 	r := pendingRequest{method: m.Method}
 	if m.Method == MethodToolsCall {
-		if c, err := CallOf(p.Server, m.Method, m.Params); err == nil {
-			c.Cwd, c.Project = p.Cwd, p.Project
-			r.call = &c
-		}
+		r.call = c
 		r.modern = jsonrpc.ProtocolVersion(m.Params) >= modernVersion
 	}
 	p.mu.Lock()
@@ -173,14 +172,14 @@ func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
 }
 
 // decide returns moat's answer to m when moat answers it in the server's place, or nil
-// when m goes on to the server.
-func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) []byte {
+// when m goes on to the server; and the call m was decided as, if it was.
+func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) ([]byte, *call.Call) {
 	if m.Kind != jsonrpc.Request || !Decided(m.Method) {
-		return nil
+		return nil, nil
 	}
 	c, err := CallOf(p.Server, m.Method, m.Params)
 	if err != nil {
-		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil))
+		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil)), nil
 	}
 	c.Cwd, c.Project = p.Cwd, p.Project
 	var d call.Decision
@@ -194,15 +193,15 @@ func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) []byte {
 		d = p.Decide(ctx, c)
 	}
 	if d.Verdict != call.Deny && d.Verdict != call.Ask {
-		return nil
+		return nil, &c
 	}
 	reason := scan.Redact(denialReason(d))
 	fmt.Fprintf(p.Log, "moat: %s %s: %s\n", m.Method, c.MCP, reason)
 	if m.Method == MethodToolsCall {
 		modern := jsonrpc.ProtocolVersion(m.Params) >= modernVersion
-		return p.answer(jsonrpc.ToolError(m.ID, "blocked by moat: "+reason, modern))
+		return p.answer(jsonrpc.ToolError(m.ID, "blocked by moat: "+reason, modern)), &c
 	}
-	return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.BlockedByPolicy, "Blocked by policy: "+reason, nil))
+	return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.BlockedByPolicy, "Blocked by policy: "+reason, nil)), &c
 }
 
 // denialReason says why a call was refused, with the rule, and for an ask that approval
