@@ -2,7 +2,6 @@ package toolscan
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -417,14 +416,14 @@ func selfDescription(desc string) int {
 			break
 		}
 	}
-	if preconditionWords.MatchString(desc[:end]) {
+	if preconditionWords().MatchString(desc[:end]) {
 		return 0
 	}
 	return end
 }
 
 // preconditionWords mark a sentence that orders something around the use of a tool.
-var preconditionWords = regexp.MustCompile(`(?i)\b(?:before|prior\s+to|first|then|after|when(?:ever)?|calling|call|using|use|invok\w*|pass|put|include|insert|send|parameter|argument|field|param)\b`)
+var preconditionWords = lazyRegexp(`(?i)\b(?:before|prior\s+to|first|then|after|when(?:ever)?|calling|call|using|use|invok\w*|pass|put|include|insert|send|parameter|argument|field|param)\b`)
 
 // hiddenUnicode reports whether a finding id of scan.Unicode is text a reader does not
 // see. Compatibility forms are left out: fullwidth punctuation is ordinary in Chinese

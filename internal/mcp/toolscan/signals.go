@@ -177,14 +177,14 @@ var compiled = sync.OnceValue(func() *signalTable {
 						param = strings.ToLower(s[m[g]:m[g+1]])
 					}
 				}
-				if strongObject.MatchString(object) {
+				if strongObject().MatchString(object) {
 					return !negatedAt(s, m[0])
 				}
 				// Contents, a token, the conversation with a customer: data that some
 				// parameters are for ("pass the file contents in the `content` parameter"
 				// documents a write tool). It is carried off only in a parameter that no
 				// tool's work needs.
-				if !sideChannel[param] || !weakObject.MatchString(object) {
+				if !sideChannel[param] || !weakObject().MatchString(object) {
 					return false
 				}
 				return !negatedAt(s, m[0])
@@ -215,7 +215,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 				// model's own only as the object of handing it over.
 				match := strings.ToLower(s[m[0]:m[1]])
 				if strings.HasPrefix(match, "the system") || strings.HasPrefix(match, "its ") || strings.HasPrefix(match, "the full") || strings.HasPrefix(match, "the entire") || strings.HasPrefix(match, "the complete") {
-					if !handOver.MatchString(strings.ToLower(s[runeStart(s, max(0, m[0]-30)):m[0]])) {
+					if !handOver().MatchString(strings.ToLower(s[runeStart(s, max(0, m[0]-30)):m[0]])) {
 						return false
 					}
 				}
@@ -228,7 +228,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 				if !sideChannel[strings.ToLower(sc.param)] {
 					return nil
 				}
-				if loc := sideChannelAsk.FindStringIndex(s); loc != nil {
+				if loc := sideChannelAsk().FindStringIndex(s); loc != nil {
 					return []span{{loc[0], loc[1]}}
 				}
 				return nil
@@ -265,7 +265,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 				}
 				// "never show the user's password", "do not reveal to the user the key":
 				// the user's secret, kept off the screen.
-				return !secretWord.MatchString(match) && !(strings.HasPrefix(after, "the ") && secretWord.MatchString(after))
+				return !secretWord().MatchString(match) && !(strings.HasPrefix(after, "the ") && secretWord().MatchString(after))
 			},
 		},
 		{
@@ -299,7 +299,7 @@ var compiled = sync.OnceValue(func() *signalTable {
 				var out []span
 				for _, c := range comments(s) {
 					body := strings.ToLower(s[c.lo:c.hi])
-					if len(strings.Fields(body)) >= 3 && commentOrder.MatchString(body) {
+					if len(strings.Fields(body)) >= 3 && commentOrder().MatchString(body) {
 						out = append(out, c)
 					}
 				}
@@ -429,12 +429,12 @@ var compiled = sync.OnceValue(func() *signalTable {
 // conversation, the model's own instructions. weakObject is data that a parameter may
 // be meant for (a token parameter takes a token).
 var (
-	strongObject = regexp.MustCompile(`(?i)` + secretPathExpr + `|\b(?:this|the\s+current|our|the\s+entire|the\s+whole|the\s+full|your)\s+(?:conversation|chat)\b|\bconversation\s+(?:history|so\s+far)\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\b(?:your|its)\s+instructions\b|\benvironment\s+variables\b|\benv\s+vars\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|(?:^|\s)\.env\b|~/`)
-	weakObject   = regexp.MustCompile(`(?i)\b(?:contents?|password|passwd|token|secret|credential|api[\s_-]?key|key|history|messages|memory|context|file|conversation|chat|transcript)s?\b`)
+	strongObject = lazyRegexp(`(?i)` + secretPathExpr + `|\b(?:this|the\s+current|our|the\s+entire|the\s+whole|the\s+full|your)\s+(?:conversation|chat)\b|\bconversation\s+(?:history|so\s+far)\b|\bchat\s+history\b|\bprevious\s+messages\b|\bsystem\s+prompt\b|\b(?:your|its)\s+instructions\b|\benvironment\s+variables\b|\benv\s+vars\b|\bprivate\s+keys?\b|\bssh\s+keys?\b|(?:^|\s)\.env\b|~/`)
+	weakObject   = lazyRegexp(`(?i)\b(?:contents?|password|passwd|token|secret|credential|api[\s_-]?key|key|history|messages|memory|context|file|conversation|chat|transcript)s?\b`)
 )
 
 // secretWord names a secret the user keeps.
-var secretWord = regexp.MustCompile(`\b(?:password|passwort|contraseña|mot de passe|passphrase|pin|secret|token|key|value|credentials?)\b`)
+var secretWord = lazyRegexp(`\b(?:password|passwort|contraseña|mot de passe|passphrase|pin|secret|token|key|value|credentials?)\b`)
 
 // clauseStart reports whether s[at] begins a clause: the start of the text, or after a
 // line break or punctuation that ends one, with only spaces between.
@@ -444,7 +444,7 @@ func clauseStart(s string, at int) bool {
 }
 
 // handOver is a verb that gives something away, before what is given.
-var handOver = regexp.MustCompile(`\b(?:include|append|prepend|copy|paste|send|pass|add|attach|output|print|reveal|repeat|put|insert|provide|share|dump|return)\b`)
+var handOver = lazyRegexp(`\b(?:include|append|prepend|copy|paste|send|pass|add|attach|output|print|reveal|repeat|put|insert|provide|share|dump|return)\b`)
 
 // publicPath reports whether the path that a match ends inside (at end) is public
 // material that is meant to be shared or read: a public key, known_hosts,
@@ -475,11 +475,11 @@ var sideChannel = map[string]bool{
 
 // sideChannelAsk is what a side-channel parameter's documentation asks for when it is
 // used to carry data out.
-var sideChannelAsk = regexp.MustCompile(`(?i)\b(?:contents?\s+of|full\s+text|file\s+contents?|conversation|chat\s+history|previous\s+messages|system\s+prompt|instructions|credentials?|api\s+keys?|private\s+keys?|ssh|tokens?|passwords?|secrets?|environment|env\s+vars?|config(?:uration)?\s+files?|everything|all\s+(?:the\s+)?(?:files?|data|messages|text))\b|~/`)
+var sideChannelAsk = lazyRegexp(`(?i)\b(?:contents?\s+of|full\s+text|file\s+contents?|conversation|chat\s+history|previous\s+messages|system\s+prompt|instructions|credentials?|api\s+keys?|private\s+keys?|ssh|tokens?|passwords?|secrets?|environment|env\s+vars?|config(?:uration)?\s+files?|everything|all\s+(?:the\s+)?(?:files?|data|messages|text))\b|~/`)
 
 // commentOrder is what makes a comment's text an instruction rather than a note for
 // maintainers.
-var commentOrder = regexp.MustCompile(`\b(?:you|your|must|always|never|before|after|read|send|pass|include|call|use|tool|user|assistant|model|ai|llm|agent|important|ignore|secret|key|file|instead)\b`)
+var commentOrder = lazyRegexp(`\b(?:you|your|must|always|never|before|after|read|send|pass|include|call|use|tool|user|assistant|model|ai|llm|agent|important|ignore|secret|key|file|instead)\b`)
 
 // comments returns the bodies of the HTML and markdown comments in s; an unclosed HTML
 // comment runs to the end, since a renderer hides all of it.
@@ -614,4 +614,11 @@ func runeEnd(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// lazyRegexp compiles expr on first use: every moat process links this package (the
+// hooks too, through the CLI) and most never inspect a tool list, so none should pay for
+// its patterns at start.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
