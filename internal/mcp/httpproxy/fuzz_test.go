@@ -2,6 +2,7 @@ package httpproxy
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,6 +53,71 @@ func FuzzStream(f *testing.F) {
 			if _, err := jsonrpc.Parse([]byte(data)); err != nil {
 				t.Errorf("relayed data the frame layer refuses: %q: %v", data, err)
 			}
+		}
+	})
+}
+
+// roundTrip is an upstream without a network.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// FuzzPost feeds arbitrary bodies and MCP headers to the handler: it must not panic,
+// what reaches the server must be a frame the frame layer accepts, no tool call the
+// decider denies may reach it, and the client must get its own id back.
+func FuzzPost(f *testing.F) {
+	for _, seed := range []struct{ body, method, name string }{
+		{echoCall, "tools/call", "echo"},
+		{deleteCall, "tools/call", "echo"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}},{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"delete_x"}}]`, "", ""},
+		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, "", ""},
+		{"{\n\"jsonrpc\":\"2.0\",\"id\":\"a\\u0031\",\"method\":\"resources/read\",\"params\":{\"uri\":\"file:///x\"}}", "resources/read", "file:///x"},
+	} {
+		f.Add(seed.body, seed.method, seed.name)
+	}
+	u, _ := url.Parse("http://127.0.0.1:1/")
+	f.Fuzz(func(t *testing.T, body, method, name string) {
+		var relayed []byte
+		client := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+			relayed, _ = io.ReadAll(r.Body)
+			fr, err := jsonrpc.Parse(relayed)
+			if err != nil {
+				t.Fatalf("relayed a frame the frame layer refuses: %q: %v", relayed, err)
+			}
+			var out [][]byte
+			for _, m := range fr.Messages {
+				if m.Kind == jsonrpc.Request {
+					if m.Method == mcp.MethodToolsCall && strings.Contains(string(m.Params), "delete") {
+						t.Fatalf("relayed a denied call: %s", relayed)
+					}
+					out = append(out, []byte(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`))
+				}
+			}
+			if out == nil {
+				return &http.Response{StatusCode: 202, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(""))}, nil
+			}
+			b := joinAnswers(out)
+			if fr.Batch && len(out) == 1 {
+				b = append(append([]byte("["), b...), ']')
+			}
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(b))}, nil
+		})}
+		p := &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}
+		h, err := New(Options{Upstream: u, Proxy: p, Client: client, MaxBody: 1 << 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body))
+		if method != "" {
+			req.Header.Set("Mcp-Method", method)
+		}
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code == 200 && strings.Contains(rec.Body.String(), `"moat-`) {
+			t.Errorf("moat's id reached the client: %s", rec.Body)
 		}
 	})
 }
