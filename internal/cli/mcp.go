@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcp"
+	"github.com/moatdev/moat/internal/mcp/httpproxy"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
 )
 
@@ -33,10 +35,11 @@ unwrap' restores them.`,
 }
 
 func newMCPProxyCmd(a *app) *cobra.Command {
-	var policyFlag, name, agent string
+	var policyFlag, name, agent, upstream, listen string
+	var allowRemote bool
 	cmd := &cobra.Command{
-		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] -- COMMAND [ARGS…]",
-		Short: "Run an MCP server over stdio behind moat",
+		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] (-- COMMAND [ARGS…] | --upstream URL [--listen ADDR])",
+		Short: "Run an MCP server behind moat (stdio, or Streamable HTTP with --upstream)",
 		Long: `Proxy starts COMMAND as an MCP server speaking stdio and relays newline-delimited
 JSON-RPC between it and the client on moat's own standard input and output, unchanged in
 both directions. The server's standard error passes through; signals are forwarded to it;
@@ -68,16 +71,37 @@ keys or keys differing only in case, numbers out of range and messages over 64 M
 refused, with an error to the sender when its id can be read. Batch arrays are decided
 element by element.
 
-SERVER (default: the command's file name) is the name rules use. The policy is found
+With --upstream URL, moat serves the Streamable HTTP transport on --listen (default: a
+free port of 127.0.0.1, printed on standard error with the URL to give the agent; a
+non-loopback address needs --allow-remote) in front of the server at
+URL, in both protocol eras (sessions, GET streams and DELETE of the legacy revisions;
+the header checks of 2026-07-28, where Mcp-Method and Mcp-Name must agree with the body).
+Streams are relayed event by event, each event read like a stdio message; a client that
+goes away cancels its upstream request. Requests from other origins than a loopback
+one are refused, and when MOAT_MCP_TOKEN is set every client must send it as
+"Authorization: Bearer TOKEN". The agent's config then names moat's URL.
+
+SERVER (default: the command's file name, or the upstream's host) is the name rules use. The policy is found
 from the working directory, as for hooks; a policy that cannot be loaded stops moat
 before the server starts.`,
 		Example: `  moat mcp proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem ~/project`,
-		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.ArgsLenAtDash() != 0 {
-				return fmt.Errorf("put the server's command after --: moat mcp proxy [flags] -- COMMAND [ARGS…]")
-			}
-			if name == "" {
+			var up *url.URL
+			switch {
+			case upstream != "" && len(args) > 0:
+				return fmt.Errorf("give a command or --upstream, not both")
+			case upstream != "":
+				u, err := url.Parse(upstream)
+				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return fmt.Errorf("--upstream must be an http or https URL, not %q", upstream)
+				}
+				up = u
+				if name == "" {
+					name = u.Hostname()
+				}
+			case len(args) == 0 || cmd.ArgsLenAtDash() != 0:
+				return fmt.Errorf("put the server's command after --: moat mcp proxy [flags] -- COMMAND [ARGS…] (or give --upstream URL)")
+			case name == "":
 				name = filepath.Base(args[0])
 			}
 			cwd, err := a.cwd()
@@ -107,6 +131,9 @@ before the server starts.`,
 				return fmt.Errorf("cannot read the pinned tools of %s, so the server is not started: %w", name, err)
 			}
 			p.Pins = pins
+			if up != nil {
+				return a.serveMCPHTTP(cmd.Context(), p, up, listen, allowRemote)
+			}
 			server := exec.Command(args[0], args[1:]...)
 			server.Stderr = a.env.Stderr
 			signals := make(chan os.Signal, 4)
@@ -125,7 +152,27 @@ before the server starts.`,
 	cmd.Flags().StringVar(&policyFlag, "policy", "", "policy file to use instead of the one found from the working directory")
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in rules (mcp:NAME/TOOL); default: the command's file name")
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent the server works for, for rules that name agents and for the audit log")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "the URL of a Streamable HTTP MCP server to proxy, instead of a command")
+	cmd.Flags().StringVar(&listen, "listen", httpproxy.DefaultListen, "with --upstream: the address moat serves on")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --upstream: accept a non-loopback --listen address and Host")
 	return cmd
+}
+
+// serveMCPHTTP serves the Streamable HTTP proxy until the context ends or a signal
+// stops it.
+func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, upstream *url.URL, listen string, allowRemote bool) error {
+	h, err := httpproxy.New(httpproxy.Options{Upstream: upstream, Proxy: p, Token: a.env.Getenv("MOAT_MCP_TOKEN"), AllowRemote: allowRemote})
+	if err != nil {
+		return err
+	}
+	ln, err := httpproxy.Listen(listen, allowRemote)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	fmt.Fprintf(a.env.Stderr, "moat: proxying %s for %s on http://%s%s\n", upstream, p.Server, ln.Addr(), upstream.EscapedPath())
+	return httpproxy.Serve(ctx, ln, h)
 }
 
 func newMCPPinCmd(a *app) *cobra.Command {
