@@ -255,6 +255,10 @@ func TestToolResults(t *testing.T) {
 		{"a credential is annotated and never repeated by moat", policy.DefaultOutput, result("1", token),
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"GITHUB_TOKEN=ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4","type":"text"},{"text":"moat: the result of mcp:srv/fetch holds credentials (github-token at result:1:14). Do not repeat them, write them into files or send them anywhere.","type":"text"}],"isError":false}}`,
 			call.Audit},
+		{"a credential is masked when the policy redacts secrets", policy.Output{Injection: policy.OutputWarn, Secrets: policy.OutputRedact},
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + token + `"}],"structuredContent":{"env":{"GITHUB_TOKEN":"ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4"},"n":12345678901234567890}}}`,
+			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"GITHUB_TOKEN=[REDACTED:github-token]","type":"text"},{"text":"moat: the credentials in the result of mcp:srv/fetch are masked (github-token at result:1:14, github-token at result:2:1); do not try to recover them.","type":"text"}],"structuredContent":{"env":{"GITHUB_TOKEN":"[REDACTED:github-token]"},"n":12345678901234567890}}}`,
+			call.Audit},
 		{"a response to no tools/call is not read", policy.DefaultOutput, result("77", injected), "=", 0},
 	}
 	for _, tt := range tests {

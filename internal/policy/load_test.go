@@ -84,10 +84,11 @@ var loadErrorCases = []struct {
 }{
 	{"empty", ``, []string{"p.yaml:1: the policy is empty"}},
 	{"output action", "version: 1\noutput:\n  injection: blok\n  secrets: 3\n  pages: warn\n", []string{
-		`p.yaml:3:14: output.injection must be warn or block, not "blok" (did you mean "block"?)`,
+		`p.yaml:3:14: output.injection must be one of warn, block, not "blok" (did you mean "block"?)`,
 		"p.yaml:4:12: output.secrets must be a string",
 		`p.yaml:5:3: unknown key "pages" in output`}},
 	{"output not a mapping", "version: 1\noutput: block\n", []string{"p.yaml:2:9: output must be a mapping"}},
+	{"redacting injection", "version: 1\noutput: {injection: redact}\n", []string{`p.yaml:2:21: output.injection must be one of warn, block, not "redact"`}},
 	{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},
 	{"two documents", "version: 1\n---\nversion: 1\n", []string{"p.yaml:2:1: a policy file holds one YAML document"}},
 	{"no version", "default: ask\n", []string{"p.yaml:1:1: missing `version: 1`"}},

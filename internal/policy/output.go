@@ -17,9 +17,17 @@ const (
 	OutputWarn OutputAction = "warn"
 	// OutputBlock withholds the output where the agent allows it, and tells the model why.
 	OutputBlock OutputAction = "block"
+	// OutputRedact, for secrets, masks each credential in the output and lets the rest
+	// through, where moat carries the output (the MCP proxy); the hooks, which only see
+	// an output the agent already holds, warn instead.
+	OutputRedact OutputAction = "redact"
 )
 
-var outputActions = []string{string(OutputWarn), string(OutputBlock)}
+// outputActions are the actions each kind of finding may take.
+var outputActions = map[string][]string{
+	"injection": {string(OutputWarn), string(OutputBlock)},
+	"secrets":   {string(OutputWarn), string(OutputRedact), string(OutputBlock)},
+}
 
 // Output says what happens to tool outputs in which content scanning finds something.
 type Output struct {
@@ -44,8 +52,8 @@ func (l *loader) output(n *yaml.Node) Output {
 		if !ok {
 			continue
 		}
-		if !slices.Contains(outputActions, s) {
-			l.errorf(f.value, "output.%s must be %s, not %q%s", f.key, strings.Join(outputActions, " or "), s, suggest(s, outputActions))
+		if actions := outputActions[f.key]; !slices.Contains(actions, s) {
+			l.errorf(f.value, "output.%s must be one of %s, not %q%s", f.key, strings.Join(actions, ", "), s, suggest(s, actions))
 			continue
 		}
 		switch f.key {
