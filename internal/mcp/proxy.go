@@ -140,35 +140,47 @@ func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
 	if err != nil {
 		return nil, p.refuse("server", err)
 	}
-	if f.Batch {
-		// Batches were removed from the protocol in 2025-06-18: relay them as they are,
-		// reading no results.
-		for _, m := range f.Messages {
-			if m.Kind == jsonrpc.Response {
-				p.answered(m.ID)
-			}
+	if !f.Batch {
+		if a := p.readResponse(f.Messages[0]); a != nil {
+			return a, nil
 		}
 		return frame, nil
 	}
-	m := f.Messages[0]
-	if m.Kind != jsonrpc.Response {
+	// Batches were removed from the protocol in 2025-06-18, but a server may still send
+	// one: each element is read as a single message would be, so that a tool list or a
+	// result cannot pass unread inside one.
+	items := make([][]byte, len(f.Messages))
+	changed := false
+	for i, m := range f.Messages {
+		items[i] = m.Raw
+		if a := p.readResponse(m); a != nil {
+			items[i], changed = a, true
+		}
+	}
+	if !changed {
 		return frame, nil
+	}
+	return batch(items), nil
+}
+
+// readResponse reads a message from the server that answers one of the client's
+// requests: a tool list or a tool's result. It returns what to send the client instead,
+// or nil to relay the message as it is.
+func (p *Proxy) readResponse(m jsonrpc.Message) []byte {
+	if m.Kind != jsonrpc.Response {
+		return nil
 	}
 	r, ok := p.answered(m.ID)
 	if !ok || m.Result == nil {
-		return frame, nil
+		return nil
 	}
-	var answer []byte
 	switch {
 	case r.method == MethodToolsList:
-		answer = p.readToolList(m)
+		return p.readToolList(m)
 	case r.call != nil:
-		answer = p.readResult(m, r)
+		return p.readResult(m, r)
 	}
-	if answer != nil {
-		return answer, nil
-	}
-	return frame, nil
+	return nil
 }
 
 // decide returns moat's answer to m when moat answers it in the server's place, or nil

@@ -416,3 +416,22 @@ func TestRugPull(t *testing.T) {
 		t.Errorf("the accepted tool is not listed: %s", got)
 	}
 }
+
+// TestServerBatch: a tool list inside a batch from the server is read like a single one,
+// so a poisoned tool cannot pass inside a batch.
+func TestServerBatch(t *testing.T) {
+	p := &Proxy{Server: "srv", Decide: (&denyTools{}).decide, Log: io.Discard}
+	p.FromClient(context.Background(), []byte(`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`))
+	pong := `{"jsonrpc":"2.0","id":2,"result":{}}`
+	relay, _ := p.FromServer([]byte(`[{"jsonrpc":"2.0","id":1,"result":{"tools":[` + cleanTool + `,` + poisonedTool + `]}},` + pong + `]`))
+	if want := `[{"jsonrpc":"2.0","id":1,"result":{"tools":[` + cleanTool + `]}},` + pong + `]`; string(relay) != want {
+		t.Errorf("relayed:\n%s\nwant:\n%s", relay, want)
+	}
+	if relay, _ := callTool(p, 3, "weather"); relay != nil {
+		t.Error("a call to the tool hidden from a batch was relayed")
+	}
+	clean := `[` + pong + `]`
+	if relay, _ := p.FromServer([]byte(clean)); string(relay) != clean {
+		t.Errorf("a batch with nothing to read was changed: %s", relay)
+	}
+}
