@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -197,27 +198,43 @@ const minEncoded = 32
 // hidden from a human reader by encoding it.
 func (d *injectionDetector) encodedHits(s string) []injectionHit {
 	var out []injectionHit
-	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && isBase64Byte(s[j]) {
-			j++
+	for r := range EncodedTexts(s) {
+		best := 0.0
+		for _, h := range d.hits(r.Text) {
+			best = max(best, h.weight)
 		}
-		if j-i < minEncoded {
-			i = j + 1
-			continue
+		if best > 0 {
+			out = append(out, injectionHit{signal: encodedSignal, start: r.Start, end: r.End, weight: min(1, best+0.1)})
 		}
-		if text, ok := decodeRun(s[i:j]); ok {
-			best := 0.0
-			for _, h := range d.hits(text) {
-				best = max(best, h.weight)
-			}
-			if best > 0 {
-				out = append(out, injectionHit{signal: encodedSignal, start: i, end: j, weight: min(1, best+0.1)})
-			}
-		}
-		i = j + 1
 	}
 	return out
+}
+
+// EncodedText is a run of base64 or hex in a text, s[Start:End], and the readable text
+// it decodes to.
+type EncodedText struct {
+	Start, End int
+	Text       string
+}
+
+// EncodedTexts yields the runs of at least 32 base64 or hex bytes in s that decode to
+// readable text: nobody encodes prose for a human reader, so such text is read for
+// instructions (in prompts, tool outputs, tool definitions).
+func EncodedTexts(s string) iter.Seq[EncodedText] {
+	return func(yield func(EncodedText) bool) {
+		for i := 0; i < len(s); {
+			j := i
+			for j < len(s) && isBase64Byte(s[j]) {
+				j++
+			}
+			if j-i >= minEncoded {
+				if text, ok := decodeRun(s[i:j]); ok && !yield(EncodedText{i, j, text}) {
+					return
+				}
+			}
+			i = j + 1
+		}
+	}
 }
 
 func isBase64Byte(c byte) bool { return base64Bytes[c] }
@@ -229,11 +246,6 @@ var base64Bytes = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// DecodeText decodes a run of hex or base64 (standard or URL alphabet) and reports
-// whether the result reads as text: valid UTF-8, mostly letters and spaces, with at least
-// three words. It is how encoded instructions are found in prompts and tool definitions.
-func DecodeText(run string) (string, bool) { return decodeRun(run) }
 
 // decodeRun decodes a run as hex or base64 and reports whether the result reads as
 // text: valid UTF-8, mostly letters and spaces, with at least three words.

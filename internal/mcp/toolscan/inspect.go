@@ -348,43 +348,28 @@ func mergeWindows(s string, occurrences []span, before, after int) []span {
 	return out
 }
 
-// minEncoded is the length from which a base64 or hex run is decoded: shorter runs are
-// identifiers and hashes, and cannot hold an instruction worth hiding.
-const minEncoded = 32
-
 // findEncoded returns the base64 and hex runs of s that decode to text in which the
 // signals or package scan's injection detector find an instruction: nobody encodes a
 // tool's documentation for a human reader.
 func findEncoded(sc *scope, s string) []span {
 	var out []span
-	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && isBase64Byte(s[j]) {
-			j++
+	for r := range scan.EncodedTexts(s) {
+		inner := *sc
+		inner.desc, inner.selfDone = "", false // offsets of the decoded text are its own
+		strong := false
+		for _, m := range matchSignals(&inner, r.Text, false, true) {
+			strong = strong || m.sig.Weight >= medium
 		}
-		if j-i < minEncoded {
-			i = j + 1
-			continue
+		if strong || len(scan.FindInjections(r.Text)) > 0 {
+			out = append(out, span{r.Start, r.End})
 		}
-		if decoded, ok := scan.DecodeText(s[i:j]); ok {
-			inner := *sc
-			inner.desc, inner.selfDone = "", false // offsets of the decoded text are its own
-			strong := false
-			for _, m := range matchSignals(&inner, decoded, false, true) {
-				strong = strong || m.sig.Weight >= medium
-			}
-			if strong || len(scan.FindInjections(decoded)) > 0 {
-				out = append(out, span{i, j})
-			}
-		}
-		i = j + 1
 	}
 	return out
 }
 
-func isBase64Byte(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=' || c == '-' || c == '_'
-}
+// minEncoded is the shortest string that may hold an encoded instruction (scan reads
+// base64 and hex runs from 32 bytes).
+const minEncoded = 32
 
 // wordy reports whether s could hold a sentence, and so is worth the injection
 // detector's time: short strings without spaces are identifiers, enum values, formats.
