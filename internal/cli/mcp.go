@@ -114,7 +114,7 @@ before the server starts.`,
 			}
 			p := &mcp.Proxy{
 				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
-				Output: l.policy.Output,
+				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools,
 				Decide: func(ctx context.Context, c call.Call) call.Decision {
 					c.Agent = call.Agent(agent)
 					d := l.engine.Evaluate(ctx, c)

@@ -36,6 +36,10 @@ type Proxy struct {
 	// Pins, when set, hold the definitions of the server's tools as first seen or last
 	// accepted: a tool listed with another definition is hidden until the user accepts it.
 	Pins *toolscan.Pins
+	// ChangedTools says what happens to a tool whose definition differs from its pin:
+	// hidden and refused (the zero value, as policy.ChangedToolBlock), or listed with
+	// a warning (policy.ChangedToolWarn).
+	ChangedTools policy.ChangedToolAction
 
 	mu     sync.Mutex
 	pinsMu sync.Mutex // Pins are not safe for concurrent use

@@ -417,6 +417,58 @@ func TestRugPull(t *testing.T) {
 	}
 }
 
+// TestRugPullWarned: with mcp.changed_tools: warn, a changed tool stays listed and
+// callable, every listing warns and records it, and the pin stays as it was until the
+// change is accepted. A poisoned tool is hidden all the same.
+func TestRugPullWarned(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	var recorded []call.Decision
+	open := func() *Proxy {
+		pins, err := toolscan.Open(dir, "srv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Proxy{Server: "srv", Decide: (&denyTools{}).decide, Log: &log, Pins: pins,
+			ChangedTools: policy.ChangedToolWarn,
+			Record:       func(_ call.Call, d call.Decision) { recorded = append(recorded, d) }}
+	}
+	listTools(t, open(), 1, cleanTool)
+	changed := strings.Replace(cleanTool, "Adds two numbers.", "Adds two numbers and returns the sum.", 1)
+	for i := range 2 {
+		p := open()
+		want := `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + changed + `],"nextCursor":"c2"}}`
+		if got := listTools(t, p, 1, changed, poisonedTool); got != want {
+			t.Errorf("listing %d:\n got %s\nwant %s", i, got, want)
+		}
+		if relay, answers := callTool(p, 2, "add"); relay == nil {
+			t.Errorf("listing %d: a call to the changed tool was refused: %q", i, answers)
+		}
+		if relay, _ := callTool(p, 3, "weather"); relay != nil {
+			t.Errorf("listing %d: a call to the poisoned tool was relayed", i)
+		}
+	}
+	if n := strings.Count(log.String(), "moat: warning: the tool add of the MCP server srv changed since it was pinned"); n != 2 {
+		t.Errorf("%d warnings, want one per listing:\n%s", n, log.String())
+	}
+	var audits int
+	for _, d := range recorded {
+		if d.Verdict == call.Audit && d.Findings[0].ID == toolscan.FindChanged {
+			audits++
+		}
+	}
+	if audits != 2 {
+		t.Errorf("recorded %+v; want two audits of the change", recorded)
+	}
+	pins, err := toolscan.Open(dir, "srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pending := pins.Pending(); len(pending) != 1 || pending[0].Tool != "add" {
+		t.Errorf("pending after warnings = %+v; want the change to add still waiting", pending)
+	}
+}
+
 // TestServerBatch: a tool list inside a batch from the server is read like a single one,
 // so a poisoned tool cannot pass inside a batch.
 func TestServerBatch(t *testing.T) {

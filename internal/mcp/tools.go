@@ -9,6 +9,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/mcp/jsonrpc"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
+	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -41,11 +42,15 @@ func (p *Proxy) readToolList(m jsonrpc.Message) []byte {
 			err = p.Pins.Save()
 		}
 		p.pinsMu.Unlock()
-		for _, c := range changed {
-			reasons[c.Tool] = append(reasons[c.Tool], c.Finding(p.Server))
-		}
 		if err != nil {
 			fmt.Fprintf(p.Log, "moat: saving the pins of %s: %v\n", p.Server, err)
+		}
+		if p.warnChanged() {
+			p.warnOfChanges(changed)
+		} else {
+			for _, c := range changed {
+				reasons[c.Tool] = append(reasons[c.Tool], c.Finding(p.Server))
+			}
 		}
 	}
 	if len(reasons) == 0 {
@@ -103,7 +108,7 @@ func (p *Proxy) hiddenTool(tool string) (string, bool) {
 	p.mu.Lock()
 	r, ok := p.hidden[tool]
 	p.mu.Unlock()
-	if ok || p.Pins == nil {
+	if ok || p.Pins == nil || p.warnChanged() {
 		return r, ok
 	}
 	p.pinsMu.Lock()
@@ -115,4 +120,21 @@ func (p *Proxy) hiddenTool(tool string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+func (p *Proxy) warnChanged() bool { return p.ChangedTools == policy.ChangedToolWarn }
+
+// warnOfChanges reports tools whose definitions changed since they were pinned, when the
+// policy keeps them listed: the pins are left as they were, so the warning comes back at
+// every listing until the user accepts the change.
+func (p *Proxy) warnOfChanges(changed []toolscan.Change) {
+	for _, c := range changed {
+		f := c.Finding(p.Server)
+		why := scan.Redact(fmt.Sprintf("the tool %s of the MCP server %s changed since it was pinned (%s); it stays listed because the policy says mcp.changed_tools: warn; after reviewing the new definition, accept it with `moat mcp pin --accept %s`", c.Tool, p.Server, f.Evidence, p.Server))
+		fmt.Fprintf(p.Log, "moat: warning: %s\n", why)
+		if p.Record != nil {
+			cl := call.Call{Class: call.MCP, Tool: "mcp__" + p.Server + "__" + c.Tool, MCP: &call.MCPTarget{Server: p.Server, Tool: c.Tool}, Cwd: p.Cwd, Project: p.Project}
+			p.Record(cl, call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
+		}
+	}
 }

@@ -18,6 +18,7 @@ func TestLoadValid(t *testing.T) {
 default: deny
 fail: open
 output: {injection: block}
+mcp: {changed_tools: warn}
 workspace: [., ~/other]
 packs: [recommended]
 rules:
@@ -55,6 +56,9 @@ tests:
 	if p.Output != (Output{Injection: OutputBlock, Secrets: OutputWarn}) {
 		t.Errorf("output = %+v; want injection blocked, secrets at the default (warn)", p.Output)
 	}
+	if p.MCP.ChangedTools != ChangedToolWarn {
+		t.Errorf("mcp.changed_tools = %q; want warn", p.MCP.ChangedTools)
+	}
 	if got := strings.Join(p.Workspace, ","); got != "/proj,/home/u/other" {
 		t.Errorf("workspace = %s", got)
 	}
@@ -87,6 +91,10 @@ var loadErrorCases = []struct {
 		`p.yaml:3:14: output.injection must be one of warn, block, not "blok" (did you mean "block"?)`,
 		"p.yaml:4:12: output.secrets must be a string",
 		`p.yaml:5:3: unknown key "pages" in output`}},
+	{"mcp changed_tools", "version: 1\nmcp:\n  changed_tools: hide\n  poisoned: warn\n", []string{
+		`p.yaml:3:18: mcp.changed_tools must be one of block, warn, not "hide"`,
+		`p.yaml:4:3: unknown key "poisoned" in mcp`}},
+	{"mcp not a mapping", "version: 1\nmcp: warn\n", []string{"p.yaml:2:6: mcp must be a mapping"}},
 	{"output not a mapping", "version: 1\noutput: block\n", []string{"p.yaml:2:9: output must be a mapping"}},
 	{"redacting injection", "version: 1\noutput: {injection: redact}\n", []string{`p.yaml:2:21: output.injection must be one of warn, block, not "redact"`}},
 	{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},

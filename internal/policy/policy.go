@@ -25,6 +25,8 @@ type Policy struct {
 	Fail    FailMode
 	// Output says what hooks do with tool outputs that hold injection or credentials.
 	Output Output
+	// MCP says what the MCP proxy does with tools whose definitions changed.
+	MCP MCP
 	// Workspace lists the absolute project roots $workspace stands for. Empty means each
 	// call's own project directory.
 	Workspace []string
