@@ -1,0 +1,14 @@
+// Package sandbox runs a command under kernel-enforced limits derived from a policy's
+// sandbox section: Landlock rules on Linux, resource limits and a filtered environment,
+// and generates the equivalent macOS and Tetragon profiles.
+package sandbox
+
+import "errors"
+
+// ErrNoLandlock is returned by KernelABI when the kernel has no Landlock support, or has
+// it disabled at boot.
+var ErrNoLandlock = errors.New("landlock is not available on this kernel")
+
+// KernelABI returns the Landlock ABI version the running kernel supports (1 or more), or
+// 0 and an error wrapping ErrNoLandlock when it supports none.
+func KernelABI() (int, error) { return kernelABI() }
