@@ -21,7 +21,7 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "default", "fail", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests"}
+	topKeys  = []string{"version", "default", "fail", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
@@ -109,6 +109,9 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 	}
 	if f, ok := byKey["tests"]; ok {
 		p.Tests = l.tests(f.value)
+	}
+	if f, ok := byKey["sandbox"]; ok {
+		p.Sandbox = l.sandbox(f.value)
 	}
 	if len(l.errs) > 0 {
 		return nil, l.errs.sorted()

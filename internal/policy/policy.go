@@ -36,6 +36,8 @@ type Policy struct {
 	// Rules are in evaluation order: the file's rules, then each pack's.
 	Rules []*Rule
 	Tests []Test
+	// Sandbox is the policy's sandbox section for `moat launch`; nil when it has none.
+	Sandbox *Sandbox
 
 	byClass map[call.Class][]*Rule
 }
