@@ -13,5 +13,6 @@ func main() {
 	// Most runs of moat are hooks, one short process per tool call: back its heap with
 	// huge pages before it is used.
 	hugeheap.Advise()
-	os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
+	// Run as moat-shell (a link to this binary), moat is the guarded shell.
+	os.Exit(cli.Main(cli.ProgramArgs(os.Args), cli.OSEnv()))
 }

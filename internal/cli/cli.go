@@ -101,6 +101,8 @@ var commands = []struct {
 	{"trust", newTrustCmd},
 	{"findings", newFindingsCmd},
 	{"mcp", newMCPCmd},
+	{"run", newRunCmd},
+	{"shell", newShellCmd},
 }
 
 // newRoot builds the command tree for a run with args. A run that names a command gets
