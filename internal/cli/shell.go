@@ -145,7 +145,7 @@ type shellArgs struct {
 // runs (tracing, errexit, login profiles), never which string runs.
 const (
 	shellSetOptions    = "abefhkmnptuvxBCEHPT" // set options: -x or +x
-	shellInvokeOptions = "ilrc"                 // only with -: interactive, login, restricted, command
+	shellInvokeOptions = "ilrc"                // only with -: interactive, login, restricted, command
 )
 
 var shellLongOptions = map[string]bool{
