@@ -18,6 +18,7 @@ import (
 	"github.com/moatdev/moat/internal/mcp"
 	"github.com/moatdev/moat/internal/mcp/httpproxy"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
+	"github.com/moatdev/moat/internal/scan"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -35,10 +36,10 @@ unwrap' restores them.`,
 }
 
 func newMCPProxyCmd(a *app) *cobra.Command {
-	var policyFlag, name, agent, upstream, listen string
-	var allowRemote bool
+	var policyFlag, name, agent, upstream, upstreamEnv, listen string
+	var allowRemote, stdio bool
 	cmd := &cobra.Command{
-		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] (-- COMMAND [ARGS…] | --upstream URL [--listen ADDR])",
+		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] (-- COMMAND [ARGS…] | --upstream URL [--listen ADDR | --stdio])",
 		Short: "Run an MCP server behind moat (stdio, or Streamable HTTP with --upstream)",
 		Long: `Proxy starts COMMAND as an MCP server speaking stdio and relays newline-delimited
 JSON-RPC between it and the client on moat's own standard input and output, unchanged in
@@ -81,23 +82,55 @@ goes away cancels its upstream request. Requests from other origins than a loopb
 one are refused, and when MOAT_MCP_TOKEN is set every client must send it as
 "Authorization: Bearer TOKEN". The agent's config then names moat's URL.
 
+With --stdio as well, there is nothing to keep running: the agent starts moat as an
+ordinary stdio server, and moat is the Streamable HTTP client of the server at URL
+(initialize and its session, the GET stream and DELETE of the legacy revisions; the
+headers of 2026-07-28, Mcp-Param-* included, derived from each message). Messages keep
+their ids and bytes both ways. --upstream-env VAR takes the URL and the headers to send
+(credentials) from a variable holding {"url": "…", "headers": {…}}, in which ${NAME} and
+${NAME:-default} are expanded from the environment; this is what 'moat mcp wrap' writes
+for an agent's HTTP servers. A request the server leaves unanswered (an HTTP error, a
+401 asking for a login moat cannot do, a stream cut short) is answered with an error.
+
 SERVER (default: the command's file name, or the upstream's host) is the name rules use. The policy is found
 from the working directory, as for hooks; a policy that cannot be loaded stops moat
 before the server starts.`,
-		Example: `  moat mcp proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem ~/project`,
+		Example: `  moat mcp proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem ~/project
+  moat mcp proxy --name docs --upstream https://mcp.example.com/mcp
+  MOAT_MCP_UPSTREAM='{"url":"https://api.example.com/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}' \
+    moat mcp proxy --name example --stdio --upstream-env MOAT_MCP_UPSTREAM`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var up *url.URL
+			var up *httpproxy.Upstream
 			switch {
-			case upstream != "" && len(args) > 0:
-				return fmt.Errorf("give a command or --upstream, not both")
+			case upstream != "" && upstreamEnv != "":
+				return fmt.Errorf("give --upstream or --upstream-env, not both")
+			case (upstream != "" || upstreamEnv != "") && len(args) > 0:
+				return fmt.Errorf("give a command or an upstream, not both")
+			case stdio && upstream == "" && upstreamEnv == "":
+				return fmt.Errorf("--stdio bridges to a remote server: give --upstream URL or --upstream-env VAR")
+			case stdio && cmd.Flags().Changed("listen"):
+				return fmt.Errorf("--stdio serves the client on standard input and output: it takes no --listen")
 			case upstream != "":
 				u, err := url.Parse(upstream)
 				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-					return fmt.Errorf("--upstream must be an http or https URL, not %q", upstream)
+					return fmt.Errorf("--upstream must be an http or https URL, not %q", scan.Redact(upstream))
 				}
-				up = u
+				up = &httpproxy.Upstream{URL: u}
+			case upstreamEnv != "":
+				spec := a.env.Getenv(upstreamEnv)
+				if spec == "" {
+					return fmt.Errorf("--upstream-env %s: the variable is not set", upstreamEnv)
+				}
+				u, err := httpproxy.ParseUpstream(spec, a.env.Getenv)
+				if err != nil {
+					return fmt.Errorf("--upstream-env %s: %w", upstreamEnv, err)
+				}
+				up = &u
+			}
+			switch {
+			case up != nil:
 				if name == "" {
-					name = u.Hostname()
+					name = up.URL.Hostname()
 				}
 			case len(args) == 0 || cmd.ArgsLenAtDash() != 0:
 				return fmt.Errorf("put the server's command after --: moat mcp proxy [flags] -- COMMAND [ARGS…] (or give --upstream URL)")
@@ -131,7 +164,10 @@ before the server starts.`,
 				return fmt.Errorf("cannot read the pinned tools of %s, so the server is not started: %w", name, err)
 			}
 			p.Pins = pins
-			if up != nil {
+			switch {
+			case up != nil && stdio:
+				return a.bridgeMCPHTTP(cmd.Context(), p, up)
+			case up != nil:
 				return a.serveMCPHTTP(cmd.Context(), p, up, listen, allowRemote)
 			}
 			server := exec.Command(args[0], args[1:]...)
@@ -153,6 +189,8 @@ before the server starts.`,
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in rules (mcp:NAME/TOOL); default: the command's file name")
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent the server works for, for rules that name agents and for the audit log")
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the URL of a Streamable HTTP MCP server to proxy, instead of a command")
+	cmd.Flags().StringVar(&upstreamEnv, "upstream-env", "", `like --upstream, from the environment variable VAR holding {"url": "…", "headers": {…}} (what 'moat mcp wrap' writes; keeps credentials out of the command line)`)
+	cmd.Flags().BoolVar(&stdio, "stdio", false, "with an upstream: serve the client on standard input and output, as a stdio server, instead of listening")
 	cmd.Flags().StringVar(&listen, "listen", httpproxy.DefaultListen, "with --upstream: the address moat serves on")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --upstream: accept a non-loopback --listen address and Host")
 	return cmd
@@ -160,8 +198,9 @@ before the server starts.`,
 
 // serveMCPHTTP serves the Streamable HTTP proxy until the context ends or a signal
 // stops it.
-func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, upstream *url.URL, listen string, allowRemote bool) error {
-	h, err := httpproxy.New(httpproxy.Options{Upstream: upstream, Proxy: p, Token: a.env.Getenv("MOAT_MCP_TOKEN"), AllowRemote: allowRemote})
+func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, up *httpproxy.Upstream, listen string, allowRemote bool) error {
+	upstream := up.URL
+	h, err := httpproxy.New(httpproxy.Options{Upstream: upstream, Header: up.Header, Proxy: p, Token: a.env.Getenv("MOAT_MCP_TOKEN"), AllowRemote: allowRemote})
 	if err != nil {
 		return err
 	}
@@ -171,8 +210,17 @@ func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, upstream *url.URL,
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	fmt.Fprintf(a.env.Stderr, "moat: proxying %s for %s on http://%s%s\n", upstream, p.Server, ln.Addr(), upstream.EscapedPath())
+	fmt.Fprintf(a.env.Stderr, "moat: proxying %s for %s on http://%s%s\n", scan.Redact(upstream.Redacted()), p.Server, ln.Addr(), upstream.EscapedPath())
 	return httpproxy.Serve(ctx, ln, h)
+}
+
+// bridgeMCPHTTP serves the client on standard input and output, as a stdio server, and
+// is itself the client of the remote server, until the client closes its input or a
+// signal stops it.
+func (a *app) bridgeMCPHTTP(ctx context.Context, p *mcp.Proxy, up *httpproxy.Upstream) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return httpproxy.Bridge(ctx, httpproxy.BridgeOptions{Upstream: up.URL, Header: up.Header, Proxy: p}, a.env.Stdin, a.env.Stdout)
 }
 
 func newMCPPinCmd(a *app) *cobra.Command {

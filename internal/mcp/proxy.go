@@ -234,6 +234,10 @@ func denialReason(d call.Decision) string {
 	return reason
 }
 
+// RefuseClientFrame answers a frame from the client that moat could not read (err is
+// the reader's or the parser's), as FromClient answers one it parsed and refused.
+func (p *Proxy) RefuseClientFrame(err error) [][]byte { return p.refuse("client", err) }
+
 // refuse answers a frame moat could not read. A request whose id could be read is
 // answered with an error, so that its sender does not wait for ever; anything else is
 // dropped with a note.
