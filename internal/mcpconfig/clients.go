@@ -24,6 +24,16 @@ type Client struct {
 	servers [][]string
 	// remotes are the keys of a remote server's URL.
 	remotes []remote
+	// bridged are the other keys of a remote entry that moat's bridge takes over (the
+	// headers, the transport's type): they are not written in the stdio entry.
+	bridged []string
+	// carried are the keys a remote entry may have that mean the same in a stdio entry
+	// (timeouts, tool filters, enabled): they are kept, as written. A remote entry with
+	// any other key is not wrapped, since moat cannot know what the key would mean.
+	carried []string
+	// typedStdio says that a stdio entry may say "type": "stdio"; a remote entry that
+	// had a type gets that one. Clients that infer the transport get no type.
+	typedStdio bool
 }
 
 // remote is a key that gives a remote server's URL, and how the client picks the
@@ -62,7 +72,9 @@ var Clients = []Client{
 		// "local" servers under projects["/abs/path"].
 		servers: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
 		// Claude Code rejects a url without a type; "streamable-http" is an alias.
-		remotes: []remote{{key: "url"}},
+		remotes:    []remote{{key: "url"}},
+		bridged:    []string{"type", "headers"},
+		typedStdio: true,
 	},
 	{
 		Name:         "cursor",
@@ -70,13 +82,17 @@ var Clients = []Client{
 		projectFiles: []string{".cursor/mcp.json"},
 		servers:      [][]string{{"mcpServers"}},
 		// Cursor tries Streamable HTTP first and falls back to SSE by itself.
-		remotes: []remote{{key: "url", untyped: "http"}},
+		remotes:    []remote{{key: "url", untyped: "http"}},
+		bridged:    []string{"type", "headers"},
+		typedStdio: true,
 	},
 	{
 		Name:      "windsurf",
 		userFiles: map[string][]string{"": {".codeium/windsurf/mcp_config.json"}},
 		servers:   [][]string{{"mcpServers"}},
 		remotes:   []remote{{key: "serverUrl", fixed: "http"}},
+		bridged:   []string{"headers"},
+		carried:   []string{"disabled", "disabledTools"},
 	},
 	{
 		Name:         "gemini-cli",
@@ -85,6 +101,8 @@ var Clients = []Client{
 		servers:      [][]string{{"mcpServers"}},
 		// httpUrl is Streamable HTTP; a url is SSE unless its type says http.
 		remotes: []remote{{key: "httpUrl", fixed: "http"}, {key: "url", untyped: "sse"}},
+		bridged: []string{"type", "headers"},
+		carried: []string{"timeout", "trust", "description", "includeTools", "excludeTools"},
 	},
 	{
 		Name:         "codex",
@@ -92,6 +110,11 @@ var Clients = []Client{
 		userFiles:    map[string][]string{"": {".codex/config.toml"}},
 		projectFiles: []string{".codex/config.toml"},
 		remotes:      []remote{{key: "url", fixed: "http"}},
+		// Codex's own field names (codex-rs/config/src/mcp_types.rs): the bearer token
+		// and env_http_headers name environment variables; http_headers are literal.
+		bridged: []string{"bearer_token_env_var", "http_headers", "env_http_headers"},
+		carried: []string{"enabled", "required", "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec",
+			"enabled_tools", "disabled_tools", "supports_parallel_tool_calls", "default_tools_approval_mode", "tools", "name"},
 	},
 	{
 		Name: "vscode",
@@ -102,8 +125,10 @@ var Clients = []Client{
 		},
 		projectFiles: []string{".vscode/mcp.json"},
 		// VS Code's servers are under "servers", beside an "inputs" array moat leaves.
-		servers: [][]string{{"servers"}},
-		remotes: []remote{{key: "url", untyped: "http"}},
+		servers:    [][]string{{"servers"}},
+		remotes:    []remote{{key: "url", untyped: "http"}},
+		bridged:    []string{"type", "headers"},
+		typedStdio: true,
 	},
 }
 

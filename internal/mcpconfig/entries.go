@@ -148,6 +148,15 @@ func tomlEntries(text string) ([]entry, error) {
 			add(entry{where: where, pos: kv.keyStart, val: kv.val, skip: "mcp_servers is not a table"})
 		}
 	}
+	// A server's own subtables ([mcp_servers.NAME.env]) lie outside its table's span;
+	// wrapping a remote server rewrites the whole entry, so it must know of them.
+	for _, t := range doc.tables {
+		if len(t.path) > 2 && t.path[0] == where {
+			if i, ok := byName[t.path[1]]; ok && out[i].subtable == "" {
+				out[i].subtable = strings.Join(t.path[2:], ".")
+			}
+		}
+	}
 	slices.SortStableFunc(out, func(a, b entry) int { return a.pos - b.pos })
 	return out, nil
 }

@@ -12,7 +12,7 @@ func ExampleClient_Wrap() {
   // my servers
   "mcpServers": {
     "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
-    "docs": {"url": "https://docs.example.com/mcp"}
+    "docs": {"url": "https://docs.example.com/mcp", "headers": {"Authorization": "Bearer ${env:DOCS_TOKEN}"}}
   }
 }
 `
@@ -32,11 +32,12 @@ func ExampleClient_Wrap() {
 	//    // my servers
 	//    "mcpServers": {
 	// -    "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+	// -    "docs": {"url": "https://docs.example.com/mcp", "headers": {"Authorization": "Bearer ${env:DOCS_TOKEN}"}}
 	// +    "fs": {"command": "/usr/local/bin/moat", "args": ["mcp", "proxy", "--name", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
-	//      "docs": {"url": "https://docs.example.com/mcp"}
+	// +    "docs": {"command": "/usr/local/bin/moat", "args": ["mcp", "proxy", "--name", "docs", "--stdio", "--upstream-env", "MOAT_MCP_UPSTREAM"], "env": {"MOAT_MCP_UPSTREAM": "{\"url\":\"https://docs.example.com/mcp\",\"headers\":{\"Authorization\":\"Bearer ${env:DOCS_TOKEN}\"}}", "MOAT_MCP_ORIGINAL": "{\"url\": \"https://docs.example.com/mcp\", \"headers\": {\"Authorization\": \"Bearer ${env:DOCS_TOKEN}\"}}"}}
 	//    }
 	//  }
 	// mcpServers.fs (line 4): wrapped
-	// mcpServers.docs (line 5): skipped: not wrapped (HTTP servers need `moat mcp proxy --upstream`)
+	// mcpServers.docs (line 5): wrapped (HTTP, through moat's stdio bridge)
 	// restored exactly: true
 }

@@ -26,7 +26,7 @@ func TestWrapFileAndBack(t *testing.T) {
 		t.Fatal("a dry run wrote the file")
 	}
 
-	res, err = c.WrapFile(path, moatBin, withHTTP)
+	res, err = c.WrapFile(path, moatBin, Options{})
 	if err != nil || !res.Written || res.Backup != path+".moat-backup" || len(res.Changes) != 4 {
 		t.Fatalf("wrap: %+v %v", res, err)
 	}
@@ -43,7 +43,7 @@ func TestWrapFileAndBack(t *testing.T) {
 		t.Errorf("the backup's mode is %v", st.Mode())
 	}
 
-	again, err := c.WrapFile(path, moatBin, withHTTP)
+	again, err := c.WrapFile(path, moatBin, Options{})
 	if err != nil || again.Written || again.Backup != "" || again.Old != again.New {
 		t.Errorf("wrapping twice: %+v %v", again, err)
 	}

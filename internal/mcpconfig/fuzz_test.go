@@ -50,14 +50,14 @@ func checkSpans(t *testing.T, text string, v *value, lo, hi int) {
 // a text with nothing of moat's in it gives the text back.
 func checkWrap(t *testing.T, c Client, text string) {
 	t.Helper()
-	wrapped, _, err := c.Wrap(text, moatBin, withHTTP)
+	wrapped, _, err := c.Wrap(text, moatBin, Options{})
 	if err != nil {
 		return
 	}
 	if _, _, err := c.Unwrap(wrapped); err != nil {
 		t.Fatalf("%s: the wrapped text does not parse: %v\n%q", c.Name, err, wrapped)
 	}
-	again, _, err := c.Wrap(wrapped, moatBin, withHTTP)
+	again, _, err := c.Wrap(wrapped, moatBin, Options{})
 	if err != nil || again != wrapped {
 		t.Fatalf("%s: wrapping twice changed the text (%v):\n%q\n%q", c.Name, err, wrapped, again)
 	}
@@ -75,7 +75,7 @@ func checkWrap(t *testing.T, c Client, text string) {
 	if back != before {
 		t.Fatalf("%s: not restored:\n%q\n%q\n%q\n%q", c.Name, text, wrapped, back, before)
 	}
-	if _, _, err := c.Wrap(back, moatBin, withHTTP); err != nil {
+	if _, _, err := c.Wrap(back, moatBin, Options{}); err != nil {
 		t.Fatalf("%s: the unwrapped text does not parse: %v\n%q", c.Name, err, back)
 	}
 	_ = Diff(text, wrapped)

@@ -14,10 +14,6 @@ var update = flag.Bool("update", false, "rewrite the wrapped files and change li
 
 const moatBin = "/usr/local/bin/moat"
 
-func proxyURL(name, _ string) string { return "http://127.0.0.1:7777/mcp/" + name }
-
-var withHTTP = Options{WrapHTTP: true, ProxyURL: proxyURL}
-
 // goldenCase is an input file under testdata/golden/CLIENT/, beside which lie what
 // wrapping it gives (NAME.wrapped.EXT) and the changes reported (NAME.changes).
 type goldenCase struct {
@@ -100,7 +96,7 @@ func TestGolden(t *testing.T) {
 			if _, ch, err := g.client.Unwrap(input); err != nil || len(ch) != 0 {
 				t.Fatalf("a golden input must hold no wrapped server (Unwrap: %v, %v)", ch, err)
 			}
-			wrapped, changes, err := g.client.Wrap(input, moatBin, withHTTP)
+			wrapped, changes, err := g.client.Wrap(input, moatBin, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +110,7 @@ func TestGolden(t *testing.T) {
 			if unwrapped != input {
 				t.Errorf("unwrapping did not restore the file byte for byte:\n%s", Diff(input, unwrapped))
 			}
-			again, changes2, err := g.client.Wrap(wrapped, moatBin, withHTTP)
+			again, changes2, err := g.client.Wrap(wrapped, moatBin, Options{})
 			if err != nil || again != wrapped {
 				t.Errorf("wrapping twice changed the file (%v):\n%s", err, Diff(wrapped, again))
 			}
@@ -142,7 +138,8 @@ func TestGolden(t *testing.T) {
 }
 
 // argvs gives, for each server of text by name, its command line, or for a remote
-// server its URL.
+// server "url:" and its URL; for a server behind moat's bridge, the command line is
+// followed by "upstream:" and the JSON the bridge is given.
 func argvs(t testing.TB, c Client, text string) map[string][]string {
 	t.Helper()
 	entries, sx, err := c.entries(text)
@@ -163,13 +160,19 @@ func argvs(t testing.TB, c Client, text string) map[string][]string {
 					argv = append(argv, s)
 				}
 			}
+			if env, _ := e.val.member("env"); env != nil && env.kind == '{' {
+				if up, _ := env.member(upstreamEnv); up != nil {
+					s, _ := stringOf(text, sx, up)
+					argv = append(argv, "upstream:"+s)
+				}
+			}
 			out[e.where+"\x00"+e.name] = argv
 			continue
 		}
 		for _, r := range c.remotes {
 			if u, _ := e.val.member(r.key); u != nil {
 				s, _ := stringOf(text, sx, u)
-				out[e.where+"\x00"+e.name] = []string{s}
+				out[e.where+"\x00"+e.name] = []string{"url:" + s}
 			}
 		}
 	}
@@ -177,7 +180,8 @@ func argvs(t testing.TB, c Client, text string) map[string][]string {
 }
 
 // checkArgv checks what a wrapped server runs: moat's proxy, named by the server's
-// key, and after "--" exactly the command line it ran before.
+// key, and after "--" exactly the command line it ran before; or for a remote server,
+// moat's bridge, given the server's URL.
 func checkArgv(t *testing.T, c Client, input, wrapped string) {
 	t.Helper()
 	before, after := argvs(t, c, input), argvs(t, c, wrapped)
@@ -187,9 +191,18 @@ func checkArgv(t *testing.T, c Client, input, wrapped string) {
 		switch {
 		case slices.Equal(was, now):
 			// Skipped.
-		case len(now) == 1:
-			if now[0] != proxyURL(name, was[0])+"#"+fragment+escapeFragment(was[0]) {
-				t.Errorf("%s: URL %q became %q", key, was[0], now[0])
+		case strings.HasPrefix(was[0], "url:"):
+			want := append([]string{moatBin}, bridgeArgs(name)...)
+			if len(now) != len(want)+1 || !slices.Equal(now[:len(want)], want) {
+				t.Errorf("%s: the remote server %q became %q", key, was[0], now)
+				continue
+			}
+			var up struct {
+				URL     string            `json:"url"`
+				Headers map[string]string `json:"headers"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(now[len(want)], "upstream:")), &up); err != nil || "url:"+up.URL != was[0] {
+				t.Errorf("%s: the bridge is given %q (%v), not the URL %q", key, now[len(want)], err, was[0])
 			}
 		default:
 			want := append([]string{moatBin, "mcp", "proxy", "--name", name, "--"}, was...)

@@ -1,9 +1,7 @@
 package mcpconfig
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,9 +36,9 @@ import (
 //     when the command has one, its elements separated by "," without a space. That
 //     spelling is what tells it apart from args the user wrote as [].
 //
-// A remote server's URL cannot carry its original the same way, so the proxy URL does:
-// its fragment (which HTTP clients never send) holds the original URL. Wrap wraps only
-// URLs written without escapes, so that the original's text is the URL in quotes.
+// A remote server's entry cannot be kept in place that way: it becomes a stdio entry
+// that runs moat's bridge, and keeps its original text in an environment variable of
+// its own (see bridge.go).
 //
 // When something else rewrote the file in between (Claude Code re-serialises
 // ~/.claude.json), the inserted text no longer matches any layout. Unwrap then still
@@ -49,14 +47,6 @@ import (
 
 // Options tune Wrap and the file functions.
 type Options struct {
-	// WrapHTTP sends remote (Streamable HTTP) servers through moat's local proxy too,
-	// by pointing their URL at ProxyURL(name, originalURL). When it is false they are
-	// reported as skipped.
-	WrapHTTP bool
-	// ProxyURL gives the URL of moat's local proxy for the server name whose URL was
-	// original, such as http://127.0.0.1:PORT/mcp/NAME. It must not have a fragment:
-	// moat keeps the original URL there, to restore it.
-	ProxyURL func(name, original string) string
 	// DryRun makes WrapFile and UnwrapFile compute the new text and write nothing.
 	DryRun bool
 }
@@ -78,7 +68,8 @@ type Change struct {
 	// Skipped says the entry was left as it is because moat cannot edit it safely.
 	Skipped bool
 	// Reason says why an entry was skipped. For an entry Unwrap restored from a file
-	// reformatted since it was wrapped, it says that the layout was not restored.
+	// reformatted since it was wrapped, it says that the layout was not restored; for a
+	// remote server Wrap wrapped, it may say what to look out for.
 	Reason string
 
 	unwrap bool
@@ -101,16 +92,15 @@ func (c Change) String() string {
 		return s + ": restored; " + c.Reason
 	case c.unwrap:
 		return s + ": restored"
+	case c.HTTP && c.Reason != "":
+		return s + ": wrapped (HTTP, through moat's stdio bridge); " + c.Reason
+	case c.HTTP:
+		return s + ": wrapped (HTTP, through moat's stdio bridge)"
 	}
 	return s + ": wrapped"
 }
 
-const (
-	reasonHTTPOff = "not wrapped (HTTP servers need `moat mcp proxy --upstream`)"
-	reasonLayout  = "the file was reformatted since moat wrapped it, so the arguments keep its new layout"
-	// fragment starts the fragment of a proxy URL that holds the original URL.
-	fragment = "moat-upstream="
-)
+const reasonLayout = "the file was reformatted since moat wrapped it, so the arguments keep its new layout"
 
 // entry is one server entry found in a file.
 type entry struct {
@@ -118,6 +108,9 @@ type entry struct {
 	pos         int    // where the entry's key (JSON) or table header (TOML) starts
 	val         *value // an object; for TOML, the table's keys and values
 	skip        string // a reason to leave the entry, found while looking for it
+	// subtable names a table of a TOML server's own ([mcp_servers.NAME.env]), the
+	// first one, if it has any.
+	subtable string
 }
 
 // edit replaces text[start:end] with repl.
@@ -147,9 +140,6 @@ func (c Client) Wrap(text, moatPath string, opts Options) (string, []Change, err
 		// The path is how Unwrap and a second Wrap know an entry is moat's.
 		return "", nil, fmt.Errorf("moat's path must be absolute and name a file called moat, not %q", moatPath)
 	}
-	if opts.WrapHTTP && opts.ProxyURL == nil {
-		return "", nil, errors.New("wrapping HTTP servers needs a proxy URL")
-	}
 	entries, sx, err := c.entries(text)
 	if err != nil {
 		return "", nil, err
@@ -157,7 +147,7 @@ func (c Client) Wrap(text, moatPath string, opts Options) (string, []Change, err
 	var edits []edit
 	changes := []Change{}
 	for _, e := range entries {
-		ed, ch := c.wrapEntry(text, e, sx, moatPath, opts)
+		ed, ch := c.wrapEntry(text, e, sx, moatPath)
 		edits = append(edits, ed...)
 		changes = append(changes, ch)
 	}
@@ -200,7 +190,7 @@ func (c Client) entries(text string) ([]entry, syntax, error) {
 	return es, jsonSyntax{}, err
 }
 
-func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Options) ([]edit, Change) {
+func (c Client) wrapEntry(text string, e entry, sx syntax, moat string) ([]edit, Change) {
 	ch := Change{Where: e.where, Server: e.name, Line: lineOf(text, e.pos)}
 	skip := func(format string, args ...any) ([]edit, Change) {
 		ch.Skipped, ch.Reason = true, fmt.Sprintf(format, args...)
@@ -214,16 +204,7 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 		return skip("the entry is not an object")
 	}
 	cmd, ncmd := v.member("command")
-	var (
-		urlVal *value
-		rem    remote
-	)
-	for _, r := range c.remotes {
-		if u, _ := v.member(r.key); u != nil {
-			urlVal, rem = u, r
-			break
-		}
-	}
+	urlVal, rem := c.remoteURL(v)
 	switch {
 	case ncmd > 1:
 		return skip("it gives command more than once")
@@ -236,7 +217,16 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 		return skip("it has neither a command nor a %s", remoteKeys(c.remotes))
 	case urlVal != nil:
 		ch.HTTP = true
-		return c.wrapHTTP(text, e, sx, urlVal, rem, opts, ch)
+		if e.subtable != "" {
+			return skip("its %s is written as a table of its own ([mcp_servers.%s.%s]); moat wraps a remote server written in one table",
+				e.subtable, e.name, e.subtable)
+		}
+		ed, note, reason := c.bridge(text, sx, v, e.name, moat)
+		if reason != "" {
+			return skip("%s", reason)
+		}
+		ch.Reason = note
+		return []edit{ed}, ch
 	}
 
 	command, ok := stringOf(text, sx, cmd)
@@ -288,87 +278,12 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 	return edits, ch
 }
 
-func (c Client) wrapHTTP(text string, e entry, sx syntax, u *value, r remote, opts Options, ch Change) ([]edit, Change) {
-	skip := func(format string, args ...any) ([]edit, Change) {
-		ch.Skipped, ch.Reason = true, fmt.Sprintf(format, args...)
-		return nil, ch
-	}
-	if !opts.WrapHTTP {
-		return skip(reasonHTTPOff)
-	}
-	transport := r.fixed
-	if transport == "" {
-		transport = r.untyped
-		if t, _ := e.val.member("type"); t != nil {
-			ts, ok := stringOf(text, sx, t)
-			if !ok {
-				return skip("its type is not a string")
-			}
-			switch ts {
-			case "http", "streamable-http", "streamableHttp":
-				transport = "http"
-			default:
-				transport = ts
-			}
-		}
-	}
-	switch transport {
-	case "http":
-	case "":
-		return skip("it has a %s but no type, which %s rejects", r.key, c.Name)
-	default:
-		return skip("it uses the %q transport; moat's proxy serves Streamable HTTP only", transport)
-	}
-	orig, ok := stringOf(text, sx, u)
-	if !ok || orig == "" {
-		return skip("its %s is not a string", r.key)
-	}
-	if _, ok := wrappedURL(orig); ok {
-		ch.Already = true
-		return nil, ch
-	}
-	if strings.Contains(orig, "$") {
-		// The client expands the variable; the proxy, given the URL as written, could
-		// not know where to forward.
-		return skip("its %s uses variables the client expands", r.key)
-	}
-	if text[u.start:u.end] != quote(orig) {
-		return skip("its %s is written with escapes or quotes moat could not restore exactly", r.key)
-	}
-	proxy := opts.ProxyURL(e.name, orig)
-	if proxy == "" || strings.Contains(proxy, "#") {
-		return skip("the proxy URL %q is empty or has a fragment", proxy)
-	}
-	return []edit{{u.start, u.end, quote(proxy + "#" + fragment + escapeFragment(orig))}}, ch
-}
-
 func (c Client) unwrapEntry(text string, e entry, sx syntax) ([]edit, Change, bool) {
 	ch := Change{Where: e.where, Server: e.name, Line: lineOf(text, e.pos), unwrap: true}
 	v := e.val
 	if e.skip != "" || v.kind != '{' {
 		return nil, ch, false
 	}
-	for _, r := range c.remotes {
-		u, _ := v.member(r.key)
-		if u == nil {
-			continue
-		}
-		s, ok := stringOf(text, sx, u)
-		if !ok {
-			continue
-		}
-		orig, ok := wrappedURL(s)
-		if !ok {
-			continue
-		}
-		ch.HTTP = true
-		if orig == "" {
-			ch.Skipped, ch.Reason = true, "its proxy URL does not say what the original URL was"
-			return nil, ch, true
-		}
-		return []edit{{u.start, u.end, quote(orig)}}, ch, true
-	}
-
 	cmd, ncmd := v.member("command")
 	args, nargs := v.member("args")
 	if ncmd != 1 || nargs != 1 || args.kind != '[' {
@@ -386,6 +301,9 @@ func (c Client) unwrapEntry(text string, e entry, sx syntax) ([]edit, Change, bo
 	k, ok := wrappedArgs(text, sx, command, args)
 	if !ok {
 		return nil, ch, false
+	}
+	if argv := argsOf(text, sx, args); k < 0 && isBridge(argv) {
+		return c.unwrapBridge(text, e, sx, command, argv, ch)
 	}
 	if k < 0 {
 		ch.Skipped, ch.Reason = true, "it runs through moat, but moat cannot tell which command it wraps"
@@ -450,10 +368,7 @@ func wrappedArgs(text string, sx syntax, command string, args *value) (int, bool
 	if !isMoat(command) || args == nil || len(args.elems) < 2 {
 		return 0, false
 	}
-	argv := make([]string, len(args.elems))
-	for i, a := range args.elems {
-		argv[i], _ = stringOf(text, sx, a)
-	}
+	argv := argsOf(text, sx, args)
 	if argv[0] != "mcp" || argv[1] != "proxy" {
 		return 0, false
 	}
@@ -464,9 +379,11 @@ func wrappedArgs(text string, sx syntax, command string, args *value) (int, bool
 				return -1, true
 			}
 			return i, true
-		case a == "--name" || a == "--agent" || a == "--policy":
+		case a == "--name" || a == "--agent" || a == "--policy" || a == "--upstream" || a == "--upstream-env" || a == "--listen":
 			// The proxy's flags that take a value (internal/cli/mcp.go).
 			i += 2
+		case a == "--stdio" || a == "--allow-remote":
+			i++
 		case strings.HasPrefix(a, "--") && strings.Contains(a, "="):
 			i++
 		default:
@@ -474,36 +391,6 @@ func wrappedArgs(text string, sx syntax, command string, args *value) (int, bool
 		}
 	}
 	return -1, true
-}
-
-// wrappedURL reports whether u is a proxy URL of moat's, and the original URL its
-// fragment holds.
-func wrappedURL(u string) (string, bool) {
-	_, frag, ok := strings.Cut(u, "#"+fragment)
-	if !ok {
-		return "", false
-	}
-	orig, err := url.PathUnescape(frag)
-	if err != nil {
-		return "", true
-	}
-	return orig, true
-}
-
-// escapeFragment percent-encodes s so that it can be a URL's fragment and be decoded
-// back exactly: what a fragment allows stays readable, "%" and the rest are encoded.
-func escapeFragment(s string) string {
-	const keep = "-._~!$&'()*+,;=:@/?"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(keep, c) >= 0 {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	return b.String()
 }
 
 // isMoat reports whether a command names a moat binary.
@@ -533,6 +420,25 @@ func stringOf(text string, sx syntax, v *value) (string, bool) {
 		return "", false
 	}
 	return sx.unquote(text[v.start:v.end])
+}
+
+// argsOf decodes the elements of args, which the caller has checked are strings.
+func argsOf(text string, sx syntax, args *value) []string {
+	argv := make([]string, len(args.elems))
+	for i, a := range args.elems {
+		argv[i], _ = stringOf(text, sx, a)
+	}
+	return argv
+}
+
+// remoteURL is the value that gives the URL of a remote entry, and its key.
+func (c Client) remoteURL(v *value) (*value, remote) {
+	for _, r := range c.remotes {
+		if u, _ := v.member(r.key); u != nil {
+			return u, r
+		}
+	}
+	return nil, remote{}
 }
 
 // keyOf is where the key of member m of object v starts.
