@@ -110,7 +110,7 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 	}
 	for _, other := range c.remotes {
 		if other.key != r.key && slices.Contains(v.keys, other.key) {
-			return fail("it has both a %s and a %s", r.key, other.key)
+			return fail("it has both %s and %s", r.key, other.key)
 		}
 	}
 	if reason := c.transport(text, sx, v, r); reason != "" {
@@ -217,7 +217,10 @@ func (c Client) headers(text string, sx syntax, v *value) (hs []header, envVars 
 			return ""
 		}
 		if t.kind != '{' {
-			return fmt.Sprintf("its %s is not a table of headers", key)
+			if c.TOML {
+				return fmt.Sprintf("its %s is not a table of headers", key)
+			}
+			return fmt.Sprintf("its %s is not an object of headers", key)
 		}
 		for i, name := range t.keys {
 			val, ok := stringOf(text, sx, t.elems[i])
