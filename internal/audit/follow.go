@@ -28,6 +28,9 @@ type FollowOptions struct {
 	Poll time.Duration
 	// Bad receives each malformed line (a *LineError); nil ignores them.
 	Bad func(error)
+	// Caught, when set, is called once the history (if any) has been delivered, before
+	// the first new record; its error stops Follow and is returned as it is.
+	Caught func() error
 }
 
 // Follow calls fn, in order, for the records appended to the log at path, until ctx is
@@ -50,6 +53,11 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Record
 	defer fl.close()
 	if err := fl.start(opts.History); err != nil {
 		return err
+	}
+	if opts.Caught != nil {
+		if err := opts.Caught(); err != nil {
+			return err
+		}
 	}
 	tick := time.NewTicker(cmp.Or(opts.Poll, DefaultPoll))
 	defer tick.Stop()

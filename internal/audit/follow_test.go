@@ -192,9 +192,16 @@ func TestFollowRuns(t *testing.T) {
 	defer cancel()
 	var mu sync.Mutex
 	var got []Record
+	caughtAt := -1
 	done := make(chan error, 1)
+	caught := func() error {
+		mu.Lock()
+		caughtAt = len(got)
+		mu.Unlock()
+		return nil
+	}
 	go func() {
-		done <- Follow(ctx, path, FollowOptions{History: true, Poll: time.Millisecond}, func(r Record) error {
+		done <- Follow(ctx, path, FollowOptions{History: true, Poll: time.Millisecond, Caught: caught}, func(r Record) error {
 			mu.Lock()
 			got = append(got, r)
 			mu.Unlock()
@@ -218,6 +225,9 @@ func TestFollowRuns(t *testing.T) {
 	}
 	if s := seqs(t, got); !slices.Equal(s, seqRange(0, 30)) {
 		t.Errorf("delivered %v", s)
+	}
+	if caughtAt < 2 {
+		t.Errorf("Caught was called after %d records, want at least the 2 of the history", caughtAt)
 	}
 }
 

@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/logview"
+)
+
+type logsOptions struct {
+	since                              string
+	decisions, agents, tools, sessions []string
+	follow, json, summary              bool
+	last                               int
+	file                               string
+	// poll is how often --follow looks for new records; zero means audit.DefaultPoll.
+	poll time.Duration
+}
+
+func newLogsCmd(a *app) *cobra.Command {
+	var o logsOptions
+	cmd := &cobra.Command{
+		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--follow] [--json|--summary]",
+		Short: "Show the decisions moat has recorded",
+		Long: `Logs shows the decisions moat has recorded in its audit log ($XDG_STATE_HOME/moat/audit.jsonl,
+with its rotated files), oldest first, as a table: time, decision, agent, tool, rule and
+the call (the command, path or URL, cut to fit the line), and under each decision that
+was not an allow, its reason. Colours are used only when the output is a terminal and
+NO_COLOR is not set. Records are redacted when they are written; logs shows only what
+they hold.
+
+Filters combine: a record is shown when it passes all of them. --decision, --agent,
+--tool and --session may be repeated or given a comma-separated list; a record passes
+when it has any of the values. --tool takes a native tool name (Bash, read_file) or a
+class (shell, file.read, mcp), in any case.
+
+--since takes a span back from now (90m, 2h, 7d, 1d12h), a date (2026-01-02, local
+midnight) or an RFC 3339 time (2026-01-02T15:04:05Z).
+
+--follow prints the matching records, then waits for new ones and prints those that
+match as they are written, through the rotation of the log, until interrupted.
+--json prints one JSON object per record, exactly as the audit log holds it.
+--summary counts the matching records by decision, by rule and by agent instead.
+
+Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable log.`,
+		Example: `  moat logs --since 1h
+  moat logs --decision deny,ask --agent claude-code
+  moat logs --follow --decision deny
+  moat logs --since 7d --summary
+  moat logs --json --session 5f1c… | jq .args.command`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return a.logs(ctx, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.since, "since", "", "only records from this span back (90m, 2h, 7d) or time (2026-01-02, RFC 3339) on")
+	f.StringSliceVar(&o.decisions, "decision", nil, "only these decisions: deny, ask, audit, allow (repeatable, or comma-separated)")
+	f.StringSliceVar(&o.agents, "agent", nil, "only these agents (repeatable, or comma-separated)")
+	f.StringSliceVar(&o.tools, "tool", nil, "only these tools, by native name or class (repeatable, or comma-separated)")
+	f.StringSliceVar(&o.sessions, "session", nil, "only these sessions (repeatable, or comma-separated)")
+	f.BoolVarP(&o.follow, "follow", "f", false, "keep printing new records as they are written, until interrupted")
+	f.BoolVar(&o.json, "json", false, "print one JSON record per line, as the audit log holds it")
+	f.BoolVar(&o.summary, "summary", false, "count the records by decision, rule and agent")
+	f.IntVarP(&o.last, "last", "n", 0, "show only the last N matching records (0: all); with --follow, of those already written")
+	f.StringVar(&o.file, "file", "", "read this audit log instead of yours (its rotated files FILE.1… too)")
+	return cmd
+}
+
+func (a *app) logs(ctx context.Context, o logsOptions) error {
+	filter, err := a.logFilter(o)
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	switch {
+	case o.summary && o.follow:
+		return &exitCode{code: exitError, err: errors.New("--summary counts what is written so far; it does not go with --follow")}
+	case o.last < 0:
+		return &exitCode{code: exitError, err: fmt.Errorf("--last %d: want a count, 0 for all", o.last)}
+	}
+	path := o.file
+	if path == "" {
+		d, err := a.dirs()
+		if err != nil {
+			return err
+		}
+		path = d.AuditLog()
+	}
+
+	if o.summary {
+		var s logview.Summary
+		err := audit.Read(path, func(r audit.Record) error {
+			if filter.Match(r) {
+				s.Add(r)
+			}
+			return nil
+		})
+		if err := a.readProblem(path, err); err != nil {
+			return err
+		}
+		s.Finish()
+		if o.json {
+			return writeJSON(a.env.Stdout, s)
+		}
+		return s.WriteText(a.env.Stdout, time.Local)
+	}
+
+	print := a.recordPrinter(o.json)
+	// --last holds back the records already written until the last of them is known.
+	var held []audit.Record
+	shown := 0
+	deliver := func(r audit.Record) error {
+		if !filter.Match(r) {
+			return nil
+		}
+		if o.last > 0 {
+			held = append(held, r)
+			if len(held) > o.last {
+				held = held[1:]
+			}
+			return nil
+		}
+		shown++
+		return print(r)
+	}
+	flush := func() error {
+		for _, r := range held {
+			shown++
+			if err := print(r); err != nil {
+				return err
+			}
+		}
+		held = nil
+		return nil
+	}
+
+	if !o.follow {
+		err := audit.Read(path, deliver)
+		if err := a.readProblem(path, err); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		if shown == 0 {
+			fmt.Fprintln(a.env.Stderr, "moat: no record matches")
+		}
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(a.env.Stderr, "moat: no audit log at %s yet; waiting for the first decision\n", path)
+	}
+	caught := func() error {
+		err := flush()
+		o.last = 0 // from now on every matching record is printed at once
+		return err
+	}
+	return audit.Follow(ctx, path, audit.FollowOptions{
+		History: true, Poll: o.poll, Caught: caught,
+		Bad: func(err error) { fmt.Fprintf(a.env.Stderr, "moat: warning: %v\n", err) },
+	}, deliver)
+}
+
+func (a *app) logFilter(o logsOptions) (logview.Filter, error) {
+	var f logview.Filter
+	if o.since != "" {
+		t, err := logview.ParseSince(o.since, a.env.Now(), time.Local)
+		if err != nil {
+			return f, err
+		}
+		f.Since = t
+	}
+	d, err := logview.ParseDecisions(o.decisions)
+	if err != nil {
+		return f, err
+	}
+	f.Decisions = d
+	f.Agents = logview.SplitList(o.agents)
+	f.Tools = logview.SplitList(o.tools)
+	f.Sessions = logview.SplitList(o.sessions)
+	return f, nil
+}
+
+// readProblem turns what audit.Read returned into the command's answer: no log yet is
+// said and is no failure, malformed lines are warnings (every good record was shown),
+// anything else fails.
+func (a *app) readProblem(path string, err error) error {
+	var le *audit.LineError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(a.env.Stderr, "moat: no audit log at %s yet: moat records a decision there each time a hook or `moat check --record` decides\n", path)
+		return nil
+	case errors.As(err, &le):
+		fmt.Fprintf(a.env.Stderr, "moat: warning: malformed lines in the audit log were skipped:\n%v\n", err)
+		return nil
+	}
+	return err
+}
+
+// recordPrinter returns the function that prints one record: as JSON, or as a row of a
+// table whose header it prints before the first row.
+func (a *app) recordPrinter(asJSON bool) func(audit.Record) error {
+	if asJSON {
+		enc := json.NewEncoder(a.env.Stdout)
+		enc.SetEscapeHTML(false) // as the audit log writes them
+		return func(r audit.Record) error { return enc.Encode(r) }
+	}
+	width, term := logview.Terminal(a.env.Stdout)
+	if !term || width <= 0 {
+		width = logview.DefaultWidth
+	}
+	t := &logview.Table{W: a.env.Stdout, Width: width, Color: term && a.env.Getenv("NO_COLOR") == "", Loc: time.Local}
+	header := false
+	return func(r audit.Record) error {
+		if !header {
+			header = true
+			if err := t.Header(); err != nil {
+				return err
+			}
+		}
+		return t.Write(r)
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
+}
