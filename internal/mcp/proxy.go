@@ -43,13 +43,28 @@ type Proxy struct {
 
 	mu     sync.Mutex
 	pinsMu sync.Mutex // Pins are not safe for concurrent use
-	// pending holds the client's requests relayed to the server and not yet answered,
-	// by id, so that a response can be matched to its request.
-	pending map[string]pendingRequest
+	// conn is the one client of FromClient and FromServer.
+	conn Conn
 	// hidden holds the tools taken out of the server's list, with the reason: calls to
 	// them are refused.
 	hidden map[string]string
 }
+
+// Conn holds one client's requests that the server has not answered yet, by id, so that
+// each response is read against its request: a tool list is inspected, a tool's result
+// scanned. Ids are unique only within one client's connection: over stdio the Proxy has
+// one client, whose Conn FromClient and FromServer use; over HTTP, where clients share a
+// Proxy, each session (or each exchange without one) is a Conn of its own, so that ids
+// pass unchanged and one client's tools/call cannot stand in for another's tools/list.
+// The zero value is ready to use.
+type Conn struct {
+	mu      sync.Mutex
+	pending map[string]pendingRequest
+}
+
+// maxPending bounds the requests one Conn waits for. A request beyond it is refused: a
+// response whose request was forgotten could not be read against it.
+const maxPending = 1 << 14
 
 // pendingRequest is what the proxy remembers of a request until it is answered.
 type pendingRequest struct {
@@ -66,27 +81,37 @@ const modernVersion = "2026-07-28"
 // moat cannot read is refused, never relayed; a request the policy does not allow is
 // answered in the server's place.
 func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, answers [][]byte) {
+	return p.FromClientOn(ctx, &p.conn, frame)
+}
+
+// FromClientOn is FromClient for the client whose requests conn holds.
+func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, frame []byte) (relay []byte, answers [][]byte) {
 	f, err := jsonrpc.Parse(frame)
 	if err != nil {
-		return nil, p.refuse("client", err)
+		return nil, p.refuse(conn, "client", err)
 	}
 	if !f.Batch {
 		a, c := p.decide(ctx, f.Messages[0])
+		if a == nil {
+			a = p.track(conn, f.Messages[0], c)
+		}
 		if a != nil {
 			return nil, [][]byte{a}
 		}
-		p.track(f.Messages[0], c)
 		return frame, nil
 	}
 	// A batch (allowed before 2025-06-18) is decided element by element: what is allowed
 	// goes on as a batch, and the refused elements are answered together.
 	var kept, refused [][]byte
 	for _, m := range f.Messages {
-		if a, c := p.decide(ctx, m); a != nil {
+		a, c := p.decide(ctx, m)
+		if a == nil {
+			a = p.track(conn, m, c)
+		}
+		if a != nil {
 			refused = append(refused, a)
 		} else {
 			kept = append(kept, m.Raw)
-			p.track(m, c)
 		}
 	}
 	if len(refused) == 0 {
@@ -99,22 +124,34 @@ func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, ans
 }
 
 // track remembers a request that goes on to the server, with the call it was decided
-// as (nil for a method moat does not decide).
-func (p *Proxy) track(m jsonrpc.Message, c *call.Call) {
+// as (nil for a method moat does not decide). It returns moat's answer when the request
+// cannot go on: its id is already waiting for an answer (the two responses could not be
+// told apart), or too many are.
+func (p *Proxy) track(conn *Conn, m jsonrpc.Message, c *call.Call) []byte {
 	if m.Kind != jsonrpc.Request {
-		return
+		return nil
 	}
 	r := pendingRequest{method: m.Method}
 	if m.Method == MethodToolsCall {
 		r.call = c
 		r.modern = jsonrpc.ProtocolVersion(m.Params) >= modernVersion
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.pending == nil {
-		p.pending = map[string]pendingRequest{}
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	if conn.pending == nil {
+		conn.pending = map[string]pendingRequest{}
 	}
-	p.pending[idKey(m.ID)] = r
+	key := idKey(m.ID)
+	if _, dup := conn.pending[key]; dup {
+		fmt.Fprintf(p.Log, "moat: refused a request whose id %s is already waiting for an answer\n", m.ID)
+		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidRequest, "moat: refused: a request with this id is already waiting for an answer", nil))
+	}
+	if len(conn.pending) >= maxPending {
+		fmt.Fprintf(p.Log, "moat: refused a request: %d requests already wait for the server's answers\n", len(conn.pending))
+		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InternalError, "moat: refused: too many requests wait for the server's answers", nil))
+	}
+	conn.pending[key] = r
+	return nil
 }
 
 // idKey is the same for every spelling of an id: a string id may be escaped differently
@@ -129,23 +166,32 @@ func idKey(id json.RawMessage) string {
 }
 
 // answered forgets the request a response from the server answers, and returns it.
-func (p *Proxy) answered(id json.RawMessage) (pendingRequest, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	r, ok := p.pending[idKey(id)]
-	delete(p.pending, idKey(id))
+func (conn *Conn) answered(id json.RawMessage) (pendingRequest, bool) {
+	conn.mu.Lock()
+	defer conn.mu.Unlock()
+	r, ok := conn.pending[idKey(id)]
+	delete(conn.pending, idKey(id))
 	return r, ok
 }
 
 // FromServer reads one frame the server sent and returns what to relay to the client and
 // any answers moat gives the client in its place.
 func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
+	return p.FromServerOn(&p.conn, frame)
+}
+
+// FromServerOn is FromServer for the client whose requests conn holds.
+func (p *Proxy) FromServerOn(conn *Conn, frame []byte) (relay []byte, answers [][]byte) {
 	f, err := jsonrpc.Parse(frame)
 	if err != nil {
-		return nil, p.refuse("server", err)
+		return nil, p.refuse(conn, "server", err)
 	}
 	if !f.Batch {
-		if a := p.readResponse(f.Messages[0]); a != nil {
+		a, drop := p.readResponse(conn, f.Messages[0])
+		switch {
+		case drop:
+			return nil, nil
+		case a != nil:
 			return a, nil
 		}
 		return frame, nil
@@ -153,16 +199,24 @@ func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
 	// Batches were removed from the protocol in 2025-06-18, but a server may still send
 	// one: each element is read as a single message would be, so that a tool list or a
 	// result cannot pass unread inside one.
-	items := make([][]byte, len(f.Messages))
+	items := make([][]byte, 0, len(f.Messages))
 	changed := false
-	for i, m := range f.Messages {
-		items[i] = m.Raw
-		if a := p.readResponse(m); a != nil {
-			items[i], changed = a, true
+	for _, m := range f.Messages {
+		a, drop := p.readResponse(conn, m)
+		switch {
+		case drop:
+			changed = true
+		case a != nil:
+			items, changed = append(items, a), true
+		default:
+			items = append(items, m.Raw)
 		}
 	}
-	if !changed {
+	switch {
+	case !changed:
 		return frame, nil
+	case len(items) == 0:
+		return nil, nil
 	}
 	return batch(items), nil
 }
@@ -170,21 +224,35 @@ func (p *Proxy) FromServer(frame []byte) (relay []byte, answers [][]byte) {
 // readResponse reads a message from the server that answers one of the client's
 // requests: a tool list or a tool's result. It returns what to send the client instead,
 // or nil to relay the message as it is.
-func (p *Proxy) readResponse(m jsonrpc.Message) []byte {
+func (p *Proxy) readResponse(conn *Conn, m jsonrpc.Message) (answer []byte, drop bool) {
 	if m.Kind != jsonrpc.Response {
-		return nil
+		return nil, false
 	}
-	r, ok := p.answered(m.ID)
-	if !ok || m.Result == nil {
-		return nil
+	r, ok := conn.answered(m.ID)
+	if !ok {
+		// The client waits for no such answer (moat answered the request itself, or it
+		// was never made): relayed, it could only be read as something it is not.
+		fmt.Fprintf(p.Log, "moat: dropped a response of the server to no request waiting for one (id %s)\n", scan.Redact(shortID(m.ID)))
+		return nil, true
+	}
+	if m.Result == nil {
+		return nil, false
 	}
 	switch {
 	case r.method == MethodToolsList:
-		return p.readToolList(m)
+		return p.readToolList(m), false
 	case r.call != nil:
-		return p.readResult(m, r)
+		return p.readResult(m, r), false
 	}
-	return nil
+	return nil, false
+}
+
+// shortID is an id as moat's notes print it.
+func shortID(id json.RawMessage) string {
+	if len(id) > 64 {
+		return string(id[:64]) + "…"
+	}
+	return string(id)
 }
 
 // decide returns moat's answer to m when moat answers it in the server's place, or nil
@@ -236,12 +304,12 @@ func denialReason(d call.Decision) string {
 
 // RefuseClientFrame answers a frame from the client that moat could not read (err is
 // the reader's or the parser's), as FromClient answers one it parsed and refused.
-func (p *Proxy) RefuseClientFrame(err error) [][]byte { return p.refuse("client", err) }
+func (p *Proxy) RefuseClientFrame(err error) [][]byte { return p.refuse(&p.conn, "client", err) }
 
 // refuse answers a frame moat could not read. A request whose id could be read is
 // answered with an error, so that its sender does not wait for ever; anything else is
 // dropped with a note.
-func (p *Proxy) refuse(from string, err error) [][]byte {
+func (p *Proxy) refuse(conn *Conn, from string, err error) [][]byte {
 	fmt.Fprintf(p.Log, "moat: refused a frame from the %s: %s\n", from, scan.Redact(err.Error()))
 	var id json.RawMessage
 	if fe, ok := err.(*jsonrpc.FrameError); ok {
@@ -253,7 +321,7 @@ func (p *Proxy) refuse(from string, err error) [][]byte {
 		if len(id) == 0 {
 			return nil
 		}
-		if _, ok := p.answered(id); !ok {
+		if _, ok := conn.answered(id); !ok {
 			return nil
 		}
 		return [][]byte{p.answer(jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: refused the server's answer: "+err.Error(), nil))}

@@ -259,7 +259,9 @@ func TestToolResults(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + token + `"}],"structuredContent":{"env":{"GITHUB_TOKEN":"ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4"},"n":12345678901234567890}}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"GITHUB_TOKEN=[REDACTED:github-token]","type":"text"},{"text":"moat: the credentials in the result of mcp:srv/fetch are masked (github-token at result:1:14, github-token at result:2:1); do not try to recover them.","type":"text"}],"structuredContent":{"env":{"GITHUB_TOKEN":"[REDACTED:github-token]"},"n":12345678901234567890}}}`,
 			call.Audit},
-		{"a response to no tools/call is not read", policy.DefaultOutput, result("77", injected), "=", 0},
+		// A response to no request the client waits for is dropped: relayed, it could
+		// only pass unread.
+		{"a response to no request is dropped", policy.DefaultOutput, result("77", injected), "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -482,8 +484,36 @@ func TestServerBatch(t *testing.T) {
 	if relay, _ := callTool(p, 3, "weather"); relay != nil {
 		t.Error("a call to the tool hidden from a batch was relayed")
 	}
+	p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
 	clean := `[` + pong + `]`
 	if relay, _ := p.FromServer([]byte(clean)); string(relay) != clean {
 		t.Errorf("a batch with nothing to read was changed: %s", relay)
+	}
+	// An answer to nothing is taken out of a batch, and a batch of nothing but such
+	// answers is not relayed.
+	stray := `{"jsonrpc":"2.0","id":9,"result":{}}`
+	p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+	if relay, _ := p.FromServer([]byte(`[` + stray + `,` + pong + `]`)); string(relay) != clean {
+		t.Errorf("a batch with a stray answer: relayed %s, want %s", relay, clean)
+	}
+	if relay, answers := p.FromServer([]byte(`[` + stray + `]`)); relay != nil || answers != nil {
+		t.Errorf("a batch of stray answers: relayed %s, answered %q", relay, answers)
+	}
+}
+
+// TestDuplicateRequestID: a request whose id already waits for an answer is refused,
+// since the two answers could not be told apart.
+func TestDuplicateRequestID(t *testing.T) {
+	p := &Proxy{Server: "srv", Decide: (&denyTools{}).decide, Log: io.Discard}
+	if relay, _ := p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":"x","method":"tools/list"}`)); relay == nil {
+		t.Fatal("the first request was not relayed")
+	}
+	relay, answers := p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":"\u0078","method":"tools/call","params":{"name":"add","arguments":{}}}`))
+	if relay != nil || len(answers) != 1 || !strings.Contains(string(answers[0]), "already waiting for an answer") {
+		t.Errorf("the second request with id x: relayed %s, answered %q", relay, answers)
+	}
+	p.FromServer([]byte(`{"jsonrpc":"2.0","id":"x","result":{"tools":[]}}`))
+	if relay, _ := p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}`)); relay == nil {
+		t.Error("the id was not free again once answered")
 	}
 }

@@ -67,7 +67,7 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 			var relay []byte
 			var answers [][]byte
 			if err != nil {
-				answers = s.Proxy.refuse("server", err)
+				answers = s.Proxy.refuse(&s.Proxy.conn, "server", err)
 			} else {
 				relay, answers = s.Proxy.FromServer(frame)
 			}
@@ -96,7 +96,7 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 			var relay []byte
 			var answers [][]byte
 			if err != nil {
-				answers = s.Proxy.refuse("client", err)
+				answers = s.Proxy.refuse(&s.Proxy.conn, "client", err)
 			} else {
 				relay, answers = s.Proxy.FromClient(ctx, frame)
 			}

@@ -37,10 +37,11 @@ func FuzzStream(f *testing.F) {
 			t.Fatal(err)
 		}
 		// A request with id 1 is pending, so that results are read as its answer.
-		p.FromClient(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
+		conn := &mcp.Conn{}
+		p.FromClientOn(t.Context(), conn, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
 		rec := httptest.NewRecorder()
 		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(in))}
-		hh.(*handler).stream(rec, resp, exchange{}, nil)
+		hh.(*handler).stream(rec, resp, exchange{conn: conn}, nil)
 		// Read as the strictest client would: a lone CR ends a line as well.
 		out := strings.ReplaceAll(strings.ReplaceAll(rec.Body.String(), "\r\n", "\n"), "\r", "\n")
 		sc := bufio.NewScanner(strings.NewReader(out))
@@ -116,8 +117,24 @@ func FuzzPost(f *testing.F) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		if rec.Code == 200 && strings.Contains(rec.Body.String(), `"moat-`) {
-			t.Errorf("moat's id reached the client: %s", rec.Body)
+		// Ids pass unchanged: every response the client gets answers one of its own
+		// requests.
+		if rec.Code == 200 {
+			sent := map[string]bool{}
+			if fr, err := jsonrpc.Parse(oneLine([]byte(body))); err == nil {
+				for _, m := range fr.Messages {
+					if m.Kind == jsonrpc.Request {
+						sent[idString(m.ID)] = true
+					}
+				}
+			}
+			if got, err := jsonrpc.Parse(rec.Body.Bytes()); err == nil {
+				for _, m := range got.Messages {
+					if m.Kind == jsonrpc.Response && m.ID != nil && string(m.ID) != "null" && !sent[idString(m.ID)] {
+						t.Errorf("the client got an answer to an id it did not send: %s", rec.Body)
+					}
+				}
+			}
 		}
 	})
 }

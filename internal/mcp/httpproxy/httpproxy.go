@@ -25,10 +25,10 @@ type Options struct {
 	// Upstream is the MCP server's endpoint (http or https).
 	Upstream *url.URL
 	// Proxy decides the client's messages and reads the server's. All clients share it:
-	// a tool it hides from one is refused to all. Requests are relayed under ids of
-	// moat's own, since the Proxy matches responses to requests by id and every client
-	// counts its ids from 1. Requests are handled concurrently, so its Decide, Record
-	// and Log must be safe for concurrent use.
+	// a tool it hides from one is refused to all. Each session, or each exchange without
+	// one, is an mcp.Conn of its own, so that ids pass unchanged although every client
+	// counts them from 1. Requests are handled concurrently, so its Decide, Record and
+	// Log must be safe for concurrent use.
 	Proxy *mcp.Proxy
 	// Token, when set, must be presented by every client as "Authorization: Bearer
 	// Token". It is moat's own and is never sent upstream.
@@ -56,7 +56,7 @@ type handler struct {
 	upstream string
 	client   *http.Client
 	max      int
-	ids      ids
+	sessions sessions
 	params   paramHeaders
 }
 
@@ -64,7 +64,7 @@ type handler struct {
 type exchange struct {
 	reqID   json.RawMessage // of a single request, to answer a failed relay with
 	session string          // Mcp-Session-Id
-	mine    []string        // moat's ids of the requests relayed; nil for GET and DELETE
+	conn    *mcp.Conn       // the client's requests that wait for answers
 }
 
 // New returns the proxy handler for o.
@@ -109,7 +109,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodPost:
 		h.post(w, r)
 	case http.MethodGet, http.MethodDelete:
-		h.relay(w, r, nil, exchange{session: r.Header.Get("Mcp-Session-Id")})
+		session := r.Header.Get("Mcp-Session-Id")
+		h.relay(w, r, nil, exchange{session: session, conn: h.sessions.conn(session)})
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
@@ -141,6 +142,7 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	body = oneLine(body)
 	x := exchange{session: r.Header.Get("Mcp-Session-Id")}
+	x.conn = h.sessions.conn(x.session)
 	f, parseErr := jsonrpc.Parse(body)
 	if parseErr == nil {
 		if !f.Batch && f.Messages[0].Kind == jsonrpc.Request {
@@ -160,15 +162,8 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		if body, x.mine, err = h.ids.rewrite(body, f, x.session); err != nil {
-			writeError(w, http.StatusInternalServerError, x.reqID, jsonrpc.InternalError, "moat: "+err.Error())
-			return
-		}
 	}
-	relay, answers := h.o.Proxy.FromClient(r.Context(), body)
-	for i, a := range answers {
-		answers[i] = h.ids.restore(a, x.session, x.mine)
-	}
+	relay, answers := h.o.Proxy.FromClientOn(r.Context(), x.conn, body)
 	if relay == nil {
 		status := http.StatusOK
 		if parseErr != nil || !hasRequest(f) {
@@ -179,21 +174,6 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.relay(w, r, relay, x, answers...)
-	if x.session == "" {
-		// Without a session no stream is resumed: a request whose response did not
-		// come on this exchange never gets one, and is forgotten here rather than kept.
-		h.abandon(x.mine)
-	}
-}
-
-// abandon forgets the requests of an exchange that were not answered, in moat's ids and
-// in the Proxy, which is told they ended in an error the client never sees.
-func (h *handler) abandon(mine []string) {
-	for _, id := range h.ids.abandon(mine) {
-		if b, err := jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: abandoned", nil); err == nil {
-			h.o.Proxy.FromServer(b)
-		}
-	}
 }
 
 // relay sends the client's request upstream (body nil for GET and DELETE) and the
@@ -208,7 +188,7 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 	// the 2026-07-28 revision is how a request is cancelled.
 	up, err := http.NewRequestWithContext(r.Context(), r.Method, h.upstream, rd)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, x.reqID, jsonrpc.InternalError, "moat: "+err.Error())
+		h.fail(w, http.StatusBadGateway, x, "moat: "+err.Error())
 		return
 	}
 	copyRequestHeaders(up.Header, r.Header, h.o.ForwardAuthorization)
@@ -221,10 +201,13 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 			return // the client left; there is nobody to answer
 		}
 		fmt.Fprintf(h.o.Proxy.Log, "moat: the MCP server did not answer: %v\n", err)
-		writeError(w, http.StatusBadGateway, x.reqID, jsonrpc.InternalError, "moat: the MCP server did not answer: "+err.Error())
+		h.fail(w, http.StatusBadGateway, x, "moat: the MCP server did not answer: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
+	if r.Method == http.MethodDelete && resp.StatusCode/100 == 2 {
+		h.sessions.end(x.session)
+	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	ok := resp.StatusCode/100 == 2
@@ -250,18 +233,17 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 		w.Header().Del("Content-Length")
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, int64(h.max)))
 		out := oneLine(b)
-		relay, answers := h.o.Proxy.FromServer(out)
+		relay, answers := h.o.Proxy.FromServerOn(x.conn, out)
 		if relay == nil && len(answers) > 0 {
 			relay = answers[0]
 		}
-		if relay != nil {
-			out = relay
-		}
-		if m := h.ids.restore(out, x.session, x.mine); m != nil {
-			out = m
+		if relay == nil {
+			// Nothing the client asked for: it still waits for its answer.
+			h.fail(w, http.StatusBadGateway, x, fmt.Sprintf("moat: refused the server's answer (HTTP %d)", resp.StatusCode))
+			return
 		}
 		w.WriteHeader(resp.StatusCode)
-		w.Write(out)
+		w.Write(relay)
 	default:
 		// Other errors pass as they are: an error's body is not a result the model reads
 		// as a tool's output.
@@ -282,7 +264,7 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, x exchan
 			msg = "moat: reading the server's answer: " + err.Error()
 		}
 		fmt.Fprintf(h.o.Proxy.Log, "%s\n", msg)
-		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, msg)
+		h.fail(w, http.StatusBadGateway, x, msg)
 		return
 	}
 	if len(bytes.TrimSpace(b)) == 0 && len(refused) == 0 {
@@ -290,14 +272,12 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, x exchan
 		w.WriteHeader(resp.StatusCode)
 		return
 	}
-	relay, answers := h.o.Proxy.FromServer(oneLine(b))
+	relay, answers := h.o.Proxy.FromServerOn(x.conn, oneLine(b))
 	var out [][]byte
 	for _, m := range append([][]byte{relay}, answers...) {
 		if m != nil {
-			if m = h.ids.restore(m, x.session, x.mine); m != nil {
-				h.params.learn(m)
-				out = append(out, m)
-			}
+			h.params.learn(m)
+			out = append(out, m)
 		}
 	}
 	if len(out) == 0 {
@@ -307,7 +287,7 @@ func (h *handler) relayJSON(w http.ResponseWriter, resp *http.Response, x exchan
 			w.WriteHeader(http.StatusBadGateway)
 			return
 		}
-		writeError(w, http.StatusBadGateway, reqID, jsonrpc.InternalError, "moat: refused the server's answer")
+		h.fail(w, http.StatusBadGateway, x, "moat: refused the server's answer")
 		return
 	}
 	writeJSON(w, resp.StatusCode, joinAnswers(append(out, refused...)))
@@ -377,6 +357,17 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
+}
+
+// fail answers the exchange's request in the server's place with a JSON-RPC error, and
+// tells the Proxy, so that its id no longer waits for an answer in the session.
+func (h *handler) fail(w http.ResponseWriter, status int, x exchange, msg string) {
+	if x.reqID != nil {
+		if b, err := jsonrpc.ErrorMessage(x.reqID, jsonrpc.InternalError, msg, nil); err == nil {
+			h.o.Proxy.FromServerOn(x.conn, b)
+		}
+	}
+	writeError(w, status, x.reqID, jsonrpc.InternalError, msg)
 }
 
 // writeError answers with a JSON-RPC error, so that SDK clients, which read the body of

@@ -103,14 +103,12 @@ func (h *handler) event(ev *event, x exchange) []byte {
 		b.WriteByte('\n')
 		return b.Bytes()
 	}
-	relay, answers := h.o.Proxy.FromServer(oneLine(data))
+	relay, answers := h.o.Proxy.FromServerOn(x.conn, oneLine(data))
 	var msgs [][]byte
 	for _, m := range append([][]byte{relay}, answers...) {
 		if m != nil {
-			if m = h.ids.restore(m, x.session, x.mine); m != nil {
-				h.params.learn(m)
-				msgs = append(msgs, m)
-			}
+			h.params.learn(m)
+			msgs = append(msgs, m)
 		}
 	}
 	if len(msgs) == 0 && len(ev.fields) == 0 {
