@@ -2,12 +2,14 @@ package audit
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -65,7 +67,7 @@ func redactValue(v any, red Redactor) any {
 	case nil, bool:
 		return v
 	case string:
-		return red.RedactString(v)
+		return clip(red.RedactString(v))
 	case json.Number:
 		// Numbers are redacted through their text, since a detector may match digits (a
 		// card number); a masked number is recorded as a string.
@@ -86,7 +88,7 @@ func redactValue(v any, red Redactor) any {
 	case []string:
 		out := make([]string, len(v))
 		for i, e := range v {
-			out[i] = red.RedactString(e)
+			out[i] = clip(red.RedactString(e))
 		}
 		return out
 	}
@@ -108,6 +110,29 @@ func redactValue(v any, red Redactor) any {
 		return v // an unchanged number keeps its Go type
 	}
 	return redactValue(generic, red)
+}
+
+// Arguments longer than maxArgBytes (a file written whole, a long patch) are recorded by
+// their first keptArgBytes and a note of their length and digest: the log is for what was
+// decided and why, and a copy of every file an agent writes would make it a second,
+// unbounded store of the user's data.
+const (
+	maxArgBytes  = 8 << 10
+	keptArgBytes = 2 << 10
+)
+
+// clip shortens an argument string (already redacted) longer than maxArgBytes, cutting at
+// a UTF-8 boundary. The digest lets a reader check a file against what the agent wrote.
+func clip(s string) string {
+	if len(s) <= maxArgBytes {
+		return s
+	}
+	cut := keptArgBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("%s…[moat: %d bytes in all, sha256 %x]", s[:cut], len(s), sum)
 }
 
 // valueFinder is implemented by redactors that can list the secret values they would
