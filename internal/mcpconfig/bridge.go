@@ -366,7 +366,10 @@ func tomlStdio(text string, v *value, moat, name, up, orig string, envVars []str
 		lines = append(lines, text[v.keyStarts[i]:v.elems[i].end])
 	}
 	start, _ := (Client{TOML: true}).span(v)
-	ind, _ := lineIndent(text, start)
+	ind, ok := lineIndent(text, start)
+	if !ok {
+		ind = ""
+	}
 	nl := "\n"
 	if strings.Contains(text, "\r\n") {
 		nl = "\r\n"
@@ -514,13 +517,24 @@ func canon(text string, sx syntax, v *value) string {
 	return b.String()
 }
 
-// bridgeURL is the URL of the server an entry that runs moat's bridge, with the given
-// env, reaches; "" when its env does not say.
-func bridgeURL(env map[string]string) string {
+// bridgeURL is the URL of the server that moat's bridge, run with the arguments argv
+// and the environment env, reaches; "" when they do not say.
+func bridgeURL(argv []string, env map[string]string) string {
+	name := ""
+	for i, a := range argv {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--upstream-env="); ok {
+			name = v
+		} else if a == "--upstream-env" && i+1 < len(argv) {
+			name = argv[i+1]
+		}
+	}
 	var up struct {
 		URL string `json:"url"`
 	}
-	if json.Unmarshal([]byte(env[upstreamEnv]), &up) != nil {
+	if name == "" || json.Unmarshal([]byte(env[name]), &up) != nil {
 		return ""
 	}
 	return up.URL

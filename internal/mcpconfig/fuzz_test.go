@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// seeds are the golden files (inputs and wrapped) and the layout table of one format.
+// seeds are the golden files (inputs and wrapped) and the layout tables of one format.
 func seeds(f *testing.F, toml bool) {
 	for _, g := range goldenCases(f) {
 		if g.client.TOML != toml {
@@ -26,6 +26,13 @@ func seeds(f *testing.F, toml bool) {
 	}
 	for _, text := range layouts[key] {
 		f.Add(text)
+	}
+	for name, texts := range remoteLayouts {
+		if (name == "codex") == toml {
+			for _, text := range texts {
+				f.Add(text)
+			}
+		}
 	}
 }
 

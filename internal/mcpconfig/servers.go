@@ -78,9 +78,9 @@ func (c Client) readServer(text string, sx syntax, v *value, s *Server) {
 	if isMoat(s.Command) && isBridge(s.Args) {
 		// A remote server behind moat's bridge that Unwrap could not restore (edited
 		// since): it is still a remote server.
-		*s = Server{Name: s.Name, URL: bridgeURL(s.Env)}
+		*s = Server{Name: s.Name, URL: bridgeURL(s.Args, s.Env)}
 		if s.URL == "" {
-			s.Skipped = "it runs moat's bridge to a server its " + upstreamEnv + " does not give"
+			s.Skipped = "it runs moat's bridge, but its env does not say to which server"
 		}
 	}
 }
