@@ -17,6 +17,7 @@ func TestMain(m *testing.M) {
 		"moat":            func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
 		"mcp-test-server": runSDKServer,
 		"mcp-raw-server":  runRawServer,
+		"sandbox-probe":   runSandboxProbe,
 	})
 }
 

@@ -101,6 +101,10 @@ var commands = []struct {
 	{"trust", newTrustCmd},
 	{"findings", newFindingsCmd},
 	{"mcp", newMCPCmd},
+	{"launch", newLaunchCmd},
+	{"sandbox", newSandboxCmd},
+	{"profile", newProfileCmd},
+	{"logs", newLogsCmd},
 	{"run", newRunCmd},
 	{"shell", newShellCmd},
 }

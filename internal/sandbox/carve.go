@@ -1,0 +1,184 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/moatdev/moat/internal/glob"
+)
+
+// How the allow-list is built. Landlock only grants: a rule gives rights beneath an
+// existing directory or on a file, and rules add up, so no rule can take a subpath back
+// out of a granted tree. To keep a secret out of a granted tree, the tree is not granted
+// whole: the carver walks down from the granted directory towards each denied path and
+// grants every sibling on the way on its own, so that nothing on the path to the secret,
+// and nothing beneath it, is granted. The directories on the way get only the right to
+// list them (which lists the names beneath, never the contents).
+
+// rule is one Landlock path rule being built.
+type rule struct {
+	path   string
+	access Access
+	why    []string
+}
+
+// limit is a path beneath which access is capped: to nothing (deny) or to reading
+// (protect). except holds patterns of paths beneath it that the cap leaves alone.
+type limit struct {
+	path   string
+	mask   Access
+	why    string
+	except []*glob.Path
+}
+
+func (l *limit) covers(p string) bool {
+	if !within(p, l.path) {
+		return false
+	}
+	for _, e := range l.except {
+		if e.Match(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// reopens reports whether something beneath dir is an exception of the cap.
+func (l *limit) reopens(dir string) bool {
+	for _, e := range l.except {
+		if e.TouchesTree(dir) {
+			return true
+		}
+	}
+	return false
+}
+
+type carver struct {
+	limits []*limit
+	rules  map[string]*rule
+	// hit records the limits that took something away from a grant.
+	hit map[*limit]bool
+}
+
+// maxCarveDepth bounds the walk, and so the symbolic-link loops it could follow.
+const maxCarveDepth = 40
+
+func newCarver(limits []*limit) *carver {
+	return &carver{limits: limits, rules: make(map[string]*rule), hit: make(map[*limit]bool)}
+}
+
+// grant gives access beneath p (a real path), except what the limits take away.
+func (c *carver) grant(p string, access Access, why string) {
+	c.walk(p, access, why, 0, nil)
+}
+
+func (c *carver) walk(p string, access Access, why string, depth int, stack []string) {
+	if depth > maxCarveDepth || slices.Contains(stack, p) {
+		return
+	}
+	eff := access
+	var reopened bool
+	for _, l := range c.limits {
+		if l.covers(p) {
+			if eff&^l.mask != 0 {
+				c.hit[l] = true
+			}
+			eff &= l.mask
+			if l.reopens(p) {
+				reopened = true
+			}
+		}
+	}
+	// Listing a directory on the way to a denied path is allowed: stat(2) shows the names
+	// anyway, and tools that walk the tree would otherwise fail.
+	chain := eff
+	split := reopened && eff != access
+	for _, l := range c.limits {
+		if l.path != p && within(l.path, p) && eff&^l.mask != 0 {
+			split = true
+			chain &= l.mask | ReadDir
+		}
+	}
+	if !split {
+		c.emit(p, eff, why)
+		return
+	}
+	c.emit(p, chain, why+" (split)")
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return
+	}
+	stack = append(stack, p)
+	for _, e := range entries {
+		child := filepath.Join(p, e.Name())
+		if e.Type()&os.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(child)
+			if err != nil {
+				continue
+			}
+			child = real
+		}
+		c.walk(child, access, why, depth+1, stack)
+	}
+}
+
+// emit records a rule, keeping only the rights that apply to what p is.
+func (c *carver) emit(p string, access Access, why string) {
+	if access == 0 {
+		return
+	}
+	if fi, err := os.Stat(p); err != nil {
+		return
+	} else if !fi.IsDir() {
+		access &= fileAccess
+		if access == 0 {
+			return
+		}
+	}
+	r := c.rules[p]
+	if r == nil {
+		r = &rule{path: p}
+		c.rules[p] = r
+	}
+	r.access |= access
+	if !slices.Contains(r.why, why) {
+		r.why = append(r.why, why)
+	}
+}
+
+// result returns the rules in path order, without those an ancestor's rule already covers.
+func (c *carver) result() []*rule {
+	paths := make([]string, 0, len(c.rules))
+	for p := range c.rules {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var out []*rule
+	for _, p := range paths {
+		r := c.rules[p]
+		covered := false
+		for a := filepath.Dir(p); ; a = filepath.Dir(a) {
+			if ar := c.rules[a]; ar != nil && ar.access&r.access == r.access {
+				covered = true
+				break
+			}
+			if a == "/" {
+				break
+			}
+		}
+		if !covered {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// within reports whether p is dir or beneath it; both are clean absolute paths.
+func within(p, dir string) bool {
+	if dir == "/" || p == dir {
+		return true
+	}
+	return strings.HasPrefix(p, dir) && p[len(dir)] == '/'
+}

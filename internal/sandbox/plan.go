@@ -1,0 +1,258 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/moatdev/moat/internal/glob"
+	"github.com/moatdev/moat/internal/pathset"
+)
+
+// Options are the inputs of Build.
+type Options struct {
+	Section *Section
+	Host    pathset.Host
+	// Workspace lists the absolute roots $workspace stands for.
+	Workspace []string
+	// Environ is the environment the command would get without the sandbox.
+	Environ []string
+	// ABI is the kernel's Landlock ABI (0: none).
+	ABI int
+	// Errata is the kernel's set of fixed Landlock errata.
+	Errata int
+	// UserTasks counts the user's processes and threads, for a relative process limit.
+	// Nil counts them from /proc.
+	UserTasks func() (uint64, error)
+}
+
+// Rule is one Landlock path rule of a plan.
+type Rule struct {
+	Path   string
+	Access Access
+	// Why names the grants that led to the rule.
+	Why []string
+}
+
+// Note is something about a path entry that a report must show: a path that was skipped
+// because it does not exist, a pattern that Landlock cannot express, a denial or a
+// protection that took effect.
+type Note struct {
+	Kind    NoteKind
+	Pattern string
+	Origin  string
+	Detail  string
+}
+
+// NoteKind says what a Note is about.
+type NoteKind string
+
+// Kinds of notes.
+const (
+	NoteMissing     NoteKind = "missing"     // nothing exists at the path: skipped
+	NoteAnywhere    NoteKind = "unenforced"  // matches in any directory: not expressible
+	NoteDenied      NoteKind = "denied"      // a deny took this out of a grant
+	NoteProtected   NoteKind = "protected"   // a protect made this read-only within a grant
+	NoteUnaffected  NoteKind = "not granted" // a deny or protect no grant reaches
+	NoteUnsupported NoteKind = "unsupported" // the kernel cannot enforce it
+)
+
+// Limit is one resource limit of a plan.
+type Limit struct {
+	Name     string // as the policy writes it: memory, open-files, processes, cpu-time
+	Resource int    // RLIMIT_*
+	Value    uint64
+	Detail   string
+}
+
+// Plan is everything a launch will enforce, worked out before anything runs: what
+// `--dry-run` prints and what Exec applies.
+type Plan struct {
+	Section *Section
+	ABI     int
+	// Handled are the file system rights this kernel restricts; a right outside it is
+	// not restricted at all.
+	Handled Access
+	Rules   []Rule
+	Notes   []Note
+	// Connect and Bind are the allowed TCP ports, when restricted; nil when not.
+	Connect, Bind []uint16
+	// NetEnforced reports whether this kernel restricts TCP (ABI 4).
+	NetEnforced bool
+	// ScopeSockets and ScopeSignals report the scopes that will be enforced.
+	ScopeSockets, ScopeSignals bool
+	Limits                     []Limit
+	Env                        []string
+	// Dropped lists the names of the environment variables that were removed.
+	Dropped []string
+}
+
+// Landlock reports whether the plan restricts anything with Landlock.
+func (p *Plan) Landlock() bool { return p.ABI > 0 }
+
+// Build works out the plan of a launch. It looks at the file system (to find what exists
+// and to carve the grants around denied paths) but changes nothing.
+func Build(o Options) (*Plan, error) {
+	s := o.Section
+	p := &Plan{Section: s, ABI: o.ABI, Handled: handledAccess(o.ABI)}
+	r := resolver{host: o.Host, workspace: o.Workspace}
+
+	limits, err := p.limits(r, s)
+	if err != nil {
+		return nil, err
+	}
+	c := newCarver(limits)
+	type grantList struct {
+		entries []Entry
+		access  Access
+		verb    string
+	}
+	for _, g := range []grantList{{s.Read, readAccess, "read"}, {s.Write, readAccess | writeAccess, "write"}, {s.Exec, execAccess, "exec"}} {
+		for _, e := range g.entries {
+			pats, _, err := r.expand(e.Pattern)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s %s: %w", e.Origin, g.verb, e.Pattern, err)
+			}
+			for _, pat := range pats {
+				if anywhere(pat) {
+					p.note(NoteAnywhere, pat, e, "Landlock grants whole existing hierarchies; a pattern that matches in any directory is not granted")
+					continue
+				}
+				paths := existing(pat)
+				if len(paths) == 0 {
+					p.note(NoteMissing, pat, e, "nothing there; skipped")
+				}
+				for _, path := range paths {
+					c.grant(path, g.access, g.verb+" "+e.Pattern)
+				}
+			}
+		}
+	}
+	for _, d := range baselineDevices {
+		if real, err := filepath.EvalSymlinks(d.path); err == nil {
+			c.grant(real, d.access, "device")
+		}
+	}
+	for _, rr := range c.result() {
+		p.Rules = append(p.Rules, Rule{Path: rr.path, Access: rr.access, Why: rr.why})
+	}
+	for _, l := range limits {
+		kind := NoteDenied
+		if l.mask != 0 {
+			kind = NoteProtected
+		}
+		if !c.hit[l] {
+			kind = NoteUnaffected
+		}
+		p.Notes = append(p.Notes, Note{Kind: kind, Pattern: l.path, Detail: l.why})
+	}
+	if o.ABI > 0 && o.ABI < 5 {
+		p.Notes = append(p.Notes, Note{Kind: NoteUnsupported, Detail: fmt.Sprintf("Landlock ABI %d: %s not restricted", o.ABI, missingRights(o.ABI))})
+	}
+
+	p.network(o.ABI, o.Errata)
+	if err := p.resourceLimits(s.Limits, o.UserTasks); err != nil {
+		return nil, err
+	}
+	p.Env, p.Dropped = FilterEnv(o.Environ, s.Env)
+	return p, nil
+}
+
+// limits turns the deny and protect lists into caps on real paths.
+func (p *Plan) limits(r resolver, s *Section) ([]*limit, error) {
+	var out []*limit
+	for _, list := range []struct {
+		entries []Entry
+		mask    Access
+		verb    string
+	}{{s.Deny, 0, "deny"}, {s.Protect, protectedAccess, "protect"}} {
+		for _, e := range list.entries {
+			pats, excepts, err := r.expand(e.Pattern)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s %s: %w", e.Origin, list.verb, e.Pattern, err)
+			}
+			var except []*glob.Path
+			for _, x := range excepts {
+				if g, err := glob.CompilePath(x, glob.Options{}); err == nil {
+					except = append(except, g)
+				}
+			}
+			for _, pat := range pats {
+				if anywhere(pat) {
+					p.note(NoteAnywhere, pat, e, "matches in any directory: Landlock cannot take it out of a granted tree (the hooks still judge it)")
+					continue
+				}
+				for _, path := range existing(pat) {
+					out = append(out, &limit{path: path, mask: list.mask, why: list.verb + " " + e.Pattern + " (" + pat + ", " + e.Origin + ")", except: except})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (p *Plan) note(kind NoteKind, pattern string, e Entry, detail string) {
+	n := Note{Kind: kind, Pattern: pattern, Origin: e.Pattern + ", " + e.Origin, Detail: detail}
+	if !slices.Contains(p.Notes, n) {
+		p.Notes = append(p.Notes, n)
+	}
+}
+
+// device is a device file every sandbox may use.
+type device struct {
+	path   string
+	access Access
+}
+
+// baselineDevices are granted in every sandbox: the harmless devices, and the terminal
+// (with ioctl, which terminal programs need), so that an agent's interactive interface
+// works.
+var baselineDevices = []device{
+	{"/dev/null", ReadFile | WriteFile | Truncate},
+	{"/dev/zero", ReadFile | WriteFile | Truncate},
+	{"/dev/full", ReadFile | WriteFile | Truncate},
+	{"/dev/random", ReadFile},
+	{"/dev/urandom", ReadFile},
+	{"/dev/tty", ReadFile | WriteFile | Truncate | IoctlDev},
+	{"/dev/ptmx", ReadFile | WriteFile | IoctlDev},
+	{"/dev/pts", ReadFile | ReadDir | WriteFile | Truncate | IoctlDev},
+}
+
+func missingRights(abi int) string {
+	var m []string
+	if abi < 2 {
+		m = append(m, "moving files between directories (all such moves are refused)")
+	}
+	if abi < 3 {
+		m = append(m, "truncating files")
+	}
+	if abi < 5 {
+		m = append(m, "ioctl on devices")
+	}
+	return strings.Join(m, ", ")
+}
+
+// network works out the TCP rules and scopes this kernel enforces.
+func (p *Plan) network(abi, errata int) {
+	s := p.Section
+	p.NetEnforced = abi >= 4
+	if !s.Connect.Any {
+		p.Connect = nonNil(s.Connect.List())
+	}
+	if !s.Bind.Any {
+		p.Bind = nonNil(s.Bind.List())
+	}
+	// Signal scoping had a bug fixed by erratum 2: a kernel without the fix gets no scoping
+	// at all, as go-landlock does.
+	scopes := abi >= 6 && errata&2 != 0
+	p.ScopeSockets = scopes && s.Scope.AbstractUnixSockets
+	p.ScopeSignals = scopes && s.Scope.Signals
+}
+
+func nonNil(ports []uint16) []uint16 {
+	if ports == nil {
+		return []uint16{}
+	}
+	return ports
+}
