@@ -6,22 +6,29 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// TestMCPWrapUnwrap wraps the MCP servers of three agents' configs on a temporary HOME
-// through the built binary, checks that the wrapped servers run through moat's proxy and
-// that nothing else changed, and that unwrap restores each file byte for byte.
+// TestMCPWrapUnwrap wraps the MCP servers of four agents' configs on a temporary HOME
+// through the built binary, checks that the wrapped servers run through moat's proxy
+// (remote ones through its stdio bridge) and that nothing else changed, and that unwrap
+// restores each file byte for byte.
 func TestMCPWrapUnwrap(t *testing.T) {
 	home := t.TempDir()
 	bin := moatBinary(t)
+	// wrap writes the binary's path with links resolved.
+	realBin, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{
 		".cursor/mcp.json": `{
   // the user's comment stays
   "mcpServers": {
     "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/p"], "env": {"DEBUG": "1"}},
-    "remote": {"url": "https://mcp.example.com/mcp"}
+    "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${env:MCP_TOKEN}"}}
   },
   "theme": "dark",
 }
@@ -33,6 +40,27 @@ model = "o4"
 command = "github-mcp"   # the server
 args = ["stdio"]
 env = { GITHUB_TOKEN_FILE = "/home/me/.gh" }
+
+[mcp_servers.figma]
+url = "https://mcp.figma.com/mcp"   # remote
+bearer_token_env_var = "FIGMA_TOKEN"
+`,
+		".claude.json": `{
+  "numStartups": 3,
+  "mcpServers": {
+    "sentry": {
+      "type": "http",
+      "url": "https://mcp.sentry.dev/mcp",
+      "headers": {
+        "Authorization": "Bearer ${SENTRY_TOKEN}"
+      }
+    },
+    "linear": {
+      "type": "sse",
+      "url": "https://mcp.linear.app/sse"
+    }
+  }
+}
 `,
 		".gemini/settings.json": `{"theme": "Default", "mcpServers": {"memory": {"command": "mcp-server-memory", "timeout": 30000, "trust": false}}}
 `,
@@ -71,8 +99,22 @@ env = { GITHUB_TOKEN_FILE = "/home/me/.gh" }
 	}
 
 	out, stderr, code := run("mcp", "wrap", "--dry-run")
-	if code != 0 || !strings.Contains(out, "would change") || !strings.Contains(out, `+      "mcp",`) && !strings.Contains(out, `"mcp", "proxy"`) {
+	if code != 0 || !strings.Contains(out, "would change") || !strings.Contains(out, `+      "mcp",`) && !strings.Contains(out, `"mcp", "proxy"`) ||
+		!strings.Contains(out, `+      "args": ["mcp", "proxy", "--name", "sentry", "--stdio", "--upstream-env", "MOAT_MCP_UPSTREAM"],`) {
 		t.Errorf("dry run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// --json with --dry-run: the remote server is reported wrapped, and in the diff.
+	out, stderr, code = run("mcp", "wrap", "--dry-run", "--json", "--agent", "claude-code")
+	var dry struct {
+		Changes []string `json:"changes"`
+		Diff    string   `json:"diff"`
+		Written bool     `json:"written"`
+	}
+	if err := json.Unmarshal([]byte(out), &dry); err != nil || code != 0 || dry.Written ||
+		!slices.Contains(dry.Changes, "mcpServers.sentry (line 4): wrapped (HTTP, through moat's stdio bridge)") ||
+		!slices.Contains(dry.Changes, `mcpServers.linear (line 11): skipped: it uses the "sse" transport; moat's bridge speaks Streamable HTTP only`) ||
+		!strings.Contains(dry.Diff, `+        "MOAT_MCP_UPSTREAM": "{\"url\":\"https://mcp.sentry.dev/mcp\",\"headers\":{\"Authorization\":\"Bearer ${SENTRY_TOKEN}\"}}",`) {
+		t.Errorf("dry run --json: exit %d, %v\n%s\n%s", code, err, out, stderr)
 	}
 	for name, text := range files {
 		if read(name) != text {
@@ -84,21 +126,59 @@ env = { GITHUB_TOKEN_FILE = "/home/me/.gh" }
 	if code != 0 {
 		t.Fatalf("wrap: exit %d\n%s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(out, "remote") || !strings.Contains(out, "skipped") {
-		t.Errorf("the HTTP server was not reported as skipped:\n%s", out)
+	for _, want := range []string{
+		"mcpServers.remote (line 5): wrapped (HTTP, through moat's stdio bridge)",
+		"mcp_servers.figma (line 9): wrapped (HTTP, through moat's stdio bridge)",
+		`mcpServers.linear (line 11): skipped: it uses the "sse" transport`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wrap did not report %q:\n%s", want, out)
+		}
 	}
 	cursor := read(".cursor/mcp.json")
 	if !strings.Contains(cursor, `"args": ["mcp","proxy","--name","filesystem","--","npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/p"]`) && !strings.Contains(cursor, `"mcp", "proxy", "--name", "filesystem", "--", "npx"`) {
 		t.Errorf("cursor's server does not run through the proxy:\n%s", cursor)
 	}
-	for _, kept := range []string{"// the user's comment stays", `"env": {"DEBUG": "1"}`, `"theme": "dark",`, `"remote": {"url": "https://mcp.example.com/mcp"}`} {
+	for _, kept := range []string{"// the user's comment stays", `"env": {"DEBUG": "1"}`, `"theme": "dark",`} {
 		if !strings.Contains(cursor, kept) {
 			t.Errorf("wrap lost %q:\n%s", kept, cursor)
 		}
 	}
+	if !strings.Contains(cursor, `"remote": {"command": "`+realBin) || !strings.Contains(cursor, `"MOAT_MCP_ORIGINAL": "{\"url\": \"https://mcp.example.com/mcp\", `) {
+		t.Errorf("cursor's remote server does not run moat's bridge:\n%s", cursor)
+	}
 	codex := read(".codex/config.toml")
-	if !strings.Contains(codex, "# the server") || !strings.Contains(codex, `"--name", "github", "--", "github-mcp"`) && !strings.Contains(codex, `"--name","github","--","github-mcp"`) {
+	if !strings.Contains(codex, "# the server") || !strings.Contains(codex, `"--name", "github", "--", "github-mcp"`) && !strings.Contains(codex, `"--name","github","--","github-mcp"`) ||
+		!strings.Contains(codex, `env = { MOAT_MCP_UPSTREAM = '{"url":"https://mcp.figma.com/mcp","headers":{"Authorization":"Bearer ${FIGMA_TOKEN}"}}'`) ||
+		!strings.Contains(codex, "\nenv_vars = [\"FIGMA_TOKEN\"]\n") {
 		t.Errorf("codex:\n%s", codex)
+	}
+	// The remote server of Claude Code is a stdio server now: this moat, its bridge, and
+	// the server's URL and headers in the variable the bridge reads.
+	var claude struct {
+		MCPServers map[string]struct {
+			Type    string            `json:"type"`
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+			URL     string            `json:"url"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(read(".claude.json")), &claude); err != nil {
+		t.Fatal(err)
+	}
+	sentry := claude.MCPServers["sentry"]
+	var upstream struct {
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}
+	if err := json.Unmarshal([]byte(sentry.Env["MOAT_MCP_UPSTREAM"]), &upstream); err != nil || sentry.Type != "stdio" || sentry.URL != "" ||
+		sentry.Command != realBin || strings.Join(sentry.Args, " ") != "mcp proxy --name sentry --stdio --upstream-env MOAT_MCP_UPSTREAM" ||
+		upstream.URL != "https://mcp.sentry.dev/mcp" || upstream.Headers["Authorization"] != "Bearer ${SENTRY_TOKEN}" || len(upstream.Headers) != 1 {
+		t.Errorf("claude code's remote server: %+v, upstream %+v (%v)", sentry, upstream, err)
+	}
+	if linear := claude.MCPServers["linear"]; linear.Type != "sse" || linear.Command != "" {
+		t.Errorf("the SSE server was changed: %+v", linear)
 	}
 	// The rewritten command is this moat: the argv of each server is moat's proxy.
 	var gemini struct {

@@ -36,18 +36,30 @@ func newMCPWrapCmd(a *app, unwrap bool) *cobra.Command {
 		names[i] = c.Name
 	}
 	use, short, long := "wrap", "Run every MCP server of the agents' configs through moat",
-		`Wrap rewrites each stdio MCP server entry in the agents' MCP configuration files so that
-the server runs through 'moat mcp proxy --name NAME -- ORIGINAL COMMAND…', with the
-absolute path of this moat binary. Everything else in the files stays byte for byte as it
-was; entries already wrapped are left alone, so running it twice changes nothing. Each
-file is copied to FILE.moat-backup before it changes. Entries moat cannot wrap (HTTP and
-SSE servers, which need the proxy's HTTP transport, not built yet; forms moat cannot edit
-safely) are listed with the reason, never silently passed over.`
+		`Wrap rewrites each MCP server entry in the agents' MCP configuration files so that the
+server runs through moat (the absolute path of this binary):
+
+  - a stdio server runs as 'moat mcp proxy --name NAME -- ORIGINAL COMMAND…';
+  - a remote (Streamable HTTP) server becomes a stdio entry that runs moat's bridge,
+    'moat mcp proxy --name NAME --stdio --upstream-env MOAT_MCP_UPSTREAM', with the
+    server's URL and headers as JSON in the entry's env (MOAT_MCP_UPSTREAM) and the
+    entry's original text beside them (MOAT_MCP_ORIGINAL), for unwrap.
+
+Everything else in the files stays byte for byte as it was; entries already wrapped are
+left alone, so running it twice changes nothing. Each file is copied to
+FILE.moat-backup before it changes. Entries moat cannot wrap (SSE and WebSocket servers,
+remote servers that sign in by themselves (OAuth, a headers helper) or have keys moat
+does not know, forms moat cannot edit safely) are listed with the reason, never
+silently passed over.`
 	if unwrap {
 		use, short, long = "unwrap", "Restore the MCP server entries that 'moat mcp wrap' changed",
 			`Unwrap restores every MCP server entry that 'moat mcp wrap' changed to exactly what it
-was (byte for byte, unless the agent has reformatted the file since, in which case the
-command and arguments are restored in its new layout). Nothing else changes.`
+was. A stdio server's entry comes back byte for byte, unless the agent has reformatted
+the file since, in which case the command and arguments are restored in its new layout.
+A remote server's entry comes back byte for byte from the copy it keeps in
+MOAT_MCP_ORIGINAL, unless the entry was changed since it was wrapped (a reformatted file
+is no change): restoring the copy would undo the change, so the entry is left as it is
+and the reason given. Nothing else changes.`
 	}
 	cmd := &cobra.Command{
 		Use:   use + " [--agent AGENT]… [--all] [--dry-run] [--json]",
