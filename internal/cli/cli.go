@@ -105,6 +105,8 @@ var commands = []struct {
 	{"sandbox", newSandboxCmd},
 	{"profile", newProfileCmd},
 	{"logs", newLogsCmd},
+	{"packs", newPacksCmd},
+	{"doctor", newDoctorCmd},
 	{"run", newRunCmd},
 	{"shell", newShellCmd},
 }

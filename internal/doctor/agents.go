@@ -1,0 +1,199 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/setup"
+)
+
+// checkHooks reports, for every agent moat can set up, whether moat's hooks are in its
+// settings (the user's and the project's) for every event moat uses, and whether the
+// moat they run exists.
+func checkHooks(in Inputs) []Finding {
+	var out []Finding
+	for _, ag := range setup.Agents {
+		out = append(out, checkAgent(in, ag))
+	}
+	return out
+}
+
+func checkAgent(in Inputs, ag setup.Agent) Finding {
+	name := string(ag.Agent)
+	f := Finding{ID: "hooks." + name}
+	installed := isDir(filepath.Join(in.Dirs.Home, ag.ConfigDir))
+	files := []string{ag.File(setup.User, in.Dirs.Home, "")}
+	if in.Project != "" {
+		files = append(files, ag.File(setup.Project, in.Dirs.Home, in.Project))
+	}
+	covered := map[string]bool{}
+	var commands []string
+	var where []string
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			f.Status, f.Message = Fail, fmt.Sprintf("cannot read %s: %v", file, err)
+			f.Fix = "make the file readable, then run `moat setup " + name + "`"
+			return f
+		}
+		got, err := ag.Installed(string(data))
+		if err != nil {
+			f.Status, f.Message = Fail, fmt.Sprintf("%s cannot be read as settings (%v), so %s may ignore it, moat's hooks with it", file, err, name)
+			f.Fix = "repair the file, then run `moat setup " + name + "`"
+			return f
+		}
+		if len(got) > 0 {
+			where = append(where, file)
+		}
+		for ev := range got {
+			covered[ev] = true
+		}
+		commands = append(commands, hookBinaries(string(data), name)...)
+	}
+	var missing []string
+	for _, ev := range ag.Events {
+		if !covered[ev] {
+			missing = append(missing, ev)
+		}
+	}
+	switch {
+	case !installed && len(covered) == 0:
+		f.Status, f.Message = OK, fmt.Sprintf("%s is not installed (no ~/%s)", name, ag.ConfigDir)
+		return f
+	case len(covered) == 0:
+		f.Status = Fail
+		f.Message = fmt.Sprintf("%s is installed, but moat's hooks are not in %s: its tool calls are not checked", name, strings.Join(files, " or "))
+		f.Fix = "moat setup " + name
+		return f
+	case len(missing) > 0:
+		f.Status = Fail
+		f.Message = fmt.Sprintf("moat's hooks for %s are missing for %s in %s", name, strings.Join(missing, ", "), strings.Join(where, " and "))
+		f.Fix = "moat setup " + name
+		return f
+	}
+	// The hooks name moat by its absolute path: one that has moved or gone makes the
+	// agent's hook fail, which most agents treat as no objection.
+	slices.Sort(commands)
+	commands = slices.Compact(commands)
+	for _, bin := range commands {
+		switch {
+		case !isExecutable(bin):
+			f.Status = Fail
+			f.Message = fmt.Sprintf("moat's hooks for %s run %s, which is not an executable file: the hook fails on every call, and %s carries on regardless", name, bin, name)
+			f.Fix = fmt.Sprintf("moat setup --uninstall %s && moat setup %s", name, name)
+			return f
+		case !sameFile(resolve(bin), in.Executable):
+			f.Status = Warn
+			f.Message = fmt.Sprintf("moat's hooks for %s run %s, not this moat (%s)", name, bin, in.Executable)
+			f.Fix = fmt.Sprintf("moat setup --uninstall %s && moat setup %s   # with the moat you want the hooks to run", name, name)
+			return f
+		}
+	}
+	f.Status = OK
+	f.Message = fmt.Sprintf("moat's hooks for %s are in %s for %s", name, strings.Join(where, " and "), strings.Join(ag.Events, ", "))
+	if ag.Note != "" {
+		f.Message += " (" + strings.TrimSuffix(ag.Note, ".") + ")"
+	}
+	return f
+}
+
+// hookCommandRE finds the JSON strings of hook commands that run `moat hook AGENT`.
+var hookCommandRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"((?:[^"\\\n]|\\.)*) hook ([a-z-]+)"`)
+})
+
+// hookBinaries returns the moat binaries that the agent's moat hooks in text run.
+func hookBinaries(text, agent string) []string {
+	var out []string
+	for _, m := range hookCommandRE().FindAllStringSubmatch(text, -1) {
+		if m[2] != agent {
+			continue
+		}
+		var cmd string
+		if err := json.Unmarshal([]byte(`"`+m[1]+`"`), &cmd); err != nil {
+			continue
+		}
+		if strings.HasPrefix(cmd, "'") && strings.HasSuffix(cmd, "'") && len(cmd) >= 2 {
+			cmd = strings.ReplaceAll(cmd[1:len(cmd)-1], `'\''`, "'")
+		}
+		if filepath.IsAbs(cmd) {
+			out = append(out, cmd)
+		}
+	}
+	return out
+}
+
+// checkMCP reports, for every MCP configuration file that exists, which of its servers
+// run through moat's proxy.
+func checkMCP(in Inputs) []Finding {
+	moat := in.Executable
+	if base := strings.ToLower(filepath.Base(moat)); base != "moat" && base != "moat.exe" {
+		moat = "/usr/local/bin/moat" // Wrap wants a path named moat; nothing is written
+	}
+	var out []Finding
+	for _, c := range mcpconfig.Clients {
+		for _, file := range c.Files(in.Dirs.Home, in.Project, in.GOOS) {
+			data, err := os.ReadFile(file)
+			if os.IsNotExist(err) {
+				continue
+			}
+			scope := "user"
+			if in.Project != "" && strings.HasPrefix(file, in.Project+string(filepath.Separator)) {
+				scope = "project"
+			}
+			f := Finding{ID: "mcp." + c.Name + "." + scope}
+			if err != nil {
+				f.Status, f.Message = Warn, fmt.Sprintf("cannot read %s: %v", file, err)
+				out = append(out, f)
+				continue
+			}
+			_, changes, err := c.Wrap(string(data), moat, mcpconfig.Options{DryRun: true})
+			if err != nil {
+				f.Status, f.Message = Warn, fmt.Sprintf("cannot read the MCP servers of %s: %v", file, oneLine(err.Error()))
+				out = append(out, f)
+				continue
+			}
+			out = append(out, mcpFinding(f, c.Name, file, changes))
+		}
+	}
+	return out
+}
+
+func mcpFinding(f Finding, client, file string, changes []mcpconfig.Change) Finding {
+	var wrapped, bare, skipped []string
+	for _, ch := range changes {
+		switch {
+		case ch.Already:
+			wrapped = append(wrapped, ch.Server)
+		case ch.Skipped:
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", ch.Server, ch.Reason))
+		default:
+			bare = append(bare, ch.Server)
+		}
+	}
+	switch {
+	case len(changes) == 0:
+		f.Status, f.Message = OK, fmt.Sprintf("%s configures no MCP server", file)
+	case len(bare) > 0:
+		f.Status = Warn
+		f.Message = fmt.Sprintf("%d of the %d MCP servers in %s do not run through moat's proxy: %s", len(bare), len(changes), file, strings.Join(bare, ", "))
+		f.Fix = "moat mcp wrap --agent " + client
+	case len(skipped) > 0:
+		f.Status = Warn
+		f.Message = fmt.Sprintf("%d of the %d MCP servers in %s cannot be wrapped by moat: %s", len(skipped), len(changes), file, strings.Join(skipped, "; "))
+		f.Fix = "see `moat mcp wrap --help`"
+	default:
+		f.Status, f.Message = OK, fmt.Sprintf("the %d MCP servers in %s run through moat's proxy", len(wrapped), file)
+	}
+	return f
+}
