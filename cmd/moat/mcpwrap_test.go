@@ -2,13 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMCPWrapUnwrap wraps the MCP servers of four agents' configs on a temporary HOME
@@ -234,5 +241,133 @@ bearer_token_env_var = "FIGMA_TOKEN"
 
 	if _, stderr, code := run("mcp", "wrap", "--agent", "cursr"); code != 1 || !strings.Contains(stderr, `unknown agent "cursr"`) {
 		t.Errorf("unknown agent: exit %d, %s", code, stderr)
+	}
+}
+
+// TestMCPWrapRemoteRuns wraps a remote server of Claude Code's config, then starts the
+// wrapped entry as the agent would (its command, its arguments, its env on top of the
+// agent's) and talks MCP to it: the bridge reaches the server with the entry's headers,
+// the ${VAR} in them expanded by moat, allowed calls go through and a denied one never
+// reaches the server. Unwrap then restores the file byte for byte.
+func TestMCPWrapRemoteRuns(t *testing.T) {
+	bin := moatBinary(t)
+	var mu sync.Mutex
+	var calls []string
+	server := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "v0"}, nil)
+	type text struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echoes the text."}, func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		calls = append(calls, "echo "+in.Text)
+		mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "delete_everything", Description: "Deletes everything (a canary: it only counts)."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		calls = append(calls, "delete_everything")
+		mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil, nil
+	})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer s3cret-token" || r.Header.Get("X-Region") != `eu "west"` {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		sdk.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	home := t.TempDir()
+	original := `{
+  "mcpServers": {
+    "remote": {
+      "type": "http",
+      "url": "` + srv.URL + `/mcp",
+      "headers": {
+        "Authorization": "Bearer ${REMOTE_TOKEN}",
+        "X-Region": "eu \"west\""
+      }
+    }
+  }
+}
+`
+	policy := "version: 1\ndefault: allow\nrules:\n  - id: no-deleting\n    tool: mcp:remote/delete_*\n    decision: deny\n    reason: not for agents\n"
+	for name, text := range map[string]string{".claude.json": original, ".config/moat/moat.yaml": policy} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	moat := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = home
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("moat %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	moat("mcp", "wrap", "--agent", "claude-code")
+	data, err := os.ReadFile(filepath.Join(home, ".claude.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	entry := cfg.MCPServers["remote"]
+	if entry.Command == "" {
+		t.Fatalf("not wrapped:\n%s", data)
+	}
+
+	// The agent's environment holds the token; the entry's env is added to it, with the
+	// ${REMOTE_TOKEN} left for moat to expand.
+	cmd := exec.Command(entry.Command, entry.Args...)
+	cmd.Dir = home
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "REMOTE_TOKEN=s3cret-token"}
+	for k, v := range entry.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil)
+	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to the wrapped entry: %v\n%s", err, stderr.String())
+	}
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hello" {
+		t.Errorf("echo through the wrapped entry: %+v, %v\n%s", res, err, stderr.String())
+	}
+	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "delete_everything", Arguments: map[string]any{}})
+	if err != nil || !res.IsError {
+		t.Errorf("delete_everything was not refused: %+v, %v", res, err)
+	}
+	sess.Close()
+	mu.Lock()
+	if got := strings.Join(calls, ","); got != "echo hello" {
+		t.Errorf("the server saw %q, want only the allowed call", got)
+	}
+	mu.Unlock()
+
+	moat("mcp", "unwrap", "--agent", "claude-code")
+	if data, _ := os.ReadFile(filepath.Join(home, ".claude.json")); string(data) != original {
+		t.Errorf("unwrap did not restore the file:\n%s", data)
 	}
 }
