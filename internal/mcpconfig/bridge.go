@@ -103,13 +103,15 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 	if u == nil || len(v.elems) == 0 {
 		return fail("it has no %s", remoteKeys(c.remotes))
 	}
-	for i, k := range v.keys {
-		if slices.Index(v.keys, k) != i {
+	keys := make(map[string]bool, len(v.keys))
+	for _, k := range v.keys {
+		if keys[k] {
 			return fail("it gives %s more than once", k)
 		}
+		keys[k] = true
 	}
 	for _, other := range c.remotes {
-		if other.key != r.key && slices.Contains(v.keys, other.key) {
+		if other.key != r.key && keys[other.key] {
 			return fail("it has both %s and %s", r.key, other.key)
 		}
 	}
@@ -415,8 +417,12 @@ func (c Client) unwrapBridge(text string, e entry, sx syntax, moat string, argv 
 		return leave("it runs moat's bridge, but its env has no " + originalEnv + " to restore it from")
 	}
 	name := e.name
-	for i := 2; i+1 < len(argv) && argv[i] != "--"; i++ {
-		if argv[i] == "--name" {
+	for i := 2; i < len(argv) && argv[i] != "--"; i++ {
+		if n, ok := strings.CutPrefix(argv[i], "--name="); ok {
+			name = n
+			break
+		}
+		if argv[i] == "--name" && i+1 < len(argv) {
 			name = argv[i+1]
 			break
 		}

@@ -257,6 +257,7 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string) ([]edit,
 	}
 	if _, ok := wrappedArgs(text, sx, command, args); ok {
 		ch.Already = true
+		ch.HTTP = isBridge(argsOf(text, sx, args))
 		return nil, ch
 	}
 
