@@ -32,8 +32,8 @@ func logRecords(n int) []audit.Record {
 			Time:  end.Add(-time.Duration(n-1-i) * time.Hour),
 			Agent: agents[i%len(agents)], Session: "s" + string(rune('a'+i%2)), Event: "pre_tool_use",
 			Class: "shell", Tool: []string{"Bash", "shell", "Shell"}[i%3],
-			Args:     map[string]any{"command": "echo " + strings.Repeat("x", i), "n": json.Number("1")},
-			Cwd:      "/home/u/p", Decision: v, Rule: v.String() + "-rule", Reason: "because " + v.String(),
+			Args: map[string]any{"command": "echo " + strings.Repeat("x", i), "n": json.Number("1")},
+			Cwd:  "/home/u/p", Decision: v, Rule: v.String() + "-rule", Reason: "because " + v.String(),
 			Policy: "embedded:recommended",
 		})
 	}
