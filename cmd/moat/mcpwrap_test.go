@@ -123,6 +123,15 @@ bearer_token_env_var = "FIGMA_TOKEN"
 		!strings.Contains(dry.Diff, `+        "MOAT_MCP_UPSTREAM": "{\"url\":\"https://mcp.sentry.dev/mcp\",\"headers\":{\"Authorization\":\"Bearer ${SENTRY_TOKEN}\"}}",`) {
 		t.Errorf("dry run --json: exit %d, %v\n%s\n%s", code, err, out, stderr)
 	}
+	// A server the user wants left alone, such as one the agent signs in to with OAuth.
+	out, stderr, code = run("mcp", "wrap", "--dry-run", "--agent", "claude-code", "--skip", "sentry")
+	if code != 0 || !strings.Contains(out, "mcpServers.sentry (line 4): skipped: left as it is, as asked") || strings.Contains(out, "would change") {
+		t.Errorf("--skip: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = run("mcp", "wrap", "--dry-run", "--agent", "cursor", "--stdio-only")
+	if code != 0 || !strings.Contains(out, "mcpServers.remote (line 5): skipped: left as it is, as asked") || !strings.Contains(out, "mcpServers.filesystem (line 4): wrapped") {
+		t.Errorf("--stdio-only: exit %d\n%s\n%s", code, out, stderr)
+	}
 	for name, text := range files {
 		if read(name) != text {
 			t.Errorf("--dry-run changed %s", name)

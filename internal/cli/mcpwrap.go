@@ -27,6 +27,8 @@ type mcpWrapOptions struct {
 	agents       []string
 	all, dryRun  bool
 	json, unwrap bool
+	skip         []string // servers wrap leaves alone
+	stdioOnly    bool     // wrap leaves every remote server alone
 }
 
 func newMCPWrapCmd(a *app, unwrap bool) *cobra.Command {
@@ -50,7 +52,12 @@ left alone, so running it twice changes nothing. Each file is copied to
 FILE.moat-backup before it changes. Entries moat cannot wrap (SSE and WebSocket servers,
 remote servers that sign in by themselves (OAuth, a headers helper) or have keys moat
 does not know, forms moat cannot edit safely) are listed with the reason, never
-silently passed over.`
+silently passed over.
+
+The bridge cannot sign in to a server with OAuth as the agent does: a remote server
+with no headers of its own is wrapped with a warning. Leave such a server alone with
+--skip NAME (every server of that name, in every file), or all remote servers with
+--stdio-only.`
 	if unwrap {
 		use, short, long = "unwrap", "Restore the MCP server entries that 'moat mcp wrap' changed",
 			`Unwrap restores every MCP server entry that 'moat mcp wrap' changed to exactly what it
@@ -61,8 +68,12 @@ MOAT_MCP_ORIGINAL, unless the entry was changed since it was wrapped (a reformat
 is no change): restoring the copy would undo the change, so the entry is left as it is
 and the reason given. Nothing else changes.`
 	}
+	usage := use + " [--agent AGENT]… [--all] [--dry-run] [--json]"
+	if !unwrap {
+		usage += " [--skip SERVER]… [--stdio-only]"
+	}
 	cmd := &cobra.Command{
-		Use:   use + " [--agent AGENT]… [--all] [--dry-run] [--json]",
+		Use:   usage,
 		Short: short,
 		Long: long + `
 
@@ -77,6 +88,10 @@ repository root) are both read.`,
 	f.BoolVar(&o.all, "all", false, "every agent moat knows (the same as no --agent: missing files are skipped)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "show the changes as a diff, change nothing")
 	f.BoolVar(&o.json, "json", false, "print one JSON object per file")
+	if !unwrap {
+		f.StringArrayVar(&o.skip, "skip", nil, "a server to leave as it is (repeatable), such as a remote server the agent signs in to with OAuth")
+		f.BoolVar(&o.stdioOnly, "stdio-only", false, "leave remote (HTTP) servers as they are")
+	}
 	return cmd
 }
 
@@ -129,7 +144,7 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 			if o.unwrap {
 				res, err = c.UnwrapFile(file, mcpconfig.Options{DryRun: o.dryRun})
 			} else {
-				res, err = c.WrapFile(file, moat, mcpconfig.Options{DryRun: o.dryRun})
+				res, err = c.WrapFile(file, moat, mcpconfig.Options{DryRun: o.dryRun, Skip: o.skip, StdioOnly: o.stdioOnly})
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				continue

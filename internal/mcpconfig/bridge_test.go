@@ -328,3 +328,38 @@ func TestWrapFileRemote(t *testing.T) {
 		t.Errorf("not restored: %q %v", read(path), err)
 	}
 }
+
+func TestWrapLeavesAsked(t *testing.T) {
+	c := client(t, "cursor")
+	text := `{"mcpServers": {"oauth": {"url": "https://o.example.com/mcp"}, "keyed": {"url": "https://k.example.com/mcp", "headers": {"A": "b"}}, "local": {"command": "x"}}}`
+	for _, tc := range []struct {
+		opts    Options
+		wrapped []string
+	}{
+		{Options{}, []string{"oauth", "keyed", "local"}},
+		{Options{Skip: []string{"oauth"}}, []string{"keyed", "local"}},
+		{Options{Skip: []string{"local", "keyed"}}, []string{"oauth"}},
+		{Options{StdioOnly: true}, []string{"local"}},
+		{Options{StdioOnly: true, Skip: []string{"local"}}, nil},
+	} {
+		out, changes, err := c.Wrap(text, moatBin, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wrapped []string
+		for _, ch := range changes {
+			switch {
+			case !ch.Skipped:
+				wrapped = append(wrapped, ch.Server)
+			case ch.Reason != reasonAsked:
+				t.Errorf("%+v: %s", tc.opts, ch)
+			}
+		}
+		if !slices.Equal(wrapped, tc.wrapped) {
+			t.Errorf("%+v: wrapped %q, want %q", tc.opts, wrapped, tc.wrapped)
+		}
+		if back, _, _ := c.Unwrap(out); back != text {
+			t.Errorf("%+v: not restored: %q", tc.opts, back)
+		}
+	}
+}

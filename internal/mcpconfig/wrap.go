@@ -49,7 +49,15 @@ import (
 type Options struct {
 	// DryRun makes WrapFile and UnwrapFile compute the new text and write nothing.
 	DryRun bool
+	// Skip names servers Wrap leaves as they are, reported as skipped: a remote server
+	// the agent signs in to by itself, which the bridge cannot, or any the user wants
+	// left alone.
+	Skip []string
+	// StdioOnly makes Wrap leave every remote server as it is, reported as skipped.
+	StdioOnly bool
 }
+
+const reasonAsked = "left as it is, as asked"
 
 // Change is what Wrap or Unwrap did, or declined to do, with one server entry.
 type Change struct {
@@ -147,7 +155,7 @@ func (c Client) Wrap(text, moatPath string, opts Options) (string, []Change, err
 	var edits []edit
 	changes := []Change{}
 	for _, e := range entries {
-		ed, ch := c.wrapEntry(text, e, sx, moatPath)
+		ed, ch := c.wrapEntry(text, e, sx, moatPath, opts)
 		edits = append(edits, ed...)
 		changes = append(changes, ch)
 	}
@@ -190,7 +198,7 @@ func (c Client) entries(text string) ([]entry, syntax, error) {
 	return es, jsonSyntax{}, err
 }
 
-func (c Client) wrapEntry(text string, e entry, sx syntax, moat string) ([]edit, Change) {
+func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Options) ([]edit, Change) {
 	ch := Change{Where: e.where, Server: e.name, Line: lineOf(text, e.pos)}
 	skip := func(format string, args ...any) ([]edit, Change) {
 		ch.Skipped, ch.Reason = true, fmt.Sprintf(format, args...)
@@ -198,6 +206,9 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string) ([]edit,
 	}
 	if e.skip != "" {
 		return skip("%s", e.skip)
+	}
+	if e.name != "" && slices.Contains(opts.Skip, e.name) {
+		return skip(reasonAsked)
 	}
 	v := e.val
 	if v.kind != '{' {
@@ -217,6 +228,9 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string) ([]edit,
 		return skip("it has neither a command nor a %s", remoteKeys(c.remotes))
 	case urlVal != nil:
 		ch.HTTP = true
+		if opts.StdioOnly {
+			return skip(reasonAsked)
+		}
 		if e.subtable != "" {
 			return skip("its %s is written as a table of its own ([mcp_servers.%s.%s]); moat wraps a remote server written in one table",
 				e.subtable, e.name, e.subtable)
