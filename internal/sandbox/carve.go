@@ -71,10 +71,19 @@ func newCarver(limits []*limit) *carver {
 
 // grant gives access beneath p (a real path), except what the limits take away.
 func (c *carver) grant(p string, access Access, why string) {
-	c.walk(p, access, why, 0, nil)
+	c.walk(p, unknownKind, access, why, 0, nil)
 }
 
-func (c *carver) walk(p string, access Access, why string, depth int, stack []string) {
+// kind is what a path is, when the walk already knows it.
+type kind uint8
+
+const (
+	unknownKind kind = iota
+	dirKind
+	fileKind
+)
+
+func (c *carver) walk(p string, k kind, access Access, why string, depth int, stack []string) {
 	if depth > maxCarveDepth || slices.Contains(stack, p) {
 		return
 	}
@@ -101,11 +110,21 @@ func (c *carver) walk(p string, access Access, why string, depth int, stack []st
 			chain &= l.mask | ReadDir
 		}
 	}
-	if !split {
-		c.emit(p, eff, why)
+	if k == unknownKind {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return
+		}
+		k = fileKind
+		if fi.IsDir() {
+			k = dirKind
+		}
+	}
+	if !split || k != dirKind {
+		c.emit(p, k, eff, why)
 		return
 	}
-	c.emit(p, chain, why+" (split)")
+	c.emit(p, k, chain, why+" (split)")
 	entries, err := os.ReadDir(p)
 	if err != nil {
 		return
@@ -113,29 +132,28 @@ func (c *carver) walk(p string, access Access, why string, depth int, stack []st
 	stack = append(stack, p)
 	for _, e := range entries {
 		child := filepath.Join(p, e.Name())
-		if e.Type()&os.ModeSymlink != 0 {
+		ck := fileKind
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
 			real, err := filepath.EvalSymlinks(child)
 			if err != nil {
 				continue
 			}
-			child = real
+			child, ck = real, unknownKind
+		case e.IsDir():
+			ck = dirKind
 		}
-		c.walk(child, access, why, depth+1, stack)
+		c.walk(child, ck, access, why, depth+1, stack)
 	}
 }
 
 // emit records a rule, keeping only the rights that apply to what p is.
-func (c *carver) emit(p string, access Access, why string) {
+func (c *carver) emit(p string, k kind, access Access, why string) {
+	if k != dirKind {
+		access &= fileAccess
+	}
 	if access == 0 {
 		return
-	}
-	if fi, err := os.Stat(p); err != nil {
-		return
-	} else if !fi.IsDir() {
-		access &= fileAccess
-		if access == 0 {
-			return
-		}
 	}
 	r := c.rules[p]
 	if r == nil {

@@ -1,12 +1,10 @@
 package sandbox
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/moatdev/moat/internal/policy"
 )
@@ -33,14 +31,14 @@ func (p *Plan) resourceLimits(l policy.Limits, userTasks func() (uint64, error))
 		detail := "processes and threads of this user, counted across the whole system (RLIMIT_NPROC)"
 		if l.ProcessesRelative {
 			if userTasks == nil {
-				userTasks = countUserTasks
+				userTasks = countTasks
 			}
 			n, err := userTasks()
 			if err != nil {
 				return fmt.Errorf("counting this user's processes for the limit +%d: %w", l.Processes, err)
 			}
 			v += n
-			detail = fmt.Sprintf("%d running now + %d; %s", n, l.Processes, detail)
+			detail = fmt.Sprintf("%d tasks on the system now + %d; %s", n, l.Processes, detail)
 		}
 		if os.Geteuid() == 0 {
 			detail += "; NOT ENFORCED for root, whom the kernel exempts"
@@ -51,38 +49,24 @@ func (p *Plan) resourceLimits(l policy.Limits, userTasks func() (uint64, error))
 	return nil
 }
 
-// countUserTasks counts the tasks (processes and their threads) whose real user is this
-// process's, as RLIMIT_NPROC counts them.
-func countUserTasks() (uint64, error) {
-	uid := []byte(strconv.Itoa(os.Getuid()))
-	dirs, err := filepath.Glob("/proc/[0-9]*/status")
+// countTasks returns the number of tasks (processes and threads) on the whole system, from
+// /proc/loadavg: one read, where counting the user's own would read every process's
+// status. Every user has at most that many, so a limit relative to it is never tighter
+// than intended.
+func countTasks() (uint64, error) {
+	data, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
 		return 0, err
 	}
-	if len(dirs) == 0 {
-		return 0, fmt.Errorf("/proc lists no processes")
+	// "0.00 0.01 0.05 2/345 6789": running/total tasks is the fourth field.
+	fields := strings.Fields(string(data))
+	if len(fields) < 4 {
+		return 0, fmt.Errorf("/proc/loadavg: unexpected %q", data)
 	}
-	var n uint64
-	for _, f := range dirs {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue // the process ended
-		}
-		var mine bool
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		for sc.Scan() {
-			line := sc.Bytes()
-			if v, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
-				fields := bytes.Fields(v)
-				mine = len(fields) > 0 && bytes.Equal(fields[0], uid)
-			} else if v, ok := bytes.CutPrefix(line, []byte("Threads:")); ok && mine {
-				t, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 10, 64)
-				if err == nil {
-					n += t
-				}
-				break
-			}
-		}
+	_, total, ok := strings.Cut(fields[3], "/")
+	n, err := strconv.ParseUint(total, 10, 64)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("/proc/loadavg: unexpected %q", data)
 	}
 	return n, nil
 }

@@ -22,8 +22,8 @@ type Options struct {
 	ABI int
 	// Errata is the kernel's set of fixed Landlock errata.
 	Errata int
-	// UserTasks counts the user's processes and threads, for a relative process limit.
-	// Nil counts them from /proc.
+	// UserTasks counts the processes and threads a relative process limit is added to:
+	// nil counts every task on the system, an upper bound of the user's.
 	UserTasks func() (uint64, error)
 }
 

@@ -1,0 +1,34 @@
+package sandbox
+
+import (
+	"os"
+	"testing"
+
+	"github.com/moatdev/moat/internal/pathset"
+)
+
+// BenchmarkBuild works out the default sandbox for a home with a key in it, as every
+// launch does.
+func BenchmarkBuild(b *testing.B) {
+	home := b.TempDir()
+	if err := os.MkdirAll(home+"/.ssh", 0o700); err != nil {
+		b.Fatal(err)
+	}
+	sec, err := Effective(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := Options{
+		Section:   sec,
+		Host:      pathset.Host{Home: home, Temp: []string{"/tmp", "/var/tmp", "/dev/shm"}},
+		Workspace: []string{b.TempDir()},
+		Environ:   os.Environ(),
+		ABI:       7,
+		Errata:    7,
+	}
+	for b.Loop() {
+		if _, err := Build(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

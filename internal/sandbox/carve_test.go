@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/moatdev/moat/internal/glob"
+)
+
+// tree makes files (and their directories) under a temporary root, and returns the root
+// with symbolic links resolved, as the carver sees paths.
+func tree(t *testing.T, files ...string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		p := filepath.Join(root, f)
+		if strings.HasSuffix(f, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// rulesOf renders rules relative to root: "a rl---------".
+func rulesOf(root string, rules []*rule) map[string]string {
+	out := map[string]string{}
+	for _, r := range rules {
+		rel, err := filepath.Rel(root, r.path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		out[rel] = r.access.String()
+	}
+	return out
+}
+
+func TestCarveDeny(t *testing.T) {
+	root := tree(t, "a/x", "a/y", "b", "secret/key", "secret/key.pub", "secret/deep/k")
+	if err := os.Symlink(filepath.Join(root, "secret"), filepath.Join(root, "link-to-secret")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(root, filepath.Join(root, "loop")); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := glob.CompilePath(filepath.Join(root, "secret/*.pub"), glob.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCarver([]*limit{{path: filepath.Join(root, "secret"), mask: 0, why: "deny", except: []*glob.Path{pub}}})
+	c.grant(root, readAccess, "read")
+	got := rulesOf(root, c.result())
+	want := map[string]string{
+		".":              "-l-------", // listing only: it holds the secret
+		"a":              "rl-------",
+		"b":              "r--------",
+		"secret/key.pub": "r--------", // an exception of the denied set
+	}
+	if len(got) != len(want) {
+		t.Errorf("rules = %v, want %v", got, want)
+	}
+	for p, a := range want {
+		if got[p] != a {
+			t.Errorf("rule for %s = %q, want %q (all: %v)", p, got[p], a, got)
+		}
+	}
+	for p := range got {
+		if strings.HasPrefix(p, "secret") && p != "secret/key.pub" {
+			t.Errorf("a rule reaches the denied %s", p)
+		}
+	}
+	if !c.hit[c.limits[0]] {
+		t.Error("the deny is not reported as having taken something")
+	}
+}
+
+func TestCarveProtect(t *testing.T) {
+	root := tree(t, "a/policy.yaml", "a/other", "b/c")
+	c := newCarver([]*limit{{path: filepath.Join(root, "a/policy.yaml"), mask: protectedAccess, why: "protect"}})
+	c.grant(root, readAccess|writeAccess, "write")
+	got := rulesOf(root, c.result())
+	want := map[string]string{
+		".":             "rl-------", // reading beneath; writing only in the entries below
+		"a":             "",          // the same: covered by the root's rule
+		"a/policy.yaml": "",          // covered by the read of its ancestors: no rule of its own
+		"a/other":       "r--wt----",
+		"b":             "rl-wtcdm-",
+	}
+	for p, a := range want {
+		if got[p] != a {
+			t.Errorf("rule for %s = %q, want %q (all: %v)", p, got[p], a, got)
+		}
+	}
+}
+
+func TestCarveNothingToCarve(t *testing.T) {
+	root := tree(t, "a/x")
+	c := newCarver([]*limit{{path: "/elsewhere/secret", mask: 0}})
+	c.grant(root, readAccess, "read")
+	c.grant(filepath.Join(root, "a"), readAccess, "read again")
+	rules := c.result()
+	if len(rules) != 1 || rules[0].path != root {
+		t.Fatalf("rules = %+v, want the root alone", rules)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	cases := []struct {
+		p, dir string
+		want   bool
+	}{
+		{"/a/b", "/a", true}, {"/a", "/a", true}, {"/ab", "/a", false}, {"/a", "/", true}, {"/", "/a", false},
+	}
+	for _, c := range cases {
+		if got := within(c.p, c.dir); got != c.want {
+			t.Errorf("within(%q, %q) = %v", c.p, c.dir, got)
+		}
+	}
+}
