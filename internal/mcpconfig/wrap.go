@@ -9,12 +9,12 @@ import (
 
 // How Unwrap gives back exactly what Wrap changed.
 //
-// moat keeps no copy of the original entry, neither beside it in the file nor in a file
-// of its own. A key moat added to an entry ("moat": {"original": …}) would be refused by
-// clients that check their entries (Claude Code validates them with a schema, Codex's
-// serde structs may deny unknown fields), and a copy kept elsewhere goes stale the
-// moment the user edits the entry (adds an env variable to the wrapped server), so that
-// restoring it would undo their edit.
+// For a stdio server, moat keeps no copy of the original entry, neither beside it in the
+// file nor in a file of its own. A key moat added to an entry ("moat": {"original": …})
+// would be refused by clients that check their entries (Claude Code validates them with
+// a schema, Codex's serde structs may deny unknown fields), and a copy kept elsewhere
+// goes stale the moment the user edits the entry (adds an env variable to the wrapped
+// server), so that restoring it would undo their edit.
 //
 // Instead Wrap's edit is its own record. It never rewrites a value; it only inserts
 // before the original bytes, and replaces the command with moat's path, having first
@@ -36,14 +36,15 @@ import (
 //     when the command has one, its elements separated by "," without a space. That
 //     spelling is what tells it apart from args the user wrote as [].
 //
-// A remote server's entry cannot be kept in place that way: it becomes a stdio entry
-// that runs moat's bridge, and keeps its original text in an environment variable of
-// its own (see bridge.go).
-//
 // When something else rewrote the file in between (Claude Code re-serialises
 // ~/.claude.json), the inserted text no longer matches any layout. Unwrap then still
 // restores the command and arguments, by their values: it removes the elements up to the
 // original command and keeps the file's new layout, and its Change says so.
+//
+// A remote server's entry cannot be kept in place that way: it becomes a stdio entry
+// that runs moat's bridge, and carries a copy of its original text in an environment
+// variable the client accepts like any other, checked against the entry before it is
+// restored so that a stale copy never undoes an edit (see bridge.go).
 
 // Options tune Wrap and the file functions.
 type Options struct {
