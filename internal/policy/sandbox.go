@@ -116,7 +116,7 @@ type Limits struct {
 	Memory    uint64 // bytes of data (RLIMIT_DATA)
 	OpenFiles uint64
 	// Processes is the most processes and threads the user may have (RLIMIT_NPROC);
-	// with ProcessesRelative it is added to the user's count at launch.
+	// with ProcessesRelative it is added to the number of tasks on the system at launch.
 	Processes         uint64
 	ProcessesRelative bool
 	CPUSeconds        uint64
