@@ -128,6 +128,22 @@ bearer_token_env_var = "FIGMA_TOKEN"
 	if code != 0 || !strings.Contains(out, "mcpServers.sentry (line 4): skipped: left as it is, as asked") || strings.Contains(out, "would change") {
 		t.Errorf("--skip: exit %d\n%s\n%s", code, out, stderr)
 	}
+	// A credential written in a header is masked in the diff, which terminals and CI
+	// logs keep.
+	token := "ghp_R8sT2vXq9LmN4bP7cK1wZ6yH3jF5dG0aE8uQ"
+	leaky := `{"mcpServers": {"gh": {"httpUrl": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ` + token + `"}}}}` + "\n"
+	if err := os.WriteFile(filepath.Join(home, ".gemini/settings.json"), []byte(leaky), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"--json", "--dry-run"} {
+		out, stderr, code = run("mcp", "wrap", "--dry-run", format, "--agent", "gemini-cli")
+		if code != 0 || strings.Contains(out, token) || !strings.Contains(out, "REDACTED") || !strings.Contains(out, "MOAT_MCP_UPSTREAM") {
+			t.Errorf("the diff shows the credential (%s): exit %d\n%s\n%s", format, code, out, stderr)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".gemini/settings.json"), []byte(files[".gemini/settings.json"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out, stderr, code = run("mcp", "wrap", "--dry-run", "--agent", "cursor", "--stdio-only")
 	if code != 0 || !strings.Contains(out, "mcpServers.remote (line 5): skipped: left as it is, as asked") || !strings.Contains(out, "mcpServers.filesystem (line 4): wrapped") {
 		t.Errorf("--stdio-only: exit %d\n%s\n%s", code, out, stderr)

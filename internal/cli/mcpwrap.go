@@ -155,7 +155,9 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 				r.Changes = append(r.Changes, ch.String())
 			}
 			if o.dryRun && res.Old != res.New {
-				r.Diff = mcpconfig.Diff(res.Old, res.New)
+				// A remote server's headers are in its diff, and a diff is read on
+				// terminals and in CI logs: credentials are masked.
+				r.Diff = scan.Redact(mcpconfig.Diff(res.Old, res.New))
 			}
 			if err != nil {
 				failed = true
