@@ -117,17 +117,22 @@ func TestLogsFilters(t *testing.T) {
 			t.Errorf("logs %v: exit %d: %s", tt.args, code, stderr)
 			continue
 		}
+		// Each row is followed by its rule and reason, unless the default allowed it.
 		var rules []string
-		for i, line := range strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n") {
+		lines := strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n")
+		for i, line := range lines {
 			switch {
 			case line == "":
 			case i == 0:
 				if !strings.HasPrefix(line, "TIME ") {
 					t.Errorf("logs %v: no header: %q", tt.args, line)
 				}
-			case strings.HasPrefix(line, " "): // a reason
+			case strings.HasPrefix(line, " "):
+			case i+1 < len(lines) && strings.HasPrefix(lines[i+1], " "):
+				rule, _, _ := strings.Cut(strings.TrimSpace(lines[i+1]), ":")
+				rules = append(rules, rule)
 			default:
-				rules = append(rules, strings.Fields(line)[6])
+				rules = append(rules, "-")
 			}
 		}
 		if !reflect.DeepEqual(rules, tt.want) {

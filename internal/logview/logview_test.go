@@ -171,11 +171,18 @@ func TestTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	r3 := rec(3, call.Allow, "codex", "shell", "shell", "allow-build-cleanup", map[string]any{"command": "rm -rf build"})
+	r3.Reason = "the build directory is always safe to lose"
+	if err := tab.Write(r3); err != nil {
+		t.Fatal(err)
+	}
 	want := "" +
-		"TIME            DECISION AGENT       TOOL         RULE                       CALL\n" +
-		"Nov 25 11:55:00 deny     claude-code Bash         deny-delete-root-home-sys… rm -rf ~ && echo xxxxx…\n" +
-		`                reason: this would delete\x1b[31m your home` + "\n" +
-		"Nov 25 11:56:00 allow    -           Read         -                          README.md\n"
+		"TIME            DECISION AGENT       TOOL           CALL\n" +
+		"Nov 25 11:55:00 deny     claude-code Bash           rm -rf ~ && echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…\n" +
+		`                deny-delete-root-home-system: this would delete\x1b[31m your home` + "\n" +
+		"Nov 25 11:56:00 allow    -           Read           README.md\n" +
+		"Nov 25 11:57:00 allow    codex       shell          rm -rf build\n" +
+		"                allow-build-cleanup: the build directory is always safe to lose\n"
 	if got := buf.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}

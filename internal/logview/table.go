@@ -23,13 +23,13 @@ const (
 	timeWidth     = 15 // "Jan 02 15:04:05"
 	decisionWidth = 8
 	agentWidth    = 11
-	toolWidth     = 12
-	ruleWidth     = 26
+	toolWidth     = 14
 	minCallWidth  = 20
 )
 
-// Table writes records as a table, one line per record, and a second line with the reason
-// for every record that was not simply allowed.
+// Table writes records as a table, one line per record: time, decision, agent, tool and
+// the call. A second line, indented, gives the rule that decided and its reason, for
+// every record but an allow by the policy's default.
 type Table struct {
 	W io.Writer
 	// Width is the line width the call is truncated to fit; zero means DefaultWidth.
@@ -43,7 +43,7 @@ type Table struct {
 // Header writes the column titles.
 func (t *Table) Header() error {
 	line := pad("TIME", timeWidth) + " " + pad("DECISION", decisionWidth) + " " + pad("AGENT", agentWidth) + " " +
-		pad("TOOL", toolWidth) + " " + pad("RULE", ruleWidth) + " CALL"
+		pad("TOOL", toolWidth) + " CALL"
 	_, err := fmt.Fprintln(t.W, line)
 	return err
 }
@@ -58,7 +58,7 @@ func (t *Table) Write(r audit.Record) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fixed := timeWidth + decisionWidth + agentWidth + toolWidth + ruleWidth + 5
+	fixed := timeWidth + decisionWidth + agentWidth + toolWidth + 4
 	callWidth := max(width-fixed, minCallWidth)
 
 	var b strings.Builder
@@ -76,14 +76,29 @@ func (t *Table) Write(r audit.Record) error {
 	b.WriteString(dec)
 	b.WriteString(" " + pad(fit(Clean(orNone(r.Agent)), agentWidth), agentWidth))
 	b.WriteString(" " + pad(fit(Clean(r.Tool), toolWidth), toolWidth))
-	b.WriteString(" " + pad(fit(Clean(orNone(r.Rule)), ruleWidth), ruleWidth))
 	b.WriteString(" " + fit(CallSummary(r), callWidth))
 	b.WriteByte('\n')
-	if r.Decision != call.Allow && r.Reason != "" {
-		b.WriteString(strings.Repeat(" ", timeWidth+1) + "reason: " + Clean(r.Reason) + "\n")
+	if detail := ruleLine(r); detail != "" {
+		b.WriteString(strings.Repeat(" ", timeWidth+1) + detail + "\n")
 	}
 	_, err := io.WriteString(t.W, b.String())
 	return err
+}
+
+// ruleLine is the rule that decided r and its reason. An allow says its reason only when
+// a rule of the policy made it (the default's reason says nothing).
+func ruleLine(r audit.Record) string {
+	rule := Clean(r.Rule)
+	if r.Decision == call.Allow && (r.Rule == "" || r.Rule == call.RuleDefault) {
+		return ""
+	}
+	switch {
+	case rule == "":
+		return Clean(r.Reason)
+	case r.Reason == "":
+		return rule
+	}
+	return rule + ": " + Clean(r.Reason)
 }
 
 // Terminal colours; only used when the output is a terminal and NO_COLOR is not set.
