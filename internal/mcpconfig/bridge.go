@@ -56,7 +56,7 @@ const (
 // itself, which moat's bridge cannot do for it.
 var authKeys = []string{
 	"oauth", "auth", "authProviderType", "headersHelper", "targetAudience", "targetServiceAccount", // JSON clients
-	"bearer_token", "scopes", "oauth_resource", // Codex
+	"scopes", "oauth_resource", // Codex
 }
 
 // bridgeArgs are moat's arguments that run the bridge for the server name.
@@ -124,6 +124,8 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 		case k == r.key || slices.Contains(c.bridged, k):
 		case slices.Contains(c.carried, k):
 			carried = append(carried, i)
+		case c.TOML && k == "bearer_token":
+			return fail("Codex refuses a bearer_token written in its config (bearer_token_env_var names a variable instead)")
 		case slices.Contains(authKeys, k):
 			return fail("it signs in with %s, which moat's bridge cannot do", k)
 		default:
