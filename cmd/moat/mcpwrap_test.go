@@ -269,29 +269,26 @@ bearer_token_env_var = "FIGMA_TOKEN"
 	}
 }
 
-// TestMCPWrapRemoteRuns wraps a remote server of Claude Code's config, then starts the
-// wrapped entry as the agent would (its command, its arguments, its env on top of the
-// agent's) and talks MCP to it: the bridge reaches the server with the entry's headers,
-// the ${VAR} in them expanded by moat, allowed calls go through and a denied one never
-// reaches the server. Unwrap then restores the file byte for byte.
-func TestMCPWrapRemoteRuns(t *testing.T) {
-	bin := moatBinary(t)
+// remoteMCPServer serves a Go SDK server on the Streamable HTTP transport that wants
+// the credentials TestMCPWrapRemoteRuns's configs give, and notes the calls it gets.
+func remoteMCPServer(t *testing.T) (url string, seen func() string) {
 	var mu sync.Mutex
 	var calls []string
+	note := func(s string) {
+		mu.Lock()
+		calls = append(calls, s)
+		mu.Unlock()
+	}
 	server := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "v0"}, nil)
 	type text struct {
 		Text string `json:"text"`
 	}
 	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echoes the text."}, func(_ context.Context, _ *mcp.CallToolRequest, in text) (*mcp.CallToolResult, any, error) {
-		mu.Lock()
-		calls = append(calls, "echo "+in.Text)
-		mu.Unlock()
+		note("echo " + in.Text)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 	})
 	mcp.AddTool(server, &mcp.Tool{Name: "delete_everything", Description: "Deletes everything (a canary: it only counts)."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		mu.Lock()
-		calls = append(calls, "delete_everything")
-		mu.Unlock()
+		note("delete_everything")
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil, nil
 	})
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
@@ -302,14 +299,72 @@ func TestMCPWrapRemoteRuns(t *testing.T) {
 		}
 		sdk.ServeHTTP(w, r)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp", func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(calls, ",")
+	}
+}
 
-	home := t.TempDir()
-	original := `{
+// wrappedEntry is what the agent starts for a wrapped server.
+type wrappedEntry struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	EnvVars []string          // Codex's env_vars
+}
+
+// codexEntry reads the one server wrap wrote into a Codex config, in the layout wrap
+// writes (one key a line; strings and arrays of strings that JSON reads alike).
+func codexEntry(t *testing.T, text string) wrappedEntry {
+	t.Helper()
+	var e wrappedEntry
+	for _, line := range strings.Split(text, "\n") {
+		key, val, _ := strings.Cut(line, " = ")
+		var err error
+		switch key {
+		case "command":
+			err = json.Unmarshal([]byte(val), &e.Command)
+		case "args":
+			err = json.Unmarshal([]byte(val), &e.Args)
+		case "env_vars":
+			err = json.Unmarshal([]byte(val), &e.EnvVars)
+		case "env":
+			up, ok := strings.CutPrefix(val, "{ MOAT_MCP_UPSTREAM = '")
+			up, _, ok2 := strings.Cut(up, "'")
+			if !ok || !ok2 {
+				t.Fatalf("env: %s", val)
+			}
+			e.Env = map[string]string{"MOAT_MCP_UPSTREAM": up}
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	return e
+}
+
+// TestMCPWrapRemoteRuns wraps a remote server of Claude Code's config and of Codex's,
+// then starts the wrapped entry as each agent would (its command and arguments; its env
+// on top of the agent's, which Codex filters down to a few variables and those named by
+// env_vars) and talks MCP to it: the bridge reaches the server with the entry's
+// headers, ${VAR} in them expanded by moat, allowed calls go through and a denied one
+// never reaches the server. Unwrap then restores the file byte for byte.
+func TestMCPWrapRemoteRuns(t *testing.T) {
+	bin := moatBinary(t)
+	for _, tc := range []struct {
+		agent, file, text string
+		entry             func(t *testing.T, text string) wrappedEntry
+		env               func(agentEnv []string, e wrappedEntry) []string
+	}{
+		{
+			agent: "claude-code", file: ".claude.json",
+			text: `{
   "mcpServers": {
     "remote": {
       "type": "http",
-      "url": "` + srv.URL + `/mcp",
+      "url": "URL",
       "headers": {
         "Authorization": "Bearer ${REMOTE_TOKEN}",
         "X-Region": "eu \"west\""
@@ -317,82 +372,108 @@ func TestMCPWrapRemoteRuns(t *testing.T) {
     }
   }
 }
-`
-	policy := "version: 1\ndefault: allow\nrules:\n  - id: no-deleting\n    tool: mcp:remote/delete_*\n    decision: deny\n    reason: not for agents\n"
-	for name, text := range map[string]string{".claude.json": original, ".config/moat/moat.yaml": policy} {
-		p := filepath.Join(home, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	moat := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = home
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("moat %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	moat("mcp", "wrap", "--agent", "claude-code")
-	data, err := os.ReadFile(filepath.Join(home, ".claude.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg struct {
-		MCPServers map[string]struct {
-			Command string            `json:"command"`
-			Args    []string          `json:"args"`
-			Env     map[string]string `json:"env"`
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	entry := cfg.MCPServers["remote"]
-	if entry.Command == "" {
-		t.Fatalf("not wrapped:\n%s", data)
-	}
+`,
+			entry: func(t *testing.T, text string) wrappedEntry {
+				var cfg struct {
+					MCPServers map[string]wrappedEntry `json:"mcpServers"`
+				}
+				if err := json.Unmarshal([]byte(text), &cfg); err != nil {
+					t.Fatal(err)
+				}
+				return cfg.MCPServers["remote"]
+			},
+			// Claude Code passes its whole environment; ${REMOTE_TOKEN} is left for
+			// moat to expand.
+			env: func(agentEnv []string, _ wrappedEntry) []string { return agentEnv },
+		},
+		{
+			agent: "codex", file: ".codex/config.toml",
+			text: `model = "o4"
 
-	// The agent's environment holds the token; the entry's env is added to it, with the
-	// ${REMOTE_TOKEN} left for moat to expand.
-	cmd := exec.Command(entry.Command, entry.Args...)
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "REMOTE_TOKEN=s3cret-token"}
-	for k, v := range entry.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil)
-	sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connecting to the wrapped entry: %v\n%s", err, stderr.String())
-	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
-	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hello" {
-		t.Errorf("echo through the wrapped entry: %+v, %v\n%s", res, err, stderr.String())
-	}
-	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "delete_everything", Arguments: map[string]any{}})
-	if err != nil || !res.IsError {
-		t.Errorf("delete_everything was not refused: %+v, %v", res, err)
-	}
-	sess.Close()
-	mu.Lock()
-	if got := strings.Join(calls, ","); got != "echo hello" {
-		t.Errorf("the server saw %q, want only the allowed call", got)
-	}
-	mu.Unlock()
+[mcp_servers.remote]
+url = "URL"
+bearer_token_env_var = "REMOTE_TOKEN"
+http_headers = { "X-Region" = "eu \"west\"" }
+`,
+			entry: codexEntry,
+			env: func(agentEnv []string, e wrappedEntry) []string {
+				var out []string
+				for _, kv := range agentEnv {
+					name, _, _ := strings.Cut(kv, "=")
+					if name == "HOME" || name == "PATH" || slices.Contains(e.EnvVars, name) {
+						out = append(out, kv)
+					}
+				}
+				return out
+			},
+		},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			url, seen := remoteMCPServer(t)
+			home := t.TempDir()
+			original := strings.Replace(tc.text, "URL", url, 1)
+			policy := "version: 1\ndefault: allow\nrules:\n  - id: no-deleting\n    tool: mcp:remote/delete_*\n    decision: deny\n    reason: not for agents\n"
+			for name, text := range map[string]string{tc.file: original, ".config/moat/moat.yaml": policy} {
+				p := filepath.Join(home, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			moat := func(args ...string) {
+				t.Helper()
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = home
+				cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("moat %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+			}
+			moat("mcp", "wrap", "--agent", tc.agent)
+			data, err := os.ReadFile(filepath.Join(home, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			entry := tc.entry(t, string(data))
+			if entry.Command == "" {
+				t.Fatalf("not wrapped:\n%s", data)
+			}
 
-	moat("mcp", "unwrap", "--agent", "claude-code")
-	if data, _ := os.ReadFile(filepath.Join(home, ".claude.json")); string(data) != original {
-		t.Errorf("unwrap did not restore the file:\n%s", data)
+			agentEnv := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "REMOTE_TOKEN=s3cret-token", "UNRELATED=1"}
+			cmd := exec.Command(entry.Command, entry.Args...)
+			cmd.Dir = home
+			cmd.Env = tc.env(agentEnv, entry)
+			for k, v := range entry.Env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v0"}, nil)
+			sess, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatalf("connecting to the wrapped entry: %v\n%s", err, stderr.String())
+			}
+			res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+			if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hello" {
+				t.Errorf("echo through the wrapped entry: %+v, %v\n%s", res, err, stderr.String())
+			}
+			res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "delete_everything", Arguments: map[string]any{}})
+			if err != nil || !res.IsError {
+				t.Errorf("delete_everything was not refused: %+v, %v", res, err)
+			}
+			sess.Close()
+			if got := seen(); got != "echo hello" {
+				t.Errorf("the server saw %q, want only the allowed call", got)
+			}
+
+			moat("mcp", "unwrap", "--agent", tc.agent)
+			if data, _ := os.ReadFile(filepath.Join(home, tc.file)); string(data) != original {
+				t.Errorf("unwrap did not restore the file:\n%s", data)
+			}
+		})
 	}
 }
