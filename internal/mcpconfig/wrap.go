@@ -74,7 +74,8 @@ type Change struct {
 	HTTP bool
 	// Already says Wrap found the entry running through moat and left it alone.
 	Already bool
-	// Skipped says the entry was left as it is because moat cannot edit it safely.
+	// Skipped says the entry was left as it is: moat cannot edit it safely, or was
+	// asked to leave it (Options.Skip, Options.StdioOnly).
 	Skipped bool
 	// Reason says why an entry was skipped. For an entry Unwrap restored from a file
 	// reformatted since it was wrapped, it says that the layout was not restored; for a
