@@ -19,7 +19,16 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 	bin := moatBinary(b)
 	home := b.TempDir()
 	ws := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+	for _, f := range []string{".ssh/id_rsa", ".ssh/known_hosts", ".bashrc", ".gitconfig", ".config/app/x", ".cache/x", ".local/bin/x"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(home, f)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, f), []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	policy := filepath.Join(b.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("version: 1\nsandbox:\n  write: [$workspace]\n  exec: [/usr, /bin, /lib, /lib64, $workspace]\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
@@ -37,7 +46,7 @@ func BenchmarkLaunchOverhead(b *testing.B) {
 	for b.Loop() {
 		bare = append(bare, run("/bin/true"))
 		version = append(version, run(bin, "version"))
-		launched = append(launched, run(bin, "launch", "--profile", "none", "--", "/bin/true"))
+		launched = append(launched, run(bin, "launch", "--policy", policy, "--profile", "none", "--", "/bin/true"))
 	}
 	b.StopTimer()
 	mb, mv, ml := median(bare), median(version), median(launched)

@@ -11,8 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/sandbox"
+	"github.com/moatdev/moat/internal/trust"
 )
 
 // Exit codes of `moat launch`, as env(1) and container runtimes use them: any other
@@ -86,7 +89,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 	if err != nil {
 		return launchErr(err)
 	}
-	l, err := a.load(o.policy, cwd)
+	l, err := a.launchPolicy(o.policy, cwd)
 	if err != nil {
 		return launchErr(err)
 	}
@@ -161,6 +164,35 @@ func (a *app) launch(o launchOptions, args []string) error {
 		return &exitCode{code: exitLaunchNoExec, err: err}
 	}
 	return launchErr(err)
+}
+
+// launchedPolicy is the policy a launch derives its sandbox from.
+type launchedPolicy struct {
+	source discover.Source
+	policy *policy.Policy
+	dirs   dirs.Dirs
+}
+
+// launchPolicy finds and compiles the policy as load does, without building an engine:
+// the launch only reads its sandbox section and workspace.
+func (a *app) launchPolicy(flag, cwd string) (*launchedPolicy, error) {
+	d, err := a.dirs()
+	if err != nil {
+		return nil, err
+	}
+	src, err := discover.Find(discover.Options{
+		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
+		Trust: trust.Open(d.TrustStore()),
+		Warn:  func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	p, err := policy.Load(src.Name, src.Data, a.host(d, src.Path))
+	if err != nil {
+		return nil, err
+	}
+	return &launchedPolicy{source: src, policy: p, dirs: d}, nil
 }
 
 // launchProfiles returns the named profiles, or the one made for program when none is

@@ -96,7 +96,7 @@ Exit status: 0, or 1 on an error.`,
 			if err != nil {
 				return err
 			}
-			l, err := a.load(policyFlag, cwd)
+			l, err := a.launchPolicy(policyFlag, cwd)
 			if err != nil {
 				return err
 			}

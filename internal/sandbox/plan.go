@@ -56,6 +56,7 @@ const (
 	NoteProtected   NoteKind = "protected"   // a protect made this read-only within a grant
 	NoteUnaffected  NoteKind = "not granted" // a deny or protect no grant reaches
 	NoteUnsupported NoteKind = "unsupported" // the kernel cannot enforce it
+	NoteClosed      NoteKind = "closed"      // the file permissions already refuse it
 )
 
 // Limit is one resource limit of a plan.
@@ -184,6 +185,10 @@ func (p *Plan) limits(r resolver, s *Section) ([]*limit, error) {
 					continue
 				}
 				for _, path := range existing(pat) {
+					if closedByDAC(path, list.mask) {
+						p.Notes = append(p.Notes, Note{Kind: NoteClosed, Pattern: path, Origin: e.Pattern + ", " + e.Origin})
+						continue
+					}
 					out = append(out, &limit{path: path, mask: list.mask, why: list.verb + " " + e.Pattern + " (" + pat + ", " + e.Origin + ")", except: except})
 				}
 			}
