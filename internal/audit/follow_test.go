@@ -245,3 +245,47 @@ func TestFollowStopsOnCallbackError(t *testing.T) {
 		t.Errorf("Follow = %v after %d records, want %v after 1", err, n, stop)
 	}
 }
+
+// FuzzFollowChunks writes a log in pieces cut at arbitrary places, looking after each,
+// and checks that the follower delivers exactly what Read delivers from the whole.
+func FuzzFollowChunks(f *testing.F) {
+	f.Add([]byte{1, 50, 7, 200, 3}, "")
+	f.Add([]byte{0, 0, 255}, "not json\n")
+	f.Add([]byte{13}, `{"time":"2026-01-02T03:04:05Z","decision":"deny"}`+"\n")
+	f.Fuzz(func(t *testing.T, cuts []byte, extra string) {
+		var text strings.Builder
+		for i := range 4 {
+			text.WriteString(goodLine(t, i))
+			if i == 1 {
+				text.WriteString(extra)
+			}
+		}
+		all := text.String()
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fl, got, _ := newFollower(t, path, false)
+		rest := all
+		for _, c := range cuts {
+			if rest == "" {
+				break
+			}
+			n := min(int(c), len(rest))
+			appendRaw(t, path, rest[:n])
+			rest = rest[n:]
+			look(t, fl)
+		}
+		appendRaw(t, path, rest)
+		look(t, fl)
+		want, _ := readAll(t, path)
+		if len(*got) != len(want) {
+			t.Fatalf("followed %d records, Read gives %d", len(*got), len(want))
+		}
+		for i := range want {
+			if !(*got)[i].Time.Equal(want[i].Time) || (*got)[i].Decision != want[i].Decision {
+				t.Errorf("record %d: %+v, want %+v", i, (*got)[i], want[i])
+			}
+		}
+	})
+}

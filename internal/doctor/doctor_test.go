@@ -261,3 +261,19 @@ func TestWorst(t *testing.T) {
 		}
 	}
 }
+
+func FuzzHookBinaries(f *testing.F) {
+	ag, _ := setup.ForAgent("cursor")
+	for _, moat := range []string{"/usr/local/bin/moat", "/a b/moat", "/it's/moat"} {
+		text, _, _ := ag.Install("", moat)
+		f.Add(text)
+	}
+	f.Add(`{"hooks": {"x": [{"command": "\"quoted\\\" hook cursor"}]}}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, bin := range hookBinaries(text, "cursor") {
+			if !filepath.IsAbs(bin) {
+				t.Errorf("hookBinaries(%q) gave a relative path %q", text, bin)
+			}
+		}
+	})
+}
