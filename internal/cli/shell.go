@@ -132,6 +132,8 @@ not approved, or moat could not decide); 2 when moat shell cannot take the invoc
 			return a.execArgv(deps, append([]string{real}, args...), []string{envShellExec + "=" + marker})
 		},
 	}
+	// Only --help: -h is the shell's hashall option.
+	cmd.Flags().Bool("help", false, "show this help")
 	return cmd
 }
 
@@ -148,9 +150,13 @@ const (
 	shellInvokeOptions = "ilrc"                // only with -: interactive, login, restricted, command
 )
 
-var shellLongOptions = map[string]bool{
-	"--login": true, "--noprofile": true, "--norc": true, "--posix": true,
-	"--noediting": true, "--restricted": true, "--verbose": true,
+// shellLongOption reports whether moat shell accepts the long option.
+func shellLongOption(o string) bool {
+	switch o {
+	case "--login", "--noprofile", "--norc", "--posix", "--noediting", "--restricted", "--verbose":
+		return true
+	}
+	return false
 }
 
 // parseShellArgs reads the options and command string of a sh/bash command line. Anything
@@ -167,7 +173,7 @@ options:
 			i++
 			break options
 		case strings.HasPrefix(arg, "--"):
-			if !shellLongOptions[arg] {
+			if !shellLongOption(arg) {
 				return shellArgs{}, fmt.Errorf("option %s is not one moat shell takes", arg)
 			}
 			i++
