@@ -34,22 +34,6 @@ func Exec(p *Plan, path string, argv []string) error {
 	return &ExecError{Path: path, Err: err}
 }
 
-// ExecError is a failure of execve(2) itself.
-type ExecError struct {
-	Path string
-	Err  error
-}
-
-func (e *ExecError) Error() string {
-	msg := fmt.Sprintf("running %s: %v", e.Path, e.Err)
-	if errors.Is(e.Err, syscall.EACCES) {
-		msg += " (the sandbox may not grant exec on it: see moat launch --dry-run)"
-	}
-	return msg
-}
-
-func (e *ExecError) Unwrap() error { return e.Err }
-
 func setLimit(l Limit) error {
 	var cur syscall.Rlimit
 	if err := syscall.Getrlimit(l.Resource, &cur); err != nil {
