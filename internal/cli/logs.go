@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,7 +119,20 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		return s.WriteText(a.env.Stdout, time.Local)
 	}
 
-	print := a.recordPrinter(o.json)
+	// Records are written through a buffer: a log holds tens of thousands of them. Once
+	// --follow has caught up, each is flushed as it comes.
+	out := bufio.NewWriter(a.env.Stdout)
+	live := false
+	printTo := a.recordPrinter(out, o.json)
+	print := func(r audit.Record) error {
+		if err := printTo(r); err != nil {
+			return err
+		}
+		if live {
+			return out.Flush()
+		}
+		return nil
+	}
 	// --last holds back the records already written until the last of them is known.
 	var held []audit.Record
 	shown := 0
@@ -155,6 +169,9 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		if err := flush(); err != nil {
 			return err
 		}
+		if err := out.Flush(); err != nil {
+			return err
+		}
 		if shown == 0 {
 			fmt.Fprintln(a.env.Stderr, "moat: no record matches")
 		}
@@ -164,9 +181,11 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		fmt.Fprintf(a.env.Stderr, "moat: no audit log at %s yet; waiting for the first decision\n", path)
 	}
 	caught := func() error {
-		err := flush()
-		o.last = 0 // from now on every matching record is printed at once
-		return err
+		if err := flush(); err != nil {
+			return err
+		}
+		o.last, live = 0, true // from now on every matching record is printed at once
+		return out.Flush()
 	}
 	return audit.Follow(ctx, path, audit.FollowOptions{
 		History: true, Poll: o.poll, Caught: caught,
@@ -214,9 +233,9 @@ func (a *app) readProblem(path string, err error) error {
 
 // recordPrinter returns the function that prints one record: as JSON, or as a row of a
 // table whose header it prints before the first row.
-func (a *app) recordPrinter(asJSON bool) func(audit.Record) error {
+func (a *app) recordPrinter(w io.Writer, asJSON bool) func(audit.Record) error {
 	if asJSON {
-		enc := json.NewEncoder(a.env.Stdout)
+		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false) // as the audit log writes them
 		return func(r audit.Record) error { return enc.Encode(r) }
 	}
@@ -224,7 +243,7 @@ func (a *app) recordPrinter(asJSON bool) func(audit.Record) error {
 	if !term || width <= 0 {
 		width = logview.DefaultWidth
 	}
-	t := &logview.Table{W: a.env.Stdout, Width: width, Color: term && a.env.Getenv("NO_COLOR") == "", Loc: time.Local}
+	t := &logview.Table{W: w, Width: width, Color: term && a.env.Getenv("NO_COLOR") == "", Loc: time.Local}
 	header := false
 	return func(r audit.Record) error {
 		if !header {
