@@ -100,10 +100,11 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		}
 		path = d.AuditLog()
 	}
+	var store recordStore = jsonlStore{path}
 
 	if o.summary {
 		var s logview.Summary
-		err := audit.Read(path, func(r audit.Record) error {
+		err := store.Read(func(r audit.Record) error {
 			if filter.Match(r) {
 				s.Add(r)
 			}
@@ -162,7 +163,7 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 	}
 
 	if !o.follow {
-		err := audit.Read(path, deliver)
+		err := store.Read(deliver)
 		if err := a.readProblem(path, err); err != nil {
 			return err
 		}
@@ -187,10 +188,29 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		o.last, live = 0, true // from now on every matching record is printed at once
 		return out.Flush()
 	}
-	return audit.Follow(ctx, path, audit.FollowOptions{
+	return store.Follow(ctx, audit.FollowOptions{
 		History: true, Poll: o.poll, Caught: caught,
 		Bad: func(err error) { fmt.Fprintf(a.env.Stderr, "moat: warning: %v\n", err) },
 	}, deliver)
+}
+
+// recordStore is where `moat logs` reads decisions: the JSONL audit log today; the
+// daemon's database is meant to be another, behind the same command.
+type recordStore interface {
+	// Read delivers every record, oldest first.
+	Read(fn func(audit.Record) error) error
+	// Follow delivers the records (the history first when opts ask for it), then new ones
+	// as they are written, until ctx ends.
+	Follow(ctx context.Context, opts audit.FollowOptions, fn func(audit.Record) error) error
+}
+
+// jsonlStore is the audit log at path with its rotated files.
+type jsonlStore struct{ path string }
+
+func (s jsonlStore) Read(fn func(audit.Record) error) error { return audit.Read(s.path, fn) }
+
+func (s jsonlStore) Follow(ctx context.Context, opts audit.FollowOptions, fn func(audit.Record) error) error {
+	return audit.Follow(ctx, s.path, opts, fn)
 }
 
 func (a *app) logFilter(o logsOptions) (logview.Filter, error) {
