@@ -322,8 +322,10 @@ func TestGuardedShellCopyAsRealShell(t *testing.T) {
 	}
 }
 
-// BenchmarkRunTrue reports what moat run adds to starting a command: `moat run -- true`
-// against `true` alone, each the median of its runs.
+// BenchmarkRunTrue reports what moat run and moat-shell add to starting a command:
+// `moat run -- true` against `true` alone and `moat-shell -c true` against `bash -c true`,
+// each the median of its runs. The floor is an empty Go program (what starting any Go
+// process costs here) and `moat check -- true` is the decision without the record and exec.
 func BenchmarkRunTrue(b *testing.B) {
 	e := newGuardEnv(b)
 	trueBin, err := exec.LookPath("true")
@@ -335,8 +337,11 @@ func BenchmarkRunTrue(b *testing.B) {
 		argv []string
 	}{
 		{"true", []string{trueBin}},
+		{"floor-empty-go-program", []string{emptyGoProgram(b)}},
+		{"moat-check-true", []string{e.moat, "check", "--", "true"}},
 		{"moat-run-true", []string{e.moat, "run", "--", "true"}},
 		{"moat-shell-c-true", []string{e.shell, "-c", "true"}},
+		{"bash-c-true", []string{"/bin/bash", "-c", "true"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var times []time.Duration
