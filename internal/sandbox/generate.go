@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/pathset"
 )
@@ -44,6 +46,8 @@ func genPaths(r resolver, entries []Entry) ([]genPath, error) {
 // directories, "/**" at the end is the path and everything beneath, "*" and "?" stay
 // within one segment, classes and {a,b} alternatives are kept.
 func globRegexp(p string) string {
+	// Cleaned as the glob package cleans a pattern ("/a/./b/" is "/a/b").
+	p = path.Clean(p)
 	var b strings.Builder
 	b.WriteByte('^')
 	for i := 0; i < len(p); i++ {
@@ -87,10 +91,11 @@ func globRegexp(p string) string {
 			b.WriteString("(" + strings.Join(alts, "|") + ")")
 			i += j
 		case c == '\\' && i+1 < len(p):
-			i++
-			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
+			_, size := utf8.DecodeRuneInString(p[i+1:])
+			b.WriteString(regexp.QuoteMeta(p[i+1 : i+1+size]))
+			i += size
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
 		}
 	}
 	b.WriteByte('$')

@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
 )
 
@@ -199,4 +200,25 @@ func TestGlobRegexp(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzGlobRegexp: every pattern the policy accepts becomes a regular expression that
+// compiles, and that matches the paths the glob matches.
+func FuzzGlobRegexp(f *testing.F) {
+	for _, s := range []string{"/**/.env", "/home/*/.ssh/id_*", "/a/**", "/a/{x,y}.txt", "/a/[!b]?", "/a.b+c", "/x/\\*"} {
+		f.Add(s, "/a/x.txt")
+	}
+	f.Fuzz(func(t *testing.T, pattern, path string) {
+		g, err := glob.CompilePath(pattern, glob.Options{})
+		if err != nil {
+			return
+		}
+		re, err := regexp.Compile(globRegexp(pattern))
+		if err != nil {
+			t.Fatalf("%q: %v", pattern, err)
+		}
+		if g.Match(path) && !re.MatchString(path) && !strings.ContainsAny(pattern, "\\") {
+			t.Fatalf("%q matches %q as a glob, not as %s", pattern, path, re)
+		}
+	})
 }
