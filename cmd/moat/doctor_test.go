@@ -142,6 +142,8 @@ func TestDoctorBroken(t *testing.T) {
 		".cursor/hooks.json": cursorHooks,
 		// A server that does not run through moat.
 		".cursor/mcp.json": `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs-server"]}}}` + "\n",
+		// A server wrapped by a moat that is gone.
+		".claude.json": `{"mcpServers": {"gh": {"command": "` + gone + `", "args": ["mcp", "proxy", "--name", "gh", "--", "gh-mcp"]}}}` + "\n",
 		// An invalid user policy.
 		".config/moat/moat.yaml": "version: 1\ndefault: maybe\n",
 		// A state directory and audit log others can read.
@@ -158,16 +160,17 @@ func TestDoctorBroken(t *testing.T) {
 		t.Errorf("doctor exit %d, ok=%v, status %s; want 1, false, fail", code, rep.OK, rep.Status)
 	}
 	want := map[string]string{
-		"moat.binary":       "warn",
-		"policy":            "fail",
-		"hooks.claude-code": "fail",
-		"hooks.cursor":      "fail",
-		"hooks.codex":       "ok",
-		"mcp.cursor.user":   "warn",
-		"state.dir":         "fail",
-		"state.files":       "fail",
-		"config.policy":     "fail",
-		"audit.log":         "ok",
+		"moat.binary":          "warn",
+		"policy":               "fail",
+		"hooks.claude-code":    "fail",
+		"hooks.cursor":         "fail",
+		"hooks.codex":          "ok",
+		"mcp.cursor.user":      "warn",
+		"mcp.claude-code.user": "warn",
+		"state.dir":            "fail",
+		"state.files":          "fail",
+		"config.policy":        "fail",
+		"audit.log":            "ok",
 	}
 	for id, st := range want {
 		if status[id] != st {
@@ -179,6 +182,7 @@ func TestDoctorBroken(t *testing.T) {
 		"FAIL  hooks.claude-code", "fix: moat setup claude-code",
 		"run " + gone + ", which is not an executable file", "fix: moat setup --uninstall cursor && moat setup cursor",
 		"fix: moat mcp wrap --agent cursor",
+		"fix: moat mcp unwrap --agent claude-code && moat mcp wrap --agent claude-code",
 		"fix: moat validate " + filepath.Join(home, ".config/moat/moat.yaml"),
 		"fix: chmod 700 " + filepath.Join(home, ".local/state/moat"),
 		"fix: chmod go-w " + filepath.Join(home, ".config/moat/moat.yaml"),

@@ -163,13 +163,39 @@ func checkMCP(in Inputs) []Finding {
 				out = append(out, f)
 				continue
 			}
-			out = append(out, mcpFinding(f, c.Name, file, changes))
+			var gone []string
+			for _, bin := range moatPaths(string(data)) {
+				if !isExecutable(bin) && !slices.Contains(gone, bin) {
+					gone = append(gone, bin)
+				}
+			}
+			out = append(out, mcpFinding(f, c.Name, file, changes, gone))
 		}
 	}
 	return out
 }
 
-func mcpFinding(f Finding, client, file string, changes []mcpconfig.Change) Finding {
+// moatPathRE finds the quoted strings of a JSON or TOML file that name a moat binary.
+var moatPathRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"((?:[^"\\\n]|\\.)*[/\\]moat(?:\.exe)?)"`)
+})
+
+// moatPaths returns the absolute paths of moat binaries that text names, as the
+// commands of wrapped MCP servers.
+func moatPaths(text string) []string {
+	var out []string
+	for _, m := range moatPathRE().FindAllStringSubmatch(text, -1) {
+		var p string
+		if err := json.Unmarshal([]byte(`"`+m[1]+`"`), &p); err == nil && filepath.IsAbs(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mcpFinding sums up one MCP configuration file: the changes Wrap would make to it, and
+// the moat binaries its wrapped servers run that are gone.
+func mcpFinding(f Finding, client, file string, changes []mcpconfig.Change, gone []string) Finding {
 	var wrapped, bare, skipped []string
 	for _, ch := range changes {
 		switch {
@@ -184,6 +210,10 @@ func mcpFinding(f Finding, client, file string, changes []mcpconfig.Change) Find
 	switch {
 	case len(changes) == 0:
 		f.Status, f.Message = OK, fmt.Sprintf("%s configures no MCP server", file)
+	case len(wrapped) > 0 && len(gone) > 0:
+		f.Status = Warn
+		f.Message = fmt.Sprintf("MCP servers in %s run through %s, which is not an executable file: the agent cannot start them", file, strings.Join(gone, ", "))
+		f.Fix = fmt.Sprintf("moat mcp unwrap --agent %s && moat mcp wrap --agent %s", client, client)
 	case len(bare) > 0:
 		f.Status = Warn
 		f.Message = fmt.Sprintf("%d of the %d MCP servers in %s do not run through moat's proxy: %s", len(bare), len(changes), file, strings.Join(bare, ", "))

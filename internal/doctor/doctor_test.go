@@ -231,19 +231,32 @@ func TestMCPFinding(t *testing.T) {
 	tests := []struct {
 		name    string
 		changes []mcpconfig.Change
+		gone    []string
 		want    Status
 		fix     string
 	}{
-		{"no servers", nil, OK, ""},
-		{"all wrapped", []mcpconfig.Change{{Server: "a", Already: true}, {Server: "b", Already: true}}, OK, ""},
-		{"one bare", []mcpconfig.Change{{Server: "a", Already: true}, {Server: "b"}}, Warn, "moat mcp wrap --agent cursor"},
-		{"one skipped", []mcpconfig.Change{{Server: "a", Already: true}, {Server: "web", HTTP: true, Skipped: true, Reason: "remote"}}, Warn, "see `moat mcp wrap --help`"},
+		{"no servers", nil, nil, OK, ""},
+		{"all wrapped", []mcpconfig.Change{{Server: "a", Already: true}, {Server: "b", Already: true}}, nil, OK, ""},
+		{"wrapped, moat gone", []mcpconfig.Change{{Server: "a", Already: true}}, []string{"/old/moat"}, Warn, "moat mcp unwrap --agent cursor && moat mcp wrap --agent cursor"},
+		{"one bare", []mcpconfig.Change{{Server: "a", Already: true}, {Server: "b"}}, nil, Warn, "moat mcp wrap --agent cursor"},
+		{"one skipped", []mcpconfig.Change{{Server: "a", Already: true}, {Server: "web", HTTP: true, Skipped: true, Reason: "remote"}}, nil, Warn, "see `moat mcp wrap --help`"},
 	}
 	for _, tt := range tests {
-		f := mcpFinding(Finding{ID: "mcp.cursor.user"}, "cursor", "/h/.cursor/mcp.json", tt.changes)
+		f := mcpFinding(Finding{ID: "mcp.cursor.user"}, "cursor", "/h/.cursor/mcp.json", tt.changes, tt.gone)
 		if f.Status != tt.want || f.Fix != tt.fix {
 			t.Errorf("%s: %s %q fix %q; want %s, %q", tt.name, f.Status, f.Message, f.Fix, tt.want, tt.fix)
 		}
+	}
+}
+
+func TestMoatPaths(t *testing.T) {
+	text := `{"mcpServers": {"fs": {"command": "/usr/local/bin/moat", "args": ["mcp", "proxy", "--name", "fs", "--", "npx"]},
+  "w": {"command": "C:\\Tools\\moat.exe"}, "x": {"command": "moat"}, "y": {"command": "/opt/moatish"}}}
+[mcp_servers.gh]
+command = "/home/u/bin/moat"`
+	want := []string{"/usr/local/bin/moat", "/home/u/bin/moat"}
+	if got := moatPaths(text); !reflect.DeepEqual(got, want) {
+		t.Errorf("moatPaths = %q, want %q", got, want)
 	}
 }
 
