@@ -20,15 +20,15 @@ type Upstream struct {
 	Header http.Header
 }
 
-// varRef matches a ${NAME} or ${NAME:-default} reference, as the agents' configs write
-// them. It is compiled on first use: hooks, which load this package, never need it.
+// varRef matches a ${NAME}, ${env:NAME} or ${NAME:-default} reference, as the agents'
+// configs write them (Cursor, Windsurf and VS Code spell it ${env:NAME}). It is compiled on first use: hooks, which load this package, never need it.
 var varRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+	return regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
 })
 
 // ParseUpstream reads the JSON description of a remote server that `moat mcp wrap`
 // writes into an agent's config, {"url": "…", "headers": {"Name": "value"}}, and expands
-// the ${NAME} and ${NAME:-default} references in its values with getenv, so that they
+// the ${NAME}, ${env:NAME} and ${NAME:-default} references in its values with getenv, so that they
 // work whether or not the agent expanded them itself. A reference to a variable that is
 // unset, without a default, is an error naming it: sending an empty credential would
 // fail later and less clearly. Errors never quote a value, which may be a credential.

@@ -15,8 +15,8 @@ func TestParseUpstream(t *testing.T) {
 		err        string
 	}{
 		{name: "plain", spec: `{"url":"https://mcp.example.com/mcp"}`, url: "https://mcp.example.com/mcp"},
-		{name: "expanded", spec: `{"url":"https://${HOST}/mcp","headers":{"Authorization":"Bearer ${TOKEN}","X-Team":"${TEAM:-core}"}}`,
-			url: "https://mcp.example.com/mcp", header: map[string]string{"Authorization": "Bearer s3cret", "X-Team": "core"}},
+		{name: "expanded", spec: `{"url":"https://${HOST}/mcp","headers":{"Authorization":"Bearer ${TOKEN}","X-Team":"${TEAM:-core}","X-Key":"${env:TOKEN}"}}`,
+			url: "https://mcp.example.com/mcp", header: map[string]string{"Authorization": "Bearer s3cret", "X-Team": "core", "X-Key": "s3cret"}},
 		{name: "unset variable", spec: `{"url":"https://h/mcp","headers":{"Authorization":"Bearer ${MISSING}"}}`, err: "the header Authorization refers to the environment variable MISSING, which is not set"},
 		{name: "not http", spec: `{"url":"file:///etc/passwd"}`, err: "must be an http or https URL"},
 		{name: "unknown key", spec: `{"url":"https://h/mcp","oauth":{}}`, err: `unknown field "oauth"`},
