@@ -144,16 +144,39 @@ type shellArgs struct {
 }
 
 // Options of sh and bash that moat shell accepts. Each one changes how the command string
-// runs (tracing, errexit, login profiles), never which string runs.
+// runs (tracing, errexit, login profiles), never which commands it runs: -k (every NAME=value
+// word becomes an environment assignment) and the expand_aliases shopt are left out, since
+// under them the words moat decides would not mean what they say.
 const (
-	shellSetOptions    = "abefhkmnptuvxBCEHPT" // set options: -x or +x
-	shellInvokeOptions = "ilrc"                // only with -: interactive, login, restricted, command
+	shellSetOptions    = "abefhmnptuvxBCEHPT" // set options: -x or +x
+	shellInvokeOptions = "ilrc"               // only with -: interactive, login, restricted, command
 )
 
 // shellLongOption reports whether moat shell accepts the long option.
 func shellLongOption(o string) bool {
 	switch o {
 	case "--login", "--noprofile", "--norc", "--posix", "--noediting", "--restricted", "--verbose":
+		return true
+	}
+	return false
+}
+
+// shellNamedOption reports whether moat shell accepts the option name given to -o (set
+// -o) or, with shopt, to -O.
+func shellNamedOption(name string, shopt bool) bool {
+	if shopt {
+		switch name {
+		case "extglob", "globstar", "nullglob", "dotglob", "failglob", "nocaseglob", "nocasematch",
+			"lastpipe", "inherit_errexit", "globasciiranges", "xpg_echo", "checkwinsize":
+			return true
+		}
+		return false
+	}
+	switch name {
+	case "allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
+		"histexpand", "history", "ignoreeof", "interactive-comments", "monitor", "noclobber",
+		"noexec", "noglob", "nolog", "notify", "nounset", "onecmd", "physical", "pipefail",
+		"posix", "privileged", "verbose", "vi", "xtrace":
 		return true
 	}
 	return false
@@ -184,6 +207,9 @@ options:
 				case o == 'o' || o == 'O':
 					if i >= len(args) {
 						return shellArgs{}, fmt.Errorf("-%c needs an option name", o)
+					}
+					if !shellNamedOption(args[i], o == 'O') {
+						return shellArgs{}, fmt.Errorf("option %c%c %s is not one moat shell takes", arg[0], o, args[i])
 					}
 					i++
 				case o == 's':

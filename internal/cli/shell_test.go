@@ -79,6 +79,11 @@ var shellArgsTests = []struct {
 	{[]string{"-D", "-c", "ls"}, "", nil, "option -D"},
 	{[]string{"+c", "ls"}, "", nil, "option +c"},
 	{[]string{"-q", "-c", "ls"}, "", nil, "option -q"},
+	{[]string{"-k", "-c", "ls"}, "", nil, "option -k"},
+	{[]string{"-o", "keyword", "-c", "ls"}, "", nil, "option -o keyword"},
+	{[]string{"-O", "expand_aliases", "-c", "ls"}, "", nil, "option -O expand_aliases"},
+	{[]string{"+O", "expand_aliases", "-c", "ls"}, "", nil, "option +O expand_aliases"},
+	{[]string{"-o", "-c", "ls"}, "", nil, "option -o -c"},
 }
 
 func TestParseShellArgs(t *testing.T) {
