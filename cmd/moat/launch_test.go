@@ -481,3 +481,17 @@ func TestSandboxStatusAndProfiles(t *testing.T) {
 		t.Errorf("profile show nope: exit %d, %s", code, stderr)
 	}
 }
+
+// TestLaunchCreatesProfileDirs: on a first run the agent's directory does not exist yet,
+// and the agent could not create it in a home it may not write; the launch does.
+func TestLaunchCreatesProfileDirs(t *testing.T) {
+	requireLandlock(t)
+	e := newLaunchEnv(t, "")
+	out, stderr, code := e.launch(t, "--profile", "codex", "--", "sh", "-c", `echo first > "$HOME/.codex/state" && cat "$HOME/.codex/state"`)
+	if code != 0 || out != "first\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	if fi, err := os.Stat(filepath.Join(e.home, ".codex")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("~/.codex: %v, %v", fi, err)
+	}
+}

@@ -117,12 +117,13 @@ func (a *app) launch(o launchOptions, args []string) error {
 		return launchErr(err)
 	}
 	plan, err := sandbox.Build(sandbox.Options{
-		Section:   sec,
-		Host:      a.host(l.dirs, policyFile),
-		Workspace: workspace,
-		Environ:   os.Environ(),
-		ABI:       abi,
-		Errata:    sandbox.KernelErrata(),
+		Section:    sec,
+		Host:       a.host(l.dirs, policyFile),
+		Workspace:  workspace,
+		Environ:    os.Environ(),
+		ABI:        abi,
+		Errata:     sandbox.KernelErrata(),
+		CreateDirs: !o.dryRun,
 	})
 	if err != nil {
 		return launchErr(err)

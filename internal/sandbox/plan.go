@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +23,9 @@ type Options struct {
 	ABI int
 	// Errata is the kernel's set of fixed Landlock errata.
 	Errata int
+	// CreateDirs creates the missing directories of home that profiles make writable
+	// (Entry.Create); a dry run leaves it unset.
+	CreateDirs bool
 	// UserTasks counts the processes and threads a relative process limit is added to:
 	// nil counts every task on the system, an upper bound of the user's.
 	UserTasks func() (uint64, error)
@@ -121,6 +125,16 @@ func Build(o Options) (*Plan, error) {
 					continue
 				}
 				paths := existing(pat)
+				if len(paths) == 0 && e.Create && g.verb == "write" {
+					if !o.CreateDirs {
+						p.note(NoteMissing, pat, e, "nothing there yet: the launch creates it")
+						continue
+					}
+					if err := os.MkdirAll(strings.TrimSuffix(pat, "/**"), 0o700); err != nil {
+						return nil, fmt.Errorf("%s: creating %s: %w", e.Origin, pat, err)
+					}
+					paths = existing(pat)
+				}
 				if len(paths) == 0 {
 					p.note(NoteMissing, pat, e, "nothing there; skipped")
 				}

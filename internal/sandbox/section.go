@@ -16,6 +16,9 @@ import (
 type Entry struct {
 	Pattern string
 	Origin  string // "moat.yaml:12:5", "profile claude-code", "default"
+	// Create is set on a profile's directories of home (~/.codex/**): a launch creates
+	// them when missing, since the agent could not (its home is not writable).
+	Create bool
 }
 
 // Section is the sandbox that applies to one launch: the default, the policy's section
@@ -151,7 +154,8 @@ func apply(out *Section, s *policy.Sandbox, origin string, replace bool) {
 			if o == "" {
 				o = fmt.Sprintf("%s:%d:%d", s.Source, p.Line, p.Col)
 			}
-			*l.dst = append(*l.dst, Entry{Pattern: p.Pattern, Origin: o})
+			create := !replace && strings.HasPrefix(p.Pattern, "~/") && strings.HasSuffix(p.Pattern, "/**")
+			*l.dst = append(*l.dst, Entry{Pattern: p.Pattern, Origin: o, Create: create})
 		}
 	}
 	for _, pp := range []struct {
