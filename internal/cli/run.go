@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -314,20 +313,23 @@ func (a *app) askUser(deps guardDeps, line string, d call.Decision) (bool, strin
 }
 
 // readAnswer reads one line from the terminal, ended by a newline or, for a terminal in
-// raw mode, a carriage return; at most a few bytes are kept.
+// raw mode, a carriage return; at most a few bytes are kept. It reads a byte at a time so
+// that nothing typed after the answer is taken from whoever reads the terminal next.
 func readAnswer(r io.Reader) (string, error) {
-	br := bufio.NewReaderSize(r, 16)
 	var b strings.Builder
+	var c [1]byte
 	for {
-		c, err := br.ReadByte()
+		n, err := r.Read(c[:])
+		if n == 1 {
+			if c[0] == '\n' || c[0] == '\r' {
+				return strings.TrimSpace(b.String()), nil
+			}
+			if b.Len() < 64 {
+				b.WriteByte(c[0])
+			}
+		}
 		if err != nil {
 			return strings.TrimSpace(b.String()), err
-		}
-		if c == '\n' || c == '\r' {
-			return strings.TrimSpace(b.String()), nil
-		}
-		if b.Len() < 64 {
-			b.WriteByte(c)
 		}
 	}
 }

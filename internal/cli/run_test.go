@@ -298,3 +298,16 @@ func TestWithEnv(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The answer is read up to its end and no further: what the user types next is the
+// command's.
+func TestReadAnswerLeavesTypeahead(t *testing.T) {
+	for _, in := range []string{"y\nrest", "y\rrest"} {
+		r := strings.NewReader(in)
+		got, err := readAnswer(r)
+		rest, _ := io.ReadAll(r)
+		if got != "y" || err != nil || string(rest) != "rest" {
+			t.Errorf("%q: answer %q, err %v, left %q", in, got, err, rest)
+		}
+	}
+}
