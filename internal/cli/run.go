@@ -55,6 +55,8 @@ type guardDeps struct {
 	exec func(path string, argv, env []string) error
 	// environ is the environment the program gets.
 	environ func() []string
+	// decider, when set, replaces app.hookDecider (tests of failures while deciding).
+	decider func(policyFlag, cwd string) (hookDecider, error)
 }
 
 func osGuardDeps() guardDeps {
@@ -242,17 +244,24 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 	}
 	c.Cwd, c.Project = cwd, discover.RepoRoot(cwd)
 
-	dec, err := a.hookDecider(o.policy, cwd)
+	newDecider := a.hookDecider
+	if o.deps.decider != nil {
+		newDecider = o.deps.decider
+	}
+	dec, err := newDecider(o.policy, cwd)
 	if err != nil {
 		return refuse("cannot load the policy, so the command does not run: " + err.Error())
 	}
 	ev := hook.Event{Kind: hook.PreTool, Name: o.event, Call: c, Cwd: cwd}
+	var d call.Decision
 	defer func() {
 		r := recover()
 		if r == nil {
 			return
 		}
-		if dec.Policy().Fail == policy.FailOpen {
+		// Only a call that could not be decided at all follows the fail mode: a failure
+		// after a decision (asking, recording) never turns it into an allow.
+		if !d.Verdict.Valid() && dec.Policy().Fail == policy.FailOpen {
 			fmt.Fprintf(a.env.Stderr, "moat: warning: internal error (%v); running the command because the policy says fail: open\n", r)
 			run = true
 			return
@@ -260,7 +269,7 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 		run = refuse(fmt.Sprintf("internal error (%v); not running the command", r))
 	}()
 
-	d := dec.Decide(ctx, c)
+	d = dec.Decide(ctx, c)
 	switch d.Verdict {
 	case call.Allow, call.Audit:
 		dec.Record(ev, c, d)

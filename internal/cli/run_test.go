@@ -13,6 +13,10 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/hook"
+	"github.com/moatdev/moat/internal/policy"
 )
 
 // guardPolicy denies rm, asks before touch and allows the rest.
@@ -309,5 +313,53 @@ func TestReadAnswerLeavesTypeahead(t *testing.T) {
 		if got != "y" || err != nil || string(rest) != "rest" {
 			t.Errorf("%q: answer %q, err %v, left %q", in, got, err, rest)
 		}
+	}
+}
+
+// panicky is a decider that fails where told to.
+type panicky struct {
+	fail            policy.FailMode
+	verdict         call.Verdict
+	inDecide, inRec bool
+}
+
+func (p panicky) Policy() *policy.Policy { return &policy.Policy{Fail: p.fail} }
+func (p panicky) Decide(context.Context, call.Call) call.Decision {
+	if p.inDecide {
+		panic("boom")
+	}
+	return call.Decision{Verdict: p.verdict, Rule: "r"}
+}
+func (p panicky) Record(hook.Event, call.Call, call.Decision) {
+	if p.inRec {
+		panic("boom")
+	}
+}
+
+// An internal error follows the policy's fail mode only when nothing was decided: a deny
+// or an allow whose recording fails never runs on fail: open's word.
+func TestGuardInternalErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		p    panicky
+		run  bool
+	}{
+		{"deciding, fail closed", panicky{fail: policy.FailClosed, inDecide: true}, false},
+		{"deciding, fail open", panicky{fail: policy.FailOpen, inDecide: true}, true},
+		{"recording a deny, fail open", panicky{fail: policy.FailOpen, verdict: call.Deny, inRec: true}, false},
+		{"recording an allow, fail open", panicky{fail: policy.FailOpen, verdict: call.Allow, inRec: true}, false},
+		{"no verdict", panicky{fail: policy.FailOpen}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, stderr, _ := guardApp(t, guardPolicy, nil)
+			deps := guardDeps{decider: func(string, string) (hookDecider, error) { return tt.p, nil }}
+			if got := a.guard(context.Background(), guardOptions{event: eventRun, deps: deps}, "true"); got != tt.run {
+				t.Errorf("guard = %v, want %v; stderr %q", got, tt.run, stderr)
+			}
+			if tt.name != "no verdict" && !strings.Contains(stderr.String(), "internal error") {
+				t.Errorf("stderr %q", stderr)
+			}
+		})
 	}
 }
