@@ -99,11 +99,11 @@ not approved, or moat could not decide); 2 when moat shell cannot take the invoc
 				return cmd.Help()
 			case len(args) == 1 && args[0] == "--version":
 				// Tools ask $SHELL --version which shell it is; that runs no command.
-				real, marker, err := a.realShell(args)
+				sh, marker, err := a.realShell(args)
 				if err != nil {
 					return &exitCode{code: exitGuardRefused, err: err}
 				}
-				return a.execArgv(deps, []string{real, "--version"}, []string{envShellExec + "=" + marker})
+				return a.execArgv(deps, []string{sh, "--version"}, []string{envShellExec + "=" + marker})
 			}
 			sa, err := parseShellArgs(args)
 			if err != nil {
@@ -125,11 +125,11 @@ not approved, or moat could not decide); 2 when moat shell cannot take the invoc
 			if !a.guard(cmd.Context(), o, line) {
 				return &exitCode{code: exitGuardRefused}
 			}
-			real, marker, err := a.realShell(args)
+			sh, marker, err := a.realShell(args)
 			if err != nil {
 				return &exitCode{code: exitGuardRefused, err: err}
 			}
-			return a.execArgv(deps, append([]string{real}, args...), []string{envShellExec + "=" + marker})
+			return a.execArgv(deps, append([]string{sh}, args...), []string{envShellExec + "=" + marker})
 		},
 	}
 	// Only --help: -h is the shell's hashall option.
