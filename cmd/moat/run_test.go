@@ -359,3 +359,17 @@ func BenchmarkRunTrue(b *testing.B) {
 		})
 	}
 }
+
+func TestShellInstallLink(t *testing.T) {
+	e := newGuardEnv(t)
+	dir := filepath.Join(t.TempDir(), "bin")
+	stdout, stderr, code := e.run(t, "", nil, e.moat, "shell", "--install-link", dir)
+	link := filepath.Join(dir, "moat-shell")
+	if code != 0 || !strings.HasPrefix(stdout, link+" -> ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = e.run(t, "", nil, link, "-c", "echo linked")
+	if code != 0 || stdout != "linked\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -60,7 +60,7 @@ how, is what the real shell does.
 
 Installed as a link named moat-shell to the moat binary, it is the same command, so
 
-  ln -s "$(command -v moat)" ~/.local/bin/moat-shell
+  moat shell --install-link ~/.local/bin   # or: ln -s "$(command -v moat)" ~/.local/bin/moat-shell
   SHELL="$(command -v moat-shell)" some-agent
 
 guards every command the agent starts through $SHELL -c.
@@ -88,7 +88,8 @@ event "shell" and tool "shell".
 
 Exit status: the real shell's once the command runs; 126 when it did not run (denied,
 not approved, or moat could not decide); 2 when moat shell cannot take the invocation.`,
-		Example: `  moat shell -c 'go test ./...'
+		Example: `  moat shell --install-link ~/.local/bin      # makes ~/.local/bin/moat-shell
+  moat shell -c 'go test ./...'
   moat-shell -lc 'make build'
   SHELL="$(command -v moat-shell)" MOAT_AGENT=aider aider`,
 		// The options are the shell's, not moat's: sh -c 'STRING' cannot go through cobra.
@@ -97,6 +98,8 @@ not approved, or moat could not decide); 2 when moat shell cannot take the invoc
 			switch {
 			case len(args) == 1 && args[0] == "--help":
 				return cmd.Help()
+			case len(args) == 2 && args[0] == "--install-link":
+				return a.installShellLink(args[1])
 			case len(args) == 1 && args[0] == "--version":
 				// Tools ask $SHELL --version which shell it is; that runs no command.
 				sh, marker, err := a.realShell(args)
@@ -296,4 +299,33 @@ func (a *app) realShell(args []string) (path, marker string, err error) {
 		return p, pid + ":" + hash + ":" + strconv.Itoa(i), nil
 	}
 	return "", "", fmt.Errorf("no real shell to run the command with: set %s to a shell that is not moat", envRealShell)
+}
+
+// installShellLink makes DIR/moat-shell a link to this moat binary. An existing file of
+// that name is left alone unless it already is such a link.
+func (a *app) installShellLink(dir string) error {
+	exe, err := a.env.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return &exitCode{code: exitError, err: fmt.Errorf("finding the moat binary: %w", err)}
+	}
+	link := filepath.Join(dir, ShellName)
+	if info, err := os.Stat(link); err == nil {
+		self, serr := os.Stat(exe)
+		if serr == nil && os.SameFile(info, self) {
+			fmt.Fprintf(a.env.Stdout, "%s is already moat\n", link)
+			return nil
+		}
+		return &exitCode{code: exitError, err: fmt.Errorf("%s exists and is not moat; remove it first", link)}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	if err := os.Symlink(exe, link); err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	fmt.Fprintf(a.env.Stdout, "%s -> %s\n", link, exe)
+	return nil
 }

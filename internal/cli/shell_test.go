@@ -275,3 +275,30 @@ func TestRealShellSkipsMoat(t *testing.T) {
 		})
 	}
 }
+
+func TestInstallShellLink(t *testing.T) {
+	a, _, _ := guardApp(t, guardPolicy, nil)
+	exe, _ := a.env.Executable()
+	if err := os.WriteFile(exe, []byte("moat"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "bin")
+	for i := range 2 { // the second time it is already there
+		if err := a.installShellLink(dir); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if got, err := os.Readlink(filepath.Join(dir, ShellName)); err != nil || got != exe {
+			t.Fatalf("run %d: link to %q, %v", i, got, err)
+		}
+	}
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, ShellName), []byte("not moat"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.installShellLink(other); err == nil || !strings.Contains(err.Error(), "is not moat") {
+		t.Fatalf("replaced another file: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(other, ShellName)); string(data) != "not moat" {
+		t.Fatal("the other file changed")
+	}
+}
