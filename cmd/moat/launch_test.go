@@ -27,7 +27,7 @@ import (
 // runSandboxProbe is the sandbox-probe command: it tries one operation and prints "ok"
 // or the errno it failed with, so that a test reads exactly what the kernel answered.
 //
-//	sandbox-probe read PATH | write PATH | connect PORT | bind PORT | env NAME
+//	sandbox-probe read PATH | write PATH | connect PORT | connect-mptcp PORT | bind PORT | env NAME
 func runSandboxProbe() {
 	if len(os.Args) != 3 {
 		fmt.Println("usage: sandbox-probe read|write|connect|bind|env ARG")
@@ -45,6 +45,17 @@ func runSandboxProbe() {
 		c, err = net.DialTimeout("tcp4", "127.0.0.1:"+arg, 5*time.Second)
 		if err == nil {
 			c.Close()
+		}
+	case "connect-mptcp":
+		// Multipath TCP, which Landlock's TCP rules do not see: moat refuses the socket.
+		err = connectMPTCP(arg)
+	case "listen":
+		// net.Listen as programs call it: multipath TCP first (Go 1.24 and later), which
+		// moat refuses, then plain TCP.
+		var l net.Listener
+		l, err = net.Listen("tcp4", "127.0.0.1:"+arg)
+		if err == nil {
+			l.Close()
 		}
 	case "bind":
 		// Classic TCP: Landlock does not see multipath TCP sockets, which net.Listen
@@ -77,6 +88,19 @@ func runSandboxProbe() {
 	default:
 		fmt.Println("error: " + err.Error())
 	}
+}
+
+func connectMPTCP(port string) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return err
+	}
+	return unix.Connect(fd, &unix.SockaddrInet4{Port: p, Addr: [4]byte{127, 0, 0, 1}})
 }
 
 // requireLandlock skips a test, saying why, where the kernel has no Landlock.
@@ -221,11 +245,36 @@ func TestLaunchNetwork(t *testing.T) {
 		{[]string{"connect", strconv.Itoa(denied)}, "EACCES"},
 		{[]string{"bind", strconv.Itoa(bindOK)}, "ok"},
 		{[]string{"bind", strconv.Itoa(bindNo)}, "EACCES"},
+		{[]string{"listen", strconv.Itoa(bindOK)}, "ok"},
+		{[]string{"listen", strconv.Itoa(bindNo)}, "EACCES"},
 	}
 	for _, c := range cases {
 		if got := e.probe(t, c.args...); got != c.want {
 			t.Errorf("sandbox-probe %v = %q, want %q", c.args, got, c.want)
 		}
+	}
+}
+
+// TestLaunchMPTCP: Landlock's TCP rules do not see multipath TCP sockets, so where the
+// kernel offers them moat refuses to create them (seccomp), and programs fall back to
+// plain TCP, which the port lists hold.
+func TestLaunchMPTCP(t *testing.T) {
+	abi := requireLandlock(t)
+	if abi < 4 {
+		t.Skipf("skipped: Landlock ABI %d has no TCP rules (needs 4)", abi)
+	}
+	allowed, denied := listen(t), listen(t)
+	if err := connectMPTCP(strconv.Itoa(denied)); err != nil {
+		t.Skipf("skipped: this kernel does not offer multipath TCP here (%v)", err)
+	}
+	e := newLaunchEnv(t, fmt.Sprintf("  connect: [%d]\n", allowed))
+	if got := e.probe(t, "connect-mptcp", strconv.Itoa(denied)); got != "EPROTONOSUPPORT" {
+		t.Errorf("an MPTCP connection to a port not allowed: %q, want EPROTONOSUPPORT", got)
+	}
+	// Without a port list there is nothing to get around: MPTCP stays available.
+	e = newLaunchEnv(t, "  connect: any\n  bind: any\n")
+	if got := e.probe(t, "connect-mptcp", strconv.Itoa(denied)); got != "ok" {
+		t.Errorf("an MPTCP connection with no port list: %q, want ok", got)
 	}
 }
 

@@ -96,5 +96,11 @@ func (p *Plan) enterDomain() error {
 			}
 		}
 	}
-	return restrictSelf(fd)
+	if err := restrictSelf(fd); err != nil {
+		return err
+	}
+	if p.RefuseMPTCP {
+		return refuseMPTCP()
+	}
+	return nil
 }

@@ -85,6 +85,9 @@ type Plan struct {
 	Connect, Bind []uint16
 	// NetEnforced reports whether this kernel restricts TCP (ABI 4).
 	NetEnforced bool
+	// RefuseMPTCP reports that creating multipath TCP sockets will fail (seccomp), since
+	// Landlock's port rules do not see them.
+	RefuseMPTCP bool
 	// ScopeSockets and ScopeSignals report the scopes that will be enforced.
 	ScopeSockets, ScopeSignals bool
 	Limits                     []Limit
@@ -262,6 +265,7 @@ func (p *Plan) network(abi, errata int) {
 	if !s.Bind.Any {
 		p.Bind = nonNil(s.Bind.List())
 	}
+	p.RefuseMPTCP = p.NetEnforced && (p.Connect != nil || p.Bind != nil) && mptcpFilterable()
 	// Signal scoping had a bug fixed by erratum 2: a kernel without the fix gets no scoping
 	// at all, as go-landlock does.
 	scopes := abi >= 6 && errata&2 != 0

@@ -40,8 +40,11 @@ func features(abi, errata int, mptcp bool) []Feature {
 		scopeNote = "this kernel lacks the fix of Landlock erratum 2 (signal scoping), so scoping is not used"
 	}
 	tcpNote := "connect and bind, by port: Landlock does not see host names or addresses"
-	if mptcp {
-		tcpNote += "; multipath TCP is enabled on this kernel and Landlock does not cover MPTCP sockets, so a program that opens one is not held to the port lists"
+	switch {
+	case mptcpFilterable():
+		tcpNote += "; Landlock does not see multipath TCP sockets, so moat refuses to create them (seccomp) when ports are restricted"
+	case mptcp:
+		tcpNote += "; multipath TCP is enabled on this kernel, Landlock does not see MPTCP sockets, and moat has no filter for this architecture: a program that opens one is not held to the port lists"
 	}
 	return []Feature{
 		{Name: "file system: read, write, execute, create, delete", MinABI: 1, Enforced: abi >= 1},

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package sandbox
+
+func mptcpFilterable() bool { return false }
