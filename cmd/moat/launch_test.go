@@ -544,3 +544,25 @@ func TestLaunchCreatesProfileDirs(t *testing.T) {
 		t.Errorf("~/.codex: %v, %v", fi, err)
 	}
 }
+
+// TestLaunchPolicyInWorkspace: a policy named with --policy is protected; inside the
+// workspace that closes its directory to new entries, and moat says so.
+func TestLaunchPolicyInWorkspace(t *testing.T) {
+	requireLandlock(t)
+	e := newLaunchEnv(t, "")
+	inside := filepath.Join(e.ws, "moat.yaml")
+	copyFile(t, e.policy, inside)
+	mustWrite(t, filepath.Join(e.ws, "sub", "file"), "x\n")
+	e.policy = inside
+	out, stderr, code := e.launch(t, "--profile", "none", "--", "sh", "-c",
+		`sandbox-probe write moat.yaml; sandbox-probe write new; sandbox-probe write sub/file; sandbox-probe write sub/new`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := "EACCES\nEACCES\nok\nok\n"; out != want {
+		t.Errorf("probes = %q, want %q", out, want)
+	}
+	if !strings.Contains(stderr, "is inside the workspace") {
+		t.Errorf("no warning: %s", stderr)
+	}
+}

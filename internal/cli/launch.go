@@ -63,7 +63,7 @@ sandbox (invalid policy or sandbox section, unknown profile, no Landlock), and n
 ran; 126 when the command could not be executed; 127 when it was not found.`,
 		Example: `  moat launch -- claude
   moat launch --dry-run -- codex
-  moat launch --profile aider --policy ./moat.yaml -- aider --model sonnet
+  moat launch --profile aider --policy ~/policies/strict.yaml -- aider --model sonnet
   moat launch --profile none -- sh -c 'make test'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.launch(o, args)
@@ -127,6 +127,11 @@ func (a *app) launch(o launchOptions, args []string) error {
 	})
 	if err != nil {
 		return launchErr(err)
+	}
+	for _, w := range workspace {
+		if policyFile != "" && strings.HasPrefix(policyFile, w+string(filepath.Separator)) {
+			fmt.Fprintf(a.env.Stderr, "moat: warning: the policy %s is inside the workspace; to keep the agent from changing it, the directories above it in the workspace are closed to new, deleted and renamed entries. Trust it (moat trust) and launch without --policy, and the hooks will find it and refuse it once changed.\n", policyFile)
+		}
 	}
 	plan.Env = setEnv(plan.Env, discover.EnvVar, policyFile)
 	state := "none"
