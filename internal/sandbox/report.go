@@ -120,7 +120,7 @@ func (p *Plan) handledOr() Access {
 var noteTitles = map[NoteKind]string{
 	NoteDenied:      "denied (carved out of the grants above: no rule reaches them)",
 	NoteProtected:   "protected (read-only within the grants above)",
-	NoteUnaffected:  "denied or protected, but outside every grant already",
+	NoteUnaffected:  "denied or protected, with nothing to take away (no grant gives more there)",
 	NoteClosed:      "denied or protected, and already closed to you by the file permissions (not carved)",
 	NoteAnywhere:    "not expressible with Landlock (patterns that match in any directory; the hooks still judge them)",
 	NoteMissing:     "skipped (nothing exists there)",
