@@ -27,6 +27,8 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.shellCode(at, ops, opts, cwd)
 	case name == "eval":
 		a.evalCode(at, rest, cwd)
+	case name == "alias":
+		a.aliasCode(at, ops, cwd)
 	case name == "source" || name == ".":
 		if len(ops) > 0 {
 			a.scriptOperand(at, ops[0], cwd, nil)
@@ -242,6 +244,23 @@ func (a *analyzer) evalCode(at int, rest []arg, cwd dir) {
 	if !hasFinding(a.cmds[at].Findings, findDynamicCommand) && !a.meta[at].codeFromSubst {
 		c := &a.cmds[at]
 		c.Findings = appendFinding(c.Findings, findDynamicCommand, "eval of a value known only at run time")
+	}
+}
+
+// aliasCode: alias NAME=VALUE defines a word that runs VALUE as shell code wherever it
+// is used, later in the line or in a later call (bash expands aliases in scripts after
+// shopt -s expand_aliases, and always in interactive shells). The use is a bare name
+// that says nothing, so the value is judged where it is defined, as if it ran there.
+func (a *analyzer) aliasCode(at int, ops []arg, cwd dir) {
+	for _, x := range ops {
+		if x.dynamic {
+			c := &a.cmds[at]
+			c.Findings = appendFinding(c.Findings, findDynamicCommand, "an alias to code known only at run time: "+shorten(x.lit))
+			continue
+		}
+		if _, value, ok := strings.Cut(x.lit, "="); ok && strings.TrimSpace(value) != "" {
+			a.nested(at, value, cwd, false)
+		}
 	}
 }
 
