@@ -566,3 +566,45 @@ func TestLaunchPolicyInWorkspace(t *testing.T) {
 		t.Errorf("no warning: %s", stderr)
 	}
 }
+
+// TestLaunchHooksRecord: the agent's hooks inside the sandbox still record their
+// decisions, although moat's state directory is protected: the decision log and its lock
+// are writable, and nothing else there is.
+func TestLaunchHooksRecord(t *testing.T) {
+	requireLandlock(t)
+	e := newLaunchEnv(t, "")
+	state := filepath.Join(e.home, ".local", "state", "moat")
+	event := filepath.Join(t.TempDir(), "event.json")
+	mustWrite(t, event, `{"session_id":"s1","transcript_path":"/tmp/t","cwd":"`+e.ws+`","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	script := fmt.Sprintf(`%q hook claude-code < %q >/dev/null && sandbox-probe write %q`, moatBinary(t), event, filepath.Join(state, "other"))
+	out, stderr, code := e.launch(t, "--profile", "none", "--", "sh", "-c", script)
+	if code != 0 || strings.TrimSpace(out) != "EACCES" {
+		t.Fatalf("exit %d, printed %q (want EACCES for the other file)\nstderr: %s", code, out, stderr)
+	}
+	if strings.Contains(stderr, "recording decision") {
+		t.Errorf("the hook could not record: %s", stderr)
+	}
+	log := filepath.Join(state, "audit.jsonl")
+	data, err := os.ReadFile(log)
+	if err != nil || strings.Count(string(data), "\n") != 1 || !strings.Contains(string(data), `"session":"s1"`) {
+		t.Fatalf("the decision log after a hook inside: %q, %v", data, err)
+	}
+
+	// A log due for rotation cannot be rotated inside (the directory is protected): the
+	// record is appended all the same, and a moat outside rotates it later.
+	full := bytes.Repeat(data, 10<<20/len(data)+1)
+	if err := os.WriteFile(log, full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script = fmt.Sprintf(`%q hook claude-code < %q >/dev/null`, moatBinary(t), event)
+	if _, stderr, code := e.launch(t, "--profile", "none", "--", "sh", "-c", script); code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr: %s", code, stderr)
+	}
+	after, err := os.ReadFile(log)
+	if err != nil || len(after) != len(full)+len(data) {
+		t.Errorf("the full log grew from %d to %d bytes, want one record more (%v)", len(full), len(after), err)
+	}
+	if _, err := os.Stat(log + ".1"); err == nil {
+		t.Error("the log was rotated from inside the sandbox")
+	}
+}

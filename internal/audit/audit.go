@@ -129,6 +129,11 @@ func Open(opts Options) (*Log, error) {
 
 func lockPath(path string) string { return path + ".lock" }
 
+// WriterFiles are the files a writer of the log at path opens for writing when no
+// rotation is due: the active file and the lock file. A sandbox that lets moat's hooks
+// record grants exactly these.
+func WriterFiles(path string) []string { return []string{path, lockPath(path)} }
+
 // rotatedPath names the n-th rotated file, 1 being the newest.
 func rotatedPath(path string, n int) string { return path + "." + strconv.Itoa(n) }
 
@@ -181,10 +186,19 @@ func (l *Log) appendLocked(line []byte) error {
 		return err
 	}
 	if size > 0 && size+int64(len(line)) > l.maxBytes {
-		if err := l.rotate(); err != nil {
+		switch err := l.rotate(); {
+		case errors.Is(err, fs.ErrPermission):
+			// A writer that may append but not rename (one inside moat's sandbox, where
+			// the directory is protected) keeps the record in the active file, past the
+			// size: a writer outside rotates it later. Losing the record would be worse.
+			if size, err = l.reopenIfRotated(); err != nil {
+				return err
+			}
+		case err != nil:
 			return err
+		default:
+			size = 0
 		}
-		size = 0
 	}
 	if size > 0 {
 		// A writer that died in the middle of a write leaves a line without its newline.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
@@ -124,6 +125,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 		ABI:        abi,
 		Errata:     sandbox.KernelErrata(),
 		CreateDirs: !o.dryRun,
+		LogFiles:   audit.WriterFiles(l.dirs.AuditLog()),
 	})
 	if err != nil {
 		return launchErr(err)

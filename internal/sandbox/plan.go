@@ -26,6 +26,11 @@ type Options struct {
 	// CreateDirs creates the missing directories of home that profiles make writable
 	// (Entry.Create); a dry run leaves it unset.
 	CreateDirs bool
+	// LogFiles are the files moat's own processes inside the sandbox (the agent's hooks,
+	// its MCP proxies) append their decision records to: the decision log and its lock
+	// file. Each is granted reading and writing, and nothing else, so that a protected
+	// state directory does not cost the records; with CreateDirs, missing ones are created.
+	LogFiles []string
 	// UserTasks counts the processes and threads a relative process limit is added to:
 	// nil counts every task on the system, an upper bound of the user's.
 	UserTasks func() (uint64, error)
@@ -61,6 +66,7 @@ const (
 	NoteUnaffected  NoteKind = "not granted" // a deny or protect no grant reaches
 	NoteUnsupported NoteKind = "unsupported" // the kernel cannot enforce it
 	NoteClosed      NoteKind = "closed"      // the file permissions already refuse it
+	NoteLog         NoteKind = "log"         // moat's decision log, writable inside
 )
 
 // Limit is one resource limit of a plan.
@@ -105,6 +111,13 @@ func Build(o Options) (*Plan, error) {
 	s := o.Section
 	p := &Plan{Section: s, ABI: o.ABI, Handled: handledAccess(o.ABI)}
 	r := resolver{host: o.Host, workspace: o.Workspace}
+	if o.CreateDirs {
+		// Before the carving, so that the protection of moat's directories reaches a
+		// state directory that did not exist yet.
+		if err := createLogFiles(o.LogFiles); err != nil {
+			return nil, err
+		}
+	}
 
 	limits, err := p.limits(r, s)
 	if err != nil {
@@ -155,6 +168,7 @@ func Build(o Options) (*Plan, error) {
 	for _, rr := range c.result() {
 		p.Rules = append(p.Rules, Rule{Path: rr.path, Access: rr.access, Why: rr.why})
 	}
+	p.logFiles(o.LogFiles)
 	for _, l := range limits {
 		kind := NoteDenied
 		if l.mask != 0 {
@@ -175,6 +189,37 @@ func Build(o Options) (*Plan, error) {
 	}
 	p.Env, p.Dropped = FilterEnv(o.Environ, s.Env)
 	return p, nil
+}
+
+// logFiles grants moat's decision log to the processes inside. Landlock cannot make a
+// file append-only: whoever may append may also overwrite it, which the report says.
+// Rotation needs the directory, which stays protected, so a log written inside grows
+// until a moat outside rotates it (audit.Log keeps appending when it cannot rotate).
+func (p *Plan) logFiles(files []string) {
+	for _, f := range files {
+		real, err := filepath.EvalSymlinks(f)
+		if err != nil {
+			p.Notes = append(p.Notes, Note{Kind: NoteMissing, Pattern: f, Detail: "moat's decision log: nothing there yet; the launch creates it"})
+			continue
+		}
+		p.Rules = append(p.Rules, Rule{Path: real, Access: ReadFile | WriteFile, Why: []string{"moat's decision log"}})
+		p.Notes = append(p.Notes, Note{Kind: NoteLog, Pattern: real, Detail: "the hooks inside append their decisions here; Landlock cannot make a file append-only, so a process inside could also overwrite it"})
+	}
+}
+
+// createLogFiles creates the log files that do not exist yet, and their directory.
+func createLogFiles(files []string) error {
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			return fmt.Errorf("creating the directory of %s: %w", f, err)
+		}
+		fh, err := os.OpenFile(f, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("creating %s: %w", f, err)
+		}
+		fh.Close()
+	}
+	return nil
 }
 
 // limits turns the deny and protect lists into caps on real paths.

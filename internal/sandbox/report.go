@@ -25,7 +25,7 @@ func (p *Plan) WriteReport(w io.Writer) {
 		fmt.Fprintf(w, "  %s  %s  [%s]\n", (r.Access & p.handledOr()).String(), r.Path, strings.Join(r.Why, "; "))
 	}
 	fmt.Fprintf(w, "  everything else: no access\n")
-	for _, kind := range []NoteKind{NoteDenied, NoteProtected, NoteUnaffected, NoteClosed, NoteAnywhere, NoteMissing, NoteUnsupported} {
+	for _, kind := range []NoteKind{NoteDenied, NoteProtected, NoteLog, NoteUnaffected, NoteClosed, NoteAnywhere, NoteMissing, NoteUnsupported} {
 		var lines []string
 		for _, n := range p.Notes {
 			if n.Kind != kind {
@@ -120,6 +120,7 @@ func (p *Plan) handledOr() Access {
 var noteTitles = map[NoteKind]string{
 	NoteDenied:      "denied (carved out of the grants above: no rule reaches them)",
 	NoteProtected:   "protected (read-only within the grants above)",
+	NoteLog:         "writable within the protected paths, for moat's own records",
 	NoteUnaffected:  "denied or protected, with nothing to take away (no grant gives more there)",
 	NoteClosed:      "denied or protected, and already closed to you by the file permissions (not carved)",
 	NoteAnywhere:    "not expressible with Landlock (patterns that match in any directory; the hooks still judge them)",
