@@ -1,0 +1,14 @@
+//go:build !linux
+
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// runSandboxProbe exists only for the Linux sandbox tests (launch_linux_test.go).
+func runSandboxProbe() {
+	fmt.Println("sandbox-probe: only on Linux")
+	os.Exit(2)
+}
