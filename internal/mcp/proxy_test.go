@@ -180,16 +180,22 @@ func recommendedDecider(tb testing.TB) Decider {
 	return e.Evaluate
 }
 
-// BenchmarkToolsCall is what the proxy adds to a tools/call on its way to the server:
-// reading the frame strictly and deciding the call with the recommended policy (target:
-// at most 100 µs).
+// BenchmarkToolsCall is what the proxy adds to a tools/call: reading the frame strictly
+// and deciding the call with the recommended policy on its way to the server, then
+// reading its result (secrets, injection) on the way back (target: at most 100 µs).
 func BenchmarkToolsCall(b *testing.B) {
 	p := &Proxy{Server: "github", Decide: recommendedDecider(b), Log: io.Discard, Cwd: "/work/p"}
 	frame := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"create_issue","arguments":{"owner":"acme","repo":"app","title":"Crash on start","body":"Steps to reproduce: run the app with an empty config."},"_meta":{"progressToken":7}}}`)
+	// The server's answer, read as the call's result, so that every call is a whole round
+	// trip through the proxy and the id is free again for the next one.
+	result := []byte(`{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"Created issue #1287."}],"isError":false}}`)
 	b.ReportAllocs()
 	for b.Loop() {
 		if relay, _ := p.FromClient(context.Background(), frame); relay == nil {
 			b.Fatal("the call was not relayed")
+		}
+		if relay, _ := p.FromServer(result); relay == nil {
+			b.Fatal("the result was not relayed")
 		}
 	}
 }
