@@ -681,6 +681,31 @@ func TestMCPScan(t *testing.T) {
 	if log := e.serverLog(t); log != "" {
 		t.Errorf("a tool was called: %s", log)
 	}
+
+	// --pin pins what was never seen (evil's tools, poisoned or not: the proxy hides
+	// those by what they say), and records peer's change as waiting, never accepted.
+	cmd = exec.Command(moatBinary(t), "mcp", "scan", "--pin")
+	cmd.Dir = e.project
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	out, _ = cmd.Output()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "pinned now: ") {
+		t.Errorf("scan --pin: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.home, ".local", "state", "moat", "mcp-pins", "evil.json")); err != nil {
+		t.Errorf("scan --pin pinned nothing of evil: %v", err)
+	}
+	pinCmd := exec.Command(moatBinary(t), "mcp", "pin", "peer")
+	pinCmd.Env = cmd.Env
+	if out, err := pinCmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "echo") {
+		t.Errorf("moat mcp pin peer after scan --pin: %v\n%s", err, out)
+	}
+	cmd = exec.Command(moatBinary(t), "mcp", "scan", "--pin", "--json", "--agent", "cursor")
+	cmd.Dir = e.project
+	cmd.Env = pinCmd.Env
+	out, _ = cmd.Output()
+	if strings.Contains(string(out), `"pinned"`) {
+		t.Errorf("a second scan --pin pinned again: %s", out)
+	}
 }
 
 // TestMCPProxyHTTP runs `moat mcp proxy --upstream` in front of the Go SDK's Streamable

@@ -212,13 +212,15 @@ func clientNamesOf(cs []mcpconfig.Client) string {
 
 // mcpScanReport is what scanning one configured server found.
 type mcpScanReport struct {
-	Agent    string             `json:"agent"`
-	File     string             `json:"file"`
-	Server   string             `json:"server"`
-	Tools    int                `json:"tools"`
-	Poisoned []mcpScanFinding   `json:"poisoned"`
-	Changed  []string           `json:"changed"`
-	Unpinned []string           `json:"unpinned"`
+	Agent    string           `json:"agent"`
+	File     string           `json:"file"`
+	Server   string           `json:"server"`
+	Tools    int              `json:"tools"`
+	Poisoned []mcpScanFinding `json:"poisoned"`
+	Changed  []string         `json:"changed"`
+	Unpinned []string         `json:"unpinned"`
+	// Pinned, with --pin, lists the tools pinned now (first seen by this scan).
+	Pinned   []string           `json:"pinned,omitempty"`
 	Skipped  string             `json:"skipped,omitempty"`
 	Error    string             `json:"error,omitempty"`
 	findings []toolscan.Finding // for the text output
@@ -233,10 +235,10 @@ type mcpScanFinding struct {
 
 func newMCPScanCmd(a *app) *cobra.Command {
 	var agents []string
-	var asJSON bool
+	var asJSON, pin bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "scan [--agent AGENT]… [--json] [--timeout D]",
+		Use:   "scan [--agent AGENT]… [--pin] [--json] [--timeout D]",
 		Short: "Audit every MCP server the agents are configured with: poisoned and changed tools",
 		Long: `Scan reads the agents' MCP configuration files (as 'moat mcp wrap' does), starts each
 stdio server there as the agent would (a wrapped server without moat's proxy), asks it for
@@ -246,20 +248,26 @@ Nothing is sent anywhere and no pin is changed; tools moat has not pinned yet ar
 Starting a server runs its command, as the agent would (npx may download the package).
 Remote (HTTP) servers are listed as not scanned.
 
+With --pin, the tools seen for the first time are pinned, as the proxy pins them when it
+first lists them, so that a later change is caught; a changed tool is recorded as
+waiting for 'moat mcp pin --accept', never accepted. Use it to pin an agent's servers
+from outside 'moat launch', whose sandbox keeps the proxies from saving pins.
+
 Exit status: 0 nothing found, 2 a poisoned or changed tool, 1 a server that could not be
 scanned (and nothing worse).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.mcpScan(cmd.Context(), agents, asJSON, timeout)
+			return a.mcpScan(cmd.Context(), agents, asJSON, pin, timeout)
 		},
 	}
 	cmd.Flags().StringArrayVar(&agents, "agent", nil, "an agent whose servers to scan (repeatable): "+clientNames())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per server")
+	cmd.Flags().BoolVar(&pin, "pin", false, "pin the tools seen for the first time (a changed tool is recorded, never accepted)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "how long one server may take to list its tools")
 	return cmd
 }
 
-func (a *app) mcpScan(ctx context.Context, agents []string, asJSON bool, timeout time.Duration) error {
+func (a *app) mcpScan(ctx context.Context, agents []string, asJSON, pin bool, timeout time.Duration) error {
 	clients := mcpconfig.Clients
 	if len(agents) > 0 {
 		clients = nil
@@ -296,7 +304,7 @@ func (a *app) mcpScan(ctx context.Context, agents []string, asJSON bool, timeout
 				continue
 			}
 			for _, s := range servers {
-				r := a.scanServer(ctx, d.MCPPins(), c.Name, file, s, timeout)
+				r := a.scanServer(ctx, d.MCPPins(), c.Name, file, s, pin, timeout)
 				switch {
 				case len(r.Poisoned) > 0 || len(r.Changed) > 0:
 					worst = max(worst, 2)
@@ -313,7 +321,7 @@ func (a *app) mcpScan(ctx context.Context, agents []string, asJSON bool, timeout
 	return nil
 }
 
-func (a *app) scanServer(ctx context.Context, pinsDir, agent, file string, s mcpconfig.Server, timeout time.Duration) mcpScanReport {
+func (a *app) scanServer(ctx context.Context, pinsDir, agent, file string, s mcpconfig.Server, pin bool, timeout time.Duration) mcpScanReport {
 	r := mcpScanReport{Agent: agent, File: file, Server: s.Name, Poisoned: []mcpScanFinding{}, Changed: []string{}, Unpinned: []string{}}
 	switch {
 	case s.Skipped != "":
@@ -350,11 +358,20 @@ func (a *app) scanServer(ctx context.Context, pinsDir, agent, file string, s mcp
 		r.Error = err.Error()
 		return r
 	}
-	changed, added := pins.Check(tools) // read only: the pins are not saved
+	changed, added := pins.Check(tools) // saved only with --pin
 	for _, c := range changed {
 		r.Changed = append(r.Changed, c.Tool)
 	}
-	r.Unpinned = append(r.Unpinned, added...)
+	if !pin || (len(added) == 0 && len(changed) == 0) {
+		r.Unpinned = append(r.Unpinned, added...)
+		return r
+	}
+	if err := pins.Save(); err != nil {
+		r.Unpinned = append(r.Unpinned, added...)
+		r.Error = "saving the pins: " + err.Error()
+		return r
+	}
+	r.Pinned = append(r.Pinned, added...)
 	return r
 }
 
@@ -372,7 +389,7 @@ func (a *app) printScan(asJSON bool, r mcpScanReport) {
 	case r.Skipped != "":
 		fmt.Fprintf(w, "%s: not scanned: %s\n", where, r.Skipped)
 		return
-	case r.Error != "":
+	case r.Error != "" && r.Tools == 0:
 		fmt.Fprintf(w, "%s: could not list its tools: %s\n", where, r.Error)
 		return
 	}
@@ -389,5 +406,11 @@ func (a *app) printScan(asJSON bool, r mcpScanReport) {
 	}
 	if len(r.Unpinned) > 0 {
 		fmt.Fprintf(w, "  not pinned yet: %s\n", strings.Join(r.Unpinned, ", "))
+	}
+	if len(r.Pinned) > 0 {
+		fmt.Fprintf(w, "  pinned now: %s\n", strings.Join(r.Pinned, ", "))
+	}
+	if r.Error != "" && r.Tools > 0 {
+		fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}
 }
