@@ -18,6 +18,7 @@ func TestMain(m *testing.M) {
 		"mcp-test-server": runSDKServer,
 		"mcp-raw-server":  runRawServer,
 		"sandbox-probe":   runSandboxProbe,
+		"no-landlock":     runNoLandlock,
 	})
 }
 
