@@ -325,7 +325,7 @@ func (fl *follower) successors() (newer []snapFile, active *os.File, err error) 
 	}
 	nums, err := rotatedNumbers(fl.path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("follow audit log %s: %w", fl.path, err)
 	}
 	// nums is newest first; keep those before f's own.
 	if held != nil {
@@ -369,7 +369,7 @@ func rotatedNumbers(path string) ([]int, error) {
 	dir, base := filepath.Split(path)
 	entries, err := os.ReadDir(cmp.Or(dir, "."))
 	if err != nil {
-		return nil, fmt.Errorf("follow audit log %s: %w", path, err)
+		return nil, err
 	}
 	var nums []int
 	for _, e := range entries {

@@ -3,17 +3,13 @@ package audit
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // maxLineErrors bounds how many malformed lines Read reports one by one.
@@ -97,22 +93,10 @@ func snapshot(path string) ([]snapFile, error) {
 			defer unlockFile(lock)
 		}
 	}
-	dir, base := filepath.Split(path)
-	entries, err := os.ReadDir(cmp.Or(dir, "."))
+	nums, err := rotatedNumbers(path)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log %s: %w", path, err)
 	}
-	var nums []int
-	for _, e := range entries {
-		suffix, ok := strings.CutPrefix(e.Name(), base+".")
-		if !ok {
-			continue
-		}
-		if n, err := strconv.Atoi(suffix); err == nil && n > 0 && strconv.Itoa(n) == suffix {
-			nums = append(nums, n)
-		}
-	}
-	slices.Sort(nums)
 	slices.Reverse(nums)
 	names := make([]string, 0, len(nums)+1)
 	for _, n := range nums {

@@ -187,19 +187,26 @@ type loaded struct {
 // load finds the policy for cwd (or the one named by flag), compiles it and builds an
 // engine. Warnings about skipped sources go to stderr.
 func (a *app) load(flag, cwd string) (*loaded, error) {
-	d, err := a.dirs()
+	src, d, err := a.findPolicy(flag, cwd)
 	if err != nil {
 		return nil, err
+	}
+	return a.compile(src, d)
+}
+
+// findPolicy finds the policy source for cwd (or the one named by flag), as the hooks
+// do. Warnings about skipped sources go to stderr.
+func (a *app) findPolicy(flag, cwd string) (discover.Source, dirs.Dirs, error) {
+	d, err := a.dirs()
+	if err != nil {
+		return discover.Source{}, d, err
 	}
 	src, err := discover.Find(discover.Options{
 		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
 		Trust: trust.Open(d.TrustStore()),
 		Warn:  func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) },
 	})
-	if err != nil {
-		return nil, err
-	}
-	return a.compile(src, d)
+	return src, d, err
 }
 
 func (a *app) compile(src discover.Source, d dirs.Dirs) (*loaded, error) {

@@ -16,7 +16,6 @@ import (
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/sandbox"
-	"github.com/moatdev/moat/internal/trust"
 )
 
 // Exit codes of `moat launch`, as env(1) and container runtimes use them: any other
@@ -184,15 +183,7 @@ type launchedPolicy struct {
 // launchPolicy finds and compiles the policy as load does, without building an engine:
 // the launch only reads its sandbox section and workspace.
 func (a *app) launchPolicy(flag, cwd string) (*launchedPolicy, error) {
-	d, err := a.dirs()
-	if err != nil {
-		return nil, err
-	}
-	src, err := discover.Find(discover.Options{
-		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
-		Trust: trust.Open(d.TrustStore()),
-		Warn:  func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) },
-	})
+	src, d, err := a.findPolicy(flag, cwd)
 	if err != nil {
 		return nil, err
 	}
