@@ -54,6 +54,13 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Record
 	if err := fl.start(opts.History); err != nil {
 		return err
 	}
+	if opts.History {
+		// start delivered the rotated files; the active file's records are history too,
+		// and must come before Caught.
+		if err := fl.drain(); err != nil {
+			return err
+		}
+	}
 	if opts.Caught != nil {
 		if err := opts.Caught(); err != nil {
 			return err
