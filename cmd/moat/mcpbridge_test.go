@@ -219,6 +219,12 @@ func TestMCPBridgeBytes(t *testing.T) {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(body, &m)
+		if string(m.ID) == `"last"` {
+			time.Sleep(300 * time.Millisecond) // still working when the client's input ends
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"last","result":{}}`)
+			return
+		}
 		a, ok := answer[string(m.ID)]
 		if !ok || a == "" {
 			w.WriteHeader(http.StatusAccepted)
@@ -258,13 +264,20 @@ func TestMCPBridgeBytes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"blocked by moat: the peer's delete tools are not for agents (rule no-deleting-everything)"}],"isError":true}}`)
 	note := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":null,"progress":1}}`
 	io.WriteString(in, note+"\n")
+	// A request followed at once by the end of the client's input (a piped request) is
+	// still answered.
+	last := `{"jsonrpc":"2.0","id":"last","method":"ping"}`
+	io.WriteString(in, last+"\n")
 	in.Close()
+	if got, err := lines.ReadString('\n'); err != nil || got != `{"jsonrpc":"2.0","id":"last","result":{}}`+"\n" {
+		t.Errorf("the request sent before the input ended: got %q, %v", got, err)
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("the bridge exited with %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if got, want := strings.Join(bodies, "\n"), strings.Join([]string{call, list, note}, "\n"); got != want {
+	if got, want := strings.Join(bodies, "\n"), strings.Join([]string{call, list, note, last}, "\n"); got != want {
 		t.Errorf("the server received:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -52,8 +52,9 @@ type bridge struct {
 	listened bool   // the GET stream was opened
 	// inflight cancels the requests of the 2026-07-28 revision by id: over HTTP,
 	// closing a request's stream is how it is cancelled.
-	inflight map[string]context.CancelFunc
-	wg       sync.WaitGroup
+	inflight  map[string]context.CancelFunc
+	wg        sync.WaitGroup // the requests in flight
+	listening sync.WaitGroup // the GET stream
 }
 
 // Bridge relays between a client on in and out (newline-delimited JSON-RPC) and the
@@ -129,12 +130,29 @@ loop:
 			b.send(ctx, relay)
 		}
 	}
-	// The client is done: what it still waits for will not be read.
+	if ctx.Err() == nil {
+		// The client closed its input, as a stdio server's stdin closes at shutdown or
+		// after a piped request: what it already asked is still answered, for a while,
+		// as a stdio server would answer it before exiting.
+		done := make(chan struct{})
+		go func() { b.wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		case <-time.After(drainGrace):
+			fmt.Fprintf(o.Proxy.Log, "moat: the client closed its input; giving up on the requests still waiting after %v\n", drainGrace)
+		}
+	}
 	cancel()
 	b.wg.Wait()
+	b.listening.Wait()
 	b.endSession()
 	return readErr
 }
+
+// drainGrace is how long requests in flight may still be answered once the client has
+// closed its input.
+const drainGrace = 5 * time.Second
 
 func isFrameError(err error) bool {
 	var fe *jsonrpc.FrameError
@@ -517,9 +535,9 @@ func (b *bridge) listen(ctx context.Context) {
 	}
 	b.listened = true
 	b.mu.Unlock()
-	b.wg.Add(1)
+	b.listening.Add(1)
 	go func() {
-		defer b.wg.Done()
+		defer b.listening.Done()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.o.Upstream.String(), nil)
 		if err != nil {
 			return
