@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/moatdev/moat/internal/jsonc"
 )
 
 // Remote servers run through moat's stdio bridge.
@@ -87,9 +89,9 @@ type header struct{ name, value string }
 // JSON object whole; a TOML table's keys and values, not its header.
 func (c Client) span(v *value) (int, int) {
 	if c.TOML {
-		return v.keyStarts[0], v.elems[len(v.elems)-1].end
+		return v.KeyStarts[0], v.Elems[len(v.Elems)-1].End
 	}
-	return v.start, v.end
+	return v.Start, v.End
 }
 
 // bridge is the edit that turns the remote entry v, in text, into a stdio entry running
@@ -100,11 +102,11 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 		return edit{}, "", fmt.Sprintf(format, args...)
 	}
 	u, r := c.remoteURL(v)
-	if u == nil || len(v.elems) == 0 {
+	if u == nil || len(v.Elems) == 0 {
 		return fail("it has no %s", remoteKeys(c.remotes))
 	}
-	keys := make(map[string]bool, len(v.keys))
-	for _, k := range v.keys {
+	keys := make(map[string]bool, len(v.Keys))
+	for _, k := range v.Keys {
 		if keys[k] {
 			return fail("it gives %s more than once", k)
 		}
@@ -119,7 +121,7 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 		return fail("%s", reason)
 	}
 	var carried []int
-	for i, k := range v.keys {
+	for i, k := range v.Keys {
 		switch {
 		case k == r.key || slices.Contains(c.bridged, k):
 		case slices.Contains(c.carried, k):
@@ -154,7 +156,7 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 	if !utf8.ValidString(orig) {
 		return fail("it holds bytes that are not UTF-8, which moat could not keep to restore it")
 	}
-	t, _ := v.member("type")
+	t, _ := v.Member("type")
 	typed := c.typedStdio && t != nil
 	var repl string
 	if c.TOML {
@@ -177,7 +179,7 @@ func (c Client) transport(text string, sx syntax, v *value, r remote) string {
 		}
 		return fmt.Sprintf("it uses the %q transport; moat's bridge speaks Streamable HTTP only", r.fixed)
 	}
-	t, _ := v.member("type")
+	t, _ := v.Member("type")
 	if t == nil {
 		switch r.untyped {
 		case "http":
@@ -216,18 +218,18 @@ func (c Client) headers(text string, sx syntax, v *value) (hs []header, envVars 
 		return ""
 	}
 	table := func(key string, each func(name, val string) string) string {
-		t, _ := v.member(key)
+		t, _ := v.Member(key)
 		if t == nil {
 			return ""
 		}
-		if t.kind != '{' {
+		if t.Kind != '{' {
 			if c.TOML {
 				return fmt.Sprintf("its %s is not a table of headers", key)
 			}
 			return fmt.Sprintf("its %s is not an object of headers", key)
 		}
-		for i, name := range t.keys {
-			val, ok := stringOf(text, sx, t.elems[i])
+		for i, name := range t.Keys {
+			val, ok := stringOf(text, sx, t.Elems[i])
 			if !ok {
 				return fmt.Sprintf("its header %s is not a string", name)
 			}
@@ -251,7 +253,7 @@ func (c Client) headers(text string, sx syntax, v *value) (hs []header, envVars 
 		}
 		return add(name, "${"+envVar+"}")
 	}
-	if b, _ := v.member("bearer_token_env_var"); b != nil {
+	if b, _ := v.Member("bearer_token_env_var"); b != nil {
 		envVar, ok := stringOf(text, sx, b)
 		if !ok {
 			return nil, nil, "its bearer_token_env_var is not a string"
@@ -283,14 +285,14 @@ func (c Client) headers(text string, sx syntax, v *value) (hs []header, envVars 
 // env values finds them as they were written in the entry.
 func upstream(target string, headers []header) string {
 	var b strings.Builder
-	b.WriteString(`{"url":` + quote(target))
+	b.WriteString(`{"url":` + jsonc.Quote(target))
 	if len(headers) > 0 {
 		b.WriteString(`,"headers":{`)
 		for i, h := range headers {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(quote(h.name) + ":" + quote(h.value))
+			b.WriteString(jsonc.Quote(h.name) + ":" + jsonc.Quote(h.value))
 		}
 		b.WriteByte('}')
 	}
@@ -303,19 +305,19 @@ func upstream(target string, headers []header) string {
 func jsonStdio(text string, v *value, typed bool, moat, name, up, orig string, carried []int) string {
 	args := make([]string, 0, 7)
 	for _, a := range bridgeArgs(name) {
-		args = append(args, quote(a))
+		args = append(args, jsonc.Quote(a))
 	}
 	var members []string
 	if typed {
 		members = append(members, `"type": "stdio"`)
 	}
-	members = append(members, `"command": `+quote(moat), `"args": [`+strings.Join(args, ", ")+`]`)
-	envPair := [2]string{quote(upstreamEnv) + ": " + quote(up), quote(originalEnv) + ": " + quote(orig)}
-	obj := text[v.start:v.end]
+	members = append(members, `"command": `+jsonc.Quote(moat), `"args": [`+strings.Join(args, ", ")+`]`)
+	envPair := [2]string{jsonc.Quote(upstreamEnv) + ": " + jsonc.Quote(up), jsonc.Quote(originalEnv) + ": " + jsonc.Quote(orig)}
+	obj := text[v.Start:v.End]
 	if !strings.Contains(obj, "\n") {
 		members = append(members, `"env": {`+envPair[0]+", "+envPair[1]+"}")
 		for _, i := range carried {
-			members = append(members, text[v.keyStarts[i]:v.elems[i].end])
+			members = append(members, text[v.KeyStarts[i]:v.Elems[i].End])
 		}
 		return "{" + strings.Join(members, ", ") + "}"
 	}
@@ -323,11 +325,11 @@ func jsonStdio(text string, v *value, typed bool, moat, name, up, orig string, c
 	if strings.Contains(obj, "\r\n") {
 		nl = "\r\n"
 	}
-	closing, ok := lineIndent(text, v.end-1)
+	closing, ok := lineIndent(text, v.End-1)
 	if !ok {
 		// The closing brace ends a line of members: indent as the line the object
 		// starts on.
-		line := text[strings.LastIndexByte(text[:v.start], '\n')+1:]
+		line := text[strings.LastIndexByte(text[:v.Start], '\n')+1:]
 		closing = line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 	}
 	unit := "  "
@@ -335,12 +337,12 @@ func jsonStdio(text string, v *value, typed bool, moat, name, up, orig string, c
 		unit = "\t"
 	}
 	inner := closing + unit
-	if ind, ok := lineIndent(text, v.keyStarts[0]); ok && len(ind) > len(closing) && strings.HasPrefix(ind, closing) {
+	if ind, ok := lineIndent(text, v.KeyStarts[0]); ok && len(ind) > len(closing) && strings.HasPrefix(ind, closing) {
 		inner, unit = ind, ind[len(closing):]
 	}
 	members = append(members, `"env": {`+nl+inner+unit+envPair[0]+","+nl+inner+unit+envPair[1]+nl+inner+"}")
 	for _, i := range carried {
-		members = append(members, text[v.keyStarts[i]:v.elems[i].end])
+		members = append(members, text[v.KeyStarts[i]:v.Elems[i].End])
 	}
 	return "{" + nl + inner + strings.Join(members, ","+nl+inner) + nl + closing + "}"
 }
@@ -352,22 +354,22 @@ func jsonStdio(text string, v *value, typed bool, moat, name, up, orig string, c
 func tomlStdio(text string, v *value, moat, name, up, orig string, envVars []string, carried []int) string {
 	args := make([]string, 0, 7)
 	for _, a := range bridgeArgs(name) {
-		args = append(args, quote(a))
+		args = append(args, jsonc.Quote(a))
 	}
 	lines := []string{
-		"command = " + quote(moat),
+		"command = " + jsonc.Quote(moat),
 		"args = [" + strings.Join(args, ", ") + "]",
-		"env = { " + upstreamEnv + " = " + tomlString(up) + ", " + originalEnv + " = " + quote(orig) + " }",
+		"env = { " + upstreamEnv + " = " + tomlString(up) + ", " + originalEnv + " = " + jsonc.Quote(orig) + " }",
 	}
 	if len(envVars) > 0 {
 		names := make([]string, len(envVars))
 		for i, n := range envVars {
-			names[i] = quote(n)
+			names[i] = jsonc.Quote(n)
 		}
 		lines = append(lines, "env_vars = ["+strings.Join(names, ", ")+"]")
 	}
 	for _, i := range carried {
-		lines = append(lines, text[v.keyStarts[i]:v.elems[i].end])
+		lines = append(lines, text[v.KeyStarts[i]:v.Elems[i].End])
 	}
 	start, _ := (Client{TOML: true}).span(v)
 	ind, ok := lineIndent(text, start)
@@ -386,7 +388,7 @@ func tomlStdio(text string, v *value, moat, name, up, orig string, envVars []str
 func tomlString(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == '\'' || c < 0x20 || c == 0x7f {
-			return quote(s)
+			return jsonc.Quote(s)
 		}
 	}
 	return "'" + s + "'"
@@ -410,8 +412,8 @@ func (c Client) unwrapBridge(text string, e entry, sx syntax, moat string, argv 
 	v := e.val
 	var orig string
 	ok := false
-	if env, n := v.member("env"); n == 1 && env.kind == '{' {
-		if o, m := env.member(originalEnv); m == 1 {
+	if env, n := v.Member("env"); n == 1 && env.Kind == '{' {
+		if o, m := env.Member(originalEnv); m == 1 {
 			orig, ok = stringOf(text, sx, o)
 		}
 	}
@@ -457,7 +459,7 @@ func (c Client) parseEntry(text string) (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if v == nil || v.kind != '{' || strings.HasPrefix(text, "\uFEFF") {
+		if v == nil || v.Kind != '{' || strings.HasPrefix(text, "\uFEFF") {
 			return nil, fmt.Errorf("not an object")
 		}
 		return v, nil
@@ -469,11 +471,11 @@ func (c Client) parseEntry(text string) (*value, error) {
 	if len(doc.tables) > 0 || len(doc.kvs) == 0 || strings.HasPrefix(text, "\uFEFF") {
 		return nil, fmt.Errorf("not the keys of one table")
 	}
-	v := &value{kind: '{', start: 0, end: len(text)}
+	v := &value{Kind: '{', Start: 0, End: len(text)}
 	for _, kv := range doc.kvs {
-		v.keys = append(v.keys, strings.Join(kv.path, "."))
-		v.keyStarts = append(v.keyStarts, kv.keyStart)
-		v.elems = append(v.elems, kv.val)
+		v.Keys = append(v.Keys, strings.Join(kv.path, "."))
+		v.KeyStarts = append(v.KeyStarts, kv.keyStart)
+		v.Elems = append(v.Elems, kv.val)
 	}
 	return v, nil
 }
@@ -484,25 +486,25 @@ func canon(text string, sx syntax, v *value) string {
 	var b strings.Builder
 	var walk func(v *value)
 	walk = func(v *value) {
-		switch v.kind {
+		switch v.Kind {
 		case '{':
 			// Members in key order: a tool that writes keys sorted has not changed
 			// what the entry means.
-			order := make([]int, len(v.keys))
+			order := make([]int, len(v.Keys))
 			for i := range order {
 				order[i] = i
 			}
-			slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(v.keys[a], v.keys[b]) })
+			slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(v.Keys[a], v.Keys[b]) })
 			b.WriteByte('{')
 			for _, i := range order {
-				b.WriteString(quote(v.keys[i]) + ":")
-				walk(v.elems[i])
+				b.WriteString(jsonc.Quote(v.Keys[i]) + ":")
+				walk(v.Elems[i])
 				b.WriteByte(',')
 			}
 			b.WriteByte('}')
 		case '[':
 			b.WriteByte('[')
-			for _, e := range v.elems {
+			for _, e := range v.Elems {
 				walk(e)
 				b.WriteByte(',')
 			}
@@ -510,11 +512,11 @@ func canon(text string, sx syntax, v *value) string {
 		case '"':
 			s, ok := stringOf(text, sx, v)
 			if !ok {
-				s = "\x00" + text[v.start:v.end]
+				s = "\x00" + text[v.Start:v.End]
 			}
-			b.WriteString(quote(s))
+			b.WriteString(jsonc.Quote(s))
 		default:
-			raw := text[v.start:v.end]
+			raw := text[v.Start:v.End]
 			if f, err := strconv.ParseFloat(raw, 64); err == nil {
 				raw = strconv.FormatFloat(f, 'g', -1, 64)
 			}

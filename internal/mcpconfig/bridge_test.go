@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/jsonc"
 )
 
 // remoteLayouts are remote servers in the layouts each rule of bridge.go has a case for,
@@ -146,11 +148,11 @@ func upstreamOf(t *testing.T, c Client, text string) (url string, headers map[st
 		t.Fatalf("%q: %v %v", text, entries, err)
 	}
 	v := entries[0].val
-	env, _ := v.member("env")
+	env, _ := v.Member("env")
 	if env == nil {
 		t.Fatalf("%q has no env", text)
 	}
-	up, _ := env.member(upstreamEnv)
+	up, _ := env.Member(upstreamEnv)
 	s, ok := stringOf(text, sx, up)
 	if !ok {
 		t.Fatalf("%q: no %s", text, upstreamEnv)
@@ -164,7 +166,7 @@ func upstreamOf(t *testing.T, c Client, text string) (url string, headers map[st
 	if err := dec.Decode(&u); err != nil {
 		t.Fatalf("%s = %q: %v", upstreamEnv, s, err)
 	}
-	if ev, _ := v.member("env_vars"); ev != nil {
+	if ev, _ := v.Member("env_vars"); ev != nil {
 		envVars = argsOf(text, sx, ev)
 	}
 	return u.URL, u.Headers, envVars
@@ -214,7 +216,7 @@ func TestUnwrapEditedRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	const changed = "it was changed since moat wrapped it, and restoring MOAT_MCP_ORIGINAL would undo the change: edit it by hand, or restore the file from its .moat-backup"
-	original := `"MOAT_MCP_ORIGINAL": ` + quote("{\n      \"url\": \"https://x.example.com/mcp\",\n      \"headers\": {\"A\": \"b\"}\n    }")
+	original := `"MOAT_MCP_ORIGINAL": ` + jsonc.Quote("{\n      \"url\": \"https://x.example.com/mcp\",\n      \"headers\": {\"A\": \"b\"}\n    }")
 	if !strings.Contains(wrapped, original) {
 		t.Fatalf("the wrapped entry does not hold %s:\n%s", original, wrapped)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/moatdev/moat/internal/jsonc"
 )
 
 // jsonEntries finds the server entries of a JSON file, following the client's paths.
@@ -15,32 +17,32 @@ func (c Client) jsonEntries(text string) ([]entry, error) {
 	if root == nil {
 		return nil, nil
 	}
-	if root.kind != '{' {
-		return nil, newParseError(text, root.start, "the file holds a JSON %s, not an object", kindName(root.kind))
+	if root.Kind != '{' {
+		return nil, newParseError(text, root.Start, "the file holds a JSON %s, not an object", kindName(root.Kind))
 	}
 	var out []entry
 	var walk func(v *value, path []string, where string)
 	walk = func(v *value, path []string, where string) {
-		if v.kind != '{' {
+		if v.Kind != '{' {
 			return
 		}
-		for i, k := range v.keys {
+		for i, k := range v.Keys {
 			if path[0] != "*" && k != path[0] {
 				continue
 			}
 			w := step(where, k, path[0] == "*")
-			m := v.elems[i]
+			m := v.Elems[i]
 			if len(path) > 1 {
 				walk(m, path[1:], w)
 				continue
 			}
-			if m.kind != '{' {
-				out = append(out, entry{where: w, pos: v.keyStarts[i], val: m,
-					skip: fmt.Sprintf("%s is a %s, not an object of servers", w, kindName(m.kind))})
+			if m.Kind != '{' {
+				out = append(out, entry{where: w, pos: v.KeyStarts[i], val: m,
+					skip: fmt.Sprintf("%s is a %s, not an object of servers", w, kindName(m.Kind))})
 				continue
 			}
-			for j, name := range m.keys {
-				out = append(out, entry{where: w, name: name, pos: m.keyStarts[j], val: m.elems[j]})
+			for j, name := range m.Keys {
+				out = append(out, entry{where: w, name: name, pos: m.KeyStarts[j], val: m.Elems[j]})
 			}
 		}
 	}
@@ -59,7 +61,7 @@ func step(where, key string, quoted bool) string {
 	}
 	switch {
 	case quoted || !plain:
-		return where + "[" + quote(key) + "]"
+		return where + "[" + jsonc.Quote(key) + "]"
 	case where == "":
 		return key
 	}
@@ -108,7 +110,7 @@ func tomlEntries(text string) ([]entry, error) {
 		if len(t.path) != 2 || t.path[0] != where {
 			continue
 		}
-		e := entry{where: where, name: t.path[1], pos: t.start, val: &value{kind: '{', start: t.start, end: t.end}}
+		e := entry{where: where, name: t.path[1], pos: t.start, val: &value{Kind: '{', Start: t.start, End: t.end}}
 		if t.array {
 			e.skip = "it is an array of tables, not a table"
 		}
@@ -117,9 +119,9 @@ func tomlEntries(text string) ([]entry, error) {
 	}
 	for _, kv := range doc.kvs {
 		if v, ok := tables[kv.table]; ok {
-			v.keys = append(v.keys, strings.Join(kv.path, "."))
-			v.keyStarts = append(v.keyStarts, kv.keyStart)
-			v.elems = append(v.elems, kv.val)
+			v.Keys = append(v.Keys, strings.Join(kv.path, "."))
+			v.KeyStarts = append(v.KeyStarts, kv.keyStart)
+			v.Elems = append(v.Elems, kv.val)
 			continue
 		}
 		var full []string
@@ -139,10 +141,10 @@ func tomlEntries(text string) ([]entry, error) {
 				how = "an inline table"
 			}
 			add(entry{where: where, name: full[1], pos: kv.keyStart, val: kv.val, skip: fmt.Sprintf(reason, how)})
-		case kv.val.kind == '{':
-			for i, name := range kv.val.keys {
+		case kv.val.Kind == '{':
+			for i, name := range kv.val.Keys {
 				name, _, _ = strings.Cut(name, ".")
-				add(entry{where: where, name: name, pos: kv.val.keyStarts[i], val: kv.val.elems[i], skip: fmt.Sprintf(reason, "an inline table")})
+				add(entry{where: where, name: name, pos: kv.val.KeyStarts[i], val: kv.val.Elems[i], skip: fmt.Sprintf(reason, "an inline table")})
 			}
 		default:
 			add(entry{where: where, pos: kv.keyStart, val: kv.val, skip: "mcp_servers is not a table"})
@@ -163,21 +165,21 @@ func tomlEntries(text string) ([]entry, error) {
 
 type jsonSyntax struct{}
 
-func (jsonSyntax) unquote(raw string) (string, bool) { return unquoteJSON(raw) }
+func (jsonSyntax) unquote(raw string) (string, bool) { return jsonc.Unquote(raw) }
 
 // addArgs puts the new member right after the command's value, so that whatever
 // followed the command (a comma, a comment, the closing brace) still follows: on a line
 // of its own, indented like the command, when the command's key starts its line.
 func (jsonSyntax) addArgs(text string, cmdKey int, cmd *value, list string) edit {
-	return edit{cmd.end, cmd.end, jsonArgsSep(text, cmdKey) + `"args": ` + list}
+	return edit{cmd.End, cmd.End, jsonArgsSep(text, cmdKey) + `"args": ` + list}
 }
 
 func (jsonSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool) {
 	sep := jsonArgsSep(text, cmdKey)
-	if argsKey != cmd.end+len(sep) || text[cmd.end:args.start] != sep+`"args": ` {
+	if argsKey != cmd.End+len(sep) || text[cmd.End:args.Start] != sep+`"args": ` {
 		return edit{}, false
 	}
-	return edit{cmd.end, args.end, ""}, true
+	return edit{cmd.End, args.End, ""}, true
 }
 
 // jsonArgsSep is what separates the command's value from an added args member. It is
@@ -196,11 +198,7 @@ func jsonArgsSep(text string, cmdKey int) string {
 	return "," + nl + indent
 }
 
-func (jsonSyntax) skipSpace(text string, pos int) int {
-	p := &jsonParser{s: text, pos: pos}
-	p.space()
-	return p.pos
-}
+func (jsonSyntax) skipSpace(text string, pos int) int { return jsonc.SkipSpace(text, pos) }
 
 type tomlSyntax struct{}
 
@@ -221,13 +219,13 @@ func (tomlSyntax) addArgs(text string, cmdKey int, cmd *value, list string) edit
 
 func (tomlSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool) {
 	at, nl, indent := tomlLineAfter(text, cmdKey, cmd)
-	if argsKey != at+len(nl)+len(indent) || text[at:args.start] != nl+indent+"args = " {
+	if argsKey != at+len(nl)+len(indent) || text[at:args.Start] != nl+indent+"args = " {
 		return edit{}, false
 	}
-	if rest := text[args.end:]; rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+	if rest := text[args.End:]; rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
 		return edit{}, false
 	}
-	return edit{at, args.end, ""}, true
+	return edit{at, args.End, ""}, true
 }
 
 // tomlLineAfter returns where the line holding the end of the command's value ends, the
@@ -235,11 +233,11 @@ func (tomlSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey i
 // key.
 func tomlLineAfter(text string, cmdKey int, cmd *value) (at int, nl, indent string) {
 	at = len(text)
-	if i := strings.IndexByte(text[cmd.end:], '\n'); i >= 0 {
-		at = cmd.end + i
+	if i := strings.IndexByte(text[cmd.End:], '\n'); i >= 0 {
+		at = cmd.End + i
 	}
 	nl = "\n"
-	if at > cmd.end && text[at-1] == '\r' {
+	if at > cmd.End && text[at-1] == '\r' {
 		at--
 		nl = "\r\n"
 	} else if at == len(text) && strings.Contains(text, "\r\n") {

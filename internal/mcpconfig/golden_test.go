@@ -148,20 +148,20 @@ func argvs(t testing.TB, c Client, text string) map[string][]string {
 	}
 	out := map[string][]string{}
 	for _, e := range entries {
-		if e.skip != "" || e.val.kind != '{' {
+		if e.skip != "" || e.val.Kind != '{' {
 			continue
 		}
-		if cmd, _ := e.val.member("command"); cmd != nil {
+		if cmd, _ := e.val.Member("command"); cmd != nil {
 			s, _ := stringOf(text, sx, cmd)
 			argv := []string{s}
-			if args, _ := e.val.member("args"); args != nil {
-				for _, a := range args.elems {
+			if args, _ := e.val.Member("args"); args != nil {
+				for _, a := range args.Elems {
 					s, _ := stringOf(text, sx, a)
 					argv = append(argv, s)
 				}
 			}
-			if env, _ := e.val.member("env"); env != nil && env.kind == '{' {
-				if up, _ := env.member(upstreamEnv); up != nil {
+			if env, _ := e.val.Member("env"); env != nil && env.Kind == '{' {
+				if up, _ := env.Member(upstreamEnv); up != nil {
 					s, _ := stringOf(text, sx, up)
 					argv = append(argv, "upstream:"+s)
 				}
@@ -170,7 +170,7 @@ func argvs(t testing.TB, c Client, text string) map[string][]string {
 			continue
 		}
 		for _, r := range c.remotes {
-			if u, _ := e.val.member(r.key); u != nil {
+			if u, _ := e.val.Member(r.key); u != nil {
 				s, _ := stringOf(text, sx, u)
 				out[e.where+"\x00"+e.name] = []string{"url:" + s}
 			}

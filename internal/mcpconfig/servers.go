@@ -29,7 +29,7 @@ func (c Client) Servers(text string) ([]Server, error) {
 		switch {
 		case e.skip != "":
 			s.Skipped = e.skip
-		case e.val.kind != '{':
+		case e.val.Kind != '{':
 			s.Skipped = "the entry is not an object"
 		default:
 			c.readServer(original, sx, e.val, &s)
@@ -41,12 +41,12 @@ func (c Client) Servers(text string) ([]Server, error) {
 
 func (c Client) readServer(text string, sx syntax, v *value, s *Server) {
 	for _, r := range c.remotes {
-		if u, _ := v.member(r.key); u != nil {
+		if u, _ := v.Member(r.key); u != nil {
 			s.URL, _ = stringOf(text, sx, u)
 			return
 		}
 	}
-	cmd, _ := v.member("command")
+	cmd, _ := v.Member("command")
 	if cmd == nil {
 		s.Skipped = "it has no command"
 		return
@@ -57,8 +57,8 @@ func (c Client) readServer(text string, sx syntax, v *value, s *Server) {
 		return
 	}
 	s.Command = command
-	if args, _ := v.member("args"); args != nil && args.kind == '[' {
-		for _, a := range args.elems {
+	if args, _ := v.Member("args"); args != nil && args.Kind == '[' {
+		for _, a := range args.Elems {
 			str, ok := stringOf(text, sx, a)
 			if !ok {
 				s.Skipped = "its args are not all strings"
@@ -67,10 +67,10 @@ func (c Client) readServer(text string, sx syntax, v *value, s *Server) {
 			s.Args = append(s.Args, str)
 		}
 	}
-	if env, _ := v.member("env"); env != nil && env.kind == '{' {
+	if env, _ := v.Member("env"); env != nil && env.Kind == '{' {
 		s.Env = map[string]string{}
-		for i, k := range env.keys {
-			if str, ok := stringOf(text, sx, env.elems[i]); ok {
+		for i, k := range env.Keys {
+			if str, ok := stringOf(text, sx, env.Elems[i]); ok {
 				s.Env[k] = str
 			}
 		}

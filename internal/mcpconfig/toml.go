@@ -3,6 +3,8 @@ package mcpconfig
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/moatdev/moat/internal/jsonc"
 )
 
 // Codex keeps its MCP servers in TOML. moat needs no TOML library to edit them, only to
@@ -258,7 +260,7 @@ func (p *tomlParser) value(depth int) (*value, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		return &value{kind: '"', start: start, end: p.pos}, nil
+		return &value{Kind: '"', Start: start, End: p.pos}, nil
 	case '[':
 		return p.array(depth)
 	case '{':
@@ -281,11 +283,11 @@ func (p *tomlParser) value(depth int) (*value, error) {
 		r, _ := utf8.DecodeRuneInString(p.s[start:])
 		return nil, p.errorf("unexpected %q", r)
 	}
-	return &value{kind: 'v', start: start, end: end}, nil
+	return &value{Kind: 'v', Start: start, End: end}, nil
 }
 
 func (p *tomlParser) array(depth int) (*value, error) {
-	v := &value{kind: '[', start: p.pos}
+	v := &value{Kind: '[', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
@@ -296,14 +298,14 @@ func (p *tomlParser) array(depth int) (*value, error) {
 		}
 		if p.s[p.pos] == ']' {
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		}
 		e, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		v.elems = append(v.elems, e)
+		v.Elems = append(v.Elems, e)
 		if err := p.space(); err != nil {
 			return nil, err
 		}
@@ -312,7 +314,7 @@ func (p *tomlParser) array(depth int) (*value, error) {
 			p.pos++
 		case p.pos < len(p.s) && p.s[p.pos] == ']':
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		default:
 			return nil, p.errorf("expected ',' or ']' after an element")
@@ -323,7 +325,7 @@ func (p *tomlParser) array(depth int) (*value, error) {
 // inlineTable reads { k = v, ... }, taking TOML 1.1's new lines, comments and trailing
 // comma too, since Codex's parser may.
 func (p *tomlParser) inlineTable(depth int) (*value, error) {
-	v := &value{kind: '{', start: p.pos}
+	v := &value{Kind: '{', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
@@ -334,16 +336,16 @@ func (p *tomlParser) inlineTable(depth int) (*value, error) {
 		}
 		if p.s[p.pos] == '}' {
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		}
 		kv, err := p.keyValue(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		v.keys = append(v.keys, strings.Join(kv.path, "."))
-		v.keyStarts = append(v.keyStarts, kv.keyStart)
-		v.elems = append(v.elems, kv.val)
+		v.Keys = append(v.Keys, strings.Join(kv.path, "."))
+		v.KeyStarts = append(v.KeyStarts, kv.keyStart)
+		v.Elems = append(v.Elems, kv.val)
 		if err := p.space(); err != nil {
 			return nil, err
 		}
@@ -352,7 +354,7 @@ func (p *tomlParser) inlineTable(depth int) (*value, error) {
 			p.pos++
 		case p.pos < len(p.s) && p.s[p.pos] == '}':
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		default:
 			return nil, p.errorf("expected ',' or '}' in an inline table")
@@ -402,7 +404,7 @@ func (p *tomlParser) str() error {
 				p.pos += 2
 			case 'u', 'U', 'x':
 				n := hexDigits(e)
-				if p.pos+2+n > len(p.s) || !isHex(p.s[p.pos+2:p.pos+2+n]) {
+				if p.pos+2+n > len(p.s) || !jsonc.IsHex(p.s[p.pos+2:p.pos+2+n]) {
 					return p.errorf(`invalid \%c escape`, e)
 				}
 				if _, ok := unquoteTOML(`"` + p.s[p.pos:p.pos+2+n] + `"`); !ok {
@@ -494,7 +496,7 @@ func unquoteTOML(raw string) (string, bool) {
 			b.WriteByte(e)
 		case 'u', 'U', 'x':
 			n := hexDigits(e)
-			if i+1+n > len(raw) || !isHex(raw[i+1:i+1+n]) {
+			if i+1+n > len(raw) || !jsonc.IsHex(raw[i+1:i+1+n]) {
 				return "", false
 			}
 			var r rune
@@ -530,4 +532,14 @@ func hexDigits(e byte) int {
 		return 8
 	}
 	return 2
+}
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/moatdev/moat/internal/jsonc"
 )
 
 // How Unwrap gives back exactly what Wrap changed.
@@ -213,10 +215,10 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 		return skip(reasonAsked)
 	}
 	v := e.val
-	if v.kind != '{' {
+	if v.Kind != '{' {
 		return skip("the entry is not an object")
 	}
-	cmd, ncmd := v.member("command")
+	cmd, ncmd := v.Member("command")
 	urlVal, rem := c.remoteURL(v)
 	switch {
 	case ncmd > 1:
@@ -252,22 +254,22 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 	if command == "" {
 		return skip("its command is empty")
 	}
-	if t, _ := v.member("type"); t != nil {
+	if t, _ := v.Member("type"); t != nil {
 		if ts, ok := stringOf(text, sx, t); !ok || ts != "stdio" {
-			return skip("its type is %s, not stdio, yet it has a command", text[t.start:t.end])
+			return skip("its type is %s, not stdio, yet it has a command", text[t.Start:t.End])
 		}
 	}
-	args, nargs := v.member("args")
+	args, nargs := v.Member("args")
 	if nargs > 1 {
 		return skip("it gives args more than once")
 	}
 	if args != nil {
-		if args.kind != '[' {
+		if args.Kind != '[' {
 			return skip("its args is not an array")
 		}
-		for _, a := range args.elems {
+		for _, a := range args.Elems {
 			if _, ok := stringOf(text, sx, a); !ok {
-				return skip("its args hold %s, which is not a string", text[a.start:a.end])
+				return skip("its args hold %s, which is not a string", text[a.Start:a.End])
 			}
 		}
 	}
@@ -277,16 +279,16 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 		return nil, ch
 	}
 
-	prefix := []string{quote("mcp"), quote("proxy"), quote("--name"), quote(e.name), quote("--"), text[cmd.start:cmd.end]}
-	edits := []edit{{cmd.start, cmd.end, quote(moat)}}
+	prefix := []string{jsonc.Quote("mcp"), jsonc.Quote("proxy"), jsonc.Quote("--name"), jsonc.Quote(e.name), jsonc.Quote("--"), text[cmd.Start:cmd.End]}
+	edits := []edit{{cmd.Start, cmd.End, jsonc.Quote(moat)}}
 	switch {
 	case args == nil:
 		edits = append(edits, sx.addArgs(text, keyOf(v, cmd), cmd, "["+strings.Join(prefix, ",")+"]"))
-	case len(args.elems) == 0:
-		edits = append(edits, edit{args.start + 1, args.start + 1, strings.Join(prefix, ", ")})
+	case len(args.Elems) == 0:
+		edits = append(edits, edit{args.Start + 1, args.Start + 1, strings.Join(prefix, ", ")})
 	default:
-		in := args.start + 1
-		if ws := leadingBlanks(text[in:args.elems[0].start]); strings.Contains(ws, "\n") {
+		in := args.Start + 1
+		if ws := leadingBlanks(text[in:args.Elems[0].Start]); strings.Contains(ws, "\n") {
 			edits = append(edits, edit{in, in, ws + strings.Join(prefix, ", ") + ","})
 		} else {
 			edits = append(edits, edit{in, in, strings.Join(prefix, ", ") + ", "})
@@ -298,19 +300,19 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 func (c Client) unwrapEntry(text string, e entry, sx syntax) ([]edit, Change, bool) {
 	ch := Change{Where: e.where, Server: e.name, Line: lineOf(text, e.pos), unwrap: true}
 	v := e.val
-	if e.skip != "" || v.kind != '{' {
+	if e.skip != "" || v.Kind != '{' {
 		return nil, ch, false
 	}
-	cmd, ncmd := v.member("command")
-	args, nargs := v.member("args")
-	if ncmd != 1 || nargs != 1 || args.kind != '[' {
+	cmd, ncmd := v.Member("command")
+	args, nargs := v.Member("args")
+	if ncmd != 1 || nargs != 1 || args.Kind != '[' {
 		return nil, ch, false
 	}
 	command, ok := stringOf(text, sx, cmd)
 	if !ok {
 		return nil, ch, false
 	}
-	for _, a := range args.elems {
+	for _, a := range args.Elems {
 		if _, ok := stringOf(text, sx, a); !ok {
 			return nil, ch, false
 		}
@@ -326,53 +328,53 @@ func (c Client) unwrapEntry(text string, e entry, sx syntax) ([]edit, Change, bo
 		ch.Skipped, ch.Reason = true, "it runs through moat, but moat cannot tell which command it wraps"
 		return nil, ch, true
 	}
-	el := args.elems
-	edits := []edit{{cmd.start, cmd.end, text[el[k+1].start:el[k+1].end]}}
+	el := args.Elems
+	edits := []edit{{cmd.Start, cmd.End, text[el[k+1].Start:el[k+1].End]}}
 	if ed, ok := exactArgs(text, sx, v, cmd, args, k); ok {
 		return append(edits, ed), ch, true
 	}
 	ch.Reason = reasonLayout
 	if len(el) > k+2 {
-		return append(edits, edit{el[0].start, el[k+2].start, ""}), ch, true
+		return append(edits, edit{el[0].Start, el[k+2].Start, ""}), ch, true
 	}
-	return append(edits, edit{args.start, args.end, "[]"}), ch, true
+	return append(edits, edit{args.Start, args.End, "[]"}), ch, true
 }
 
 // exactArgs is the edit that undoes Wrap's insertion into args, if args holds it as
 // Wrap wrote it (see the top of this file). k is the index of the "--" element.
 func exactArgs(text string, sx syntax, v, cmd, args *value, k int) (edit, bool) {
-	el := args.elems
-	if k != 4 || len(el) < 6 || text[el[2].start:el[2].end] != quote("--name") ||
-		text[el[0].start:el[0].end] != quote("mcp") || text[el[1].start:el[1].end] != quote("proxy") ||
-		text[el[4].start:el[4].end] != quote("--") {
+	el := args.Elems
+	if k != 4 || len(el) < 6 || text[el[2].Start:el[2].End] != jsonc.Quote("--name") ||
+		text[el[0].Start:el[0].End] != jsonc.Quote("mcp") || text[el[1].Start:el[1].End] != jsonc.Quote("proxy") ||
+		text[el[4].Start:el[4].End] != jsonc.Quote("--") {
 		return edit{}, false
 	}
 	seps := func(sep string) bool {
 		for i := range 5 {
-			if text[el[i].end:el[i+1].start] != sep {
+			if text[el[i].End:el[i+1].Start] != sep {
 				return false
 			}
 		}
 		return true
 	}
-	in, x := args.start+1, el[5]
-	if seps(",") && len(el) == 6 && el[0].start == in && x.end+1 == args.end {
+	in, x := args.Start+1, el[5]
+	if seps(",") && len(el) == 6 && el[0].Start == in && x.End+1 == args.End {
 		return sx.removeAddedArgs(text, keyOf(v, cmd), cmd, keyOf(v, args), args)
 	}
 	if !seps(", ") {
 		return edit{}, false
 	}
 	switch {
-	case el[0].start == in && len(el) == 6 && strings.HasPrefix(text[sx.skipSpace(text, x.end):], "]"):
+	case el[0].Start == in && len(el) == 6 && strings.HasPrefix(text[sx.skipSpace(text, x.End):], "]"):
 		// Nothing but space and comments after the command: Wrap never writes a
 		// trailing comma there, and cutting before one would leave "[,]".
-		return edit{in, x.end, ""}, true
-	case el[0].start == in && strings.HasPrefix(text[x.end:], ", "):
-		return edit{in, x.end + 2, ""}, true
+		return edit{in, x.End, ""}, true
+	case el[0].Start == in && strings.HasPrefix(text[x.End:], ", "):
+		return edit{in, x.End + 2, ""}, true
 	case len(el) > 6:
-		ws := text[in:el[0].start]
-		if isBlank(ws) && strings.Contains(ws, "\n") && text[x.end] == ',' && leadingBlanks(text[x.end+1:el[6].start]) == ws {
-			return edit{in, x.end + 1, ""}, true
+		ws := text[in:el[0].Start]
+		if isBlank(ws) && strings.Contains(ws, "\n") && text[x.End] == ',' && leadingBlanks(text[x.End+1:el[6].Start]) == ws {
+			return edit{in, x.End + 1, ""}, true
 		}
 	}
 	return edit{}, false
@@ -382,7 +384,7 @@ func exactArgs(text string, sx syntax, v, cmd, args *value, k int) (edit, bool) 
 // the index in args of the "--" that ends moat's own arguments (-1 when there is none
 // to find).
 func wrappedArgs(text string, sx syntax, command string, args *value) (int, bool) {
-	if !isMoat(command) || args == nil || len(args.elems) < 2 {
+	if !isMoat(command) || args == nil || len(args.Elems) < 2 {
 		return 0, false
 	}
 	argv := argsOf(text, sx, args)
@@ -433,16 +435,16 @@ func isBlank(s string) bool {
 }
 
 func stringOf(text string, sx syntax, v *value) (string, bool) {
-	if v == nil || v.kind != '"' {
+	if v == nil || v.Kind != '"' {
 		return "", false
 	}
-	return sx.unquote(text[v.start:v.end])
+	return sx.unquote(text[v.Start:v.End])
 }
 
 // argsOf decodes the elements of args, which the caller has checked are strings.
 func argsOf(text string, sx syntax, args *value) []string {
-	argv := make([]string, len(args.elems))
-	for i, a := range args.elems {
+	argv := make([]string, len(args.Elems))
+	for i, a := range args.Elems {
 		argv[i], _ = stringOf(text, sx, a)
 	}
 	return argv
@@ -451,7 +453,7 @@ func argsOf(text string, sx syntax, args *value) []string {
 // remoteURL is the value that gives the URL of a remote entry, and its key.
 func (c Client) remoteURL(v *value) (*value, remote) {
 	for _, r := range c.remotes {
-		if u, _ := v.member(r.key); u != nil {
+		if u, _ := v.Member(r.key); u != nil {
 			return u, r
 		}
 	}
@@ -460,12 +462,12 @@ func (c Client) remoteURL(v *value) (*value, remote) {
 
 // keyOf is where the key of member m of object v starts.
 func keyOf(v, m *value) int {
-	for i, e := range v.elems {
+	for i, e := range v.Elems {
 		if e == m {
-			return v.keyStarts[i]
+			return v.KeyStarts[i]
 		}
 	}
-	return m.start
+	return m.Start
 }
 
 func remoteKeys(rs []remote) string {

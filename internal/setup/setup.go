@@ -149,17 +149,17 @@ func (a Agent) Installed(text string) (map[string]bool, error) {
 		return nil, err
 	}
 	out := map[string]bool{}
-	if root == nil || root.kind != '{' {
+	if root == nil || root.Kind != '{' {
 		return out, nil
 	}
-	hooks := root.member("hooks")
+	hooks := member(root, "hooks")
 	for _, ev := range a.Events {
-		if hooks == nil || hooks.kind != '{' {
+		if hooks == nil || hooks.Kind != '{' {
 			continue
 		}
-		if arr := hooks.member(ev); arr != nil && arr.kind == '[' {
-			for _, e := range arr.elems {
-				if a.isMoatEntry(text[e.start:e.end]) {
+		if arr := member(hooks, ev); arr != nil && arr.Kind == '[' {
+			for _, e := range arr.Elems {
+				if a.isMoatEntry(text[e.Start:e.End]) {
 					out[ev] = true
 				}
 			}
@@ -185,34 +185,34 @@ func (a Agent) Install(text, moat string) (string, []string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		if root.kind != '{' {
+		if root.Kind != '{' {
 			return "", nil, errNotObject
 		}
-		hooks := root.member("hooks")
+		hooks := member(root, "hooks")
 		if hooks == nil {
 			text = appendMember(text, root, "hooks", "{}")
 			if root, err = parseJSON(text); err != nil {
 				return "", nil, err
 			}
-			hooks = root.member("hooks")
+			hooks = member(root, "hooks")
 		}
-		if hooks.kind != '{' {
+		if hooks.Kind != '{' {
 			return "", nil, fmt.Errorf(`"hooks" is not an object`)
 		}
-		arr := hooks.member(ev)
+		arr := member(hooks, ev)
 		if arr == nil {
 			text = appendMember(text, hooks, ev, "[]")
 			if root, err = parseJSON(text); err != nil {
 				return "", nil, err
 			}
-			arr = root.member("hooks").member(ev)
+			arr = member(member(root, "hooks"), ev)
 		}
-		if arr.kind != '[' {
+		if arr.Kind != '[' {
 			return "", nil, fmt.Errorf("hooks.%s is not an array", ev)
 		}
 		present := false
-		for _, e := range arr.elems {
-			present = present || a.isMoatEntry(text[e.start:e.end])
+		for _, e := range arr.Elems {
+			present = present || a.isMoatEntry(text[e.Start:e.End])
 		}
 		if present {
 			continue
@@ -235,21 +235,21 @@ func (a Agent) Uninstall(text string) (string, []string, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			if root == nil || root.kind != '{' {
+			if root == nil || root.Kind != '{' {
 				return text, removed, nil
 			}
-			hooks := root.member("hooks")
-			if hooks == nil || hooks.kind != '{' {
+			hooks := member(root, "hooks")
+			if hooks == nil || hooks.Kind != '{' {
 				return text, removed, nil
 			}
-			i := indexOf(hooks.keys, ev)
-			if i < 0 || hooks.elems[i].kind != '[' {
+			i := indexOf(hooks.Keys, ev)
+			if i < 0 || hooks.Elems[i].Kind != '[' {
 				break
 			}
-			arr := hooks.elems[i]
+			arr := hooks.Elems[i]
 			j := -1
-			for k, e := range arr.elems {
-				if a.isMoatEntry(text[e.start:e.end]) {
+			for k, e := range arr.Elems {
+				if a.isMoatEntry(text[e.Start:e.End]) {
 					j = k
 					break
 				}
@@ -260,11 +260,11 @@ func (a Agent) Uninstall(text string) (string, []string, error) {
 			if len(removed) == 0 || removed[len(removed)-1] != ev {
 				removed = append(removed, ev)
 			}
-			if len(arr.elems) == 1 {
+			if len(arr.Elems) == 1 {
 				// The event had only moat's hook: the event goes, and "hooks" with it if
 				// it was the last.
-				if len(hooks.elems) == 1 {
-					text = removeItem(text, root, indexOf(root.keys, "hooks"))
+				if len(hooks.Elems) == 1 {
+					text = removeItem(text, root, indexOf(root.Keys, "hooks"))
 				} else {
 					text = removeItem(text, hooks, i)
 				}

@@ -132,12 +132,12 @@ func FuzzParseJSON(f *testing.F) {
 		if err != nil || n == nil {
 			return
 		}
-		if n.start < 0 || n.end > len(text) || n.start > n.end {
-			t.Fatalf("bad span %d-%d", n.start, n.end)
+		if n.Start < 0 || n.End > len(text) || n.Start > n.End {
+			t.Fatalf("bad span %d-%d", n.Start, n.End)
 		}
 		// Whatever parses can be set up and taken out again without breaking the parse.
 		a := Agents[0]
-		if n.kind != '{' {
+		if n.Kind != '{' {
 			return
 		}
 		installed, _, err := a.Install(text, moatBin)

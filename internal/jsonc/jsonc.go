@@ -1,37 +1,41 @@
-package mcpconfig
+// Package jsonc reads the JSON with comments that agents keep their settings in, for
+// moat to edit those files in place: every value is found with where it lies in the text,
+// so that what moat adds is spliced in and what it removes cut out, and every byte it does
+// not touch (the user's other settings, their order, spacing and comments) stays as it was.
+//
+// It is strict where a loose reading could corrupt a file moat splices into: members and
+// elements must be separated by commas, literals must be literals and comments must be
+// closed. What it accepts beyond JSON is what the agents' own JSONC parsers accept: // and
+// /* */ comments, trailing commas and a leading byte order mark.
+package jsonc
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// The JSON reader below is adapted from internal/setup/jsonedit.go, which edits the
-// agents' hook settings the same way; the two should become one shared package. It is
-// stricter than setup's: members and elements must be separated by commas, literals must
-// be literals and comments must be closed, because moat splices text into these files
-// and a file it half-understands is a file it could corrupt. What it keeps accepting is
-// what the clients accept: // and /* */ comments and trailing commas (VS Code, Cursor and
-// Claude Code's settings are read with JSONC parsers), and a leading byte order mark.
-
-// value is a parsed JSON or TOML value and where it lies in the text: text[start:end].
+// Value is a parsed value and where it lies in the text: text[Start:End]. (moat's TOML
+// reader builds Values too, for Codex's config.)
 // Strings and scalars keep only their span; they are decoded when moat needs them, since
 // a settings file like ~/.claude.json holds megabytes of history moat never looks at.
-type value struct {
-	kind       byte // '{' object or inline table, '[' array, '"' string, 'v' any other scalar
-	start, end int
-	keys       []string // objects: the members' keys, decoded
-	keyStarts  []int    // objects: where each member's key starts
-	elems      []*value // objects: the members' values; arrays: the elements
+type Value struct {
+	Kind       byte // '{' object or inline table, '[' array, '"' string, 'v' any other scalar
+	Start, End int
+	Keys       []string // objects: the members' keys, decoded
+	KeyStarts  []int    // objects: where each member's key starts
+	Elems      []*Value // objects: the members' values; arrays: the elements
 }
 
-// member returns the value of the last member named key (the one JSON.parse keeps), and
+// Member returns the value of the last Member named key (the one JSON.parse keeps), and
 // how many members have that key.
-func (v *value) member(key string) (*value, int) {
-	var found *value
+func (v *Value) Member(key string) (*Value, int) {
+	var found *Value
 	n := 0
-	for i, k := range v.keys {
+	for i, k := range v.Keys {
 		if k == key {
-			found = v.elems[i]
+			found = v.Elems[i]
 			n++
 		}
 	}
@@ -43,12 +47,12 @@ type jsonParser struct {
 	pos int
 }
 
-// maxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
-const maxDepth = 512
+// MaxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
+const MaxDepth = 512
 
-// parseJSON parses text, which must hold one value. An empty text (white space and
-// comments only) gives a nil value and no error.
-func parseJSON(text string) (*value, error) {
+// Parse parses text, which must hold one value. An empty text (white space and comments
+// only) gives a nil value and no error. A mistake is a *SyntaxError.
+func Parse(text string) (*Value, error) {
 	p := &jsonParser{s: text}
 	if strings.HasPrefix(text, "\uFEFF") {
 		p.pos = len("\uFEFF")
@@ -72,8 +76,30 @@ func parseJSON(text string) (*value, error) {
 	return v, nil
 }
 
+// SyntaxError says where text stops being JSON moat can read.
+type SyntaxError struct {
+	Offset    int // bytes from the start of the text
+	Line, Col int // 1-based; Col counts bytes, as Go's own parsers do
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+
 func (p *jsonParser) errorf(format string, args ...any) error {
-	return newParseError(p.s, p.pos, format, args...)
+	pos := max(0, min(p.pos, len(p.s)))
+	return &SyntaxError{
+		Offset: pos,
+		Line:   strings.Count(p.s[:pos], "\n") + 1,
+		Col:    pos - strings.LastIndexByte(p.s[:pos], '\n'),
+		Msg:    fmt.Sprintf(format, args...),
+	}
+}
+
+// SkipSpace returns where the white space and comments that start at text[pos] end.
+func SkipSpace(text string, pos int) int {
+	p := &jsonParser{s: text, pos: pos}
+	p.space() // an unclosed comment runs to the end
+	return p.pos
 }
 
 // space skips white space and comments.
@@ -101,8 +127,8 @@ func (p *jsonParser) space() error {
 	return nil
 }
 
-func (p *jsonParser) value(depth int) (*value, error) {
-	if depth > maxDepth {
+func (p *jsonParser) value(depth int) (*Value, error) {
+	if depth > MaxDepth {
 		return nil, p.errorf("values nested too deeply")
 	}
 	if p.pos >= len(p.s) {
@@ -118,7 +144,7 @@ func (p *jsonParser) value(depth int) (*value, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		return &value{kind: '"', start: start, end: p.pos}, nil
+		return &Value{Kind: '"', Start: start, End: p.pos}, nil
 	default:
 		start := p.pos
 		for p.pos < len(p.s) && strings.IndexByte(",]}: \t\r\n/\"{[", p.s[p.pos]) < 0 {
@@ -132,7 +158,7 @@ func (p *jsonParser) value(depth int) (*value, error) {
 			}
 			return nil, p.errorf("unexpected end of the file")
 		}
-		return &value{kind: 'v', start: start, end: p.pos}, nil
+		return &Value{Kind: 'v', Start: start, End: p.pos}, nil
 	}
 }
 
@@ -192,7 +218,7 @@ func (p *jsonParser) str() error {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.pos += 2
 			case 'u':
-				if p.pos+6 > len(p.s) || !isHex(p.s[p.pos+2:p.pos+6]) {
+				if p.pos+6 > len(p.s) || !IsHex(p.s[p.pos+2:p.pos+6]) {
 					return p.errorf(`invalid \u escape`)
 				}
 				p.pos += 6
@@ -215,7 +241,8 @@ func (p *jsonParser) str() error {
 	return p.errorf("unterminated string")
 }
 
-func isHex(s string) bool {
+// IsHex reports whether s is made of hexadecimal digits only.
+func IsHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
@@ -225,8 +252,8 @@ func isHex(s string) bool {
 	return true
 }
 
-func (p *jsonParser) object(depth int) (*value, error) {
-	v := &value{kind: '{', start: p.pos}
+func (p *jsonParser) object(depth int) (*Value, error) {
+	v := &Value{Kind: '{', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
@@ -235,7 +262,7 @@ func (p *jsonParser) object(depth int) (*value, error) {
 		if p.pos < len(p.s) && p.s[p.pos] == '}' {
 			// An empty object, or a trailing comma.
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		}
 		if p.pos >= len(p.s) || p.s[p.pos] != '"' {
@@ -245,7 +272,7 @@ func (p *jsonParser) object(depth int) (*value, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		key, _ := unquoteJSON(p.s[keyStart:p.pos])
+		key, _ := Unquote(p.s[keyStart:p.pos])
 		if err := p.space(); err != nil {
 			return nil, err
 		}
@@ -260,7 +287,7 @@ func (p *jsonParser) object(depth int) (*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.keys, v.keyStarts, v.elems = append(v.keys, key), append(v.keyStarts, keyStart), append(v.elems, m)
+		v.Keys, v.KeyStarts, v.Elems = append(v.Keys, key), append(v.KeyStarts, keyStart), append(v.Elems, m)
 		if err := p.space(); err != nil {
 			return nil, err
 		}
@@ -269,7 +296,7 @@ func (p *jsonParser) object(depth int) (*value, error) {
 			p.pos++
 		case p.pos < len(p.s) && p.s[p.pos] == '}':
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		default:
 			return nil, p.errorf("expected ',' or '}' after the member %q", key)
@@ -277,8 +304,8 @@ func (p *jsonParser) object(depth int) (*value, error) {
 	}
 }
 
-func (p *jsonParser) array(depth int) (*value, error) {
-	v := &value{kind: '[', start: p.pos}
+func (p *jsonParser) array(depth int) (*Value, error) {
+	v := &Value{Kind: '[', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
@@ -286,14 +313,14 @@ func (p *jsonParser) array(depth int) (*value, error) {
 		}
 		if p.pos < len(p.s) && p.s[p.pos] == ']' {
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		}
 		e, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		v.elems = append(v.elems, e)
+		v.Elems = append(v.Elems, e)
 		if err := p.space(); err != nil {
 			return nil, err
 		}
@@ -302,7 +329,7 @@ func (p *jsonParser) array(depth int) (*value, error) {
 			p.pos++
 		case p.pos < len(p.s) && p.s[p.pos] == ']':
 			p.pos++
-			v.end = p.pos
+			v.End = p.pos
 			return v, nil
 		default:
 			return nil, p.errorf("expected ',' or ']' after an element")
@@ -310,11 +337,11 @@ func (p *jsonParser) array(depth int) (*value, error) {
 	}
 }
 
-// unquoteJSON decodes a JSON string token (quotes included). The parser has checked its
+// Unquote decodes a JSON string token (quotes included). The parser has checked its
 // escapes; ok is false only for text that is not a string token. Raw control characters,
 // which strict JSON forbids, are kept: some editors' JSONC parsers let them through, and
 // a name is a name.
-func unquoteJSON(raw string) (s string, ok bool) {
+func Unquote(raw string) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -364,14 +391,11 @@ func unquoteJSON(raw string) (s string, ok bool) {
 // one, returning the rune and how many bytes it used.
 func jsonRune(s string) (rune, int, bool) {
 	hex4 := func(s string) (rune, bool) {
-		if len(s) < 4 || !isHex(s[:4]) {
+		if len(s) < 4 || !IsHex(s[:4]) {
 			return 0, false
 		}
-		var r rune
-		for i := range 4 {
-			r = r<<4 | rune(hexVal(s[i]))
-		}
-		return r, true
+		r, err := strconv.ParseUint(s[:4], 16, 32)
+		return rune(r), err == nil
 	}
 	r, ok := hex4(s)
 	if !ok {
@@ -388,21 +412,10 @@ func jsonRune(s string) (rune, int, bool) {
 	return r, 4, true
 }
 
-func hexVal(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
-	}
-}
-
-// quote writes s as a double-quoted string that is valid JSON and valid TOML alike:
+// Quote writes s as a double-quoted string that is valid JSON and valid TOML alike:
 // quotes, backslashes and control characters are escaped and nothing else, so that the
 // paths and names moat writes stay readable.
-func quote(s string) string {
+func Quote(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')

@@ -1,0 +1,117 @@
+package jsonc
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParse(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		err        string // "" when the text must parse
+	}{
+		{"comments and a trailing comma", "// settings\n{\"a\": [1, 2,], /* b */ \"b\": {},}", ""},
+		{"byte order mark", "\uFEFF{\"a\": true}", ""},
+		{"empty", " // nothing\n", ""},
+		{"escaped key", `{"\u0061\"": null}`, ""},
+		{"missing comma", "{\"a\": 1\n \"b\": 2}", `2:2: expected ',' or '}' after the member "a"`},
+		{"not a literal", `{"a": yes}`, `1:7: unexpected 'y'`},
+		{"unclosed comment", `{"a": 1 /* }`, "1:9: unterminated comment"},
+		{"string across lines", "{\"a\": \"b\n\"}", "1:7: unterminated string"},
+		{"bad escape", `{"a": "\x"}`, `1:8: invalid escape "\\x"`},
+		{"after the value", `{} {}`, "1:4: unexpected text after the JSON value"},
+		{"too deep", strings.Repeat("[", MaxDepth+2), "values nested too deeply"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.text)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("Parse: %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("Parse = %v; want an error with %q", err, tt.err)
+			}
+		})
+	}
+	v, err := Parse(`{"a": 1, "b": {"c": "d"}, "a": 2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, n := v.Member("a"); n != 2 || a.Start != 31 {
+		t.Errorf("Member(a) = %+v, %d; want the last of two", a, n)
+	}
+	if b, _ := v.Member("b"); b.Kind != '{' || b.Keys[0] != "c" {
+		t.Errorf("Member(b) = %+v", b)
+	}
+}
+
+func TestUnquoteQuote(t *testing.T) {
+	for _, s := range []string{"", "plain", "quo\"te", "back\\slash", "tab\tnew\nline", "\x01\x7f", "é😀"} {
+		got, ok := Unquote(Quote(s))
+		if !ok || got != s {
+			t.Errorf("Unquote(Quote(%q)) = %q, %v", s, got, ok)
+		}
+	}
+	if s, ok := Unquote(`"\ud83d\ude00 \u00e9"`); !ok || s != "😀 é" {
+		t.Errorf("surrogate pair: %q, %v", s, ok)
+	}
+}
+
+func TestSkipSpace(t *testing.T) {
+	text := "[1, // one\n /* two */ 2]"
+	if got := SkipSpace(text, 3); text[got] != '2' {
+		t.Errorf("SkipSpace stopped at %q", text[got:])
+	}
+}
+
+// FuzzParse: whatever Parse accepts has values that nest inside each other, in order,
+// and keys that decode as encoding/json decodes them.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"a": [1, -2.5e3, true, null, {"b": "c\"d\u00e9"}], /* x */ "e": {},}`, "[", `{"a":"\ud800"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := Parse(text)
+		if err != nil || v == nil {
+			return
+		}
+		checkSpans(t, v, 0, len(text))
+		checkKeys(t, text, v)
+	})
+}
+
+func checkSpans(t *testing.T, v *Value, lo, hi int) {
+	t.Helper()
+	if v.Start < lo || v.End > hi || v.Start >= v.End {
+		t.Fatalf("value %q spans %d-%d outside %d-%d", v.Kind, v.Start, v.End, lo, hi)
+	}
+	at := v.Start
+	for i, e := range v.Elems {
+		if v.Kind == '{' && (v.KeyStarts[i] < at || v.KeyStarts[i] >= e.Start) {
+			t.Fatalf("key %d at %d out of order", i, v.KeyStarts[i])
+		}
+		checkSpans(t, e, at, v.End)
+		at = e.End
+	}
+}
+
+// checkKeys checks that keys decode as encoding/json decodes them.
+func checkKeys(t *testing.T, text string, v *Value) {
+	for i, k := range v.Keys {
+		p := &jsonParser{s: text, pos: v.KeyStarts[i]}
+		if err := p.str(); err != nil {
+			t.Fatalf("the key at %d does not scan again: %v", v.KeyStarts[i], err)
+		}
+		raw := text[v.KeyStarts[i]:p.pos]
+		var want string
+		// encoding/json replaces invalid UTF-8 where moat keeps the bytes, which go back
+		// into the file as they came.
+		if utf8.ValidString(raw) && json.Unmarshal([]byte(raw), &want) == nil && want != k {
+			t.Fatalf("key %s decoded to %q, want %q", raw, k, want)
+		}
+	}
+	for _, e := range v.Elems {
+		checkKeys(t, text, e)
+	}
+}
