@@ -370,35 +370,20 @@ func (l *loader) limits(n *yaml.Node) *Limits {
 			l.errorf(v, "%s must be a number or `unlimited`, not %s", what, describe(v))
 			continue
 		}
-		if v.Value == "unlimited" {
-			switch f.key {
-			case "memory":
-				lim.Memory = Unlimited
-			case "open-files":
-				lim.OpenFiles = Unlimited
-			case "processes":
-				lim.Processes = Unlimited
-			case "cpu-time":
-				lim.CPUSeconds = Unlimited
-			}
-			continue
-		}
 		var (
 			x   uint64
 			err error
 		)
-		switch f.key {
-		case "memory":
+		switch {
+		case v.Value == "unlimited":
+			x = Unlimited
+		case f.key == "memory":
 			x, err = parseBytes(v.Value)
-		case "cpu-time":
+		case f.key == "cpu-time":
 			x, err = parseSeconds(v.Value)
-		case "processes":
-			s := v.Value
-			if rel := strings.HasPrefix(s, "+"); rel {
-				lim.ProcessesRelative = true
-				s = s[1:]
-			}
-			x, err = parseCount(s)
+		case f.key == "processes" && strings.HasPrefix(v.Value, "+"):
+			lim.ProcessesRelative = true
+			x, err = parseCount(v.Value[1:])
 		default:
 			x, err = parseCount(v.Value)
 		}
