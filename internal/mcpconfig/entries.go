@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/tomlspan"
 )
 
 // jsonEntries finds the server entries of a JSON file, following the client's paths.
@@ -202,11 +203,7 @@ func (jsonSyntax) skipSpace(text string, pos int) int { return jsonc.SkipSpace(t
 
 type tomlSyntax struct{}
 
-func (tomlSyntax) skipSpace(text string, pos int) int {
-	p := &tomlParser{s: text, pos: pos}
-	p.space()
-	return p.pos
-}
+func (tomlSyntax) skipSpace(text string, pos int) int { return tomlspan.SkipSpace(text, pos) }
 
 func (tomlSyntax) unquote(raw string) (string, bool) { return unquoteTOML(raw) }
 
