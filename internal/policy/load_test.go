@@ -17,6 +17,7 @@ func TestLoadValid(t *testing.T) {
 	src := `version: 1
 default: deny
 fail: open
+hooks: {allow: explicit}
 output: {injection: block}
 mcp: {changed_tools: warn}
 workspace: [., ~/other]
@@ -55,6 +56,9 @@ tests:
 	}
 	if p.Output != (Output{Injection: OutputBlock, Secrets: OutputWarn}) {
 		t.Errorf("output = %+v; want injection blocked, secrets at the default (warn)", p.Output)
+	}
+	if p.Hooks != (Hooks{Allow: HookAllowExplicit, Ask: HookAskAuto}) {
+		t.Errorf("hooks = %+v; want explicit allows, asks at the default (auto)", p.Hooks)
 	}
 	if p.MCP.ChangedTools != ChangedToolWarn {
 		t.Errorf("mcp.changed_tools = %q; want warn", p.MCP.ChangedTools)
@@ -95,6 +99,11 @@ var loadErrorCases = []struct {
 		`p.yaml:3:18: mcp.changed_tools must be one of block, warn, not "hide"`,
 		`p.yaml:4:3: unknown key "poisoned" in mcp`}},
 	{"mcp not a mapping", "version: 1\nmcp: warn\n", []string{"p.yaml:2:6: mcp must be a mapping"}},
+	{"hooks forms", "version: 1\nhooks:\n  allow: explict\n  ask: never\n  deny: x\n", []string{
+		`p.yaml:3:10: hooks.allow must be one of defer, explicit, not "explict" (did you mean "explicit"?)`,
+		`p.yaml:4:8: hooks.ask must be one of auto, deny, not "never"`,
+		`p.yaml:5:3: unknown key "deny" in hooks`}},
+	{"hooks not a mapping", "version: 1\nhooks: defer\n", []string{"p.yaml:2:8: hooks must be a mapping"}},
 	{"output not a mapping", "version: 1\noutput: block\n", []string{"p.yaml:2:9: output must be a mapping"}},
 	{"redacting injection", "version: 1\noutput: {injection: redact}\n", []string{`p.yaml:2:21: output.injection must be one of warn, block, not "redact"`}},
 	{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},

@@ -23,6 +23,8 @@ type Policy struct {
 	Source  string
 	Default call.Verdict
 	Fail    FailMode
+	// Hooks says how hooks put allows and asks to the agents.
+	Hooks Hooks
 	// Output says what hooks do with tool outputs that hold injection or credentials.
 	Output Output
 	// MCP says what the MCP proxy does with tools whose definitions changed.
