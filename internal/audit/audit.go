@@ -30,6 +30,13 @@ type Record struct {
 	Args     map[string]any `json:"args,omitempty"`
 	Cwd      string         `json:"cwd,omitempty"`
 	Decision call.Verdict   `json:"decision"`
+	// Answer is what the agent was told, when that is not the decision itself: "defer"
+	// (moat expressed no opinion, so the agent's own permission system decided), or
+	// "deny" (an ask the agent could not have shown to anyone).
+	Answer string `json:"answer,omitempty"`
+	// Failure marks a decision moat could not make (an unreadable event, a policy that
+	// would not load, an internal error): Decision is then what the fail mode answered.
+	Failure  bool           `json:"failure,omitempty"`
 	Rule     string         `json:"rule,omitempty"`
 	Reason   string         `json:"reason,omitempty"`
 	Findings []call.Finding `json:"findings,omitempty"`

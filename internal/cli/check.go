@@ -16,6 +16,7 @@ import (
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/engine"
 	"github.com/moatdev/moat/internal/protocol"
@@ -110,6 +111,11 @@ func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error
 	l, err := a.load(o.policy, cwd)
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
+	}
+	if o.policy != "" {
+		if note := a.hooksNote(l.source.Path, cwd); note != "" {
+			fmt.Fprintf(a.env.Stderr, "moat: note: %s\n", note)
+		}
 	}
 	var (
 		d  call.Decision
@@ -369,15 +375,24 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 
 // record appends a decision about c, made for event, to the audit log.
 func (a *app) record(l *loaded, event string, c call.Call, d call.Decision) error {
-	log, err := audit.Open(audit.Options{Path: l.dirs.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
-	if err != nil {
-		return fmt.Errorf("opening audit log: %w", err)
-	}
-	rec := audit.Record{
+	return a.appendRecord(l.dirs, decisionRecord(l, event, c, d))
+}
+
+// decisionRecord is the audit record of decision d on call c, made with policy l.
+func decisionRecord(l *loaded, event string, c call.Call, d call.Decision) audit.Record {
+	return audit.Record{
 		Agent: string(c.Agent), Session: c.Session, Event: event,
 		Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: c.Cwd,
 		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
 		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,
+	}
+}
+
+// appendRecord appends rec to the audit log of the user whose directories are d.
+func (a *app) appendRecord(d dirs.Dirs, rec audit.Record) error {
+	log, err := audit.Open(audit.Options{Path: d.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
+	if err != nil {
+		return fmt.Errorf("opening audit log: %w", err)
 	}
 	if err := log.Append(rec); err != nil {
 		log.Close()

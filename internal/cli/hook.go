@@ -1,14 +1,23 @@
 package cli
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
@@ -89,41 +98,59 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 
 // runHook answers one hook event. Whatever happens, including a panic, it returns the
 // agent's answer: a decision, or a failure that blocks unless the policy says fail: open.
+// Every answer is recorded, failures included, so that a user can look up what they saw.
 func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (out hook.Output) {
-	var ev hook.Event
-	failOpen := false
+	var (
+		ev         hook.Event
+		failOpen   bool
+		policyName string
+	)
+	fail := func(reason string, open bool) hook.Output {
+		a.recordFailure(ad.Agent(), ev, policyName, reason, open)
+		return ad.Fail(ev, reason, open)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			out = ad.Fail(ev, fmt.Sprintf("internal error: %v", r), failOpen)
+			defer func() { recover() }() // recording the failure must not undo its answer
+			a.recordFailure(ad.Agent(), ev, policyName, fmt.Sprintf("internal error: %v", r), failOpen)
 		}
 	}()
 	payload, err := io.ReadAll(io.LimitReader(a.env.Stdin, hook.MaxPayload+1))
 	if err != nil {
-		return ad.Fail(ev, "reading the hook event: "+err.Error(), false)
+		return fail("reading the hook event: "+err.Error(), false)
 	}
 	ev, parseErr := ad.Parse(payload, a.env.Getenv)
 
 	cwd := ev.Cwd
 	if cwd == "" {
 		if cwd, err = a.cwd(); err != nil {
-			return ad.Fail(ev, err.Error(), false)
+			return fail(err.Error(), false)
 		}
 	}
 	dec, err := a.hookDecider(policyFlag, cwd)
 	if err != nil {
-		return ad.Fail(ev, "cannot load the policy: "+scan.Redact(err.Error()), false)
+		return fail("cannot load the policy: "+scan.Redact(err.Error()), false)
 	}
-	failOpen = dec.Policy().Fail == policy.FailOpen
+	p := dec.Policy()
+	failOpen, policyName = p.Fail == policy.FailOpen, p.Source
 	if parseErr != nil {
-		return ad.Fail(ev, scan.Redact(parseErr.Error()), failOpen)
+		return fail(scan.Redact(parseErr.Error()), failOpen)
 	}
+	ev.Unattended = hook.NonInteractive(a.env.Getenv)
+	if ev.Unattended == "" && p.Hooks.Ask == policy.HookAskDeny {
+		ev.Unattended = "the policy's hooks.ask is deny"
+	}
+	notice := a.skippedPolicyNotice(dec.Skipped(), p.Source)
 
 	switch ev.Kind {
 	case hook.PreTool:
 		// One tool call may stand for several (an apply_patch over several files): the
 		// strictest decision answers for all of them.
 		var worst call.Decision
-		for i, c := range ev.ToolCalls() {
+		decided := make([]call.Decision, 0, len(ev.ToolCalls()))
+		calls := ev.ToolCalls()
+		for i, c := range calls {
 			if c.Cwd == "" {
 				// The event named no directory (Windsurf's file events): the hook runs in
 				// the workspace.
@@ -132,19 +159,61 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 			if c.Project == "" {
 				c.Project = discover.RepoRoot(c.Cwd)
 			}
+			calls[i] = c
 			d := dec.Decide(ctx, c)
-			dec.Record(ev, c, d)
+			decided = append(decided, d)
 			if i == 0 || d.Verdict > worst.Verdict {
 				worst = d
 			}
 		}
-		return ad.Render(ev, hook.Answer{Verdict: worst.Verdict, Reason: scan.Redact(hookReason(worst))})
+		ans := hookAnswer(p, worst)
+		ans.Notice = notice
+		// What the agent is told may differ from what the policy said (an allow it is
+		// not told, an ask it cannot show); the record says both.
+		told := ad.Render(ev, ans)
+		answered := answerForm(ad, ev, ans)
+		for i, c := range calls {
+			dec.Record(ev, c, decided[i], answered)
+		}
+		return told
 	case hook.PostTool:
-		return ad.Render(ev, readToolOutput(dec, ev))
+		ans := readToolOutput(dec, ev)
+		ans.Notice = notice
+		return ad.Render(ev, ans)
 	case hook.Prompt:
-		return ad.Render(ev, readPrompt(ev.Text))
+		ans := readPrompt(ev.Text)
+		ans.Notice = notice
+		return ad.Render(ev, ans)
 	}
-	return ad.Fail(ev, "moat does not handle this event", failOpen)
+	return fail("moat does not handle this event", failOpen)
+}
+
+// hookAnswer is the answer to a tool event that the policy decided d. A call the policy
+// lets run is moat's silence (the agent's own permission system decides) unless an
+// explicit rule allowed it and the policy's hooks.allow is explicit.
+func hookAnswer(p *policy.Policy, d call.Decision) hook.Answer {
+	ans := hook.Answer{Verdict: d.Verdict, Reason: scan.Redact(hookReason(d))}
+	if d.Verdict.Permissive() {
+		ans.Defer = d.Rule == call.RuleDefault || p.Hooks.Allow != policy.HookAllowExplicit
+	}
+	return ans
+}
+
+// answerForm names what the agent was told when it is not the decision itself: "defer"
+// for moat's silence, "deny" for an ask that could not have reached anyone.
+func answerForm(ad hook.Adapter, ev hook.Event, ans hook.Answer) string {
+	switch {
+	case ans.Defer && ans.Verdict.Permissive():
+		return "defer"
+	case ans.Verdict != call.Ask:
+		return ""
+	case ev.Unattended != "":
+		return "deny"
+	}
+	if ok, _ := ad.AskHolds(ev); !ok {
+		return "deny"
+	}
+	return ""
 }
 
 // hookReason is the reason an agent shows for a decision: moat's, with the rule that made it.
@@ -192,7 +261,7 @@ func readToolOutput(dec hookDecider, ev hook.Event) hook.Answer {
 		msg = scan.Redact(fmt.Sprintf("moat: the output of %s was withheld by the policy (output section): %s", ev.Call.Tool, strings.Join(notes, " ")))
 		d.Verdict, d.Reason = call.Deny, msg
 	}
-	dec.Record(ev, ev.Call, d)
+	dec.Record(ev, ev.Call, d, "")
 	if block {
 		return hook.Answer{Block: true, Reason: msg}
 	}
@@ -231,9 +300,12 @@ type hookDecider interface {
 	// Policy is the policy in force, for its fail mode and output settings.
 	Policy() *policy.Policy
 	Decide(ctx context.Context, c call.Call) call.Decision
-	// Record keeps the decision; a failure to record is reported, never a reason to
-	// change the decision.
-	Record(ev hook.Event, c call.Call, d call.Decision)
+	// Record keeps the decision and what the agent was told when that differs from it
+	// (answer: see audit.Record.Answer); a failure to record is reported, never a reason
+	// to change the decision.
+	Record(ev hook.Event, c call.Call, d call.Decision, answer string)
+	// Skipped is the project policy passed over for the one in force, or nil.
+	Skipped() *discover.Skipped
 }
 
 // hookDecider returns the decider for a hook event whose working directory is cwd.
@@ -257,16 +329,83 @@ func (ld localDecider) Decide(ctx context.Context, c call.Call) call.Decision {
 	return ld.l.engine.Evaluate(ctx, c)
 }
 
+func (ld localDecider) Skipped() *discover.Skipped { return ld.l.source.Skipped }
+
 // Record appends a hook decision to the audit log. A failure to record is reported on
 // stderr and does not change the decision.
-func (ld localDecider) Record(ev hook.Event, c call.Call, d call.Decision) {
-	ld.a.recordOrWarn(ld.l, ev.Name, c, d)
+func (ld localDecider) Record(ev hook.Event, c call.Call, d call.Decision, answer string) {
+	rec := decisionRecord(ld.l, ev.Name, c, d)
+	rec.Answer = answer
+	ld.a.appendOrWarn(ld.l.dirs, rec)
 }
 
 // recordOrWarn records a decision; a failure to record is reported on stderr and does
 // not change the decision.
 func (a *app) recordOrWarn(l *loaded, event string, c call.Call, d call.Decision) {
-	if err := a.record(l, event, c, d); err != nil {
+	a.appendOrWarn(l.dirs, decisionRecord(l, event, c, d))
+}
+
+// appendOrWarn appends rec to the audit log; a failure to record is reported on stderr
+// and does not change the decision.
+func (a *app) appendOrWarn(d dirs.Dirs, rec audit.Record) {
+	if err := a.appendRecord(d, rec); err != nil {
 		fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
 	}
+}
+
+// recordFailure records a decision moat could not make for agent's event ev: what the
+// fail mode answered (a deny, or an allow under fail: open) and why. The event may be
+// only partly read; whatever it said of the call is kept.
+func (a *app) recordFailure(agent call.Agent, ev hook.Event, policyName, reason string, open bool) {
+	d, err := a.dirs()
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "moat: recording the failure: %s\n", scan.Redact(err.Error()))
+		return
+	}
+	verdict, rule := call.Deny, call.RuleFailClosed
+	if open {
+		verdict, rule = call.Allow, call.RuleFailOpen
+	}
+	c := ev.Call
+	a.appendOrWarn(d, audit.Record{
+		Agent: string(agent), Session: c.Session, Event: ev.Name,
+		Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: cmp.Or(c.Cwd, ev.Cwd),
+		Decision: verdict, Failure: true, Rule: rule, Reason: scan.Redact(reason), Policy: policyName,
+	})
+}
+
+// skippedPolicyNotice is what the user is told, once per content, about a project policy
+// the hooks are not using: an edit to a trusted moat.yaml would otherwise go unnoticed,
+// since warnings on a hook's stderr reach no one. It is "" when there is nothing to say
+// or it was said already.
+func (a *app) skippedPolicyNotice(sk *discover.Skipped, inForce string) string {
+	if sk == nil {
+		return ""
+	}
+	d, err := a.dirs()
+	if err != nil {
+		return ""
+	}
+	if !firstNotice(d.Notices(), sk.Path+"\x00"+sk.SHA256) {
+		return ""
+	}
+	return scan.Redact(fmt.Sprintf("moat: %s. Until then the hooks use %s.", sk.Why, inForce))
+}
+
+// firstNotice reports whether the notice keyed by key is due: true the first time it is
+// asked about, as seen from the marker files in dir. When no marker can be kept the
+// notice is due every time: repeating it beats never saying it.
+func firstNotice(dir, key string) bool {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return true
+	}
+	sum := sha256.Sum256([]byte(key))
+	f, err := os.OpenFile(filepath.Join(dir, hex.EncodeToString(sum[:16])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	if err == nil {
+		f.Close()
+	}
+	return true
 }

@@ -22,7 +22,7 @@ import (
 type logsOptions struct {
 	since                              string
 	decisions, agents, tools, sessions []string
-	follow, json, summary              bool
+	follow, json, summary, failures    bool
 	last                               int
 	file                               string
 	// poll is how often --follow looks for new records; zero means audit.DefaultPoll.
@@ -32,7 +32,7 @@ type logsOptions struct {
 func newLogsCmd(a *app) *cobra.Command {
 	var o logsOptions
 	cmd := &cobra.Command{
-		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--follow] [--json|--summary]",
+		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--failures] [--follow] [--json|--summary]",
 		Short: "Show the decisions moat has recorded",
 		Long: `Logs shows the decisions moat has recorded in its audit log ($XDG_STATE_HOME/moat/audit.jsonl,
 with its rotated files), oldest first, as a table: time, decision, agent, tool and the
@@ -44,7 +44,9 @@ they hold.
 Filters combine: a record is shown when it passes all of them. --decision, --agent,
 --tool and --session may be repeated or given a comma-separated list; a record passes
 when it has any of the values. --tool takes a native tool name (Bash, read_file) or a
-class (shell, file.read, mcp), in any case.
+class (shell, file.read, mcp), in any case. --failures keeps only the decisions moat could
+not make (a malformed or unknown event, a policy that did not load, an internal error),
+which the policy's fail mode answered; their rule is fail-closed or fail-open.
 
 --since takes a span back from now (90m, 2h, 7d, 1d12h), a date (2026-01-02, local
 midnight) or an RFC 3339 time (2026-01-02T15:04:05Z).
@@ -58,6 +60,7 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
 		Example: `  moat logs --since 1h
   moat logs --decision deny,ask --agent claude-code
   moat logs --follow --decision deny
+  moat logs --failures --since 1d
   moat logs --since 7d --summary
   moat logs --json --session 5f1c… | jq .args.command`,
 		Args: cobra.NoArgs,
@@ -73,6 +76,7 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
 	f.StringSliceVar(&o.agents, "agent", nil, "only these agents (repeatable, or comma-separated)")
 	f.StringSliceVar(&o.tools, "tool", nil, "only these tools, by native name or class (repeatable, or comma-separated)")
 	f.StringSliceVar(&o.sessions, "session", nil, "only these sessions (repeatable, or comma-separated)")
+	f.BoolVar(&o.failures, "failures", false, "only the decisions moat could not make (unreadable events, a policy that did not load, internal errors), answered by the fail mode")
 	f.BoolVarP(&o.follow, "follow", "f", false, "keep printing new records as they are written, until interrupted")
 	f.BoolVar(&o.json, "json", false, "print one JSON record per line, as the audit log holds it")
 	f.BoolVar(&o.summary, "summary", false, "count the records by decision, rule and agent")
@@ -230,6 +234,7 @@ func (a *app) logFilter(o logsOptions) (logview.Filter, error) {
 	f.Agents = logview.SplitList(o.agents)
 	f.Tools = logview.SplitList(o.tools)
 	f.Sessions = logview.SplitList(o.sessions)
+	f.Failures = o.failures
 	return f, nil
 }
 

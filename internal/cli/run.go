@@ -234,15 +234,25 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 		fmt.Fprintf(a.env.Stderr, "moat: %s\n", printable(scan.Redact(msg)))
 		return false
 	}
+	// A command moat could not decide is refused, and recorded as a failure.
+	ev := hook.Event{Kind: hook.PreTool, Name: o.event}
+	policyName := ""
+	failed := func(msg string, open bool) {
+		a.recordFailure(o.agent, ev, policyName, msg, open)
+	}
 	cwd, err := a.cwd()
 	if err != nil {
+		failed(err.Error(), false)
 		return refuse(err.Error() + "; not running the command")
 	}
+	ev.Cwd = cwd
 	c, err := call.Canonicalize(o.agent, string(call.Shell), map[string]any{call.ArgCommand: line})
 	if err != nil {
+		failed("cannot make a call of the command: "+err.Error(), false)
 		return refuse("cannot make a call of the command: " + err.Error())
 	}
 	c.Cwd, c.Project = cwd, discover.RepoRoot(cwd)
+	ev.Call = c
 
 	newDecider := a.hookDecider
 	if o.deps.decider != nil {
@@ -250,9 +260,10 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 	}
 	dec, err := newDecider(o.policy, cwd)
 	if err != nil {
+		failed("cannot load the policy: "+err.Error(), false)
 		return refuse("cannot load the policy, so the command does not run: " + err.Error())
 	}
-	ev := hook.Event{Kind: hook.PreTool, Name: o.event, Call: c, Cwd: cwd}
+	policyName = dec.Policy().Source
 	var d call.Decision
 	defer func() {
 		r := recover()
@@ -262,9 +273,13 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 		// Only a call that could not be decided at all follows the fail mode: a failure
 		// after a decision (asking, recording) never turns it into an allow.
 		if !d.Verdict.Valid() && dec.Policy().Fail == policy.FailOpen {
+			failed(fmt.Sprintf("internal error: %v", r), true)
 			fmt.Fprintf(a.env.Stderr, "moat: warning: internal error (%v); running the command because the policy says fail: open\n", r)
 			run = true
 			return
+		}
+		if !d.Verdict.Valid() {
+			failed(fmt.Sprintf("internal error: %v", r), false)
 		}
 		run = refuse(fmt.Sprintf("internal error (%v); not running the command", r))
 	}()
@@ -272,20 +287,20 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 	d = dec.Decide(ctx, c)
 	switch d.Verdict {
 	case call.Allow, call.Audit:
-		dec.Record(ev, c, d)
+		dec.Record(ev, c, d, "")
 		return true
 	case call.Ask:
 		ok, note := a.askUser(o.deps, line, d)
 		rec := d
 		rec.Reason = strings.TrimSpace(d.Reason + " (" + note + ")")
-		dec.Record(ev, c, rec)
+		dec.Record(ev, c, rec, "")
 		if !ok {
 			return refuse(fmt.Sprintf("not run: %s (rule %s); %s", reasonOf(d), d.Rule, note))
 		}
 		return true
 	}
 	// Deny, and anything that is not a verdict: the zero Decision never runs a command.
-	dec.Record(ev, c, d)
+	dec.Record(ev, c, d, "")
 	return refuse(fmt.Sprintf("denied: %s (rule %s)", reasonOf(d), d.Rule))
 }
 

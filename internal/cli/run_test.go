@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
 )
@@ -330,7 +331,9 @@ func (p panicky) Decide(context.Context, call.Call) call.Decision {
 	}
 	return call.Decision{Verdict: p.verdict, Rule: "r"}
 }
-func (p panicky) Record(hook.Event, call.Call, call.Decision) {
+func (panicky) Skipped() *discover.Skipped { return nil }
+
+func (p panicky) Record(hook.Event, call.Call, call.Decision, string) {
 	if p.inRec {
 		panic("boom")
 	}

@@ -24,6 +24,10 @@ func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") 
 // AuditLog is the path of the decision log.
 func (d Dirs) AuditLog() string { return filepath.Join(d.State, "audit.jsonl") }
 
+// Notices holds one marker file per notice already shown to the user (a project policy
+// the hooks ignore, once per content).
+func (d Dirs) Notices() string { return filepath.Join(d.State, "notices") }
+
 // TrustStore is the path of the file that records trusted project policies.
 func (d Dirs) TrustStore() string { return filepath.Join(d.State, "trusted.json") }
 

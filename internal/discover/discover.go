@@ -46,6 +46,20 @@ type Source struct {
 	// Name is what errors and records call it: Path, or "embedded:recommended".
 	Name string
 	Data []byte
+	// Skipped, when set, is a project policy that would have come first but was not
+	// used, because it is not trusted or changed since it was.
+	Skipped *Skipped
+}
+
+// Skipped is a project policy Find passed over.
+type Skipped struct {
+	Path   string
+	Status trust.Status // trust.Untrusted or trust.Changed
+	// SHA256 is the hash of the content passed over, so that a change can be told apart
+	// from the one already reported.
+	SHA256 string
+	// Why says why it was passed over and what to do, in a sentence.
+	Why string
 }
 
 // Options are the inputs of Find.
@@ -78,6 +92,7 @@ func Find(o Options) (Source, error) {
 		}
 		return readSource(FromEnv, o.Env)
 	}
+	var skipped *Skipped
 	if p, ok := ProjectPolicy(o.Cwd); ok {
 		src, err := readSource(FromProject, p)
 		if err != nil {
@@ -87,24 +102,31 @@ func Find(o Options) (Source, error) {
 		if err != nil {
 			return Source{}, fmt.Errorf("checking trust of %s: %w", p, err)
 		}
-		switch status {
-		case trust.Trusted:
+		if status == trust.Trusted {
 			return src, nil
-		case trust.Changed:
-			o.Warn(fmt.Sprintf("ignoring project policy %s: it changed since you trusted it; review it, then run `moat trust %s`", p, p))
-		default:
-			o.Warn(fmt.Sprintf("ignoring project policy %s: it is not trusted; review it, then run `moat trust %s`", p, p))
 		}
+		skipped = &Skipped{Path: p, Status: status, SHA256: trust.Hash(src.Data), Why: SkipReason(p, status)}
+		o.Warn(skipped.Why)
 	}
 	user := o.Dirs.UserPolicy()
 	src, err := readSource(FromUser, user)
-	if err == nil {
-		return src, nil
+	if errors.Is(err, fs.ErrNotExist) {
+		src, err = Embedded()
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	if err != nil {
 		return Source{}, err
 	}
-	return Embedded()
+	src.Skipped = skipped
+	return src, nil
+}
+
+// SkipReason says why the hooks do not use the project policy at path, whose trust
+// status is status (Untrusted or Changed), and what to do about it.
+func SkipReason(path string, status trust.Status) string {
+	if status == trust.Changed {
+		return fmt.Sprintf("ignoring project policy %s: it changed since you trusted it; review the change (`moat trust --diff %s`), then run `moat trust %s`", path, path, path)
+	}
+	return fmt.Sprintf("ignoring project policy %s: it is not trusted; review it, then run `moat trust %s`", path, path)
 }
 
 // Embedded returns the policy built into moat: the recommended template.

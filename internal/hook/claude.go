@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"fmt"
+
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -37,25 +39,44 @@ func (claudeCode) Parse(payload []byte, getenv func(string) string) (Event, erro
 	return ev, nil
 }
 
-func (claudeCode) Render(ev Event, a Answer) Output {
+// AskHolds: Claude Code puts a hook's ask to the user in its default and plan modes. In
+// bypassPermissions it hands an ask on Write or Edit to its permission pipeline, which
+// then allows it; dontAsk and auto answer without the user, and acceptEdits accepts edits
+// by itself. A payload without a mode gives no way to know, so the ask is not sent.
+func (claudeCode) AskHolds(ev Event) (bool, string) {
+	switch ev.Mode {
+	case "default", "plan":
+		return true, ""
+	case "":
+		return false, "Claude Code did not say which permission mode it is in, and in some modes it lets an ask through unanswered"
+	}
+	return false, fmt.Sprintf("Claude Code is in its %s permission mode, where it does not put moat's question to you", ev.Mode)
+}
+
+func (c claudeCode) Render(ev Event, a Answer) Output {
 	switch ev.Kind {
 	case PreTool:
-		decision := "allow"
-		switch a.Verdict {
-		case call.Ask:
-			decision = "ask"
-		case call.Deny:
-			decision = "deny"
+		a = settleAsk(c, ev, a)
+		var out map[string]any
+		if !a.deferred() {
+			decision := "allow"
+			switch a.Verdict {
+			case call.Ask:
+				decision = "ask"
+			case call.Deny:
+				decision = "deny"
+			}
+			hso := map[string]any{
+				"hookEventName":            claudePreToolUse,
+				"permissionDecision":       decision,
+				"permissionDecisionReason": a.Reason,
+			}
+			if a.Context != "" {
+				hso["additionalContext"] = a.Context
+			}
+			out = map[string]any{"hookSpecificOutput": hso}
 		}
-		out := map[string]any{
-			"hookEventName":            claudePreToolUse,
-			"permissionDecision":       decision,
-			"permissionDecisionReason": a.Reason,
-		}
-		if a.Context != "" {
-			out["additionalContext"] = a.Context
-		}
-		return Output{Stdout: mustJSON(map[string]any{"hookSpecificOutput": out})}
+		return jsonOutput(withNotice(out, "systemMessage", a.Notice))
 	case PostTool, Prompt:
 		var out map[string]any
 		if a.Block {
@@ -67,12 +88,9 @@ func (claudeCode) Render(ev Event, a Answer) Output {
 			}
 			out["hookSpecificOutput"] = map[string]any{"hookEventName": ev.Name, "additionalContext": a.Context}
 		}
-		if out == nil {
-			return Output{}
-		}
-		return Output{Stdout: mustJSON(out)}
+		return jsonOutput(withNotice(out, "systemMessage", a.Notice))
 	}
-	return claudeCode{}.Fail(ev, "moat cannot answer this event", false)
+	return c.Fail(ev, "moat cannot answer this event", false)
 }
 
 func (claudeCode) Fail(ev Event, reason string, open bool) Output {

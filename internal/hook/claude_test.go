@@ -84,7 +84,7 @@ func TestClaudeParseOversized(t *testing.T) {
 }
 
 func TestClaudeRenderAndFail(t *testing.T) {
-	pre := Event{Kind: PreTool, Name: "PreToolUse"}
+	pre := Event{Kind: PreTool, Name: "PreToolUse", Mode: "default"}
 	post := Event{Kind: PostTool, Name: "PostToolUse"}
 	prompt := Event{Kind: Prompt, Name: "UserPromptSubmit"}
 	tests := []struct {

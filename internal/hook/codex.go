@@ -87,14 +87,20 @@ func patchCalls(ch patchChange) []call.Call {
 	}
 }
 
-func (codex) Render(ev Event, a Answer) Output {
+// AskHolds: Codex takes no ask from a hook (it counts one as a failed hook and runs the
+// call).
+func (codex) AskHolds(Event) (bool, string) {
+	return false, "Codex cannot put a hook's question to you"
+}
+
+// Render: Codex has no explicit allow without a rewrite of the call, so every call moat
+// lets run is silence, and a notice for the user has no channel (a field Codex does not
+// know would fail the hook, and a failed hook lets the call run).
+func (cx codex) Render(ev Event, a Answer) Output {
 	switch ev.Kind {
 	case PreTool:
-		switch a.Verdict {
-		case call.Deny:
+		if a = settleAsk(cx, ev, a); a.Verdict == call.Deny {
 			return codexDeny(a.Reason)
-		case call.Ask:
-			return codexDeny(a.Reason + ". It needs your approval, which Codex cannot ask for in a hook: run it yourself, or add an allow rule for it to your moat policy and try again.")
 		}
 		return Output{}
 	case Prompt:
@@ -103,7 +109,7 @@ func (codex) Render(ev Event, a Answer) Output {
 		}
 		return Output{}
 	}
-	return codex{}.Fail(ev, "moat cannot answer this event", false)
+	return cx.Fail(ev, "moat cannot answer this event", false)
 }
 
 // codexDeny is a PreToolUse deny; Codex ignores a deny without a reason, so there always

@@ -144,33 +144,56 @@ func mcpServer(m map[string]any) string {
 	return c
 }
 
-func (cursor) Render(ev Event, a Answer) Output {
+// AskHolds: Cursor enforces an ask on beforeShellExecution and beforeMCPExecution;
+// preToolUse and beforeReadFile accept one without asking anyone.
+func (cursor) AskHolds(ev Event) (bool, string) {
+	if ev.Name == cursorPreTool || ev.Name == cursorRead {
+		return false, "Cursor does not ask the user on " + ev.Name
+	}
+	return true, ""
+}
+
+func (cu cursor) Render(ev Event, a Answer) Output {
 	switch ev.Kind {
 	case PreTool:
-		permission, msg := "allow", a.Reason
-		switch a.Verdict {
-		case call.Deny:
-			permission = "deny"
-		case call.Ask:
-			// preToolUse and beforeReadFile accept "ask" without enforcing it: there it
-			// is a deny whose message says approval is needed.
-			permission = "ask"
-			if ev.Name == cursorPreTool || ev.Name == cursorRead {
+		a = settleAsk(cu, ev, a)
+		out := map[string]any{}
+		msg := a.Reason
+		if a.deferred() {
+			// No permission at all: Cursor's own settings decide.
+			msg = ""
+		} else {
+			permission := "allow"
+			switch a.Verdict {
+			case call.Deny:
 				permission = "deny"
-				msg += ". It needs your approval, which Cursor cannot ask for here: run it yourself, or add an allow rule for it to your moat policy and try again."
+			case call.Ask:
+				permission = "ask"
 			}
+			out["permission"] = permission
 		}
-		return Output{Stdout: mustJSON(cursorMessage(map[string]any{"permission": permission}, msg))}
+		return Output{Stdout: mustJSON(cursorMessage(out, joinNotice(a.Notice, msg)))}
 	case Prompt:
+		out := map[string]any{"continue": !a.Block}
+		msg := a.Context
 		if a.Block {
-			return Output{Stdout: mustJSON(cursorMessage(map[string]any{"continue": false}, a.Reason))}
+			msg = a.Reason
 		}
-		if a.Context != "" {
-			return Output{Stdout: mustJSON(cursorMessage(map[string]any{"continue": true}, a.Context))}
-		}
-		return Output{Stdout: mustJSON(map[string]any{"continue": true})}
+		return Output{Stdout: mustJSON(cursorMessage(out, joinNotice(a.Notice, msg)))}
 	}
-	return cursor{}.Fail(ev, "moat cannot answer this event", false)
+	return cu.Fail(ev, "moat cannot answer this event", false)
+}
+
+// joinNotice puts a notice for the user before a message, in the one message field
+// Cursor has.
+func joinNotice(notice, msg string) string {
+	switch {
+	case notice == "":
+		return msg
+	case msg == "":
+		return notice
+	}
+	return notice + "\n" + msg
 }
 
 // cursorMessage adds msg to out for the user and the agent, in both spellings.

@@ -50,31 +50,41 @@ func (geminiCLI) Parse(payload []byte, getenv func(string) string) (Event, error
 	return ev, nil
 }
 
-func (geminiCLI) Render(ev Event, a Answer) Output {
+// AskHolds: Gemini CLI puts a hook's ask to the user even in its yolo mode. Run headless
+// (-p) it waits for an answer that never comes; its payload does not say so, which is
+// why a non-interactive run is told by the environment (see the hook command).
+func (geminiCLI) AskHolds(Event) (bool, string) { return true, "" }
+
+func (g geminiCLI) Render(ev Event, a Answer) Output {
 	switch ev.Kind {
 	case PreTool:
-		decision := "allow"
-		switch a.Verdict {
-		case call.Ask:
-			decision = "ask"
-		case call.Deny:
-			decision = "deny"
+		a = settleAsk(g, ev, a)
+		var out map[string]any
+		if !a.deferred() {
+			decision := "allow"
+			switch a.Verdict {
+			case call.Ask:
+				decision = "ask"
+			case call.Deny:
+				decision = "deny"
+			}
+			out = map[string]any{"decision": decision, "reason": a.Reason}
 		}
-		return Output{Stdout: mustJSON(map[string]any{"decision": decision, "reason": a.Reason})}
+		return jsonOutput(withNotice(out, "systemMessage", a.Notice))
 	case PostTool, Prompt:
-		out := map[string]any{}
+		var out map[string]any
 		if a.Block {
-			out["decision"], out["reason"] = "deny", a.Reason
+			out = map[string]any{"decision": "deny", "reason": a.Reason}
 		}
 		if a.Context != "" {
+			if out == nil {
+				out = map[string]any{}
+			}
 			out["hookSpecificOutput"] = map[string]any{"hookEventName": ev.Name, "additionalContext": a.Context}
 		}
-		if len(out) == 0 {
-			return Output{}
-		}
-		return Output{Stdout: mustJSON(out)}
+		return jsonOutput(withNotice(out, "systemMessage", a.Notice))
 	}
-	return geminiCLI{}.Fail(ev, "moat cannot answer this event", false)
+	return g.Fail(ev, "moat cannot answer this event", false)
 }
 
 func (geminiCLI) Fail(ev Event, reason string, open bool) Output {

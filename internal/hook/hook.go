@@ -47,6 +47,13 @@ type Event struct {
 	Text string
 	// Cwd is the working directory the agent reported, absolute, or "" if none.
 	Cwd string
+	// Mode is the permission mode the agent reported (Claude Code's permission_mode:
+	// "default", "bypassPermissions", …), or "" when it reports none. It says whether an
+	// ask will reach the user.
+	Mode string
+	// Unattended, when set, says why nobody can answer an ask in the environment the
+	// agent gave its hook (see NonInteractive): every ask is then a deny.
+	Unattended string
 }
 
 // ToolCalls returns the calls a tool event asks moat to decide.
@@ -60,12 +67,19 @@ func (ev Event) ToolCalls() []call.Call {
 // Answer is moat's verdict on an event, which an Adapter renders.
 type Answer struct {
 	Verdict call.Verdict // for PreTool: allow, audit, ask or deny
-	Reason  string       // why; for the model or the user, as the agent shows it
+	// Defer, with a verdict that lets the call run, says moat has no opinion: the answer
+	// is the agent's own form of silence, so that the agent's permission system (its
+	// prompts, rules and modes) decides as it would without moat.
+	Defer  bool
+	Reason string // why; for the model or the user, as the agent shows it
 	// Context is text for the model about a tool's output or a prompt (a warning that
 	// it holds injected instructions).
 	Context string
 	// Block stops a PostTool result or a Prompt from reaching the model.
 	Block bool
+	// Notice is for the user rather than the model (a project policy that moat is
+	// ignoring), shown where the agent has a channel to the user and dropped elsewhere.
+	Notice string
 }
 
 // Output is what a hook process writes and how it exits.
@@ -82,7 +96,11 @@ type Adapter interface {
 	// project directory the agent exports). An error leaves ev with whatever could be
 	// read, for Fail.
 	Parse(payload []byte, getenv func(string) string) (Event, error)
-	// Render answers an event that was read and decided.
+	// AskHolds reports whether an ask answered to ev is known to reach the user, and if
+	// not, why not: an ask the agent drops, or answers itself, must be sent as a deny.
+	AskHolds(ev Event) (bool, string)
+	// Render answers an event that was read and decided. An Ask where AskHolds said no is
+	// rendered as a deny.
 	Render(ev Event, a Answer) Output
 	// Fail answers an event moat could not decide (unreadable payload, unknown event,
 	// invalid policy, internal error): blocked when failing closed, let through with a
@@ -184,6 +202,7 @@ func readClaudeShaped(payload []byte, agent string, events []eventKind) (Event, 
 		return ev, claudeShaped{}, err
 	}
 	ev.Name, ev.Cwd = name, absDir(m["cwd"])
+	ev.Mode, _ = m["permission_mode"].(string)
 	names := make([]string, len(events))
 	for i, e := range events {
 		names[i] = e.name
@@ -274,4 +293,77 @@ func mustJSON(v any) []byte {
 		return []byte(`{"decision":"block","reason":"moat: internal error encoding its answer"}` + "\n")
 	}
 	return b.Bytes()
+}
+
+// NoAsk turns an ask that cannot reach anyone into a deny whose reason says why, and how
+// to allow the call: a question nobody sees must not become a silent allow (an agent
+// that drops it) or a silent stall (an agent that waits for it).
+func NoAsk(a Answer, why string) Answer {
+	a.Verdict = call.Deny
+	a.Reason = fmt.Sprintf("%s. It needs your approval, which cannot be asked for here: %s. To allow it, run it yourself, or add an allow rule for it to your moat policy (`moat check --explain` shows the rule that asked), and try again", strings.TrimRight(a.Reason, ". "), why)
+	return a
+}
+
+// settleAsk is the answer ad gives to ev: a, with an ask that ad's agent would not put
+// to the user turned into a deny.
+func settleAsk(ad Adapter, ev Event, a Answer) Answer {
+	if a.Verdict != call.Ask {
+		return a
+	}
+	if ev.Unattended != "" {
+		return NoAsk(a, ev.Unattended)
+	}
+	if ok, why := ad.AskHolds(ev); !ok {
+		return NoAsk(a, why)
+	}
+	return a
+}
+
+// deferred reports whether a is moat's silence: a call it lets run with no opinion.
+func (a Answer) deferred() bool { return a.Defer && a.Verdict.Permissive() }
+
+// withNotice adds a user-visible notice to an answer object under key, creating the
+// object when there is none.
+func withNotice(out map[string]any, key, notice string) map[string]any {
+	if notice == "" {
+		return out
+	}
+	if out == nil {
+		out = map[string]any{}
+	}
+	out[key] = notice
+	return out
+}
+
+// jsonOutput is an answer object on stdout, or nothing at all for a nil one.
+func jsonOutput(out map[string]any) Output {
+	if out == nil {
+		return Output{}
+	}
+	return Output{Stdout: mustJSON(out)}
+}
+
+// Environment variables that say whether anyone is there to answer an ask.
+const (
+	// EnvNonInteractive, set to 1 or true, makes every ask a deny; set to 0 or false, it
+	// says a person is there even when CI is set.
+	EnvNonInteractive = "MOAT_NONINTERACTIVE"
+	// EnvCI is set to true by CI systems; agents pass their environment on to hooks.
+	EnvCI = "CI"
+)
+
+// NonInteractive reports why nobody can answer an ask in the environment getenv
+// describes, or "" when somebody may.
+func NonInteractive(getenv func(string) string) string {
+	switch strings.ToLower(getenv(EnvNonInteractive)) {
+	case "1", "true", "yes":
+		return EnvNonInteractive + " is set: nobody is there to answer"
+	case "0", "false", "no":
+		return ""
+	}
+	switch strings.ToLower(getenv(EnvCI)) {
+	case "1", "true", "yes":
+		return "this is a non-interactive run (CI is set)"
+	}
+	return ""
 }

@@ -60,28 +60,36 @@ func (windsurf) Parse(payload []byte, getenv func(string) string) (Event, error)
 	return ev, nil
 }
 
-func (windsurf) Render(ev Event, a Answer) Output {
+// AskHolds: Windsurf reads no decision from a hook, only exit status 2.
+func (windsurf) AskHolds(Event) (bool, string) {
+	return false, "Windsurf cannot put a hook's question to you"
+}
+
+func (w windsurf) Render(ev Event, a Answer) Output {
+	var out Output
+	if a.Notice != "" {
+		// stdout reaches the user's output panel (show_output), never the model.
+		out.Stdout = []byte(a.Notice + "\n")
+	}
 	switch ev.Kind {
 	case PreTool:
-		switch a.Verdict {
-		case call.Deny:
-			return Output{Stderr: a.Reason + "\n", Code: 2}
-		case call.Ask:
-			return Output{Stderr: a.Reason + ". It needs your approval, which Windsurf cannot ask for: to allow it, run it yourself, or add an allow rule for it to your moat policy and try again.\n", Code: 2}
+		if a = settleAsk(w, ev, a); a.Verdict == call.Deny {
+			out.Stderr, out.Code = a.Reason+"\n", 2
 		}
-		return Output{}
+		return out
 	case Prompt:
 		if a.Block {
-			return Output{Stderr: a.Reason + "\n", Code: 2}
+			out.Stderr, out.Code = a.Reason+"\n", 2
+			return out
 		}
 		if a.Context != "" {
 			// Windsurf has no channel to the model but stderr, which it shows only on a
 			// block; the warning goes to the user's output panel.
-			return Output{Stdout: []byte(a.Context + "\n")}
+			out.Stdout = append(out.Stdout, a.Context+"\n"...)
 		}
-		return Output{}
+		return out
 	}
-	return windsurf{}.Fail(ev, "moat cannot answer this event", false)
+	return w.Fail(ev, "moat cannot answer this event", false)
 }
 
 func (windsurf) Fail(ev Event, reason string, open bool) Output {

@@ -26,6 +26,8 @@ type Filter struct {
 	// without regard to case.
 	Tools    []string
 	Sessions []string
+	// Failures keeps only the decisions moat could not make (Record.Failure).
+	Failures bool
 }
 
 // Match reports whether r passes every condition of f.
@@ -38,6 +40,8 @@ func (f Filter) Match(r audit.Record) bool {
 	case len(f.Agents) > 0 && !slices.Contains(f.Agents, r.Agent):
 		return false
 	case len(f.Sessions) > 0 && !slices.Contains(f.Sessions, r.Session):
+		return false
+	case f.Failures && !r.Failure:
 		return false
 	case len(f.Tools) > 0 && !slices.ContainsFunc(f.Tools, func(t string) bool {
 		return strings.EqualFold(t, r.Tool) || strings.EqualFold(t, r.Class)
