@@ -347,7 +347,7 @@ func TestCursorHook(t *testing.T) {
 		{name: "beforeShellExecution allowed", payload: `{` + common + `"hook_event_name":"beforeShellExecution","command":"npm test","cwd":"$PROJECT"}`,
 			stdout: "{}\n"}, // no rule matched: no permission, so Cursor's own settings decide
 		{name: "beforeReadFile of a key: ask becomes deny", payload: `{` + common + `"hook_event_name":"beforeReadFile","file_path":"$HOME/.ssh/id_rsa","content":"-----BEGIN","attachments":[]}`,
-			stdout: out(`"permission"`, `"deny"`, "moat: reads a file that holds credentials or private keys (rule ask-secrets-read)" + noAsk("Cursor does not ask the user on beforeReadFile"))},
+			stdout: out(`"permission"`, `"deny"`, "moat: reads a file that holds credentials or private keys (rule ask-secrets-read)"+noAsk("Cursor does not ask the user on beforeReadFile"))},
 		{name: "beforeMCPExecution with tool_input as a JSON string", payload: `{` + common + `"hook_event_name":"beforeMCPExecution","tool_name":"create_issue","tool_input":"{\"body\":\"token ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4\"}","command":"npx github-mcp"}`,
 			stdout: out(`"permission"`, `"ask"`, "moat: this passes a credential on the command line or to a tool, where logs and the tool's server see it (rule ask-secret-in-arguments)")},
 		{name: "preToolUse Write of a secret", payload: `{` + common + `"hook_event_name":"preToolUse","tool_name":"Write","tool_input":{"file_path":"$PROJECT/a.py","content":"AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'"},"tool_use_id":"t1","cwd":"$PROJECT"}`,

@@ -197,6 +197,11 @@ func (a *app) load(flag, cwd string) (*loaded, error) {
 // findPolicy finds the policy source for cwd (or the one named by flag), as the hooks
 // do. Warnings about skipped sources go to stderr.
 func (a *app) findPolicy(flag, cwd string) (discover.Source, dirs.Dirs, error) {
+	return a.findPolicyWarn(flag, cwd, func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) })
+}
+
+// findPolicyWarn is findPolicy with the warnings about skipped sources sent to warn.
+func (a *app) findPolicyWarn(flag, cwd string, warn func(string)) (discover.Source, dirs.Dirs, error) {
 	d, err := a.dirs()
 	if err != nil {
 		return discover.Source{}, d, err
@@ -204,7 +209,7 @@ func (a *app) findPolicy(flag, cwd string) (discover.Source, dirs.Dirs, error) {
 	src, err := discover.Find(discover.Options{
 		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
 		Trust: trust.Open(d.TrustStore()),
-		Warn:  func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) },
+		Warn:  warn,
 	})
 	return src, d, err
 }

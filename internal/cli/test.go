@@ -25,7 +25,9 @@ func newTestCmd(a *app) *cobra.Command {
 is printed with the trace of how the decision was reached.
 
 Tests without a cwd run in the policy file's directory, which is also their workspace.
-Without FILE, test uses the project's moat.yaml, else your user policy.
+Without FILE, test uses the project's moat.yaml, else your user policy. When the hooks
+would not use the file (a project policy not trusted yet, or changed since it was), a
+note on stderr says so and why.
 
 Exit status: 0 when every test passes, 1 when one fails or the policy is invalid.`,
 		Args: cobra.MaximumNArgs(1),
@@ -34,6 +36,7 @@ Exit status: 0 when every test passes, 1 when one fails or the policy is invalid
 			if err != nil {
 				return err
 			}
+			a.noteHooks(file)
 			l, err := a.compileFile(file)
 			if err != nil {
 				return err

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+
+	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/spf13/cobra"
 
@@ -14,9 +18,10 @@ import (
 
 func newTrustCmd(a *app) *cobra.Command {
 	var (
-		list   bool
-		revoke bool
-		asJSON bool
+		list     bool
+		revoke   bool
+		asJSON   bool
+		diffOnly bool
 	)
 	cmd := &cobra.Command{
 		Use:   "trust [FILE]",
@@ -26,8 +31,17 @@ cloned repository must not be able to loosen your policy. Trust records the SHA-
 the file's current content in moat's state directory; if the file changes, it is
 ignored again (with a warning) until you trust it again.
 
+When the file changed since you trusted it, trust first prints what changed, as a
+unified diff against the version you trusted; --diff prints only that and trusts
+nothing (exit status 0 when the file is unchanged, 1 when it changed or was never
+trusted, as diff(1) does).
+
 Without FILE, trust acts on the project's moat.yaml found from the working directory.
 Trust refuses a policy that does not validate.`,
+		Example: `  moat trust                 # trust ./moat.yaml (or the one above, up to the repository root)
+  moat trust --diff          # what changed since you trusted it
+  moat trust --list --json
+  moat trust --revoke services/api/moat.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := a.dirs()
@@ -68,6 +82,19 @@ Trust refuses a policy that does not validate.`,
 			} else if file, err = a.policyFile(file, cwd); err != nil {
 				return err
 			}
+			if diffOnly {
+				if revoke {
+					return fmt.Errorf("--diff does not go with --revoke")
+				}
+				changed, err := a.trustDiff(store, file)
+				if err != nil {
+					return err
+				}
+				if changed {
+					return &exitCode{code: exitError}
+				}
+				return nil
+			}
 			if revoke {
 				was, err := store.Revoke(file)
 				if err != nil {
@@ -87,6 +114,11 @@ Trust refuses a policy that does not validate.`,
 			if err != nil {
 				return err
 			}
+			if status, err := store.Check(file, l.source.Data); err == nil && status == trust.Changed {
+				if _, err := a.trustDiff(store, file); err != nil {
+					return err
+				}
+			}
 			// Trust exactly the bytes that were validated.
 			if err := store.Trust(file, l.source.Data, a.env.Now()); err != nil {
 				return err
@@ -98,5 +130,41 @@ Trust refuses a policy that does not validate.`,
 	cmd.Flags().BoolVar(&list, "list", false, "list the trusted policy files")
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "stop trusting the file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --list, print as JSON")
+	cmd.Flags().BoolVar(&diffOnly, "diff", false, "print what changed since the file was trusted, and trust nothing")
 	return cmd
+}
+
+// trustDiff prints what changed in file since it was trusted, and reports whether it
+// differs from the trusted version (or was never trusted).
+func (a *app) trustDiff(store *trust.Store, file string) (bool, error) {
+	current, err := os.ReadFile(file)
+	if err != nil {
+		return false, err
+	}
+	old, ok, err := store.TrustedContent(file)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		status, err := store.Check(file, current)
+		if err != nil {
+			return false, err
+		}
+		switch status {
+		case trust.Trusted:
+			fmt.Fprintf(a.env.Stdout, "%s is trusted as it is\n", file)
+			return false, nil
+		case trust.Changed:
+			fmt.Fprintf(a.env.Stdout, "%s changed since you trusted it, but the trusted version was not kept (it was trusted by an older moat): review the whole file\n", file)
+		default:
+			fmt.Fprintf(a.env.Stdout, "%s was never trusted: review the whole file\n", file)
+		}
+		return true, nil
+	}
+	if bytes.Equal(old, current) {
+		fmt.Fprintf(a.env.Stdout, "%s is trusted as it is\n", file)
+		return false, nil
+	}
+	_, err = a.env.Stdout.Write(diff.Diff(file+" (trusted)", old, file+" (now)", current))
+	return true, err
 }

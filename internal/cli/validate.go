@@ -21,7 +21,10 @@ unknown packs, path sets, agents, tools or findings, duplicate rule ids, and rul
 can never match.
 
 Without FILE it validates the project's moat.yaml (found from the working directory up
-to the repository root, trusted or not), else your user policy.
+to the repository root, trusted or not), else your user policy. When the hooks for the
+file's directory would not use the file (a project policy not trusted yet, or changed
+since it was), a note on stderr says so and why; --json reports it as used_by_hooks and
+hooks_note.
 
 Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 		Args: cobra.MaximumNArgs(1),
@@ -30,6 +33,7 @@ Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 			if err != nil {
 				return err
 			}
+			note := a.noteHooks(file)
 			l, err := a.compileFile(file)
 			var list policy.ErrorList
 			switch {
@@ -45,7 +49,7 @@ Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 				return err
 			}
 			if asJSON {
-				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests)})
+				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests), "used_by_hooks": note == "", "hooks_note": note})
 			}
 			_, err = fmt.Fprintf(a.env.Stdout, "%s: valid (%d rules, %d tests)\n", file, len(l.policy.Rules), len(l.policy.Tests))
 			return err

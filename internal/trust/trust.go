@@ -89,9 +89,58 @@ func (s *Store) Trust(policyPath string, data []byte, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	// The copy is written first: a trusted entry whose copy is missing only costs the
+	// diff of the next change, never the trust decision.
+	if err := s.keep(data); err != nil {
+		return err
+	}
 	entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Path == key })
 	entries = append(entries, Entry{Path: key, SHA256: Hash(data), TrustedAt: now.UTC()})
 	return s.save(entries)
+}
+
+// copies is the directory holding a copy of each trusted content, named by its hash, so
+// that a changed policy can be shown against the version the user reviewed.
+func (s *Store) copies() string { return filepath.Join(filepath.Dir(s.path), "trusted") }
+
+func (s *Store) keep(data []byte) error {
+	if err := os.MkdirAll(s.copies(), 0o700); err != nil {
+		return fmt.Errorf("keeping the trusted copy: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(s.copies(), Hash(data)), data, 0o600); err != nil {
+		return fmt.Errorf("keeping the trusted copy: %w", err)
+	}
+	return nil
+}
+
+// TrustedContent returns the content of policyPath as the user last trusted it. ok is
+// false when the file was never trusted, or was trusted by a moat that kept no copy, or
+// the copy no longer matches its hash.
+func (s *Store) TrustedContent(policyPath string) (data []byte, ok bool, err error) {
+	key, err := canonical(policyPath)
+	if err != nil {
+		return nil, false, err
+	}
+	entries, err := s.load()
+	if err != nil {
+		return nil, false, err
+	}
+	i := slices.IndexFunc(entries, func(e Entry) bool { return e.Path == key })
+	if i < 0 {
+		return nil, false, nil
+	}
+	sum := entries[i].SHA256
+	data, err = os.ReadFile(filepath.Join(s.copies(), sum))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the trusted copy of %s: %w", policyPath, err)
+	}
+	if Hash(data) != sum {
+		return nil, false, nil
+	}
+	return data, true, nil
 }
 
 // Revoke forgets policyPath; it reports whether it was trusted.

@@ -86,3 +86,32 @@ func TestCorruptStoreIsAnError(t *testing.T) {
 		}
 	}
 }
+
+func TestTrustedContent(t *testing.T) {
+	dir := t.TempDir()
+	store := Open(filepath.Join(dir, "state", "trusted.json"))
+	policy := filepath.Join(dir, "moat.yaml")
+	if err := os.WriteFile(policy, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := store.TrustedContent(policy); ok || err != nil {
+		t.Fatalf("never trusted: ok %v, err %v", ok, err)
+	}
+	v1, v2 := []byte("version: 1\n"), []byte("version: 1\ndefault: allow\n")
+	for _, v := range [][]byte{v1, v2} {
+		if err := store.Trust(policy, v, time.Unix(0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := store.TrustedContent(policy)
+		if !ok || err != nil || string(got) != string(v) {
+			t.Errorf("after trusting %q: %q, %v, %v", v, got, ok, err)
+		}
+	}
+	// A copy that no longer matches its hash is not shown as what was trusted.
+	if err := os.WriteFile(filepath.Join(dir, "state", "trusted", Hash(v2)), []byte("tampered"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := store.TrustedContent(policy); ok || err != nil {
+		t.Errorf("tampered copy: %q, %v, %v", got, ok, err)
+	}
+}
