@@ -32,9 +32,14 @@ func newHookRun(t *testing.T) *hookRun {
 
 func (h *hookRun) run(t *testing.T, payload string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	payload = strings.ReplaceAll(payload, "$PROJECT", h.project)
-	payload = strings.ReplaceAll(payload, "$HOME", h.home)
-	cmd := exec.Command(moatBinary(t), append([]string{"hook"}, args...)...)
+	return h.moat(t, payload, append([]string{"hook"}, args...)...)
+}
+
+// moat runs the built binary with args, stdin in, as run does.
+func (h *hookRun) moat(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	payload := h.expand(stdin)
+	cmd := exec.Command(moatBinary(t), args...)
 	cmd.Dir = h.project
 	cmd.Env = h.env
 	cmd.Stdin = strings.NewReader(payload)
