@@ -179,3 +179,41 @@ func mustWriteFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestMCPHookRecordsNameTheTool: every agent's MCP event is recorded with its server and
+// tool, whatever the agent calls the event, and moat logs --tool finds them by it.
+func TestMCPHookRecordsNameTheTool(t *testing.T) {
+	h := newHookRun(t)
+	events := []struct{ agent, payload string }{
+		{"claude-code", claudeEvent("default", "mcp__github__create_issue", `{"title":"t"}`)},
+		{"cursor", `{"hook_event_name":"beforeMCPExecution","tool_name":"create_issue","tool_input":"{\"title\":\"t\"}","command":"github","cwd":"$PROJECT","workspace_roots":["$PROJECT"]}`},
+		{"windsurf", `{"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"github","mcp_tool_name":"create_issue","mcp_tool_arguments":{"title":"t"}}}`},
+		{"gemini-cli", `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"mcp_github_create_issue","tool_input":{"title":"t"},"mcp_context":{"server_name":"github","tool_name":"create_issue"}}`},
+		{"codex", `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"PreToolUse","tool_name":"mcp__github__create_issue","tool_input":{"title":"t"}}`},
+	}
+	for _, e := range events {
+		if _, stderr, code := h.run(t, e.payload, e.agent); code != 0 {
+			t.Fatalf("%s: exit %d: %s", e.agent, code, stderr)
+		}
+	}
+	out, stderr, code := h.moat(t, "", "logs", "--json", "--tool", "mcp:github/create_issue")
+	if code != 0 {
+		t.Fatalf("moat logs: %s", stderr)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct{ Agent, MCP string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		if r.MCP != "mcp:github/create_issue" {
+			t.Errorf("%s: mcp %q", r.Agent, r.MCP)
+		}
+		seen[r.Agent] = true
+	}
+	for _, e := range events {
+		if !seen[e.agent] {
+			t.Errorf("no record of %s's MCP call names the tool:\n%s", e.agent, out)
+		}
+	}
+}

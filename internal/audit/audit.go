@@ -21,12 +21,16 @@ import (
 type Record struct {
 	// Time is when the decision was made; Append writes it in UTC, RFC 3339 with
 	// nanoseconds, and stamps a zero Time with the Log's clock.
-	Time     time.Time      `json:"time"`
-	Agent    string         `json:"agent,omitempty"`
-	Session  string         `json:"session,omitempty"`
-	Event    string         `json:"event,omitempty"` // the agent's event name, e.g. "pre_tool_use"
-	Class    string         `json:"class"`
-	Tool     string         `json:"tool"` // the tool's native name
+	Time    time.Time `json:"time"`
+	Agent   string    `json:"agent,omitempty"`
+	Session string    `json:"session,omitempty"`
+	Event   string    `json:"event,omitempty"` // the agent's event name, e.g. "pre_tool_use"
+	Class   string    `json:"class"`
+	Tool    string    `json:"tool"` // the tool's native name
+	// MCP names the server and tool of an MCP call ("mcp:server/tool"), which the native
+	// name of some agents' events does not (Cursor's beforeMCPExecution, Windsurf's
+	// pre_mcp_tool_use).
+	MCP      string         `json:"mcp,omitempty"`
 	Args     map[string]any `json:"args,omitempty"`
 	Cwd      string         `json:"cwd,omitempty"`
 	Decision call.Verdict   `json:"decision"`

@@ -382,10 +382,18 @@ func (a *app) record(l *loaded, event string, c call.Call, d call.Decision) erro
 func decisionRecord(l *loaded, event string, c call.Call, d call.Decision) audit.Record {
 	return audit.Record{
 		Agent: string(c.Agent), Session: c.Session, Event: event,
-		Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: c.Cwd,
+		Class: string(c.Class), Tool: c.Tool, MCP: mcpName(c), Args: c.Args, Cwd: c.Cwd,
 		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
 		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,
 	}
+}
+
+// mcpName names the MCP server and tool of c, or "" when c is no MCP call.
+func mcpName(c call.Call) string {
+	if c.MCP == nil {
+		return ""
+	}
+	return c.MCP.String()
 }
 
 // appendRecord appends rec to the audit log of the user whose directories are d.

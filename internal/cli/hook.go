@@ -369,7 +369,7 @@ func (a *app) recordFailure(agent call.Agent, ev hook.Event, policyName, reason 
 	c := ev.Call
 	a.appendOrWarn(d, audit.Record{
 		Agent: string(agent), Session: c.Session, Event: ev.Name,
-		Class: string(c.Class), Tool: c.Tool, Args: c.Args, Cwd: cmp.Or(c.Cwd, ev.Cwd),
+		Class: string(c.Class), Tool: c.Tool, MCP: mcpName(c), Args: c.Args, Cwd: cmp.Or(c.Cwd, ev.Cwd),
 		Decision: verdict, Failure: true, Rule: rule, Reason: scan.Redact(reason), Policy: policyName,
 	})
 }

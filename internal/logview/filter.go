@@ -22,8 +22,8 @@ type Filter struct {
 	Since     time.Time
 	Decisions []call.Verdict
 	Agents    []string
-	// Tools are native tool names ("Bash") or canonical classes ("shell"), compared
-	// without regard to case.
+	// Tools are native tool names ("Bash"), canonical classes ("shell") or MCP tools
+	// ("mcp:github/create_issue"), compared without regard to case.
 	Tools    []string
 	Sessions []string
 	// Failures keeps only the decisions moat could not make (Record.Failure).
@@ -44,7 +44,7 @@ func (f Filter) Match(r audit.Record) bool {
 	case f.Failures && !r.Failure:
 		return false
 	case len(f.Tools) > 0 && !slices.ContainsFunc(f.Tools, func(t string) bool {
-		return strings.EqualFold(t, r.Tool) || strings.EqualFold(t, r.Class)
+		return strings.EqualFold(t, r.Tool) || strings.EqualFold(t, r.Class) || r.MCP != "" && strings.EqualFold(t, r.MCP)
 	}):
 		return false
 	}

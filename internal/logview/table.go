@@ -75,7 +75,12 @@ func (t *Table) Write(r audit.Record) error {
 	}
 	b.WriteString(dec)
 	b.WriteString(" " + pad(fit(Clean(orNone(r.Agent)), agentWidth), agentWidth))
-	b.WriteString(" " + pad(fit(Clean(r.Tool), toolWidth), toolWidth))
+	tool := r.Tool
+	if r.MCP != "" {
+		// The same server and tool read the same whatever the agent called its event.
+		tool = r.MCP
+	}
+	b.WriteString(" " + pad(fit(Clean(tool), toolWidth), toolWidth))
 	b.WriteString(" " + fit(CallSummary(r), callWidth))
 	b.WriteByte('\n')
 	if detail := ruleLine(r); detail != "" {
