@@ -144,6 +144,8 @@ func TestDoctorBroken(t *testing.T) {
 		".cursor/mcp.json": `{"mcpServers": {"fs": {"command": "npx", "args": ["-y", "fs-server"]}}}` + "\n",
 		// A server wrapped by a moat that is gone.
 		".claude.json": `{"mcpServers": {"gh": {"command": "` + gone + `", "args": ["mcp", "proxy", "--name", "gh", "--", "gh-mcp"]}}}` + "\n",
+		// moat's hooks, which Codex has not been told to trust.
+		".codex/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": ".*", "hooks": [{"type": "command", "command": "` + moatBinary(t) + ` hook codex"}]}], "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "` + moatBinary(t) + ` hook codex"}]}]}}` + "\n",
 		// An invalid user policy.
 		".config/moat/moat.yaml": "version: 1\ndefault: maybe\n",
 		// A state directory and audit log others can read.
@@ -164,7 +166,7 @@ func TestDoctorBroken(t *testing.T) {
 		"policy":               "fail",
 		"hooks.claude-code":    "fail",
 		"hooks.cursor":         "fail",
-		"hooks.codex":          "ok",
+		"hooks.codex":          "fail",
 		"mcp.cursor.user":      "warn",
 		"mcp.claude-code.user": "warn",
 		"state.dir":            "fail",
@@ -182,6 +184,8 @@ func TestDoctorBroken(t *testing.T) {
 		"FAIL  hooks.claude-code", "fix: moat setup claude-code",
 		"run " + gone + ", which is not an executable file", "fix: moat setup --uninstall cursor && moat setup cursor",
 		"fix: moat mcp wrap --agent cursor",
+		"moat's hooks for codex are installed but not trusted: codex will not run them (PreToolUse in " + filepath.Join(home, ".codex/hooks.json"),
+		"fix: moat setup codex   # records the trust",
 		"fix: moat mcp unwrap --agent claude-code && moat mcp wrap --agent claude-code",
 		"fix: moat validate " + filepath.Join(home, ".config/moat/moat.yaml"),
 		"fix: chmod 700 " + filepath.Join(home, ".local/state/moat"),

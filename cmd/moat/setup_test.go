@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/moatdev/moat/internal/setup"
 )
 
 // TestSetupAndUninstall runs `moat setup` and `moat setup --uninstall` on a HOME where
@@ -47,6 +53,14 @@ func TestSetupAndUninstall(t *testing.T) {
 		}
 		return string(out)
 	}
+	// backup is where setup keeps the copy of a file in the home, relative to the home.
+	backup := func(name string) string {
+		rel, err := filepath.Rel(home, setup.BackupPath(filepath.Join(home, ".local/state/moat"), filepath.Join(home, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rel
+	}
 	read := func(name string) string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(home, name))
@@ -73,8 +87,11 @@ func TestSetupAndUninstall(t *testing.T) {
 		if !strings.Contains(got, bin+" hook ") {
 			t.Errorf("%s has no moat hook:\n%s", name, got)
 		}
-		if read(name+".moat-backup") != text {
+		if read(backup(name)) != text {
 			t.Errorf("%s: the backup is not the original", name)
+		}
+		if _, err := os.Stat(filepath.Join(home, name+".moat-backup")); err == nil {
+			t.Errorf("%s: a backup was left beside the file", name)
 		}
 		// The user's own settings are still there (uninstalling below checks every byte).
 		for _, keep := range []string{"say done", "opus", "./fmt.sh", `"version": 1`, "echo ok", "// my theme", "dark", "/opt/check"} {
@@ -86,8 +103,19 @@ func TestSetupAndUninstall(t *testing.T) {
 			t.Errorf("%s is not valid JSON after setup:\n%s", name, got)
 		}
 	}
+	// Codex runs only trusted hooks: setup recorded the trust Codex's review would.
+	trust := read(".codex/config.toml")
+	hooks, err := setup.CodexHooks(filepath.Join(home, ".codex/hooks.json"), read(".codex/hooks.json"))
+	if err != nil || len(hooks) != 2 {
+		t.Fatalf("codex hooks: %v, %v", hooks, err)
+	}
+	for _, h := range hooks {
+		if !strings.Contains(trust, `[hooks.state."`+h.Key+`"]`+"\ntrusted_hash = \""+h.Hash+`"`) {
+			t.Errorf("config.toml does not trust %s:\n%s", h.Key, trust)
+		}
+	}
 	second := moat("setup")
-	if strings.Contains(second, "added") {
+	if strings.Contains(second, "added") || strings.Contains(second, "recorded") || read(".codex/config.toml") != trust {
 		t.Errorf("a second setup changed something:\n%s", second)
 	}
 
@@ -95,8 +123,9 @@ func TestSetupAndUninstall(t *testing.T) {
 		Agents []struct {
 			Agent    string `json:"agent"`
 			Settings []struct {
-				Scope string          `json:"scope"`
-				Hooks map[string]bool `json:"hooks"`
+				Scope string            `json:"scope"`
+				Hooks map[string]bool   `json:"hooks"`
+				Trust map[string]string `json:"trust"`
 			} `json:"settings"`
 		} `json:"agents"`
 	}
@@ -109,6 +138,9 @@ func TestSetupAndUninstall(t *testing.T) {
 				if on != (s.Scope == "user") {
 					t.Errorf("status: %s %s %s = %v", a.Agent, s.Scope, ev, on)
 				}
+				if a.Agent == "codex" && on && s.Trust[ev] != "trusted" {
+					t.Errorf("status: codex %s %s is %q, want trusted", s.Scope, ev, s.Trust[ev])
+				}
 			}
 		}
 	}
@@ -119,10 +151,87 @@ func TestSetupAndUninstall(t *testing.T) {
 			t.Errorf("%s after --uninstall:\n%s\nwant:\n%s", name, got, text)
 		}
 	}
+	// config.toml held only the trust setup recorded, in a file setup created.
+	if _, err := os.Stat(filepath.Join(home, ".codex/config.toml")); err == nil {
+		t.Errorf("--uninstall left ~/.codex/config.toml:\n%s", read(".codex/config.toml"))
+	}
 
-	moat("setup", "claude-code", "--scope", "project")
-	if got := read("project/.claude/settings.json"); !strings.Contains(got, bin+" hook claude-code") {
-		t.Errorf("project settings:\n%s", got)
+	// The project's settings are shared: they name moat, not this machine's path, and
+	// no backup is left in the repository.
+	moat("setup", "claude-code", "codex", "--scope", "project")
+	moat("setup", "claude-code", "codex", "--scope", "project")
+	for _, name := range []string{"project/.claude/settings.json", "project/.codex/hooks.json"} {
+		got := read(name)
+		if strings.Contains(got, bin) || !strings.Contains(got, `"moat hook `) {
+			t.Errorf("project settings name this machine's moat:\n%s", got)
+		}
+		if _, err := os.Stat(filepath.Join(home, name+".moat-backup")); err == nil {
+			t.Errorf("a backup of %s was left in the repository", name)
+		}
+	}
+	hooks, err = setup.CodexHooks(filepath.Join(project, ".codex/hooks.json"), read("project/.codex/hooks.json"))
+	if err != nil || len(hooks) != 2 || !strings.Contains(read(".codex/config.toml"), hooks[0].Key) {
+		t.Errorf("project hooks %v (%v) not trusted in:\n%s", hooks, err, read(".codex/config.toml"))
+	}
+}
+
+// TestSetupMovedMoat runs setup with one moat binary, then with a copy of it elsewhere:
+// the hooks then run the second, and Codex's trust follows them, so that Codex still runs
+// moat's hooks (a changed command is untrusted to Codex until its hash is recorded).
+func TestSetupMovedMoat(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".codex"), 0o755)
+	user := "model = \"o3\" # the user's\n\n[hooks.state.\"/elsewhere/hooks.json:stop:0:0\"]\nenabled = false\n"
+	os.WriteFile(filepath.Join(home, ".codex/config.toml"), []byte(user), 0o600)
+	other := filepath.Join(home, "opt", "moat")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	data, err := os.ReadFile(moatBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(bin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = home
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+		}
+		return string(out)
+	}
+	trusted := func(bin string) string {
+		t.Helper()
+		text, _ := os.ReadFile(filepath.Join(home, ".codex/hooks.json"))
+		cfg, _ := os.ReadFile(filepath.Join(home, ".codex/config.toml"))
+		if !strings.Contains(string(text), `"`+bin+` hook codex"`) {
+			t.Errorf("the hooks do not run %s:\n%s", bin, text)
+		}
+		codex, _ := setup.ForAgent("codex")
+		trust, err := codex.HookTrust(filepath.Join(home, ".codex/hooks.json"), string(text), string(cfg))
+		if err != nil || len(trust) != 2 || trust["PreToolUse"] != setup.Trusted || trust["UserPromptSubmit"] != setup.Trusted {
+			t.Errorf("after setup with %s: trust %v, %v\n%s", bin, trust, err, cfg)
+		}
+		if !strings.HasPrefix(string(cfg), user) {
+			t.Errorf("the user's config.toml was changed:\n%s", cfg)
+		}
+		return string(cfg)
+	}
+	run(moatBinary(t), "setup", "codex")
+	first := trusted(moatBinary(t))
+	out := run(other, "setup", "codex")
+	if !strings.Contains(out, "run "+other+" hook codex") {
+		t.Errorf("setup did not say the hooks now run %s:\n%s", other, out)
+	}
+	if second := trusted(other); second == first {
+		t.Errorf("the trusted hashes did not change")
+	}
+	run(other, "setup", "--uninstall", "codex")
+	if cfg, _ := os.ReadFile(filepath.Join(home, ".codex/config.toml")); string(cfg) != user {
+		t.Errorf("--uninstall did not give config.toml back:\n%s\nwant:\n%s", cfg, user)
 	}
 }
 
@@ -180,4 +289,151 @@ func TestSetupKeepsLinkedSettings(t *testing.T) {
 	if b, _ := os.ReadFile(dotfiles); !strings.Contains(string(b), "hook claude-code") {
 		t.Errorf("the linked file was not edited:\n%s", b)
 	}
+}
+
+// TestCodexTrustWithRealCodex runs `moat setup codex`, in the user's and a project's
+// settings, on a throwaway HOME, then asks the real Codex which hooks it will run: `codex
+// app-server` answers hooks/list (JSON-RPC over stdio) with each hook's key, its current
+// hash and whether it is trusted. moat's hooks must be trusted, and listed under the key
+// and hash moat computed; the user's own hook, placed before moat's so that the indexes
+// in the keys count it, must stay untrusted. It runs when MOAT_TEST_AGENT_CLIS names a
+// directory holding node_modules/.bin/codex (npm install @openai/codex).
+func TestCodexTrustWithRealCodex(t *testing.T) {
+	dir := os.Getenv("MOAT_TEST_AGENT_CLIS")
+	if dir == "" {
+		t.Skip("MOAT_TEST_AGENT_CLIS is not set: no real Codex to ask")
+	}
+	codex := filepath.Join(dir, "node_modules", ".bin", "codex")
+	if _, err := os.Stat(codex); err != nil {
+		t.Skipf("MOAT_TEST_AGENT_CLIS=%s holds no node_modules/.bin/codex: %v", dir, err)
+	}
+	home := t.TempDir()
+	project := filepath.Join(home, "src", "app")
+	userHook := `{"type": "command", "command": "/opt/lint"}`
+	writeFiles(t, home, map[string]string{
+		".codex/hooks.json":      `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [` + userHook + `]}]}}` + "\n",
+		".codex/config.toml":     "# mine\n[projects." + jsoncQuote(project) + "]\ntrust_level = \"trusted\"\n",
+		"src/app/.git/HEAD":      "ref: refs/heads/main\n",
+		"src/app/.codex/.keep":   "",
+		"src/app/README.md":      "app\n",
+		".config/moat/moat.yaml": "version: 1\ndefault: allow\n",
+	})
+	for _, args := range [][]string{{"setup", "codex"}, {"setup", "codex", "--scope", "project"}} {
+		if out, stderr, code := inHome(t, home, os.Getenv("PATH"), project, args...); code != 0 {
+			t.Fatalf("moat %v: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+	var want []setup.CodexHook
+	for _, file := range []string{filepath.Join(home, ".codex/hooks.json"), filepath.Join(project, ".codex/hooks.json")} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooks, err := setup.CodexHooks(file, string(text))
+		if err != nil || len(hooks) != 2 {
+			t.Fatalf("%s: moat's hooks %v, %v", file, hooks, err)
+		}
+		want = append(want, hooks...)
+	}
+
+	listed := codexHooksList(t, codex, home, project)
+	byKey := map[string]codexListedHook{}
+	for _, h := range listed {
+		byKey[h.Key] = h
+	}
+	for _, w := range want {
+		got, ok := byKey[w.Key]
+		switch {
+		case !ok:
+			t.Errorf("codex does not list %s; it lists %+v", w.Key, listed)
+		case got.CurrentHash != w.Hash:
+			t.Errorf("%s: codex's hash %s, moat's %s", w.Key, got.CurrentHash, w.Hash)
+		case got.TrustStatus != "trusted":
+			t.Errorf("%s: codex says %s, want trusted", w.Key, got.TrustStatus)
+		}
+	}
+	user := filepath.Join(home, ".codex/hooks.json") + ":pre_tool_use:0:0"
+	if h := byKey[user]; h.Command != "/opt/lint" || h.TrustStatus != "untrusted" {
+		t.Errorf("the user's own hook %s: %+v, want listed and untrusted", user, h)
+	}
+}
+
+type codexListedHook struct {
+	Key         string `json:"key"`
+	Command     string `json:"command"`
+	CurrentHash string `json:"currentHash"`
+	TrustStatus string `json:"trustStatus"`
+}
+
+// codexHooksList asks `codex app-server`, with HOME as home, for the hooks that apply in
+// cwd.
+func codexHooksList(t *testing.T, codex, home, cwd string) []codexListedHook {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "app-server")
+	cmd.Dir = cwd
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	for _, msg := range []string{
+		`{"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "moat-test", "version": "0"}}}`,
+		`{"method": "initialized"}`,
+		`{"id": 2, "method": "hooks/list", "params": {"cwds": [` + jsoncQuote(cwd) + `]}}`,
+	} {
+		if _, err := io.WriteString(stdin, msg+"\n"); err != nil {
+			t.Fatalf("writing to codex app-server: %v\n%s", err, stderr.String())
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var resp struct {
+			ID     *int            `json:"id"`
+			Error  json.RawMessage `json:"error"`
+			Result struct {
+				Data []struct {
+					Hooks    []codexListedHook `json:"hooks"`
+					Warnings []string          `json:"warnings"`
+				} `json:"data"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(sc.Bytes(), &resp) != nil || resp.ID == nil || *resp.ID != 2 {
+			continue
+		}
+		if resp.Error != nil {
+			t.Fatalf("hooks/list: %s", resp.Error)
+		}
+		var out []codexListedHook
+		for _, d := range resp.Result.Data {
+			if len(d.Warnings) > 0 {
+				t.Logf("codex warns: %q", d.Warnings)
+			}
+			out = append(out, d.Hooks...)
+		}
+		return out
+	}
+	t.Fatalf("codex app-server gave no answer to hooks/list (%v)\n%s", sc.Err(), stderr.String())
+	return nil
+}
+
+func jsoncQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -33,7 +33,9 @@ command that fixes it:
   policy            the policy the hooks use in the current directory, and whether it loads
   policy.user       your own policy, when another one applies here
   hooks.AGENT       for each agent: installed or not, moat's hooks in its settings for
-                    every event, and the moat they run still there
+                    every event, the moat they run still there, and for Codex, that
+                    Codex trusts them (it skips untrusted hooks without a word)
+  setup.backups     no backup of a settings file left inside the repository
   mcp.CLIENT.SCOPE  for each MCP configuration file: which servers run through moat's proxy
   sandbox.landlock  the kernel's Landlock ABI, for 'moat launch'
   state.dir, state.files, config.dir, config.policy

@@ -22,7 +22,39 @@ func checkHooks(in Inputs) []Finding {
 	for _, ag := range setup.Agents {
 		out = append(out, checkAgent(in, ag))
 	}
+	if f, ok := checkOldBackups(in); ok {
+		out = append(out, f)
+	}
 	return out
+}
+
+// checkOldBackups finds the backups earlier versions of setup left beside a project's
+// settings files, in the repository, where they may be committed with this machine's
+// path to moat. Setup now keeps them in the state directory.
+func checkOldBackups(in Inputs) (Finding, bool) {
+	if in.Project == "" {
+		return Finding{}, false
+	}
+	var found []string
+	for _, ag := range setup.Agents {
+		old := ag.File(setup.Project, in.Dirs.Home, in.Project) + ".moat-backup"
+		if exists(old) && !slices.Contains(found, old) {
+			found = append(found, old)
+		}
+	}
+	if len(found) == 0 {
+		return Finding{}, false
+	}
+	quoted := make([]string, len(found))
+	for i, p := range found {
+		quoted[i] = shellQuote(p)
+	}
+	return Finding{
+		ID:      "setup.backups",
+		Status:  Warn,
+		Message: fmt.Sprintf("backups of settings files lie in the repository %s, where they may be committed: %s (moat setup now keeps its backups in %s)", in.Project, strings.Join(found, ", "), filepath.Join(in.Dirs.State, "backups")),
+		Fix:     "rm " + strings.Join(quoted, " "),
+	}, true
 }
 
 func checkAgent(in Inputs, ag setup.Agent) Finding {
@@ -35,7 +67,8 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 	}
 	covered := map[string]bool{}
 	var commands []string
-	var where []string
+	var where, untrusted []string
+	portable := false
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if os.IsNotExist(err) {
@@ -59,6 +92,21 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 			covered[ev] = true
 		}
 		commands = append(commands, hookBinaries(string(data), name)...)
+		portable = portable || hasPortableHook(string(data), name)
+		if len(got) > 0 && ag.TrustFile != "" {
+			bad, err := untrustedHooks(in, ag, file, string(data))
+			if err != nil {
+				f.Status, f.Message = Fail, fmt.Sprintf("cannot tell whether %s trusts moat's hooks in %s: %v", name, file, oneLine(err.Error()))
+				f.Fix = "moat setup " + name + scopeFlag(in, file)
+				return f
+			}
+			for _, ev := range bad {
+				untrusted = append(untrusted, fmt.Sprintf("%s in %s", ev, file))
+			}
+			if len(bad) > 0 && f.Fix == "" {
+				f.Fix = "moat setup " + name + scopeFlag(in, file) + "   # records the trust, as " + name + "'s /hooks review does"
+			}
+		}
 	}
 	var missing []string
 	for _, ev := range ag.Events {
@@ -81,6 +129,19 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 		f.Fix = "moat setup " + name
 		return f
 	}
+	if len(untrusted) > 0 {
+		// The agent skips an untrusted hook without a word: nothing is checked.
+		f.Status = Fail
+		f.Message = fmt.Sprintf("moat's hooks for %s are installed but not trusted: %s will not run them (%s)", name, name, strings.Join(untrusted, "; "))
+		return f
+	}
+	f.Fix = ""
+	if portable && !onPath(in, setup.PortableCommand) {
+		f.Status = Fail
+		f.Message = fmt.Sprintf("the project's hooks for %s run `moat hook %s`, the moat on PATH, but there is none on PATH: the hook fails on every call", name, name)
+		f.Fix = fmt.Sprintf("ln -s %s ~/.local/bin/moat   # or add %s to the PATH %s starts with", shellQuote(in.Executable), shellQuote(dirOf(in.Executable)), name)
+		return f
+	}
 	// The hooks name moat by its absolute path: one that has moved or gone makes the
 	// agent's hook fail, which most agents treat as no objection.
 	slices.Sort(commands)
@@ -101,10 +162,53 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 	}
 	f.Status = OK
 	f.Message = fmt.Sprintf("moat's hooks for %s are in %s for %s", name, strings.Join(where, " and "), strings.Join(ag.Events, ", "))
-	if ag.Note != "" {
-		f.Message += " (" + strings.TrimSuffix(ag.Note, ".") + ")"
+	if ag.TrustFile != "" {
+		f.Message += ", and " + name + " trusts them"
 	}
 	return f
+}
+
+// untrustedHooks returns the events whose moat hook in file (with text) the agent will
+// not run, each with why when it is not simply untrusted.
+func untrustedHooks(in Inputs, ag setup.Agent, file, text string) ([]string, error) {
+	cfg, err := os.ReadFile(filepath.Join(in.Dirs.Home, ag.TrustFile))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	trust, err := ag.HookTrust(file, text, string(cfg))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, ev := range ag.Events {
+		switch t, ok := trust[ev]; {
+		case !ok || t == setup.Trusted:
+		case t == setup.Untrusted:
+			out = append(out, ev)
+		default:
+			out = append(out, fmt.Sprintf("%s: %s", ev, t))
+		}
+	}
+	return out, nil
+}
+
+func onPath(in Inputs, name string) bool {
+	_, err := in.LookPath(name)
+	return err == nil
+}
+
+// scopeFlag is the setup flag that edits file: --scope project for the project's.
+func scopeFlag(in Inputs, file string) string {
+	if in.Project != "" && strings.HasPrefix(file, in.Project+string(filepath.Separator)) {
+		return " --scope project"
+	}
+	return ""
+}
+
+// hasPortableHook reports whether text holds a moat hook of the agent that names moat
+// without a path, as project-scope setup writes it, for the agent to find on PATH.
+func hasPortableHook(text, agent string) bool {
+	return strings.Contains(text, `"`+setup.PortableCommand+" hook "+agent+`"`)
 }
 
 // hookCommandRE finds the JSON strings of hook commands that run `moat hook AGENT`.

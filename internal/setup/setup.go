@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/jsonc"
 )
 
 // Scope says whose settings are edited: the user's, or one project's.
@@ -37,6 +38,9 @@ type Agent struct {
 	created [][2]string
 	// Note is said to the user after installing.
 	Note string
+	// TrustFile, relative to the home, is where the agent records which hooks the user
+	// trusted, for agents that run only trusted hooks (Codex); empty for the others.
+	TrustFile string
 }
 
 // Agents lists the agents moat can set up.
@@ -69,9 +73,9 @@ var Agents = []Agent{
 	{
 		Agent: call.Codex, ConfigDir: ".codex",
 		UserFile: ".codex/hooks.json", ProjectFile: ".codex/hooks.json",
-		Events: []string{"PreToolUse", "UserPromptSubmit"},
-		entry:  matcherEntry(".*"),
-		Note:   "Codex runs only hooks you have reviewed: open /hooks in Codex and trust moat's hook.",
+		Events:    []string{"PreToolUse", "UserPromptSubmit"},
+		entry:     matcherEntry(".*"),
+		TrustFile: ".codex/config.toml",
 	},
 }
 
@@ -94,8 +98,9 @@ func (a Agent) File(scope Scope, home, project string) string {
 	return filepath.Join(home, a.UserFile)
 }
 
-// Command is the hook command moat writes for the agent: the absolute path of the moat
-// binary, quoted for the shell if it needs to be.
+// Command is the hook command moat writes for the agent: moat, the absolute path of the
+// moat binary (or, in a project's shared settings, the bare name moat), quoted for the
+// shell if it needs to be.
 func (a Agent) Command(moat string) string {
 	if strings.ContainsAny(moat, " \t'\"\\$`") {
 		moat = "'" + strings.ReplaceAll(moat, "'", `'\''`) + "'"
@@ -139,6 +144,63 @@ func jsonString(s string) string {
 // isMoatEntry reports whether an entry of a hook array is moat's for the agent.
 func (a Agent) isMoatEntry(elem string) bool {
 	return strings.Contains(elem, "moat") && strings.Contains(elem, " hook "+string(a.Agent)+`"`)
+}
+
+// Retarget returns text with every moat hook command of the agent that runs another moat
+// than moat made to run moat, and the events whose hooks it changed. Setup run again
+// after moat has moved, or in a project whose settings still name one machine's moat,
+// so leaves the hooks running the moat it was asked for.
+func (a Agent) Retarget(text, moat string) (string, []string, error) {
+	command := a.Command(moat)
+	var changed []string
+	for _, ev := range a.Events {
+		root, err := parseJSON(text)
+		if err != nil {
+			return "", nil, err
+		}
+		if root == nil || root.Kind != '{' {
+			return text, changed, nil
+		}
+		hooks := member(root, "hooks")
+		if hooks == nil || hooks.Kind != '{' {
+			return text, changed, nil
+		}
+		arr := member(hooks, ev)
+		if arr == nil || arr.Kind != '[' {
+			continue
+		}
+		var spans [][2]int
+		for _, e := range arr.Elems {
+			if a.isMoatEntry(text[e.Start:e.End]) {
+				spans = append(spans, a.staleCommands(text, e, command)...)
+			}
+		}
+		// From the last to the first, so that the earlier spans stay where they are.
+		for i := len(spans) - 1; i >= 0; i-- {
+			text = text[:spans[i][0]] + jsonString(command) + text[spans[i][1]:]
+		}
+		if len(spans) > 0 {
+			changed = append(changed, ev)
+		}
+	}
+	return text, changed, nil
+}
+
+// staleCommands returns the spans of the strings in n that are moat hook commands of the
+// agent other than command.
+func (a Agent) staleCommands(text string, n *node, command string) [][2]int {
+	if n.Kind == '"' {
+		s, ok := jsonc.Unquote(text[n.Start:n.End])
+		if ok && s != command && isMoatCommand(s, string(a.Agent)) {
+			return [][2]int{{n.Start, n.End}}
+		}
+		return nil
+	}
+	var out [][2]int
+	for _, e := range n.Elems {
+		out = append(out, a.staleCommands(text, e, command)...)
+	}
+	return out
 }
 
 // Installed reports, for each of the agent's events, whether text (a settings file)
@@ -283,4 +345,26 @@ func indexOf(keys []string, key string) int {
 		}
 	}
 	return -1
+}
+
+// PortableCommand is the moat that setup names in a project's shared settings: the bare
+// name, found on PATH by whoever runs the agent, since an absolute path is one machine's
+// and the file is the whole team's. In the user's own settings setup names the absolute
+// path of the moat it ran as instead: agents run hooks with the PATH they were started
+// with, which for a desktop application need not hold the user's ~/.local/bin or ~/go/bin.
+const PortableCommand = "moat"
+
+// BackupPath is where setup keeps the copy of file it makes before changing it: under
+// moat's state directory, at a path made from file's absolute path, so that no backup is
+// left in a repository (where it could be committed, with this machine's paths), and
+// every settings file has its own.
+func BackupPath(stateDir, file string) string {
+	vol := filepath.VolumeName(file)
+	rest := strings.TrimLeft(file[len(vol):], `/\`)
+	if vol != "" {
+		// C: becomes a directory C; a UNC \\host\share becomes host/share.
+		vol = strings.Trim(strings.ReplaceAll(vol, ":", ""), `/\`)
+		rest = filepath.Join(vol, rest)
+	}
+	return filepath.Join(stateDir, "backups", rest+".moat-backup")
 }
