@@ -45,24 +45,43 @@ the decision, and answers in the agent's own format.
 
 Agents: ` + strings.Join(names, ", ") + `.
 
-  claude-code  PreToolUse for every tool (allow, ask or deny with the reason); PostToolUse
-               reads the tool's output for prompt injection and credentials and warns the
-               model; UserPromptSubmit blocks a prompt hiding text in Unicode tag characters.
-  cursor       beforeShellExecution, beforeMCPExecution, beforeReadFile, preToolUse
-               (permission allow, ask or deny; ask is a deny where Cursor cannot ask) and
+moat adds protection and never removes it. A call that the policy lets run is answered
+with the agent's own form of silence, so that the agent's permission system (its prompts,
+allow lists and modes) decides as it would without moat; with 'hooks: {allow: explicit}'
+in the policy, a call an allow rule matched is answered allow (which skips the agent's
+prompt). A deny is the agent's deny, with the reason. An ask is sent only where the agent
+is known to put it to the user; everywhere else, and in a non-interactive run (CI=true,
+MOAT_NONINTERACTIVE=1, or 'hooks: {ask: deny}'), it is a deny that says how to allow
+the call. MOAT_NONINTERACTIVE=0 says a person is there even when CI is set.
+
+  claude-code  PreToolUse for every tool: deny, or ask in the default and plan modes
+               (in acceptEdits, auto, dontAsk and bypassPermissions Claude Code lets an
+               ask through, so it is a deny); PostToolUse reads the tool's output for
+               prompt injection and credentials and warns the model; UserPromptSubmit
+               blocks a prompt hiding text in Unicode tag characters.
+  cursor       beforeShellExecution, beforeMCPExecution (permission deny or ask),
+               beforeReadFile, preToolUse (ask is a deny: Cursor does not ask there) and
                beforeSubmitPrompt.
   windsurf     pre_run_command, pre_read_code, pre_write_code, pre_mcp_tool_use and
                pre_user_prompt: exit 2 with the reason blocks; ask is a block that says how
                to allow the call.
-  gemini-cli   BeforeTool (decision allow, ask or deny), AfterTool (output read as for
-               Claude Code) and BeforeAgent (the prompt).
+  gemini-cli   BeforeTool (decision deny or ask), AfterTool (output read as for Claude
+               Code) and BeforeAgent (the prompt). Headless Gemini CLI waits for an ask
+               forever: it passes its environment to hooks, so set CI=true or
+               MOAT_NONINTERACTIVE=1 for gemini -p.
   codex        PreToolUse for Bash, mcp__server__tool and apply_patch, split into one
-               write, edit or delete per file; allow is silence, ask is a deny that says
-               approval is needed (Codex cannot ask); UserPromptSubmit.
+               write, edit or delete per file; ask is a deny that says approval is needed
+               (Codex cannot ask); UserPromptSubmit.
 
-Every failure (a malformed or oversized event, an unknown event, a policy that cannot be
-read, an internal error) blocks the call, with the reason, unless the policy says
-'fail: open', in which case the call goes ahead with a visible warning. A hook invoked with
+A project policy the hooks ignore (not trusted, or changed since it was) is said to the
+user once per change, where the agent has a channel to the user (Claude Code and Gemini
+CLI's systemMessage, Cursor's user_message, Windsurf's output panel).
+
+Every answer is recorded in the audit log, with what the agent was told when that is not
+the decision (answer: defer or deny). Every failure (a malformed or oversized event, an
+unknown event, a policy that cannot be read, an internal error) blocks the call, with the
+reason, unless the policy says 'fail: open', in which case the call goes ahead with a
+visible warning; failures are recorded too ('moat logs --failures'). A hook invoked with
 an unknown agent or bad flags exits with status 2, which every agent treats as a block.
 
 'moat setup' writes these hooks into the agents' settings.`,
