@@ -290,3 +290,95 @@ func FuzzHookBinaries(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckCodexTrust checks that moat's hooks in Codex's settings are ok only when Codex
+// trusts them as they are now: untrusted, trusted before a change, or disabled, Codex
+// skips them without a word, and doctor fails. A project hook that names moat without a
+// path needs a moat on PATH.
+func TestCheckCodexTrust(t *testing.T) {
+	moat := fakeMoat(t)
+	ag, _ := setup.ForAgent("codex")
+	hooksText, _, err := ag.Install("", moat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	portable, _, err := ag.Install("", setup.PortableCommand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted := func(home, file, text string) string {
+		hooks, err := setup.CodexHooks(file, text)
+		if err != nil || len(hooks) != 2 {
+			t.Fatalf("CodexHooks: %v, %v", hooks, err)
+		}
+		cfg, err := setup.RecordCodexTrust("", hooks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	noPath := func(string) (string, error) { return "", errors.New("not found") }
+	onPath := func(string) (string, error) { return moat, nil }
+	tests := []struct {
+		name     string
+		project  bool // the hooks are the project's, naming moat without a path
+		config   func(home, file, text string) string
+		lookPath func(string) (string, error)
+		want     Status
+		contains string
+	}{
+		{"trusted", false, trusted, noPath, OK, "codex trusts them"},
+		{"no config.toml", false, nil, noPath, Fail, "installed but not trusted: codex will not run them (PreToolUse in"},
+		{"trusted before a change", false, func(home, file, text string) string {
+			return strings.ReplaceAll(trusted(home, file, text), "sha256:", "sha256:0")
+		}, noPath, Fail, "PreToolUse: modified"},
+		{"disabled", false, func(home, file, text string) string {
+			return strings.Replace(trusted(home, file, text), "trusted_hash", "enabled = false\ntrusted_hash", 1)
+		}, noPath, Fail, "PreToolUse: disabled"},
+		{"project, moat on PATH", true, trusted, onPath, OK, "codex trusts them"},
+		{"project, no moat on PATH", true, trusted, noPath, Fail, "there is none on PATH"},
+	}
+	for _, tt := range tests {
+		home := t.TempDir()
+		project := filepath.Join(home, "src")
+		file, text := filepath.Join(home, ".codex/hooks.json"), hooksText
+		if tt.project {
+			file, text = filepath.Join(project, ".codex/hooks.json"), portable
+		}
+		files := map[string]string{file: text}
+		if tt.config != nil {
+			files[filepath.Join(home, ".codex/config.toml")] = tt.config(home, file, text)
+		}
+		for p, s := range files {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f := checkAgent(Inputs{Dirs: dirs.Dirs{Home: home}, Project: project, Executable: moat, LookPath: tt.lookPath}, ag)
+		if f.Status != tt.want || !strings.Contains(f.Message, tt.contains) {
+			t.Errorf("%s: %s %q; want %s and %q", tt.name, f.Status, f.Message, tt.want, tt.contains)
+		}
+		if f.Status == Fail && tt.config != nil && !tt.project && !strings.HasPrefix(f.Fix, "moat setup codex") {
+			t.Errorf("%s: fix %q", tt.name, f.Fix)
+		}
+	}
+}
+
+func TestCheckOldBackups(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "src")
+	in := Inputs{Dirs: dirs.Dirs{Home: home, State: filepath.Join(home, "state")}, Project: project}
+	if _, ok := checkOldBackups(in); ok {
+		t.Error("a finding without any backup")
+	}
+	old := filepath.Join(project, ".claude/settings.json.moat-backup")
+	os.MkdirAll(filepath.Dir(old), 0o755)
+	os.WriteFile(old, []byte("{}"), 0o644)
+	f, ok := checkOldBackups(in)
+	if !ok || f.Status != Warn || !strings.Contains(f.Message, old) || f.Fix != "rm "+old {
+		t.Errorf("old backup: %v %+v", ok, f)
+	}
+}
