@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/mcp/jsonrpc"
@@ -40,6 +42,12 @@ type Proxy struct {
 	// hidden and refused (the zero value, as policy.ChangedToolBlock), or listed with
 	// a warning (policy.ChangedToolWarn).
 	ChangedTools policy.ChangedToolAction
+	// Send, when set, sends moat's own requests to the server of FromClient's one client
+	// (see Sender). Without it, a call to a tool no listing has vetted is refused.
+	Send Sender
+	// VetTimeout bounds how long moat waits for the server to list its tools before a
+	// call that needs the list is refused; 0 means DefaultVetTimeout.
+	VetTimeout time.Duration
 
 	mu     sync.Mutex
 	pinsMu sync.Mutex // Pins are not safe for concurrent use
@@ -48,6 +56,11 @@ type Proxy struct {
 	// hidden holds the tools taken out of the server's list, with the reason: calls to
 	// them are refused.
 	hidden map[string]string
+
+	// idPrefix and idSeq make the ids of moat's own requests.
+	idOnce   sync.Once
+	idPrefix string
+	idSeq    atomic.Uint64
 }
 
 // Conn holds one client's requests that the server has not answered yet, by id, so that
@@ -58,8 +71,21 @@ type Proxy struct {
 // pass unchanged and one client's tools/call cannot stand in for another's tools/list.
 // The zero value is ready to use.
 type Conn struct {
+	// Tools, when set, holds the tools vetted for this client, shared with other Conns
+	// of the same scope; nil means the Conn's own (one session, one scope).
+	Tools *Tools
+
 	mu      sync.Mutex
 	pending map[string]pendingRequest
+	own     Tools
+}
+
+// tools returns the tools vetted for the client of conn.
+func (conn *Conn) tools() *Tools {
+	if conn.Tools != nil {
+		return conn.Tools
+	}
+	return &conn.own
 }
 
 // maxPending bounds the requests one Conn waits for. A request beyond it is refused: a
@@ -71,6 +97,11 @@ type pendingRequest struct {
 	method string
 	call   *call.Call // for a tools/call: the call, to read its result against
 	modern bool
+	// epoch is, for a tools/list, the Tools epoch when it was asked for.
+	epoch uint64
+	// reply, for a request of moat's own, receives the server's answer, which the
+	// client never sees.
+	reply chan<- jsonrpc.Message
 }
 
 // modernVersion is the first protocol revision whose tool results must say resultType.
@@ -80,18 +111,24 @@ const modernVersion = "2026-07-28"
 // (nil for none) and the answers moat sends the client itself, one frame each. A frame
 // moat cannot read is refused, never relayed; a request the policy does not allow is
 // answered in the server's place.
+//
+// A tools/call of a tool that no listing has vetted yet waits while moat lists the
+// server's tools itself, through p.Send; the caller holds the client's later frames
+// meanwhile, so that they keep their order.
 func (p *Proxy) FromClient(ctx context.Context, frame []byte) (relay []byte, answers [][]byte) {
-	return p.FromClientOn(ctx, &p.conn, frame)
+	return p.FromClientOn(ctx, &p.conn, p.Send, frame)
 }
 
-// FromClientOn is FromClient for the client whose requests conn holds.
-func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, frame []byte) (relay []byte, answers [][]byte) {
+// FromClientOn is FromClient for the client whose requests conn holds; send is how moat's
+// own requests reach the server on this client's way, with their answers coming back
+// through FromServerOn with conn.
+func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, send Sender, frame []byte) (relay []byte, answers [][]byte) {
 	f, err := jsonrpc.Parse(frame)
 	if err != nil {
 		return nil, p.refuse(conn, "client", err)
 	}
 	if !f.Batch {
-		a, c := p.decide(ctx, f.Messages[0])
+		a, c := p.decide(ctx, conn, send, f.Messages[0])
 		if a == nil {
 			a = p.track(conn, f.Messages[0], c)
 		}
@@ -104,7 +141,7 @@ func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, frame []byte) (rel
 	// goes on as a batch, and the refused elements are answered together.
 	var kept, refused [][]byte
 	for _, m := range f.Messages {
-		a, c := p.decide(ctx, m)
+		a, c := p.decide(ctx, conn, send, m)
 		if a == nil {
 			a = p.track(conn, m, c)
 		}
@@ -132,6 +169,9 @@ func (p *Proxy) track(conn *Conn, m jsonrpc.Message, c *call.Call) []byte {
 		return nil
 	}
 	r := pendingRequest{method: m.Method}
+	if m.Method == MethodToolsList {
+		r.epoch = conn.tools().current()
+	}
 	if m.Method == MethodToolsCall {
 		r.call = c
 		r.modern = jsonrpc.ProtocolVersion(m.Params) >= modernVersion
@@ -225,10 +265,17 @@ func (p *Proxy) FromServerOn(conn *Conn, frame []byte) (relay []byte, answers []
 // requests: a tool list or a tool's result. It returns what to send the client instead,
 // or nil to relay the message as it is.
 func (p *Proxy) readResponse(conn *Conn, m jsonrpc.Message) (answer []byte, drop bool) {
+	if m.Kind == jsonrpc.Notification && m.Method == MethodListChanged {
+		conn.tools().invalidate()
+	}
 	if m.Kind != jsonrpc.Response {
 		return nil, false
 	}
 	r, ok := conn.answered(m.ID)
+	if ok && r.reply != nil {
+		deliver(r, m)
+		return nil, true
+	}
 	if !ok {
 		// The client waits for no such answer (moat answered the request itself, or it
 		// was never made): relayed, it could only be read as something it is not.
@@ -240,7 +287,7 @@ func (p *Proxy) readResponse(conn *Conn, m jsonrpc.Message) (answer []byte, drop
 	}
 	switch {
 	case r.method == MethodToolsList:
-		return p.readToolList(m), false
+		return p.readToolList(conn, m, r), false
 	case r.call != nil:
 		return p.readResult(m, r), false
 	}
@@ -257,7 +304,7 @@ func shortID(id json.RawMessage) string {
 
 // decide returns moat's answer to m when moat answers it in the server's place, or nil
 // when m goes on to the server; and the call m was decided as, if it was.
-func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) ([]byte, *call.Call) {
+func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.Message) ([]byte, *call.Call) {
 	if m.Kind != jsonrpc.Request || !Decided(m.Method) {
 		return nil, nil
 	}
@@ -267,8 +314,13 @@ func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) ([]byte, *call.Ca
 	}
 	c.Cwd, c.Project = p.Cwd, p.Project
 	var d call.Decision
-	if reason, hidden := p.hiddenTool(c.MCP.Tool); hidden && m.Method == MethodToolsCall {
-		// The policy is not asked: the tool's own listing is what is wrong.
+	var reason string
+	if m.Method == MethodToolsCall {
+		reason = p.vetCall(ctx, conn, send, m, c)
+	}
+	if reason != "" {
+		// The policy is not asked: the tool's own listing is what is wrong, or moat
+		// could not see it.
 		d = call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: reason}
 		if p.Record != nil {
 			p.Record(c, d)
@@ -279,7 +331,7 @@ func (p *Proxy) decide(ctx context.Context, m jsonrpc.Message) ([]byte, *call.Ca
 	if d.Verdict != call.Deny && d.Verdict != call.Ask {
 		return nil, &c
 	}
-	reason := scan.Redact(denialReason(d))
+	reason = scan.Redact(denialReason(d))
 	fmt.Fprintf(p.Log, "moat: %s %s: %s\n", m.Method, c.MCP, reason)
 	if m.Method == MethodToolsCall {
 		modern := jsonrpc.ProtocolVersion(m.Params) >= modernVersion
@@ -321,7 +373,12 @@ func (p *Proxy) refuse(conn *Conn, from string, err error) [][]byte {
 		if len(id) == 0 {
 			return nil
 		}
-		if _, ok := conn.answered(id); !ok {
+		r, ok := conn.answered(id)
+		if !ok {
+			return nil
+		}
+		if r.reply != nil {
+			deliver(r, jsonrpc.Message{Kind: jsonrpc.Response, ID: id, Error: &jsonrpc.ErrorObject{Code: jsonrpc.InternalError, Message: "moat refused the server's answer: " + err.Error()}})
 			return nil
 		}
 		return [][]byte{p.answer(jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: refused the server's answer: "+err.Error(), nil))}

@@ -54,6 +54,10 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 	}
 	client := &frameWriter{w: out}
 	server := &frameWriter{w: serverIn}
+	// moat's own requests (a tools/list to vet a tool before its call) go to the server
+	// between the client's frames; their answers come back on the server's output.
+	conn := &Conn{}
+	send := func(_ context.Context, request []byte) error { return server.write(request) }
 
 	relayed := make(chan struct{})
 	go func() {
@@ -67,9 +71,9 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 			var relay []byte
 			var answers [][]byte
 			if err != nil {
-				answers = s.Proxy.refuse(&s.Proxy.conn, "server", err)
+				answers = s.Proxy.refuse(conn, "server", err)
 			} else {
-				relay, answers = s.Proxy.FromServer(frame)
+				relay, answers = s.Proxy.FromServerOn(conn, frame)
 			}
 			if client.write(relay, answers...) != nil {
 				// The client is gone; keep draining so that the server is not blocked.
@@ -96,9 +100,11 @@ func (s *Stdio) Run(ctx context.Context, cmd *exec.Cmd, in io.Reader, out io.Wri
 			var relay []byte
 			var answers [][]byte
 			if err != nil {
-				answers = s.Proxy.refuse(&s.Proxy.conn, "client", err)
+				answers = s.Proxy.refuse(conn, "client", err)
 			} else {
-				relay, answers = s.Proxy.FromClient(ctx, frame)
+				// A call that waits for its tool to be vetted holds the frames that
+				// follow it, which keep their order.
+				relay, answers = s.Proxy.FromClientOn(ctx, conn, send, frame)
 			}
 			if client.write(nil, answers...) != nil {
 				return

@@ -22,7 +22,7 @@ const MethodToolsList = "tools/list"
 // is removed from the list, every other tool and field kept as the server sent them, and
 // calls to it are refused from then on. It returns the response to send instead of the
 // server's, or nil to relay the server's unchanged.
-func (p *Proxy) readToolList(m jsonrpc.Message) []byte {
+func (p *Proxy) readToolList(conn *Conn, m jsonrpc.Message, r pendingRequest) []byte {
 	tools, err := toolscan.ParseList(m.Result)
 	if err != nil {
 		// A list moat cannot read is not passed on unread: the client gets an error,
@@ -30,6 +30,30 @@ func (p *Proxy) readToolList(m jsonrpc.Message) []byte {
 		fmt.Fprintf(p.Log, "moat: refused the tool list of %s: %v\n", p.Server, err)
 		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InternalError, "moat could not read the server's tool list: "+err.Error(), nil))
 	}
+	drop := p.inspectTools(tools)
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	// The tools of this page are vetted now: the hidden ones are refused by name, the
+	// others may be called without another listing.
+	conn.tools().add(r.epoch, names)
+	if len(drop) == 0 {
+		return nil
+	}
+	filtered, err := toolscan.Filter(m.Result, drop)
+	if err != nil {
+		fmt.Fprintf(p.Log, "moat: filtering the tool list of %s: %v\n", p.Server, err)
+		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InternalError, "moat could not filter the server's tool list: "+err.Error(), nil))
+	}
+	return p.answer(jsonrpc.ResultMessage(m.ID, filtered))
+}
+
+// inspectTools vets the tools of a listing, whoever asked for it: the scanner's findings
+// and, with Pins, the changes since each tool was pinned (new tools are pinned). It
+// returns the tools to take out of the list, which are hidden from then on, each
+// recorded with its reason.
+func (p *Proxy) inspectTools(tools []toolscan.Tool) map[string]bool {
 	reasons := map[string][]call.Finding{}
 	for _, f := range toolscan.Inspect(p.Server, tools, nil) {
 		reasons[f.Tool] = append(reasons[f.Tool], f.Finding)
@@ -73,16 +97,15 @@ func (p *Proxy) readToolList(m jsonrpc.Message) []byte {
 	for _, name := range slices.Sorted(maps.Keys(why)) {
 		fmt.Fprintf(p.Log, "moat: %s\n", why[name])
 		if p.Record != nil {
-			c := call.Call{Class: call.MCP, Tool: "mcp__" + p.Server + "__" + name, MCP: &call.MCPTarget{Server: p.Server, Tool: name}, Cwd: p.Cwd, Project: p.Project}
-			p.Record(c, call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: why[name], Findings: reasons[name]})
+			p.Record(p.toolCall(name), call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: why[name], Findings: reasons[name]})
 		}
 	}
-	filtered, err := toolscan.Filter(m.Result, drop)
-	if err != nil {
-		fmt.Fprintf(p.Log, "moat: filtering the tool list of %s: %v\n", p.Server, err)
-		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InternalError, "moat could not filter the server's tool list: "+err.Error(), nil))
-	}
-	return p.answer(jsonrpc.ResultMessage(m.ID, filtered))
+	return drop
+}
+
+// toolCall is the call that records about a tool of the server are about.
+func (p *Proxy) toolCall(tool string) call.Call {
+	return call.Call{Class: call.MCP, Tool: "mcp__" + p.Server + "__" + tool, MCP: &call.MCPTarget{Server: p.Server, Tool: tool}, Cwd: p.Cwd, Project: p.Project}
 }
 
 // hiddenReason says why a tool was taken out of the list, and how the user can bring a
@@ -133,8 +156,7 @@ func (p *Proxy) warnOfChanges(changed []toolscan.Change) {
 		why := scan.Redact(fmt.Sprintf("the tool %s of the MCP server %s changed since it was pinned (%s); it stays listed because the policy says mcp.changed_tools: warn; after reviewing the new definition, accept it with `moat mcp pin --accept %s`", c.Tool, p.Server, f.Evidence, p.Server))
 		fmt.Fprintf(p.Log, "moat: warning: %s\n", why)
 		if p.Record != nil {
-			cl := call.Call{Class: call.MCP, Tool: "mcp__" + p.Server + "__" + c.Tool, MCP: &call.MCPTarget{Server: p.Server, Tool: c.Tool}, Cwd: p.Cwd, Project: p.Project}
-			p.Record(cl, call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
+			p.Record(p.toolCall(c.Tool), call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
 		}
 	}
 }

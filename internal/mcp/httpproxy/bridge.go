@@ -1,7 +1,6 @@
 package httpproxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -45,6 +44,8 @@ type bridge struct {
 	max    int
 	out    *lineWriter
 	params paramHeaders
+	// conn holds the client's requests that wait for answers, and moat's own.
+	conn *mcp.Conn
 
 	mu       sync.Mutex
 	session  string // Mcp-Session-Id, from the initialize result (legacy revisions)
@@ -70,7 +71,7 @@ func Bridge(ctx context.Context, o BridgeOptions, in io.Reader, out io.Writer) e
 	if o.Proxy == nil || o.Proxy.Decide == nil || o.Proxy.Log == nil {
 		return errors.New("httpproxy: a Proxy with Decide and Log is required")
 	}
-	b := &bridge{o: o, client: o.Client, max: o.MaxFrame, out: &lineWriter{w: out}, inflight: map[string]context.CancelFunc{}}
+	b := &bridge{o: o, client: o.Client, max: o.MaxFrame, out: &lineWriter{w: out}, conn: &mcp.Conn{}, inflight: map[string]context.CancelFunc{}}
 	if b.client == nil {
 		b.client = &http.Client{}
 	}
@@ -121,7 +122,9 @@ loop:
 		if rd.err != nil {
 			answers = o.Proxy.RefuseClientFrame(rd.err)
 		} else {
-			relay, answers = o.Proxy.FromClient(ctx, rd.frame)
+			// A call that waits for its tool to be vetted (moat's own tools/list, sent
+			// as any request is) holds the frames that follow it.
+			relay, answers = o.Proxy.FromClientOn(ctx, b.conn, b.sendOwn, rd.frame)
 		}
 		if b.out.write(answers...) != nil {
 			break
@@ -210,6 +213,13 @@ func (b *bridge) send(ctx context.Context, body []byte) {
 			b.mu.Unlock()
 		}
 	}()
+}
+
+// sendOwn sends a request of moat's own as the client's are sent; its answer comes back
+// through relayServer to the Proxy, which keeps it from the client.
+func (b *bridge) sendOwn(ctx context.Context, request []byte) error {
+	b.send(ctx, request)
+	return nil
 }
 
 // cancelModern handles a notifications/cancelled for a request of the 2026-07-28
@@ -424,43 +434,25 @@ func utf8Printable(s string) bool {
 // readStream relays a server's event stream one event at a time, as soon as each is
 // read. It reports whether the request m carried was answered.
 func (b *bridge) readStream(ctx context.Context, body io.Reader, m outgoing) bool {
-	rd := bufio.NewReaderSize(body, 64<<10)
-	var data []string
-	size := 0
 	answered := false
-	for {
-		line, err := readLine(rd, b.max-size)
-		if err != nil {
-			if errors.Is(err, errTooLong) {
-				fmt.Fprintf(b.o.Proxy.Log, "moat: an event from the MCP server is larger than %d bytes; closing the stream\n", b.max)
-			}
-			return answered // an unfinished event is discarded, as SSE says
+	err := readEvents(ctx, body, b.max, func(msg []byte) {
+		if b.relayServer(msg, m) {
+			answered = true
 		}
-		for sub := range bytes.SplitSeq(line, []byte("\r")) {
-			if len(sub) == 0 {
-				msg := []byte(joinLines(data))
-				data, size = nil, 0
-				if len(bytes.TrimSpace(msg)) > 0 && b.relayServer(oneLine(msg), m) {
-					answered = true
-				}
-				continue
-			}
-			size += len(sub)
-			if name, value, _ := bytes.Cut(sub, []byte(":")); string(name) == "data" {
-				data = append(data, string(bytes.TrimPrefix(value, []byte(" "))))
-			}
-		}
-		if ctx.Err() != nil {
-			return answered
-		}
+	})
+	if errors.Is(err, errTooLong) {
+		fmt.Fprintf(b.o.Proxy.Log, "moat: an event from the MCP server is larger than %d bytes; closing the stream\n", b.max)
 	}
+	return answered
 }
 
 // relayServer passes one message of the server through the Proxy to the client. It
 // reports whether the message answered the request m carried.
 func (b *bridge) relayServer(msg []byte, m outgoing) bool {
-	relay, answers := b.o.Proxy.FromServer(msg)
-	answered := false
+	// The server's message answers m's request even when moat keeps it from the client:
+	// the answer to a request of moat's own is the Proxy's alone.
+	answered := m.single != nil && m.request && answersID(msg, m.single.ID)
+	relay, answers := b.o.Proxy.FromServerOn(b.conn, msg)
 	for _, out := range append([][]byte{relay}, answers...) {
 		if out == nil {
 			continue
@@ -520,9 +512,10 @@ func (b *bridge) fail(m outgoing, msg string) {
 	if err != nil {
 		return
 	}
-	// The Proxy forgets the request as answered, as it would the server's error.
-	b.o.Proxy.FromServer(out)
-	b.out.write(out)
+	// The Proxy forgets the request as answered, as it would the server's error, and
+	// keeps the answer to a request of its own.
+	relay, _ := b.o.Proxy.FromServerOn(b.conn, out)
+	b.out.write(relay)
 }
 
 // listen opens the legacy revisions' GET stream, on which the server sends requests and

@@ -10,8 +10,14 @@ import (
 // the request of its own client whichever exchange brings it (a resumed GET stream, say),
 // and ids pass unchanged: clients count their ids from 1, but each within its session.
 // An exchange without a session (initialize, the 2026-07-28 revision) has a Conn of its
-// own, forgotten when the exchange ends; a response it did not ask for is dropped.
+// own, forgotten when the exchange ends; a response it did not ask for is dropped. Each
+// session vets its tools on its own (a server may list other tools to each); the
+// exchanges without one share what was vetted.
 type sessions struct {
+	// stateless holds the tools vetted for the exchanges without a session: the
+	// 2026-07-28 revision lists a server's tools for every client alike.
+	stateless mcp.Tools
+
 	mu    sync.Mutex
 	conns map[string]*mcp.Conn
 	order []string // oldest first, to bound conns
@@ -24,7 +30,7 @@ const maxSessions = 1 << 12
 // conn returns the Conn of a session, or a new one for an exchange without a session.
 func (s *sessions) conn(session string) *mcp.Conn {
 	if session == "" {
-		return &mcp.Conn{}
+		return &mcp.Conn{Tools: &s.stateless}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

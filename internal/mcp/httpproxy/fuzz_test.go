@@ -38,7 +38,7 @@ func FuzzStream(f *testing.F) {
 		}
 		// A request with id 1 is pending, so that results are read as its answer.
 		conn := &mcp.Conn{}
-		p.FromClientOn(t.Context(), conn, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
+		p.FromClientOn(t.Context(), conn, listing(p, conn, "echo"), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
 		rec := httptest.NewRecorder()
 		resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(in))}
 		hh.(*handler).stream(rec, resp, exchange{conn: conn}, nil)
@@ -91,7 +91,12 @@ func FuzzPost(f *testing.F) {
 					if m.Method == mcp.MethodToolsCall && strings.Contains(string(m.Params), "delete") {
 						t.Fatalf("relayed a denied call: %s", relayed)
 					}
-					out = append(out, []byte(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{}}`))
+					result := `{}`
+					if m.Method == mcp.MethodToolsList {
+						// moat's own list, to vet the tools called.
+						result = `{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"delete_x","inputSchema":{"type":"object"}}]}`
+					}
+					out = append(out, []byte(`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":`+result+`}`))
 				}
 			}
 			if out == nil {

@@ -163,7 +163,7 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	relay, answers := h.o.Proxy.FromClientOn(r.Context(), x.conn, body)
+	relay, answers := h.o.Proxy.FromClientOn(r.Context(), x.conn, h.sender(r, x), body)
 	if relay == nil {
 		status := http.StatusOK
 		if parseErr != nil || !hasRequest(f) {

@@ -3,6 +3,7 @@ package httpproxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -137,6 +138,43 @@ func joinLines(lines []string) string {
 		b.WriteString(l)
 	}
 	return b.String()
+}
+
+// readEvents reads an event stream and calls fn with the message of each event that
+// carries one, as soon as the event ends, until the stream ends (nil), ctx is done, or an
+// event is larger than max (errTooLong). An event the stream cuts short is discarded, as
+// SSE says.
+func readEvents(ctx context.Context, body io.Reader, max int, fn func(msg []byte)) error {
+	rd := bufio.NewReaderSize(body, 64<<10)
+	var data []string
+	size := 0
+	for {
+		line, err := readLine(rd, max-size)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// A lone CR ends a line too.
+		for sub := range bytes.SplitSeq(line, []byte("\r")) {
+			if len(sub) == 0 {
+				msg := []byte(joinLines(data))
+				data, size = nil, 0
+				if len(bytes.TrimSpace(msg)) > 0 {
+					fn(oneLine(msg))
+				}
+				continue
+			}
+			size += len(sub)
+			if name, value, _ := bytes.Cut(sub, []byte(":")); string(name) == "data" {
+				data = append(data, string(bytes.TrimPrefix(value, []byte(" "))))
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 }
 
 var errTooLong = errors.New("line too long")
