@@ -204,7 +204,7 @@ func TestMCPBridgeUnauthorized(t *testing.T) {
 func TestMCPBridgeBytes(t *testing.T) {
 	e := newMCPEnv(t)
 	var mu sync.Mutex
-	var bodies []string
+	var bodies, lists []string
 	answer := map[string]string{
 		`"a"`:  `{"result": {"content":[{"type":"text","text":"x"}]} , "id":"a","jsonrpc":"2.0"}`,
 		`-12`:  `{"jsonrpc":"2.0","id":-12,"result":{"tools":[]}}`,
@@ -219,6 +219,17 @@ func TestMCPBridgeBytes(t *testing.T) {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(body, &m)
+		if strings.HasPrefix(string(m.ID), `"moat-`) {
+			// The bridge's own tools/list, to vet the tools called: it is not the
+			// client's, and its answer never reaches the client.
+			mu.Lock()
+			bodies = bodies[:len(bodies)-1]
+			lists = append(lists, string(body))
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, "data: "+`{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"delete_everything","inputSchema":{"type":"object"}}]}}`+"\n\n")
+			return
+		}
 		if string(m.ID) == `"last"` {
 			time.Sleep(300 * time.Millisecond) // still working when the client's input ends
 			w.Header().Set("Content-Type", "application/json")
@@ -279,5 +290,10 @@ func TestMCPBridgeBytes(t *testing.T) {
 	defer mu.Unlock()
 	if got, want := strings.Join(bodies, "\n"), strings.Join([]string{call, list, note, last}, "\n"); got != want {
 		t.Errorf("the server received:\n%s\nwant:\n%s", got, want)
+	}
+	// One list of moat's own vetted echo before its call; delete_everything was vetted
+	// by the same list.
+	if len(lists) != 1 || !strings.Contains(lists[0], `"method":"tools/list"`) {
+		t.Errorf("moat's own lists: %q; want one tools/list", lists)
 	}
 }

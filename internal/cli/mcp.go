@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,7 @@ unwrap' restores them.`,
 func newMCPProxyCmd(a *app) *cobra.Command {
 	var policyFlag, name, agent, upstream, upstreamEnv, listen string
 	var allowRemote, stdio bool
+	var listTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] (-- COMMAND [ARGS…] | --upstream URL [--listen ADDR | --stdio])",
 		Short: "Run an MCP server behind moat (stdio, or Streamable HTTP with --upstream)",
@@ -58,6 +60,12 @@ Every tools/list result is read before the client sees it: a tool whose descript
 parameter documentation gives the model hidden instructions (read a file, pass data in a
 parameter, keep something from the user), shadows other tools or hides text is removed
 from the list, every other tool kept as the server sent it, and its calls are refused.
+No tools/call is relayed before its tool was vetted: a call to a tool that no listing of
+the session showed yet (the client never listed, or its list is still on the way, or the
+server said its tools changed) waits while moat lists the server's tools itself, with
+requests and answers the client never sees; a tool that is poisoned, changed or not
+listed is refused, and so is the call when the server does not list within
+--list-timeout.
 Each tool's definition is pinned the first time it is seen (in moat's state directory); a
 tool listed later with another description or schema (a "rug pull") is hidden and its
 calls refused until you review it and run 'moat mcp pin --accept SERVER'.
@@ -92,7 +100,9 @@ ${NAME:-default} are expanded from the environment; this is what 'moat mcp wrap'
 for an agent's HTTP servers. A request the server leaves unanswered (an HTTP error, a
 401 asking for a login moat cannot do, a stream cut short) is answered with an error.
 
-SERVER (default: the command's file name, or the upstream's host) is the name rules use. The policy is found
+SERVER (default: the command's file name, or the upstream's host) is the name rules use.
+AGENT (default: $MOAT_AGENT) must be an agent moat knows; every decision is recorded with
+the agent (when one is named), the server and the tool. The policy is found
 from the working directory, as for hooks; a policy that cannot be loaded stops moat
 before the server starts.`,
 		Example: `  moat mcp proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem ~/project
@@ -100,6 +110,12 @@ before the server starts.`,
   MOAT_MCP_UPSTREAM='{"url":"https://api.example.com/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}' \
     moat mcp proxy --name example --stdio --upstream-env MOAT_MCP_UPSTREAM`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// The agent is checked before anything starts: a name moat does not know
+			// would match no rule that names agents, and record nothing useful.
+			ag, err := guardAgent(agent, a.env.Getenv)
+			if err != nil {
+				return err
+			}
 			var up *httpproxy.Upstream
 			switch {
 			case upstream != "" && upstreamEnv != "":
@@ -147,16 +163,20 @@ before the server starts.`,
 			}
 			p := &mcp.Proxy{
 				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
-				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools,
+				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools, VetTimeout: listTimeout,
 				Decide: func(ctx context.Context, c call.Call) call.Decision {
-					c.Agent = call.Agent(agent)
+					c.Agent = ag
 					d := l.engine.Evaluate(ctx, c)
 					a.recordOrWarn(l, "mcp "+c.MCP.String(), c, d)
 					return d
 				},
-				Record: func(c call.Call, d call.Decision) {
-					c.Agent = call.Agent(agent)
-					a.recordOrWarn(l, "mcp result "+c.MCP.String(), c, d)
+				Record: func(kind mcp.RecordKind, c call.Call, d call.Decision) {
+					c.Agent = ag
+					event := "mcp " + c.MCP.String() // a call, as Decide records it
+					if kind != mcp.RecordCall {
+						event = "mcp " + string(kind) + " " + c.MCP.String()
+					}
+					a.recordOrWarn(l, event, c, d)
 				},
 			}
 			pins, err := toolscan.Open(l.dirs.MCPPins(), name)
@@ -187,11 +207,12 @@ before the server starts.`,
 	}
 	cmd.Flags().StringVar(&policyFlag, "policy", "", "policy file to use instead of the one found from the working directory")
 	cmd.Flags().StringVar(&name, "name", "", "the server's name in rules (mcp:NAME/TOOL); default: the command's file name")
-	cmd.Flags().StringVar(&agent, "agent", "", "the agent the server works for, for rules that name agents and for the audit log")
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent the server works for (claude-code, cursor, windsurf, gemini-cli, codex, …), for rules that name agents and for the audit log; default $"+envAgent)
 	cmd.Flags().StringVar(&upstream, "upstream", "", "the URL of a Streamable HTTP MCP server to proxy, instead of a command")
 	cmd.Flags().StringVar(&upstreamEnv, "upstream-env", "", `like --upstream, from the environment variable VAR holding {"url": "…", "headers": {…}} (what 'moat mcp wrap' writes; keeps credentials out of the command line)`)
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "with an upstream: serve the client on standard input and output, as a stdio server, instead of listening")
 	cmd.Flags().StringVar(&listen, "listen", httpproxy.DefaultListen, "with --upstream: the address moat serves on")
+	cmd.Flags().DurationVar(&listTimeout, "list-timeout", mcp.DefaultVetTimeout, "how long moat waits for the server to list its tools when a call needs them vetted; the call is refused after it")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --upstream: accept a non-loopback --listen address and Host")
 	return cmd
 }

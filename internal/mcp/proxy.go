@@ -33,8 +33,10 @@ type Proxy struct {
 	// Output says what happens to tool results that hold prompt injection or
 	// credentials; the zero value warns.
 	Output policy.Output
-	// Record, when set, keeps the decisions moat makes about tool results and tool lists.
-	Record func(c call.Call, d call.Decision)
+	// Record, when set, keeps the decisions moat makes itself, without the policy: about
+	// calls of tools it could not vet (RecordCall), tools it hides from a listing or
+	// warns of (RecordList), and tool results (RecordResult).
+	Record func(kind RecordKind, c call.Call, d call.Decision)
 	// Pins, when set, hold the definitions of the server's tools as first seen or last
 	// accepted: a tool listed with another definition is hidden until the user accepts it.
 	Pins *toolscan.Pins
@@ -62,6 +64,16 @@ type Proxy struct {
 	idPrefix string
 	idSeq    atomic.Uint64
 }
+
+// RecordKind says what a decision the Proxy records is about.
+type RecordKind string
+
+// The kinds of decisions the Proxy records.
+const (
+	RecordCall   RecordKind = "call"       // a call refused before the policy was asked
+	RecordList   RecordKind = "tools/list" // a tool of a listing, hidden or changed
+	RecordResult RecordKind = "result"     // a tool's result
+)
 
 // Conn holds one client's requests that the server has not answered yet, by id, so that
 // each response is read against its request: a tool list is inspected, a tool's result
@@ -323,7 +335,7 @@ func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.M
 		// could not see it.
 		d = call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: reason}
 		if p.Record != nil {
-			p.Record(c, d)
+			p.Record(RecordCall, c, d)
 		}
 	} else {
 		d = p.Decide(ctx, c)

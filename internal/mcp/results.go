@@ -64,7 +64,7 @@ func (p *Proxy) readResult(m jsonrpc.Message, r pendingRequest) []byte {
 		d.Reason = scan.Redact(fmt.Sprintf("moat withheld the result of %s (the policy's output section): %s", tool, strings.Join(notes, " ")))
 	}
 	if p.Record != nil {
-		p.Record(*r.call, d)
+		p.Record(RecordResult, *r.call, d)
 	}
 	fmt.Fprintf(p.Log, "%s\n", d.Reason)
 	if block {

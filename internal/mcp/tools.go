@@ -97,7 +97,7 @@ func (p *Proxy) inspectTools(tools []toolscan.Tool) map[string]bool {
 	for _, name := range slices.Sorted(maps.Keys(why)) {
 		fmt.Fprintf(p.Log, "moat: %s\n", why[name])
 		if p.Record != nil {
-			p.Record(p.toolCall(name), call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: why[name], Findings: reasons[name]})
+			p.Record(RecordList, p.toolCall(name), call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: why[name], Findings: reasons[name]})
 		}
 	}
 	return drop
@@ -156,7 +156,7 @@ func (p *Proxy) warnOfChanges(changed []toolscan.Change) {
 		why := scan.Redact(fmt.Sprintf("the tool %s of the MCP server %s changed since it was pinned (%s); it stays listed because the policy says mcp.changed_tools: warn; after reviewing the new definition, accept it with `moat mcp pin --accept %s`", c.Tool, p.Server, f.Evidence, p.Server))
 		fmt.Fprintf(p.Log, "moat: warning: %s\n", why)
 		if p.Record != nil {
-			p.Record(p.toolCall(c.Tool), call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
+			p.Record(RecordList, p.toolCall(c.Tool), call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
 		}
 	}
 }

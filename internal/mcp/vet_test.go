@@ -120,7 +120,7 @@ func TestVetBeforeCall(t *testing.T) {
 			d := &denyTools{}
 			var recorded []call.Decision
 			p := &Proxy{Server: "srv", Decide: d.decide, Log: io.Discard,
-				Record: func(_ call.Call, dec call.Decision) { recorded = append(recorded, dec) }}
+				Record: func(_ RecordKind, _ call.Call, dec call.Decision) { recorded = append(recorded, dec) }}
 			srv := tt.server
 			srv.t, srv.p = t, p
 			p.Send = srv.send
