@@ -25,6 +25,14 @@ type Sandbox struct {
 	// the program names that select it when no profile is named.
 	Description string
 	Commands    []string
+	// State and Caveats are only written in profiles. State names the agent's own
+	// directories (ending in /) and files beneath the profile's writable directories of
+	// home that the launch creates, when missing, before the kernel's rules apply: rules
+	// attach to what exists, so a state directory made later beside a protected file
+	// would not be writable. Caveats say, in words, what the agent does that Landlock
+	// cannot allow while its protected files stay protected.
+	State   []SandboxPath
+	Caveats []string
 
 	// Read, Write and Exec grant reading (files and directory listings), writing (and
 	// reading) and executing beneath the paths they name.
@@ -130,6 +138,15 @@ const Unlimited = math.MaxUint64
 // Deny matches are always dropped.
 type EnvFilter struct {
 	Allow, Deny []string
+	// Set are variables given to the command when its environment does not set them
+	// already: a profile uses them to move agent state that Landlock cannot allow where
+	// it is (a value may start with ~/).
+	Set []EnvVar
+}
+
+// EnvVar is one variable of EnvFilter.Set.
+type EnvVar struct {
+	Name, Value string
 }
 
 // MaxPortRange bounds one range of ports: each port is one kernel rule.
@@ -137,10 +154,10 @@ const MaxPortRange = 4096
 
 var (
 	sandboxKeys = []string{"read", "write", "exec", "deny", "protect", "connect", "bind", "scope", "limits", "env"}
-	profileKeys = append([]string{"description", "commands"}, sandboxKeys...)
+	profileKeys = append([]string{"description", "commands", "state", "caveats"}, sandboxKeys...)
 	scopeKeys   = []string{"abstract-unix-sockets", "signals"}
 	limitKeys   = []string{"memory", "open-files", "processes", "cpu-time"}
-	envKeys     = []string{"allow", "deny"}
+	envKeys     = []string{"allow", "deny", "set"}
 )
 
 // LoadSandboxProfile reads an agent profile: a YAML document with the keys of a sandbox
@@ -182,6 +199,14 @@ func (l *loader) sandboxSection(n *yaml.Node, what string, keys []string) *Sandb
 					s.Commands = append(s.Commands, it.val)
 				}
 			}
+		case "state":
+			s.State = l.statePaths(f.value)
+		case "caveats":
+			if items, ok := l.strs(f.value, f.key); ok {
+				for _, it := range items {
+					s.Caveats = append(s.Caveats, it.val)
+				}
+			}
 		case "read":
 			s.Read = l.sandboxPaths(f.value, f.key)
 		case "write":
@@ -204,7 +229,52 @@ func (l *loader) sandboxSection(n *yaml.Node, what string, keys []string) *Sandb
 			s.Env = l.envFilter(f.value)
 		}
 	}
+	if s.State != nil {
+		l.checkState(s)
+	}
 	return s
+}
+
+// statePaths reads a profile's state list: literal paths under ~/, directories ending
+// in /.
+func (l *loader) statePaths(n *yaml.Node) []SandboxPath {
+	items, ok := l.strs(n, "state")
+	if !ok {
+		return nil
+	}
+	out := make([]SandboxPath, 0, len(items))
+	for _, it := range items {
+		rest, ok := strings.CutPrefix(it.val, "~/")
+		c := resolve(it.node)
+		switch {
+		case !ok || rest == "" || rest == "/":
+			l.errorf(c, "state path %q must be a path under ~/", it.val)
+		case glob.HasMeta(rest) || slices.Contains(strings.Split(strings.TrimSuffix(rest, "/"), "/"), ".."):
+			l.errorf(c, "state path %q must be a literal path, without patterns or ..", it.val)
+		default:
+			out = append(out, SandboxPath{Pattern: it.val, Line: c.Line, Col: c.Column})
+		}
+	}
+	return out
+}
+
+// checkState reports the state paths that no writable directory of home of the same
+// profile holds: the launch creates state only where the profile lets the agent write.
+func (l *loader) checkState(s *Sandbox) {
+	for _, st := range s.State {
+		p := strings.TrimSuffix(st.Pattern, "/")
+		held := false
+		for _, w := range s.Write {
+			dir, ok := strings.CutSuffix(w.Pattern, "/**")
+			if ok && strings.HasPrefix(dir, "~/") && !glob.HasMeta(dir) && strings.HasPrefix(p, dir+"/") {
+				held = true
+				break
+			}
+		}
+		if !held {
+			l.errs = append(l.errs, &Error{File: l.file, Line: st.Line, Col: st.Col, Msg: fmt.Sprintf("state path %q is beneath none of the profile's writable directories of home (write: ~/DIR/**)", st.Pattern)})
+		}
+	}
 }
 
 // sandboxPaths reads a path list. An empty list is allowed and grants nothing: it
@@ -455,6 +525,10 @@ func (l *loader) envFilter(n *yaml.Node) *EnvFilter {
 	}
 	e := &EnvFilter{}
 	for _, f := range fields {
+		if f.key == "set" {
+			e.Set = l.envSet(f.value)
+			continue
+		}
 		nodes, ok := l.seq(f.value, "sandbox.env."+f.key)
 		if !ok {
 			continue
@@ -478,6 +552,29 @@ func (l *loader) envFilter(n *yaml.Node) *EnvFilter {
 		}
 	}
 	return e
+}
+
+// envSet reads sandbox.env.set, a mapping of variable names to values.
+func (l *loader) envSet(n *yaml.Node) []EnvVar {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		l.errorf(n, "sandbox.env.set must be a mapping of variable names to values, not %s", describe(n))
+		return nil
+	}
+	var out []EnvVar
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), n.Content[i+1]
+		val, ok := l.str(v, "a sandbox.env.set value")
+		if !ok {
+			continue
+		}
+		if k.Kind != yaml.ScalarNode || !validEnvPattern(k.Value) || strings.Contains(k.Value, "*") {
+			l.errorf(k, "sandbox.env.set key %q must be a variable name", k.Value)
+			continue
+		}
+		out = append(out, EnvVar{Name: k.Value, Value: val})
+	}
+	return out
 }
 
 func validEnvPattern(s string) bool {

@@ -93,8 +93,8 @@ func TestCarveProtect(t *testing.T) {
 	c.grant(root, readAccess|writeAccess, "write")
 	got := rulesOf(root, c.result())
 	want := map[string]string{
-		".":             "rl-------", // reading beneath; writing only in the entries below
-		"a":             "",          // the same: covered by the root's rule
+		".":             "rl---c---", // reading beneath, lock directories; writing only in the entries below
+		"a":             "rl---cd--", // also removing directories: the protected file cannot be one
 		"a/policy.yaml": "",          // covered by the read of its ancestors: no rule of its own
 		"a/other":       "r--wt----",
 		"b":             "rl-wtcdm-",
@@ -104,6 +104,100 @@ func TestCarveProtect(t *testing.T) {
 			t.Errorf("rule for %s = %q, want %q (all: %v)", p, got[p], a, got)
 		}
 	}
+}
+
+// TestCarveChainRights: what a directory on the way to a denied or protected path keeps
+// (see the comment at the top of carve.go for why).
+func TestCarveChainRights(t *testing.T) {
+	cases := []struct {
+		name   string
+		files  []string
+		limits []limit // paths relative to the root
+		absent []string
+		want   map[string]string
+	}{
+		{
+			name:   "a protected file: create directories, remove directories, never files",
+			files:  []string{"agent/settings.json", "agent/state.json", "agent/projects/"},
+			limits: []limit{{path: "agent/settings.json", mask: protectedAccess}},
+			want:   map[string]string{".": "rl---c---", "agent": "rl---cd--", "agent/state.json": "r--wt----", "agent/projects": "rl-wtcdm-"},
+		},
+		{
+			name:   "a protected file deeper: no removing directories, which could move it away",
+			files:  []string{"agent/sub/settings.json", "agent/other/"},
+			limits: []limit{{path: "agent/sub/settings.json", mask: protectedAccess}},
+			want:   map[string]string{"agent": "rl---c---", "agent/sub": "rl---cd--", "agent/other": "rl-wtcdm-"},
+		},
+		{
+			name:   "a protected directory: its parent cannot rename it",
+			files:  []string{"agent/hooks/h.sh", "agent/other/"},
+			limits: []limit{{path: "agent/hooks", mask: protectedAccess, dir: true}},
+			want:   map[string]string{"agent": "rl---c---", "agent/other": "rl-wtcdm-"},
+		},
+		{
+			name:   "a protected directory missing beside a protected file: no renaming a directory to its name",
+			files:  []string{"agent/settings.json", "agent/other/"},
+			limits: []limit{{path: "agent/settings.json", mask: protectedAccess}},
+			absent: []string{"agent/hooks"},
+			want:   map[string]string{"agent": "rl---c---", "agent/other": "rl-wtcdm-"},
+		},
+		{
+			name:   "a denied file: listing only",
+			files:  []string{"agent/key", "agent/other"},
+			limits: []limit{{path: "agent/key", mask: 0}},
+			want:   map[string]string{".": "-l-------", "agent": "-l-------", "agent/other": "r--wt----"},
+		},
+		{
+			name:   "a denied and a protected file: the denial's listing only",
+			files:  []string{"agent/key", "agent/settings.json"},
+			limits: []limit{{path: "agent/key", mask: 0}, {path: "agent/settings.json", mask: protectedAccess}},
+			want:   map[string]string{"agent": "-l-------"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := tree(t, tc.files...)
+			var limits []*limit
+			for _, l := range tc.limits {
+				l.path = filepath.Join(root, l.path)
+				limits = append(limits, &l)
+			}
+			c := newCarver(limits)
+			for _, a := range tc.absent {
+				c.absentDirs = append(c.absentDirs, filepath.Join(root, a))
+			}
+			c.grant(root, readAccess|writeAccess, "write")
+			rules := c.result()
+			for p, a := range tc.want {
+				if got := effective(rules, filepath.Join(root, p)).String(); got != a {
+					t.Errorf("%s gets %q, want %q (rules: %v)", p, got, a, rulesOf(root, rules))
+				}
+			}
+			for _, l := range limits {
+				if got := effective(rules, l.path); got&^(l.mask|dirAccess) != 0 {
+					t.Errorf("the limited %s gets %q", l.path, got)
+				}
+			}
+		})
+	}
+}
+
+// dirAccess are the rights that apply to directories.
+const dirAccess = ReadDir | RemoveDir | RemoveFile | MakeChar | MakeDir | MakeReg | MakeSock | MakeFifo | MakeBlock | MakeSym | Refer
+
+// effective returns the rights Landlock gives on p: those of every rule on p or above it
+// that apply to what p is.
+func effective(rules []*rule, p string) Access {
+	var a Access
+	for _, r := range rules {
+		if within(p, r.path) {
+			a |= r.access
+		}
+	}
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		a &= fileAccess
+	}
+	return a
 }
 
 func TestCarveNothingToCarve(t *testing.T) {

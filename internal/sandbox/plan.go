@@ -67,6 +67,9 @@ const (
 	NoteUnsupported NoteKind = "unsupported" // the kernel cannot enforce it
 	NoteClosed      NoteKind = "closed"      // the file permissions already refuse it
 	NoteLog         NoteKind = "log"         // moat's decision log, writable inside
+	NoteState       NoteKind = "state"       // an agent's state, created before the launch
+	NoteAbsent      NoteKind = "absent"      // protected, not there yet, and creatable inside
+	NoteCaveat      NoteKind = "caveat"      // what a profile says the sandbox cannot allow its agent
 )
 
 // Limit is one resource limit of a plan.
@@ -100,6 +103,8 @@ type Plan struct {
 	Env                        []string
 	// Dropped lists the names of the environment variables that were removed.
 	Dropped []string
+	// Set lists the variables the section set ("NAME=value"), for the report.
+	Set []string
 }
 
 // Landlock reports whether the plan restricts anything with Landlock.
@@ -118,12 +123,22 @@ func Build(o Options) (*Plan, error) {
 			return nil, err
 		}
 	}
+	// Before the carving too: a state directory made later, beside a protected file,
+	// would get only its parent's rights (see carve.go).
+	if err := p.state(r, s.State, o.CreateDirs); err != nil {
+		return nil, err
+	}
 
-	limits, err := p.limits(r, s)
+	limits, absent, err := p.limits(r, s)
 	if err != nil {
 		return nil, err
 	}
 	c := newCarver(limits)
+	for _, a := range absent {
+		if a.dir {
+			c.absentDirs = append(c.absentDirs, a.path)
+		}
+	}
 	type grantList struct {
 		entries []Entry
 		access  Access
@@ -168,6 +183,14 @@ func Build(o Options) (*Plan, error) {
 	for _, rr := range c.result() {
 		p.Rules = append(p.Rules, Rule{Path: rr.path, Access: rr.access, Why: rr.why})
 	}
+	for _, a := range absent {
+		if a.creatable(p.Rules) {
+			p.Notes = append(p.Notes, Note{Kind: NoteAbsent, Pattern: a.path, Origin: a.why, Detail: "nothing there yet, and Landlock protects only what exists: a process inside could create it"})
+		}
+	}
+	for _, cv := range s.Caveats {
+		p.Notes = append(p.Notes, Note{Kind: NoteCaveat, Origin: cv.Origin, Detail: cv.Text})
+	}
 	p.logFiles(o.LogFiles)
 	for _, l := range limits {
 		kind := NoteDenied
@@ -188,7 +211,80 @@ func Build(o Options) (*Plan, error) {
 		return nil, err
 	}
 	p.Env, p.Dropped = FilterEnv(o.Environ, s.Env)
+	for _, v := range s.Env.Set {
+		if slices.ContainsFunc(p.Env, func(kv string) bool { return strings.HasPrefix(kv, v.Name+"=") }) {
+			continue // the user's own value wins
+		}
+		kv := v.Name + "=" + pathset.Expand(v.Value, o.Host.Home)
+		p.Env = append(p.Env, kv)
+		p.Set = append(p.Set, kv)
+	}
 	return p, nil
+}
+
+// state creates the profiles' missing state paths (with create), or notes them.
+// Directories are made with mode 0700 and files empty with 0600, as the agents make
+// them; whatever exists, even as a symbolic link, is left alone.
+func (p *Plan) state(r resolver, entries []Entry, create bool) error {
+	for _, e := range entries {
+		path := pathset.Expand(strings.TrimSuffix(e.Pattern, "/"), r.host.Home)
+		if _, err := os.Lstat(path); err == nil {
+			continue
+		}
+		if !create {
+			p.Notes = append(p.Notes, Note{Kind: NoteState, Pattern: path, Origin: e.Pattern + ", " + e.Origin, Detail: "nothing there yet: the launch creates it"})
+			continue
+		}
+		isDir := strings.HasSuffix(e.Pattern, "/")
+		dir := path
+		if !isDir {
+			dir = filepath.Dir(path)
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("%s: creating the agent's state %s: %w", e.Origin, dir, err)
+		}
+		if isDir {
+			continue
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil && !os.IsExist(err) {
+			return fmt.Errorf("%s: creating the agent's state %s: %w", e.Origin, path, err)
+		}
+		if err == nil {
+			f.Close()
+		}
+	}
+	return nil
+}
+
+// absentPath is a protected path that does not exist.
+type absentPath struct {
+	path, why string
+	dir       bool
+}
+
+// creatable reports whether the rules let a process create something at the path:
+// whether a rule on its nearest existing directory or above gives a create right other
+// than MAKE_DIR (an empty directory holds nothing, see carve.go), or REFER.
+func (a absentPath) creatable(rules []Rule) bool {
+	dir := filepath.Dir(a.path)
+	for {
+		if _, err := os.Stat(dir); err == nil || dir == "/" {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	var granted Access
+	for _, r := range rules {
+		if within(real, r.Path) {
+			granted |= r.Access
+		}
+	}
+	return granted&(MakeReg|MakeSym|MakeSock|MakeFifo|Refer) != 0 || a.dir && granted&MakeDir != 0 && granted&RemoveDir != 0
 }
 
 // logFiles grants moat's decision log to the processes inside. Landlock cannot make a
@@ -222,9 +318,11 @@ func createLogFiles(files []string) error {
 	return nil
 }
 
-// limits turns the deny and protect lists into caps on real paths.
-func (p *Plan) limits(r resolver, s *Section) ([]*limit, error) {
+// limits turns the deny and protect lists into caps on real paths. It also returns the
+// literal protected paths that do not exist: Landlock cannot protect them.
+func (p *Plan) limits(r resolver, s *Section) ([]*limit, []absentPath, error) {
 	var out []*limit
+	var absent []absentPath
 	for _, list := range []struct {
 		entries []Entry
 		mask    Access
@@ -233,7 +331,7 @@ func (p *Plan) limits(r resolver, s *Section) ([]*limit, error) {
 		for _, e := range list.entries {
 			pats, excepts, err := r.expand(e.Pattern)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %s %s: %w", e.Origin, list.verb, e.Pattern, err)
+				return nil, nil, fmt.Errorf("%s: %s %s: %w", e.Origin, list.verb, e.Pattern, err)
 			}
 			var except []*glob.Path
 			for _, x := range excepts {
@@ -246,17 +344,22 @@ func (p *Plan) limits(r resolver, s *Section) ([]*limit, error) {
 					p.note(NoteAnywhere, pat, e, "matches in any directory: Landlock cannot take it out of a granted tree (the hooks still judge it)")
 					continue
 				}
-				for _, path := range existing(pat) {
+				paths := existing(pat)
+				if len(paths) == 0 && list.mask != 0 && !glob.HasMeta(strings.TrimSuffix(pat, "/**")) {
+					absent = append(absent, absentPath{path: filepath.Clean(strings.TrimSuffix(pat, "/**")), why: e.Pattern + ", " + e.Origin, dir: strings.HasSuffix(pat, "/**")})
+				}
+				for _, path := range paths {
 					if closedByDAC(path, list.mask) {
 						p.Notes = append(p.Notes, Note{Kind: NoteClosed, Pattern: path, Origin: e.Pattern + ", " + e.Origin})
 						continue
 					}
-					out = append(out, &limit{path: path, mask: list.mask, why: list.verb + " " + e.Pattern + " (" + pat + ", " + e.Origin + ")", except: except})
+					fi, err := os.Stat(path)
+					out = append(out, &limit{path: path, mask: list.mask, why: list.verb + " " + e.Pattern + " (" + pat + ", " + e.Origin + ")", except: except, dir: err == nil && fi.IsDir()})
 				}
 			}
 		}
 	}
-	return out, nil
+	return out, absent, nil
 }
 
 func (p *Plan) note(kind NoteKind, pattern string, e Entry, detail string) {

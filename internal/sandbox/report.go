@@ -25,7 +25,7 @@ func (p *Plan) WriteReport(w io.Writer) {
 		fmt.Fprintf(w, "  %s  %s  [%s]\n", (r.Access & p.handledOr()).String(), r.Path, strings.Join(r.Why, "; "))
 	}
 	fmt.Fprintf(w, "  everything else: no access\n")
-	for _, kind := range []NoteKind{NoteDenied, NoteProtected, NoteLog, NoteUnaffected, NoteClosed, NoteAnywhere, NoteMissing, NoteUnsupported} {
+	for _, kind := range []NoteKind{NoteDenied, NoteProtected, NoteLog, NoteAbsent, NoteUnaffected, NoteClosed, NoteAnywhere, NoteMissing, NoteState, NoteUnsupported, NoteCaveat} {
 		var lines []string
 		for _, n := range p.Notes {
 			if n.Kind != kind {
@@ -106,6 +106,9 @@ func (p *Plan) WriteReport(w io.Writer) {
 			fmt.Fprintf(w, "  set: %s\n", kv)
 		}
 	}
+	for _, kv := range p.Set {
+		fmt.Fprintf(w, "  set: %s (the section's env.set; a value in the environment wins)\n", kv)
+	}
 }
 
 // handledOr returns the rights shown for rules: the handled ones, or all when Landlock
@@ -126,6 +129,9 @@ var noteTitles = map[NoteKind]string{
 	NoteAnywhere:    "not expressible with Landlock (patterns that match in any directory; the hooks still judge them)",
 	NoteMissing:     "skipped (nothing exists there)",
 	NoteUnsupported: "not enforced on this kernel",
+	NoteState:       "the agent's state, created by the launch before the rules apply (rules reach only what exists)",
+	NoteAbsent:      "protected but NOT protected here: missing, in a directory a process inside may create entries in",
+	NoteCaveat:      "what the agent does that this sandbox cannot allow (its profile says so)",
 }
 
 func portList(ports []uint16) string {

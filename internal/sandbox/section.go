@@ -21,10 +21,20 @@ type Entry struct {
 	Create bool
 }
 
+// Caveat is something a profile says its agent does that the sandbox cannot allow.
+type Caveat struct {
+	Origin, Text string
+}
+
 // Section is the sandbox that applies to one launch: the default, the policy's section
 // over it key by key, and the profiles added to it.
 type Section struct {
 	Read, Write, Exec, Deny, Protect []Entry
+	// State lists the profiles' state paths (~/.claude/projects/, ~/.codex/installation_id),
+	// created before the launch applies Landlock; Caveats what the profiles say Landlock
+	// cannot allow their agent, for the report.
+	State   []Entry
+	Caveats []Caveat
 	Connect, Bind                    policy.Ports
 	Scope                            policy.Scope
 	Limits                           policy.Limits
@@ -193,5 +203,12 @@ func apply(out *Section, s *policy.Sandbox, origin string, replace bool) {
 		}
 		out.Env.Allow = append(out.Env.Allow, s.Env.Allow...)
 		out.Env.Deny = append(out.Env.Deny, s.Env.Deny...)
+		out.Env.Set = append(out.Env.Set, s.Env.Set...)
+	}
+	for _, st := range s.State {
+		out.State = append(out.State, Entry{Pattern: st.Pattern, Origin: origin, Create: true})
+	}
+	for _, c := range s.Caveats {
+		out.Caveats = append(out.Caveats, Caveat{Origin: origin, Text: c})
 	}
 }
