@@ -112,7 +112,7 @@ type carver struct {
 	// absentDirs are protected directories that do not exist: REMOVE_DIR on their parent
 	// would let a writable directory be renamed to their name.
 	absentDirs []string
-	rules  map[string]*rule
+	rules      map[string]*rule
 	// hit records the limits that took something away from a grant.
 	hit map[*limit]bool
 }

@@ -33,12 +33,12 @@ type Section struct {
 	// State lists the profiles' state paths (~/.claude/projects/, ~/.codex/installation_id),
 	// created before the launch applies Landlock; Caveats what the profiles say Landlock
 	// cannot allow their agent, for the report.
-	State   []Entry
-	Caveats []Caveat
-	Connect, Bind                    policy.Ports
-	Scope                            policy.Scope
-	Limits                           policy.Limits
-	Env                              policy.EnvFilter
+	State         []Entry
+	Caveats       []Caveat
+	Connect, Bind policy.Ports
+	Scope         policy.Scope
+	Limits        policy.Limits
+	Env           policy.EnvFilter
 	// Profiles names the profiles added, in order.
 	Profiles []string
 	// From says where the section came from, for reports.
