@@ -240,8 +240,13 @@ var geminiSpec = agentSpec{
 	name: "gemini-cli",
 	bin:  "gemini",
 	configure: func(t *testing.T, e *agentEnv, stubURL string) {
+		settings := map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}
+		if server := os.Getenv("MOAT_TEST_MCP_FILESYSTEM"); server != "" {
+			settings["mcpServers"] = map[string]any{"fs": map[string]any{"command": server, "args": []string{e.home}}}
+		}
+		b, _ := json.MarshalIndent(settings, "", "  ")
 		writeFiles(t, e.home, map[string]string{
-			".gemini/settings.json":       `{"security": {"auth": {"selectedType": "gemini-api-key"}}}` + "\n",
+			".gemini/settings.json":       string(b) + "\n",
 			".gemini/trustedFolders.json": fmt.Sprintf("{%q: \"TRUST_FOLDER\"}\n", e.ws),
 		})
 	},
@@ -262,6 +267,9 @@ var geminiSpec = agentSpec{
 	},
 	write: func(path, content string) modelstub.Step {
 		return modelstub.Call("write_file", map[string]any{"file_path": path, "content": content})
+	},
+	mcp: func(tool string, args map[string]any) modelstub.Step {
+		return modelstub.Call("mcp_fs_"+tool, args)
 	},
 }
 
@@ -529,7 +537,7 @@ func testWithMoat(t *testing.T, a agentSpec, bin string, m modeExpect) {
 	if a.mcp == nil {
 		return
 	}
-	if m.mode == "default" {
+	if m.mode == "default" && a.name == claudeSpec.name {
 		// moat adds protection and never removes it: a write that no rule of moat's
 		// matches is still refused by Claude Code's own permission check.
 		if e.exists(e.documents) || !hasDenial(permissionDenials(t, s.stdout), "Write "+e.documents) {
@@ -544,7 +552,7 @@ func testWithMoat(t *testing.T, a agentSpec, bin string, m modeExpect) {
 		if r := s.results[stepMCPNotes]; !strings.Contains(r, "workspace notes for the MCP scenario") {
 			t.Errorf("MCP: the wrapped server did not read the workspace file; the model received %q\n%s", r, s.describe())
 		}
-		if r := s.results[stepMCPKey]; !strings.Contains(r, moatReason) {
+		if r := s.results[stepMCPKey]; m.hookDecides && !strings.Contains(r, moatReason) {
 			t.Errorf("MCP: the model was not told moat's reason for the key; it received %q\n%s", r, s.describe())
 		}
 	}
