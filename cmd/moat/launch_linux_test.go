@@ -27,10 +27,12 @@ import (
 // runSandboxProbe is the sandbox-probe command: it tries one operation and prints "ok"
 // or the errno it failed with, so that a test reads exactly what the kernel answered.
 //
-//	sandbox-probe read PATH | write PATH | connect PORT | connect-mptcp PORT | bind PORT | env NAME
+//	sandbox-probe read PATH | write PATH | append PATH | create PATH | truncate PATH |
+//	              unlink PATH | mkdir PATH | rmdir PATH | rename FROM TO | link FROM TO |
+//	              connect PORT | connect-mptcp PORT | bind PORT | env NAME
 func runSandboxProbe() {
-	if len(os.Args) != 3 {
-		fmt.Println("usage: sandbox-probe read|write|connect|bind|env ARG")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Println("usage: sandbox-probe OP ARG [ARG]")
 		os.Exit(2)
 	}
 	op, arg := os.Args[1], os.Args[2]
@@ -40,6 +42,38 @@ func runSandboxProbe() {
 		_, err = os.ReadFile(arg)
 	case "write":
 		err = os.WriteFile(arg, []byte("probe\n"), 0o644)
+	case "append":
+		var f *os.File
+		if f, err = os.OpenFile(arg, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = f.WriteString("probe\n")
+			f.Close()
+		}
+	case "create":
+		// A new file with content: creating it (MAKE_REG) is not enough, writing it must
+		// work too.
+		var f *os.File
+		if f, err = os.OpenFile(arg, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			_, err = f.WriteString("probe\n")
+			f.Close()
+		}
+	case "truncate":
+		err = unix.Truncate(arg, 0)
+	case "unlink":
+		err = unix.Unlink(arg)
+	case "mkdir":
+		err = unix.Mkdir(arg, 0o755)
+	case "rmdir":
+		err = unix.Rmdir(arg)
+	case "rename", "link":
+		if len(os.Args) != 4 {
+			fmt.Println("usage: sandbox-probe " + op + " FROM TO")
+			os.Exit(2)
+		}
+		if op == "rename" {
+			err = unix.Rename(arg, os.Args[3])
+		} else {
+			err = unix.Link(arg, os.Args[3])
+		}
 	case "connect":
 		var c net.Conn
 		c, err = net.DialTimeout("tcp4", "127.0.0.1:"+arg, 5*time.Second)
