@@ -103,6 +103,10 @@ func TestSandboxErrors(t *testing.T) {
 		{"  limits: {open-files: [1]}\n", `sandbox.limits.open-files must be a number or ` + "`unlimited`"},
 		{"  env: {allow: [\"A-B\"]}\n", `sandbox.env.allow entry "A-B" must be a variable name`},
 		{"  commands: [claude]\n", `unknown key "commands" in sandbox`},
+		{"  state: [~/.x/y/]\n", `unknown key "state" in sandbox`},
+		{"  env: {set: [A]}\n", `sandbox.env.set must be a mapping of variable names to values, not a list`},
+		{"  env: {set: {\"A-B\": x}}\n", `sandbox.env.set key "A-B" must be a variable name`},
+		{"  env: {set: {A_*: x}}\n", `sandbox.env.set key "A_*" must be a variable name`},
 		{"  [1]\n", `sandbox must be a mapping, not a list`},
 	}
 	for _, c := range cases {
@@ -149,6 +153,34 @@ func TestLoadSandboxProfile(t *testing.T) {
 	}
 	if _, err := LoadSandboxProfile("p", []byte("rules: []\n")); err == nil || !strings.Contains(err.Error(), `unknown key "rules" in the profile`) {
 		t.Fatalf("error = %v", err)
+	}
+}
+
+// TestLoadSandboxProfileState: a profile's state lies under its own writable
+// directories of home, as literal paths; caveats are words; env.set a mapping.
+func TestLoadSandboxProfileState(t *testing.T) {
+	s, err := LoadSandboxProfile("p", []byte("write: [\"~/.x/**\"]\nstate: [~/.x/sessions/, ~/.x/id]\ncaveats: [\"x: y\"]\nenv: {set: {X_HOME: ~/.x/db}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.State) != 2 || s.State[0].Pattern != "~/.x/sessions/" || s.State[1].Pattern != "~/.x/id" || s.State[1].Line != 2 {
+		t.Errorf("state = %+v", s.State)
+	}
+	if !reflect.DeepEqual(s.Caveats, []string{"x: y"}) || !reflect.DeepEqual(s.Env.Set, []EnvVar{{"X_HOME", "~/.x/db"}}) {
+		t.Errorf("caveats = %q, env.set = %v", s.Caveats, s.Env.Set)
+	}
+	cases := []struct{ profile, want string }{
+		{"write: [\"~/.x/**\"]\nstate: [~/.y/z/]\n", `p:2:9: state path "~/.y/z/" is beneath none of the profile's writable directories of home`},
+		{"write: [\"~/.x/**\"]\nstate: [~/.x]\n", `state path "~/.x" is beneath none`},
+		{"write: [\"~/.x/**\"]\nstate: [/etc/x]\n", `p:2:9: state path "/etc/x" must be a path under ~/`},
+		{"write: [\"~/.x/**\"]\nstate: [\"~/.x/*/\"]\n", `state path "~/.x/*/" must be a literal path`},
+		{"write: [\"~/.x/**\"]\nstate: [~/.x/../.ssh/]\n", `state path "~/.x/../.ssh/" must be a literal path, without patterns or ..`},
+		{"caveats: [{a: b}]\n", `caveats entry must be a string`},
+	}
+	for _, c := range cases {
+		if _, err := LoadSandboxProfile("p", []byte(c.profile)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("profile %q: error %v, want it to contain %q", c.profile, err, c.want)
+		}
 	}
 }
 

@@ -282,3 +282,108 @@ func TestAccessString(t *testing.T) {
 		t.Error("a write grant may create device nodes")
 	}
 }
+
+// TestBuildAgentState: the codex profile's state is created before the carving, so it
+// gets full rules of its own, while ~/.codex, which holds the protected config.toml and
+// hooks.json, keeps reading and lock directories only.
+func TestBuildAgentState(t *testing.T) {
+	home := tree(t, ".codex/config.toml", ".codex/hooks.json", ".codex/auth.json")
+	s := section(t, "", "codex")
+	o := Options{
+		Section: s, Host: pathset.Host{Home: home}, Workspace: []string{tree(t, "a")},
+		Environ: []string{"PATH=/bin"}, ABI: 7, Errata: 7, CreateDirs: true,
+		UserTasks: func() (uint64, error) { return 5, nil },
+	}
+	p, err := Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]string{}
+	for _, r := range p.Rules {
+		rules[r.Path] = r.Access.String()
+	}
+	codex := filepath.Join(home, ".codex")
+	for path, want := range map[string]string{
+		codex:                                       "rl---cd--",
+		filepath.Join(codex, "sessions"):            "rl-wtcdm-",
+		filepath.Join(codex, "sqlite"):              "rl-wtcdm-",
+		filepath.Join(codex, "installation_id"):     "r--wt----",
+		filepath.Join(codex, "auth.json"):           "r--wt----",
+		filepath.Join(codex, "thread-writer-locks"): "rl-wtcdm-",
+	} {
+		if rules[path] != want {
+			t.Errorf("rule for %s = %q, want %q", path, rules[path], want)
+		}
+	}
+	for _, f := range []string{"config.toml", "hooks.json"} {
+		if r, ok := rules[filepath.Join(codex, f)]; ok {
+			t.Errorf("the protected %s has a rule of its own: %s", f, r)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(codex, "sessions")); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("~/.codex/sessions: %v, %v", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Join(codex, "installation_id")); err != nil || !fi.Mode().IsRegular() || fi.Size() != 0 || fi.Mode().Perm() != 0o600 {
+		t.Errorf("~/.codex/installation_id: %v, %v", fi, err)
+	}
+	sqlite := "CODEX_SQLITE_HOME=" + filepath.Join(codex, "sqlite")
+	if !slices.Contains(p.Env, sqlite) || !slices.Equal(p.Set, []string{sqlite}) {
+		t.Errorf("env = %v, set = %v", p.Env, p.Set)
+	}
+	var report bytes.Buffer
+	p.WriteReport(&report)
+	for _, want := range []string{noteTitles[NoteCaveat], "CODEX_SQLITE_HOME", "set: " + sqlite} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("the report does not say %q:\n%s", want, report.String())
+		}
+	}
+
+	// The user's own value wins.
+	o.Environ = []string{"PATH=/bin", "CODEX_SQLITE_HOME=/elsewhere"}
+	if p, err = Build(o); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Env, "CODEX_SQLITE_HOME=/elsewhere") || len(p.Set) != 0 {
+		t.Errorf("with the variable set: env = %v, set = %v", p.Env, p.Set)
+	}
+}
+
+// TestBuildAbsentProtected: a protected file that does not exist where a process inside
+// may create files is not protected by Landlock, and the report says so; in a directory
+// closed to new files (one holding another protected file) it is not reported.
+func TestBuildAbsentProtected(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  bool
+	}{
+		{"nothing protected in ~/.codex yet", []string{".codex/"}, true},
+		{"~/.codex closed to new files by hooks.json", []string{".codex/hooks.json"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := tree(t, c.files...)
+			p, err := Build(Options{
+				Section: section(t, "", "codex"), Host: pathset.Host{Home: home}, Workspace: []string{tree(t, "a")},
+				ABI: 7, Errata: 7, UserTasks: func() (uint64, error) { return 5, nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			config := filepath.Join(home, ".codex", "config.toml")
+			var absent, state bool
+			for _, n := range p.Notes {
+				absent = absent || n.Kind == NoteAbsent && n.Pattern == config
+				state = state || n.Kind == NoteState && n.Pattern == filepath.Join(home, ".codex", "sessions")
+			}
+			if absent != c.want {
+				t.Errorf("absent %s reported: %v, want %v (notes %+v)", config, absent, c.want, p.Notes)
+			}
+			if !state {
+				t.Error("a dry run does not say that the launch creates ~/.codex/sessions")
+			}
+			if _, err := os.Stat(filepath.Join(home, ".codex", "sessions")); err == nil {
+				t.Error("a plan without CreateDirs created the state")
+			}
+		})
+	}
+}
