@@ -310,6 +310,8 @@ env_key = "MOAT_TEST_STUB_KEY"
 		b.WriteString("*** End Patch\n")
 		return modelstub.Call("apply_patch", map[string]any{modelstub.ScriptInput: b.String()})
 	},
+	// No MCP scenario: Codex 0.169.0 defers MCP tools behind its tool_search tool (even
+	// with [features] tool_search = false), so a scripted direct call is "unsupported".
 }
 
 // script is the session every run replays: one step per scenario, then "done".
@@ -525,6 +527,10 @@ func testWithMoat(t *testing.T, a agentSpec, bin string, m modeExpect) {
 		t.Errorf("the fake key reached the model endpoint\n%s", s.describe())
 	}
 	if m.hookDecides {
+		// The refusal the model saw is one the user can look up.
+		if log := e.auditLog(); !strings.Contains(log, `"rule":"deny-secret-exfiltration"`) {
+			t.Errorf("the audit log has no record of the exfiltration's deny:\n%s", log)
+		}
 		for _, step := range []int{stepDestroy, stepExfil} {
 			if r, ok := s.results[step]; !ok || !strings.Contains(r, moatReason) {
 				t.Errorf("step %d: the model was not told moat's reason; it received %q\n%s", step, r, s.describe())
