@@ -167,8 +167,8 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 		// One tool call may stand for several (an apply_patch over several files): the
 		// strictest decision answers for all of them.
 		var worst call.Decision
-		decided := make([]call.Decision, 0, len(ev.ToolCalls()))
 		calls := ev.ToolCalls()
+		decided := make([]call.Decision, 0, len(calls))
 		for i, c := range calls {
 			if c.Cwd == "" {
 				// The event named no directory (Windsurf's file events): the hook runs in
