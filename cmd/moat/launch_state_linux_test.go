@@ -1,11 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
@@ -164,4 +174,114 @@ func shellQuote(args []string) string {
 		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(q, " ")
+}
+
+// TestLaunchRealAgents runs the real Claude Code, Gemini CLI and Codex under moat launch
+// with their profiles, in a throwaway home whose settings files hold hooks as after moat
+// setup: each must start, and run headless against a loopback model endpoint that
+// refuses every request (401), writing its session state on the way. MOAT_TEST_AGENT_CLIS
+// names a directory holding the three programs (node_modules/.bin of the pinned npm
+// packages).
+func TestLaunchRealAgents(t *testing.T) {
+	requireLandlock(t)
+	dir := os.Getenv("MOAT_TEST_AGENT_CLIS")
+	if dir == "" {
+		t.Skip("skipped: MOAT_TEST_AGENT_CLIS is not set (a directory holding claude, gemini and codex)")
+	}
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key","code":401,"status":"UNAUTHENTICATED"}}`)
+	}))
+	defer refuse.Close()
+	port := refuse.Listener.Addr().(*net.TCPAddr).Port
+	for _, a := range []struct {
+		program, profile, settings string
+		env                        []string
+		files                      map[string]string // more files of home, as a user who ran the agent before has
+		args                       []string
+		state                      string // a directory of home the run must leave a file in
+	}{
+		{
+			program: "claude", profile: "claude-code", settings: ".claude/settings.json",
+			env:   []string{"ANTHROPIC_BASE_URL=" + refuse.URL, "ANTHROPIC_API_KEY=sk-ant-fake", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1"},
+			args:  []string{"-p", "hello", "--output-format", "json"},
+			state: ".claude/projects",
+		},
+		{
+			program: "gemini", profile: "gemini-cli", settings: ".gemini/settings.json",
+			env: []string{"GOOGLE_GEMINI_BASE_URL=" + refuse.URL, "GEMINI_API_KEY=fake"},
+			// Gemini CLI cannot register a new workspace inside (see its profile's
+			// caveats): this one was registered by an earlier run outside.
+			files: map[string]string{".gemini/projects.json": `{"projects":{"WS":"ws"}}`, ".gemini/tmp/ws/.project_root": "WS", ".gemini/history/ws/.project_root": "WS", ".gemini/trustedFolders.json": `{"WS":"TRUST_FOLDER"}`},
+			args:  []string{"-p", "hello"},
+			state: ".gemini/tmp/ws/chats",
+		},
+		{
+			program: "codex", profile: "codex", settings: ".codex/hooks.json",
+			env:   []string{"OPENAI_API_KEY=sk-fake"},
+			files: map[string]string{".codex/config.toml": "model = \"gpt-5\"\nmodel_provider = \"loop\"\n[model_providers.loop]\nname = \"loop\"\nbase_url = \"" + refuse.URL + "/v1\"\nwire_api = \"responses\"\nrequest_max_retries = 0\nstream_max_retries = 0\n"},
+			args:  []string{"exec", "--skip-git-repo-check", "hello"},
+			state: ".codex/sessions",
+		},
+	} {
+		t.Run(a.program, func(t *testing.T) {
+			bin := filepath.Join(dir, a.program)
+			if _, err := os.Stat(bin); err != nil {
+				t.Fatalf("MOAT_TEST_AGENT_CLIS: %v", err)
+			}
+			e := newLaunchEnv(t, "")
+			// moat's default sandbox as a user has it, with the endpoint's port: the
+			// agents' packages, like the test's directories, are under /tmp ($temp).
+			mustWrite(t, e.policy, fmt.Sprintf("version: 1\nsandbox:\n  connect: [%d]\n", port))
+			settings := filepath.Join(e.home, a.settings)
+			content := hookedSettings
+			if a.program == "gemini" {
+				content = `{"security":{"auth":{"selectedType":"gemini-api-key"}},"hooks":{}}` + "\n"
+			}
+			mustWrite(t, settings, content)
+			for f, data := range a.files {
+				mustWrite(t, filepath.Join(e.home, f), strings.ReplaceAll(data, "WS", e.ws))
+			}
+			// The throwaway home lies in /tmp, whose denied and protected files close /tmp
+			// itself to new entries: the agents' temporary files go to a directory of
+			// their own, as they would in a real /tmp.
+			tmp := filepath.Join(t.TempDir(), "tmp")
+			if err := os.Mkdir(tmp, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			e.env = append(append(e.env, "TMPDIR="+tmp), a.env...)
+
+			out, stderr, code := e.launch(t, "--profile", a.profile, "--", bin, "--version")
+			if code != 0 || !regexp.MustCompile(`\d+\.\d+\.\d+`).MatchString(out) {
+				t.Fatalf("%s --version under moat launch: exit %d\nstdout: %s\nstderr: %s", a.program, code, out, stderr)
+			}
+			t.Logf("%s %s", a.program, strings.TrimSpace(out))
+
+			// Claude Code keeps retrying a refused request: a run that has not ended after a
+			// while is stopped, and what it wrote by then is what is checked.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, moatBinary(t), append([]string{"launch", "--policy", e.policy, "--profile", a.profile, "--", bin}, a.args...)...)
+			cmd.Dir, cmd.Env, cmd.Stdin = e.ws, e.env, strings.NewReader("")
+			combined, err := cmd.CombinedOutput()
+			t.Logf("%s headless: %v (%v)", a.program, err, ctx.Err())
+			if bytes.Contains(combined, []byte("EACCES")) || bytes.Contains(combined, []byte("Permission denied")) {
+				t.Errorf("%s met a permission error:\n%s", a.program, combined)
+			}
+			var written []string
+			filepath.WalkDir(filepath.Join(e.home, a.state), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					written = append(written, p)
+				}
+				return nil
+			})
+			if len(written) == 0 {
+				t.Errorf("%s wrote no state under ~/%s:\n%s", a.program, a.state, combined)
+			}
+			if data, err := os.ReadFile(settings); err != nil || string(data) != content {
+				t.Errorf("%s after the launch: %q, %v", settings, data, err)
+			}
+		})
+	}
 }
