@@ -21,6 +21,7 @@ import (
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/proc"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -185,6 +186,12 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 				worst = d
 			}
 		}
+		if worst.Verdict == call.Ask && ev.Unattended == "" {
+			// Only an ask needs to know who is there; the process tree is read for it alone.
+			if h, ok := ad.(headlessAgent); ok {
+				ev.Unattended = h.Headless(proc.Ancestors(4))
+			}
+		}
 		ans := hookAnswer(p, worst)
 		ans.Notice = notice
 		// What the agent is told may differ from what the policy said (an allow it is
@@ -205,6 +212,12 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 		return ad.Render(ev, ans)
 	}
 	return fail("moat does not handle this event", failOpen)
+}
+
+// headlessAgent is an agent whose hook events do not say whether anyone is there to
+// answer an ask, but whose process does (Gemini CLI).
+type headlessAgent interface {
+	Headless(ancestors []proc.Info) string
 }
 
 // hookAnswer is the answer to a tool event that the policy decided d. A call the policy

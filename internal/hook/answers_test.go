@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/proc"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden answers in testdata/answers")
@@ -122,6 +123,59 @@ func checkAnswer(t *testing.T, ad Adapter, ev Event, a Answer, out Output) {
 	if a.Verdict == call.Ask && strings.Contains(stdout, `"ask"`) {
 		if ok, _ := ad.AskHolds(ev); !ok || ev.Unattended != "" {
 			t.Errorf("%s %s (mode %q): an ask sent where it does not hold: %s", ad.Agent(), ev.Name, ev.Mode, stdout)
+		}
+	}
+}
+
+func TestNonInteractive(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, ""},
+		{map[string]string{"CI": "true"}, "this is a non-interactive run (CI is set)"},
+		{map[string]string{"CI": "1"}, "this is a non-interactive run (CI is set)"},
+		{map[string]string{"CI": "false"}, ""},
+		{map[string]string{"GITHUB_ACTIONS": "true"}, "this is a non-interactive run (GITHUB_ACTIONS is set)"},
+		{map[string]string{"MOAT_NONINTERACTIVE": "1"}, "MOAT_NONINTERACTIVE is set: nobody is there to answer"},
+		{map[string]string{"MOAT_NONINTERACTIVE": "TRUE"}, "MOAT_NONINTERACTIVE is set: nobody is there to answer"},
+		{map[string]string{"MOAT_NONINTERACTIVE": "0", "CI": "true"}, ""},
+	}
+	for _, tt := range tests {
+		if got := NonInteractive(func(k string) string { return tt.env[k] }); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}
+
+// TestGeminiHeadless: a Gemini CLI above the hook runs headless as Gemini itself decides
+// it: -p/--prompt, or no terminal on its standard input or output.
+func TestGeminiHeadless(t *testing.T) {
+	shell := proc.Info{Args: []string{"/bin/bash", "-c", "moat hook gemini-cli"}}
+	gemini := func(stdin, stdout bool, args ...string) proc.Info {
+		return proc.Info{Args: append([]string{"node", "/usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js"}, args...), StdinTTY: stdin, StdoutTTY: stdout}
+	}
+	tests := []struct {
+		name      string
+		ancestors []proc.Info
+		headless  bool
+	}{
+		{"interactive, in a terminal", []proc.Info{shell, gemini(true, true)}, false},
+		{"interactive with a first prompt", []proc.Info{shell, gemini(true, true, "-i", "fix the build")}, false},
+		{"-p in a terminal", []proc.Info{shell, gemini(true, true, "-p", "fix the build")}, true},
+		{"--prompt=", []proc.Info{gemini(true, true, "--prompt=fix")}, true},
+		{"--prompt", []proc.Info{shell, gemini(true, true, "--yolo", "--prompt", "x")}, true},
+		{"output piped", []proc.Info{shell, gemini(true, false)}, true},
+		{"input piped", []proc.Info{shell, gemini(false, true)}, true},
+		{"the gemini command itself", []proc.Info{{Args: []string{"/usr/local/bin/gemini", "-p", "x"}, StdinTTY: true, StdoutTTY: true}}, true},
+		{"no Gemini CLI above", []proc.Info{shell, {Args: []string{"go", "test"}}}, false},
+		{"-p of another program does not count", []proc.Info{{Args: []string{"python3", "-p", "x"}}}, false},
+		{"nothing known", nil, false},
+	}
+	for _, tt := range tests {
+		got := geminiCLI{}.Headless(tt.ancestors)
+		if (got != "") != tt.headless {
+			t.Errorf("%s: Headless = %q, want headless %v", tt.name, got, tt.headless)
 		}
 	}
 }

@@ -1,7 +1,12 @@
 package hook
 
 import (
+	"path/filepath"
+	"slices"
+	"strings"
+
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/proc"
 )
 
 // geminiCLI speaks Gemini CLI's command hooks: BeforeTool, AfterTool and BeforeAgent
@@ -51,9 +56,39 @@ func (geminiCLI) Parse(payload []byte, getenv func(string) string) (Event, error
 }
 
 // AskHolds: Gemini CLI puts a hook's ask to the user even in its yolo mode. Run headless
-// (-p) it waits for an answer that never comes; its payload does not say so, which is
-// why a non-interactive run is told by the environment (see the hook command).
+// it leaves the call pending and tells the model nothing; its payload does not say
+// which it is, so the hook command asks Headless, and the environment (NonInteractive).
 func (geminiCLI) AskHolds(Event) (bool, string) { return true, "" }
+
+// Headless reports why the Gemini CLI among a hook's ancestors runs without anyone to
+// answer, or "" when it does not or no Gemini CLI is found. Gemini decides it so itself:
+// headless with -p/--prompt, or when its standard input or output is not a terminal
+// (CI=true, which it also honours, reaches the hook as its environment).
+func (geminiCLI) Headless(ancestors []proc.Info) string {
+	for _, p := range ancestors {
+		script := slices.IndexFunc(p.Args, isGeminiScript)
+		if script < 0 {
+			continue
+		}
+		args := p.Args[script+1:]
+		switch {
+		case slices.ContainsFunc(args, func(a string) bool {
+			return a == "-p" || a == "--prompt" || strings.HasPrefix(a, "--prompt=")
+		}):
+			return "Gemini CLI runs headless (-p), where it leaves an ask unanswered"
+		case !p.StdinTTY || !p.StdoutTTY:
+			return "Gemini CLI runs without a terminal, where it leaves an ask unanswered"
+		}
+		return ""
+	}
+	return ""
+}
+
+// isGeminiScript reports whether a command-line argument is Gemini CLI's program: the
+// gemini command, or the script of the @google/gemini-cli package that node runs.
+func isGeminiScript(arg string) bool {
+	return filepath.Base(arg) == "gemini" || strings.Contains(arg, "/gemini-cli/")
+}
 
 func (g geminiCLI) Render(ev Event, a Answer) Output {
 	switch ev.Kind {

@@ -361,9 +361,11 @@ func NonInteractive(getenv func(string) string) string {
 	case "0", "false", "no":
 		return ""
 	}
-	switch strings.ToLower(getenv(EnvCI)) {
-	case "1", "true", "yes":
-		return "this is a non-interactive run (CI is set)"
+	for _, name := range []string{EnvCI, "GITHUB_ACTIONS"} {
+		switch strings.ToLower(getenv(name)) {
+		case "1", "true", "yes":
+			return "this is a non-interactive run (" + name + " is set)"
+		}
 	}
 	return ""
 }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package proc
+
+// Ancestors returns nothing where there is no /proc to read: callers then know only what
+// the environment says.
+func Ancestors(n int) []Info { return nil }
