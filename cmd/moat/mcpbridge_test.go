@@ -127,6 +127,12 @@ func TestMCPBridgeHTTP(t *testing.T) {
 				t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 			}
 			defer session.Close()
+			// Before any listing: moat lists the tools itself, and refuses the
+			// poisoned one.
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "weather"})
+			if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "mcp.tool-poisoning") {
+				t.Errorf("the poisoned tool, called without listing: %+v, %v\nstderr: %s", res, err, stderr.String())
+			}
 			tools, err := session.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatalf("tools/list: %v\nstderr: %s", err, stderr.String())
@@ -138,7 +144,7 @@ func TestMCPBridgeHTTP(t *testing.T) {
 			if got := strings.Join(names, ","); got != "delete_everything,echo,slow" {
 				t.Errorf("tools listed: %s (the poisoned weather must be hidden)", got)
 			}
-			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+			res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
 			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hi" {
 				t.Errorf("echo: %+v, %v\nstderr: %s", res, err, stderr.String())
 			}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -292,15 +293,28 @@ func TestVetStdioSilentServer(t *testing.T) {
 	start := time.Now()
 	go io.WriteString(clientW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`+"\n"+
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_all"}}`+"\n")
-	var got []string
-	buf := make([]byte, 1<<16)
-	for len(got) < 2 {
-		n, err := outR.Read(buf)
-		if err != nil {
-			t.Fatalf("reading: %v (got %q)", err, got)
+	lines := make(chan string)
+	go func() {
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- strings.TrimSpace(line)
 		}
-		for _, line := range strings.Split(strings.TrimSpace(string(buf[:n])), "\n") {
+	}()
+	var got []string
+	for len(got) < 2 {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("the output ended; got %q", got)
+			}
 			got = append(got, line)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no refusal within 5s; got %q", got)
 		}
 	}
 	if took := time.Since(start); took > 3*time.Second {
@@ -311,4 +325,53 @@ func TestVetStdioSilentServer(t *testing.T) {
 	}
 	clientW.Close()
 	<-done
+}
+
+// FuzzVetList answers moat's own tools/list with arbitrary results: the answer never
+// reaches the client, nothing panics, and the call is relayed only when the result
+// lists its tool and the scanner finds nothing wrong with it.
+func FuzzVetList(f *testing.F) {
+	for _, tools := range [][]string{
+		toolsNamed("echo"), toolsNamed("add", "echo"), {cleanTool, poisonedTool},
+		{strings.Replace(poisonedTool, `"weather"`, `"echo"`, 1)}, {`{"name":"echo","name":"x"}`}, {`{"NAME":"echo"}`},
+	} {
+		f.Add(`{"tools":[` + strings.Join(tools, ",") + `]}`)
+	}
+	f.Add(`{"tools":[{"name":"echo"}],"nextCursor":"again"}`)
+	f.Add(`{"tools":null}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, result string) {
+		p := &Proxy{Server: "srv", Decide: (&denyTools{}).decide, Log: io.Discard, VetTimeout: time.Second}
+		p.Send = func(_ context.Context, request []byte) error {
+			f, err := jsonrpc.Parse(request)
+			if err != nil {
+				t.Fatalf("moat's request does not parse: %v", err)
+			}
+			relay, answers := p.FromServer([]byte(`{"jsonrpc":"2.0","id":` + string(f.Messages[0].ID) + `,"result":` + result + `}`))
+			if relay != nil || answers != nil {
+				t.Fatalf("the answer to moat's list reached the client: %s %q", relay, answers)
+			}
+			return nil
+		}
+		relay, _ := callTool(p, 1, "echo")
+		if relay == nil {
+			return
+		}
+		tools, err := toolscan.ParseList([]byte(result))
+		if err != nil {
+			t.Fatalf("relayed after a list moat cannot read: %v", err)
+		}
+		listed := false
+		for _, tl := range tools {
+			listed = listed || tl.Name == "echo"
+		}
+		for _, fd := range toolscan.Inspect("srv", tools, nil) {
+			if fd.Tool == "echo" {
+				t.Fatalf("relayed a call of a tool with findings: %+v", fd)
+			}
+		}
+		if !listed {
+			t.Fatal("relayed a call of a tool the list does not hold")
+		}
+	})
 }

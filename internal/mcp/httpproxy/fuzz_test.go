@@ -72,6 +72,9 @@ func FuzzPost(f *testing.F) {
 		{deleteCall, "tools/call", "echo"},
 		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}},{"jsonrpc":"2.0","id":"1","method":"tools/call","params":{"name":"delete_x"}}]`, "", ""},
 		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, "", ""},
+		// A list and a call pipelined in one batch, and a client whose id looks like moat's.
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}]`, "", ""},
+		{`{"jsonrpc":"2.0","id":"moat-0-1","method":"tools/call","params":{"name":"echo"}}`, "tools/call", "echo"},
 		{"{\n\"jsonrpc\":\"2.0\",\"id\":\"a\\u0031\",\"method\":\"resources/read\",\"params\":{\"uri\":\"file:///x\"}}", "resources/read", "file:///x"},
 	} {
 		f.Add(seed.body, seed.method, seed.name)
