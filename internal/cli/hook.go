@@ -52,7 +52,7 @@ allow lists and modes) decides as it would without moat; with 'hooks: {allow: ex
 in the policy, a call an allow rule matched is answered allow (which skips the agent's
 prompt). A deny is the agent's deny, with the reason. An ask is sent only where the agent
 is known to put it to the user; everywhere else, and in a non-interactive run (CI=true,
-MOAT_NONINTERACTIVE=1, or 'hooks: {ask: deny}'), it is a deny that says how to allow
+GITHUB_ACTIONS=true, MOAT_NONINTERACTIVE=1, or 'hooks: {ask: deny}'), it is a deny that says how to allow
 the call. MOAT_NONINTERACTIVE=0 says a person is there even when CI is set.
 
   claude-code  PreToolUse for every tool: deny, or ask in the default and plan modes
@@ -67,9 +67,9 @@ the call. MOAT_NONINTERACTIVE=0 says a person is there even when CI is set.
                pre_user_prompt: exit 2 with the reason blocks; ask is a block that says how
                to allow the call.
   gemini-cli   BeforeTool (decision deny or ask), AfterTool (output read as for Claude
-               Code) and BeforeAgent (the prompt). Headless Gemini CLI waits for an ask
-               forever: it passes its environment to hooks, so set CI=true or
-               MOAT_NONINTERACTIVE=1 for gemini -p.
+               Code) and BeforeAgent (the prompt). Headless Gemini CLI leaves an ask
+               pending, so there an ask is a deny; moat finds it headless as Gemini does
+               (-p, no terminal, CI), reading Gemini's process on Linux.
   codex        PreToolUse for Bash, mcp__server__tool and apply_patch, split into one
                write, edit or delete per file; ask is a deny that says approval is needed
                (Codex cannot ask); UserPromptSubmit.
