@@ -415,7 +415,13 @@ func jsonRune(s string) (rune, int, bool) {
 // Quote writes s as a double-quoted string that is valid JSON and valid TOML alike:
 // quotes, backslashes and control characters are escaped and nothing else, so that the
 // paths and names moat writes stay readable.
-func Quote(s string) string {
+func Quote(s string) string { return quote(s, true) }
+
+// QuoteJSON writes s as a double-quoted JSON string the way serde_json does, which is
+// what Codex hashes: like Quote, but DEL (0x7f), which JSON allows bare, is left as it is.
+func QuoteJSON(s string) string { return quote(s, false) }
+
+func quote(s string, escapeDEL bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
@@ -435,7 +441,7 @@ func Quote(s string) string {
 		case '\t':
 			b.WriteString(`\t`)
 		default:
-			if c < 0x20 || c == 0x7f {
+			if c < 0x20 || c == 0x7f && escapeDEL {
 				const hex = "0123456789abcdef"
 				b.WriteString(`\u00`)
 				b.WriteByte(hex[c>>4])

@@ -115,3 +115,21 @@ func checkKeys(t *testing.T, text string, v *Value) {
 		checkKeys(t, text, e)
 	}
 }
+
+// TestQuoteJSON: serde_json's form, which Codex hashes, differs from Quote only in DEL,
+// which JSON allows bare and TOML does not.
+func TestQuoteJSON(t *testing.T) {
+	for _, tt := range []struct{ in, quote, quoteJSON string }{
+		{"a\"b\\c", `"a\"b\\c"`, `"a\"b\\c"`},
+		{"tab\there\n", `"tab\there\n"`, `"tab\there\n"`},
+		{"\x01<&>\u2028", `"\u0001<&>` + "\u2028" + `"`, `"\u0001<&>` + "\u2028" + `"`},
+		{"del\x7f", `"del\u007f"`, "\"del\x7f\""},
+	} {
+		if got := Quote(tt.in); got != tt.quote {
+			t.Errorf("Quote(%q) = %s, want %s", tt.in, got, tt.quote)
+		}
+		if got := QuoteJSON(tt.in); got != tt.quoteJSON {
+			t.Errorf("QuoteJSON(%q) = %s, want %s", tt.in, got, tt.quoteJSON)
+		}
+	}
+}

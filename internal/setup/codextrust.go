@@ -140,61 +140,25 @@ func codexHookHash(label string, matcher *string, h codexHandler) string {
 	}
 	var b strings.Builder
 	b.WriteString(`{"event_name":`)
-	b.WriteString(canonicalString(label))
+	b.WriteString(jsonc.QuoteJSON(label))
 	b.WriteString(`,"hooks":[{"async":`)
 	b.WriteString(strconv.FormatBool(h.Async))
 	b.WriteString(`,"command":`)
-	b.WriteString(canonicalString(h.Command))
+	b.WriteString(jsonc.QuoteJSON(h.Command))
 	if h.StatusMessage != nil {
 		b.WriteString(`,"statusMessage":`)
-		b.WriteString(canonicalString(*h.StatusMessage))
+		b.WriteString(jsonc.QuoteJSON(*h.StatusMessage))
 	}
 	b.WriteString(`,"timeout":`)
 	b.WriteString(strconv.FormatUint(timeout, 10))
 	b.WriteString(`,"type":"command"}]`)
 	if matcher != nil {
 		b.WriteString(`,"matcher":`)
-		b.WriteString(canonicalString(*matcher))
+		b.WriteString(jsonc.QuoteJSON(*matcher))
 	}
 	b.WriteString("}")
 	sum := sha256.Sum256([]byte(b.String()))
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// canonicalString writes s as serde_json does, which Codex hashes: only quotes,
-// backslashes and control characters are escaped (Go's encoding/json would also escape
-// <, >, &, U+2028 and U+2029, and change the hash).
-func canonicalString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				const digits = "0123456789abcdef"
-				b.WriteString(`\u00`)
-				b.WriteByte(digits[c>>4])
-				b.WriteByte(digits[c&0xf])
-				continue
-			}
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // CodexHookState is what a Codex config.toml records about one hook.
