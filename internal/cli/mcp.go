@@ -165,13 +165,17 @@ before the server starts.`,
 				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
 				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools, VetTimeout: listTimeout,
 				Decide: func(ctx context.Context, c call.Call) call.Decision {
-					c.Agent = ag
+					if ag != "" {
+						c.Agent = ag // else the agent the client's clientInfo names, if any
+					}
 					d := l.engine.Evaluate(ctx, c)
 					a.recordOrWarn(l, "mcp "+c.MCP.String(), c, d)
 					return d
 				},
 				Record: func(kind mcp.RecordKind, c call.Call, d call.Decision) {
-					c.Agent = ag
+					if ag != "" {
+						c.Agent = ag
+					}
 					event := "mcp " + c.MCP.String() // a call, as Decide records it
 					if kind != mcp.RecordCall {
 						event = "mcp " + string(kind) + " " + c.MCP.String()

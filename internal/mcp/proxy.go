@@ -90,6 +90,8 @@ type Conn struct {
 	mu      sync.Mutex
 	pending map[string]pendingRequest
 	own     Tools
+	// client is the agent behind the client, as its clientInfo names it.
+	client call.Agent
 }
 
 // tools returns the tools vetted for the client of conn.
@@ -317,14 +319,18 @@ func shortID(id json.RawMessage) string {
 // decide returns moat's answer to m when moat answers it in the server's place, or nil
 // when m goes on to the server; and the call m was decided as, if it was.
 func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.Message) ([]byte, *call.Call) {
-	if m.Kind != jsonrpc.Request || !Decided(m.Method) {
+	if m.Kind != jsonrpc.Request {
+		return nil, nil
+	}
+	conn.learnClient(m)
+	if !Decided(m.Method) {
 		return nil, nil
 	}
 	c, err := CallOf(p.Server, m.Method, m.Params)
 	if err != nil {
 		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil)), nil
 	}
-	c.Cwd, c.Project = p.Cwd, p.Project
+	c.Cwd, c.Project, c.Agent = p.Cwd, p.Project, conn.agent()
 	var d call.Decision
 	var reason string
 	if m.Method == MethodToolsCall {

@@ -30,7 +30,7 @@ func (p *Proxy) readToolList(conn *Conn, m jsonrpc.Message, r pendingRequest) []
 		fmt.Fprintf(p.Log, "moat: refused the tool list of %s: %v\n", p.Server, err)
 		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InternalError, "moat could not read the server's tool list: "+err.Error(), nil))
 	}
-	drop := p.inspectTools(tools)
+	drop := p.inspectTools(conn, tools)
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name
@@ -53,7 +53,7 @@ func (p *Proxy) readToolList(conn *Conn, m jsonrpc.Message, r pendingRequest) []
 // and, with Pins, the changes since each tool was pinned (new tools are pinned). It
 // returns the tools to take out of the list, which are hidden from then on, each
 // recorded with its reason.
-func (p *Proxy) inspectTools(tools []toolscan.Tool) map[string]bool {
+func (p *Proxy) inspectTools(conn *Conn, tools []toolscan.Tool) map[string]bool {
 	reasons := map[string][]call.Finding{}
 	for _, f := range toolscan.Inspect(p.Server, tools, nil) {
 		reasons[f.Tool] = append(reasons[f.Tool], f.Finding)
@@ -70,7 +70,7 @@ func (p *Proxy) inspectTools(tools []toolscan.Tool) map[string]bool {
 			fmt.Fprintf(p.Log, "moat: saving the pins of %s: %v\n", p.Server, err)
 		}
 		if p.warnChanged() {
-			p.warnOfChanges(changed)
+			p.warnOfChanges(conn, changed)
 		} else {
 			for _, c := range changed {
 				reasons[c.Tool] = append(reasons[c.Tool], c.Finding(p.Server))
@@ -97,15 +97,16 @@ func (p *Proxy) inspectTools(tools []toolscan.Tool) map[string]bool {
 	for _, name := range slices.Sorted(maps.Keys(why)) {
 		fmt.Fprintf(p.Log, "moat: %s\n", why[name])
 		if p.Record != nil {
-			p.Record(RecordList, p.toolCall(name), call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: why[name], Findings: reasons[name]})
+			p.Record(RecordList, p.toolCall(conn, name), call.Decision{Verdict: call.Deny, Rule: "mcp-tool-list", Reason: why[name], Findings: reasons[name]})
 		}
 	}
 	return drop
 }
 
-// toolCall is the call that records about a tool of the server are about.
-func (p *Proxy) toolCall(tool string) call.Call {
-	return call.Call{Class: call.MCP, Tool: "mcp__" + p.Server + "__" + tool, MCP: &call.MCPTarget{Server: p.Server, Tool: tool}, Cwd: p.Cwd, Project: p.Project}
+// toolCall is the call that records about a tool of the server are about, for the
+// client of conn.
+func (p *Proxy) toolCall(conn *Conn, tool string) call.Call {
+	return call.Call{Class: call.MCP, Agent: conn.agent(), Tool: "mcp__" + p.Server + "__" + tool, MCP: &call.MCPTarget{Server: p.Server, Tool: tool}, Cwd: p.Cwd, Project: p.Project}
 }
 
 // hiddenReason says why a tool was taken out of the list, and how the user can bring a
@@ -150,13 +151,13 @@ func (p *Proxy) warnChanged() bool { return p.ChangedTools == policy.ChangedTool
 // warnOfChanges reports tools whose definitions changed since they were pinned, when the
 // policy keeps them listed: the pins are left as they were, so the warning comes back at
 // every listing until the user accepts the change.
-func (p *Proxy) warnOfChanges(changed []toolscan.Change) {
+func (p *Proxy) warnOfChanges(conn *Conn, changed []toolscan.Change) {
 	for _, c := range changed {
 		f := c.Finding(p.Server)
 		why := scan.Redact(fmt.Sprintf("the tool %s of the MCP server %s changed since it was pinned (%s); it stays listed because the policy says mcp.changed_tools: warn; after reviewing the new definition, accept it with `moat mcp pin --accept %s`", c.Tool, p.Server, f.Evidence, p.Server))
 		fmt.Fprintf(p.Log, "moat: warning: %s\n", why)
 		if p.Record != nil {
-			p.Record(RecordList, p.toolCall(c.Tool), call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
+			p.Record(RecordList, p.toolCall(conn, c.Tool), call.Decision{Verdict: call.Audit, Rule: "mcp-tool-list", Reason: why, Findings: []call.Finding{f}})
 		}
 	}
 }

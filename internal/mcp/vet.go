@@ -105,7 +105,7 @@ func (p *Proxy) vetCall(ctx context.Context, conn *Conn, send Sender, m jsonrpc.
 	if err != nil {
 		return scan.Redact(fmt.Sprintf("moat could not list the tools of the MCP server %s to vet %s before relaying a call to it, so the call is refused: %v", p.Server, tool, err))
 	}
-	p.inspectTools(listed)
+	p.inspectTools(conn, listed)
 	names := make([]string, len(listed))
 	for i, t := range listed {
 		names[i] = t.Name
