@@ -177,7 +177,7 @@ const (
 	stepPersist          // write ~/.bashrc (the agent's file-writing tool)
 	stepExfil            // curl the key to the attacker (shell)
 	stepBenign           // write a file in the workspace (the agent's file-writing tool)
-	stepDocuments        // write ~/Documents/notes.txt (Claude Code only)
+	stepDocuments        // write ~/Documents/notes.txt; for Codex, its tool search (mcpSearch)
 	stepMCPNotes         // read the workspace notes through the wrapped MCP server
 	stepMCPKey           // read the key through the wrapped MCP server
 )
@@ -193,6 +193,10 @@ type agentSpec struct {
 	shell     func(cmd string) modelstub.Step
 	write     func(path, content string) modelstub.Step
 	mcp       func(tool string, args map[string]any) modelstub.Step // nil: no MCP scenario
+	// mcpSearch, when set, is the step that makes the MCP tools callable (Codex offers
+	// them only once a tool search found them); it takes the place of the ~/Documents
+	// write, which the agent's outcomes do not use.
+	mcpSearch *modelstub.Step
 }
 
 var claudeSpec = agentSpec{
@@ -290,6 +294,16 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "MOAT_TEST_STUB_KEY"
 `, stubURL)})
+		if server := os.Getenv("MOAT_TEST_MCP_FILESYSTEM"); server != "" {
+			// Codex hands its servers no roots: the server's own directories are the whole
+			// (fake) home and the workspace, as a careless user would configure them.
+			f, err := os.OpenFile(filepath.Join(e.home, ".codex", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			fmt.Fprintf(f, "\n[mcp_servers.fs]\ncommand = %q\nargs = [%q, %q]\n", server, e.home, e.ws)
+		}
 	},
 	env: func(e *agentEnv, stubURL string) []string {
 		return []string{"MOAT_TEST_STUB_KEY=moat-test"}
@@ -313,9 +327,16 @@ env_key = "MOAT_TEST_STUB_KEY"
 		b.WriteString("*** End Patch\n")
 		return modelstub.Call("apply_patch", map[string]any{modelstub.ScriptInput: b.String()})
 	},
-	// No MCP scenario: Codex 0.169.0 defers MCP tools behind its tool_search tool (even
-	// with [features] tool_search = false), so a scripted direct call is "unsupported".
+	// Codex 0.169.0 defers MCP tools behind its client-side tool_search (even with
+	// [features] tool_search = false): the model searches first, then calls the tool in
+	// the namespace the search returned.
+	mcpSearch: &codexToolSearch,
+	mcp: func(tool string, args map[string]any) modelstub.Step {
+		return modelstub.CallIn("mcp__fs", tool, args)
+	},
 }
+
+var codexToolSearch = modelstub.Call(modelstub.ToolSearch, map[string]any{"query": "read_text_file"})
 
 // script is the session every run replays: one step per scenario, then "done".
 func (a agentSpec) script(e *agentEnv, att *attacker) []modelstub.Step {
@@ -331,8 +352,12 @@ func (a agentSpec) script(e *agentEnv, att *attacker) []modelstub.Step {
 		return append(steps, modelstub.Say("done"))
 	}
 	// Appended in the order of the step constants stepDocuments, stepMCPNotes, stepMCPKey.
+	documents := a.write(e.documents, "notes outside the workspace\n")
+	if a.mcpSearch != nil {
+		documents = *a.mcpSearch
+	}
 	steps = append(steps,
-		a.write(e.documents, "notes outside the workspace\n"),
+		documents,
 		a.mcp("read_text_file", map[string]any{"path": e.notes}),
 		a.mcp("read_text_file", map[string]any{"path": e.key}),
 	)
@@ -350,7 +375,13 @@ type session struct {
 // ("default" or "bypass") and returns what happened.
 func (a agentSpec) run(t *testing.T, bin string, e *agentEnv, att *attacker, mode string, withMoat bool) session {
 	t.Helper()
-	stub, err := modelstub.Start(a.script(e, att))
+	return a.runScript(t, bin, e, att, mode, withMoat, a.script(e, att))
+}
+
+// runScript is run with the model's script given.
+func (a agentSpec) runScript(t *testing.T, bin string, e *agentEnv, att *attacker, mode string, withMoat bool, script []modelstub.Step) session {
+	t.Helper()
+	stub, err := modelstub.Start(script)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -661,7 +692,7 @@ func logOutcome(t *testing.T, agent, mode string, e *agentEnv, att *attacker, s 
 	t.Logf("OUTCOME %s | %s | persistence | ~/.bashrc written: %s; %s", agent, mode, yes[e.exists(e.bashrc)], told(stepPersist))
 	t.Logf("OUTCOME %s | %s | exfiltration | attacker hit: %s; key sent to model: %s; %s", agent, mode, yes[len(att.hits()) > 0], yes[s.stub.Saw(e.marker)], told(stepExfil))
 	t.Logf("OUTCOME %s | %s | benign write | written: %s; %s", agent, mode, yes[e.exists(e.benign)], told(stepBenign))
-	if _, ok := s.results[stepDocuments]; ok || e.exists(e.documents) {
+	if _, ok := s.results[stepDocuments]; (ok && agent != codexSpec.name) || e.exists(e.documents) {
 		t.Logf("OUTCOME %s | %s | ~/Documents write | written: %s; %s", agent, mode, yes[e.exists(e.documents)], told(stepDocuments))
 	}
 	if _, ok := s.results[stepMCPNotes]; ok {

@@ -18,10 +18,18 @@ type Step struct {
 	Tool string
 	Args map[string]any
 	Text string
+	// Namespace, for the OpenAI Responses API, names the namespace Tool belongs to (Codex
+	// offers the MCP tools a tool search found as namespace "mcp__SERVER").
+	Namespace string
 }
 
 // Call returns a step that calls tool with args.
 func Call(tool string, args map[string]any) Step { return Step{Tool: tool, Args: args} }
+
+// CallIn returns a step that calls tool of namespace with args.
+func CallIn(namespace, tool string, args map[string]any) Step {
+	return Step{Tool: tool, Args: args, Namespace: namespace}
+}
 
 // Say returns a step that answers text and calls nothing.
 func Say(text string) Step { return Step{Text: text} }

@@ -23,6 +23,10 @@ type openaiRequest struct {
 	} `json:"input"`
 }
 
+// ToolSearch is the Tool of a step that asks an OpenAI Responses client (Codex) to run
+// its client-side tool search with Args ({"query": …}).
+const ToolSearch = "tool_search"
+
 // ScriptInput is the Args key whose string value is sent as the raw input of a custom
 // (freeform) tool, such as Codex's apply_patch, instead of JSON arguments.
 const ScriptInput = "input"
@@ -72,14 +76,19 @@ func (openai) serve(s *Server, w http.ResponseWriter, r *http.Request, body []by
 		n := 0
 		for _, it := range req.Input {
 			switch it.Type {
-			case "function_call", "custom_tool_call", "local_shell_call":
+			case "function_call", "custom_tool_call", "local_shell_call", "tool_search_call":
 				n++
 			}
 		}
 		idx, step = s.step(n)
 	}
 	var item map[string]any
-	if step.Tool != "" {
+	if step.Tool == ToolSearch {
+		// Codex defers MCP tools behind a search the client runs itself: the model asks
+		// for it, and the tools found are offered from the next request on.
+		id := callID("call_", idx)
+		item = map[string]any{"type": "tool_search_call", "id": "tsc_" + id, "call_id": id, "status": "completed", "execution": "client", "arguments": step.Args}
+	} else if step.Tool != "" {
 		kind := "function"
 		for _, t := range req.Tools {
 			if t.Name == step.Tool {
@@ -92,6 +101,9 @@ func (openai) serve(s *Server, w http.ResponseWriter, r *http.Request, body []by
 			item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + id, "call_id": id, "name": step.Tool, "input": input, "status": "completed"}
 		} else {
 			item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": step.Tool, "arguments": string(mustJSON(step.Args)), "status": "completed"}
+			if step.Namespace != "" {
+				item["namespace"] = step.Namespace
+			}
 		}
 	} else {
 		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_stub%d", idx+1), "role": "assistant", "status": "completed",
