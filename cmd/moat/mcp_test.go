@@ -1107,6 +1107,23 @@ func TestMCPProxyAgent(t *testing.T) {
 			t.Errorf("%s recorded as %q, want %q (records %v)", event, seen[event], want, seen)
 		}
 	}
+	// Without --agent, the agent is the one the client's clientInfo names.
+	cmd = exec.Command(moatBinary(t), "mcp", "proxy", "--policy", e.policy, "--name", "peer", "--", "mcp-test-server")
+	cmd.Dir = e.project
+	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "MCP_TEST_LOG=" + e.log}
+	client = mcp.NewClient(&mcp.Implementation{Name: "claude-code", Version: "2.1.328"}, nil)
+	session, err = client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "by claude"}}); err != nil {
+		t.Fatal(err)
+	}
+	session.Close()
+	records = readAudit(t, e.home)
+	if last := records[len(records)-1]; last.Agent != "claude-code" || last.MCP != "mcp:peer/echo" {
+		t.Errorf("the call of a client named claude-code was recorded as %+v", last)
+	}
 }
 
 // readAudit returns the records of the audit log under a fake HOME.
