@@ -385,6 +385,8 @@ func decisionRecord(l *loaded, event string, c call.Call, d call.Decision) audit
 		Class: string(c.Class), Tool: c.Tool, MCP: mcpName(c), Args: c.Args, Cwd: c.Cwd,
 		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
 		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,
+		// The fail modes' rules are the decisions made when the call could not be.
+		Failure: d.Rule == call.RuleFailClosed || d.Rule == call.RuleFailOpen,
 	}
 }
 

@@ -328,6 +328,7 @@ func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.M
 	}
 	c, err := CallOf(p.Server, m.Method, m.Params)
 	if err != nil {
+		p.recordFailure(conn, m.Method, "moat could not read the "+m.Method+" request, so it is refused: "+err.Error())
 		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil)), nil
 	}
 	c.Cwd, c.Project, c.Agent = p.Cwd, p.Project, conn.agent()
@@ -356,6 +357,16 @@ func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.M
 		return p.answer(jsonrpc.ToolError(m.ID, "blocked by moat: "+reason, modern)), &c
 	}
 	return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.BlockedByPolicy, "Blocked by policy: "+reason, nil)), &c
+}
+
+// recordFailure records a request moat refused because it could not decide it: what
+// is known of it is the server and, when it could be read, the method.
+func (p *Proxy) recordFailure(conn *Conn, method, reason string) {
+	if p.Record == nil {
+		return
+	}
+	c := call.Call{Class: call.MCP, Tool: method, MCP: &call.MCPTarget{Server: p.Server}, Cwd: p.Cwd, Project: p.Project, Agent: conn.agent()}
+	p.Record(RecordCall, c, call.Decision{Verdict: call.Deny, Rule: call.RuleFailClosed, Reason: scan.Redact(reason)})
 }
 
 // denialReason says why a call was refused, with the rule, and for an ask that approval
@@ -400,6 +411,11 @@ func (p *Proxy) refuse(conn *Conn, from string, err error) [][]byte {
 			return nil
 		}
 		return [][]byte{p.answer(jsonrpc.ErrorMessage(id, jsonrpc.InternalError, "moat: refused the server's answer: "+err.Error(), nil))}
+	}
+	if len(id) > 0 {
+		// A request moat could not read may have been a call: refusing it is a failure
+		// to decide, and is recorded as one.
+		p.recordFailure(conn, "", "moat could not read a request from the client, so it is refused: "+err.Error())
 	}
 	if len(id) == 0 {
 		// JSON-RPC answers a message it cannot read with a null id.

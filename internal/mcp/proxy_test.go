@@ -105,10 +105,17 @@ func TestFromClientRefusesUnreadableFrames(t *testing.T) {
 	} {
 		d := &denyTools{}
 		var log strings.Builder
-		p := &Proxy{Server: "srv", Decide: d.decide, Log: &log}
+		var recorded []call.Decision
+		p := &Proxy{Server: "srv", Decide: d.decide, Log: &log,
+			Record: func(_ RecordKind, c call.Call, dec call.Decision) { recorded = append(recorded, dec) }}
 		relay, answers := p.FromClient(context.Background(), []byte(frame))
 		if relay != nil || len(answers) != 1 || !strings.Contains(string(answers[0]), `"error"`) {
 			t.Errorf("%q: relayed %q, answered %q; want nothing relayed and an error", frame, relay, answers)
+		}
+		// A request whose id could be read may have been a call: its refusal is recorded
+		// as a failure to decide.
+		if strings.Contains(frame, `"id":1,"method"`) && (len(recorded) != 1 || recorded[0].Rule != call.RuleFailClosed || recorded[0].Verdict != call.Deny) {
+			t.Errorf("%q: recorded %+v; want one fail-closed deny", frame, recorded)
 		}
 		if len(d.seen) != 0 {
 			t.Errorf("%q: an unreadable frame was decided", frame)
@@ -528,5 +535,28 @@ func TestDuplicateRequestID(t *testing.T) {
 	p.FromServer([]byte(`{"jsonrpc":"2.0","id":"x","result":{"tools":[]}}`))
 	if relay, _ := p.FromClient(context.Background(), []byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}`)); relay == nil {
 		t.Error("the id was not free again once answered")
+	}
+}
+
+// TestUndecidableCallRecorded: a tools/call moat cannot read as a call is refused and
+// recorded as a failure to decide, with the server it was for.
+func TestUndecidableCallRecorded(t *testing.T) {
+	for _, frame := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":3}}`,
+	} {
+		d := &denyTools{}
+		var log strings.Builder
+		var calls []call.Call
+		var decisions []call.Decision
+		p := &Proxy{Server: "srv", Decide: d.decide, Log: &log,
+			Record: func(_ RecordKind, c call.Call, dec call.Decision) { calls, decisions = append(calls, c), append(decisions, dec) }}
+		relay, answers := p.FromClient(context.Background(), []byte(frame))
+		if relay != nil || len(answers) != 1 || !strings.Contains(string(answers[0]), `"error"`) {
+			t.Errorf("%s: relayed %q, answered %q", frame, relay, answers)
+		}
+		if len(decisions) != 1 || decisions[0].Rule != call.RuleFailClosed || calls[0].MCP == nil || calls[0].MCP.Server != "srv" || calls[0].Tool != "tools/call" {
+			t.Errorf("%s: recorded %+v %+v; want one fail-closed deny for srv", frame, calls, decisions)
+		}
 	}
 }
