@@ -550,7 +550,9 @@ func TestUndecidableCallRecorded(t *testing.T) {
 		var calls []call.Call
 		var decisions []call.Decision
 		p := &Proxy{Server: "srv", Decide: d.decide, Log: &log,
-			Record: func(_ RecordKind, c call.Call, dec call.Decision) { calls, decisions = append(calls, c), append(decisions, dec) }}
+			Record: func(_ RecordKind, c call.Call, dec call.Decision) {
+				calls, decisions = append(calls, c), append(decisions, dec)
+			}}
 		relay, answers := p.FromClient(context.Background(), []byte(frame))
 		if relay != nil || len(answers) != 1 || !strings.Contains(string(answers[0]), `"error"`) {
 			t.Errorf("%s: relayed %q, answered %q", frame, relay, answers)
