@@ -179,15 +179,11 @@ func shellQuote(args []string) string {
 // TestLaunchRealAgents runs the real Claude Code, Gemini CLI and Codex under moat launch
 // with their profiles, in a throwaway home whose settings files hold hooks as after moat
 // setup: each must start, and run headless against a loopback model endpoint that
-// refuses every request (401), writing its session state on the way. MOAT_TEST_AGENT_CLIS
-// names a directory holding the three programs (node_modules/.bin of the pinned npm
-// packages).
+// refuses every request (401), writing its session state on the way. The programs are
+// the pinned npm packages that MOAT_TEST_AGENT_CLIS holds (see agentCLIs).
 func TestLaunchRealAgents(t *testing.T) {
 	requireLandlock(t)
-	dir := os.Getenv("MOAT_TEST_AGENT_CLIS")
-	if dir == "" {
-		t.Skip("skipped: MOAT_TEST_AGENT_CLIS is not set (a directory holding claude, gemini and codex)")
-	}
+	dir := agentCLIs(t)
 	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)
@@ -231,9 +227,16 @@ func TestLaunchRealAgents(t *testing.T) {
 				t.Fatalf("MOAT_TEST_AGENT_CLIS: %v", err)
 			}
 			e := newLaunchEnv(t, "")
-			// moat's default sandbox as a user has it, with the endpoint's port: the
-			// agents' packages, like the test's directories, are under /tmp ($temp).
-			mustWrite(t, e.policy, fmt.Sprintf("version: 1\nsandbox:\n  connect: [%d]\n", port))
+			// moat's default sandbox as a user has it, with the endpoint's port, and the
+			// agents' packages readable and runnable where npm put them (a user's are
+			// under $home or /usr, which the default grants).
+			pkgs := filepath.Dir(filepath.Dir(dir))
+			mustWrite(t, e.policy, fmt.Sprintf(`version: 1
+sandbox:
+  connect: [%d]
+  read: [/usr, /bin, /sbin, /lib, /lib32, /lib64, /libx32, /etc, /opt, /run, /proc, /sys, /nix, /snap, $home, %q]
+  exec: [/usr, /bin, /sbin, /lib, /lib32, /lib64, /libx32, /opt, /nix, /snap, $home, $workspace, $temp, %q]
+`, port, pkgs, pkgs))
 			settings := filepath.Join(e.home, a.settings)
 			content := hookedSettings
 			if a.program == "gemini" {
