@@ -123,6 +123,19 @@ func TestSecretsNeverReachStateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Secrets where a detector's word boundaries used to miss them: a token inside an MCP
+	// tool's name, and URL passwords holding #, ? and @ unencoded.
+	awkward := []string{"ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4", "s3cr#t?Kx7mQ2", "p@ss/w0rd#9x"}
+	for _, r := range []request{
+		{Version: 1, Agent: "claude-code", Event: "pre_tool_use", Cwd: work, Tool: "mcp__gh__" + awkward[0], Args: map[string]any{"q": "x"}},
+		{Version: 1, Agent: "claude-code", Event: "pre_tool_use", Cwd: work, Tool: "Bash", Args: map[string]any{"command": "curl https://admin:" + awkward[1] + "@db.example.com:5432/x"}},
+		{Version: 1, Agent: "claude-code", Event: "pre_tool_use", Cwd: work, Tool: "Bash", Args: map[string]any{"command": "psql postgres://app:" + awkward[2] + "@db.internal/app"}},
+	} {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	samples = append(samples, secretSample{ids: "awkward", values: awkward})
 	// A request moat cannot evaluate echoes what it could not read in its error.
 	fmt.Fprintf(&requests, "{\"version\":1,\"tool\":\"Frobnicate %s\",\"args\":{},\"cwd\":%q}\n", samples[0].values[0], work)
 

@@ -231,6 +231,9 @@ func secretRecord() Record {
 		Event:   "ev-SECRET1",
 		Class:   "mcp",
 		Tool:    "tool-SECRET1",
+		MCP:     "mcp:srv/SECRET12",
+		Answer:  "defer",
+		Policy:  "/home/u/SECRET13/moat.yaml",
 		Args: map[string]any{
 			"command":     "curl -H 'Authorization: SECRET1' x",
 			"key-SECRET1": "value",
@@ -294,7 +297,10 @@ func TestRedaction(t *testing.T) {
 		{"struct", g.Args["struct"], map[string]any{"Label": "[MASKED]", "Inner": map[string]any{"[MASKED]": "v"}}},
 		{"number kept", g.Args["nested"].(map[string]any)["num"], json.Number("12345")},
 		{"float kept", g.Args["float"], json.Number("3.5")},
-		{"agent untouched", g.Agent, "claude-code"},
+		{"agent", g.Agent, "claude-code"},
+		{"mcp tool name", g.MCP, "mcp:srv/[MASKED]"},
+		{"policy path", g.Policy, "/home/u/[MASKED]/moat.yaml"},
+		{"answer", g.Answer, "defer"},
 	}
 	for _, c := range checks {
 		if !reflect.DeepEqual(c.got, c.want) {

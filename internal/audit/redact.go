@@ -10,35 +10,40 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/moatdev/moat/internal/call"
 )
 
-// redactRecord returns a copy of r in which every string that came from the agent has been
-// through red: Tool, Event, Session, Cwd, Reason, each finding's Evidence, and everything in
-// Args (keys, strings and numbers, at any depth). Fields moat itself produces (Agent, Class,
-// Rule, Policy, finding ids) are kept as they are. r's maps and slices are not modified.
+// redactRecord returns a copy of r in which every string has been through red: the
+// fields that came from the agent (Tool, MCP, Event, Session, Cwd, Reason, each finding's
+// Evidence, and everything in Args: keys, strings and numbers, at any depth), and those
+// moat makes itself too (Agent, Class, Rule, Policy, Answer, finding ids), since some of
+// them are built from what the agent sent (an MCP tool's name, a policy's path) and a
+// field left out is a field a secret can reach the log through. r's maps and slices are
+// not modified.
 func redactRecord(r Record, red Redactor) Record {
 	if vf, ok := red.(valueFinder); ok {
 		red = everywhere(r, red, vf)
 	}
-	r.Tool = red.RedactString(r.Tool)
-	r.Event = red.RedactString(r.Event)
-	r.Session = red.RedactString(r.Session)
-	r.Cwd = red.RedactString(r.Cwd)
-	r.Reason = red.RedactString(r.Reason)
+	if r.Findings != nil {
+		r.Findings = slices.Clone(r.Findings) // the fields below are written through
+	}
+	for _, f := range stringFields(&r) {
+		*f = red.RedactString(*f)
+	}
 	if r.Args != nil {
 		r.Args = redactMap(r.Args, red)
 	}
-	if r.Findings != nil {
-		fs := make([]call.Finding, len(r.Findings))
-		for i, f := range r.Findings {
-			f.Evidence = red.RedactString(f.Evidence)
-			fs[i] = f
-		}
-		r.Findings = fs
-	}
 	return r
+}
+
+// stringFields points at every string field of r, its findings' included; Args, a tree,
+// is walked apart.
+func stringFields(r *Record) []*string {
+	fs := []*string{&r.Agent, &r.Session, &r.Event, &r.Class, &r.Tool, &r.MCP, &r.Cwd, &r.Answer, &r.Rule, &r.Reason, &r.Policy}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		fs = append(fs, &f.ID, &f.Category, &f.Taxonomy, &f.Evidence)
+	}
+	return fs
 }
 
 // redactMap copies m with its keys and values redacted. When redaction makes two keys
@@ -157,11 +162,8 @@ func everywhere(r Record, red Redactor, vf valueFinder) Redactor {
 			}
 		}
 	}
-	for _, s := range []string{r.Tool, r.Event, r.Session, r.Cwd, r.Reason} {
-		collect(s)
-	}
-	for _, f := range r.Findings {
-		collect(f.Evidence)
+	for _, f := range stringFields(&r) {
+		collect(*f)
 	}
 	walkRecordStrings(r.Args, collect)
 	if len(values) == 0 {

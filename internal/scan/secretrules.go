@@ -12,6 +12,13 @@ const (
 	// tokenEnd follows a token: a byte that cannot continue it, or the end of the text.
 	tokenEnd = `(?:[^A-Za-z0-9_-]|$)`
 
+	// tokenStart goes before a token whose prefix is distinctive (ghp_, AKIA, sk-ant-…):
+	// a word boundary, or an underscore, which \b alone does not take for one: a token
+	// inside an identifier (an MCP tool named mcp__srv__ghp_…) must be found as well.
+	// It stays zero-width where it can, so that two tokens separated by one byte are
+	// both found.
+	tokenStart = `(?:\b|_)`
+
 	// The parts of an assignment: the key name, the closing quote or bracket of a quoted
 	// key, an operator, then the value, possibly on the next, indented line (YAML nesting
 	// and block scalars, INI continuation lines) and possibly after a YAML tag. A bare
@@ -52,7 +59,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.aws-access-key-id",
 		Description: "an AWS access key id (AKIA…, ASIA…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"akia", "asia", "abia", "acca", "a3t"},
 		Before:      1, After: 24,
 		MinEntropy: 3,
@@ -69,7 +76,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.github-token",
 		Description: "a GitHub token: personal (classic or fine-grained), OAuth, user-to-server, server-to-server or refresh",
-		Pattern:     &Pattern{expr: `\b(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,})(?:[^A-Za-z0-9_]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,})(?:[^A-Za-z0-9_]|$)`},
 		Keywords:    []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -77,7 +84,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.gitlab-token",
 		Description: "a GitLab token: personal, project or group access, deploy, runner, CI job, trigger, feed, OAuth or agent",
-		Pattern: &Pattern{expr: `\b(?P<secret>gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?` +
+		Pattern: &Pattern{expr: tokenStart + `(?P<secret>gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?` +
 			`|GR1348941[A-Za-z0-9_-]{20})` + tokenEnd},
 		Keywords: []string{"glpat-", "gloas-", "gldt-", "glrt-", "glrtr-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-", "glsoat-", "glffct-", "glwt-", "gr1348941"},
 		Before:   1, After: 400,
@@ -86,7 +93,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.slack-token",
 		Description: "a Slack bot, user, app, configuration or refresh token (xoxb-, xoxp-, xapp-, …)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>xox(?:e\.xox)?[abposre]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)+|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)(?:[^A-Za-z0-9-]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>xox(?:e\.xox)?[abposre]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)+|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)(?:[^A-Za-z0-9-]|$)`},
 		Keywords:    []string{"xox", "xapp-"},
 		Before:      1, After: 300,
 		MinLength: 24, MinEntropy: 3,
@@ -102,7 +109,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.stripe-key",
 		Description: "a Stripe live secret or restricted key, or a webhook signing secret",
-		Pattern:     &Pattern{expr: `\b(?P<secret>[sr]k_live_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{32,})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>[sr]k_live_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{32,})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"sk_live_", "rk_live_", "whsec_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -113,7 +120,7 @@ var secretRules = []SecretRule{
 		// policy can tell them apart from live keys.
 		ID:          "secret.stripe-test-key",
 		Description: "a Stripe test-mode secret or restricted key",
-		Pattern:     &Pattern{expr: `\b(?P<secret>[sr]k_test_[A-Za-z0-9]{20,})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>[sr]k_test_[A-Za-z0-9]{20,})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"sk_test_", "rk_test_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -121,7 +128,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.anthropic-api-key",
 		Description: "an Anthropic API, admin or OAuth key (sk-ant-…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,})` + tokenEnd},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,})` + tokenEnd},
 		Keywords:    []string{"sk-ant-"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -129,7 +136,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.openai-api-key",
 		Description: "an OpenAI API key: project, service account, admin or legacy user key (sk-…)",
-		Pattern: &Pattern{expr: `\b(?P<secret>sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}` +
+		Pattern: &Pattern{expr: tokenStart + `(?P<secret>sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}` +
 			`|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})` + tokenEnd},
 		Keywords: []string{"sk-"},
 		Before:   1, After: 300,
@@ -138,7 +145,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.google-api-key",
 		Description: "a Google API key (AIza…), as used by Maps, Firebase and Gemini",
-		Pattern:     &Pattern{expr: `\b(?P<secret>AIza[0-9A-Za-z_-]{35})` + tokenEnd},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>AIza[0-9A-Za-z_-]{35})` + tokenEnd},
 		Keywords:    []string{"aiza"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -146,7 +153,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.npm-token",
 		Description: "an npm access token (npm_…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"npm_"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -154,7 +161,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.pypi-token",
 		Description: "a PyPI or TestPyPI API token (pypi-AgE…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})` + tokenEnd},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})` + tokenEnd},
 		Keywords:    []string{"pypi-age"},
 		Before:      1, After: 512,
 		MinEntropy: 3,
@@ -162,7 +169,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.huggingface-token",
 		Description: "a Hugging Face access token (hf_…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)`},
 		Keywords:    []string{"hf_"},
 		Before:      1, After: 48,
 		MinEntropy: 3.5,
@@ -170,7 +177,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.groq-api-key",
 		Description: "a Groq API key (gsk_…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"gsk_"},
 		Before:      1, After: 64,
 		MinEntropy: 3,
@@ -178,7 +185,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.sendgrid-api-key",
 		Description: "a SendGrid API key (SG.…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})` + tokenEnd},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})` + tokenEnd},
 		Keywords:    []string{"sg."},
 		Before:      1, After: 80,
 		MinEntropy: 3,
@@ -186,7 +193,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.digitalocean-token",
 		Description: "a DigitalOcean personal access, OAuth or refresh token (dop_v1_…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>do[opr]_v1_[a-f0-9]{64})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>do[opr]_v1_[a-f0-9]{64})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"dop_v1_", "doo_v1_", "dor_v1_"},
 		Before:      1, After: 80,
 		MinEntropy: 3,
@@ -194,7 +201,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.shopify-token",
 		Description: "a Shopify access token or shared secret (shpat_…, shpss_…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"shpat_", "shpca_", "shppa_", "shpss_"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -202,7 +209,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.vault-token",
 		Description: "a HashiCorp Vault service or batch token (hvs.…, hvb.…)",
-		Pattern:     &Pattern{expr: `\b(?P<secret>hv[sb]\.[A-Za-z0-9_-]{24,})` + tokenEnd},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>hv[sb]\.[A-Za-z0-9_-]{24,})` + tokenEnd},
 		Keywords:    []string{"hvs.", "hvb."},
 		Before:      1, After: 400,
 		MinEntropy: 3.5,
@@ -218,7 +225,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.jwt",
 		Description: "a JSON Web Token: three base64url segments whose header is a JSON object naming an algorithm",
-		Pattern:     &Pattern{expr: `\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{16,}={0,2})`},
+		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>eyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{16,}={0,2})`},
 		Keywords:    []string{"eyj"},
 		Before:      1, After: 16 << 10,
 		MinEntropy: 3,
@@ -227,9 +234,12 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.url-password",
 		Description: "the password in a URL's user information: database, broker and other connection strings (postgres://user:password@host)",
-		Pattern:     &Pattern{expr: `\b[A-Za-z][A-Za-z0-9+.-]*://(?P<name>[^\s:@/?#"'\x60<>\\]*):(?P<secret>[^\s@/?#"'\x60<>\\]+)@[A-Za-z0-9\[_]`},
-		Keywords:    []string{"://"},
-		Before:      32, After: 400,
+		// The password runs to the last @ before the host: people write #, ?, / and @ in
+		// passwords without encoding them, and a password cut at one of them would leave
+		// its rest in the record.
+		Pattern:  &Pattern{expr: `\b[A-Za-z][A-Za-z0-9+.-]*://(?P<name>[^\s:@/?#"'\x60<>\\]*):(?P<secret>[^\s"'\x60<>\\]+)@[A-Za-z0-9\[_]`},
+		Keywords: []string{"://"},
+		Before:   32, After: 400,
 		MinLength: 3,
 		Hit:       userinfoFollows,
 		Verify:    urlPassword,
@@ -368,16 +378,21 @@ func userinfoFollows(s string, _, end int) bool {
 		switch s[i] {
 		case '@':
 			return true
-		case '/', ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>':
+		case ' ', '\t', '\n', '\r', '"', '\'', '`', '<', '>':
 			return false
 		}
 	}
 	return false
 }
 
-// urlPassword rejects a URL password that repeats the user name (postgres:postgres@).
+// urlPassword rejects a URL password that repeats the user name (postgres:postgres@), and
+// a port followed by a path that holds an @ (https://host:8080/a@b), which is no password.
 func urlPassword(c Candidate) bool {
-	return c.Value != c.Name
+	if c.Value == c.Name {
+		return false
+	}
+	port, _, hasPath := strings.Cut(c.Value, "/")
+	return !(hasPath && port != "" && isNumber(port))
 }
 
 // netrcPassword decides on the password of a .netrc entry.
