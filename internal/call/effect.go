@@ -76,6 +76,11 @@ type Command struct {
 	// Args are the words after the program, with quotes removed. A word whose value is only
 	// known at run time keeps its source text.
 	Args []string
+	// Subcommand, for a program whose first operand names a subcommand and whose own
+	// options come before it (git -C dir -c k=v push), is Args from the subcommand on
+	// (push): what a rule written as "git push" is matched against as well. Nil when it
+	// would be Args itself.
+	Subcommand []string
 	// Operands are the arguments that are not options.
 	Operands []string
 	// Flags are the options set, by canonical name: short bundles are split ("-rf" gives

@@ -402,3 +402,57 @@ func TestOversizedContentIsNotPassedUnread(t *testing.T) {
 	check(t, e, toolCall(t, "Write", map[string]any{"file_path": "/ws/big.txt", "content": huge}, "/ws"), want{call.Ask, "ask-unscanned"})
 	check(t, e, toolCall(t, "Write", map[string]any{"file_path": "/ws/small.txt", "content": "ok"}, "/ws"), want{call.Allow, "default"})
 }
+
+// TestCommandRulesSeeThroughGlobalOptions: a program's own options before its subcommand
+// (git -C, -c, --no-pager; docker --context; kubectl -n; npm --prefix) do not slip a
+// command past a rule written for the subcommand.
+func TestCommandRulesSeeThroughGlobalOptions(t *testing.T) {
+	e := newEngine(t, `version: 1
+default: allow
+rules:
+  - id: no-push
+    tool: shell
+    command: "git push **"
+    decision: deny
+  - id: no-docker-rm
+    tool: shell
+    command: "docker rm **"
+    decision: deny
+  - id: no-kubectl-delete
+    tool: shell
+    command: "kubectl delete **"
+    decision: deny
+  - id: no-publish
+    tool: shell
+    command: "npm publish"
+    decision: deny
+`)
+	for _, tt := range []struct {
+		cmd  string
+		rule string
+	}{
+		{"git push origin main", "no-push"},
+		{"git -C . push", "no-push"},
+		{"git -C/tmp/repo push", "no-push"},
+		{"git -c core.sshCommand=ssh push origin", "no-push"},
+		{"git --no-pager push", "no-push"},
+		{"git --git-dir .git --work-tree . push", "no-push"},
+		{"git --git-dir=.git -P push --force", "no-push"},
+		{"git -- push", "no-push"},
+		{"docker --context prod rm -f web", "no-docker-rm"},
+		{"docker -H tcp://h:2375 rm web", "no-docker-rm"},
+		{"kubectl -n prod delete pod web", "no-kubectl-delete"},
+		{"kubectl --context prod --namespace x delete deploy web", "no-kubectl-delete"},
+		{"npm --prefix ./pkg publish", "no-publish"},
+		// Not the subcommand: an option's value that happens to read "push" is no push.
+		{"git -C push status", call.RuleDefault},
+		{"git log --grep push", call.RuleDefault},
+		// A program without subcommands is matched on its arguments as written.
+		{"echo -n push", call.RuleDefault},
+	} {
+		d := e.Evaluate(context.Background(), shellCall(tt.cmd, "/ws"))
+		if d.Rule != tt.rule {
+			t.Errorf("%q: rule %s (%s), want %s", tt.cmd, d.Rule, d.Verdict, tt.rule)
+		}
+	}
+}

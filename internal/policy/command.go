@@ -193,7 +193,10 @@ func (p *commandPattern) match(c *call.Command) bool {
 	if p.noArgs && len(c.Args) > 0 {
 		return false
 	}
-	if p.words != nil && !p.words.Match(c.Args) {
+	// Words are matched against the whole argument list, and against the list from the
+	// subcommand on, so that the program's own options (git -C . push) cannot slip a
+	// command past a rule written for its subcommand.
+	if p.words != nil && !p.words.Match(c.Args) && (c.Subcommand == nil || !p.words.Match(c.Subcommand)) {
 		return false
 	}
 	for _, f := range p.flags {

@@ -194,6 +194,9 @@ func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*s
 		cmd.Operands = append(cmd.Operands, x.lit)
 	}
 	cmd.Flags = flags[:len(flags):len(flags)]
+	if at := subcommandAt(aliasesFor, rest); at > 0 {
+		cmd.Subcommand = cmd.Args[at:]
+	}
 	if len(cmd.Args) == 0 {
 		cmd.Args = nil
 	}

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 )
@@ -13,6 +14,10 @@ import (
 type valueOpts struct {
 	short string   // short options that take a value: "-o out", "-oout"
 	long  []string // long options that take a value when not written --name=value
+	// subcommand says the first operand names a subcommand (git push, docker rm): the
+	// options before it are the program's own (git -C DIR, -c K=V, --no-pager), which a
+	// rule written as "git push" must see through.
+	subcommand bool
 }
 
 // valueOptions is built on first use, like the tables of tables.go.
@@ -20,7 +25,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	return map[string]valueOpts{
 		"git": {short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "exec-path", "message", "file", "author", "date", "template",
 			"reuse-message", "reedit-message", "fixup", "squash", "cleanup", "gpg-sign", "branch", "origin", "depth", "upload-pack", "receive-pack",
-			"repo", "push-option", "strategy", "strategy-option", "onto", "format"}},
+			"repo", "push-option", "strategy", "strategy-option", "onto", "format"}, subcommand: true},
 		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
 			"output", "upload-file", "request", "header", "user", "user-agent", "referer", "cookie", "cookie-jar", "config", "max-time", "connect-timeout",
 			"proxy", "proxy-user", "resolve", "connect-to", "cacert", "cert", "key", "url", "write-out", "retry", "output-dir", "json", "oauth2-bearer", "dump-header", "range", "interface", "limit-rate"}},
@@ -38,13 +43,13 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"sed":        {short: "efl", long: []string{"expression", "file", "line-length"}},
 		"xargs":      {short: "adEeIiLlnPs", long: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
 		"find":       {},
-		"docker":     {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "memory", "cpus", "platform", "hostname", "add-host", "security-opt", "tmpfs", "log-driver", "log-opt", "restart", "ulimit", "file", "tag", "build-arg", "target", "context", "host", "config", "format", "filter", "cgroupns", "runtime", "volumes-from", "gpus", "dns", "link", "mac-address", "ip", "expose", "health-cmd", "stop-signal", "shm-size", "storage-opt", "sysctl", "group-add", "attach", "cidfile", "detach-keys", "domainname"}},
-		"podman":     {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "file", "tag", "build-arg", "security-opt", "tmpfs"}},
-		"kubectl":    {short: "nfclo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "selector", "output", "container", "user", "server", "token", "field-selector", "grace-period", "timeout"}},
-		"helm":       {short: "nf", long: []string{"namespace", "kube-context", "kubeconfig", "values", "set", "set-string", "version", "repo", "timeout", "output"}},
-		"aws":        {long: []string{"profile", "region", "output", "endpoint-url", "query", "bucket", "key", "secret-id", "instance-ids", "queue-url", "topic-arn", "cli-input-json", "color", "ca-bundle"}},
-		"gcloud":     {long: []string{"project", "zone", "region", "format", "account", "configuration", "filter", "verbosity", "impersonate-service-account"}},
-		"az":         {short: "gn", long: []string{"resource-group", "name", "subscription", "output", "query", "location"}},
+		"docker":     {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "memory", "cpus", "platform", "hostname", "add-host", "security-opt", "tmpfs", "log-driver", "log-opt", "restart", "ulimit", "file", "tag", "build-arg", "target", "context", "host", "config", "format", "filter", "cgroupns", "runtime", "volumes-from", "gpus", "dns", "link", "mac-address", "ip", "expose", "health-cmd", "stop-signal", "shm-size", "storage-opt", "sysctl", "group-add", "attach", "cidfile", "detach-keys", "domainname"}, subcommand: true},
+		"podman":     {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "file", "tag", "build-arg", "security-opt", "tmpfs"}, subcommand: true},
+		"kubectl":    {short: "nfclo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "selector", "output", "container", "user", "server", "token", "field-selector", "grace-period", "timeout"}, subcommand: true},
+		"helm":       {short: "nf", long: []string{"namespace", "kube-context", "kubeconfig", "values", "set", "set-string", "version", "repo", "timeout", "output"}, subcommand: true},
+		"aws":        {long: []string{"profile", "region", "output", "endpoint-url", "query", "bucket", "key", "secret-id", "instance-ids", "queue-url", "topic-arn", "cli-input-json", "color", "ca-bundle"}, subcommand: true},
+		"gcloud":     {long: []string{"project", "zone", "region", "format", "account", "configuration", "filter", "verbosity", "impersonate-service-account"}, subcommand: true},
+		"az":         {short: "gn", long: []string{"resource-group", "name", "subscription", "output", "query", "location"}, subcommand: true},
 		"psql":       {short: "cdfhLoPpTUvF", long: []string{"command", "dbname", "file", "host", "log-file", "output", "pset", "port", "table-attr", "username", "variable", "set", "field-separator", "record-separator"}},
 		"mysql":      {short: "eDhPuSp", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
 		"mariadb":    {short: "eDhPuSp", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file"}},
@@ -55,10 +60,10 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"dd":         {},
 		"chmod":      {long: []string{"reference"}},
 		"chown":      {long: []string{"reference", "from"}},
-		"npm":        {long: []string{"registry", "prefix", "cache", "userconfig", "globalconfig", "workspace", "tag", "otp", "scope", "loglevel"}},
-		"yarn":       {long: []string{"registry", "cwd", "modules-folder", "cache-folder"}},
-		"pnpm":       {short: "C", long: []string{"registry", "dir", "filter", "store-dir"}},
-		"pip":        {short: "ricetf", long: []string{"requirement", "index-url", "extra-index-url", "trusted-host", "constraint", "editable", "target", "find-links", "prefix", "root", "cache-dir", "log", "proxy", "timeout", "retries", "cert", "client-cert", "python", "platform", "python-version", "implementation", "abi", "src", "upgrade-strategy", "progress-bar", "config-settings", "report", "exists-action"}},
+		"npm":        {long: []string{"registry", "prefix", "cache", "userconfig", "globalconfig", "workspace", "tag", "otp", "scope", "loglevel"}, subcommand: true},
+		"yarn":       {long: []string{"registry", "cwd", "modules-folder", "cache-folder"}, subcommand: true},
+		"pnpm":       {short: "C", long: []string{"registry", "dir", "filter", "store-dir"}, subcommand: true},
+		"pip":        {short: "ricetf", long: []string{"requirement", "index-url", "extra-index-url", "trusted-host", "constraint", "editable", "target", "find-links", "prefix", "root", "cache-dir", "log", "proxy", "timeout", "retries", "cert", "client-cert", "python", "platform", "python-version", "implementation", "abi", "src", "upgrade-strategy", "progress-bar", "config-settings", "report", "exists-action"}, subcommand: true},
 		"nmap":       {short: "poDeSgi", long: []string{"exclude", "excludefile", "script", "script-args", "max-retries", "host-timeout", "scan-delay", "max-rate", "min-rate", "data-length", "ttl", "spoof-mac", "proxies", "iflist"}},
 		"dig":        {short: "bcfkpqtxy", long: nil},
 		"nslookup":   {},
@@ -66,11 +71,11 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"socat":      {short: "dlL", long: nil},
 		"telnet":     {short: "bBeElnSX", long: nil},
 		"crontab":    {short: "u", long: nil},
-		"systemctl":  {short: "tpHMnoP", long: []string{"type", "property", "host", "machine", "lines", "output", "signal", "kill-whom", "root", "job-mode"}},
-		"launchctl":  {},
+		"systemctl":  {short: "tpHMnoP", long: []string{"type", "property", "host", "machine", "lines", "output", "signal", "kill-whom", "root", "job-mode"}, subcommand: true},
+		"launchctl":  {subcommand: true},
 		"journalctl": {short: "uptDMcnoSUbFIk", long: []string{"unit", "user-unit", "priority", "identifier", "directory", "file", "root", "image", "namespace", "since", "until", "lines", "output", "boot", "cursor", "after-cursor", "field", "grep", "facility"}},
 		"ssh-keygen": {short: "abCEfFIJjKmMnNOPrsSt:VwYZz", long: nil},
-		"openssl":    {},
+		"openssl":    {subcommand: true},
 		"base64":     {short: "w", long: []string{"wrap"}},
 		"xxd":        {short: "cgloOns", long: []string{"cols", "groupsize", "len", "seek", "offset", "name"}},
 		"head":       {short: "nc", long: []string{"lines", "bytes"}},
@@ -93,26 +98,62 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"nsenter":    {short: "tSGrw", long: []string{"target", "setuid", "setgid", "root", "wd"}},
 		"useradd":    {short: "bcdefgGkKpsuU", long: []string{"base-dir", "comment", "home-dir", "expiredate", "inactive", "gid", "groups", "skel", "key", "password", "shell", "uid"}},
 		"usermod":    {short: "cdefgGlpsu", long: []string{"comment", "home", "expiredate", "inactive", "gid", "groups", "login", "password", "shell", "uid"}},
-		"go":         {short: "o", long: nil},
-		"cargo":      {short: "pjZ", long: []string{"registry", "index", "package", "jobs", "target", "features", "manifest-path", "config", "target-dir", "bin", "example", "test", "bench", "profile", "color", "git", "branch", "tag", "rev", "path", "root", "version"}},
-		"gem":        {short: "sv", long: []string{"source", "version", "install-dir", "bindir"}},
-		"terraform":  {},
-		"gh":         {short: "RXfFHpqt", long: []string{"repo", "method", "field", "raw-field", "header", "jq", "template", "input", "hostname", "preview", "body", "title", "base", "head", "label", "assignee", "milestone", "branch", "limit", "json", "state", "author"}},
-		"vault":      {},
-		"rclone":     {long: []string{"config", "transfers", "checkers", "bwlimit", "log-file", "log-level", "include", "exclude", "filter", "min-age", "max-age", "backup-dir"}},
-		"restic":     {short: "rp", long: []string{"repo", "password-file", "repository-file", "tag", "host", "path", "keep-last", "keep-hourly", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "keep-tag", "max-unused", "cache-dir"}},
-		"borg":       {short: "ae", long: []string{"glob-archives", "keep-last", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "prefix", "rsh", "remote-path", "exclude", "exclude-from", "pattern", "patterns-from", "comment", "compression"}},
+		"go":         {short: "o", long: nil, subcommand: true},
+		"cargo":      {short: "pjZ", long: []string{"registry", "index", "package", "jobs", "target", "features", "manifest-path", "config", "target-dir", "bin", "example", "test", "bench", "profile", "color", "git", "branch", "tag", "rev", "path", "root", "version"}, subcommand: true},
+		"gem":        {short: "sv", long: []string{"source", "version", "install-dir", "bindir"}, subcommand: true},
+		"terraform":  {subcommand: true},
+		"gh":         {short: "RXfFHpqt", long: []string{"repo", "method", "field", "raw-field", "header", "jq", "template", "input", "hostname", "preview", "body", "title", "base", "head", "label", "assignee", "milestone", "branch", "limit", "json", "state", "author"}, subcommand: true},
+		"vault":      {subcommand: true},
+		"rclone":     {long: []string{"config", "transfers", "checkers", "bwlimit", "log-file", "log-level", "include", "exclude", "filter", "min-age", "max-age", "backup-dir"}, subcommand: true},
+		"restic":     {short: "rp", long: []string{"repo", "password-file", "repository-file", "tag", "host", "path", "keep-last", "keep-hourly", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "keep-tag", "max-unused", "cache-dir"}, subcommand: true},
+		"borg":       {short: "ae", long: []string{"glob-archives", "keep-last", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "prefix", "rsh", "remote-path", "exclude", "exclude-from", "pattern", "patterns-from", "comment", "compression"}, subcommand: true},
 		"script":     {short: "cEeTtOIB", long: []string{"command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"}},
 		"truncate":   {short: "sr", long: []string{"size", "reference"}},
 		"install":    {short: "mogtS", long: []string{"mode", "owner", "group", "target-directory", "suffix"}},
 		"zip":        {short: "bnPtx", long: nil},
 		"gpg":        {short: "orRu", long: []string{"output", "recipient", "local-user", "homedir", "keyring"}},
-		"security":   {short: "acdlsD", long: nil},
+		"security":   {short: "acdlsD", long: nil, subcommand: true},
 		"mysqladmin": {short: "uhPS", long: []string{"user", "host", "port", "socket"}},
 		"flock":      {short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}},
 		"su":         {short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
 	}
 })
+
+// subcommandAt returns the index in args of the subcommand of the program name, when it
+// takes one and options of its own come before it; otherwise 0. The options are stepped
+// over as parseOptions reads them, values included.
+func subcommandAt(name string, args []arg) int {
+	values := valueOptions()[name]
+	if !values.subcommand {
+		return 0
+	}
+	for i := 0; i < len(args); i++ {
+		s := args[i].lit
+		switch {
+		case args[i].dynamic || args[i].glob || len(s) < 2 || s[0] != '-':
+			return i
+		case s == "--":
+			if i+1 < len(args) {
+				return i + 1
+			}
+			return 0
+		case s[1] == '-':
+			if n, _, has := strings.Cut(s[2:], "="); !has && slices.Contains(values.long, n) {
+				i++ // the option's value is the next word
+			}
+		default:
+			for j := 1; j < len(s); j++ {
+				if strings.IndexByte(values.short, s[j]) >= 0 {
+					if j == len(s)-1 {
+						i++ // the value is the next word, not the rest of this one
+					}
+					break
+				}
+			}
+		}
+	}
+	return 0
+}
 
 // canonicalProgram is the name under which the tables list a program: version-suffixed
 // spellings (python3.12, pip3) and other names of one program (nodejs, netcat, mkfs.ext4)
