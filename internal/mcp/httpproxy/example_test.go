@@ -16,8 +16,16 @@ import (
 // server's url at the proxy.
 func Example() {
 	upstream, _ := url.Parse("https://mcp.example.com/mcp")
+	// Every client must send "Authorization: Bearer TOKEN": hand the token to the agent's
+	// config (its MCP entry's headers), never to other users of the machine.
+	token, err := httpproxy.NewToken()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	h, err := httpproxy.New(httpproxy.Options{
 		Upstream: upstream,
+		Token:    token,
 		Proxy: &mcp.Proxy{
 			Server: "example",
 			Decide: func(ctx context.Context, c call.Call) call.Decision {

@@ -32,7 +32,7 @@ func FuzzStream(f *testing.F) {
 	u, _ := url.Parse("http://127.0.0.1:1/")
 	f.Fuzz(func(t *testing.T, in string) {
 		p := &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}
-		hh, err := New(Options{Upstream: u, Proxy: p, MaxBody: 4096})
+		hh, err := New(Options{Upstream: u, Proxy: p, MaxBody: 4096, Token: testToken})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,11 +112,12 @@ func FuzzPost(f *testing.F) {
 			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(bytes.NewReader(b))}, nil
 		})}
 		p := &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}
-		h, err := New(Options{Upstream: u, Proxy: p, Client: client, MaxBody: 1 << 16})
+		h, err := New(Options{Upstream: u, Proxy: p, Client: client, MaxBody: 1 << 16, Token: testToken})
 		if err != nil {
 			t.Fatal(err)
 		}
 		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
 		if method != "" {
 			req.Header.Set("Mcp-Method", method)
 		}

@@ -5,7 +5,6 @@ package httpproxy
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,13 +29,12 @@ type Options struct {
 	// counts them from 1. Requests are handled concurrently, so its Decide, Record and
 	// Log must be safe for concurrent use.
 	Proxy *mcp.Proxy
-	// Token, when set, must be presented by every client as "Authorization: Bearer
-	// Token". It is moat's own and is never sent upstream.
+	// Token must be presented by every client as "Authorization: Bearer Token"; it is
+	// required (NewToken makes one), at least MinTokenLen characters of RFC 6750's
+	// b64token. Whoever reaches the proxy calls the server with the credentials of
+	// Header, and loopback is shared by every user of the machine. The token is moat's
+	// own: the client's Authorization header is never sent upstream.
 	Token string
-	// ForwardAuthorization sends the client's Authorization header upstream, for servers
-	// the client authenticates to itself. It cannot be combined with Token, which uses
-	// the same header.
-	ForwardAuthorization bool
 	// Header is added to every upstream request (credentials configured for the server).
 	Header http.Header
 	// Client sends the upstream requests; nil means a client without a timeout, since
@@ -47,8 +45,15 @@ type Options struct {
 	MaxBody int
 	// AllowRemote accepts requests whose Host is not a loopback name. Without it, a
 	// request for another host is refused, which defeats DNS rebinding: a web page whose
-	// name was pointed at 127.0.0.1 sends its own name as Host.
+	// name was pointed at 127.0.0.1 sends its own name as Host. It does not make the
+	// token optional.
 	AllowRemote bool
+	// MaxInFlight bounds the POST and DELETE requests handled at once, and apart the GET
+	// streams open at once (a legacy session keeps one open for its life); 0 means
+	// DefaultMaxInFlight. A request beyond it waits up to a second for a slot, then is
+	// answered 503 with Retry-After and a JSON-RPC error: never a hang, and never an
+	// unbounded number of goroutines, connections and buffers.
+	MaxInFlight int
 }
 
 type handler struct {
@@ -58,6 +63,8 @@ type handler struct {
 	max      int
 	sessions sessions
 	params   paramHeaders
+	requests *limiter // POST and DELETE
+	streams  *limiter // GET
 }
 
 // exchange is what relaying one client request needs to know of it.
@@ -75,13 +82,20 @@ func New(o Options) (http.Handler, error) {
 	if o.Proxy == nil || o.Proxy.Decide == nil {
 		return nil, errors.New("httpproxy: a Proxy with a Decide function is required")
 	}
-	if o.Token != "" && o.ForwardAuthorization {
-		return nil, errors.New("httpproxy: Token and ForwardAuthorization both use the client's Authorization header")
+	if err := checkToken(o.Token); err != nil {
+		return nil, fmt.Errorf("httpproxy: clients must authenticate: %w", err)
+	}
+	if o.MaxInFlight < 0 {
+		return nil, fmt.Errorf("httpproxy: MaxInFlight is %d", o.MaxInFlight)
 	}
 	if o.Proxy.Log == nil {
 		return nil, errors.New("httpproxy: the Proxy needs a Log")
 	}
-	h := &handler{o: o, upstream: o.Upstream.String(), client: o.Client, max: o.MaxBody}
+	n := o.MaxInFlight
+	if n == 0 {
+		n = DefaultMaxInFlight
+	}
+	h := &handler{o: o, upstream: o.Upstream.String(), client: o.Client, max: o.MaxBody, requests: newLimiter(n), streams: newLimiter(n)}
 	if h.client == nil {
 		h.client = &http.Client{}
 	}
@@ -100,28 +114,41 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: invalid Origin", http.StatusForbidden)
 		return
 	}
-	if h.o.Token != "" && !h.authorized(r) {
+	// Before anything else is spent on it: a client without the token takes no slot.
+	if !h.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="moat"`)
-		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		writeError(w, http.StatusUnauthorized, nil, jsonrpc.InvalidRequest, "moat: this MCP proxy needs its token: send \"Authorization: Bearer TOKEN\" (the token moat printed when it started, or $MOAT_MCP_TOKEN)")
 		return
 	}
+	lim := h.requests
 	switch r.Method {
-	case http.MethodPost:
-		h.post(w, r)
-	case http.MethodGet, http.MethodDelete:
-		session := r.Header.Get("Mcp-Session-Id")
-		h.relay(w, r, nil, exchange{session: session, conn: h.sessions.conn(session)})
+	case http.MethodPost, http.MethodDelete:
+	case http.MethodGet:
+		lim = h.streams
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
 	}
-}
-
-func (h *handler) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	// ConstantTimeCompare leaks only the length, which a token's length is not worth
-	// hiding.
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.o.Token)) == 1
+	// The slot is taken before the body is read, so that requests waiting for one hold
+	// no body in memory.
+	if !lim.acquire(r.Context()) {
+		if r.Context().Err() != nil {
+			return // the client left while it waited
+		}
+		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Connection", "close") // a flood's connections are not kept either
+		writeError(w, http.StatusServiceUnavailable, nil, jsonrpc.InternalError, "moat: the MCP proxy is busy (too many requests at once); retry shortly")
+		return
+	}
+	defer lim.release()
+	switch r.Method {
+	case http.MethodPost:
+		h.post(w, r)
+	default:
+		session := r.Header.Get("Mcp-Session-Id")
+		h.relay(w, r, nil, exchange{session: session, conn: h.sessions.conn(session)})
+	}
 }
 
 // post decides the message a client POSTed, then answers it in the server's place or
@@ -191,7 +218,7 @@ func (h *handler) relay(w http.ResponseWriter, r *http.Request, body []byte, x e
 		h.fail(w, http.StatusBadGateway, x, "moat: "+err.Error())
 		return
 	}
-	copyRequestHeaders(up.Header, r.Header, h.o.ForwardAuthorization)
+	copyRequestHeaders(up.Header, r.Header)
 	for k, vs := range h.o.Header {
 		up.Header[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
@@ -390,7 +417,7 @@ func mediaType(ct string) string {
 // token, hop-by-hop headers) stay with moat.
 var requestHeaders = []string{"Accept", "Content-Type", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id"}
 
-func copyRequestHeaders(dst, src http.Header, auth bool) {
+func copyRequestHeaders(dst, src http.Header) {
 	for _, k := range requestHeaders {
 		if vs, ok := src[k]; ok {
 			dst[k] = append([]string(nil), vs...)
@@ -399,11 +426,6 @@ func copyRequestHeaders(dst, src http.Header, auth bool) {
 	for k, vs := range src {
 		if strings.HasPrefix(k, "Mcp-Param-") {
 			dst[k] = append([]string(nil), vs...)
-		}
-	}
-	if auth {
-		if vs, ok := src["Authorization"]; ok {
-			dst["Authorization"] = append([]string(nil), vs...)
 		}
 	}
 }

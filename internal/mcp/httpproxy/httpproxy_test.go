@@ -105,7 +105,12 @@ func newPeer(t testing.TB, stateless bool) (*peer, *httptest.Server) {
 	return p, srv
 }
 
-// newProxy serves a proxy for upstream on an ephemeral loopback port.
+// testToken is the token of the proxies of these tests.
+const testToken = "test-token-0123456789"
+
+// newProxy serves a proxy for upstream on an ephemeral loopback port. Its clients are
+// taken to hold the token: a request without an Authorization header gets the proxy's
+// (TestAuth tests clients without one).
 func newProxy(t testing.TB, upstream string, edit func(*Options)) (string, *denyTools, *syncBuffer) {
 	t.Helper()
 	u, err := url.Parse(upstream)
@@ -114,7 +119,7 @@ func newProxy(t testing.TB, upstream string, edit func(*Options)) (string, *deny
 	}
 	d := &denyTools{}
 	log := &syncBuffer{}
-	o := Options{Upstream: u, Proxy: &mcp.Proxy{Server: "peer", Decide: d.decide, Log: log}}
+	o := Options{Upstream: u, Proxy: &mcp.Proxy{Server: "peer", Decide: d.decide, Log: log}, Token: testToken}
 	if edit != nil {
 		edit(&o)
 	}
@@ -122,9 +127,19 @@ func newProxy(t testing.TB, upstream string, edit func(*Options)) (string, *deny
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(withToken(h, o.Token))
 	t.Cleanup(srv.Close)
 	return srv.URL, d, log
+}
+
+// withToken gives every request without an Authorization header the token.
+func withToken(h http.Handler, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 func TestSDKClientBothEras(t *testing.T) {
@@ -302,10 +317,10 @@ func TestRawRequests(t *testing.T) {
 		{name: "a Host that is not loopback (DNS rebinding)", body: echoCall, host: "evil.example", status: 403},
 		{name: "a body over the limit", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 2000) + `"}}}`,
 			status: 413, inBody: `"error"`, editOpts: func(o *Options) { o.MaxBody = 1000 }},
-		{name: "no token", body: echoCall, status: 401, editOpts: func(o *Options) { o.Token = "s3cret" }},
-		{name: "a wrong token", body: echoCall, headers: map[string]string{"Authorization": "Bearer s3cres"}, status: 401, editOpts: func(o *Options) { o.Token = "s3cret" }},
-		{name: "the token", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: map[string]string{"Authorization": "Bearer s3cret"},
-			status: 200, relayed: true, editOpts: func(o *Options) { o.Token = "s3cret" }},
+		{name: "a wrong token", body: echoCall, headers: map[string]string{"Authorization": "Bearer s3cret-s3cret-s3cres"}, status: 401, inBody: `"code":-32600`,
+			editOpts: func(o *Options) { o.Token = "s3cret-s3cret-s3cret" }},
+		{name: "the token", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, headers: map[string]string{"Authorization": "Bearer s3cret-s3cret-s3cret"},
+			status: 200, relayed: true, editOpts: func(o *Options) { o.Token = "s3cret-s3cret-s3cret" }},
 		{name: "PUT", method: http.MethodPut, body: echoCall, status: 405},
 		{name: "a DELETE is relayed", method: http.MethodDelete, headers: map[string]string{"Mcp-Session-Id": "s-1"}, status: 202, relayed: true},
 	}
@@ -404,6 +419,7 @@ func TestStreamIsRelayedEventByEvent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxyURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +475,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	})))
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
-	hh, err := New(Options{Upstream: u, Proxy: &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}})
+	hh, err := New(Options{Upstream: u, Proxy: &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}, Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,6 +485,7 @@ func TestClientDisconnectCancelsUpstream(t *testing.T) {
 	proxyURL := ps.URL
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxyURL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -511,8 +528,12 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		"no upstream":           {Proxy: p},
 		"a file upstream":       {Upstream: &url.URL{Scheme: "file", Path: "/x"}, Proxy: p},
 		"no proxy":              {Upstream: u},
-		"token and forwarding":  {Upstream: u, Proxy: p, Token: "t", ForwardAuthorization: true},
-		"a proxy without a log": {Upstream: u, Proxy: &mcp.Proxy{Decide: p.Decide}},
+		"a proxy without a log": {Upstream: u, Proxy: &mcp.Proxy{Decide: p.Decide}, Token: testToken},
+		"no token":              {Upstream: u, Proxy: p},
+		"a short token":         {Upstream: u, Proxy: p, Token: "s3cret"},
+		"a token with a space":  {Upstream: u, Proxy: p, Token: "s3cret s3cret s3cret"},
+		"a token with a quote":  {Upstream: u, Proxy: p, Token: `s3cret"s3cret-s3cret`},
+		"a negative limit":      {Upstream: u, Proxy: p, Token: testToken, MaxInFlight: -1},
 	} {
 		if _, err := New(o); err == nil {
 			t.Errorf("%s: no error", name)

@@ -47,7 +47,10 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		// A client that never finishes its headers must not hold a connection for ever;
 		// there is no write timeout, since streams last as long as the client wants.
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// Idle keep-alive connections are closed, so that the memory a burst of clients
+		// took is given back.
+		IdleTimeout: time.Minute,
+		BaseContext: func(net.Listener) context.Context { return ctx },
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -14,9 +14,8 @@ import (
 
 // sender returns how moat's own requests (a tools/list to vet a tool before relaying a
 // call to it) reach the server for the client of r: with the headers the client's
-// request carried (its session, its protocol version, its credentials when they are
-// forwarded), the method of moat's request in place of the client's for the 2026-07-28
-// revision, and none of the headers that name the client's tool or arguments. The
+// request carried (its session, its protocol version), the method of moat's request in
+// place of the client's for the 2026-07-28 revision, and none of the headers that name the client's tool or arguments. The
 // server's answer is read here and handed to the Proxy through the exchange's Conn,
 // which keeps it from the client; so are the stream's other messages, which belong to
 // moat's request.
@@ -31,7 +30,7 @@ func (h *handler) sender(r *http.Request, x exchange) mcp.Sender {
 		if err != nil {
 			return err
 		}
-		copyRequestHeaders(up.Header, r.Header, h.o.ForwardAuthorization)
+		copyRequestHeaders(up.Header, r.Header)
 		for k := range up.Header {
 			if strings.HasPrefix(k, "Mcp-Param-") {
 				delete(up.Header, k)
