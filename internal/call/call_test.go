@@ -21,16 +21,7 @@ func TestEveryNativeToolCanonicalizes(t *testing.T) {
 		if _, ok := ParseClass(string(nt.Class)); !ok {
 			t.Errorf("%s/%s: unknown class %q", nt.Agent, nt.Name, nt.Class)
 		}
-		for from, to := range nt.Rename {
-			if !contains(ArgKeys[nt.Class], to) {
-				t.Errorf("%s/%s renames %s to %s, which is not a canonical key of %s", nt.Agent, nt.Name, from, to, nt.Class)
-			}
-		}
-		args := map[string]any{}
-		if nt.MCPToolKey != "" {
-			args[nt.MCPToolKey] = "tool"
-			args[nt.MCPServerKey] = "server"
-		}
+		args := sampleArgs(nt, true)
 		c, err := Canonicalize(nt.Agent, nt.Name, args)
 		if nt.Unsupported != "" {
 			if err == nil {
@@ -84,12 +75,16 @@ func TestCanonicalizeArgs(t *testing.T) {
 		{GeminiCLI, "replace", `{"file_path":"/a","old_string":"x","new_string":"y","instruction":"i"}`, FileEdit, `{"instruction":"i","new":"y","old":"x","path":"/a"}`, "", "", ""},
 		{GeminiCLI, "read_many_files", `{"include":["a/*.go"]}`, FileRead, `{"paths":["a/*.go"]}`, "", "", ""},
 		{GeminiCLI, "web_fetch", `{"prompt":"summarise https://example.com/a?b=c please"}`, WebFetch, `{"prompt":"summarise https://example.com/a?b=c please","url":"https://example.com/a?b=c"}`, "", "", ""},
+		{GeminiCLI, "web_fetch", `{"prompt":"summarise https://example.com/a and https://example.com/a"}`, WebFetch, `{"prompt":"summarise https://example.com/a and https://example.com/a","url":"https://example.com/a"}`, "", "", ""},
+		{GeminiCLI, "web_fetch", `{"prompt":"compare https://a.example and https://b.example"}`, "", ``, "", "", "names 2 URLs"},
+		{GeminiCLI, "web_fetch", `{"prompt":"summarise the page"}`, "", ``, "", "", "names no http(s) URL"},
+		{ClaudeCode, "WebFetch", `{"prompt":"summarise https://example.com/a"}`, "", ``, "", "", `"url": missing`},
 		{GeminiCLI, "mcp_github_create_issue", `{}`, MCP, `{}`, "", "mcp:github/create_issue", ""},
 		{Windsurf, "pre_run_command", `{"command_line":"npm i","cwd":"/p"}`, Shell, `{"command":"npm i"}`, "/p", "", ""},
 		{Windsurf, "pre_write_code", `{"file_path":"/a","edits":[{"old_string":"x","new_string":"y"}]}`, FileEdit, `{"edits":[{"new":"y","old":"x"}],"path":"/a"}`, "", "", ""},
 		{Windsurf, "pre_mcp_tool_use", `{"mcp_server_name":"gh","mcp_tool_name":"t","mcp_tool_arguments":{"a":1}}`, MCP, `{"a":1}`, "", "mcp:gh/t", ""},
 		{Cursor, "beforeMCPExecution", `{"tool_name":"t","tool_input":"{\"a\":1}"}`, MCP, `{"a":1}`, "", "mcp:/t", ""},
-		{Cursor, "beforeMCPExecution", `{"tool_name":"t","tool_input":"not json"}`, MCP, ``, "", "", "not a JSON object"},
+		{Cursor, "beforeMCPExecution", `{"tool_name":"t","tool_input":"not json"}`, MCP, ``, "", "", "must be a JSON object or a string holding one"},
 		{Cursor, "Shell", `{"command":"ls","working_directory":"/w"}`, Shell, `{"command":"ls"}`, "/w", "", ""},
 		{Cursor, "MCP:search", `{}`, MCP, `{}`, "", "mcp:/search", ""},
 		{"", "shell", `{"command":"ls"}`, Shell, `{"command":"ls"}`, "", "", ""},

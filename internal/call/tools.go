@@ -1,7 +1,6 @@
 package call
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -10,18 +9,18 @@ import (
 )
 
 // NativeTool describes how one agent names a tool (or a hook event that stands for one) and
-// how its arguments map onto the canonical keys of its class.
+// what arguments it takes: their names, aliases, types, and the canonical keys of its class
+// they map onto.
 type NativeTool struct {
 	Agent Agent
 	Name  string
 	Class Class
-	// Rename maps native argument keys to canonical ones; other keys are kept as they are.
-	Rename map[string]string
-	// CwdKey is the native argument that holds the working directory, if any.
-	CwdKey string
-	// MCPServerKey, MCPToolKey and MCPArgsKey locate the server, tool and arguments of an
-	// MCP call that arrives as a hook event rather than under an mcp__ tool name.
-	MCPServerKey, MCPToolKey, MCPArgsKey string
+	// Args declares the tool's arguments. A call whose declared argument is missing
+	// (when required), of another type, or given under two of its names is an error:
+	// moat does not decide a call it cannot read.
+	Args []Arg
+	// Extra says what happens to keys Args does not declare (see ExtraKeys).
+	Extra ExtraKeys
 	// PatternIsPath marks search tools whose pattern is a path glob (Glob, not Grep): an
 	// absolute or ~ pattern names where the search reads, whatever the path argument says.
 	PatternIsPath bool
@@ -30,77 +29,144 @@ type NativeTool struct {
 	Unsupported string
 }
 
+// The arguments the table declares, by what they are. Each names its key, its canonical
+// place, its type and whether it is required; the tools below list them.
 var (
-	renamePath   = map[string]string{"file_path": ArgPath}
-	renameEdit   = map[string]string{"file_path": ArgPath, "old_string": ArgOld, "new_string": ArgNew}
-	renameSearch = map[string]string{"dir_path": ArgPath}
+	// Targets: what a call acts on.
+	fileArg        = Arg{Names: []string{"file_path"}, As: ArgPath, Type: TypeString, Required: true}
+	pathArg        = Arg{Names: []string{"path"}, As: ArgPath, Type: TypeString}
+	commandArg     = Arg{Names: []string{"command"}, As: ArgCommand, Type: TypeString, Required: true}
+	patternArg     = Arg{Names: []string{"pattern"}, As: ArgPattern, Type: TypeString, Required: true}
+	contentArg     = Arg{Names: []string{"content"}, As: ArgContent, Type: TypeString, Required: true}
+	oldArg         = Arg{Names: []string{"old_string"}, As: ArgOld, Type: TypeString, Required: true}
+	newArg         = Arg{Names: []string{"new_string"}, As: ArgNew, Type: TypeString, Required: true}
+	editsArg       = Arg{Names: []string{"edits"}, As: ArgEdits, Type: TypeEdits, Required: true}
+	descriptionArg = Arg{Names: []string{"description"}, Type: TypeString}
+
+	// Cursor's preToolUse names a file target_file in some versions, file_path in others.
+	cursorFileArg = Arg{Names: []string{"file_path", "target_file"}, As: ArgPath, Type: TypeString, Required: true}
+	// Gemini CLI names a file file_path, and absolute_path in its earlier versions; and a
+	// directory dir_path (path in its earlier versions: the canonical key, accepted anyway).
+	geminiFileArg = Arg{Names: []string{"file_path", "absolute_path"}, As: ArgPath, Type: TypeString, Required: true}
+	geminiDirArg  = Arg{Names: []string{"dir_path"}, As: ArgPath, Type: TypeString}
 )
 
-// NativeTools is the table of every native tool name moat understands, per agent. Names
-// absent from it are refused by Canonicalize unless the caller asks for class other, so that
-// a misspelt tool is an error rather than a call that slips past every rule.
+// opt returns a copy of a that is not required.
+func opt(a Arg) Arg { a.Required = false; return a }
+
+// data declares an optional argument moat keeps as it came, under its name.
+func data(name string, t ArgType) Arg { return Arg{Names: []string{name}, Type: t} }
+
+// NativeTools is the table of every native tool name moat understands, per agent, with the
+// arguments each takes (specs/agent-protocols.md gives the sources). Names absent from it
+// are refused by Canonicalize unless the caller asks for class other, so that a misspelt
+// tool is an error rather than a call that slips past every rule.
+//
+// Keys a tool does not declare are kept, since agents add fields often, unless their name
+// says they hold a path, a command or a URL (ExtraUnlessNamed); tools of class other keep
+// every key (ExtraKept); the events whose arguments the Cursor adapter assembles take no
+// other key (ExtraRefused).
 var NativeTools = []NativeTool{
 	// Claude Code: PreToolUse tool_name values.
-	{Agent: ClaudeCode, Name: "Bash", Class: Shell},
-	{Agent: ClaudeCode, Name: "Read", Class: FileRead, Rename: renamePath},
-	{Agent: ClaudeCode, Name: "Write", Class: FileWrite, Rename: renamePath},
-	{Agent: ClaudeCode, Name: "Edit", Class: FileEdit, Rename: renameEdit},
-	{Agent: ClaudeCode, Name: "MultiEdit", Class: FileEdit, Rename: renamePath},
-	{Agent: ClaudeCode, Name: "NotebookEdit", Class: FileEdit, Rename: map[string]string{"notebook_path": ArgPath, "new_source": ArgNew}},
-	{Agent: ClaudeCode, Name: "Glob", Class: FileSearch, PatternIsPath: true},
-	{Agent: ClaudeCode, Name: "Grep", Class: FileSearch},
-	{Agent: ClaudeCode, Name: "LS", Class: FileSearch},
-	{Agent: ClaudeCode, Name: "WebFetch", Class: WebFetch},
+	{Agent: ClaudeCode, Name: "Bash", Class: Shell, Args: []Arg{commandArg, descriptionArg, data("timeout", TypeNumber), data("run_in_background", TypeBool)}},
+	{Agent: ClaudeCode, Name: "Read", Class: FileRead, Args: []Arg{fileArg, data("offset", TypeNumber), data("limit", TypeNumber), data("pages", TypeString)}},
+	{Agent: ClaudeCode, Name: "Write", Class: FileWrite, Args: []Arg{fileArg, contentArg}},
+	{Agent: ClaudeCode, Name: "Edit", Class: FileEdit, Args: []Arg{fileArg, oldArg, newArg, data("replace_all", TypeBool)}},
+	{Agent: ClaudeCode, Name: "MultiEdit", Class: FileEdit, Args: []Arg{fileArg, editsArg}},
+	{Agent: ClaudeCode, Name: "NotebookEdit", Class: FileEdit, Args: []Arg{
+		{Names: []string{"notebook_path"}, As: ArgPath, Type: TypeString, Required: true},
+		// Absent when a cell is deleted.
+		{Names: []string{"new_source"}, As: ArgNew, Type: TypeString},
+		data("cell_id", TypeString), data("cell_type", TypeString), data("edit_mode", TypeString),
+	}},
+	{Agent: ClaudeCode, Name: "Glob", Class: FileSearch, PatternIsPath: true, Args: []Arg{patternArg, pathArg}},
+	{Agent: ClaudeCode, Name: "Grep", Class: FileSearch, Args: []Arg{patternArg, pathArg,
+		data("glob", TypeString), data("type", TypeString), data("output_mode", TypeString), data("multiline", TypeBool),
+		data("head_limit", TypeNumber), data("-i", TypeBool), data("-n", TypeBool),
+		data("-A", TypeNumber), data("-B", TypeNumber), data("-C", TypeNumber)}},
+	{Agent: ClaudeCode, Name: "LS", Class: FileSearch, Args: []Arg{
+		{Names: []string{"path"}, As: ArgPath, Type: TypeString, Required: true}, data("ignore", TypeStrings)}},
+	{Agent: ClaudeCode, Name: "WebFetch", Class: WebFetch, Args: []Arg{
+		{Names: []string{"url"}, As: ArgURL, Type: TypeString, Required: true}, data("prompt", TypeString)}},
 	// PowerShell syntax is not POSIX shell; analysing it as shell would misread it, so it is
-	// decided by native name until moat has a PowerShell analyser.
-	{Agent: ClaudeCode, Name: "PowerShell", Class: Other},
-	{Agent: ClaudeCode, Name: "WebSearch", Class: Other},
-	{Agent: ClaudeCode, Name: "Agent", Class: Other},
-	{Agent: ClaudeCode, Name: "Task", Class: Other},
-	{Agent: ClaudeCode, Name: "TodoWrite", Class: Other},
-	{Agent: ClaudeCode, Name: "AskUserQuestion", Class: Other},
-	{Agent: ClaudeCode, Name: "ExitPlanMode", Class: Other},
-	{Agent: ClaudeCode, Name: "Skill", Class: Other},
-	{Agent: ClaudeCode, Name: "BashOutput", Class: Other},
-	{Agent: ClaudeCode, Name: "KillShell", Class: Other},
+	// decided by native name until moat has a PowerShell analyser. Its command is still
+	// read strictly: a rule on PowerShell matches what it runs.
+	{Agent: ClaudeCode, Name: "PowerShell", Class: Other, Args: []Arg{
+		{Names: []string{"command"}, Type: TypeString, Required: true}, descriptionArg, data("timeout", TypeNumber), data("run_in_background", TypeBool)}},
+	{Agent: ClaudeCode, Name: "WebSearch", Class: Other, Extra: ExtraKept, Args: []Arg{
+		{Names: []string{"query"}, Type: TypeString, Required: true}, data("allowed_domains", TypeStrings), data("blocked_domains", TypeStrings)}},
+	{Agent: ClaudeCode, Name: "Agent", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "Task", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "TodoWrite", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "AskUserQuestion", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "ExitPlanMode", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "Skill", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "BashOutput", Class: Other, Extra: ExtraKept},
+	{Agent: ClaudeCode, Name: "KillShell", Class: Other, Extra: ExtraKept},
 
-	// Cursor: hook events that stand for a tool, and preToolUse tool types.
-	{Agent: Cursor, Name: "beforeShellExecution", Class: Shell, CwdKey: "cwd"},
-	{Agent: Cursor, Name: "beforeReadFile", Class: FileRead, Rename: renamePath},
-	{Agent: Cursor, Name: "beforeMCPExecution", Class: MCP, MCPToolKey: "tool_name", MCPArgsKey: "tool_input"},
-	{Agent: Cursor, Name: "Shell", Class: Shell, CwdKey: "working_directory"},
-	{Agent: Cursor, Name: "Read", Class: FileRead, Rename: renamePath},
-	{Agent: Cursor, Name: "Write", Class: FileWrite, Rename: renamePath},
-	{Agent: Cursor, Name: "Delete", Class: FileDelete, Rename: renamePath},
-	{Agent: Cursor, Name: "Grep", Class: FileSearch},
-	{Agent: Cursor, Name: "Task", Class: Other},
+	// Cursor: hook events that stand for a tool (their arguments are the fields the
+	// adapter takes from the payload), and preToolUse tool types.
+	{Agent: Cursor, Name: "beforeShellExecution", Class: Shell, Extra: ExtraRefused, Args: []Arg{commandArg,
+		{Names: []string{"cwd"}, As: AsCwd, Type: TypeString}}},
+	{Agent: Cursor, Name: "beforeReadFile", Class: FileRead, Extra: ExtraRefused, Args: []Arg{fileArg}},
+	{Agent: Cursor, Name: "beforeMCPExecution", Class: MCP, Extra: ExtraRefused, Args: []Arg{
+		{Names: []string{"tool_name"}, As: AsMCPTool, Type: TypeString, Required: true},
+		{Names: []string{"tool_input"}, As: AsMCPArgs, Type: TypeJSONObject}}},
+	{Agent: Cursor, Name: "Shell", Class: Shell, Args: []Arg{commandArg,
+		{Names: []string{"working_directory"}, As: AsCwd, Type: TypeString}}},
+	{Agent: Cursor, Name: "Read", Class: FileRead, Args: []Arg{cursorFileArg}},
+	{Agent: Cursor, Name: "Write", Class: FileWrite, Args: []Arg{cursorFileArg, opt(contentArg)}},
+	{Agent: Cursor, Name: "Delete", Class: FileDelete, Args: []Arg{cursorFileArg}},
+	{Agent: Cursor, Name: "Grep", Class: FileSearch, Args: []Arg{
+		{Names: []string{"pattern", "query"}, As: ArgPattern, Type: TypeString, Required: true}, pathArg}},
+	{Agent: Cursor, Name: "Task", Class: Other, Extra: ExtraKept},
 
 	// Windsurf: pre-hook events; the arguments are the event's tool_info.
-	{Agent: Windsurf, Name: "pre_run_command", Class: Shell, Rename: map[string]string{"command_line": ArgCommand}, CwdKey: "cwd"},
-	{Agent: Windsurf, Name: "pre_read_code", Class: FileRead, Rename: renamePath},
-	{Agent: Windsurf, Name: "pre_write_code", Class: FileEdit, Rename: renamePath},
-	{Agent: Windsurf, Name: "pre_mcp_tool_use", Class: MCP, MCPServerKey: "mcp_server_name", MCPToolKey: "mcp_tool_name", MCPArgsKey: "mcp_tool_arguments"},
+	{Agent: Windsurf, Name: "pre_run_command", Class: Shell, Args: []Arg{
+		{Names: []string{"command_line"}, As: ArgCommand, Type: TypeString, Required: true},
+		{Names: []string{"cwd"}, As: AsCwd, Type: TypeString, Required: true}}},
+	{Agent: Windsurf, Name: "pre_read_code", Class: FileRead, Args: []Arg{fileArg}},
+	{Agent: Windsurf, Name: "pre_write_code", Class: FileEdit, Args: []Arg{fileArg, editsArg}},
+	{Agent: Windsurf, Name: "pre_mcp_tool_use", Class: MCP, Args: []Arg{
+		{Names: []string{"mcp_server_name"}, As: AsMCPServer, Type: TypeString, Required: true},
+		{Names: []string{"mcp_tool_name"}, As: AsMCPTool, Type: TypeString, Required: true},
+		{Names: []string{"mcp_tool_arguments"}, As: AsMCPArgs, Type: TypeObject}}},
 
 	// Gemini CLI: BeforeTool tool_name values.
-	{Agent: GeminiCLI, Name: "run_shell_command", Class: Shell, CwdKey: "dir_path"},
-	{Agent: GeminiCLI, Name: "read_file", Class: FileRead, Rename: renamePath},
-	{Agent: GeminiCLI, Name: "read_many_files", Class: FileRead, Rename: map[string]string{"include": ArgPaths}},
-	{Agent: GeminiCLI, Name: "write_file", Class: FileWrite, Rename: renamePath},
-	{Agent: GeminiCLI, Name: "replace", Class: FileEdit, Rename: renameEdit},
-	{Agent: GeminiCLI, Name: "glob", Class: FileSearch, Rename: renameSearch, PatternIsPath: true},
-	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Rename: renameSearch},
-	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Rename: renameSearch},
-	{Agent: GeminiCLI, Name: "list_directory", Class: FileSearch, Rename: renameSearch},
-	{Agent: GeminiCLI, Name: "web_fetch", Class: WebFetch},
-	{Agent: GeminiCLI, Name: "google_web_search", Class: Other},
-	{Agent: GeminiCLI, Name: "save_memory", Class: Other},
-	{Agent: GeminiCLI, Name: "write_todos", Class: Other},
+	{Agent: GeminiCLI, Name: "run_shell_command", Class: Shell, Args: []Arg{commandArg, descriptionArg,
+		// dir_path is relative to the session's directory; earlier versions said directory.
+		{Names: []string{"dir_path", "directory"}, As: AsCwd, Type: TypeString},
+		data("is_background", TypeBool)}},
+	{Agent: GeminiCLI, Name: "read_file", Class: FileRead, Args: []Arg{geminiFileArg,
+		data("start_line", TypeNumber), data("end_line", TypeNumber), data("offset", TypeNumber), data("limit", TypeNumber)}},
+	{Agent: GeminiCLI, Name: "read_many_files", Class: FileRead, Args: []Arg{
+		{Names: []string{"include"}, As: ArgPaths, Type: TypeStrings, Required: true},
+		data("exclude", TypeStrings), data("recursive", TypeBool), data("useDefaultExcludes", TypeBool),
+		data("file_filtering_options", TypeObject)}},
+	{Agent: GeminiCLI, Name: "write_file", Class: FileWrite, Args: []Arg{geminiFileArg, contentArg}},
+	{Agent: GeminiCLI, Name: "replace", Class: FileEdit, Args: []Arg{geminiFileArg, oldArg, newArg,
+		data("instruction", TypeString), data("allow_multiple", TypeBool), data("expected_replacements", TypeNumber)}},
+	{Agent: GeminiCLI, Name: "glob", Class: FileSearch, PatternIsPath: true, Args: []Arg{patternArg, geminiDirArg,
+		data("case_sensitive", TypeBool), data("respect_git_ignore", TypeBool)}},
+	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, data("include", TypeString)}},
+	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, data("include", TypeString)}},
+	{Agent: GeminiCLI, Name: "list_directory", Class: FileSearch, Args: []Arg{geminiDirArg, data("ignore", TypeStrings)}},
+	// web_fetch has no url argument: the URLs are inside the prompt.
+	{Agent: GeminiCLI, Name: "web_fetch", Class: WebFetch, Args: []Arg{
+		{Names: []string{"prompt"}, Type: TypeString, Required: true, URLs: true}}},
+	{Agent: GeminiCLI, Name: "google_web_search", Class: Other, Extra: ExtraKept},
+	{Agent: GeminiCLI, Name: "save_memory", Class: Other, Extra: ExtraKept},
+	{Agent: GeminiCLI, Name: "write_todos", Class: Other, Extra: ExtraKept},
 
 	// Codex: PreToolUse tool_name values.
-	{Agent: Codex, Name: "Bash", Class: Shell},
-	{Agent: Codex, Name: "apply_patch", Class: FileEdit, Unsupported: "apply_patch edits several files at once; `moat hook codex` splits it into one call per file"},
-	{Agent: Codex, Name: "update_plan", Class: Other},
-	{Agent: Codex, Name: "spawn_agent", Class: Other},
+	{Agent: Codex, Name: "Bash", Class: Shell, Args: []Arg{commandArg,
+		{Names: []string{"workdir"}, As: AsCwd, Type: TypeString}, data("timeout_ms", TypeNumber)}},
+	// The patch arrives as command (input in some versions); Canonicalize does not take it,
+	// but its declaration is what the Codex adapter reads it by (ReadArgs).
+	{Agent: Codex, Name: "apply_patch", Class: FileEdit, Args: []Arg{{Names: []string{"command", "input"}, Type: TypeString, Required: true}},
+		Unsupported: "apply_patch edits several files at once; `moat hook codex` splits it into one call per file"},
+	{Agent: Codex, Name: "update_plan", Class: Other, Extra: ExtraKept},
+	{Agent: Codex, Name: "spawn_agent", Class: Other, Extra: ExtraKept},
 }
 
 // LookupTool finds the native tool name in the table: in agent's own entries when agent is
@@ -118,20 +184,29 @@ func LookupTool(agent Agent, name string) (NativeTool, bool) {
 // Canonicalize turns a tool name and its native arguments into a canonical call. The name
 // may be a class ("shell", with canonical arguments), a native name from NativeTools, or an
 // MCP tool name in any agent's spelling (mcp__srv__tool, mcp_srv_tool, MCP:tool,
-// mcp:srv/tool). An unknown name is an error. Cwd is taken from the arguments when the
-// native tool carries one, as given; the caller resolves it.
+// mcp:srv/tool). An unknown name is an error, and so are arguments the tool does not take
+// as they came (see NativeTool.Args): missing, of another type, given twice, or unknown
+// with a name that says they are a path, command or URL; such errors are *ArgError. Cwd is
+// taken from the arguments when the native tool carries one, as given; the caller
+// resolves it.
 func Canonicalize(agent Agent, tool string, args map[string]any) (Call, error) {
 	c := Call{Agent: agent, Tool: tool, Args: make(map[string]any, len(args))}
 	if class, ok := ParseClass(tool); ok {
 		c.Class = class
-		for k, v := range args {
-			c.Args[k] = v
-		}
 		if class == MCP {
 			return c, fmt.Errorf("tool %q needs a server and tool name: write mcp:SERVER/TOOL", tool)
 		}
+		nt := NativeTool{Agent: agent, Name: tool, Class: class, Args: classArgs[class]}
+		if class == Other {
+			nt.Extra = ExtraKept
+		}
+		read, err := nt.readArgs(args)
+		if err != nil {
+			return c, err
+		}
+		c.Args = read.args
 		finishArgs(&c)
-		return c, nil
+		return c, needs(&c)
 	}
 	if target, ok := ParseMCPName(agent, tool); ok {
 		c.Class = MCP
@@ -141,41 +216,80 @@ func Canonicalize(agent Agent, tool string, args map[string]any) (Call, error) {
 		}
 		return c, nil
 	}
-	nt, ok := LookupTool(agent, tool)
-	if !ok {
-		if agent != "" {
-			if _, elsewhere := LookupTool("", tool); elsewhere {
-				return c, fmt.Errorf("%s has no tool named %q", agent, tool)
-			}
-		}
-		return c, fmt.Errorf("unknown tool %q: not a class (%s), a native tool name moat knows, or an MCP tool name", tool, classList())
+	nt, err := lookup(agent, tool)
+	if err != nil {
+		return c, err
 	}
 	if nt.Unsupported != "" {
 		return c, fmt.Errorf("tool %q: %s", tool, nt.Unsupported)
 	}
 	c.Class = nt.Class
+	read, err := nt.readArgs(args)
+	if err != nil {
+		return c, err
+	}
+	c.Cwd = read.cwd
 	if nt.Class == MCP {
-		return c, canonicalizeMCPEvent(&c, nt, args)
-	}
-	for k, v := range args {
-		if k == nt.CwdKey {
-			if s, ok := v.(string); ok {
-				c.Cwd = s
-			}
-			continue
+		c.MCP = &MCPTarget{Server: read.mcpServer, Tool: read.mcpTool}
+		c.Args = read.mcpArgs
+		if c.Args == nil {
+			c.Args = map[string]any{}
 		}
-		if to, ok := nt.Rename[k]; ok {
-			k = to
-		}
-		c.Args[k] = v
+		return c, nil
 	}
+	c.Args = read.args
 	if nt.PatternIsPath {
 		if p, _ := c.Args[ArgPattern].(string); strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
 			c.Args[ArgPaths] = []any{p}
 		}
 	}
 	finishArgs(&c)
-	return c, nil
+	return c, needs(&c)
+}
+
+// lookup finds a native tool, or says why the name is not one.
+func lookup(agent Agent, tool string) (NativeTool, error) {
+	nt, ok := LookupTool(agent, tool)
+	if ok {
+		return nt, nil
+	}
+	if agent != "" {
+		if _, elsewhere := LookupTool("", tool); elsewhere {
+			return nt, fmt.Errorf("%s has no tool named %q", agent, tool)
+		}
+	}
+	return nt, fmt.Errorf("unknown tool %q: not a class (%s), a native tool name moat knows, or an MCP tool name", tool, classList())
+}
+
+// ClassOf returns the class of the calls a tool name makes, or the error Canonicalize
+// gives for a name it does not know.
+func ClassOf(agent Agent, tool string) (Class, error) {
+	if class, ok := ParseClass(tool); ok {
+		return class, nil
+	}
+	if _, ok := ParseMCPName(agent, tool); ok {
+		return MCP, nil
+	}
+	nt, err := lookup(agent, tool)
+	if err != nil {
+		return "", err
+	}
+	return nt.Class, nil
+}
+
+// ReadArgs reads the arguments of a native tool as the table declares them, without
+// making a call: for tools the caller turns into calls itself (Codex's apply_patch). The
+// result holds each argument under its canonical key or first name.
+func ReadArgs(agent Agent, tool string, args map[string]any) (map[string]any, error) {
+	nt, err := lookup(agent, tool)
+	if err != nil {
+		return nil, err
+	}
+	read, err := nt.readArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return read.args, nil
 }
 
 // CanonicalizeOther makes a call of class other for a tool moat does not know, keeping its
@@ -188,71 +302,37 @@ func CanonicalizeOther(agent Agent, tool string, args map[string]any) Call {
 	return c
 }
 
-func canonicalizeMCPEvent(c *Call, nt NativeTool, args map[string]any) error {
-	server, _ := args[nt.MCPServerKey].(string)
-	tool, _ := args[nt.MCPToolKey].(string)
-	if tool == "" {
-		return fmt.Errorf("%s: missing MCP tool name in %q", nt.Name, nt.MCPToolKey)
-	}
-	c.MCP = &MCPTarget{Server: server, Tool: tool}
-	switch a := args[nt.MCPArgsKey].(type) {
-	case nil:
-	case map[string]any:
-		c.Args = a
-	case string:
-		// Cursor documents tool_input as a JSON string.
-		var m map[string]any
-		d := json.NewDecoder(strings.NewReader(a))
-		d.UseNumber()
-		if err := d.Decode(&m); err != nil {
-			return fmt.Errorf("%s: %q is not a JSON object: %w", nt.Name, nt.MCPArgsKey, err)
-		}
-		c.Args = m
-	default:
-		return fmt.Errorf("%s: %q must be an object", nt.Name, nt.MCPArgsKey)
-	}
-	return nil
-}
-
 // urlInText finds a URL in free text. It is compiled on first use: only a web fetch that
 // carries its URL in a prompt needs it, and every process that imports call would pay.
 var urlInText = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`https?://[^\s<>"'()\[\]{}]+`)
 })
 
-// finishArgs fills canonical keys that native tools spell in nested or free-form ways.
+// finishArgs fills canonical keys that native tools spell in nested ways.
 func finishArgs(c *Call) {
-	if edits, ok := c.Args[ArgEdits].([]any); ok {
-		// A copy, so that the caller's decoded arguments are left as they came.
-		edits = slices.Clone(edits)
-		c.Args[ArgEdits] = edits
-		for i, e := range edits {
-			m, ok := e.(map[string]any)
-			if !ok {
-				continue
-			}
-			n := make(map[string]any, len(m))
-			for k, v := range m {
-				switch k {
-				case "old_string":
-					k = ArgOld
-				case "new_string":
-					k = ArgNew
-				}
-				n[k] = v
-			}
-			edits[i] = n
-		}
+	edits, ok := c.Args[ArgEdits].([]any)
+	if !ok {
+		return
 	}
-	if c.Class == WebFetch {
-		if _, ok := c.Args[ArgURL]; !ok {
-			// Gemini's web_fetch carries its URLs inside the prompt text.
-			if p, ok := c.Args["prompt"].(string); ok {
-				if u := urlInText().FindString(p); u != "" {
-					c.Args[ArgURL] = u
-				}
-			}
+	// A copy, so that the caller's decoded arguments are left as they came.
+	edits = slices.Clone(edits)
+	c.Args[ArgEdits] = edits
+	for i, e := range edits {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
 		}
+		n := make(map[string]any, len(m))
+		for k, v := range m {
+			switch k {
+			case "old_string":
+				k = ArgOld
+			case "new_string":
+				k = ArgNew
+			}
+			n[k] = v
+		}
+		edits[i] = n
 	}
 }
 

@@ -182,28 +182,31 @@ func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
 		}
 		tool = string(call.Shell)
 	}
-	c, err := call.Canonicalize(agent, tool, toolArgs)
-	if err != nil {
-		return call.Call{}, err
-	}
 	if len(args) > 0 {
-		key := primaryArg(c.Class)
-		if key == "" {
-			return call.Call{}, fmt.Errorf("%s calls take their arguments from --args, not from the command line", c.Class)
-		}
-		if _, set := c.Args[key]; set {
-			return call.Call{}, fmt.Errorf("the %s is given twice: in --args and on the command line", key)
-		}
-		v, err := joinArgs(c.Class, args)
+		// The class says which argument the command line gives; the call is made once
+		// it is among the others, since a tool's arguments are read all together.
+		class, err := call.ClassOf(agent, tool)
 		if err != nil {
 			return call.Call{}, err
 		}
-		// Canonicalize again with the value among the arguments (a canonical key passes
-		// through unchanged), so that everything the tool table derives from it applies.
-		toolArgs[key] = v
-		if c, err = call.Canonicalize(agent, tool, toolArgs); err != nil {
+		key := primaryArg(class)
+		if key == "" {
+			return call.Call{}, fmt.Errorf("%s calls take their arguments from --args, not from the command line", class)
+		}
+		if _, set := toolArgs[key]; set {
+			return call.Call{}, fmt.Errorf("the %s is given twice: in --args and on the command line", key)
+		}
+		v, err := joinArgs(class, args)
+		if err != nil {
 			return call.Call{}, err
 		}
+		// Under the canonical key, which every tool accepts beside its native names (a
+		// native name given in --args too makes the argument given twice).
+		toolArgs[key] = v
+	}
+	c, err := call.Canonicalize(agent, tool, toolArgs)
+	if err != nil {
+		return call.Call{}, err
 	}
 	if c.Cwd == "" {
 		c.Cwd = cwd
