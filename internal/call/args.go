@@ -86,15 +86,60 @@ const (
 	AsMCPArgs   = "(mcp arguments)"
 )
 
-// target reports whether an argument names what the call acts on: a path, a command, a
+// Target reports whether an argument names what the call acts on: a path, a command, a
 // URL, a working directory or an MCP tool. Such an argument is never null or empty, since
 // moat would then decide a call about nothing while the agent acts on something.
-func (a Arg) target() bool {
+func (a Arg) Target() bool {
 	switch a.As {
 	case ArgPath, ArgPaths, ArgCommand, ArgURL, AsCwd, AsMCPServer, AsMCPTool, AsMCPArgs:
 		return true
 	}
 	return false
+}
+
+// Example is a value of the argument's type as an agent sends it (a path where a path
+// goes, a command where a command goes): the table's own sample, which the tests of
+// Canonicalize and of the hook adapters build their cases and fuzz seeds from.
+func (a Arg) Example() any {
+	switch a.Type {
+	case TypeString:
+		switch {
+		case a.URLs:
+			return "summarise https://example.com/page"
+		case a.As == ArgPath || a.As == AsCwd:
+			return "/w/a"
+		case a.As == ArgCommand || a.Names[0] == "command":
+			return "ls"
+		case a.As == ArgURL:
+			return "https://example.com/"
+		}
+		return "x"
+	case TypeNumber:
+		return json.Number("1")
+	case TypeBool:
+		return true
+	case TypeObject:
+		return map[string]any{"a": json.Number("1")}
+	case TypeStrings:
+		return []any{"/w/a"}
+	case TypeEdits:
+		return []any{map[string]any{"old_string": "a", "new_string": "b"}}
+	case TypeJSONObject:
+		return `{"a":1}`
+	}
+	return nil
+}
+
+// ExampleArgs are arguments the tool accepts, made of each argument's Example: every
+// declared argument, or only the required ones.
+func (nt NativeTool) ExampleArgs(all bool) map[string]any {
+	args := map[string]any{}
+	for _, a := range nt.Args {
+		if all || a.Required {
+			args[a.Names[0]] = a.Example()
+		}
+	}
+	return args
 }
 
 // key is the key the argument is kept under in the call's arguments.
@@ -233,7 +278,7 @@ func (nt NativeTool) readArgs(args map[string]any) (nativeArgs, error) {
 			}
 			continue
 		}
-		if v == nil && !a.target() && !a.Required {
+		if v == nil && !a.Target() && !a.Required {
 			// An optional option sent as null is the option left out.
 			continue
 		}
@@ -241,7 +286,7 @@ func (nt NativeTool) readArgs(args map[string]any) (nativeArgs, error) {
 		if why != "" {
 			return fail(found, "%s, not %s", why, describe(v))
 		}
-		if a.target() {
+		if a.Target() {
 			if msg := emptyTarget(val); msg != "" {
 				return fail(found, "%s", msg)
 			}

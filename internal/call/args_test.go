@@ -9,49 +9,6 @@ import (
 	"testing"
 )
 
-// sampleValue is a value of a's type as an agent sends it: a path where a path goes, a
-// command where a command goes.
-func sampleValue(a Arg) any {
-	switch a.Type {
-	case TypeString:
-		switch {
-		case a.URLs:
-			return "summarise https://example.com/page"
-		case a.As == ArgPath || a.As == AsCwd:
-			return "/w/a"
-		case a.As == ArgCommand || a.Names[0] == "command":
-			return "ls"
-		case a.As == ArgURL:
-			return "https://example.com/"
-		}
-		return "x"
-	case TypeNumber:
-		return json.Number("1")
-	case TypeBool:
-		return true
-	case TypeObject:
-		return map[string]any{"a": json.Number("1")}
-	case TypeStrings:
-		return []any{"/w/a"}
-	case TypeEdits:
-		return []any{map[string]any{"old_string": "a", "new_string": "b"}}
-	case TypeJSONObject:
-		return `{"a":1}`
-	}
-	return nil
-}
-
-// sampleArgs are arguments nt accepts: every declared one, or only the required ones.
-func sampleArgs(nt NativeTool, all bool) map[string]any {
-	args := map[string]any{}
-	for _, a := range nt.Args {
-		if all || a.Required {
-			args[a.Names[0]] = sampleValue(a)
-		}
-	}
-	return args
-}
-
 // readNative canonicalizes args for nt, or only reads them for a tool Canonicalize does
 // not take (apply_patch).
 func readNative(nt NativeTool, args map[string]any) (Call, error) {
@@ -159,7 +116,7 @@ func TestToolArgs(t *testing.T) {
 	for _, nt := range NativeTools {
 		t.Run(string(nt.Agent)+"/"+nt.Name, func(t *testing.T) {
 			for _, all := range []bool{true, false} {
-				c, err := readNative(nt, sampleArgs(nt, all))
+				c, err := readNative(nt, nt.ExampleArgs(all))
 				if err != nil {
 					t.Fatalf("valid arguments (all=%v): %v", all, err)
 				}
@@ -168,17 +125,17 @@ func TestToolArgs(t *testing.T) {
 				}
 			}
 			for _, a := range nt.Args {
-				base := sampleArgs(nt, true)
+				base := nt.ExampleArgs(true)
 				if a.Required {
 					delete(base, a.Names[0])
 					wantArgError(t, nt, base, a.Names[0], "missing")
 				}
 				for _, v := range mistyped {
-					args := sampleArgs(nt, true)
+					args := nt.ExampleArgs(true)
 					args[a.Names[0]] = v
 					_, err := readNative(nt, args)
 					switch {
-					case v == nil && !a.Required && !a.target():
+					case v == nil && !a.Required && !a.Target():
 						if err != nil {
 							t.Errorf("%s null: an optional option left out is no error: %v", a.Names[0], err)
 						}
@@ -188,9 +145,9 @@ func TestToolArgs(t *testing.T) {
 						wantArgError(t, nt, args, a.Names[0], fmt.Sprintf("%s as %s", a.Names[0], describe(v)))
 					}
 				}
-				if a.target() && a.Type == TypeString {
+				if a.Target() && a.Type == TypeString {
 					for _, empty := range []string{"", "  "} {
-						args := sampleArgs(nt, true)
+						args := nt.ExampleArgs(true)
 						args[a.Names[0]] = empty
 						wantArgError(t, nt, args, a.Names[0], "empty")
 					}
@@ -201,7 +158,7 @@ func TestToolArgs(t *testing.T) {
 					aliases = append(slices.Clip(aliases), a.As)
 				}
 				for _, alias := range aliases {
-					args := sampleArgs(nt, true)
+					args := nt.ExampleArgs(true)
 					v := args[a.Names[0]]
 					delete(args, a.Names[0])
 					args[alias] = v
@@ -220,7 +177,7 @@ func TestToolArgs(t *testing.T) {
 				if slices.ContainsFunc(nt.Args, func(a Arg) bool { return slices.Contains(a.Names, k) || a.As == k }) {
 					continue
 				}
-				args := sampleArgs(nt, true)
+				args := nt.ExampleArgs(true)
 				args[k] = "/etc/passwd"
 				_, err := readNative(nt, args)
 				refused := nt.Extra == ExtraRefused || nt.Extra == ExtraUnlessNamed && NamesTarget(k)
@@ -239,7 +196,7 @@ func TestToolArgs(t *testing.T) {
 func checkPlaced(t *testing.T, nt NativeTool, c Call) {
 	t.Helper()
 	for _, a := range nt.Args {
-		want := sampleValue(a)
+		want := a.Example()
 		switch a.As {
 		case AsCwd:
 			if c.Cwd != want {
@@ -399,11 +356,11 @@ func TestNamesTarget(t *testing.T) {
 // table's sample arguments and their mistyped variants.
 func FuzzCanonicalize(f *testing.F) {
 	for i, nt := range NativeTools {
-		b, _ := json.Marshal(sampleArgs(nt, true))
+		b, _ := json.Marshal(nt.ExampleArgs(true))
 		f.Add(i, string(b))
 		for _, a := range nt.Args {
 			for _, v := range mistyped {
-				args := sampleArgs(nt, false)
+				args := nt.ExampleArgs(false)
 				args[a.Names[0]] = v
 				b, _ := json.Marshal(args)
 				f.Add(i, string(b))

@@ -21,7 +21,7 @@ func TestEveryNativeToolCanonicalizes(t *testing.T) {
 		if _, ok := ParseClass(string(nt.Class)); !ok {
 			t.Errorf("%s/%s: unknown class %q", nt.Agent, nt.Name, nt.Class)
 		}
-		args := sampleArgs(nt, true)
+		args := nt.ExampleArgs(true)
 		c, err := Canonicalize(nt.Agent, nt.Name, args)
 		if nt.Unsupported != "" {
 			if err == nil {

@@ -126,8 +126,10 @@ func TestForAgent(t *testing.T) {
 }
 
 // FuzzParse checks, for every agent, that no payload makes Parse panic, that a tool
-// event it accepts has a call whose working directory is absolute when known, and that
-// whatever was read can be answered with a block.
+// event it accepts has calls whose working directory is absolute when known and whose
+// targets (command, path, URL, MCP tool) were read, and that whatever was read can be
+// answered with a block. Seeds include every native tool of the table, as its agent sends
+// it, with its targets of every shape.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		`{"session_id":"s","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
@@ -146,11 +148,21 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
+	for _, seed := range argSeeds() {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, payload string) {
 		for _, ad := range Adapters {
 			ev, err := ad.Parse([]byte(payload), noEnv)
-			if err == nil && ev.Kind == PreTool && ev.Call.Cwd != "" && ev.Call.Cwd[0] != '/' {
-				t.Fatalf("%s accepted a tool event with a relative cwd: %+v", ad.Agent(), ev)
+			if err == nil && ev.Kind == PreTool {
+				for _, c := range ev.ToolCalls() {
+					if c.Cwd != "" && c.Cwd[0] != '/' {
+						t.Fatalf("%s accepted a tool event with a relative cwd: %+v", ad.Agent(), ev)
+					}
+					if why := readTargets(c); why != "" {
+						t.Fatalf("%s accepted %s: %+v", ad.Agent(), why, c)
+					}
+				}
 			}
 			out := ad.Fail(ev, "x", false)
 			if out.Code != 2 && !strings.Contains(string(out.Stdout), `"deny"`) {

@@ -31,14 +31,16 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 	tool, input := sh.tool, sh.input
 	project := projectDir(getenv("CODEX_PROJECT_DIR"))
 	finish := func(c call.Call) call.Call {
-		c.Agent, c.Cwd, c.Project, c.Session = call.Codex, ev.Cwd, project, sh.session
+		// Bash may say where it runs (workdir), relative to the session's directory.
+		c.Agent, c.Cwd, c.Project, c.Session = call.Codex, within(ev.Cwd, c.Cwd), project, sh.session
 		return c
 	}
 	if tool == codexApplyPatch {
-		patch, _ := input["command"].(string)
-		if patch == "" {
-			patch, _ = input["input"].(string)
+		args, err := call.ReadArgs(call.Codex, codexApplyPatch, input)
+		if err != nil {
+			return ev, err
 		}
+		patch, _ := args["command"].(string)
 		changes, err := parsePatch(patch, ev.Cwd)
 		if err != nil {
 			return ev, err

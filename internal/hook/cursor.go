@@ -45,7 +45,19 @@ func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		}
 	}
 	project := projectDir(append([]string{getenv("CURSOR_PROJECT_DIR")}, roots...)...)
-	if ev.Cwd = absDir(m["cwd"]); ev.Cwd == "" {
+	switch cwd := m["cwd"].(type) {
+	case nil:
+	case string:
+		// Left empty by events that do not run in a directory; a relative one would
+		// have to be guessed.
+		if cwd != "" && !filepath.IsAbs(cwd) {
+			return ev, fmt.Errorf("%s payload: cwd %q is not absolute", name, cwd)
+		}
+		ev.Cwd = absDir(cwd)
+	default:
+		return ev, fmt.Errorf("%s payload: cwd is not a string", name)
+	}
+	if ev.Cwd == "" {
 		ev.Cwd = project
 	}
 
@@ -65,7 +77,11 @@ func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		if !ok {
 			return ev, errors.New("beforeShellExecution payload without a command")
 		}
-		c, err = call.Canonicalize(call.Cursor, cursorShell, map[string]any{"command": command, "cwd": ev.Cwd})
+		args := map[string]any{"command": command}
+		if ev.Cwd != "" {
+			args["cwd"] = ev.Cwd
+		}
+		c, err = call.Canonicalize(call.Cursor, cursorShell, args)
 	case cursorRead:
 		ev.Kind = PreTool
 		path, ok := m["file_path"].(string)
@@ -82,8 +98,12 @@ func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 			return ev, err
 		}
 		c, err = call.Canonicalize(call.Cursor, cursorMCP, map[string]any{"tool_name": tool, "tool_input": input})
-		if err == nil && c.MCP != nil && c.MCP.Server == "" {
-			c.MCP.Server = mcpServer(m)
+		if err == nil {
+			// Rules name MCP tools by server; a call whose server cannot be named
+			// would pass every rule about it.
+			if c.MCP.Server = mcpServer(m); c.MCP.Server == "" {
+				err = errors.New("beforeMCPExecution payload names no server (neither url nor command)")
+			}
 		}
 	case cursorPreTool:
 		ev.Kind = PreTool
@@ -99,8 +119,12 @@ func (cursor) Parse(payload []byte, getenv func(string) string) (Event, error) {
 	if err != nil {
 		return ev, err
 	}
-	if filepath.IsAbs(c.Cwd) {
+	switch {
+	case filepath.IsAbs(c.Cwd):
 		ev.Cwd = filepath.Clean(c.Cwd)
+	case c.Cwd != "":
+		// Cursor sends absolute directories; a relative one would have to be guessed.
+		return ev, fmt.Errorf("%s payload: working directory %q is not absolute", ev.Name, c.Cwd)
 	}
 	if ev.Cwd == "" {
 		return ev, fmt.Errorf("%s payload without an absolute cwd or workspace root", ev.Name)

@@ -46,9 +46,8 @@ func (geminiCLI) Parse(payload []byte, getenv func(string) string) (Event, error
 			c.MCP.Tool = tool
 		}
 	}
-	if c.Cwd == "" {
-		c.Cwd = ev.Cwd
-	}
+	// dir_path is relative to the session's directory, unless absolute.
+	c.Cwd = within(ev.Cwd, c.Cwd)
 	c.Project = projectDir(getenv("GEMINI_PROJECT_DIR"), getenv("CLAUDE_PROJECT_DIR"))
 	c.Session = sh.session
 	ev.Call = c

@@ -151,6 +151,18 @@ func projectDir(dirs ...string) string {
 	return ""
 }
 
+// within resolves dir, a working directory an agent gave with a tool call, against base,
+// the event's: dir when absolute, base joined with it when relative, base when empty.
+func within(base, dir string) string {
+	switch {
+	case dir == "":
+		return base
+	case filepath.IsAbs(dir):
+		return filepath.Clean(dir)
+	}
+	return filepath.Join(base, dir)
+}
+
 // readPayload checks a payload's size and decodes it, returning its fields and the event
 // name under nameKey.
 func readPayload(payload []byte, nameKey string) (map[string]any, string, error) {

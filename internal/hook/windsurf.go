@@ -55,6 +55,10 @@ func (windsurf) Parse(payload []byte, getenv func(string) string) (Event, error)
 	// Only pre_run_command says where it runs; the other events are about absolute
 	// paths, and the hook runs in the workspace.
 	ev.Cwd = absDir(c.Cwd)
+	if c.Class == call.Shell && ev.Cwd == "" {
+		return ev, fmt.Errorf("%s payload: tool_info.cwd %q is not an absolute directory", ev.Name, c.Cwd)
+	}
+	c.Cwd = ev.Cwd
 	c.Session, _ = m["trajectory_id"].(string)
 	ev.Call = c
 	return ev, nil
