@@ -37,8 +37,9 @@ type patchChange struct {
 	Added  string
 }
 
-// parsePatch reads an apply_patch argument. Anything it cannot read is an error: a patch
-// moat does not understand is not a patch moat may let through.
+// parsePatch reads an apply_patch argument. Anything it cannot read is an error, and so is
+// anything but blank lines after *** End Patch: a patch moat does not understand is not a
+// patch moat may let through.
 func parsePatch(patch, cwd string) ([]patchChange, error) {
 	lines := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
 	i := 0
@@ -78,6 +79,13 @@ func parsePatch(patch, cwd string) ([]patchChange, error) {
 			flush()
 			if len(changes) == 0 {
 				return nil, errors.New("apply_patch: the patch changes no file")
+			}
+			// Whatever follows the end (a second patch, stray text) is something the
+			// agent's own reader might apply and moat would not have decided.
+			for j := i + 1; j < len(lines); j++ {
+				if strings.TrimSpace(lines[j]) != "" {
+					return nil, fmt.Errorf("apply_patch: line %d follows *** End Patch: %.60q", j+1, lines[j])
+				}
 			}
 			return changes, nil
 		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "), strings.HasPrefix(line, "*** Delete File: "):

