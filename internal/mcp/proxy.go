@@ -142,7 +142,10 @@ func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, send Sender, frame
 		return nil, p.refuse(conn, "client", err)
 	}
 	if !f.Batch {
-		a, c := p.decide(ctx, conn, send, f.Messages[0])
+		a, c, drop := p.decide(ctx, conn, send, f.Messages[0])
+		if drop {
+			return nil, nil
+		}
 		if a == nil {
 			a = p.track(conn, f.Messages[0], c)
 		}
@@ -154,8 +157,13 @@ func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, send Sender, frame
 	// A batch (allowed before 2025-06-18) is decided element by element: what is allowed
 	// goes on as a batch, and the refused elements are answered together.
 	var kept, refused [][]byte
+	dropped := false
 	for _, m := range f.Messages {
-		a, c := p.decide(ctx, conn, send, m)
+		a, c, drop := p.decide(ctx, conn, send, m)
+		if drop {
+			dropped = true
+			continue
+		}
 		if a == nil {
 			a = p.track(conn, m, c)
 		}
@@ -165,13 +173,16 @@ func (p *Proxy) FromClientOn(ctx context.Context, conn *Conn, send Sender, frame
 			kept = append(kept, m.Raw)
 		}
 	}
-	if len(refused) == 0 {
+	if len(refused) == 0 && !dropped {
 		return frame, nil
 	}
 	if len(kept) > 0 {
 		relay = batch(kept)
 	}
-	return relay, [][]byte{batch(refused)}
+	if len(refused) > 0 {
+		answers = [][]byte{batch(refused)}
+	}
+	return relay, answers
 }
 
 // track remembers a request that goes on to the server, with the call it was decided
@@ -317,19 +328,33 @@ func shortID(id json.RawMessage) string {
 }
 
 // decide returns moat's answer to m when moat answers it in the server's place, or nil
-// when m goes on to the server; and the call m was decided as, if it was.
-func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.Message) ([]byte, *call.Call) {
+// when m goes on to the server; the call m was decided as, if it was; and drop when m
+// goes nowhere and gets no answer: a decided method sent as a notification, which has no
+// id to answer and which a server would still act on (a tools/call run with nobody
+// waiting for its result), so moat never relays it.
+func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.Message) (answer []byte, decided *call.Call, drop bool) {
+	if m.Kind == jsonrpc.Notification && Decided(m.Method) {
+		reason := fmt.Sprintf("a %s sent as a notification (without an id) cannot be answered, and moat does not relay it undecided", m.Method)
+		fmt.Fprintf(p.Log, "moat: dropped %s\n", reason)
+		if c, err := CallOf(p.Server, m.Method, m.Params); err == nil {
+			// The record names the tool, when it can be read.
+			p.recordFailureOf(conn, c, "moat dropped "+reason)
+		} else {
+			p.recordFailure(conn, m.Method, "moat dropped "+reason)
+		}
+		return nil, nil, true
+	}
 	if m.Kind != jsonrpc.Request {
-		return nil, nil
+		return nil, nil, false
 	}
 	conn.learnClient(m)
 	if !Decided(m.Method) {
-		return nil, nil
+		return nil, nil, false
 	}
 	c, err := CallOf(p.Server, m.Method, m.Params)
 	if err != nil {
 		p.recordFailure(conn, m.Method, "moat could not read the "+m.Method+" request, so it is refused: "+err.Error())
-		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil)), nil
+		return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.InvalidParams, "moat: "+err.Error(), nil)), nil, false
 	}
 	c.Cwd, c.Project, c.Agent = p.Cwd, p.Project, conn.agent()
 	var d call.Decision
@@ -348,24 +373,29 @@ func (p *Proxy) decide(ctx context.Context, conn *Conn, send Sender, m jsonrpc.M
 		d = p.Decide(ctx, c)
 	}
 	if d.Verdict != call.Deny && d.Verdict != call.Ask {
-		return nil, &c
+		return nil, &c, false
 	}
 	reason = scan.Redact(denialReason(d))
 	fmt.Fprintf(p.Log, "moat: %s %s: %s\n", m.Method, c.MCP, reason)
 	if m.Method == MethodToolsCall {
 		modern := jsonrpc.ProtocolVersion(m.Params) >= modernVersion
-		return p.answer(jsonrpc.ToolError(m.ID, "blocked by moat: "+reason, modern)), &c
+		return p.answer(jsonrpc.ToolError(m.ID, "blocked by moat: "+reason, modern)), &c, false
 	}
-	return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.BlockedByPolicy, "Blocked by policy: "+reason, nil)), &c
+	return p.answer(jsonrpc.ErrorMessage(m.ID, jsonrpc.BlockedByPolicy, "Blocked by policy: "+reason, nil)), &c, false
 }
 
 // recordFailure records a request moat refused because it could not decide it: what
 // is known of it is the server and, when it could be read, the method.
 func (p *Proxy) recordFailure(conn *Conn, method, reason string) {
+	p.recordFailureOf(conn, call.Call{Class: call.MCP, Tool: method, MCP: &call.MCPTarget{Server: p.Server}}, reason)
+}
+
+// recordFailureOf records c, refused because moat could not decide it.
+func (p *Proxy) recordFailureOf(conn *Conn, c call.Call, reason string) {
 	if p.Record == nil {
 		return
 	}
-	c := call.Call{Class: call.MCP, Tool: method, MCP: &call.MCPTarget{Server: p.Server}, Cwd: p.Cwd, Project: p.Project, Agent: conn.agent()}
+	c.Cwd, c.Project, c.Agent = p.Cwd, p.Project, conn.agent()
 	p.Record(RecordCall, c, call.Decision{Verdict: call.Deny, Rule: call.RuleFailClosed, Reason: scan.Redact(reason)})
 }
 

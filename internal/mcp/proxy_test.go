@@ -61,7 +61,38 @@ func TestFromClient(t *testing.T) {
 			[]string{`{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"moat: tools/call without a tool name"}}`}},
 		{"arguments that are not an object are refused",
 			`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`, "",
-			[]string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"moat: tools/call echo: arguments are not an object"}}`}},
+			[]string{`{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"moat: tools/call params: \"arguments\" must be a JSON object"}}`}},
+		{"a misspelt arguments member is refused, not relayed with the call decided on no arguments",
+			`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","argumnets":{"text":"rm -rf ~"}}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":10,"error":{"code":-32602,"message":"moat: tools/call params have an unknown member \"argumnets\" (moat reads _meta, arguments, inputResponses, name, requestState, task)"}}`}},
+		{"a member in another letter case is refused",
+			`{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo","Arguments":{"text":"x"}}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":11,"error":{"code":-32602,"message":"moat: tools/call params have an unknown member \"Arguments\" (moat reads _meta, arguments, inputResponses, name, requestState, task)"}}`}},
+		{"null arguments are refused",
+			`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":null}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":12,"error":{"code":-32602,"message":"moat: tools/call params: \"arguments\" must be a JSON object"}}`}},
+		{"a _meta that is not an object is refused",
+			`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"echo","_meta":"x"}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":13,"error":{"code":-32602,"message":"moat: tools/call params: \"_meta\" must be a JSON object"}}`}},
+		{"an unknown member of a resource read is refused",
+			`{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"file:///a","url":"file:///secret"}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":14,"error":{"code":-32602,"message":"moat: resources/read params have an unknown member \"url\" (moat reads _meta, inputResponses, requestState, uri)"}}`}},
+		{"an unknown member of a prompt request is refused",
+			`{"jsonrpc":"2.0","id":15,"method":"prompts/get","params":{"name":"review","args":{}}}`, "",
+			[]string{`{"jsonrpc":"2.0","id":15,"error":{"code":-32602,"message":"moat: prompts/get params have an unknown member \"args\" (moat reads _meta, arguments, inputResponses, name, requestState)"}}`}},
+		{"the members of every revision are read",
+			`{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":1},"task":{"ttl":60000},"inputResponses":{},"requestState":"s"}}`, "=", nil},
+		{"a tools/call sent as a notification is dropped, not relayed",
+			`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"delete_all"}}`, "", nil},
+		{"an allowed tools/call sent as a notification is dropped too",
+			`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, "", nil},
+		{"a resource read sent as a notification is dropped",
+			`{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"file:///secret"}}`, "", nil},
+		{"a batch relays its allowed requests without its decided notifications",
+			`[{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"}}, {"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo"}}]`,
+			`[{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"echo"}}]`, nil},
+		{"a batch of decided notifications relays nothing",
+			`[{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"}}, {"jsonrpc":"2.0","method":"prompts/get","params":{"name":"p"}}]`, "", nil},
 		{"other methods and notifications are relayed",
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, "=", nil},
 		{"a batch with a denied element relays the rest",
@@ -91,6 +122,39 @@ func TestFromClient(t *testing.T) {
 				t.Errorf("answers %q\nwant %q", got, tt.answers)
 			}
 		})
+	}
+}
+
+// TestDecidedNotificationsAreRecorded: a decided method sent as a notification is
+// dropped with a note and recorded as a failure to decide, naming the tool when it can be
+// read; the policy is never asked about it.
+func TestDecidedNotificationsAreRecorded(t *testing.T) {
+	for _, tt := range []struct{ frame, tool string }{
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, "mcp:srv/echo"},
+		{`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","argumnets":{}}}`, "mcp:srv/"},
+		{`{"jsonrpc":"2.0","method":"prompts/get","params":{"name":"p"}}`, "mcp:srv/prompts/get"},
+	} {
+		d := &denyTools{}
+		var log strings.Builder
+		var recorded []call.Call
+		var decisions []call.Decision
+		p := &Proxy{Server: "srv", Decide: d.decide, Log: &log,
+			Record: func(_ RecordKind, c call.Call, dec call.Decision) {
+				recorded, decisions = append(recorded, c), append(decisions, dec)
+			}}
+		relay, answers := p.FromClient(context.Background(), []byte(tt.frame))
+		if relay != nil || answers != nil {
+			t.Errorf("%s: relayed %s, answered %q", tt.frame, relay, answers)
+		}
+		if len(d.seen) != 0 {
+			t.Errorf("%s: the policy was asked", tt.frame)
+		}
+		if len(recorded) != 1 || decisions[0].Rule != call.RuleFailClosed || decisions[0].Verdict != call.Deny || recorded[0].MCP.String() != tt.tool {
+			t.Errorf("%s: recorded %+v %+v; want one fail-closed deny of %s", tt.frame, recorded, decisions, tt.tool)
+		}
+		if !strings.Contains(log.String(), "sent as a notification") {
+			t.Errorf("%s: no note: %q", tt.frame, log.String())
+		}
 	}
 }
 
