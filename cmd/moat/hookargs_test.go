@@ -49,12 +49,12 @@ func TestHookTypedArguments(t *testing.T) {
 		{
 			name: "Cursor preToolUse Write with target_file is decided on that path", agent: "cursor",
 			payload: `{"hook_event_name":"preToolUse","cwd":"$PROJECT","tool_name":"Write","tool_input":{"target_file":"$HOME/.bashrc","content":"alias ll=ls"},"workspace_roots":["$PROJECT"]}`,
-			stdout: `"permission":"deny","userMessage":"moat: this makes something run again later (a scheduled job, a startup file, a service, a login key or a git hook) (rule ask-persistence)`,
+			stdout:  `"permission":"deny","userMessage":"moat: this makes something run again later (a scheduled job, a startup file, a service, a login key or a git hook) (rule ask-persistence)`,
 		},
 		{
 			name: "Cursor preToolUse Read with target_file is decided on that path", agent: "cursor",
 			payload: `{"hook_event_name":"preToolUse","cwd":"$PROJECT","tool_name":"Read","tool_input":{"target_file":"$HOME/.ssh/id_rsa"},"workspace_roots":["$PROJECT"]}`,
-			stdout: `(rule ask-secrets-read)`,
+			stdout:  `(rule ask-secrets-read)`,
 		},
 		{
 			name: "Cursor beforeShellExecution with cwd a number", agent: "cursor",
@@ -75,7 +75,7 @@ func TestHookTypedArguments(t *testing.T) {
 		{
 			name: "Gemini CLI read_file of an object", agent: "gemini-cli",
 			payload: `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":{"path":"$HOME/.ssh/id_rsa"}}}`,
-			exact: true, failure: true,
+			exact:   true, failure: true,
 			stdout: `{"decision":"deny","reason":"moat: read_file argument \"file_path\": must be a string, not an object; failing closed"}` + "\n",
 			stderr: "moat: read_file argument \"file_path\": must be a string, not an object; failing closed\n",
 		},
