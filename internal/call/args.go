@@ -22,10 +22,11 @@ const (
 	TypeBool
 	// TypeObject is a JSON object.
 	TypeObject
-	// TypeStrings is a non-empty array of strings.
+	// TypeStrings is an array of strings (not empty when it is a target: a list of
+	// paths that names none is read as nothing).
 	TypeStrings
-	// TypeEdits is a non-empty array of edit objects whose old_string and new_string,
-	// when present, are strings.
+	// TypeEdits is an array of edit objects whose old_string and new_string, when
+	// present, are strings.
 	TypeEdits
 	// TypeJSONObject is an object, or a string that holds one (Cursor documents
 	// beforeMCPExecution's tool_input as a JSON string and sometimes sends the object).
@@ -366,17 +367,11 @@ func (t ArgType) read(v any) (val any, why string) {
 		if !ok {
 			break
 		}
-		if len(list) == 0 {
-			return nil, "must be a non-empty array of strings"
-		}
 		return list, ""
 	case TypeEdits:
 		list, ok := v.([]any)
 		if !ok {
 			break
-		}
-		if len(list) == 0 {
-			return nil, "must be a non-empty array of edits"
 		}
 		for i, e := range list {
 			m, ok := e.(map[string]any)
@@ -449,6 +444,9 @@ func emptyTarget(v any) string {
 			return "is empty"
 		}
 	case []any:
+		if len(x) == 0 {
+			return "is an empty list"
+		}
 		for i, e := range x {
 			if s, _ := e.(string); strings.TrimSpace(s) == "" {
 				return fmt.Sprintf("element %d is empty", i+1)

@@ -20,7 +20,7 @@ func readNative(nt NativeTool, args map[string]any) (Call, error) {
 }
 
 // mistyped are values of every JSON type, to send where another is expected.
-var mistyped = []any{json.Number("7"), []any{"/w/a"}, nil, map[string]any{"path": "/w/a"}, true, "/w/a", []any{map[string]any{}}}
+var mistyped = []any{json.Number("7"), []any{"/w/a"}, nil, map[string]any{"path": "/w/a"}, true, "/w/a", []any{map[string]any{}}, []any{}}
 
 // fits reports whether v is accepted as an argument of type t.
 func fits(t ArgType, v any) bool {
@@ -39,12 +39,11 @@ func fits(t ArgType, v any) bool {
 		return ok
 	case TypeStrings:
 		_, ok := stringList(v)
-		l, _ := v.([]any)
-		return ok && len(l) > 0
+		return ok
 	case TypeEdits:
 		l, ok := v.([]any)
 		if !ok || len(l) == 0 {
-			return false
+			return ok
 		}
 		_, ok = l[0].(map[string]any)
 		return ok
@@ -144,6 +143,11 @@ func TestToolArgs(t *testing.T) {
 					default:
 						wantArgError(t, nt, args, a.Names[0], fmt.Sprintf("%s as %s", a.Names[0], describe(v)))
 					}
+				}
+				if a.Target() && a.Type == TypeStrings {
+					args := nt.ExampleArgs(true)
+					args[a.Names[0]] = []any{}
+					wantArgError(t, nt, args, a.Names[0], "an empty list")
 				}
 				if a.Target() && a.Type == TypeString {
 					for _, empty := range []string{"", "  "} {
@@ -256,7 +260,7 @@ func TestClassFormArgs(t *testing.T) {
 		{"shell", `{"command":"ls","note":"x"}`, `{"command":"ls","note":"x"}`},
 		{"file.read", `{"path":"/a"}`, `{"path":"/a"}`},
 		{"file.read", `{"paths":["/a","/b"]}`, `{"paths":["/a","/b"]}`},
-		{"file.read", `{"paths":[]}`, `non-empty array`},
+		{"file.read", `{"paths":[]}`, `"paths": is an empty list`},
 		{"file.read", `{"paths":["/a",""]}`, `element 2 is empty`},
 		{"file.read", `{"path":["/a"]}`, `must be a string, not an array`},
 		{"file.read", `{}`, `needs its path or paths`},
