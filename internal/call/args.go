@@ -88,8 +88,9 @@ const (
 )
 
 // Target reports whether an argument names what the call acts on: a path, a command, a
-// URL, a working directory or an MCP tool. Such an argument is never null or empty, since
-// moat would then decide a call about nothing while the agent acts on something.
+// URL, a working directory or an MCP tool. Such an argument is never null, nor (but for
+// a command, which then runs nothing) empty, since moat would then decide a call about
+// nothing while the agent acts on something.
 func (a Arg) Target() bool {
 	switch a.As {
 	case ArgPath, ArgPaths, ArgCommand, ArgURL, AsCwd, AsMCPServer, AsMCPTool, AsMCPArgs:
@@ -287,7 +288,10 @@ func (nt NativeTool) readArgs(args map[string]any) (nativeArgs, error) {
 		if why != "" {
 			return fail(found, "%s, not %s", why, describe(v))
 		}
-		if a.Target() {
+		// An empty command runs nothing (sh -c '' is a no-op the guarded shell sees), so
+		// it is read as what it is; an empty path or URL would be read as nothing while
+		// the agent resolves it to something (the working directory, say).
+		if a.Target() && a.As != ArgCommand {
 			if msg := emptyTarget(val); msg != "" {
 				return fail(found, "%s", msg)
 			}

@@ -149,7 +149,7 @@ func TestToolArgs(t *testing.T) {
 					args[a.Names[0]] = []any{}
 					wantArgError(t, nt, args, a.Names[0], "an empty list")
 				}
-				if a.Target() && a.Type == TypeString {
+				if a.Target() && a.Type == TypeString && a.As != ArgCommand {
 					for _, empty := range []string{"", "  "} {
 						args := nt.ExampleArgs(true)
 						args[a.Names[0]] = empty
@@ -256,6 +256,7 @@ func TestClassFormArgs(t *testing.T) {
 		{"shell", `{"command":["rm","-rf","/"]}`, `must be a string, not an array`},
 		{"shell", `{"command":null}`, `must be a string, not null`},
 		{"shell", `{}`, `needs its command`},
+		{"shell", `{"command":""}`, `{"command":""}`}, // runs nothing
 		{"shell", `{"command":"ls","cwd":"/tmp"}`, `"cwd": not an argument moat knows`},
 		{"shell", `{"command":"ls","note":"x"}`, `{"command":"ls","note":"x"}`},
 		{"file.read", `{"path":"/a"}`, `{"path":"/a"}`},
@@ -392,7 +393,7 @@ func FuzzCanonicalize(f *testing.F) {
 		// Keys of class other (and of MCP tools) are the tool's own, not canonical.
 		for _, k := range []string{ArgCommand, ArgPath, ArgURL} {
 			if v, ok := c.Args[k]; ok && slices.Contains(ArgKeys[c.Class], k) {
-				if s, _ := v.(string); strings.TrimSpace(s) == "" {
+				if s, ok := v.(string); !ok || k != ArgCommand && strings.TrimSpace(s) == "" {
 					t.Fatalf("%s %s: %s accepted as %#v", agent, tool, k, v)
 				}
 			}

@@ -110,6 +110,9 @@ func TestToolArgsPerAgent(t *testing.T) {
 						continue // the event's own cwd, which TestArgCases covers
 					}
 					for _, v := range wrongFor(a) {
+						if s, ok := v.(string); ok && strings.TrimSpace(s) == "" && a.As == call.ArgCommand {
+							continue // an empty command runs nothing, and is read so
+						}
 						args := exampleArgs(nt, true)
 						args[a.Names[0]] = v
 						mustFail(t, ad, payloadFor(nt, args), a.Names[0]+" as "+jsonText(v))
@@ -246,7 +249,7 @@ func readTargets(c call.Call) string {
 	for _, k := range keys {
 		switch v := c.Args[k].(type) {
 		case string:
-			if strings.TrimSpace(v) != "" {
+			if k == call.ArgCommand || strings.TrimSpace(v) != "" {
 				return ""
 			}
 		case []any:
