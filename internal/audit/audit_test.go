@@ -357,7 +357,7 @@ func TestRotation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return int64(len(b))
+		return int64(len(b) + maxSealLen) // what rotation reserves for seq and chain
 	}()
 	tests := []struct {
 		name      string

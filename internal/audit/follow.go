@@ -112,7 +112,7 @@ func (fl *follower) close() {
 // start takes a snapshot of the log, delivers it when history is wanted, and keeps the
 // active file open to read on from where the snapshot ends.
 func (fl *follower) start(history bool) error {
-	files, err := snapshot(fl.path)
+	files, err := snapshot(fl.path, fl.bad, nil)
 	defer func() {
 		for _, sf := range files {
 			if sf.f != fl.f {
@@ -320,7 +320,7 @@ func (fl *follower) followRotation() (bool, error) {
 func (fl *follower) successors() (newer []snapFile, active *os.File, err error) {
 	if lock, err := openShared(lockPath(fl.path)); err == nil {
 		defer lock.Close()
-		if err := lockFile(lock, false); err == nil {
+		if err := lockWithin(lock, false, readLockWait); err == nil {
 			defer unlockFile(lock)
 		}
 	}

@@ -107,7 +107,7 @@ func TestFollowThroughRotations(t *testing.T) {
 // reading is dropped: what it still holds open and every file left are delivered, in
 // order and once each.
 func TestFollowOldestDropped(t *testing.T) {
-	line := int64(len(goodLine(t, 10)))
+	line := int64(len(goodLine(t, 10)) + maxSealLen)
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	l := openLog(t, Options{Path: path, MaxBytes: 2*line + 1, Keep: 2})
 	appendSeqs(t, l, 0, 1)

@@ -13,6 +13,8 @@ func FuzzParseLine(f *testing.F) {
 		"not json", `{"time":"2026-01-02T03:04:05Z","decision":"maybe"}`, `{"decision":"deny"}`,
 		"null", "[]", `{"time":"2026-01-02T03:0`, goodLineF(f, 1) + goodLineF(f, 2),
 		`{"time":"2026-01-02T03:04:05Z","decision":"ask","findings":[{"id":"x","severity":"low"}],"args":{"a":[1,{"b":null}]}}`,
+		`{"time":"2026-01-02T03:04:05Z","decision":"ask","findings":[{}]}`,
+		`{"time":"2026-01-02T03:04:05Z","decision":"deny","clipped":"x","seq":3,"chain":"start"}`,
 	} {
 		f.Add([]byte(s))
 	}

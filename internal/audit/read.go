@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 )
 
 // maxLineErrors bounds how many malformed lines Read reports one by one.
@@ -26,8 +27,9 @@ func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.L
 
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Read calls fn for every record of the log at path, oldest first: the rotated files from
-// the highest number down to path.1, then path itself.
+// Read calls fn for every record of the log at path, oldest first: the kept files
+// (path.kept.1, path.kept: the deny, ask and failure records of rotated files since
+// dropped), the rotated files from the highest number down to path.1, then path itself.
 //
 // Read sees the log as it was at one instant: it opens every file and notes the active
 // file's size while holding a shared lock on the lock file (when it can open it), then
@@ -45,9 +47,11 @@ func (e *LineError) Unwrap() error { return e.Err }
 //
 // Read stops at once and returns fn's error as it is when fn fails, and returns an I/O
 // error wrapped with the file's name. When neither path nor any rotated file exists, the
-// error wraps fs.ErrNotExist.
+// error wraps fs.ErrNotExist. A file of the log that is not a regular file (a FIFO, a
+// device) is skipped, and its *RefusedError joined to the error like a malformed line.
 func Read(path string, fn func(Record) error) error {
-	files, err := snapshot(path)
+	var bad []error
+	files, err := snapshot(path, func(err error) { bad = append(bad, err) }, nil)
 	defer func() {
 		for _, sf := range files {
 			sf.f.Close()
@@ -56,7 +60,6 @@ func Read(path string, fn func(Record) error) error {
 	if err != nil {
 		return err
 	}
-	var bad []error
 	malformed := 0
 	for _, sf := range files {
 		err := readFile(sf, fn, func(le *LineError) {
@@ -75,6 +78,25 @@ func Read(path string, fn func(Record) error) error {
 	return errors.Join(bad...)
 }
 
+// readLockWait bounds a reader's wait for the lock.
+const readLockWait = time.Second
+
+// logFiles names the files of the log at path, oldest first: the kept files, the rotated
+// files from the highest number down, and path itself.
+func logFiles(path string) ([]string, error) {
+	nums, err := rotatedNumbers(path)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(nums)
+	names := make([]string, 0, len(nums)+3)
+	names = append(names, keptOldPath(path), keptPath(path))
+	for _, n := range nums {
+		names = append(names, rotatedPath(path, n))
+	}
+	return append(names, path), nil
+}
+
 // snapFile is one file of the log, open, with the size that belongs to the snapshot.
 type snapFile struct {
 	name string
@@ -83,34 +105,39 @@ type snapFile struct {
 }
 
 // snapshot opens the log's files oldest first. It returns the files it opened even with
-// an error, for the caller to close.
-func snapshot(path string) ([]snapFile, error) {
+// an error, for the caller to close. A file that is not a regular file is skipped, and
+// passed to refusedFn; locked, when set, is called with the lock file while the shared lock
+// is held (not at all when there is no lock file).
+func snapshot(path string, refusedFn func(error), locked func(*os.File)) ([]snapFile, error) {
 	if lock, err := openShared(lockPath(path)); err == nil {
 		// Without the lock file (a log copied elsewhere, a read-only directory) the read is
-		// still correct for a log no one is writing.
+		// still correct for a log no one is writing. Nor without the lock: a reader that
+		// someone keeps waiting reads what is there, at the risk of meeting a rotation.
 		defer lock.Close()
-		if err := lockFile(lock, false); err == nil {
+		if err := lockWithin(lock, false, readLockWait); err == nil {
 			defer unlockFile(lock)
 		}
+		if locked != nil {
+			locked(lock)
+		}
 	}
-	nums, err := rotatedNumbers(path)
+	names, err := logFiles(path)
 	if err != nil {
 		return nil, fmt.Errorf("read audit log %s: %w", path, err)
 	}
-	slices.Reverse(nums)
-	names := make([]string, 0, len(nums)+1)
-	for _, n := range nums {
-		names = append(names, rotatedPath(path, n))
-	}
-	names = append(names, path)
 
 	var files []snapFile
 	for _, name := range names {
 		f, err := openShared(name)
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			continue // the active file before the first write; a file removed by hand
-		}
-		if err != nil {
+		case errors.Is(err, ErrRefused):
+			if refusedFn != nil {
+				refusedFn(err)
+			}
+			continue
+		case err != nil:
 			return files, fmt.Errorf("read audit log: %w", err)
 		}
 		files = append(files, snapFile{name: name, f: f})
@@ -128,6 +155,22 @@ func snapshot(path string) ([]snapFile, error) {
 
 // readFile delivers the records of one snapshot file to fn and malformed lines to bad.
 func readFile(sf snapFile, fn func(Record) error, bad func(*LineError)) error {
+	return scanFile(sf, func(line []byte, lineNo int, r Record, perr error) error {
+		switch {
+		case perr == nil:
+			return fn(r)
+		case line[len(line)-1] == '\n':
+			bad(&LineError{File: sf.name, Line: lineNo, Err: perr})
+		}
+		// An incomplete final line that does not parse was cut off by a crash: skip it.
+		return nil
+	})
+}
+
+// scanFile calls fn with each non-blank line of one snapshot file (with its newline,
+// when it has one: only the last line may lack it), its number, and the record it holds
+// or why it holds none. fn's error stops the scan and is returned as it is.
+func scanFile(sf snapFile, fn func(line []byte, lineNo int, r Record, perr error) error) error {
 	br := bufio.NewReaderSize(io.LimitReader(sf.f, sf.size), 64<<10)
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadBytes('\n')
@@ -140,15 +183,9 @@ func readFile(sf snapFile, fn func(Record) error, bad func(*LineError)) error {
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			r, perr := parseLine(line)
-			switch {
-			case perr == nil:
-				if err := fn(r); err != nil {
-					return err
-				}
-			case complete:
-				bad(&LineError{File: sf.name, Line: lineNo, Err: perr})
+			if err := fn(line, lineNo, r, perr); err != nil {
+				return err
 			}
-			// An incomplete final line that does not parse was cut off by a crash: skip it.
 		}
 		if !complete {
 			return nil
@@ -170,8 +207,16 @@ func parseLine(line []byte) (Record, error) {
 	switch {
 	case r.Time.IsZero():
 		return Record{}, errors.New("record has no time")
+	case r.Time.UTC().Year() < 0 || r.Time.UTC().Year() > 9999:
+		return Record{}, errors.New("record's time is out of range")
 	case !r.Decision.Valid():
 		return Record{}, errors.New("record has no decision")
+	}
+	for i, f := range r.Findings {
+		// A record is only what Append could have written: every finding is graded.
+		if _, err := f.Severity.MarshalText(); err != nil {
+			return Record{}, fmt.Errorf("finding %d (%q) has no valid severity", i+1, f.ID)
+		}
 	}
 	return r, nil
 }

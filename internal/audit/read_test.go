@@ -52,6 +52,20 @@ func TestReadMalformed(t *testing.T) {
 			wantErrs: []string{`audit.jsonl:2: unknown decision "maybe"`},
 		},
 		{
+			// Found by FuzzParseLine: a record Append could not have written, which
+			// `moat logs --json` then failed to print.
+			name:     "finding without severity",
+			lines:    []string{"0", `{"time":"2026-01-02T03:04:05Z","decision":"ask","findings":[{}]}` + "\n", "2"},
+			wantSeqs: []int{0, 2},
+			wantErrs: []string{"audit.jsonl:2: finding 1 (\"\") has no valid severity"},
+		},
+		{
+			name:     "time out of range",
+			lines:    []string{`{"time":"0000-01-01T00:00:00+01:00","decision":"deny"}` + "\n", "1"},
+			wantSeqs: []int{1},
+			wantErrs: []string{"audit.jsonl:1: record's time is out of range"},
+		},
+		{
 			name:     "no time",
 			lines:    []string{`{"decision":"deny"}` + "\n", "1"},
 			wantSeqs: []int{1},

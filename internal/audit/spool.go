@@ -1,0 +1,221 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Spooling. A record that cannot be written to the log in time goes to a spool file of
+// the writing Log's own beside the log: Path.spool.<nanoseconds>-<pid>, created with
+// O_EXCL, mode 0600, never through a link. Its lines are records without seq and chain.
+// The next writer that holds the log's lock merges every spool file, oldest first, into
+// the log, then removes it.
+//
+// A spool file is locked by whoever writes or merges it: the merger takes it only when
+// no one is writing it, and a Log that finds its spool file gone (merged) or full starts
+// another one.
+const (
+	spoolInfix = ".spool."
+	// maxSpoolBytes is how large a spool file grows before its Log starts another.
+	maxSpoolBytes = 256 << 10
+	// maxMergeBytes bounds how much one Append merges: spools merge under the log's lock,
+	// which other writers wait for. The rest is merged by the appends after it.
+	maxMergeBytes = 512 << 10
+	// spoolLockWait bounds the wait for a spool file that a merger holds.
+	spoolLockWait = 50 * time.Millisecond
+)
+
+// spoolPrefix is the start of the names of path's spool files.
+func spoolPrefix(path string) string { return path + spoolInfix }
+
+// spoolFiles lists path's spool files, oldest first (their names sort by creation).
+func spoolFiles(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), base+spoolInfix) {
+			names = append(names, filepath.Join(dir, e.Name()))
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// spool keeps body in this Log's spool file and returns the file's name.
+func (l *Log) spool(body []byte) (string, error) {
+	var errs []error
+	for range 3 {
+		if l.spoolF == nil {
+			name := fmt.Sprintf("%s%020d-%d", spoolPrefix(l.path), time.Now().UnixNano(), os.Getpid())
+			f, err := createExclusive(name)
+			if err != nil {
+				errs = append(errs, err)
+				if errors.Is(err, fs.ErrExist) {
+					continue
+				}
+				break
+			}
+			l.spoolF = f
+		}
+		f := l.spoolF
+		if err := lockWithin(f, true, spoolLockWait); err != nil {
+			errs = append(errs, err)
+			f.Close() // held by someone else: start another
+			l.spoolF = nil
+			continue
+		}
+		ok, err := l.spoolUsable(f, len(body))
+		if err == nil && ok {
+			_, err = f.WriteAt(body, sizeOf(f))
+			if err == nil {
+				unlockFile(f)
+				return f.Name(), nil
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+		unlockFile(f)
+		f.Close()
+		l.spoolF = nil
+	}
+	return "", fmt.Errorf("spool: %w", errors.Join(errs...))
+}
+
+// spoolUsable reports whether f, locked, is still this Log's spool file (a merger has not
+// removed it) and has room for n more bytes.
+func (l *Log) spoolUsable(f *os.File, n int) (bool, error) {
+	held, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	named, err := os.Lstat(f.Name())
+	if err != nil || !os.SameFile(held, named) {
+		return false, nil
+	}
+	return held.Size() == 0 || held.Size()+int64(n) <= maxSpoolBytes, nil
+}
+
+func sizeOf(f *os.File) int64 {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// mergeSpools appends the records of the spool files, oldest file first and each file in
+// order, to the log, and removes each file merged; the caller holds the lock. It stops
+// after maxMergeBytes, and at the first record it cannot write (which stays spooled, with
+// the records after it). Lines that are not records are dropped, and recorded as an
+// incident.
+func (l *Log) mergeSpools() {
+	names, err := spoolFiles(l.path)
+	if err != nil {
+		return // a directory moat may not list (inside the sandbox): nothing to merge
+	}
+	budget := maxMergeBytes
+	for _, name := range names {
+		if budget <= 0 {
+			return
+		}
+		n, err := l.mergeSpool(name)
+		budget -= n
+		if err != nil {
+			l.incident(incidentSpooled, fmt.Sprintf("merging %s: %v", name, err))
+			return
+		}
+	}
+}
+
+// mergeSpool merges one spool file and returns how many bytes it held. A file another
+// writer holds is left for later.
+func (l *Log) mergeSpool(name string) (int, error) {
+	f, err := openChecked(name, os.O_RDWR)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // merged by another writer since the listing
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	ok, err := tryLock(f, true)
+	if err != nil || !ok {
+		return 0, err
+	}
+	defer unlockFile(f)
+	if named, err := os.Lstat(name); err != nil || !sameFile(f, named) {
+		return 0, nil // merged and removed between the open and the lock
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 4*maxSpoolBytes))
+	if err != nil {
+		return 0, err
+	}
+	rest := data
+	dropped := 0
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			dropped++ // its writer died in the middle of it
+			break
+		}
+		line := rest[:i+1]
+		r, perr := parseLine(line)
+		if perr != nil {
+			dropped++
+			rest = rest[i+1:]
+			continue
+		}
+		body, berr := l.body(r)
+		if berr != nil {
+			dropped++
+			rest = rest[i+1:]
+			continue
+		}
+		if err := l.appendLocked(body); err != nil {
+			// Keep what is left for the next writer, without what was merged.
+			if terr := rewrite(f, rest); terr != nil {
+				return len(data), errors.Join(err, terr)
+			}
+			return len(data), err
+		}
+		rest = rest[i+1:]
+	}
+	if dropped > 0 {
+		l.incident(incidentDropped, fmt.Sprintf("%s: %d lines that were not records were dropped", name, dropped))
+	}
+	if err := os.Remove(name); err != nil {
+		// Merged but not removed: empty it, so that its records are not merged twice.
+		return len(data), errors.Join(err, rewrite(f, nil))
+	}
+	return len(data), nil
+}
+
+func sameFile(f *os.File, named fs.FileInfo) bool {
+	held, err := f.Stat()
+	return err == nil && os.SameFile(held, named)
+}
+
+// rewrite makes data the whole content of f.
+func rewrite(f *os.File, data []byte) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt(data, 0)
+	return err
+}
