@@ -171,17 +171,14 @@ const (
 
 // targetWords are the words that, in an argument's name, say it holds a path, a command
 // or a URL: a key made of words (target_file, filePath, command_line, workingDirectory)
-// with one of them among its words is such a key.
-var targetWords = map[string]bool{
-	"path": true, "paths": true, "filepath": true, "pathname": true,
-	"file": true, "files": true, "filename": true, "filenames": true,
-	"dir": true, "dirs": true, "directory": true, "directories": true, "folder": true, "folders": true,
-	"cwd": true, "workdir": true, "pwd": true,
-	"target": true, "destination": true, "dest": true, "location": true,
-	"notebook": true, "document": true,
-	"command": true, "commands": true, "cmd": true, "cmdline": true, "commandline": true,
-	"script": true, "shell": true, "exec": true, "argv": true,
-	"url": true, "urls": true, "uri": true, "uris": true, "href": true, "link": true, "endpoint": true, "host": true,
+// with one of them among its words is such a key. Sorted, for a binary search; a slice
+// rather than a map, so that it costs nothing at start-up.
+var targetWords = []string{
+	"argv", "cmd", "cmdline", "command", "commandline", "commands", "cwd",
+	"dest", "destination", "dir", "directories", "directory", "dirs", "document",
+	"endpoint", "exec", "file", "filename", "filenames", "filepath", "files", "folder", "folders",
+	"host", "href", "link", "location", "notebook", "path", "pathname", "paths", "pwd",
+	"script", "shell", "target", "uri", "uris", "url", "urls", "workdir",
 }
 
 // NamesTarget reports whether an argument's name says it holds a path, a command or a
@@ -189,7 +186,7 @@ var targetWords = map[string]bool{
 // one of targetWords.
 func NamesTarget(key string) bool {
 	for _, w := range keyWords(key) {
-		if targetWords[w] {
+		if _, found := slices.BinarySearch(targetWords, w); found {
 			return true
 		}
 	}
@@ -494,42 +491,68 @@ func urlsIn(text string) []string {
 // the agent: a file call that names no file, a shell call without a command or a fetch
 // without a URL would be decided about nothing. (A search without a path searches the
 // working directory.)
-var classNeeds = map[Class][]string{
-	Shell:      {ArgCommand},
-	FileRead:   {ArgPath, ArgPaths},
-	FileWrite:  {ArgPath},
-	FileEdit:   {ArgPath},
-	FileDelete: {ArgPath},
-	WebFetch:   {ArgURL},
+var classNeeds = []struct {
+	class Class
+	keys  []string
+}{
+	{Shell, []string{ArgCommand}},
+	{FileRead, []string{ArgPath, ArgPaths}},
+	{FileWrite, []string{ArgPath}},
+	{FileEdit, []string{ArgPath}},
+	{FileDelete, []string{ArgPath}},
+	{WebFetch, []string{ArgURL}},
 }
 
 // classArgs declares the canonical arguments of each class, for calls named by their
 // class (`moat check --tool shell`, policy tests, the daemon protocol).
-var classArgs = map[Class][]Arg{
-	Shell:    {{Names: []string{ArgCommand}, As: ArgCommand, Type: TypeString}},
-	FileRead: {{Names: []string{ArgPath}, As: ArgPath, Type: TypeString}, {Names: []string{ArgPaths}, As: ArgPaths, Type: TypeStrings}},
-	FileWrite: {
+var classArgs = []struct {
+	class Class
+	args  []Arg
+}{
+	{Shell, []Arg{{Names: []string{ArgCommand}, As: ArgCommand, Type: TypeString}}},
+	{FileRead, []Arg{{Names: []string{ArgPath}, As: ArgPath, Type: TypeString}, {Names: []string{ArgPaths}, As: ArgPaths, Type: TypeStrings}}},
+	{FileWrite, []Arg{
 		{Names: []string{ArgPath}, As: ArgPath, Type: TypeString},
 		{Names: []string{ArgContent}, As: ArgContent, Type: TypeString},
-	},
-	FileEdit: {
+	}},
+	{FileEdit, []Arg{
 		{Names: []string{ArgPath}, As: ArgPath, Type: TypeString},
 		{Names: []string{ArgOld}, As: ArgOld, Type: TypeString},
 		{Names: []string{ArgNew}, As: ArgNew, Type: TypeString},
 		{Names: []string{ArgEdits}, As: ArgEdits, Type: TypeEdits},
-	},
-	FileDelete: {{Names: []string{ArgPath}, As: ArgPath, Type: TypeString}},
-	FileSearch: {
+	}},
+	{FileDelete, []Arg{{Names: []string{ArgPath}, As: ArgPath, Type: TypeString}}},
+	{FileSearch, []Arg{
 		{Names: []string{ArgPattern}, As: ArgPattern, Type: TypeString},
 		{Names: []string{ArgPath}, As: ArgPath, Type: TypeString},
 		{Names: []string{ArgPaths}, As: ArgPaths, Type: TypeStrings},
-	},
-	WebFetch: {{Names: []string{ArgURL}, As: ArgURL, Type: TypeString}},
+	}},
+	{WebFetch, []Arg{{Names: []string{ArgURL}, As: ArgURL, Type: TypeString}}},
+}
+
+// needKeys returns the keys of which a call of class must have one (see classNeeds).
+func needKeys(class Class) []string {
+	for _, n := range classNeeds {
+		if n.class == class {
+			return n.keys
+		}
+	}
+	return nil
+}
+
+// argsOfClass returns the canonical arguments of class (see classArgs).
+func argsOfClass(class Class) []Arg {
+	for _, a := range classArgs {
+		if a.class == class {
+			return a.args
+		}
+	}
+	return nil
 }
 
 // needs returns an error when c lacks every key its class needs one of.
 func needs(c *Call) error {
-	keys := classNeeds[c.Class]
+	keys := needKeys(c.Class)
 	if len(keys) == 0 {
 		return nil
 	}

@@ -99,7 +99,7 @@ func TestToolArgsDeclared(t *testing.T) {
 			t.Errorf("%s/%s: a tool of class other has no canonical arguments", nt.Agent, nt.Name)
 		}
 		// A tool that acts on something declares what.
-		if keys := classNeeds[nt.Class]; len(keys) > 0 {
+		if keys := needKeys(nt.Class); len(keys) > 0 {
 			ok := slices.ContainsFunc(nt.Args, func(a Arg) bool { return a.Required && (slices.Contains(keys, a.As) || a.URLs) })
 			if !ok && nt.Unsupported == "" {
 				t.Errorf("%s/%s: no required argument gives its %v", nt.Agent, nt.Name, keys)
@@ -343,6 +343,9 @@ func TestFoundCases(t *testing.T) {
 }
 
 func TestNamesTarget(t *testing.T) {
+	if !slices.IsSorted(targetWords) {
+		t.Error("targetWords must be sorted for its binary search")
+	}
 	for key, want := range map[string]bool{
 		"target_file": true, "targetFile": true, "filePath": true, "FILE_PATH": true, "command_line": true,
 		"cmd": true, "workingDirectory": true, "url": true, "absolute_path": true, "notebook_path": true,
@@ -404,7 +407,7 @@ func FuzzCanonicalize(f *testing.F) {
 				t.Fatalf("%s %s: paths accepted as %#v", agent, tool, v)
 			}
 		}
-		if keys := classNeeds[c.Class]; len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { _, ok := c.Args[k]; return ok }) {
+		if keys := needKeys(c.Class); len(keys) > 0 && !slices.ContainsFunc(keys, func(k string) bool { _, ok := c.Args[k]; return ok }) {
 			t.Fatalf("%s %s: a %s call without its %v: %v", agent, tool, c.Class, keys, c.Args)
 		}
 		if c.Class == MCP && (c.MCP == nil || c.MCP.Tool == "") {

@@ -51,12 +51,6 @@ var (
 	geminiDirArg  = Arg{Names: []string{"dir_path"}, As: ArgPath, Type: TypeString}
 )
 
-// opt returns a copy of a that is not required.
-func opt(a Arg) Arg { a.Required = false; return a }
-
-// data declares an optional argument moat keeps as it came, under its name.
-func data(name string, t ArgType) Arg { return Arg{Names: []string{name}, Type: t} }
-
 // NativeTools is the table of every native tool name moat understands, per agent, with the
 // arguments each takes (specs/agent-protocols.md gives the sources). Names absent from it
 // are refused by Canonicalize unless the caller asks for class other, so that a misspelt
@@ -68,33 +62,33 @@ func data(name string, t ArgType) Arg { return Arg{Names: []string{name}, Type: 
 // other key (ExtraRefused).
 var NativeTools = []NativeTool{
 	// Claude Code: PreToolUse tool_name values.
-	{Agent: ClaudeCode, Name: "Bash", Class: Shell, Args: []Arg{commandArg, descriptionArg, data("timeout", TypeNumber), data("run_in_background", TypeBool)}},
-	{Agent: ClaudeCode, Name: "Read", Class: FileRead, Args: []Arg{fileArg, data("offset", TypeNumber), data("limit", TypeNumber), data("pages", TypeString)}},
+	{Agent: ClaudeCode, Name: "Bash", Class: Shell, Args: []Arg{commandArg, descriptionArg, {Names: []string{"timeout"}, Type: TypeNumber}, {Names: []string{"run_in_background"}, Type: TypeBool}}},
+	{Agent: ClaudeCode, Name: "Read", Class: FileRead, Args: []Arg{fileArg, {Names: []string{"offset"}, Type: TypeNumber}, {Names: []string{"limit"}, Type: TypeNumber}, {Names: []string{"pages"}, Type: TypeString}}},
 	{Agent: ClaudeCode, Name: "Write", Class: FileWrite, Args: []Arg{fileArg, contentArg}},
-	{Agent: ClaudeCode, Name: "Edit", Class: FileEdit, Args: []Arg{fileArg, oldArg, newArg, data("replace_all", TypeBool)}},
+	{Agent: ClaudeCode, Name: "Edit", Class: FileEdit, Args: []Arg{fileArg, oldArg, newArg, {Names: []string{"replace_all"}, Type: TypeBool}}},
 	{Agent: ClaudeCode, Name: "MultiEdit", Class: FileEdit, Args: []Arg{fileArg, editsArg}},
 	{Agent: ClaudeCode, Name: "NotebookEdit", Class: FileEdit, Args: []Arg{
 		{Names: []string{"notebook_path"}, As: ArgPath, Type: TypeString, Required: true},
 		// Absent when a cell is deleted.
 		{Names: []string{"new_source"}, As: ArgNew, Type: TypeString},
-		data("cell_id", TypeString), data("cell_type", TypeString), data("edit_mode", TypeString),
+		{Names: []string{"cell_id"}, Type: TypeString}, {Names: []string{"cell_type"}, Type: TypeString}, {Names: []string{"edit_mode"}, Type: TypeString},
 	}},
 	{Agent: ClaudeCode, Name: "Glob", Class: FileSearch, PatternIsPath: true, Args: []Arg{patternArg, pathArg}},
 	{Agent: ClaudeCode, Name: "Grep", Class: FileSearch, Args: []Arg{patternArg, pathArg,
-		data("glob", TypeString), data("type", TypeString), data("output_mode", TypeString), data("multiline", TypeBool),
-		data("head_limit", TypeNumber), data("-i", TypeBool), data("-n", TypeBool),
-		data("-A", TypeNumber), data("-B", TypeNumber), data("-C", TypeNumber)}},
+		{Names: []string{"glob"}, Type: TypeString}, {Names: []string{"type"}, Type: TypeString}, {Names: []string{"output_mode"}, Type: TypeString}, {Names: []string{"multiline"}, Type: TypeBool},
+		{Names: []string{"head_limit"}, Type: TypeNumber}, {Names: []string{"-i"}, Type: TypeBool}, {Names: []string{"-n"}, Type: TypeBool},
+		{Names: []string{"-A"}, Type: TypeNumber}, {Names: []string{"-B"}, Type: TypeNumber}, {Names: []string{"-C"}, Type: TypeNumber}}},
 	{Agent: ClaudeCode, Name: "LS", Class: FileSearch, Args: []Arg{
-		{Names: []string{"path"}, As: ArgPath, Type: TypeString, Required: true}, data("ignore", TypeStrings)}},
+		{Names: []string{"path"}, As: ArgPath, Type: TypeString, Required: true}, {Names: []string{"ignore"}, Type: TypeStrings}}},
 	{Agent: ClaudeCode, Name: "WebFetch", Class: WebFetch, Args: []Arg{
-		{Names: []string{"url"}, As: ArgURL, Type: TypeString, Required: true}, data("prompt", TypeString)}},
+		{Names: []string{"url"}, As: ArgURL, Type: TypeString, Required: true}, {Names: []string{"prompt"}, Type: TypeString}}},
 	// PowerShell syntax is not POSIX shell; analysing it as shell would misread it, so it is
 	// decided by native name until moat has a PowerShell analyser. Its command is still
 	// read strictly: a rule on PowerShell matches what it runs.
 	{Agent: ClaudeCode, Name: "PowerShell", Class: Other, Args: []Arg{
-		{Names: []string{"command"}, Type: TypeString, Required: true}, descriptionArg, data("timeout", TypeNumber), data("run_in_background", TypeBool)}},
+		{Names: []string{"command"}, Type: TypeString, Required: true}, descriptionArg, {Names: []string{"timeout"}, Type: TypeNumber}, {Names: []string{"run_in_background"}, Type: TypeBool}}},
 	{Agent: ClaudeCode, Name: "WebSearch", Class: Other, Extra: ExtraKept, Args: []Arg{
-		{Names: []string{"query"}, Type: TypeString, Required: true}, data("allowed_domains", TypeStrings), data("blocked_domains", TypeStrings)}},
+		{Names: []string{"query"}, Type: TypeString, Required: true}, {Names: []string{"allowed_domains"}, Type: TypeStrings}, {Names: []string{"blocked_domains"}, Type: TypeStrings}}},
 	{Agent: ClaudeCode, Name: "Agent", Class: Other, Extra: ExtraKept},
 	{Agent: ClaudeCode, Name: "Task", Class: Other, Extra: ExtraKept},
 	{Agent: ClaudeCode, Name: "TodoWrite", Class: Other, Extra: ExtraKept},
@@ -115,7 +109,7 @@ var NativeTools = []NativeTool{
 	{Agent: Cursor, Name: "Shell", Class: Shell, Args: []Arg{commandArg,
 		{Names: []string{"working_directory"}, As: AsCwd, Type: TypeString}}},
 	{Agent: Cursor, Name: "Read", Class: FileRead, Args: []Arg{cursorFileArg}},
-	{Agent: Cursor, Name: "Write", Class: FileWrite, Args: []Arg{cursorFileArg, opt(contentArg)}},
+	{Agent: Cursor, Name: "Write", Class: FileWrite, Args: []Arg{cursorFileArg, {Names: []string{"content"}, As: ArgContent, Type: TypeString}}},
 	{Agent: Cursor, Name: "Delete", Class: FileDelete, Args: []Arg{cursorFileArg}},
 	{Agent: Cursor, Name: "Grep", Class: FileSearch, Args: []Arg{
 		{Names: []string{"pattern", "query"}, As: ArgPattern, Type: TypeString, Required: true}, pathArg}},
@@ -136,21 +130,21 @@ var NativeTools = []NativeTool{
 	{Agent: GeminiCLI, Name: "run_shell_command", Class: Shell, Args: []Arg{commandArg, descriptionArg,
 		// dir_path is relative to the session's directory; earlier versions said directory.
 		{Names: []string{"dir_path", "directory"}, As: AsCwd, Type: TypeString},
-		data("is_background", TypeBool)}},
+		{Names: []string{"is_background"}, Type: TypeBool}}},
 	{Agent: GeminiCLI, Name: "read_file", Class: FileRead, Args: []Arg{geminiFileArg,
-		data("start_line", TypeNumber), data("end_line", TypeNumber), data("offset", TypeNumber), data("limit", TypeNumber)}},
+		{Names: []string{"start_line"}, Type: TypeNumber}, {Names: []string{"end_line"}, Type: TypeNumber}, {Names: []string{"offset"}, Type: TypeNumber}, {Names: []string{"limit"}, Type: TypeNumber}}},
 	{Agent: GeminiCLI, Name: "read_many_files", Class: FileRead, Args: []Arg{
 		{Names: []string{"include"}, As: ArgPaths, Type: TypeStrings, Required: true},
-		data("exclude", TypeStrings), data("recursive", TypeBool), data("useDefaultExcludes", TypeBool),
-		data("file_filtering_options", TypeObject)}},
+		{Names: []string{"exclude"}, Type: TypeStrings}, {Names: []string{"recursive"}, Type: TypeBool}, {Names: []string{"useDefaultExcludes"}, Type: TypeBool},
+		{Names: []string{"file_filtering_options"}, Type: TypeObject}}},
 	{Agent: GeminiCLI, Name: "write_file", Class: FileWrite, Args: []Arg{geminiFileArg, contentArg}},
 	{Agent: GeminiCLI, Name: "replace", Class: FileEdit, Args: []Arg{geminiFileArg, oldArg, newArg,
-		data("instruction", TypeString), data("allow_multiple", TypeBool), data("expected_replacements", TypeNumber)}},
+		{Names: []string{"instruction"}, Type: TypeString}, {Names: []string{"allow_multiple"}, Type: TypeBool}, {Names: []string{"expected_replacements"}, Type: TypeNumber}}},
 	{Agent: GeminiCLI, Name: "glob", Class: FileSearch, PatternIsPath: true, Args: []Arg{patternArg, geminiDirArg,
-		data("case_sensitive", TypeBool), data("respect_git_ignore", TypeBool)}},
-	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, data("include", TypeString)}},
-	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, data("include", TypeString)}},
-	{Agent: GeminiCLI, Name: "list_directory", Class: FileSearch, Args: []Arg{geminiDirArg, data("ignore", TypeStrings)}},
+		{Names: []string{"case_sensitive"}, Type: TypeBool}, {Names: []string{"respect_git_ignore"}, Type: TypeBool}}},
+	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, {Names: []string{"include"}, Type: TypeString}}},
+	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, {Names: []string{"include"}, Type: TypeString}}},
+	{Agent: GeminiCLI, Name: "list_directory", Class: FileSearch, Args: []Arg{geminiDirArg, {Names: []string{"ignore"}, Type: TypeStrings}}},
 	// web_fetch has no url argument: the URLs are inside the prompt.
 	{Agent: GeminiCLI, Name: "web_fetch", Class: WebFetch, Args: []Arg{
 		{Names: []string{"prompt"}, Type: TypeString, Required: true, URLs: true}}},
@@ -160,7 +154,7 @@ var NativeTools = []NativeTool{
 
 	// Codex: PreToolUse tool_name values.
 	{Agent: Codex, Name: "Bash", Class: Shell, Args: []Arg{commandArg,
-		{Names: []string{"workdir"}, As: AsCwd, Type: TypeString}, data("timeout_ms", TypeNumber)}},
+		{Names: []string{"workdir"}, As: AsCwd, Type: TypeString}, {Names: []string{"timeout_ms"}, Type: TypeNumber}}},
 	// The patch arrives as command (input in some versions); Canonicalize does not take it,
 	// but its declaration is what the Codex adapter reads it by (ReadArgs).
 	{Agent: Codex, Name: "apply_patch", Class: FileEdit, Args: []Arg{{Names: []string{"command", "input"}, Type: TypeString, Required: true}},
@@ -196,7 +190,7 @@ func Canonicalize(agent Agent, tool string, args map[string]any) (Call, error) {
 		if class == MCP {
 			return c, fmt.Errorf("tool %q needs a server and tool name: write mcp:SERVER/TOOL", tool)
 		}
-		nt := NativeTool{Agent: agent, Name: tool, Class: class, Args: classArgs[class]}
+		nt := NativeTool{Agent: agent, Name: tool, Class: class, Args: argsOfClass(class)}
 		if class == Other {
 			nt.Extra = ExtraKept
 		}
