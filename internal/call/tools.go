@@ -29,10 +29,9 @@ type NativeTool struct {
 	Unsupported string
 }
 
-// The arguments the table declares, by what they are. Each names its key, its canonical
-// place, its type and whether it is required; the tools below list them.
+// Arguments that several tools of the table share. Each names its key, its canonical
+// place, its type and whether it is required.
 var (
-	// Targets: what a call acts on.
 	fileArg        = Arg{Names: []string{"file_path"}, As: ArgPath, Type: TypeString, Required: true}
 	pathArg        = Arg{Names: []string{"path"}, As: ArgPath, Type: TypeString}
 	commandArg     = Arg{Names: []string{"command"}, As: ArgCommand, Type: TypeString, Required: true}
