@@ -227,3 +227,78 @@ func TestLogsFollowBinary(t *testing.T) {
 		t.Errorf("the log rotated into %d files; the test wants several rotations", len(rotated))
 	}
 }
+
+// TestLogsSkipsMalformedLines: a line that holds no record (garbage, a finding without a
+// severity, which once made --json exit 1 having printed nothing) is skipped and named on
+// stderr with its file and line; every other record is printed, and logs exits 0.
+func TestLogsSkipsMalformedLines(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".local/state/moat/audit.jsonl")
+	recs := logRecords(3)
+	appendRecords(t, openAuditLog(t, path, 0), recs[:2])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not a record\n")
+	f.WriteString(`{"time":"2026-01-02T03:04:05Z","decision":"ask","class":"shell","tool":"Bash","latency_ms":0,"findings":[{}]}` + "\n")
+	f.Close()
+	appendRecords(t, openAuditLog(t, path, 0), recs[2:])
+	for _, args := range [][]string{{"logs", "--json"}, {"logs"}} {
+		out, stderr, code := inHome(t, home, "/usr/bin:/bin", home, args...)
+		if code != 0 {
+			t.Errorf("moat %v: exit %d: %s", args, code, stderr)
+		}
+		for _, want := range []string{path + ":3: invalid character", path + ":4: finding 1"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("moat %v: stderr lacks %q:\n%s", args, want, stderr)
+			}
+		}
+		if len(args) > 1 {
+			if got := decodeJSONRecords(t, out); len(got) != 3 {
+				t.Errorf("moat logs --json printed %d records, want 3:\n%s", len(got), out)
+			}
+		} else if n := strings.Count(out, "echo "); n != 3 {
+			t.Errorf("moat logs printed %d rows, want 3:\n%s", n, out)
+		}
+	}
+}
+
+// TestLogsVerify: --verify passes a log as moat wrote it, across rotations, and names,
+// with exit 1, a record removed from it; --json gives the same report as an object.
+func TestLogsVerify(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, ".local/state/moat/audit.jsonl")
+	appendRecords(t, openAuditLog(t, path, 2048), logRecords(12))
+	out, stderr, code := inHome(t, home, "/usr/bin:/bin", home, "logs", "--verify")
+	if code != 0 || !strings.Contains(out, "the audit trail verifies: 12 records") || !strings.Contains(out, "chained from record 1 to 12 (the first record of the log)") {
+		t.Fatalf("--verify on a log as written: exit %d\n%s%s", code, out, stderr)
+	}
+
+	data, err := os.ReadFile(path + ".1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if err := os.WriteFile(path+".1", []byte(lines[0]+strings.Join(lines[2:], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = inHome(t, home, "/usr/bin:/bin", home, "logs", "--verify")
+	if code != 1 || !strings.Contains(out, path+".1:2: deleted: records") || !strings.Contains(out, "the audit trail is broken: 1 problem in") {
+		t.Errorf("--verify with a record removed: exit %d\n%s", code, out)
+	}
+	out, _, code = inHome(t, home, "/usr/bin:/bin", home, "logs", "--verify", "--json")
+	var rep struct {
+		OK     bool `json:"ok"`
+		Issues []struct {
+			File, Kind string
+			Line       int
+		} `json:"issues"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK || len(rep.Issues) != 1 || rep.Issues[0].Kind != "deleted" || rep.Issues[0].File != path+".1" {
+		t.Errorf("--verify --json: exit %d, %v: %+v\n%s", code, err, rep, out)
+	}
+	if _, stderr, code := inHome(t, home, "/usr/bin:/bin", home, "logs", "--verify", "--decision", "deny"); code != 1 || !strings.Contains(stderr, "no filter") {
+		t.Errorf("--verify with a filter: exit %d, %s", code, stderr)
+	}
+}

@@ -82,8 +82,9 @@ type Health struct {
 	// lists those files, oldest first.
 	Waiting int     `json:"waiting"`
 	Spools  []Spool `json:"spools,omitempty"`
-	// Refused says, for each file of the log that a writer would refuse now, why.
-	Refused []string `json:"refused,omitempty"`
+	// Refused lists the files of the log (and its directory) that a writer would refuse
+	// now.
+	Refused []Refusal `json:"refused,omitempty"`
 	// Unwritable says why no record can be written or spooled in the log's directory;
 	// empty when one can.
 	Unwritable string `json:"unwritable,omitempty"`
@@ -92,6 +93,21 @@ type Health struct {
 	// the latest of them.
 	Incidents map[string]int `json:"incidents,omitempty"`
 	Last      *Incident      `json:"last_incident,omitempty"`
+}
+
+// Refusal is a file a writer refuses, and why.
+type Refusal struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+}
+
+func (r Refusal) String() string { return r.Path + ": " + r.Why }
+
+func refusal(err error) Refusal {
+	if re := (*RefusedError)(nil); errors.As(err, &re) {
+		return Refusal{Path: re.Path, Why: re.Why}
+	}
+	return Refusal{Why: err.Error()}
 }
 
 // Spool is one spool file waiting to be merged.
@@ -116,7 +132,7 @@ func Inspect(path string) (Health, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return h, nil // no decision recorded yet; the first writer creates it
 		}
-		h.Refused = append(h.Refused, err.Error())
+		h.Refused = append(h.Refused, refusal(err))
 	}
 	if err := dirWritable(dir); err != nil {
 		h.Unwritable = fmt.Sprintf("%s: %v", dir, err)
@@ -131,7 +147,7 @@ func Inspect(path string) (Health, error) {
 	}
 	for _, name := range names {
 		if err := inspectFile(name); err != nil {
-			h.Refused = append(h.Refused, err.Error())
+			h.Refused = append(h.Refused, refusal(err))
 		}
 	}
 	spools, err := spoolFiles(path)
@@ -141,7 +157,7 @@ func Inspect(path string) (Health, error) {
 	for _, name := range spools {
 		s := Spool{Path: name, Since: spoolTime(name)}
 		if err := inspectFile(name); err != nil {
-			h.Refused = append(h.Refused, err.Error())
+			h.Refused = append(h.Refused, refusal(err))
 		}
 		if data, err := readSmall(name, 4*maxSpoolBytes); err == nil {
 			s.Records = bytes.Count(data, []byte{'\n'})

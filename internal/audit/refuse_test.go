@@ -4,6 +4,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -127,7 +128,7 @@ func TestRefusedFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(h.Refused) == 0 || !strings.Contains(strings.Join(h.Refused, "\n"), tt.why) || h.Waiting != 1 || h.Incidents[incidentRefused] != 1 {
+			if len(h.Refused) == 0 || !strings.Contains(fmt.Sprint(h.Refused), tt.why) || h.Waiting != 1 || h.Incidents[incidentRefused] != 1 {
 				t.Errorf("Inspect = %+v", h)
 			}
 

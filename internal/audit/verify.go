@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -178,11 +177,7 @@ func Verify(path string) (*Report, error) {
 }
 
 func refusedIssue(err error) Issue {
-	file := ""
-	if re := (*RefusedError)(nil); errors.As(err, &re) {
-		file = re.Path
-	}
-	return Issue{File: file, Kind: IssueRefused, Message: err.Error()}
+	return Issue{File: refusal(err).Path, Kind: IssueRefused, Message: err.Error()}
 }
 
 // checkChain checks one chain of entries and reports whether it begins with the first
@@ -326,9 +321,9 @@ func seqSpan(from, to uint64) string {
 func (r *Report) Summary() string {
 	var b strings.Builder
 	if r.OK {
-		fmt.Fprintf(&b, "the audit trail verifies: %d records in %d files", r.Records, len(r.Files))
+		fmt.Fprintf(&b, "the audit trail verifies: %d %s in %d %s", r.Records, plural(r.Records, "record", "records"), len(r.Files), plural(len(r.Files), "file", "files"))
 	} else {
-		fmt.Fprintf(&b, "the audit trail is broken: %d problems in %d records in %d files", r.Problems(), r.Records, len(r.Files))
+		fmt.Fprintf(&b, "the audit trail is broken: %d %s in %d records in %d files", r.Problems(), plural(r.Problems(), "problem", "problems"), r.Records, len(r.Files))
 	}
 	if r.LastSeq > 0 {
 		fmt.Fprintf(&b, ", chained from record %d to %d", r.FirstSeq, r.LastSeq)
@@ -339,7 +334,14 @@ func (r *Report) Summary() string {
 		}
 	}
 	if r.Unchained > 0 {
-		fmt.Fprintf(&b, "; %d records written before chaining are not vouched for", r.Unchained)
+		fmt.Fprintf(&b, "; %d %s written without a chain (by an older moat) are not vouched for", r.Unchained, plural(r.Unchained, "record", "records"))
 	}
 	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -40,7 +40,12 @@ command that fixes it:
   sandbox.landlock  the kernel's Landlock ABI, for 'moat launch'
   state.dir, state.files, config.dir, config.policy
                     moat's directories and files are yours, and private
+  audit.writes      decisions reach the audit log: none of its files is a link, a FIFO or
+                    another user's, its directory is writable, no record waits in a spool
+                    file (the log was locked or refused); warn on such incidents this week
   audit.log         the audit log is readable and well formed
+  audit.chain       no record of the trail was edited, removed, inserted or moved since it
+                    was written (moat logs --verify)
 
 Each finding is ok, warn (protection is weaker than it could be) or fail (something
 is not protected, or every call will be blocked).
@@ -80,6 +85,7 @@ func (a *app) doctor(ctx context.Context, asJSON bool) error {
 		},
 		LandlockABI: sandbox.KernelABI,
 		Loc:         time.Local,
+		Now:         a.env.Now,
 	}
 	findings := doctor.Run(in)
 	worst := doctor.Worst(findings)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +25,7 @@ type logsOptions struct {
 	since                              string
 	decisions, agents, tools, sessions []string
 	follow, json, summary, failures    bool
+	verify                             bool
 	last                               int
 	file                               string
 	// poll is how often --follow looks for new records; zero means audit.DefaultPoll.
@@ -32,7 +35,7 @@ type logsOptions struct {
 func newLogsCmd(a *app) *cobra.Command {
 	var o logsOptions
 	cmd := &cobra.Command{
-		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--failures] [--follow] [--json|--summary]",
+		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--failures] [--follow] [--json|--summary] | --verify [--json]",
 		Short: "Show the decisions moat has recorded",
 		Long: `Logs shows the decisions moat has recorded in its audit log ($XDG_STATE_HOME/moat/audit.jsonl,
 with its rotated files), oldest first, as a table: time, decision, agent, tool and the
@@ -55,14 +58,24 @@ midnight) or an RFC 3339 time (2026-01-02T15:04:05Z).
 match as they are written, through the rotation of the log, until interrupted.
 --json prints one JSON object per record, exactly as the audit log holds it.
 --summary counts the matching records by decision, by rule and by agent instead.
+A malformed line is skipped and reported on stderr with its file and line; every other
+record is printed.
 
-Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable log.`,
+--verify checks the whole trail instead (no filters): every record carries the hash of
+the line before it, across rotations, so an edited, deleted, inserted or reordered
+record, or a cut tail, shows. It lists each problem with its file and line, and with
+--json prints the report as one JSON object. Records written by moats before chaining
+are reported as unchained, not as problems.
+
+Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable log; with
+--verify, 1 when the trail is broken too.`,
 		Example: `  moat logs --since 1h
   moat logs --decision deny,ask --agent claude-code
   moat logs --follow --decision deny
   moat logs --failures --since 1d
   moat logs --since 7d --summary
-  moat logs --json --session 5f1c… | jq .args.command`,
+  moat logs --json --session 5f1c… | jq .args.command
+  moat logs --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -82,6 +95,7 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
 	f.BoolVar(&o.summary, "summary", false, "count the records by decision, rule and agent")
 	f.IntVarP(&o.last, "last", "n", 0, "show only the last N matching records (0: all); with --follow, of those already written")
 	f.StringVar(&o.file, "file", "", "read this audit log instead of yours (its rotated files FILE.1… too)")
+	f.BoolVar(&o.verify, "verify", false, "check the hash chain of the whole trail and report every record edited, deleted, inserted or reordered")
 	return cmd
 }
 
@@ -96,6 +110,11 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 	case o.last < 0:
 		return &exitCode{code: exitError, err: fmt.Errorf("--last %d: want a count, 0 for all", o.last)}
 	}
+	if o.verify {
+		if o.follow || o.summary || o.last != 0 || !filter.Empty() {
+			return &exitCode{code: exitError, err: errors.New("--verify checks the whole trail; it takes no filter, --last, --follow or --summary")}
+		}
+	}
 	path := o.file
 	if path == "" {
 		d, err := a.dirs()
@@ -104,6 +123,10 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		}
 		path = d.AuditLog()
 	}
+	if o.verify {
+		return a.verifyLog(path, o.json)
+	}
+	defer a.spoolNotice(path)
 	var store recordStore = jsonlStore{path}
 
 	if o.summary {
@@ -239,8 +262,8 @@ func (a *app) logFilter(o logsOptions) (logview.Filter, error) {
 }
 
 // readProblem turns what audit.Read returned into the command's answer: no log yet is
-// said and is no failure, malformed lines are warnings (every good record was shown),
-// anything else fails.
+// said and is no failure, malformed lines and refused files are warnings (every good
+// record was shown), anything else fails.
 func (a *app) readProblem(path string, err error) error {
 	var le *audit.LineError
 	switch {
@@ -249,20 +272,72 @@ func (a *app) readProblem(path string, err error) error {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(a.env.Stderr, "moat: no audit log at %s yet: moat records a decision there each time a hook or `moat check --record` decides\n", path)
 		return nil
-	case errors.As(err, &le):
-		fmt.Fprintf(a.env.Stderr, "moat: warning: malformed lines in the audit log were skipped:\n%v\n", err)
+	case errors.As(err, &le), errors.Is(err, audit.ErrRefused):
+		fmt.Fprintf(a.env.Stderr, "moat: warning: lines or files of the audit log that hold no record were skipped:\n%v\n", err)
 		return nil
 	}
 	return err
+}
+
+// spoolNotice tells, on stderr, of records that wait in spool files beside the log at
+// path: they are not in the log yet, so no listing shows them.
+func (a *app) spoolNotice(path string) {
+	h, err := audit.Inspect(path)
+	if err != nil || h.Waiting == 0 {
+		return
+	}
+	fmt.Fprintf(a.env.Stderr, "moat: warning: %d %s wait in %d spool %s beside the log (it was locked or refused when they were written): the next decision recorded merges them\n",
+		h.Waiting, plural(h.Waiting, "record", "records"), len(h.Spools), plural(len(h.Spools), "file", "files"))
+}
+
+// verifyLog checks the chain of the log at path: the report, then exit 1 when broken.
+func (a *app) verifyLog(path string, asJSON bool) error {
+	rep, err := audit.Verify(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(a.env.Stderr, "moat: no audit log at %s yet: there is nothing to verify\n", path)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		err = writeJSON(a.env.Stdout, rep)
+	} else {
+		var b strings.Builder
+		for _, i := range rep.Issues {
+			b.WriteString(logview.Clean(i.String()))
+			b.WriteByte('\n')
+		}
+		b.WriteString(rep.Summary())
+		b.WriteString(".\n")
+		_, err = io.WriteString(a.env.Stdout, b.String())
+	}
+	if err != nil {
+		return err
+	}
+	if !rep.OK {
+		return &exitCode{code: exitError}
+	}
+	return nil
 }
 
 // recordPrinter returns the function that prints one record: as JSON, or as a row of a
 // table whose header it prints before the first row.
 func (a *app) recordPrinter(w io.Writer, asJSON bool) func(audit.Record) error {
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false) // as the audit log writes them
-		return func(r audit.Record) error { return enc.Encode(r) }
+		return func(r audit.Record) error {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false) // as the audit log writes them
+			if err := enc.Encode(r); err != nil {
+				// Read delivers only records that encode; should one not, it is skipped
+				// and said, and the others are still printed.
+				fmt.Fprintf(a.env.Stderr, "moat: warning: a record of %s could not be printed: %v\n", r.Time.Format(time.RFC3339Nano), err)
+				return nil
+			}
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
 	}
 	width, term := logview.Terminal(a.env.Stdout)
 	if !term || width <= 0 {

@@ -450,11 +450,13 @@ func (a *app) status(asJSON bool) error {
 	} else {
 		policy = "invalid: " + err.Error()
 	}
+	trail := a.statusAudit()
 	if asJSON {
 		data, err := json.MarshalIndent(struct {
 			Policy string        `json:"policy"`
 			Agents []agentStatus `json:"agents"`
-		}{policy, agents}, "", "  ")
+			Audit  auditStatus   `json:"audit"`
+		}{policy, agents, trail}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -500,6 +502,7 @@ func (a *app) status(asJSON bool) error {
 			}
 		}
 	}
+	fmt.Fprintf(w, "\n%s\n", trail.statusLine())
 	return nil
 }
 

@@ -70,6 +70,8 @@ type Inputs struct {
 	LandlockABI func() (int, error)
 	// Loc is the time zone times are shown in; nil means UTC.
 	Loc *time.Location
+	// Now is the time; nil means time.Now.
+	Now func() time.Time
 }
 
 // Run runs every check, in a fixed order.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +26,8 @@ func checkFiles(in Inputs) []Finding {
 		out = append(out, checkStateFiles(in))
 		out = append(out, checkConfig(in)...)
 	}
-	out = append(out, checkAuditLog(in))
+	out = append(out, checkAuditWrites(in))
+	out = append(out, checkAuditLog(in)...)
 	return out
 }
 
@@ -126,37 +129,136 @@ func checkConfig(in Inputs) []Finding {
 	return out
 }
 
-// checkAuditLog wants the audit log readable and well formed.
-func checkAuditLog(in Inputs) Finding {
+// checkAuditLog wants the audit log readable and well formed, and its chain unbroken.
+func checkAuditLog(in Inputs) []Finding {
 	path := in.Dirs.AuditLog()
 	f := Finding{ID: "audit.log"}
-	n := 0
-	var last audit.Record
-	err := audit.Read(path, func(r audit.Record) error {
-		n++
-		last = r
-		return nil
-	})
-	var le *audit.LineError
+	rep, err := audit.Verify(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		f.Status, f.Message = OK, fmt.Sprintf("no audit log at %s yet: no decision has been recorded", path)
-	case errors.As(err, &le):
-		f.Status = Warn
-		f.Message = fmt.Sprintf("the audit log %s has malformed lines (the %d good records are readable): %s", path, n, oneLine(err.Error()))
-		f.Fix = "moat logs --json > /dev/null   # lists them; move the log aside to start a new one"
+		return []Finding{f}
 	case err != nil:
 		f.Status = Fail
 		f.Message = fmt.Sprintf("the audit log cannot be read: %s", oneLine(err.Error()))
 		f.Fix = "chmod -R u+rwX " + shellQuote(in.Dirs.State)
-	default:
-		f.Status = OK
-		f.Message = fmt.Sprintf("the audit log %s holds %d %s", path, n, plural(n, "record", "records"))
-		if n > 0 {
-			f.Message += ", the last from " + last.Time.In(cmp.Or(in.Loc, time.UTC)).Format("2006-01-02 15:04:05")
+		return []Finding{f}
+	}
+	var malformed, broken []audit.Issue
+	for _, i := range rep.Issues {
+		switch i.Kind {
+		case audit.IssueMalformed:
+			malformed = append(malformed, i)
+		case audit.IssueUnchained, audit.IssueRefused: // the second is audit.writes'
+		default:
+			broken = append(broken, i)
 		}
 	}
+	if len(malformed) > 0 {
+		f.Status = Warn
+		f.Message = fmt.Sprintf("the audit log %s has %d malformed %s (the %d good records are readable): %s", path, len(malformed), plural(len(malformed), "line", "lines"), rep.Records, issueList(malformed))
+		f.Fix = "moat logs --json > /dev/null   # lists them; move the log aside to start a new one"
+	} else {
+		f.Status = OK
+		f.Message = fmt.Sprintf("the audit log %s holds %d %s", path, rep.Records, plural(rep.Records, "record", "records"))
+		if rep.Records > 0 {
+			f.Message += ", the last from " + rep.Last.In(cmp.Or(in.Loc, time.UTC)).Format("2006-01-02 15:04:05")
+		}
+	}
+	c := Finding{ID: "audit.chain", Status: OK, Message: rep.Summary()}
+	if len(broken) > 0 {
+		c.Status = Fail
+		c.Message = fmt.Sprintf("the audit trail was changed after it was written (%d %s): %s", len(broken), plural(len(broken), "problem", "problems"), issueList(broken))
+		c.Fix = "moat logs --verify   # lists every problem; keep a copy of the files as evidence"
+	}
+	return []Finding{f, c}
+}
+
+// issueList shows the first few issues on one line.
+func issueList(issues []audit.Issue) string {
+	const shown = 3
+	var parts []string
+	for _, i := range issues[:min(len(issues), shown)] {
+		parts = append(parts, i.String())
+	}
+	s := strings.Join(parts, "; ")
+	if len(issues) > shown {
+		s += fmt.Sprintf("; and %d more", len(issues)-shown)
+	}
+	return s
+}
+
+// recentIncidents is how far back an incident writers noted makes audit.writes warn.
+const recentIncidents = 7 * 24 * time.Hour
+
+// checkAuditWrites wants every record to reach the log: no file of the log refused (a
+// link planted at it, a FIFO, a file of another user's), a writable directory, no record
+// waiting in a spool file. Incidents noted in the last week are a warning: the lock was
+// held or a file refused then, even if all is well now.
+func checkAuditWrites(in Inputs) Finding {
+	path := in.Dirs.AuditLog()
+	f := Finding{ID: "audit.writes"}
+	h, err := audit.Inspect(path)
+	if err != nil {
+		f.Status, f.Message = Fail, fmt.Sprintf("cannot look at the audit log's directory: %s", oneLine(err.Error()))
+		f.Fix = "chmod -R u+rwX " + shellQuote(in.Dirs.State)
+		return f
+	}
+	var problems, fixes []string
+	for _, r := range h.Refused {
+		problems = append(problems, r.String())
+		if r.Path == filepath.Dir(path) {
+			fix := "chmod 700 " + shellQuote(r.Path)
+			if fi, err := os.Stat(r.Path); err == nil {
+				if uid, ok := owner(fi); ok && uid != os.Getuid() {
+					fix = fmt.Sprintf("sudo chown %d %s && chmod 700 %s", os.Getuid(), shellQuote(r.Path), shellQuote(r.Path))
+				}
+			}
+			fixes = append(fixes, fix)
+		} else {
+			fixes = append(fixes, "rm "+shellQuote(r.Path))
+		}
+	}
+	if len(h.Refused) > 0 {
+		problems[0] = "moat refuses to write the audit trail through what is there: " + problems[0]
+	}
+	if h.Unwritable != "" {
+		problems = append(problems, "the state directory cannot be written, so decisions are not recorded at all: "+h.Unwritable)
+		fixes = append(fixes, "chmod u+rwx "+shellQuote(filepath.Dir(path)))
+	}
+	if h.Waiting > 0 {
+		problems = append(problems, fmt.Sprintf("%d %s %s waited in spool files since %s (the log was locked by another process, or refused): they are merged into the log by the next decision that gets its lock",
+			h.Waiting, plural(h.Waiting, "record", "records"), plural(h.Waiting, "has", "have"), h.Spools[0].Since.In(cmp.Or(in.Loc, time.UTC)).Format("2006-01-02 15:04:05")))
+		if len(h.Refused) == 0 {
+			fixes = append(fixes, "fuser -v "+shellQuote(path+".lock")+"   # who holds the lock")
+		}
+	}
+	now := time.Now
+	if in.Now != nil {
+		now = in.Now
+	}
+	switch {
+	case len(problems) > 0:
+		f.Status = Fail
+		f.Message = strings.Join(problems, "; ")
+		f.Fix = strings.Join(fixes, " && ")
+	case h.Last != nil && now().Sub(h.Last.Time) < recentIncidents:
+		f.Status = Warn
+		f.Message = fmt.Sprintf("records could not be written straight to the audit log %s: %s; the last at %s: %s (all have reached the log since)",
+			path, incidentCounts(h.Incidents), h.Last.Time.In(cmp.Or(in.Loc, time.UTC)).Format("2006-01-02 15:04:05"), oneLine(h.Last.Detail))
+		f.Fix = "moat logs --verify   # checks that nothing is missing"
+	default:
+		f.Status, f.Message = OK, fmt.Sprintf("decisions are written to %s; none waits in a spool file", path)
+	}
 	return f
+}
+
+func incidentCounts(counts map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // access says what the group and other bits of perm let others do.

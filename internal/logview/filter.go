@@ -30,6 +30,11 @@ type Filter struct {
 	Failures bool
 }
 
+// Empty reports whether f has no condition: it passes every record.
+func (f Filter) Empty() bool {
+	return f.Since.IsZero() && len(f.Decisions) == 0 && len(f.Agents) == 0 && len(f.Tools) == 0 && len(f.Sessions) == 0 && !f.Failures
+}
+
 // Match reports whether r passes every condition of f.
 func (f Filter) Match(r audit.Record) bool {
 	switch {

@@ -3,6 +3,7 @@ package logview
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -254,6 +255,32 @@ func BenchmarkFilterAndWrite(b *testing.B) {
 			if err := tab.Write(r); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestFilterEmpty sets each field of Filter in turn: Empty must see every one, so that
+// `moat logs --verify` refuses a filter it would ignore.
+func TestFilterEmpty(t *testing.T) {
+	if !(Filter{}).Empty() {
+		t.Error("the zero Filter is not empty")
+	}
+	typ := reflect.TypeFor[Filter]()
+	for i := range typ.NumField() {
+		var f Filter
+		v := reflect.ValueOf(&f).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 1, 1))
+		case reflect.Struct: // time.Time
+			v.Set(reflect.ValueOf(time.Unix(1, 0)))
+		default:
+			t.Fatalf("field %s of kind %s: teach this test to set it", typ.Field(i).Name, v.Kind())
+		}
+		if f.Empty() {
+			t.Errorf("a Filter with %s set is empty", typ.Field(i).Name)
 		}
 	}
 }
