@@ -54,6 +54,10 @@ type Options struct {
 	// answered 503 with Retry-After and a JSON-RPC error: never a hang, and never an
 	// unbounded number of goroutines, connections and buffers.
 	MaxInFlight int
+	// ReturnMemory gives the memory a burst of requests took back to the system once
+	// the proxy has been idle for a moment (a forced GC and scavenge, once per burst).
+	// It acts on the whole process: set it where the proxy is the process's job.
+	ReturnMemory bool
 }
 
 type handler struct {
@@ -65,6 +69,7 @@ type handler struct {
 	params   paramHeaders
 	requests *limiter // POST and DELETE
 	streams  *limiter // GET
+	memory   *memoryReturner
 }
 
 // exchange is what relaying one client request needs to know of it.
@@ -96,6 +101,9 @@ func New(o Options) (http.Handler, error) {
 		n = DefaultMaxInFlight
 	}
 	h := &handler{o: o, upstream: o.Upstream.String(), client: o.Client, max: o.MaxBody, requests: newLimiter(n), streams: newLimiter(n)}
+	if o.ReturnMemory {
+		h.memory = newMemoryReturner(h.requests)
+	}
 	if h.client == nil {
 		h.client = &http.Client{}
 	}
@@ -141,7 +149,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, nil, jsonrpc.InternalError, "moat: the MCP proxy is busy (too many requests at once); retry shortly")
 		return
 	}
-	defer lim.release()
+	if h.memory != nil && lim == h.requests {
+		h.memory.started()
+		defer func() {
+			lim.release()
+			h.memory.ended() // after release: the last request of a burst finds no slot taken
+		}()
+	} else {
+		defer lim.release()
+	}
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)

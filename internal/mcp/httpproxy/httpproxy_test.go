@@ -113,6 +113,13 @@ const testToken = "test-token-0123456789"
 // (TestAuth tests clients without one).
 func newProxy(t testing.TB, upstream string, edit func(*Options)) (string, *denyTools, *syncBuffer) {
 	t.Helper()
+	_, u, d, log := newProxyHandler(t, upstream, edit)
+	return u, d, log
+}
+
+// newProxyHandler is newProxy that also returns the handler.
+func newProxyHandler(t testing.TB, upstream string, edit func(*Options)) (*handler, string, *denyTools, *syncBuffer) {
+	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +136,7 @@ func newProxy(t testing.TB, upstream string, edit func(*Options)) (string, *deny
 	}
 	srv := httptest.NewServer(withToken(h, o.Token))
 	t.Cleanup(srv.Close)
-	return srv.URL, d, log
+	return h.(*handler), srv.URL, d, log
 }
 
 // withToken gives every request without an Authorization header the token.
