@@ -147,3 +147,27 @@ func FuzzPost(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAuthorization: no Authorization header but "Bearer TOKEN" (the scheme in any
+// case, spaces before the token) lets a request in.
+func FuzzAuthorization(f *testing.F) {
+	for _, seed := range []string{"Bearer " + testToken, "bearer " + testToken, "Bearer  " + testToken, "Bearer " + testToken + " ", "Basic " + testToken,
+		testToken, "Bearer " + testToken[:len(testToken)-1], "Bearer", "", "Bearer " + testToken + "\x00", "BEARER\t" + testToken} {
+		f.Add(seed)
+	}
+	u, _ := url.Parse("http://127.0.0.1:1/")
+	hh, err := New(Options{Upstream: u, Proxy: &mcp.Proxy{Server: "peer", Decide: (&denyTools{}).decide, Log: io.Discard}, Token: testToken})
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := hh.(*handler)
+	f.Fuzz(func(t *testing.T, value string) {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/", nil)
+		r.Header["Authorization"] = []string{value}
+		scheme, rest, _ := strings.Cut(value, " ")
+		want := strings.EqualFold(scheme, "bearer") && strings.TrimLeft(rest, " ") == testToken
+		if got := h.authorized(r); got != want {
+			t.Errorf("authorized(%q) = %v", value, got)
+		}
+	})
+}

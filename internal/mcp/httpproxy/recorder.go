@@ -2,6 +2,7 @@ package httpproxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -24,8 +25,9 @@ const RuleRecordsDropped = "mcp-records-dropped"
 // RecorderOptions configure a Recorder.
 type RecorderOptions struct {
 	// Write appends one record to the audit log. It is called from one goroutine only,
-	// and may take as long as the log makes it: no request waits for it. It reports its
-	// own errors (the Recorder only counts them).
+	// and may take as long as the log makes it: no request waits for it. An error that
+	// wraps audit.ErrSpooled means the record was kept for a later writer to merge;
+	// any other, that it was lost. The Recorder counts both, and warns once per episode.
 	Write func(audit.Record) error
 	// Queue bounds the records waiting for Write; 0 means DefaultRecordQueue.
 	Queue int
@@ -33,8 +35,8 @@ type RecorderOptions struct {
 	// DefaultRecordQueueBytes. A request may carry megabytes of arguments, and the
 	// queue must not keep a burst of them in memory while the log is stuck.
 	QueueBytes int64
-	// Warn is told, once per episode, that records are being dropped, and then how many
-	// were. nil discards.
+	// Warn is told, once per episode, that records are being dropped or cannot be
+	// written to the log, and then how many were. nil discards.
 	Warn func(msg string)
 	// Now stamps the record of dropped records; nil means time.Now.
 	Now func() time.Time
@@ -61,7 +63,8 @@ type Recorder struct {
 	mu     sync.RWMutex // Add holds it shared; Close holds it to close queue
 	closed bool
 
-	written, failed atomic.Uint64
+	written, spooled, failed atomic.Uint64
+	trouble                  writeTrouble // touched by the writer only
 
 	dropMu     sync.Mutex
 	drops      droppedRecords // not yet said in the log
@@ -81,10 +84,16 @@ type droppedRecords struct {
 	first, last   time.Time
 }
 
+// writeTrouble is an episode of Writes that did not reach the log.
+type writeTrouble struct {
+	spooled, failed int
+}
+
 // RecorderStats count a Recorder's records since it started.
 type RecorderStats struct {
-	Written uint64 // appended by Write
-	Failed  uint64 // Write returned an error
+	Written uint64 // appended to the log by Write
+	Spooled uint64 // kept by Write for a later writer to merge (audit.ErrSpooled)
+	Failed  uint64 // lost: Write returned another error
 	Dropped uint64 // never given to Write: the queue was full, or the Recorder closed
 }
 
@@ -169,7 +178,7 @@ func (r *Recorder) Stats() RecorderStats {
 	r.dropMu.Lock()
 	dropped := r.dropped
 	r.dropMu.Unlock()
-	return RecorderStats{Written: r.written.Load(), Failed: r.failed.Load(), Dropped: dropped}
+	return RecorderStats{Written: r.written.Load(), Spooled: r.spooled.Load(), Failed: r.failed.Load(), Dropped: dropped}
 }
 
 // run is the single writer.
@@ -183,13 +192,29 @@ func (r *Recorder) run() {
 	r.sayDropped()
 }
 
+// write hands rec to Write and reports whether it is in the log or kept for it.
 func (r *Recorder) write(rec audit.Record) bool {
-	if err := r.o.Write(rec); err != nil {
+	err := r.o.Write(rec)
+	t := &r.trouble
+	switch {
+	case err == nil:
+		r.written.Add(1)
+		if t.spooled+t.failed > 0 {
+			r.o.Warn(fmt.Sprintf("moat: the audit log takes records again (meanwhile %d were spooled for a later writer to merge, %d lost)", t.spooled, t.failed))
+			*t = writeTrouble{}
+		}
+		return true
+	case errors.Is(err, audit.ErrSpooled):
+		r.spooled.Add(1)
+		t.spooled++
+	default:
 		r.failed.Add(1)
-		return false
+		t.failed++
 	}
-	r.written.Add(1)
-	return true
+	if t.spooled+t.failed == 1 {
+		r.o.Warn(fmt.Sprintf("moat: recording decisions: %v (said once until the log takes records again)", err))
+	}
+	return errors.Is(err, audit.ErrSpooled)
 }
 
 // sayDropped writes the record of the records dropped since it last did, if any.

@@ -3,6 +3,7 @@ package httpproxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -177,10 +178,13 @@ func TestRecorderClose(t *testing.T) {
 }
 
 // TestRecorderFailures: a Write that fails is counted; the record of dropped records is
-// tried again with the next record rather than lost.
+// tried again with the next record rather than lost; the user is told once when the
+// trouble starts and once when it ends.
 func TestRecorderFailures(t *testing.T) {
 	g := &gatedLog{gate: make(chan struct{}), fail: true}
-	r, err := NewRecorder(RecorderOptions{Write: g.write, Queue: 4})
+	var warnings []string
+	var wmu sync.Mutex
+	r, err := NewRecorder(RecorderOptions{Write: g.write, Queue: 4, Warn: func(m string) { wmu.Lock(); warnings = append(warnings, m); wmu.Unlock() }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,6 +207,50 @@ func TestRecorderFailures(t *testing.T) {
 	s := r.Stats()
 	if s.Dropped == 0 || s.Failed == 0 {
 		t.Errorf("stats: %+v", s)
+	}
+	var trouble []string
+	for _, w := range warnings {
+		if strings.Contains(w, "disk full") || strings.Contains(w, "takes records again") {
+			trouble = append(trouble, w)
+		}
+	}
+	if len(trouble) != 2 || !strings.Contains(trouble[1], "lost") {
+		t.Errorf("warnings: %q", warnings)
+	}
+}
+
+// TestRecorderSpooled: a record the log kept in its spool (the lock was busy) is
+// counted as spooled, not lost, and the record of dropped ones counts as said.
+func TestRecorderSpooled(t *testing.T) {
+	var mu sync.Mutex
+	busy := true
+	var got []audit.Record
+	write := func(rec audit.Record) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if busy {
+			return fmt.Errorf("append: lock: %w; the record %w", audit.ErrLockBusy, audit.ErrSpooled)
+		}
+		got = append(got, rec)
+		return nil
+	}
+	r, err := NewRecorder(RecorderOptions{Write: write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r.Add(rec("echo", call.Allow))
+	}
+	waitUntil(t, func() bool { return r.Stats().Spooled == 3 }, "three spooled records")
+	mu.Lock()
+	busy = false
+	mu.Unlock()
+	r.Add(rec("echo", call.Allow))
+	if err := r.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.Spooled != 3 || s.Written != 1 || s.Failed != 0 || len(got) != 1 {
+		t.Errorf("stats %+v, written %d", s, len(got))
 	}
 }
 
