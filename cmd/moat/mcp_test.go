@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -760,38 +761,33 @@ func TestMCPProxyHTTP(t *testing.T) {
 		mu.Unlock()
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sunny"}}}, nil, nil
 	})
-	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	sdkHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	var requests atomic.Int64
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		sdkHandler.ServeHTTP(w, r)
+	}))
 	defer upstream.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, moatBinary(t), "mcp", "proxy", "--policy", e.policy, "--name", "peer", "--upstream", upstream.URL+"/mcp")
-	cmd.Dir = e.project
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
+	proxy := startHTTPProxy(t, e, upstream.URL+"/mcp", nil)
+	endpoint := proxy.endpoint
+
+	// Without the token (no MOAT_MCP_TOKEN: moat made one), nothing reaches the server.
+	noToken := mcp.NewClient(&mcp.Implementation{Name: "another-user", Version: "v0"}, nil)
+	if s, err := noToken.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil); err == nil {
+		s.Close()
+		t.Error("a client without the token connected")
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests of a client without the token reached the server", n)
 	}
-	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	lines := bufio.NewReader(stderr)
-	first, err := lines.ReadString('\n')
-	if err != nil {
-		t.Fatalf("no address from the proxy: %v", err)
-	}
-	go io.Copy(io.Discard, lines)
-	i := strings.LastIndex(first, " on http://127.0.0.1:") + len(" on ")
-	if i < len(" on ") {
-		t.Fatalf("the proxy did not say where it listens: %q", first)
-	}
-	endpoint := strings.TrimSpace(first[i:])
 
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
-			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: proxy.client()}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 			if err != nil {
 				t.Fatalf("connect to %s: %v", endpoint, err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcp"
@@ -40,6 +41,7 @@ func newMCPProxyCmd(a *app) *cobra.Command {
 	var policyFlag, name, agent, upstream, upstreamEnv, listen string
 	var allowRemote, stdio bool
 	var listTimeout time.Duration
+	var maxRequests int
 	cmd := &cobra.Command{
 		Use:   "proxy [--policy F] [--name SERVER] [--agent AGENT] (-- COMMAND [ARGS…] | --upstream URL [--listen ADDR | --stdio])",
 		Short: "Run an MCP server behind moat (stdio, or Streamable HTTP with --upstream)",
@@ -87,8 +89,16 @@ URL, in both protocol eras (sessions, GET streams and DELETE of the legacy revis
 the header checks of 2026-07-28, where Mcp-Method and Mcp-Name must agree with the body).
 Streams are relayed event by event, each event read like a stdio message; a client that
 goes away cancels its upstream request. Requests from other origins than a loopback
-one are refused, and when MOAT_MCP_TOKEN is set every client must send it as
-"Authorization: Bearer TOKEN". The agent's config then names moat's URL.
+one are refused, and so is every request without moat's token: clients must send
+"Authorization: Bearer TOKEN", where TOKEN is $MOAT_MCP_TOKEN (at least 16 letters,
+digits or -._~+/=) or, when it is not set, a random token made at each start and printed
+on standard error. The agent's config then names moat's URL and that header (its MCP
+entry's "headers"). At most --max-requests requests (and as many GET streams) are
+handled at once; beyond them a request waits up to a second, then gets 503 with
+Retry-After. Decisions are recorded by one writer, off the request path: a slow or
+locked audit log never holds a request; when its queue is full a record is dropped,
+and the number dropped is recorded as a failure (rule mcp-records-dropped) as soon as
+the log can be written again.
 
 With --stdio as well, there is nothing to keep running: the agent starts moat as an
 ordinary stdio server, and moat is the Streamable HTTP client of the server at URL
@@ -107,6 +117,7 @@ from the working directory, as for hooks; a policy that cannot be loaded stops m
 before the server starts.`,
 		Example: `  moat mcp proxy --name filesystem -- npx -y @modelcontextprotocol/server-filesystem ~/project
   moat mcp proxy --name docs --upstream https://mcp.example.com/mcp
+  MOAT_MCP_TOKEN=$(openssl rand -hex 32) moat mcp proxy --name docs --upstream https://mcp.example.com/mcp --listen 127.0.0.1:8765
   MOAT_MCP_UPSTREAM='{"url":"https://api.example.com/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}' \
     moat mcp proxy --name example --stdio --upstream-env MOAT_MCP_UPSTREAM`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -161,6 +172,9 @@ before the server starts.`,
 			if err != nil {
 				return fmt.Errorf("cannot load the policy, so the MCP server %s is not started: %w", name, err)
 			}
+			// record writes a decision to the audit log before the answer; the HTTP
+			// proxy, which serves many clients at once, queues it instead.
+			record := func(event string, c call.Call, d call.Decision) { a.recordOrWarn(l, event, c, d) }
 			p := &mcp.Proxy{
 				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
 				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools, VetTimeout: listTimeout,
@@ -169,7 +183,7 @@ before the server starts.`,
 						c.Agent = ag // else the agent the client's clientInfo names, if any
 					}
 					d := l.engine.Evaluate(ctx, c)
-					a.recordOrWarn(l, "mcp "+c.MCP.String(), c, d)
+					record("mcp "+c.MCP.String(), c, d)
 					return d
 				},
 				Record: func(kind mcp.RecordKind, c call.Call, d call.Decision) {
@@ -180,7 +194,7 @@ before the server starts.`,
 					if kind != mcp.RecordCall {
 						event = "mcp " + string(kind) + " " + c.MCP.String()
 					}
-					a.recordOrWarn(l, event, c, d)
+					record(event, c, d)
 				},
 			}
 			pins, err := toolscan.Open(l.dirs.MCPPins(), name)
@@ -192,7 +206,17 @@ before the server starts.`,
 			case up != nil && stdio:
 				return a.bridgeMCPHTTP(cmd.Context(), p, up)
 			case up != nil:
-				return a.serveMCPHTTP(cmd.Context(), p, up, listen, allowRemote)
+				w := &auditWriter{a: a, path: l.dirs.AuditLog()}
+				rec, err := httpproxy.NewRecorder(httpproxy.RecorderOptions{
+					Write: w.write,
+					Warn:  func(msg string) { fmt.Fprintln(a.env.Stderr, scan.Redact(msg)) },
+					Now:   a.env.Now,
+				})
+				if err != nil {
+					return err
+				}
+				record = func(event string, c call.Call, d call.Decision) { rec.Add(decisionRecord(l, event, c, d)) }
+				return a.serveMCPHTTP(cmd.Context(), p, up, httpOptions{listen: listen, allowRemote: allowRemote, maxRequests: maxRequests, recorder: rec, log: w})
 			}
 			server := exec.Command(args[0], args[1:]...)
 			server.Stderr = a.env.Stderr
@@ -217,25 +241,108 @@ before the server starts.`,
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "with an upstream: serve the client on standard input and output, as a stdio server, instead of listening")
 	cmd.Flags().StringVar(&listen, "listen", httpproxy.DefaultListen, "with --upstream: the address moat serves on")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", mcp.DefaultVetTimeout, "how long moat waits for the server to list its tools when a call needs them vetted; the call is refused after it")
-	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --upstream: accept a non-loopback --listen address and Host")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --upstream: accept a non-loopback --listen address and Host (clients still need the token)")
+	cmd.Flags().IntVar(&maxRequests, "max-requests", httpproxy.DefaultMaxInFlight, "with --upstream: requests handled at once (and, apart, GET streams); beyond them a request waits up to 1s, then gets 503 with Retry-After")
 	return cmd
 }
 
+// envMCPToken holds the token clients of the HTTP proxy must send; without it, a new one
+// is made at each start.
+const envMCPToken = "MOAT_MCP_TOKEN"
+
+// httpOptions are the flags of the HTTP proxy.
+type httpOptions struct {
+	listen      string
+	allowRemote bool
+	maxRequests int
+	recorder    *httpproxy.Recorder
+	log         *auditWriter
+}
+
+// recorderLockWait bounds the proxy's writer's wait for the audit log's lock. The writer
+// is off the request path, so nothing waits for it but the records queued behind it: a
+// record that cannot take the lock this soon goes to the spool, which the next writer
+// merges, and the queue moves on.
+const recorderLockWait = 50 * time.Millisecond
+
+// auditWriter is the HTTP proxy's one writer of the audit log. It keeps the log open:
+// a Log abandons at most one wait for a held lock at a time (each holds an OS thread),
+// where a Log per record would leave one thread stuck per record.
+type auditWriter struct {
+	a    *app
+	path string
+	log  *audit.Log // nil until opened, and after a failure to open
+}
+
+func (w *auditWriter) write(r audit.Record) error {
+	if w.log == nil {
+		log, err := audit.Open(audit.Options{Path: w.path, Redactor: scan.Redactor{}, Now: w.a.env.Now, LockWait: recorderLockWait})
+		if err != nil {
+			return fmt.Errorf("opening audit log: %w", err)
+		}
+		w.log = log
+	}
+	if err := w.log.Append(r); err != nil {
+		return fmt.Errorf("writing audit log: %w", err)
+	}
+	return nil
+}
+
+// close closes the log; the writer must be done.
+func (w *auditWriter) close() error {
+	if w.log == nil {
+		return nil
+	}
+	return w.log.Close()
+}
+
+// recorderDrain is how long a stopping proxy waits for its queued records.
+const recorderDrain = 5 * time.Second
+
 // serveMCPHTTP serves the Streamable HTTP proxy until the context ends or a signal
-// stops it.
-func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, up *httpproxy.Upstream, listen string, allowRemote bool) error {
+// stops it, then writes the records still queued.
+func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, up *httpproxy.Upstream, o httpOptions) (err error) {
+	defer func() {
+		drain, cancel := context.WithTimeout(context.Background(), recorderDrain)
+		defer cancel()
+		if cerr := o.recorder.Close(drain); cerr != nil {
+			fmt.Fprintf(a.env.Stderr, "moat: %v\n", cerr)
+		} else if cerr := o.log.close(); cerr != nil {
+			fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(cerr.Error()))
+		}
+		if s := o.recorder.Stats(); s.Dropped > 0 || s.Failed > 0 || s.Spooled > 0 {
+			fmt.Fprintf(a.env.Stderr, "moat: decision records: %d written, %d spooled, %d dropped (queue full), %d lost\n", s.Written, s.Spooled, s.Dropped, s.Failed)
+		}
+	}()
+	token, given := a.env.Getenv(envMCPToken), true
+	if token == "" {
+		if token, err = httpproxy.NewToken(); err != nil {
+			return err
+		}
+		given = false
+	}
 	upstream := up.URL
-	h, err := httpproxy.New(httpproxy.Options{Upstream: upstream, Header: up.Header, Proxy: p, Token: a.env.Getenv("MOAT_MCP_TOKEN"), AllowRemote: allowRemote})
+	h, err := httpproxy.New(httpproxy.Options{Upstream: upstream, Header: up.Header, Proxy: p, Token: token, AllowRemote: o.allowRemote, MaxInFlight: o.maxRequests, ReturnMemory: true})
 	if err != nil {
+		if given {
+			return fmt.Errorf("$%s: %w", envMCPToken, err)
+		}
 		return err
 	}
-	ln, err := httpproxy.Listen(listen, allowRemote)
+	ln, err := httpproxy.Listen(o.listen, o.allowRemote)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	fmt.Fprintf(a.env.Stderr, "moat: proxying %s for %s on http://%s%s\n", scan.Redact(upstream.Redacted()), p.Server, ln.Addr(), upstream.EscapedPath())
+	// The token is said only to whoever started moat (its stderr); a given one is not
+	// repeated, since it may be a shared secret kept out of logs.
+	if given {
+		fmt.Fprintf(a.env.Stderr, "moat: clients must send \"Authorization: Bearer $%s\"\n", envMCPToken)
+	} else {
+		fmt.Fprintf(a.env.Stderr, "moat: clients must send \"Authorization: Bearer %s\" (a new token at each start; set %s to keep one)\n", token, envMCPToken)
+	}
 	return httpproxy.Serve(ctx, ln, h)
 }
 
