@@ -192,10 +192,16 @@ func Open(opts Options) (*Log, error) {
 
 func lockPath(path string) string { return path + ".lock" }
 
+// LockPath names the lock file of the log at path, which writers flock.
+func LockPath(path string) string { return lockPath(path) }
+
 // WriterFiles are the files a writer of the log at path opens for writing when no
-// rotation is due: the active file and the lock file. A sandbox that lets moat's hooks
-// record grants exactly these.
-func WriterFiles(path string) []string { return []string{path, lockPath(path)} }
+// rotation is due: the active file, the shared spool (see sharedSpoolPath) and, last,
+// the lock file. A sandbox that lets moat's hooks record grants exactly these, and
+// creates them beforehand: inside, no other file can be created.
+func WriterFiles(path string) []string {
+	return []string{path, sharedSpoolPath(path), lockPath(path)}
+}
 
 // rotatedPath names the n-th rotated file, 1 being the newest.
 func rotatedPath(path string, n int) string { return path + "." + strconv.Itoa(n) }

@@ -162,6 +162,9 @@ func Inspect(path string) (Health, error) {
 		if data, err := readSmall(name, 4*maxSpoolBytes); err == nil {
 			s.Records = bytes.Count(data, []byte{'\n'})
 		}
+		if s.Records == 0 {
+			continue // the shared spool, empty; a spool file being begun
+		}
 		h.Waiting += s.Records
 		h.Spools = append(h.Spools, s)
 	}

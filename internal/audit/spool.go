@@ -36,6 +36,12 @@ const (
 // spoolPrefix is the start of the names of path's spool files.
 func spoolPrefix(path string) string { return path + spoolInfix }
 
+// sharedSpoolPath names the spool file of writers that cannot create one of their own:
+// those inside moat's sandbox, where the state directory is closed but the files of
+// WriterFiles, created before, are open to them. They append to it under its lock; a
+// merger empties it rather than removing it, since they could not create it again.
+func sharedSpoolPath(path string) string { return spoolPrefix(path) + "shared" }
+
 // spoolFiles lists path's spool files, oldest first (their names sort by creation).
 func spoolFiles(path string) ([]string, error) {
 	dir, base := filepath.Split(path)
@@ -63,6 +69,14 @@ func (l *Log) spool(body []byte) (string, error) {
 		if l.spoolF == nil {
 			name := fmt.Sprintf("%s%020d-%d", spoolPrefix(l.path), time.Now().UnixNano(), os.Getpid())
 			f, err := createExclusive(name)
+			if errors.Is(err, fs.ErrPermission) {
+				// A directory closed to this writer (moat's sandbox): the shared spool.
+				name, serr := l.spoolShared(body)
+				if serr == nil {
+					return name, nil
+				}
+				return "", fmt.Errorf("spool: %w", errors.Join(err, serr))
+			}
 			if err != nil {
 				errs = append(errs, err)
 				if errors.Is(err, fs.ErrExist) {
@@ -95,6 +109,31 @@ func (l *Log) spool(body []byte) (string, error) {
 		l.spoolF = nil
 	}
 	return "", fmt.Errorf("spool: %w", errors.Join(errs...))
+}
+
+// spoolShared appends body to the shared spool file, which must exist.
+func (l *Log) spoolShared(body []byte) (string, error) {
+	name := sharedSpoolPath(l.path)
+	f, err := openChecked(name, os.O_RDWR)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if err := lockWithin(f, true, spoolLockWait); err != nil {
+		return "", err
+	}
+	defer unlockFile(f)
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if fi.Size()+int64(len(body)) > maxSpoolBytes {
+		return "", fmt.Errorf("%s is full", name)
+	}
+	if _, err := f.WriteAt(body, fi.Size()); err != nil {
+		return "", err
+	}
+	return name, nil
 }
 
 // spoolUsable reports whether f, locked, is still this Log's spool file (a merger has not
@@ -198,6 +237,12 @@ func (l *Log) mergeSpool(name string) (int, error) {
 	}
 	if dropped > 0 {
 		l.incident(incidentDropped, fmt.Sprintf("%s: %d lines that were not records were dropped", name, dropped))
+	}
+	if name == sharedSpoolPath(l.path) {
+		if len(data) == 0 {
+			return 0, nil
+		}
+		return len(data), rewrite(f, nil)
 	}
 	if err := os.Remove(name); err != nil {
 		// Merged but not removed: empty it, so that its records are not merged twice.

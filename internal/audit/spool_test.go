@@ -169,3 +169,49 @@ func TestSpoolDropsWhatIsNotARecord(t *testing.T) {
 		t.Errorf("incidents = %v, last %+v", h.Incidents, h.Last)
 	}
 }
+
+// TestSharedSpool: a writer that may not create files beside the log (inside moat's
+// sandbox, which grants only WriterFiles, made beforehand) spools to the shared spool;
+// the merger empties it, and leaves it for the next time.
+func TestSharedSpool(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root creates files anywhere")
+	}
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "audit.jsonl")
+	for _, name := range WriterFiles(path) {
+		write(t, name, "")
+	}
+	release := holdLock(t, path)
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	l := openLog(t, Options{Path: path, LockWait: 20 * time.Millisecond})
+	for _, seq := range []int{1, 2} {
+		if err := l.Append(record(seq)); !errors.Is(err, ErrSpooled) || !strings.Contains(err.Error(), sharedSpoolPath(path)) {
+			t.Fatalf("Append in a closed directory = %v, want it spooled to the shared spool", err)
+		}
+	}
+	if h, _ := Inspect(path); h.Waiting != 2 {
+		t.Errorf("Inspect: %+v", h)
+	}
+	release()
+	appendAll(t, l, record(3)) // still in the closed directory: merges without removing
+	got, err := readAll(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := seqs(t, got); !reflect.DeepEqual(s, []int{1, 2, 3}) {
+		t.Errorf("log = %v, want [1 2 3]", s)
+	}
+	if fi, err := os.Stat(sharedSpoolPath(path)); err != nil || fi.Size() != 0 {
+		t.Errorf("shared spool after the merge: %v, %v", fi, err)
+	}
+	if h, _ := Inspect(path); h.Waiting != 0 || len(h.Spools) != 0 {
+		t.Errorf("Inspect after the merge: %+v", h)
+	}
+}
