@@ -334,3 +334,60 @@ func TestMCPProxyHTTPLoad(t *testing.T) {
 		t.Errorf("%d calls answered, %d recorded and %d counted as dropped", answered, written, dropped)
 	}
 }
+
+// TestMCPProxyStdioLockedLog: a stdio proxy records each decision before it answers.
+// With the audit log's lock held by another process, each record waits a bounded time
+// and goes to the spool; the proxy keeps one log open, so its threads do not grow with
+// the records (a log opened per record left a thread blocked in the lock for each). The
+// spooled records reach the log once the lock is free.
+func TestMCPProxyStdioLockedLog(t *testing.T) {
+	e := newMCPEnv(t)
+	release := lockAuditLog(t, e.home)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := e.proxy(t, "mcp-test-server")
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
+	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	const calls = 12
+	first, err := readProcStatus(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := first.threads
+	for i := range calls {
+		start := time.Now()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+		if err != nil || res.IsError {
+			t.Fatalf("call %d: %+v %v", i, res, err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("call %d took %v with the log locked", i, took)
+		}
+		if st, err := readProcStatus(cmd.Process.Pid); err == nil {
+			peak = max(peak, st.threads)
+		}
+	}
+	t.Logf("threads: %d at the first call, at most %d after %d calls with the log locked", first.threads, peak, calls)
+	if peak > first.threads+5 {
+		t.Errorf("the proxy's threads grew from %d to %d over %d records", first.threads, peak, calls)
+	}
+	release()
+	// The next record merges the spool.
+	if _, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	session.Close()
+	n := 0
+	for _, r := range readAudit(t, e.home) {
+		if r.Event == "mcp mcp:peer/echo" {
+			n++
+		}
+	}
+	if n < calls+1 {
+		t.Errorf("%d records of %d calls in the log", n, calls+1)
+	}
+}

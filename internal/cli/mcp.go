@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -172,9 +173,16 @@ before the server starts.`,
 			if err != nil {
 				return fmt.Errorf("cannot load the policy, so the MCP server %s is not started: %w", name, err)
 			}
-			// record writes a decision to the audit log before the answer; the HTTP
-			// proxy, which serves many clients at once, queues it instead.
-			record := func(event string, c call.Call, d call.Decision) { a.recordOrWarn(l, event, c, d) }
+			// record writes a decision to the audit log before the answer, through one
+			// open log for the process's life; the HTTP proxy, which serves many clients
+			// at once, queues it instead.
+			w := &auditWriter{a: a, path: l.dirs.AuditLog(), lockWait: audit.DefaultLockWait}
+			defer w.close()
+			record := func(event string, c call.Call, d call.Decision) {
+				if err := w.write(decisionRecord(l, event, c, d)); err != nil {
+					fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
+				}
+			}
 			p := &mcp.Proxy{
 				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
 				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools, VetTimeout: listTimeout,
@@ -206,7 +214,7 @@ before the server starts.`,
 			case up != nil && stdio:
 				return a.bridgeMCPHTTP(cmd.Context(), p, up)
 			case up != nil:
-				w := &auditWriter{a: a, path: l.dirs.AuditLog()}
+				w.lockWait = recorderLockWait
 				rec, err := httpproxy.NewRecorder(httpproxy.RecorderOptions{
 					Write: w.write,
 					Warn:  func(msg string) { fmt.Fprintln(a.env.Stderr, scan.Redact(msg)) },
@@ -216,7 +224,7 @@ before the server starts.`,
 					return err
 				}
 				record = func(event string, c call.Call, d call.Decision) { rec.Add(decisionRecord(l, event, c, d)) }
-				return a.serveMCPHTTP(cmd.Context(), p, up, httpOptions{listen: listen, allowRemote: allowRemote, maxRequests: maxRequests, recorder: rec, log: w})
+				return a.serveMCPHTTP(cmd.Context(), p, up, httpOptions{listen: listen, allowRemote: allowRemote, maxRequests: maxRequests, recorder: rec})
 			}
 			server := exec.Command(args[0], args[1:]...)
 			server.Stderr = a.env.Stderr
@@ -256,7 +264,6 @@ type httpOptions struct {
 	allowRemote bool
 	maxRequests int
 	recorder    *httpproxy.Recorder
-	log         *auditWriter
 }
 
 // recorderLockWait bounds the proxy's writer's wait for the audit log's lock. The writer
@@ -265,35 +272,48 @@ type httpOptions struct {
 // merges, and the queue moves on.
 const recorderLockWait = 50 * time.Millisecond
 
-// auditWriter is the HTTP proxy's one writer of the audit log. It keeps the log open:
-// a Log abandons at most one wait for a held lock at a time (each holds an OS thread),
-// where a Log per record would leave one thread stuck per record.
+// auditWriter is an MCP proxy's writer of the audit log. It keeps the log open for the
+// process's life: a Log abandons at most one wait for a held lock at a time (each holds
+// an OS thread), where a Log per record would leave one thread stuck per record while
+// another process holds the lock. It is safe for concurrent use.
 type auditWriter struct {
-	a    *app
-	path string
-	log  *audit.Log // nil until opened, and after a failure to open
+	a        *app
+	path     string
+	lockWait time.Duration
+
+	mu  sync.Mutex
+	log *audit.Log // nil until opened, and after a failure to open
 }
 
 func (w *auditWriter) write(r audit.Record) error {
-	if w.log == nil {
-		log, err := audit.Open(audit.Options{Path: w.path, Redactor: scan.Redactor{}, Now: w.a.env.Now, LockWait: recorderLockWait})
+	w.mu.Lock()
+	log := w.log
+	if log == nil {
+		var err error
+		log, err = audit.Open(audit.Options{Path: w.path, Redactor: scan.Redactor{}, Now: w.a.env.Now, LockWait: w.lockWait})
 		if err != nil {
+			w.mu.Unlock()
 			return fmt.Errorf("opening audit log: %w", err)
 		}
 		w.log = log
 	}
-	if err := w.log.Append(r); err != nil {
+	w.mu.Unlock()
+	if err := log.Append(r); err != nil {
 		return fmt.Errorf("writing audit log: %w", err)
 	}
 	return nil
 }
 
-// close closes the log; the writer must be done.
+// close closes the log; no write may be under way.
 func (w *auditWriter) close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.log == nil {
 		return nil
 	}
-	return w.log.Close()
+	err := w.log.Close()
+	w.log = nil
+	return err
 }
 
 // recorderDrain is how long a stopping proxy waits for its queued records.
@@ -307,8 +327,6 @@ func (a *app) serveMCPHTTP(ctx context.Context, p *mcp.Proxy, up *httpproxy.Upst
 		defer cancel()
 		if cerr := o.recorder.Close(drain); cerr != nil {
 			fmt.Fprintf(a.env.Stderr, "moat: %v\n", cerr)
-		} else if cerr := o.log.close(); cerr != nil {
-			fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(cerr.Error()))
 		}
 		if s := o.recorder.Stats(); s.Dropped > 0 || s.Failed > 0 || s.Spooled > 0 {
 			fmt.Fprintf(a.env.Stderr, "moat: decision records: %d written, %d spooled, %d dropped (queue full), %d lost\n", s.Written, s.Spooled, s.Dropped, s.Failed)
