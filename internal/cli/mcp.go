@@ -138,6 +138,8 @@ before the server starts.`,
 				return fmt.Errorf("--stdio bridges to a remote server: give --upstream URL or --upstream-env VAR")
 			case stdio && cmd.Flags().Changed("listen"):
 				return fmt.Errorf("--stdio serves the client on standard input and output: it takes no --listen")
+			case maxRequests < 1:
+				return fmt.Errorf("--max-requests must be at least 1, not %d", maxRequests)
 			case upstream != "":
 				u, err := url.Parse(upstream)
 				if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
