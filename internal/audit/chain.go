@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // How records are chained. Each line ends with "seq" (the record's number in the log)
@@ -88,11 +89,28 @@ func readHead(f *os.File) (head, bool) {
 	return parseHead(buf[:n])
 }
 
+// parseHead reads what head.bytes wrote. It is on every append's path, so it splits the
+// fields itself rather than through fmt.Sscanf.
 func parseHead(b []byte) (head, bool) {
-	var h head
 	line, _, _ := bytes.Cut(b, []byte{'\n'})
-	n, err := fmt.Sscanf(string(bytes.TrimRight(line, " ")), headFormat, &h.seq, &h.hash, &h.dev, &h.ino, &h.size)
-	if err != nil || n != 5 || !validHash(h.hash) {
+	f := strings.Fields(string(line))
+	if len(f) != 7 || f[0] != "moat-audit-head" || f[1] != "1" {
+		return head{}, false
+	}
+	var h head
+	var errs [4]error
+	var ok [5]bool
+	var v string
+	v, ok[0] = strings.CutPrefix(f[2], "seq=")
+	h.seq, errs[0] = strconv.ParseUint(v, 10, 64)
+	h.hash, ok[1] = strings.CutPrefix(f[3], "hash=")
+	v, ok[2] = strings.CutPrefix(f[4], "dev=")
+	h.dev, errs[1] = strconv.ParseUint(v, 10, 64)
+	v, ok[3] = strings.CutPrefix(f[5], "ino=")
+	h.ino, errs[2] = strconv.ParseUint(v, 10, 64)
+	v, ok[4] = strings.CutPrefix(f[6], "size=")
+	h.size, errs[3] = strconv.ParseInt(v, 10, 64)
+	if ok != [5]bool{true, true, true, true, true} || errors.Join(errs[:]...) != nil || !validHash(h.hash) || h.size < 0 {
 		return head{}, false
 	}
 	return h, true

@@ -297,6 +297,22 @@ func TestHeadRoundTrip(t *testing.T) {
 	}
 }
 
+// FuzzParseHead: a head parseHead accepts is written back the same.
+func FuzzParseHead(f *testing.F) {
+	f.Add(head{seq: 1, hash: lineHash(nil)}.bytes())
+	f.Add(head{seq: 1 << 63, hash: lineHash([]byte("x")), dev: 1, ino: 2, size: 3}.bytes())
+	f.Add([]byte("moat-audit-head 1 seq=-1 hash=sha256:00 dev=x ino=1 size=1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, ok := parseHead(b)
+		if !ok {
+			return
+		}
+		if again, ok := parseHead(h.bytes()); !ok || again != h {
+			t.Fatalf("head %+v written as %q reads back as %+v, %v", h, h.bytes(), again, ok)
+		}
+	})
+}
+
 func TestLastLine(t *testing.T) {
 	long := strings.Repeat("y", 100<<10)
 	tests := []struct{ content, want string }{

@@ -58,7 +58,7 @@ func Read(path string, fn func(Record) error) error {
 		}
 	}()
 	if err != nil {
-		return err
+		return err // with the refusals, when there was nothing else
 	}
 	malformed := 0
 	for _, sf := range files {
@@ -127,12 +127,14 @@ func snapshot(path string, refusedFn func(error), locked func(*os.File)) ([]snap
 	}
 
 	var files []snapFile
+	var refusals []error
 	for _, name := range names {
 		f, err := openShared(name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			continue // the active file before the first write; a file removed by hand
 		case errors.Is(err, ErrRefused):
+			refusals = append(refusals, err)
 			if refusedFn != nil {
 				refusedFn(err)
 			}
@@ -148,6 +150,10 @@ func snapshot(path string, refusedFn func(error), locked func(*os.File)) ([]snap
 		files[len(files)-1].size = fi.Size()
 	}
 	if len(files) == 0 {
+		if len(refusals) > 0 {
+			// Something is there, and it is not a log: that is not "no log yet".
+			return nil, fmt.Errorf("read audit log %s: %w", path, errors.Join(refusals...))
+		}
 		return nil, fmt.Errorf("read audit log %s: %w", path, fs.ErrNotExist)
 	}
 	return files, nil

@@ -210,3 +210,48 @@ func symlink(t *testing.T, target, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadersRefuseAFIFO: a FIFO at a file of the log would hang a reader (moat logs,
+// moat doctor) opening it; it is skipped and reported instead, the other files read.
+func TestReadersRefuseAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	if err := unix.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		recs []Record
+		err  error
+		rep  *Report
+		verr error
+	}
+	run := func() result {
+		done := make(chan result, 1)
+		go func() {
+			var r result
+			r.recs, r.err = readAll(t, path)
+			r.rep, r.verr = Verify(path)
+			done <- r
+		}()
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(5 * time.Second):
+			t.Fatal("a reader hangs on a FIFO")
+			return result{}
+		}
+	}
+	r := run()
+	if !errors.Is(r.err, ErrRefused) || errors.Is(r.err, os.ErrNotExist) || len(r.recs) != 0 {
+		t.Errorf("Read with only a FIFO = %d records, %v; want it refused", len(r.recs), r.err)
+	}
+	if r.verr != nil || r.rep.OK || len(r.rep.Issues) != 1 || r.rep.Issues[0].Kind != IssueRefused {
+		t.Errorf("Verify with only a FIFO = %+v, %v", r.rep, r.verr)
+	}
+
+	write(t, rotatedPath(path, 1), goodLine(t, 1))
+	r = run()
+	if s := seqs(t, r.recs); !reflect.DeepEqual(s, []int{1}) || !errors.Is(r.err, ErrRefused) {
+		t.Errorf("Read with a FIFO and a rotated file = %v, %v", s, r.err)
+	}
+}

@@ -98,6 +98,7 @@ func (l *Log) spool(body []byte) (string, error) {
 			_, err = f.WriteAt(body, sizeOf(f))
 			if err == nil {
 				unlockFile(f)
+				l.markSpooled()
 				return f.Name(), nil
 			}
 		}
@@ -133,6 +134,7 @@ func (l *Log) spoolShared(body []byte) (string, error) {
 	if _, err := f.WriteAt(body, fi.Size()); err != nil {
 		return "", err
 	}
+	l.markSpooled()
 	return name, nil
 }
 
@@ -158,12 +160,51 @@ func sizeOf(f *os.File) int64 {
 	return fi.Size()
 }
 
+// The spool flag is one byte of the lock file, after the head: a writer that spools a
+// record sets it, so that the writers after it need not list the directory at every
+// append to find out that there is nothing to merge. A merger clears it before listing:
+// a record spooled after the listing sets it again.
+const (
+	spoolFlagAt  = headLen
+	spoolPending = '1'
+	spoolNone    = '0'
+)
+
+// markSpooled sets the spool flag, best effort: without it the spool is merged when a
+// writer finds no head (a lock file made afresh), and Inspect shows it all along.
+func (l *Log) markSpooled() {
+	f := l.lock
+	if f == nil {
+		var err error
+		if f, err = openChecked(lockPath(l.path), os.O_RDWR); err != nil {
+			return
+		}
+		defer f.Close()
+	}
+	_, _ = f.WriteAt([]byte{spoolPending}, spoolFlagAt)
+}
+
+// spoolsPending reports whether the spool flag is set, or cannot be trusted: a lock file
+// without a head was made afresh, and spools from before it went unflagged.
+func (l *Log) spoolsPending() bool {
+	buf := make([]byte, spoolFlagAt+1)
+	if n, err := l.lock.ReadAt(buf, 0); err != nil || n < len(buf) || buf[spoolFlagAt] == spoolPending {
+		return true
+	}
+	_, haveHead := parseHead(buf[:headLen])
+	return !haveHead
+}
+
 // mergeSpools appends the records of the spool files, oldest file first and each file in
 // order, to the log, and removes each file merged; the caller holds the lock. It stops
 // after maxMergeBytes, and at the first record it cannot write (which stays spooled, with
 // the records after it). Lines that are not records are dropped, and recorded as an
 // incident.
 func (l *Log) mergeSpools() {
+	if !l.spoolsPending() {
+		return
+	}
+	_, _ = l.lock.WriteAt([]byte{spoolNone}, spoolFlagAt)
 	names, err := spoolFiles(l.path)
 	if err != nil {
 		return // a directory moat may not list (inside the sandbox): nothing to merge
@@ -171,19 +212,25 @@ func (l *Log) mergeSpools() {
 	budget := maxMergeBytes
 	for _, name := range names {
 		if budget <= 0 {
+			l.markSpooled() // the rest is for the writers after this one
 			return
 		}
 		n, err := l.mergeSpool(name)
-		budget -= n
 		if err != nil {
 			l.incident(incidentSpooled, fmt.Sprintf("merging %s: %v", name, err))
+			l.markSpooled()
 			return
 		}
+		if n < 0 {
+			l.markSpooled() // held by its writer: merged later
+			continue
+		}
+		budget -= n
 	}
 }
 
 // mergeSpool merges one spool file and returns how many bytes it held. A file another
-// writer holds is left for later.
+// writer holds is left for later, and reported as -1 bytes.
 func (l *Log) mergeSpool(name string) (int, error) {
 	f, err := openChecked(name, os.O_RDWR)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -194,8 +241,11 @@ func (l *Log) mergeSpool(name string) (int, error) {
 	}
 	defer f.Close()
 	ok, err := tryLock(f, true)
-	if err != nil || !ok {
+	if err != nil {
 		return 0, err
+	}
+	if !ok {
+		return -1, nil // its writer holds it
 	}
 	defer unlockFile(f)
 	if named, err := os.Lstat(name); err != nil || !sameFile(f, named) {

@@ -165,13 +165,28 @@ func checkAuditLog(in Inputs) []Finding {
 			f.Message += ", the last from " + rep.Last.In(cmp.Or(in.Loc, time.UTC)).Format("2006-01-02 15:04:05")
 		}
 	}
-	c := Finding{ID: "audit.chain", Status: OK, Message: rep.Summary()}
+	c := Finding{ID: "audit.chain", Status: OK, Message: chainHolds(rep)}
 	if len(broken) > 0 {
 		c.Status = Fail
 		c.Message = fmt.Sprintf("the audit trail was changed after it was written (%d %s): %s", len(broken), plural(len(broken), "problem", "problems"), issueList(broken))
 		c.Fix = "moat logs --verify   # lists every problem; keep a copy of the files as evidence"
 	}
 	return []Finding{f, c}
+}
+
+// chainHolds says what an unbroken chain vouches for.
+func chainHolds(rep *audit.Report) string {
+	if rep.LastSeq == 0 {
+		return "no chained record yet"
+	}
+	s := fmt.Sprintf("no record was changed, removed or moved since it was written: records %d to %d chain", rep.FirstSeq, rep.LastSeq)
+	if rep.FromStart {
+		s += ", from the first record of the log"
+	}
+	if rep.Unchained > 0 {
+		s += fmt.Sprintf("; %d older %s without a chain", rep.Unchained, plural(rep.Unchained, "record", "records"))
+	}
+	return s
 }
 
 // issueList shows the first few issues on one line.
