@@ -244,7 +244,14 @@ func (l *Log) Append(r Record) error {
 
 // write appends body to the log under the lock, merging the spooled records first.
 func (l *Log) write(body []byte) error {
-	if err := checkDir(filepath.Dir(l.path)); err != nil {
+	err := checkDir(filepath.Dir(l.path))
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed since Open (a long-lived writer): made again, as Open makes it.
+		if err = os.MkdirAll(filepath.Dir(l.path), 0o700); err == nil {
+			err = checkDir(filepath.Dir(l.path))
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if err := l.openLock(); err != nil {

@@ -215,3 +215,22 @@ func TestSharedSpool(t *testing.T) {
 		t.Errorf("Inspect after the merge: %+v", h)
 	}
 }
+
+// TestStateDirectoryRemoved: a long-lived writer whose directory was removed makes it
+// again rather than losing the record.
+func TestStateDirectoryRemoved(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, "audit.jsonl")
+	l := openLog(t, Options{Path: path})
+	appendAll(t, l, record(1))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, l, record(2))
+	if got, _ := readAll(t, path); !reflect.DeepEqual(seqs(t, got), []int{2}) {
+		t.Errorf("log = %v", seqs(t, got))
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("directory made again as %v, %v", fi, err)
+	}
+}
