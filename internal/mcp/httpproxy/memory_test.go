@@ -17,7 +17,7 @@ import (
 // concurrent calls, never returned. After a burst the proxy returns its memory once it
 // is idle; requests one at a time never make it do so.
 func TestMemoryReturnedAfterBurst(t *testing.T) {
-	up := &slowUpstream{delay: 20 * time.Millisecond}
+	up := &slowUpstream{delay: 50 * time.Millisecond}
 	upSrv := httptest.NewServer(answersMoatLists(up))
 	defer upSrv.Close()
 	h, proxyURL, _, _ := newProxyHandler(t, upSrv.URL, func(o *Options) { o.ReturnMemory = true })
