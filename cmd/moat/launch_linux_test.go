@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -26,16 +27,40 @@ import (
 
 // runSandboxProbe is the sandbox-probe command: it tries one operation and prints "ok"
 // or the errno it failed with, so that a test reads exactly what the kernel answered.
+// With "-" it reads one operation per line from standard input and answers each on its
+// own line: one process for many probes, which a test binary built with -race starts
+// slowly.
 //
 //	sandbox-probe read PATH | write PATH | append PATH | create PATH | truncate PATH |
 //	              unlink PATH | mkdir PATH | rmdir PATH | rename FROM TO | link FROM TO |
-//	              connect PORT | connect-mptcp PORT | bind PORT | env NAME
+//	              connect PORT | connect-mptcp PORT | bind PORT | env NAME | -
 func runSandboxProbe() {
+	if len(os.Args) == 2 && os.Args[1] == "-" {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) > 0 {
+				fmt.Println(probeOnce(f))
+			}
+		}
+		return
+	}
 	if len(os.Args) != 3 && len(os.Args) != 4 {
 		fmt.Println("usage: sandbox-probe OP ARG [ARG]")
 		os.Exit(2)
 	}
-	op, arg := os.Args[1], os.Args[2]
+	answer := probeOnce(os.Args[1:])
+	fmt.Println(answer)
+	if strings.HasPrefix(answer, "usage:") || strings.HasPrefix(answer, "unknown op") {
+		os.Exit(2)
+	}
+}
+
+// probeOnce tries the operation args names and says what the kernel answered.
+func probeOnce(args []string) string {
+	if len(args) != 2 && len(args) != 3 {
+		return "usage: sandbox-probe OP ARG [ARG]"
+	}
+	op, arg := args[0], args[1]
 	var err error
 	switch op {
 	case "read":
@@ -65,14 +90,13 @@ func runSandboxProbe() {
 	case "rmdir":
 		err = unix.Rmdir(arg)
 	case "rename", "link":
-		if len(os.Args) != 4 {
-			fmt.Println("usage: sandbox-probe " + op + " FROM TO")
-			os.Exit(2)
+		if len(args) != 3 {
+			return "usage: sandbox-probe " + op + " FROM TO"
 		}
 		if op == "rename" {
-			err = unix.Rename(arg, os.Args[3])
+			err = unix.Rename(arg, args[2])
 		} else {
-			err = unix.Link(arg, os.Args[3])
+			err = unix.Link(arg, args[2])
 		}
 	case "connect":
 		var c net.Conn
@@ -104,24 +128,20 @@ func runSandboxProbe() {
 	case "env":
 		v, ok := os.LookupEnv(arg)
 		if !ok {
-			fmt.Println("unset")
-			return
+			return "unset"
 		}
-		fmt.Println("set=" + v)
-		return
+		return "set=" + v
 	default:
-		fmt.Println("unknown op " + op)
-		os.Exit(2)
+		return "unknown op " + op
 	}
 	var errno syscall.Errno
 	switch {
 	case err == nil:
-		fmt.Println("ok")
+		return "ok"
 	case errors.As(err, &errno):
-		fmt.Println(unix.ErrnoName(errno))
-	default:
-		fmt.Println("error: " + err.Error())
+		return unix.ErrnoName(errno)
 	}
+	return "error: " + err.Error()
 }
 
 func connectMPTCP(port string) error {

@@ -106,10 +106,13 @@ func TestLaunchAgentState(t *testing.T) {
 			}
 			add("denied", "read", filepath.Join(e.home, ".ssh", "id_rsa"))
 
+			// One probe process answers every probe, line by line.
 			var script strings.Builder
+			script.WriteString("sandbox-probe - <<'PROBES'\n")
 			for _, pr := range probes {
-				fmt.Fprintf(&script, "sandbox-probe %s\n", shellQuote(pr.args))
+				fmt.Fprintln(&script, strings.Join(pr.args, " "))
 			}
+			script.WriteString("PROBES\n")
 			out, stderr, code := e.launch(t, "--profile", p.Name, "--", "sh", "-c", script.String())
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
