@@ -51,6 +51,10 @@ func checkParams(method string, p map[string]any) error {
 			ok = ok && want == "string"
 		case map[string]any:
 			ok = ok && want == "object"
+		case nil:
+			// An optional object sent as null is read as absent: the official Go SDK
+			// sends "arguments": null for a call without arguments.
+			ok = ok && want == "object"
 		default:
 			ok = false
 		}
