@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -41,13 +43,37 @@ const (
 var (
 	hookAllowForms = []string{string(HookAllowDefer), string(HookAllowExplicit)}
 	hookAskForms   = []string{string(HookAskAuto), string(HookAskDeny)}
-	hooksKeys      = []string{"allow", "ask"}
+	hooksKeys      = []string{"allow", "ask", "deadline"}
+)
+
+// Bounds of a hook's deadline. Below the lower one a busy machine would fail calls that
+// were fine; above the upper one an agent's own timeout may come first, and agents let a
+// timed-out hook's call through (Gemini CLI after 60 s, Claude Code and Codex after 600).
+const (
+	MinHookDeadline = 100 * time.Millisecond
+	MaxHookDeadline = 30 * time.Second
 )
 
 // Hooks is the policy's hooks section: how its decisions are put to each agent.
 type Hooks struct {
 	Allow HookAllow
 	Ask   HookAsk
+	// Deadline is how long a hook may take before it answers in the agent's fail-closed
+	// form, whatever it waits on; 0 leaves it to MOAT_HOOK_DEADLINE or moat's default.
+	Deadline time.Duration
+}
+
+// ParseHookDeadline reads a hook deadline written as a Go duration ("2s", "1500ms")
+// within MinHookDeadline and MaxHookDeadline.
+func ParseHookDeadline(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration such as 2s or 1500ms", s)
+	}
+	if d < MinHookDeadline || d > MaxHookDeadline {
+		return 0, fmt.Errorf("%s is not between %s and %s", d, MinHookDeadline, MaxHookDeadline)
+	}
+	return d, nil
 }
 
 // DefaultHooks add protection and never remove it: allows defer to the agent, asks are
@@ -63,6 +89,15 @@ func (l *loader) hooks(n *yaml.Node) Hooks {
 	for _, f := range fields {
 		s, ok := l.str(f.value, "hooks."+f.key)
 		if !ok {
+			continue
+		}
+		if f.key == "deadline" {
+			d, err := ParseHookDeadline(s)
+			if err != nil {
+				l.errorf(f.value, "hooks.deadline: %v", err)
+				continue
+			}
+			out.Deadline = d
 			continue
 		}
 		forms := hookAllowForms

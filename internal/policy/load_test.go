@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/moatdev/moat/internal/call"
 )
@@ -17,7 +18,7 @@ func TestLoadValid(t *testing.T) {
 	src := `version: 1
 default: deny
 fail: open
-hooks: {allow: explicit}
+hooks: {allow: explicit, deadline: 1500ms}
 output: {injection: block}
 mcp: {changed_tools: warn}
 workspace: [., ~/other]
@@ -57,8 +58,8 @@ tests:
 	if p.Output != (Output{Injection: OutputBlock, Secrets: OutputWarn}) {
 		t.Errorf("output = %+v; want injection blocked, secrets at the default (warn)", p.Output)
 	}
-	if p.Hooks != (Hooks{Allow: HookAllowExplicit, Ask: HookAskAuto}) {
-		t.Errorf("hooks = %+v; want explicit allows, asks at the default (auto)", p.Hooks)
+	if p.Hooks != (Hooks{Allow: HookAllowExplicit, Ask: HookAskAuto, Deadline: 1500 * time.Millisecond}) {
+		t.Errorf("hooks = %+v; want explicit allows, asks at the default (auto), a deadline of 1.5s", p.Hooks)
 	}
 	if p.MCP.ChangedTools != ChangedToolWarn {
 		t.Errorf("mcp.changed_tools = %q; want warn", p.MCP.ChangedTools)
@@ -104,6 +105,9 @@ var loadErrorCases = []struct {
 		`p.yaml:4:8: hooks.ask must be one of auto, deny, not "never"`,
 		`p.yaml:5:3: unknown key "deny" in hooks`}},
 	{"hooks not a mapping", "version: 1\nhooks: defer\n", []string{"p.yaml:2:8: hooks must be a mapping"}},
+	{"hooks deadline not a duration", "version: 1\nhooks: {deadline: soon}\n", []string{`p.yaml:2:19: hooks.deadline: "soon" is not a duration such as 2s or 1500ms`}},
+	{"hooks deadline too long", "version: 1\nhooks: {deadline: 1m}\n", []string{"p.yaml:2:19: hooks.deadline: 1m0s is not between 100ms and 30s"}},
+	{"hooks deadline too short", "version: 1\nhooks: {deadline: 10ms}\n", []string{"p.yaml:2:19: hooks.deadline: 10ms is not between 100ms and 30s"}},
 	{"output not a mapping", "version: 1\noutput: block\n", []string{"p.yaml:2:9: output must be a mapping"}},
 	{"redacting injection", "version: 1\noutput: {injection: redact}\n", []string{`p.yaml:2:21: output.injection must be one of warn, block, not "redact"`}},
 	{"syntax", "version: 1\nrules: [\n", []string{"p.yaml:2: YAML syntax"}},
