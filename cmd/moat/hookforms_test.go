@@ -124,8 +124,8 @@ func TestHookFailuresRecorded(t *testing.T) {
 	}
 }
 
-// TestIgnoredProjectPolicyIsLoud: an edit to a trusted moat.yaml makes the hooks fall
-// back to another policy; the user hears it once per change through the agent, and
+// TestIgnoredProjectPolicyIsLoud: an edit to a trusted moat.yaml leaves the version the
+// user trusted in force; the user hears it once per change through the agent, and
 // validate, test and trust --diff say it too.
 func TestIgnoredProjectPolicyIsLoud(t *testing.T) {
 	h := newHookRun(t)
@@ -141,16 +141,19 @@ func TestIgnoredProjectPolicyIsLoud(t *testing.T) {
 	mustWriteFile(t, file, "version: 1\ndefault: ask\nrules:\n  - id: allow-go\n    tool: shell\n    command: \"go *\"\n    decision: allow\n")
 
 	stdout, _, _ := h.run(t, call, "claude-code")
-	if !strings.Contains(stdout, `"systemMessage":"moat: ignoring project policy `+file+`: it changed since you trusted it`) {
+	if !strings.Contains(stdout, `"systemMessage":"moat: project policy `+file+` changed since you trusted it; moat keeps enforcing the version you trusted`) {
 		t.Errorf("first call after the edit: want a notice for the user, got %s", stdout)
+	}
+	if !strings.Contains(stdout, `"permissionDecision":"ask"`) || !strings.Contains(stdout, "rule default") {
+		t.Errorf("first call after the edit: want the trusted version's ask, got %s", stdout)
 	}
 	if stdout, _, _ := h.run(t, call, "claude-code"); strings.Contains(stdout, "systemMessage") {
 		t.Errorf("second call: the notice is given once per change, got %s", stdout)
 	}
 	for _, args := range [][]string{{"validate"}, {"test"}} {
 		_, stderr, _ := h.moat(t, "", args...)
-		if !strings.Contains(stderr, "the hooks do not use this file: ignoring project policy") {
-			t.Errorf("moat %s: stderr %q does not say the hooks ignore the file", args[0], stderr)
+		if !strings.Contains(stderr, "the hooks do not use this file as it is now: project policy "+file+" changed since you trusted it; moat keeps enforcing the version you trusted") {
+			t.Errorf("moat %s: stderr %q does not say the hooks keep the trusted version", args[0], stderr)
 		}
 	}
 	out, _, code := h.moat(t, "", "trust", "--diff")

@@ -186,28 +186,37 @@ type loaded struct {
 
 // load finds the policy for cwd (or the one named by flag), compiles it and builds an
 // engine. Warnings about skipped sources go to stderr.
-func (a *app) load(flag, cwd string) (*loaded, error) {
-	src, d, err := a.findPolicy(flag, cwd)
+func (a *app) load(flag, cwd string) (*loaded, error) { return a.loadFor(flag, cwd, "") }
+
+// loadFor is load for a call in cwd of a session whose project directory is project
+// ("" when none is known): see discover.Options.Project.
+func (a *app) loadFor(flag, cwd, project string) (*loaded, error) {
+	src, d, err := a.findPolicyWarn(flag, cwd, project, a.warn)
 	if err != nil {
 		return nil, err
 	}
 	return a.compile(src, d)
 }
 
+// warn writes a warning on stderr.
+func (a *app) warn(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) }
+
 // findPolicy finds the policy source for cwd (or the one named by flag), as the hooks
 // do. Warnings about skipped sources go to stderr.
 func (a *app) findPolicy(flag, cwd string) (discover.Source, dirs.Dirs, error) {
-	return a.findPolicyWarn(flag, cwd, func(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n", msg) })
+	return a.findPolicyWarn(flag, cwd, "", a.warn)
 }
 
-// findPolicyWarn is findPolicy with the warnings about skipped sources sent to warn.
-func (a *app) findPolicyWarn(flag, cwd string, warn func(string)) (discover.Source, dirs.Dirs, error) {
+// findPolicyWarn finds the policy source for a call in cwd of the session project
+// project (or the one named by flag), with the warnings about skipped sources sent to
+// warn.
+func (a *app) findPolicyWarn(flag, cwd, project string, warn func(string)) (discover.Source, dirs.Dirs, error) {
 	d, err := a.dirs()
 	if err != nil {
 		return discover.Source{}, d, err
 	}
 	src, err := discover.Find(discover.Options{
-		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
+		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Project: project, Dirs: d,
 		Trust: trust.Open(d.TrustStore()),
 		Warn:  warn,
 	})
@@ -258,14 +267,20 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 		}
 		return filepath.Clean(arg), nil
 	}
-	if p, ok := discover.ProjectPolicy(cwd); ok {
+	p, ok, err := discover.ProjectPolicy(cwd)
+	if err != nil {
+		return "", err
+	}
+	if ok {
 		return p, nil
 	}
 	d, err := a.dirs()
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(d.UserPolicy()); err == nil {
+	// Whatever is there (a dangling link, a FIFO) is the file, whose reading says what is
+	// wrong with it.
+	if _, err := os.Lstat(d.UserPolicy()); err == nil {
 		return d.UserPolicy(), nil
 	}
 	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", discover.ProjectFile, cwd, d.UserPolicy())

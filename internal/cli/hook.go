@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +25,7 @@ import (
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/proc"
 	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/trust"
 )
 
 // exitHookUsage is the status of a hook invoked wrongly (an unknown agent, a bad flag):
@@ -41,8 +44,10 @@ func newHookCmd(a *app) *cobra.Command {
 		Short: "Answer an agent's hook: read its event on stdin, decide, reply as it expects",
 		Long: `Hook is what an agent runs before each tool call (and, where the agent has them,
 after a tool ran and when the user submits a prompt). It reads the agent's JSON event on
-standard input, decides the call with the policy for the event's working directory, records
-the decision, and answers in the agent's own format.
+standard input, decides the call with the policy of the session's project (the directory
+the agent names: CLAUDE_PROJECT_DIR, Cursor's workspace root, GEMINI_PROJECT_DIR,
+CODEX_PROJECT_DIR, Windsurf's workspace; else the event's working directory), records the
+decision, and answers in the agent's own format.
 
 Agents: ` + strings.Join(names, ", ") + `.
 
@@ -74,9 +79,18 @@ the call. MOAT_NONINTERACTIVE=0 says a person is there even when CI is set.
                write, edit or delete per file; ask is a deny that says approval is needed
                (Codex cannot ask); UserPromptSubmit.
 
-A project policy the hooks ignore (not trusted, or changed since it was) is said to the
-user once per change, where the agent has a channel to the user (Claude Code and Gemini
-CLI's systemMessage, Cursor's user_message, Windsurf's output panel).
+A project policy applies once you trust it ('moat trust'); one nobody trusted is passed
+over, and one changed since you trusted it is enforced as you trusted it (moat keeps a
+copy), never replaced by another policy. Either is said to the user once per change,
+where the agent has a channel to the user (Claude Code and Gemini CLI's systemMessage,
+Cursor's user_message, Windsurf's output panel). Anything at a policy location that is
+not a regular file (a dangling link, a FIFO, a device) is a failure.
+
+Every hook answers within its deadline (2s; MOAT_HOOK_DEADLINE, a Go duration, or the
+policy's 'hooks: {deadline: 5s}', between 100ms and 30s; the variable wins): whatever
+moat waits on (a lock another process holds, a FIFO, a slow disk), at the deadline it
+answers with the agent's failure form, which blocks the call, and records the timeout if
+it can.
 
 Every answer is recorded in the audit log, with what the agent was told when that is not
 the decision (answer: defer or deny). Every failure (a malformed or oversized event, an
@@ -98,11 +112,12 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 			if !ok {
 				return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q (moat has hooks for %s); blocking", args[0], strings.Join(names, ", "))}
 			}
-			out := a.runHook(cmd.Context(), ad, policyFlag)
+			out, finish := a.answerHook(cmd.Context(), ad, policyFlag)
 			if _, err := a.env.Stdout.Write(out.Stdout); err != nil {
 				return &exitCode{code: exitHookUsage, err: err}
 			}
 			io.WriteString(a.env.Stderr, scan.Redact(out.Stderr))
+			finish()
 			if out.Code != 0 {
 				return &exitCode{code: out.Code}
 			}
@@ -116,16 +131,80 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 	return cmd
 }
 
+// answerHook answers one hook event within the hook's deadline: the work runs in its own
+// goroutine, and when it has not answered by the deadline, whatever it waits on (a lock
+// held by another process, a FIFO, a slow disk), the answer is the agent's fail-closed
+// one. finish, called once the answer is written, gives recording that timeout a moment
+// (recordGrace): what hung may be the recording itself.
+func (a *app) answerHook(ctx context.Context, ad hook.Adapter, policyFlag string) (out hook.Output, finish func()) {
+	return a.answerHookWith(ctx, ad, policyFlag, nil)
+}
+
+// answerHookWith is answerHook with the decider made by newDecider (nil: hookDecider),
+// for tests of what the work may wait on.
+func (a *app) answerHookWith(ctx context.Context, ad hook.Adapter, policyFlag string, newDecider func(policyFlag, cwd, project string) (hookDecider, error)) (out hook.Output, finish func()) {
+	limit, fixed, deadlineErr := hookDeadline(a.env.Getenv)
+	w := newWatchdog(limit, fixed)
+	prog := &hookProgress{stage: "reading the event"}
+	worker, stderr := a.detached()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out, limit, ok := within(w, func() hook.Output {
+		return worker.runHook(ctx, ad, policyFlag, hookRun{watch: w, progress: prog, deadlineErr: deadlineErr, newDecider: newDecider})
+	})
+	stderr.flush(a.env.Stderr)
+	if ok {
+		return out, func() {}
+	}
+	ev, policyName, stage := prog.snapshot()
+	reason := fmt.Sprintf("no answer within the hook's deadline of %s: moat was still %s (%s or the policy's hooks.deadline sets the deadline)", limit, stage, envHookDeadline)
+	finish = a.recordWithin(func(bg *app) { bg.recordFailure(ad.Agent(), ev, policyName, reason, false) })
+	return ad.Fail(ev, reason, false), finish
+}
+
+// hookRun is what runHook shares with answerHook, which waits for it.
+type hookRun struct {
+	watch    *watchdog
+	progress *hookProgress
+	// deadlineErr is an invalid MOAT_HOOK_DEADLINE, a failure of the event.
+	deadlineErr error
+	// newDecider, when set, replaces app.hookDecider.
+	newDecider func(policyFlag, cwd, project string) (hookDecider, error)
+}
+
+// hookProgress is what the hook's work has got to, for the answer on its deadline: the
+// event as far as it was read, the policy, and what it was doing.
+type hookProgress struct {
+	mu         sync.Mutex
+	ev         hook.Event
+	policyName string
+	stage      string
+}
+
+func (p *hookProgress) set(update func(*hookProgress)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	update(p)
+}
+
+func (p *hookProgress) snapshot() (hook.Event, string, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ev, p.policyName, p.stage
+}
+
 // runHook answers one hook event. Whatever happens, including a panic, it returns the
 // agent's answer: a decision, or a failure that blocks unless the policy says fail: open.
 // Every answer is recorded, failures included, so that a user can look up what they saw.
-func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (out hook.Output) {
+func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, run hookRun) (out hook.Output) {
 	var (
 		ev         hook.Event
 		failOpen   bool
 		policyName string
 	)
+	stage := func(s string) { run.progress.set(func(p *hookProgress) { p.stage = s }) }
 	fail := func(reason string, open bool) hook.Output {
+		stage("recording a failure (" + reason + ")")
 		a.recordFailure(ad.Agent(), ev, policyName, reason, open)
 		return ad.Fail(ev, reason, open)
 	}
@@ -141,6 +220,10 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 		return fail("reading the hook event: "+err.Error(), false)
 	}
 	ev, parseErr := ad.Parse(payload, a.env.Getenv)
+	run.progress.set(func(p *hookProgress) { p.ev, p.stage = ev, "loading the policy" })
+	if run.deadlineErr != nil {
+		return fail(run.deadlineErr.Error(), false)
+	}
 
 	cwd := ev.Cwd
 	if cwd == "" {
@@ -148,12 +231,25 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 			return fail(err.Error(), false)
 		}
 	}
-	dec, err := a.hookDecider(policyFlag, cwd)
+	// The policy that applies is the session's project's, wherever the call runs.
+	project := ev.Call.Project
+	if project == "" && slices.Contains(hooksRunInWorkspace, ad.Agent()) {
+		if wd, err := a.cwd(); err == nil {
+			project = discover.RepoRoot(wd)
+		}
+	}
+	newDecider := a.hookDecider
+	if run.newDecider != nil {
+		newDecider = run.newDecider
+	}
+	dec, err := newDecider(policyFlag, cwd, project)
 	if err != nil {
 		return fail("cannot load the policy: "+scan.Redact(err.Error()), false)
 	}
 	p := dec.Policy()
 	failOpen, policyName = p.Fail == policy.FailOpen, p.Source
+	run.watch.usePolicy(p.Hooks.Deadline)
+	run.progress.set(func(pr *hookProgress) { pr.policyName, pr.stage = policyName, "deciding" })
 	if parseErr != nil {
 		return fail(scan.Redact(parseErr.Error()), failOpen)
 	}
@@ -177,7 +273,7 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 				c.Cwd = cwd
 			}
 			if c.Project == "" {
-				c.Project = discover.RepoRoot(c.Cwd)
+				c.Project = cmp.Or(project, discover.RepoRoot(c.Cwd))
 			}
 			calls[i] = c
 			d := dec.Decide(ctx, c)
@@ -198,6 +294,7 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 		// not told, an ask it cannot show); the record says both.
 		told := ad.Render(ev, ans)
 		answered := answerForm(ad, ev, ans)
+		stage("recording the decision")
 		for i, c := range calls {
 			dec.Record(ev, c, decided[i], answered)
 		}
@@ -213,6 +310,11 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string) (
 	}
 	return fail("moat does not handle this event", failOpen)
 }
+
+// hooksRunInWorkspace are the agents whose hook events name no project directory but
+// which run their hooks in the workspace (Windsurf): the repository around the hook's
+// working directory is the session's project.
+var hooksRunInWorkspace = []call.Agent{call.Windsurf}
 
 // headlessAgent is an agent whose hook events do not say whether anyone is there to
 // answer an ask, but whose process does (Gemini CLI).
@@ -336,13 +438,15 @@ type hookDecider interface {
 	// (answer: see audit.Record.Answer); a failure to record is reported, never a reason
 	// to change the decision.
 	Record(ev hook.Event, c call.Call, d call.Decision, answer string)
-	// Skipped is the project policy passed over for the one in force, or nil.
-	Skipped() *discover.Skipped
+	// Skipped are the project policies whose content as it is now is not in force (see
+	// discover.Source.Skipped).
+	Skipped() []discover.Skipped
 }
 
-// hookDecider returns the decider for a hook event whose working directory is cwd.
-func (a *app) hookDecider(policyFlag, cwd string) (hookDecider, error) {
-	l, err := a.load(policyFlag, cwd)
+// hookDecider returns the decider for a hook event whose working directory is cwd, in a
+// session whose project directory is project ("" when the agent names none).
+func (a *app) hookDecider(policyFlag, cwd, project string) (hookDecider, error) {
+	l, err := a.loadFor(policyFlag, cwd, project)
 	if err != nil {
 		return nil, err
 	}
@@ -361,7 +465,7 @@ func (ld localDecider) Decide(ctx context.Context, c call.Call) call.Decision {
 	return ld.l.engine.Evaluate(ctx, c)
 }
 
-func (ld localDecider) Skipped() *discover.Skipped { return ld.l.source.Skipped }
+func (ld localDecider) Skipped() []discover.Skipped { return ld.l.source.Skipped }
 
 // Record appends a hook decision to the audit log. A failure to record is reported on
 // stderr and does not change the decision.
@@ -406,22 +510,31 @@ func (a *app) recordFailure(agent call.Agent, ev hook.Event, policyName, reason 
 	})
 }
 
-// skippedPolicyNotice is what the user is told, once per content, about a project policy
-// the hooks are not using: an edit to a trusted moat.yaml would otherwise go unnoticed,
-// since warnings on a hook's stderr reach no one. It is "" when there is nothing to say
-// or it was said already.
-func (a *app) skippedPolicyNotice(sk *discover.Skipped, inForce string) string {
-	if sk == nil {
+// skippedPolicyNotice is what the user is told, once per content, about project policies
+// whose current content the hooks are not using: an edit to a trusted moat.yaml would
+// otherwise go unnoticed, since warnings on a hook's stderr reach no one. It is "" when
+// there is nothing to say or it was said already.
+func (a *app) skippedPolicyNotice(skipped []discover.Skipped, inForce string) string {
+	if len(skipped) == 0 {
 		return ""
 	}
 	d, err := a.dirs()
 	if err != nil {
 		return ""
 	}
-	if !firstNotice(d.Notices(), sk.Path+"\x00"+sk.SHA256) {
-		return ""
+	var notes []string
+	for _, sk := range skipped {
+		if !firstNotice(d.Notices(), sk.Path+"\x00"+sk.SHA256) {
+			continue
+		}
+		if sk.Status == trust.Changed {
+			// The version the user trusted is the one in force: Why says so.
+			notes = append(notes, fmt.Sprintf("moat: %s.", sk.Why))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("moat: %s. Until then the hooks use %s.", sk.Why, inForce))
 	}
-	return scan.Redact(fmt.Sprintf("moat: %s. Until then the hooks use %s.", sk.Why, inForce))
+	return scan.Redact(strings.Join(notes, " "))
 }
 
 // firstNotice reports whether the notice keyed by key is due: true the first time it is

@@ -56,7 +56,7 @@ type guardDeps struct {
 	// environ is the environment the program gets.
 	environ func() []string
 	// decider, when set, replaces app.hookDecider (tests of failures while deciding).
-	decider func(policyFlag, cwd string) (hookDecider, error)
+	decider func(policyFlag, cwd, project string) (hookDecider, error)
 }
 
 func osGuardDeps() guardDeps {
@@ -102,7 +102,10 @@ rm -rf /tmp/x), so the policy's rules and findings apply as they do to hooks.
                 Without a terminal the answer is no.
 
 A policy that cannot be loaded denies (whatever its fail setting, since it could not be
-read); an internal error while deciding denies unless the policy says 'fail: open'.
+read); an internal error while deciding denies unless the policy says 'fail: open'. moat's
+own work (loading the policy, deciding, recording) must end within the hook deadline
+(MOAT_HOOK_DEADLINE, else the policy's hooks.deadline, else 2s), or the command does not
+run; the time you take to answer a question is not counted.
 
 The agent named by --agent (or the MOAT_AGENT environment variable) is the one the
 policy's agent conditions see and the one recorded; without it the call has no agent.
@@ -229,16 +232,46 @@ func withEnv(env, extra []string) []string {
 // asks the user when the policy says ask, records the decision and reports whether the
 // command may run. When it may not, the reason is on stderr. Every failure is a no,
 // except an internal error under a policy that says fail: open.
-func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool) {
+//
+// moat's own work is bounded by the hook deadline (MOAT_HOOK_DEADLINE, the policy's
+// hooks.deadline): whatever it waits on, the command is refused when the deadline
+// passes. The time a person takes to answer an ask is not counted.
+func (a *app) guard(ctx context.Context, o guardOptions, line string) bool {
+	limit, fixed, deadlineErr := hookDeadline(a.env.Getenv)
+	w := newWatchdog(limit, fixed)
+	prog := &hookProgress{stage: "loading the policy", ev: hook.Event{Kind: hook.PreTool, Name: o.event}}
+	worker, stderr := a.detached()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	run, limit, ok := within(w, func() bool { return worker.guardWork(ctx, o, line, w, prog, deadlineErr) })
+	stderr.flush(a.env.Stderr)
+	if ok {
+		return run
+	}
+	ev, policyName, stage := prog.snapshot()
+	reason := fmt.Sprintf("no decision within the deadline of %s: moat was still %s (%s or the policy's hooks.deadline sets the deadline)", limit, stage, envHookDeadline)
+	fmt.Fprintf(a.env.Stderr, "moat: %s; not running the command\n", reason)
+	a.recordWithin(func(bg *app) { bg.recordFailure(o.agent, ev, policyName, reason, false) })()
+	return false
+}
+
+// guardWork is guard's work, run under its watchdog.
+func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *watchdog, prog *hookProgress, deadlineErr error) (run bool) {
 	refuse := func(msg string) bool {
 		fmt.Fprintf(a.env.Stderr, "moat: %s\n", printable(scan.Redact(msg)))
 		return false
 	}
+	stage := func(s string) { prog.set(func(p *hookProgress) { p.stage = s }) }
 	// A command moat could not decide is refused, and recorded as a failure.
 	ev := hook.Event{Kind: hook.PreTool, Name: o.event}
 	policyName := ""
 	failed := func(msg string, open bool) {
+		stage("recording a failure (" + msg + ")")
 		a.recordFailure(o.agent, ev, policyName, msg, open)
+	}
+	if deadlineErr != nil {
+		failed(deadlineErr.Error(), false)
+		return refuse(deadlineErr.Error() + "; not running the command")
 	}
 	cwd, err := a.cwd()
 	if err != nil {
@@ -253,17 +286,20 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 	}
 	c.Cwd, c.Project = cwd, discover.RepoRoot(cwd)
 	ev.Call = c
+	prog.set(func(p *hookProgress) { p.ev = ev })
 
 	newDecider := a.hookDecider
 	if o.deps.decider != nil {
 		newDecider = o.deps.decider
 	}
-	dec, err := newDecider(o.policy, cwd)
+	dec, err := newDecider(o.policy, cwd, "")
 	if err != nil {
 		failed("cannot load the policy: "+err.Error(), false)
 		return refuse("cannot load the policy, so the command does not run: " + err.Error())
 	}
 	policyName = dec.Policy().Source
+	w.usePolicy(dec.Policy().Hooks.Deadline)
+	prog.set(func(p *hookProgress) { p.policyName, p.stage = policyName, "deciding" })
 	var d call.Decision
 	defer func() {
 		r := recover()
@@ -287,12 +323,16 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 	d = dec.Decide(ctx, c)
 	switch d.Verdict {
 	case call.Allow, call.Audit:
+		stage("recording the decision")
 		dec.Record(ev, c, d, "")
 		return true
 	case call.Ask:
+		w.holding(true)
 		ok, note := a.askUser(o.deps, line, d)
+		w.holding(false)
 		rec := d
 		rec.Reason = strings.TrimSpace(d.Reason + " (" + note + ")")
+		stage("recording the decision")
 		dec.Record(ev, c, rec, "")
 		if !ok {
 			return refuse(fmt.Sprintf("not run: %s (rule %s); %s", reasonOf(d), d.Rule, note))
@@ -300,6 +340,7 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) (run bool)
 		return true
 	}
 	// Deny, and anything that is not a verdict: the zero Decision never runs a command.
+	stage("recording the decision")
 	dec.Record(ev, c, d, "")
 	return refuse(fmt.Sprintf("denied: %s (rule %s)", reasonOf(d), d.Rule))
 }

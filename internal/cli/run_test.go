@@ -331,7 +331,7 @@ func (p panicky) Decide(context.Context, call.Call) call.Decision {
 	}
 	return call.Decision{Verdict: p.verdict, Rule: "r"}
 }
-func (panicky) Skipped() *discover.Skipped { return nil }
+func (panicky) Skipped() []discover.Skipped { return nil }
 
 func (p panicky) Record(hook.Event, call.Call, call.Decision, string) {
 	if p.inRec {
@@ -356,7 +356,7 @@ func TestGuardInternalErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, stderr, _ := guardApp(t, guardPolicy, nil)
-			deps := guardDeps{decider: func(string, string) (hookDecider, error) { return tt.p, nil }}
+			deps := guardDeps{decider: func(string, string, string) (hookDecider, error) { return tt.p, nil }}
 			if got := a.guard(context.Background(), guardOptions{event: eventRun, deps: deps}, "true"); got != tt.run {
 				t.Errorf("guard = %v, want %v; stderr %q", got, tt.run, stderr)
 			}

@@ -444,19 +444,15 @@ func (a *app) status(asJSON bool) error {
 		}
 		agents = append(agents, st)
 	}
-	policy := "unknown"
-	if l, err := a.load("", cwd); err == nil {
-		policy = l.source.Name
-	} else {
-		policy = "invalid: " + err.Error()
-	}
+	policy, notes := a.statusPolicy(cwd)
 	trail := a.statusAudit()
 	if asJSON {
 		data, err := json.MarshalIndent(struct {
-			Policy string        `json:"policy"`
-			Agents []agentStatus `json:"agents"`
-			Audit  auditStatus   `json:"audit"`
-		}{policy, agents, trail}, "", "  ")
+			Policy      string        `json:"policy"`
+			PolicyNotes []string      `json:"policy_notes,omitempty"`
+			Agents      []agentStatus `json:"agents"`
+			Audit       auditStatus   `json:"audit"`
+		}{policy, notes, agents, trail}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -464,7 +460,11 @@ func (a *app) status(asJSON bool) error {
 		return err
 	}
 	w := a.env.Stdout
-	fmt.Fprintf(w, "policy in %s: %s\n\n", cwd, policy)
+	fmt.Fprintf(w, "policy in %s: %s\n", cwd, policy)
+	for _, n := range notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	fmt.Fprintln(w)
 	for i, st := range agents {
 		installed := "not installed"
 		if st.Installed {
@@ -504,6 +504,24 @@ func (a *app) status(asJSON bool) error {
 	}
 	fmt.Fprintf(w, "\n%s\n", trail.statusLine())
 	return nil
+}
+
+// statusPolicy names the policy the hooks apply in cwd, or why none can be loaded (a
+// failure every hook answers closed), and notes about the project policies whose current
+// content is not in force.
+func (a *app) statusPolicy(cwd string) (string, []string) {
+	src, d, err := a.findPolicyWarn("", cwd, "", func(string) {})
+	if err == nil {
+		_, err = a.compile(src, d)
+	}
+	if err != nil {
+		return "invalid: " + err.Error() + " (the hooks fail closed)", nil
+	}
+	var notes []string
+	for _, sk := range src.Skipped {
+		notes = append(notes, sk.Why)
+	}
+	return src.Name, notes
 }
 
 // untrustedEvents lists, sorted, the events whose moat hook the agent will not run, with

@@ -26,8 +26,9 @@ is printed with the trace of how the decision was reached.
 
 Tests without a cwd run in the policy file's directory, which is also their workspace.
 Without FILE, test uses the project's moat.yaml, else your user policy. When the hooks
-would not use the file (a project policy not trusted yet, or changed since it was), a
-note on stderr says so and why.
+would not use the file as it is (a project policy not trusted yet; one changed since it
+was, for which they keep enforcing the version you trusted), a note on stderr says so
+and why.
 
 Exit status: 0 when every test passes, 1 when one fails or the policy is invalid.`,
 		Args: cobra.MaximumNArgs(1),

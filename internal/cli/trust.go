@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -27,9 +27,16 @@ func newTrustCmd(a *app) *cobra.Command {
 		Use:   "trust [FILE]",
 		Short: "Allow a project's moat.yaml to be used, after you have reviewed it",
 		Long: `A project policy (moat.yaml in a repository) is ignored until you trust it, because a
-cloned repository must not be able to loosen your policy. Trust records the SHA-256 of
-the file's current content in moat's state directory; if the file changes, it is
-ignored again (with a warning) until you trust it again.
+cloned repository must not be able to loosen your policy. Trust records the file's real
+path and the SHA-256 of its content in moat's state directory, with a copy of the
+content. If the file changes, moat keeps enforcing the version you trusted (from that
+copy), never another policy, and tells you once through the agent, until you review the
+change and trust it again.
+
+A moat.yaml that is a symbolic link to a file outside its repository is not trusted
+(trust is kept by real path, so it would borrow the trust of the file it points to):
+trust refuses it; replace the link with a copy. A link to a file inside the repository is
+trusted as that file.
 
 When the file changed since you trusted it, trust first prints what changed, as a
 unified diff against the version you trusted; --diff prints only that and trusts
@@ -74,7 +81,10 @@ Trust refuses a policy that does not validate.`,
 			}
 			file := firstArg(args)
 			if file == "" {
-				p, ok := discover.ProjectPolicy(cwd)
+				p, ok, err := discover.ProjectPolicy(cwd)
+				if err != nil {
+					return err
+				}
 				if !ok {
 					return fmt.Errorf("no %s from %s up to the repository root; name the file to trust", discover.ProjectFile, cwd)
 				}
@@ -105,6 +115,20 @@ Trust refuses a policy that does not validate.`,
 				}
 				_, err = fmt.Fprintf(a.env.Stdout, "no longer trusted: %s\n", file)
 				return err
+			}
+			// Trust is kept by real path: a link whose real file lies outside the
+			// repository would lend that file's trust to this repository, so it is not
+			// trusted; a copy can be.
+			root := discover.RepoRoot(filepath.Dir(file))
+			if root == "" {
+				root = filepath.Dir(file)
+			}
+			why, err := discover.Escape(file, root)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				return fmt.Errorf("not trusting %s", why)
 			}
 			l, err := a.compileFile(file)
 			var invalid policy.ErrorList
@@ -137,10 +161,11 @@ Trust refuses a policy that does not validate.`,
 // trustDiff prints what changed in file since it was trusted, and reports whether it
 // differs from the trusted version (or was never trusted).
 func (a *app) trustDiff(store *trust.Store, file string) (bool, error) {
-	current, err := os.ReadFile(file)
+	src, err := discover.ReadFile(file)
 	if err != nil {
 		return false, err
 	}
+	current := src.Data
 	old, ok, err := store.TrustedContent(file)
 	if err != nil {
 		return false, err

@@ -22,9 +22,11 @@ can never match.
 
 Without FILE it validates the project's moat.yaml (found from the working directory up
 to the repository root, trusted or not), else your user policy. When the hooks for the
-file's directory would not use the file (a project policy not trusted yet, or changed
-since it was), a note on stderr says so and why; --json reports it as used_by_hooks and
-hooks_note.
+file's directory would not use the file as it is (a project policy not trusted yet; one
+changed since it was, for which they keep enforcing the version you trusted; a link out
+of its repository), a note on stderr says so and why; --json reports it as used_by_hooks
+and hooks_note. A policy location holding something that is not a regular file (a
+dangling link, a FIFO, a device) is an error, as it is for the hooks.
 
 Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 		Args: cobra.MaximumNArgs(1),

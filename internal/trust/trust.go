@@ -1,5 +1,7 @@
-// Package trust records which project policy files the user has reviewed, by the SHA-256 of
-// their content, so that a cloned repository cannot loosen the user's policy on its own.
+// Package trust records which project policy files the user has reviewed, by their real
+// path and the SHA-256 of their content, and keeps a copy of each content trusted, so that
+// a cloned repository cannot loosen the user's policy on its own and an edit cannot
+// loosen it either.
 package trust
 
 import (
@@ -15,6 +17,14 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/atomicfile"
+	"github.com/moatdev/moat/internal/regfile"
+)
+
+// Limits on what is read: a policy copy is bounded as a policy is (see discover), the
+// store by what thousands of entries take.
+const (
+	maxCopyBytes  = 4 << 20
+	maxStoreBytes = 16 << 20
 )
 
 // Status says whether a policy file may be used.
@@ -130,7 +140,7 @@ func (s *Store) TrustedContent(policyPath string) (data []byte, ok bool, err err
 		return nil, false, nil
 	}
 	sum := entries[i].SHA256
-	data, err = os.ReadFile(filepath.Join(s.copies(), sum))
+	data, err = regfile.Read(filepath.Join(s.copies(), sum), maxCopyBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -180,7 +190,8 @@ func (s *Store) List() ([]Entry, error) {
 }
 
 func (s *Store) load() ([]Entry, error) {
-	data, err := os.ReadFile(s.path)
+	// Read without blocking: a FIFO put in place of the store must not hang a hook.
+	data, err := regfile.Read(s.path, maxStoreBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
