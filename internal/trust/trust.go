@@ -205,6 +205,12 @@ func (s *Store) load() ([]Entry, error) {
 	if f.Version != 1 {
 		return nil, fmt.Errorf("trust store %s has version %d; this moat reads version 1", s.path, f.Version)
 	}
+	for _, e := range f.Policies {
+		// The hash names the trusted copy's file: anything but a hash could name another.
+		if !isHash(e.SHA256) {
+			return nil, fmt.Errorf("trust store %s is corrupt: %q is not a SHA-256 (entry for %s)", s.path, e.SHA256, e.Path)
+		}
+	}
 	return f.Policies, nil
 }
 
@@ -223,6 +229,19 @@ func (s *Store) save(entries []Entry) error {
 		return fmt.Errorf("writing trust store: %w", err)
 	}
 	return nil
+}
+
+// isHash reports whether s is a SHA-256 as Hash writes it: 64 lowercase hex digits.
+func isHash(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // canonical is the key a file is trusted under: absolute, with symlinks resolved, so that a

@@ -77,7 +77,13 @@ func TestListSortedAndKeyedByRealPath(t *testing.T) {
 func TestCorruptStoreIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "trusted.json")
-	for _, content := range []string{"{not json", `{"version":2,"policies":[]}`} {
+	for _, content := range []string{
+		"{not json",
+		`{"version":2,"policies":[]}`,
+		// A hash that is not one would name another file as the trusted copy.
+		`{"version":1,"policies":[{"path":"/p/moat.yaml","sha256":"../../etc/passwd"}]}`,
+		`{"version":1,"policies":[{"path":"/p/moat.yaml","sha256":""}]}`,
+	} {
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -114,4 +120,52 @@ func TestTrustedContent(t *testing.T) {
 	if got, ok, err := store.TrustedContent(policy); ok || err != nil {
 		t.Errorf("tampered copy: %q, %v, %v", got, ok, err)
 	}
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRemove(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzStore reads arbitrary store files, seeded from the shapes the tests write: reading
+// one must never panic, and a store that reads must answer every question about it.
+func FuzzStore(f *testing.F) {
+	f.Add([]byte(`{"version":1,"policies":[]}`))
+	f.Add([]byte(`{"version":1,"policies":[{"path":"/p/moat.yaml","sha256":"` + Hash([]byte("x")) + `","trusted_at":"2026-01-02T03:04:05Z"}]}`))
+	f.Add([]byte(`{"version":1,"policies":[{"path":"/p/moat.yaml","sha256":"../../etc/passwd"}]}`))
+	f.Add([]byte(`{"version":1,"policies":[{"path":"/p/moat.yaml","sha256":""}]}`))
+	f.Add([]byte("{not json"))
+	f.Add([]byte(`{"version":2,"policies":[]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		policy := filepath.Join(dir, "moat.yaml")
+		writeFile(t, policy, []byte("x"))
+		path := filepath.Join(dir, "trusted.json")
+		// The fuzzed entries name the policy written here.
+		writeFile(t, path, []byte(strings.ReplaceAll(string(data), "/p/moat.yaml", policy)))
+		store := Open(path)
+		if _, err := store.List(); err != nil {
+			return
+		}
+		if _, err := store.Check(policy, []byte("x")); err != nil {
+			t.Fatalf("Check after a store that lists: %v", err)
+		}
+		// What is given as the trusted content is what Check trusts.
+		got, ok, err := store.TrustedContent(policy)
+		if ok {
+			if st, cerr := store.Check(policy, got); err != nil || cerr != nil || st != Trusted {
+				t.Fatalf("TrustedContent = %q, %v; Check of it = %v, %v", got, err, st, cerr)
+			}
+		}
+	})
 }
