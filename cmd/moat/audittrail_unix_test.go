@@ -59,6 +59,10 @@ func TestHookWithAuditLockHeld(t *testing.T) {
 	if !strings.Contains(stdout, `"permissionDecision":"deny"`) {
 		t.Errorf("rm -rf ~ with the lock held: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// The user is told through the agent, not only on stderr, which no agent shows.
+	if !strings.Contains(stdout, `"systemMessage":"moat: this decision is not in the audit log yet`) {
+		t.Errorf("the spooled record is not told to the user: stdout %q", stdout)
+	}
 	if took > 1500*time.Millisecond {
 		t.Errorf("the hook answered after %v with the audit lock held", took)
 	}

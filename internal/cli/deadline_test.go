@@ -105,10 +105,11 @@ func (s stuckDecider) Decide(context.Context, call.Call) call.Decision {
 	}
 	return s.decision
 }
-func (s stuckDecider) Record(hook.Event, call.Call, call.Decision, string) {
+func (s stuckDecider) Record(hook.Event, call.Call, call.Decision, string) error {
 	if s.inRecord {
 		<-s.stop
 	}
+	return nil
 }
 func (stuckDecider) Skipped() []discover.Skipped { return nil }
 

@@ -289,19 +289,20 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 			}
 		}
 		ans := hookAnswer(p, worst)
-		ans.Notice = notice
 		// What the agent is told may differ from what the policy said (an allow it is
-		// not told, an ask it cannot show); the record says both.
-		told := ad.Render(ev, ans)
+		// not told, an ask it cannot show); the record says both. It is written before
+		// the answer, so that a record the log did not take is told to the user.
 		answered := answerForm(ad, ev, ans)
 		stage("recording the decision")
+		var recErr error
 		for i, c := range calls {
-			dec.Record(ev, c, decided[i], answered)
+			recErr = cmp.Or(recErr, dec.Record(ev, c, decided[i], answered))
 		}
-		return told
+		ans.Notice = joinNotices(notice, recordNotice(recErr))
+		return ad.Render(ev, ans)
 	case hook.PostTool:
-		ans := readToolOutput(dec, ev)
-		ans.Notice = notice
+		ans, recErr := readToolOutput(dec, ev)
+		ans.Notice = joinNotices(notice, recordNotice(recErr))
 		return ad.Render(ev, ans)
 	case hook.Prompt:
 		ans := readPrompt(ev.Text)
@@ -367,7 +368,7 @@ func hookReason(d call.Decision) string {
 // that keeps it from obeying or repeating what it holds; the policy's output section can
 // block it instead, which the agents that can withhold a result (Gemini CLI) do and the
 // others (Claude Code) turn into feedback the model must act on.
-func readToolOutput(dec hookDecider, ev hook.Event) hook.Answer {
+func readToolOutput(dec hookDecider, ev hook.Event) (hook.Answer, error) {
 	out := dec.Policy().Output
 	var notes []string
 	var findings []call.Finding
@@ -387,7 +388,7 @@ func readToolOutput(dec hookDecider, ev hook.Event) hook.Answer {
 		block = block || out.Secrets == policy.OutputBlock
 	}
 	if len(notes) == 0 {
-		return hook.Answer{}
+		return hook.Answer{}, nil
 	}
 	msg := scan.Redact("moat: " + strings.Join(notes, " "))
 	d := call.Decision{Verdict: call.Audit, Rule: "output-scan", Reason: msg, Findings: findings}
@@ -395,11 +396,11 @@ func readToolOutput(dec hookDecider, ev hook.Event) hook.Answer {
 		msg = scan.Redact(fmt.Sprintf("moat: the output of %s was withheld by the policy (output section): %s", ev.Call.Tool, strings.Join(notes, " ")))
 		d.Verdict, d.Reason = call.Deny, msg
 	}
-	dec.Record(ev, ev.Call, d, "")
+	err := dec.Record(ev, ev.Call, d, "")
 	if block {
-		return hook.Answer{Block: true, Reason: msg}
+		return hook.Answer{Block: true, Reason: msg}, err
 	}
-	return hook.Answer{Context: msg}
+	return hook.Answer{Context: msg}, err
 }
 
 // readPrompt reads a prompt the user submits for Unicode smuggling: text hidden in tag
@@ -435,9 +436,10 @@ type hookDecider interface {
 	Policy() *policy.Policy
 	Decide(ctx context.Context, c call.Call) call.Decision
 	// Record keeps the decision and what the agent was told when that differs from it
-	// (answer: see audit.Record.Answer); a failure to record is reported, never a reason
-	// to change the decision.
-	Record(ev hook.Event, c call.Call, d call.Decision, answer string)
+	// (answer: see audit.Record.Answer). A failure to record is returned for the user to
+	// be told (audit.ErrSpooled: kept, to be merged later; anything else: lost), never a
+	// reason to change the decision.
+	Record(ev hook.Event, c call.Call, d call.Decision, answer string) error
 	// Skipped are the project policies whose content as it is now is not in force (see
 	// discover.Source.Skipped).
 	Skipped() []discover.Skipped
@@ -468,11 +470,11 @@ func (ld localDecider) Decide(ctx context.Context, c call.Call) call.Decision {
 func (ld localDecider) Skipped() []discover.Skipped { return ld.l.source.Skipped }
 
 // Record appends a hook decision to the audit log. A failure to record is reported on
-// stderr and does not change the decision.
-func (ld localDecider) Record(ev hook.Event, c call.Call, d call.Decision, answer string) {
+// stderr, returned, and does not change the decision.
+func (ld localDecider) Record(ev hook.Event, c call.Call, d call.Decision, answer string) error {
 	rec := decisionRecord(ld.l, ev.Name, c, d)
 	rec.Answer = answer
-	ld.a.appendOrWarn(ld.l.dirs, rec)
+	return ld.a.appendOrWarn(ld.l.dirs, rec)
 }
 
 // recordOrWarn records a decision; a failure to record is reported on stderr and does
@@ -481,12 +483,38 @@ func (a *app) recordOrWarn(l *loaded, event string, c call.Call, d call.Decision
 	a.appendOrWarn(l.dirs, decisionRecord(l, event, c, d))
 }
 
-// appendOrWarn appends rec to the audit log; a failure to record is reported on stderr
-// and does not change the decision.
-func (a *app) appendOrWarn(d dirs.Dirs, rec audit.Record) {
-	if err := a.appendRecord(d, rec); err != nil {
+// appendOrWarn appends rec to the audit log; a failure to record is reported on stderr,
+// returned, and does not change the decision.
+func (a *app) appendOrWarn(d dirs.Dirs, rec audit.Record) error {
+	err := a.appendRecord(d, rec)
+	if err != nil {
 		fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
 	}
+	return err
+}
+
+// recordNotice is what the user is told, through the agent, when the decision just made
+// did not reach the audit log: a warning on a hook's stderr reaches nobody, and a trail
+// that silently stops is what an agent holding the log's lock would want.
+func recordNotice(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, audit.ErrSpooled):
+		return scan.Redact("moat: this decision is not in the audit log yet (" + err.Error() + "); it is kept in a spool file and merged by the next write. Run `moat doctor` if this repeats.")
+	}
+	return scan.Redact("moat: this decision could not be recorded (" + err.Error() + "). Run `moat doctor`.")
+}
+
+// joinNotices joins the notices for the user that are not empty, one per line.
+func joinNotices(notices ...string) string {
+	var kept []string
+	for _, n := range notices {
+		if n != "" {
+			kept = append(kept, n)
+		}
+	}
+	return strings.Join(kept, "\n")
 }
 
 // recordFailure records a decision moat could not make for agent's event ev: what the

@@ -324,7 +324,7 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 	switch d.Verdict {
 	case call.Allow, call.Audit:
 		stage("recording the decision")
-		dec.Record(ev, c, d, "")
+		dec.Record(ev, c, d, "") // a failure to record is on stderr, which the user sees
 		return true
 	case call.Ask:
 		w.holding(true)

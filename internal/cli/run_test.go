@@ -333,10 +333,11 @@ func (p panicky) Decide(context.Context, call.Call) call.Decision {
 }
 func (panicky) Skipped() []discover.Skipped { return nil }
 
-func (p panicky) Record(hook.Event, call.Call, call.Decision, string) {
+func (p panicky) Record(hook.Event, call.Call, call.Decision, string) error {
 	if p.inRec {
 		panic("boom")
 	}
+	return nil
 }
 
 // An internal error follows the policy's fail mode only when nothing was decided: a deny
