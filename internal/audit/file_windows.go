@@ -63,16 +63,7 @@ func openShared(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, refused(path, "it is a "+kindOf(fi.Mode())+", not a regular file")
-	}
-	return f, nil
+	return regularOnly(f, path)
 }
 
 func create(path string, access, disposition, flags uint32) (*os.File, error) {

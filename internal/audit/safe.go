@@ -38,6 +38,21 @@ func linkTarget(path string) string {
 	return ""
 }
 
+// regularOnly returns f when it is a regular file, and otherwise closes it and refuses
+// it: a FIFO or a device would hang or flood a reader, and a directory is no log.
+func regularOnly(f *os.File, path string) (*os.File, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, refused(path, "it is a "+kindOf(fi.Mode())+", not a regular file")
+	}
+	return f, nil
+}
+
 // kindOf names the kind of file mode describes.
 func kindOf(mode fs.FileMode) string {
 	switch {
