@@ -60,22 +60,6 @@ func newDeadlineRun(t *testing.T) (h *hookRun, state, config string) {
 	return h, filepath.Join(state, "moat"), filepath.Join(config, "moat")
 }
 
-// holdAuditLock takes the audit log's lock as another process would (flock on
-// audit.jsonl.lock) until the test ends.
-func holdAuditLock(t *testing.T, stateDir string) {
-	t.Helper()
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(filepath.Join(stateDir, "audit.jsonl.lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-}
 
 // timedRun runs the hook and returns its answer and how long it took; a hook that has
 // not answered after a minute is killed and fails the test.
@@ -110,7 +94,7 @@ func timedRun(t *testing.T, h *hookRun, env []string, payload string, args ...st
 // waiting.
 func TestHookAnswersWithHeldAuditLock(t *testing.T) {
 	h, state, _ := newDeadlineRun(t)
-	holdAuditLock(t, state)
+	takeAuditLock(t, state)
 	const deadline = 2 * time.Second // the default
 	for _, ab := range agentBlock {
 		t.Run(ab.agent, func(t *testing.T) {
