@@ -60,7 +60,6 @@ func newDeadlineRun(t *testing.T) (h *hookRun, state, config string) {
 	return h, filepath.Join(state, "moat"), filepath.Join(config, "moat")
 }
 
-
 // timedRun runs the hook and returns its answer and how long it took; a hook that has
 // not answered after a minute is killed and fails the test.
 func timedRun(t *testing.T, h *hookRun, env []string, payload string, args ...string) (stdout, stderr string, code int, took time.Duration) {
