@@ -54,6 +54,9 @@ func (e *Engine) units(c *call.Call) []unit {
 		s.Findings = appendNew(s.Findings, shell.PathFindings(acc, e.host.Home))
 	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
+	if c.Class == call.MCP {
+		s.Findings = appendNew(s.Findings, e.mcpArgFindings(c, s.Accesses))
+	}
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
@@ -126,7 +129,7 @@ const maxScanned = 8 << 20
 
 // carriedSecrets returns the secrets a call carries where they matter: what a file write
 // or edit puts in the file, the URL a fetch sends, and every string argument of an MCP
-// tool. The evidence names the kind and place, never the value.
+// tool, read with its name. The evidence names the kind and place, never the value.
 func carriedSecrets(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	add := func(v any, where string) {
@@ -147,7 +150,20 @@ func carriedSecrets(c *call.Call) []call.Finding {
 	case call.WebFetch:
 		add(c.Args[call.ArgURL], call.ArgURL)
 	case call.MCP:
-		add(c.Args, "")
+		// A value is read with its argument's name, as a secret scanner reads
+		// configuration: {"api_key": "…"}, {"Cookie": "…"} and {"password": "…"} say what
+		// the value is where the value alone does not.
+		walkStrings(c.Args, "", func(s, at string) {
+			if len(s) > maxScanned {
+				fs = append(fs, unscanned(at, len(s)))
+				return
+			}
+			found := scan.SecretFindings(s, at)
+			if key := lastKey(at); len(found) == 0 && key != "" && !strings.HasSuffix(at, "]") {
+				found = scan.SecretFindings(key+": "+s, at)
+			}
+			fs = append(fs, found...)
+		})
 	}
 	return fs
 }
