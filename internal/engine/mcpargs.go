@@ -20,14 +20,15 @@ import (
 func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Finding {
 	var fs []call.Finding
 	ctx := mcpContext(c)
-	walkStrings(map[string]any(c.Args), "", func(s, at string) {
+	fetches := hasWord(nameWords(c.MCP.Tool), mcpFetchWords)
+	walkStrings(c.Args, "", func(s, at string) {
 		if len(s) > maxScanned {
 			return // reported by carriedSecrets as input.too-large
 		}
 		key := lastKey(at)
 		fs = append(fs, statementFindings(s, at, key, ctx)...)
 		if isURLArg(s, key) {
-			fs = append(fs, urlFindings(s, at, false)...)
+			fs = append(fs, urlFindings(s, at, fetches)...)
 		}
 	})
 	fs = append(fs, e.sentInjections(c, accesses)...)
@@ -73,16 +74,18 @@ var (
 		"contents", "summary", "note", "notes", "observation", "observations", "subject", "reason",
 		"caption", "markdown", "html", "prompt", "question", "answer", "explanation", "reply",
 	}
-	// mcpRedisWords and mcpMongoWords, in a server's or tool's name, say that the text
-	// it is given is Redis commands or mongo shell JavaScript.
+	// mcpRedisWords and mcpMongoWords, in a server's or tool's name, say that the code
+	// it is given (in an argument named by mcpCodeWords) is Redis commands or mongo shell
+	// JavaScript. Its other arguments are data: a key or value that reads FLUSHALL.
 	mcpRedisWords = []string{"redis", "valkey", "keydb", "upstash"}
 	mcpMongoWords = []string{"mongo", "mongodb", "mongosh", "documentdb", "cosmosdb"}
+	mcpCodeWords  = []string{"command", "commands", "cmd", "script", "query", "code", "eval", "js", "javascript", "expression", "input", "args", "argv"}
 )
 
 // statementFindings returns the destructive statements in an argument's value: SQL in an
 // argument named for SQL, or in any argument but prose whose value starts as SQL does
 // (a query argument holds SQL for a database tool and words for a search tool); Redis
-// commands and mongo shell code for the tools of those databases.
+// commands and mongo shell code in the code arguments of those databases' tools.
 func statementFindings(s, at, key string, ctx []string) []call.Finding {
 	words := nameWords(key)
 	sql := hasWord(words, mcpSQLWords)
@@ -93,10 +96,9 @@ func statementFindings(s, at, key string, ctx []string) []call.Finding {
 	if sql || startsAsSQL(s) {
 		found = append(found, sqlscan.SQL(s)...)
 	}
-	if hasWord(ctx, mcpRedisWords) {
+	if code := hasWord(words, mcpCodeWords); code && hasWord(ctx, mcpRedisWords) {
 		found = append(found, sqlscan.RedisScript(s)...)
-	}
-	if hasWord(ctx, mcpMongoWords) {
+	} else if code && hasWord(ctx, mcpMongoWords) {
 		found = append(found, sqlscan.Mongo(s)...)
 	}
 	fs := make([]call.Finding, 0, len(found))
@@ -150,6 +152,11 @@ func isASCIILetter(c byte) bool { return 'A' <= c&^0x20 && c&^0x20 <= 'Z' }
 // mcpURLWords name arguments whose value is a URL or a host (url, baseUrl, endpoint,
 // href, hostname, ip).
 var mcpURLWords = []string{"url", "urls", "uri", "uris", "href", "link", "links", "endpoint", "host", "hostname", "hosts", "ip", "addr", "address", "domain", "origin", "server"}
+
+// mcpFetchWords name tools that request the URLs they are given, as a web fetch does
+// (fetch, browser_navigate, http_request, download_url): their URLs are web only. Other
+// tools' file: URIs are resources (resources/read), decided by their paths.
+var mcpFetchWords = []string{"fetch", "navigate", "browse", "browser", "http", "request", "download", "scrape", "crawl", "curl", "wget", "goto", "visit"}
 
 // isURLArg reports whether an argument's value is a URL or host the tool connects to or
 // hands on: its name says so, or the whole value is one URL. A URL inside prose (an
@@ -226,7 +233,7 @@ func (e *Engine) sentInjections(c *call.Call, accesses []call.Access) []call.Fin
 		return nil
 	}
 	var fs []call.Finding
-	walkStrings(map[string]any(c.Args), "", func(s, at string) {
+	walkStrings(c.Args, "", func(s, at string) {
 		if len(s) <= maxScanned {
 			fs = append(fs, scan.InjectionFindings(s, at)...)
 		}

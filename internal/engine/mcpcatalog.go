@@ -22,7 +22,7 @@ import (
 var mcpDestroyVerbs = []string{
 	"delete", "del", "remove", "rm", "rmdir", "destroy", "drop", "purge", "truncate", "wipe", "erase",
 	"terminate", "uninstall", "flush", "prune", "nuke", "clear", "reset", "rb", "deregister",
-	"unregister", "teardown", "decommission",
+	"unregister", "teardown", "decommission", "trash",
 }
 
 // mcpStops end the object of a verb: remove_label_from_issue removes a label, not an
@@ -170,7 +170,8 @@ func mcpDestructive(c *call.Call, accesses []call.Access) []call.Finding {
 // destroys returns the destroying verb of a call and the kind of thing it destroys:
 // from the tool's name (delete_repository, pods_delete), or from an argument naming the
 // operation (operation_name: delete-bucket) and the tool's name (bucket_op), with the
-// kind from an argument naming it (resourceType: namespace) when the words say none.
+// kind from an argument naming it (resourceType: namespace), or from the server's name
+// (terraform's destroy), when the words say none.
 func destroys(c *call.Call) (verb, object string, ok bool) {
 	tool := nameWords(c.MCP.Tool)
 	words := tool
@@ -208,6 +209,10 @@ func destroys(c *call.Call) (verb, object string, ok bool) {
 				}
 			}
 		}
+	}
+	if object == "" {
+		// A server named for what it manages (terraform's destroy, memory's delete).
+		object = objectBefore(nameWords(c.MCP.Server))
 	}
 	if object == "" {
 		return "", "", false

@@ -47,6 +47,13 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 	for _, h := range u.Hosts {
 		fs = appendNew(fs, hostFindings(h, where))
 	}
+	// A URL that carries another (an open redirect's ?url=http://169.254.169.254/, a
+	// proxy's path) leads where that one does once the server follows it.
+	for _, inner := range innerURLs(percentDecoded(raw)) {
+		for _, h := range netdest.ParseURL(inner).Hosts {
+			fs = appendNew(fs, hostFindings(h, where+" (a URL it carries)"))
+		}
+	}
 	if fetched {
 		switch u.Scheme {
 		case "", "http", "https":
@@ -93,6 +100,39 @@ func decodedURLSecrets(raw, where string) []call.Finding {
 		}
 	}
 	return fs
+}
+
+// innerURLs returns the URLs that s carries after its own scheme: each "://" past the
+// first, with the scheme before it, up to the next delimiter of query parameters.
+func innerURLs(s string) []string {
+	var out []string
+	first := strings.Index(s, "://")
+	if first < 0 {
+		return nil
+	}
+	for i := first + 3; ; {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			return out
+		}
+		j += i
+		start := j
+		for start > i && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := j + 3
+		for end < len(s) && !strings.ContainsRune("&; \t\r\n\"'<>", rune(s[end])) {
+			end++
+		}
+		if start < j {
+			out = append(out, s[start:end])
+		}
+		i = j + 3
+	}
+}
+
+func isSchemeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
 }
 
 // percentDecoded percent-decodes s as many times as it was encoded (at most three).

@@ -32,6 +32,9 @@ func TestURLFindings(t *testing.T) {
 		{"http://100.100.100.200/latest/meta-data/ram/security-credentials/", []string{findMetadata}},
 		{"http://[fd00:ec2::254]/latest/meta-data/", []string{findMetadata}},
 		{"169.254.169.254/latest/meta-data", []string{findMetadata}},
+		{"https://httpbin.org/redirect-to?url=http://169.254.169.254/latest/meta-data/", []string{findMetadata}},
+		{"https://httpbin.org/redirect-to?url=http%3A%2F%2F0xa9fea9fe%2F&status_code=302", []string{findMetadata}},
+		{"https://proxy.example/fetch/http://metadata.google.internal/computeMetadata/v1/", []string{findMetadata}},
 		{"file:///etc/shadow", []string{findURLScheme}},
 		{"FILE:///home/u/.ssh/id_rsa", []string{findURLScheme}},
 		{"gopher://127.0.0.1:6379/_FLUSHALL", []string{findURLScheme}},
@@ -62,6 +65,8 @@ func TestURLFindings(t *testing.T) {
 		{"https://accounts.google.com/o/oauth2/v2/auth?client_id=123-abc.apps.googleusercontent.com&state=af0ifjsldkj&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", nil},
 		{"https://www.google.com/search?q=golang+context&ie=UTF-8", nil},
 		{"example.com/docs", nil},
+		{"https://web.archive.org/web/2024/https://go.dev/doc/", nil},
+		{"https://httpbin.org/redirect-to?url=https://example.com/", nil},
 		{"localhost:3000/api", nil},
 	} {
 		// The raw text's secrets are carriedSecrets' (as a web fetch is decided): join them.

@@ -39,6 +39,11 @@ func ParseURL(raw string) URL {
 	}
 	clean := whatwgClean(raw)
 	scheme, rest, hasScheme := splitScheme(clean)
+	if hasScheme && !strings.Contains(clean, "://") && looksLikeHostPort(clean) {
+		// What reads as a scheme is a host and port (localhost:3000/x): the fetch tools
+		// that accept such text put https:// before it.
+		hasScheme = false
+	}
 	if hasScheme {
 		u.Scheme = scheme
 	}
@@ -57,9 +62,7 @@ func ParseURL(raw string) URL {
 		add(authorityHost(strings.TrimLeft(rest, `/\`), true))
 	case hasScheme && strings.HasPrefix(rest, "//"):
 		add(authorityHost(rest[2:], false))
-	case !hasScheme || !strings.Contains(clean, "://") && looksLikeHostPort(clean):
-		// No scheme, or what reads as one is a host and port (localhost:3000/x): the
-		// fetch tools that accept such text put https:// before it.
+	case !hasScheme:
 		add(authorityHost(strings.TrimLeft(clean, `/\`), true))
 	}
 	return u

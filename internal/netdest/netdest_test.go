@@ -92,7 +92,7 @@ func TestParseURL(t *testing.T) {
 		{"http://169.254.\n169.254/", "http", []string{"169.254.169.254"}},
 		// No scheme: the fetch tools put https:// in front.
 		{"169.254.169.254/latest/meta-data", "", []string{"169.254.169.254"}},
-		{"localhost:3000/api", "localhost", []string{"localhost"}},
+		{"localhost:3000/api", "", []string{"localhost"}},
 		{"file:///etc/shadow", "file", nil},
 		{"file://host/etc/shadow", "file", []string{"host"}},
 		{`file:\\169.254.169.254\x`, "file", []string{"169.254.169.254"}},

@@ -328,7 +328,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 23827, sum: [32]byte{0x72, 0x06, 0x49, 0xab, 0xb1, 0x81, 0x09, 0xc4, 0xff, 0x3e, 0x1a, 0x43, 0x43, 0x28, 0x81, 0x81, 0x19, 0xba, 0x89, 0x1d, 0x69, 0x7c, 0x56, 0x09, 0x96, 0x41, 0x04, 0x84, 0x0d, 0x31, 0xb2, 0xec},
+	{path: "packs/recommended.yaml", size: 23871, sum: [32]byte{0x6f, 0xfa, 0xa1, 0x5a, 0xb4, 0x17, 0x02, 0x02, 0x73, 0xec, 0x04, 0x7c, 0x2e, 0xb0, 0x78, 0x4d, 0x1c, 0x64, 0x90, 0xf7, 0x25, 0x64, 0x41, 0x30, 0xd1, 0x73, 0xf5, 0x5f, 0x59, 0x80, 0xb2, 0xde},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -544,9 +544,12 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 81, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deny-fetch-other-schemes", Line: 81, Column: 9},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description", Line: 82, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "A web fetch of a URL that is not http or https (file:, ftp:, gopher:, dict:, data:…)", Line: 82, Column: 18},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "A web fetch, or an MCP fetch or browser tool, given a URL that is not http or https (file:, ftp:, gopher:, dict:, data:…)", Line: 82, Column: 18},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "tool", Line: 83, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "web.fetch", Line: 83, Column: 11},
+					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 83, Column: 11, Content: []*yaml.Node{
+						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "web.fetch", Line: 83, Column: 12},
+						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "mcp", Line: 83, Column: 23},
+					}},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "findings", Line: 84, Column: 5},
 					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 84, Column: 15, Content: []*yaml.Node{
 						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "network.url-scheme", Line: 84, Column: 16},
