@@ -20,13 +20,15 @@ import (
 func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Finding {
 	var fs []call.Finding
 	ctx := mcpContext(c)
-	fetches := hasWord(nameWords(c.MCP.Tool), mcpFetchWords)
+	tool := nameWords(c.MCP.Tool)
+	fetches := hasWord(tool, mcpFetchWords)
+	searches := hasWord(tool, mcpSearchWords)
 	walkStrings(c.Args, "", func(s, at string) {
 		if len(s) > maxScanned {
 			return // reported by carriedSecrets as input.too-large
 		}
 		key := lastKey(at)
-		fs = append(fs, statementFindings(s, at, key, ctx)...)
+		fs = append(fs, statementFindings(s, at, key, ctx, searches)...)
 		if isURLArg(s, key) {
 			fs = append(fs, urlFindings(s, at, fetches)...)
 		}
@@ -82,18 +84,23 @@ var (
 	mcpCodeWords  = []string{"command", "commands", "cmd", "script", "query", "code", "eval", "js", "javascript", "expression", "input", "args", "argv"}
 )
 
+// mcpSearchWords name tools whose query is words to look for (search_code, find_issues):
+// "delete from users" there is a search, not a statement.
+var mcpSearchWords = []string{"search", "find", "grep", "lookup", "suggest", "autocomplete"}
+
 // statementFindings returns the destructive statements in an argument's value: SQL in an
-// argument named for SQL, or in any argument but prose whose value starts as SQL does
-// (a query argument holds SQL for a database tool and words for a search tool); Redis
-// commands and mongo shell code in the code arguments of those databases' tools.
-func statementFindings(s, at, key string, ctx []string) []call.Finding {
+// argument named for SQL, or in any argument but prose whose value starts as SQL does,
+// unless the tool searches (a query argument holds SQL for a database tool and words for
+// a search tool); Redis commands and mongo shell code in the code arguments of those
+// databases' tools.
+func statementFindings(s, at, key string, ctx []string, searches bool) []call.Finding {
 	words := nameWords(key)
 	sql := hasWord(words, mcpSQLWords)
 	if !sql && hasWord(words, mcpProseWords) {
 		return nil
 	}
 	var found []sqlscan.Finding
-	if sql || startsAsSQL(s) {
+	if sql || !searches && startsAsSQL(s) {
 		found = append(found, sqlscan.SQL(s)...)
 	}
 	if code := hasWord(words, mcpCodeWords); code && hasWord(ctx, mcpRedisWords) {

@@ -295,9 +295,11 @@ var secretRules = []SecretRule{
 	},
 	{
 		ID:          "secret.session-cookie",
-		Description: "a session cookie: the value of a Cookie header, or a random value assigned to a session name (sessionid, PHPSESSID, JSESSIONID, _app_session), which logs in whoever sends it",
+		Description: "a session cookie: the value of a Cookie header, or a random value in a cookie pair of a session name (sessionid=…, PHPSESSID=…, as curl -b and URLs send them), which logs in whoever sends it",
+		// The pair is a cookie's syntax, name=value with neither blanks nor quotes: a
+		// session id assigned in code or test data (session_id = "…") is not being sent.
 		Pattern: &Pattern{expr: `^(?:(?i:set-)?(?i:cookie)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?:[^\s=;"'\x60]+=)?(?P<secret>[^\s;,"'\x60\\]+)` +
-			`|(?P<name>` + keyName + `)` + assignment + `)`},
+			`|(?P<name>` + keyName + `)=(?P<secret>[^\s;,"'\x60\\&#]+))`},
 		Keywords: []string{"cookie", "sess"},
 		Before:   64, After: 4 << 10, Lines: 1, AtName: true,
 		MinLength: 16, MinEntropy: 3,
