@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -50,13 +52,21 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 	if !runs && cli == "" {
 		return "", false
 	}
-	for _, k := range mcpCommandKeys {
-		s, ok := c.Args[k].(string)
-		if !ok || s == "" {
+	for _, k := range append(mcpCommandKeys, mcpArgvKeys...) {
+		var s string
+		switch v := c.Args[k].(type) {
+		case string:
+			s = v
+		case []any:
+			s = quoteArgv(v)
+		}
+		if s == "" {
 			continue
 		}
-		// A tool that runs commands (docker_exec, git_run_command) runs them as given.
-		if !runs {
+		// A tool named for a program runs that program (call_aws, run_gcloud_command),
+		// but one that executes commands in a shell or a container (docker_exec,
+		// kubectl_exec) runs them as given.
+		if cli != "" && !hasWord(words, mcpExecWords) {
 			if first, _, _ := strings.Cut(strings.TrimSpace(s), " "); first != cli && !strings.HasSuffix(first, "/"+cli) {
 				s = cli + " " + s
 			}
@@ -64,6 +74,32 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 		return s, true
 	}
 	return "", false
+}
+
+// mcpExecWords name tools that execute a command line as given, in a shell or a
+// container: a program in their name is where the command runs, not the command.
+var mcpExecWords = []string{"exec", "execute", "shell", "bash", "sh", "zsh", "terminal", "powershell", "pwsh", "spawn", "process"}
+
+// mcpArgvKeys are the argument names of a command given as a list of words.
+var mcpArgvKeys = []string{"args", "argv", "arguments"}
+
+// quoteArgv returns a list of words as a shell command line, each word quoted as the
+// shell needs; "" when an element is not a string.
+func quoteArgv(argv []any) string {
+	words := make([]string, 0, len(argv))
+	for _, a := range argv {
+		w, ok := a.(string)
+		if !ok {
+			return ""
+		}
+		if q, err := syntax.Quote(w, syntax.LangBash); err == nil {
+			w = q
+		}
+		// A word the shell cannot quote (a NUL byte) is left as it is: the analysis
+		// reports what it cannot read.
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
 }
 
 // mcpWriteVerbs and mcpDeleteVerbs are the words of a tool's name that make its path

@@ -107,6 +107,12 @@ func TestMCPShellCommand(t *testing.T) {
 		// A tool that runs commands runs them as given, wherever it runs them.
 		{"docker_exec", map[string]any{"command": "ls /app"}, "ls /app"},
 		{"git_status", map[string]any{"repo_path": "."}, ""},
+		// A command given as a list of words.
+		{"run_gcloud_command", map[string]any{"args": []any{"projects", "delete", "my prod"}}, "gcloud projects delete 'my prod'"},
+		{"kubectl_exec", map[string]any{"command": "ls /"}, "ls /"},
+		{"gcloud", map[string]any{"args": []any{"projects", "delete", "prod"}}, "gcloud projects delete prod"},
+		{"execute_command", map[string]any{"command": []any{"rm", "-rf", "/"}}, "rm -rf /"},
+		{"execute_command", map[string]any{"command": []any{"rm", 1}}, ""},
 	} {
 		c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "s", Tool: tt.tool}, Args: tt.args}
 		got, ok := mcpShellCommand(&c)
