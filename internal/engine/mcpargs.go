@@ -189,7 +189,7 @@ var (
 	}
 	// mcpTextWords: an argument holds text for people or models to read.
 	mcpTextWords = []string{
-		"body", "text", "message", "messages", "comment", "content", "contents", "description",
+		"body", "text", "message", "messages", "msg", "comment", "content", "contents", "description",
 		"observation", "observations", "note", "notes", "summary", "markdown", "html", "reply",
 		"caption", "title", "subject", "blocks",
 	}
