@@ -342,10 +342,8 @@ func commandMetadata(cmd *call.Command) []call.Finding {
 		}
 	}
 	for _, a := range cmd.Args {
-		if strings.Contains(a, "://") {
-			for _, h := range netdest.ParseURL(a).Hosts {
-				fs = appendNew(fs, hostFindings(h, "command"))
-			}
+		if strings.Contains(a, "://") && len(a) <= maxScanned {
+			fs = appendNew(fs, urlMetadata(netdest.ParseURL(a), a, "command"))
 		}
 	}
 	return fs

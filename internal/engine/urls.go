@@ -33,6 +33,23 @@ func hostFindings(host, where string) []call.Finding {
 	return []call.Finding{call.NewFinding(findMetadata, fmt.Sprintf("%s: %s is %s", where, host, service))}
 }
 
+// urlMetadata returns the findings of a URL (u, read from raw) that leads to a cloud
+// metadata service: one of its hosts is one, or a URL it carries leads to one (an open
+// redirect's ?url=http://169.254.169.254/, a proxy's path), as it does once the server
+// follows it.
+func urlMetadata(u netdest.URL, raw, where string) []call.Finding {
+	var fs []call.Finding
+	for _, h := range u.Hosts {
+		fs = appendNew(fs, hostFindings(h, where))
+	}
+	for _, inner := range innerURLs(percentDecoded(raw)) {
+		for _, h := range netdest.ParseURL(inner).Hosts {
+			fs = appendNew(fs, hostFindings(h, where+" (a URL it carries)"))
+		}
+	}
+	return fs
+}
+
 // urlFindings returns what the text of a URL tells about a request to it: the cloud
 // metadata services among the hosts it may name (URL readers disagree about some URLs,
 // so each reading counts), and the secrets it carries once decoded (percent-encoding,
@@ -43,17 +60,7 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 		return []call.Finding{unscanned(where, len(raw))}
 	}
 	u := netdest.ParseURL(raw)
-	var fs []call.Finding
-	for _, h := range u.Hosts {
-		fs = appendNew(fs, hostFindings(h, where))
-	}
-	// A URL that carries another (an open redirect's ?url=http://169.254.169.254/, a
-	// proxy's path) leads where that one does once the server follows it.
-	for _, inner := range innerURLs(percentDecoded(raw)) {
-		for _, h := range netdest.ParseURL(inner).Hosts {
-			fs = appendNew(fs, hostFindings(h, where+" (a URL it carries)"))
-		}
-	}
+	fs := urlMetadata(u, raw, where)
 	if fetched {
 		switch u.Scheme {
 		case "", "http", "https":
