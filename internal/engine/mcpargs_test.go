@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
@@ -87,7 +88,33 @@ func TestMCPCatalogueFindings(t *testing.T) {
 			t.Errorf("%s: no words", k.what)
 		}
 	}
+	seen := map[string]string{}
+	for _, k := range mcpDestroyed {
+		for _, w := range k.words {
+			if w != strings.ToLower(w) || strings.ContainsAny(w, "_- ") {
+				t.Errorf("%q: words are single lower-case words", w)
+			}
+			if prev, dup := seen[w]; dup {
+				t.Errorf("%q is both %s and %s", w, prev, k.what)
+			}
+			seen[w] = k.what
+		}
+	}
+	for _, keys := range [][]string{mcpKindKeys, mcpOperationKeys} {
+		for _, k := range keys {
+			if squash(k) != k {
+				t.Errorf("%q: argument names here are squashed (%q)", k, squash(k))
+			}
+		}
+	}
 	for _, a := range mcpArgTools {
+		for _, test := range a.args {
+			for _, k := range test.keys {
+				if squash(k) != k {
+					t.Errorf("%s: %q: argument names here are squashed (%q)", a.what, k, squash(k))
+				}
+			}
+		}
 		if _, ok := call.LookupFinding(a.finding); !ok {
 			t.Errorf("%s (%s): not a catalogued finding", a.finding, a.what)
 		}

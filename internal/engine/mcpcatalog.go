@@ -62,19 +62,20 @@ var mcpDestroyed = []mcpKind{
 		"relation", "memory", "note", "record", "row", "item", "wiki", "gist", "post", "thread",
 		"channel", "card", "task", "ticket", "event", "attachment", "email", "draft", "contact",
 		"webhook", "discussion", "review", "artifact", "user", "account", "customer", "conversation",
-		"history", "data", "entry", "entries", "recording", "calendar", "list", "board", "sheet",
+		"history", "data", "entry", "recording", "calendar", "list", "board", "sheet",
 	}, false},
 	{"destructive.data.delete", "files of a hosted repository, bucket or drive", []string{
 		"file", "directory", "folder", "dir", "path", "content",
 	}, true},
 }
 
-// mcpKindKeys are the argument names that say which kind of resource a generic tool
-// acts on (kubectl_delete's resourceType, resources_delete's kind).
-var mcpKindKeys = []string{"kind", "resourcetype", "resource", "type", "objecttype", "entitytype", "resourcekind", "target_type", "targettype"}
+// mcpKindKeys are the argument names (squashed: lower case, no separators) that say
+// which kind of resource a generic tool acts on (kubectl_delete's resourceType,
+// resources_delete's kind).
+var mcpKindKeys = []string{"kind", "resourcetype", "resource", "type", "objecttype", "entitytype", "resourcekind", "targettype"}
 
-// mcpOperationKeys are the argument names that say which operation a generic tool runs
-// (use_aws's operation_name, kubectl_generic's command).
+// mcpOperationKeys are the argument names (squashed) that say which operation a
+// generic tool runs (use_aws's operation_name, kubectl_generic's command).
 var mcpOperationKeys = []string{"operation", "operationname", "action", "command", "subcommand", "verb", "op"}
 
 // mcpArgTest holds when one of the arguments named Keys (compared in lower case
@@ -116,7 +117,7 @@ var mcpArgTools = []struct {
 	{[]string{"checkout", "restore", "switch"}, nil, []string{"git"},
 		[]mcpArgTest{{[]string{"force", "discardchanges"}, []string{"true"}}},
 		"destructive.git.discard", "a forced checkout, which overwrites uncommitted changes"},
-	{[]string{"delete", "remove", "update", "replace"}, []string{"many", "all", "bulk"}, nil,
+	{[]string{"delete", "remove", "update", "replace"}, []string{"many"}, nil,
 		[]mcpArgTest{{[]string{"filter", "query", "where", "selector", "criteria", "match"}, []string{"{}"}}},
 		"destructive.db.unbounded-write", "every document or row (an empty filter)"},
 	{[]string{"update", "patch", "set", "edit"}, nil, nil,

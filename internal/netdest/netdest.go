@@ -63,6 +63,8 @@ func ParseURL(raw string) URL {
 	case hasScheme && strings.HasPrefix(rest, "//"):
 		add(authorityHost(rest[2:], false))
 	case !hasScheme:
+		// A bare host and path (169.254.169.254/latest, //host/x), as the fetch tools
+		// that put https:// before it read it.
 		add(authorityHost(strings.TrimLeft(clean, `/\`), true))
 	}
 	return u
