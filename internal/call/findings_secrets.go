@@ -28,6 +28,7 @@ var secretKinds = []FindingKind{
 	{ID: "secret.private-key", Category: "credentials", Severity: Critical, Taxonomy: "T1552.004", Summary: "a private key block (PEM, OpenSSH or PGP)"},
 	{ID: "secret.pypi-token", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a PyPI API token"},
 	{ID: "secret.sendgrid-api-key", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a SendGrid API key"},
+	{ID: "secret.session-cookie", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a session cookie (a Cookie header's value, or a random value assigned to a session name), which logs in whoever sends it"},
 	{ID: "secret.shopify-token", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a Shopify access token or shared secret"},
 	{ID: "secret.slack-token", Category: "credentials", Severity: High, Taxonomy: "T1552", Summary: "a Slack bot, user or app token"},
 	{ID: "secret.slack-webhook", Category: "credentials", Severity: Medium, Taxonomy: "T1552", Summary: "a Slack incoming webhook URL, which lets anyone post to the channel"},

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -18,7 +20,7 @@ import (
 // mcpPathKeys are the argument names whose string values (or lists of strings) are paths.
 var mcpPathKeys = []string{
 	"path", "paths", "file", "files", "file_path", "filepath", "filePath", "file_paths", "filePaths",
-	"filename", "directory", "dir", "dir_path", "source", "destination", "target", "src", "dest",
+	"filename", "directory", "dir", "dir_path", "destination", "target", "dest",
 }
 
 // mcpShellWords name tools that run shell commands (execute_command, run_shell,
@@ -26,21 +28,78 @@ var mcpPathKeys = []string{
 // command: such a call is decided as the command would be, as well as as a tool call.
 var (
 	mcpShellWords  = []string{"exec", "execute", "run", "shell", "bash", "sh", "zsh", "terminal", "command", "cmd", "powershell", "pwsh", "spawn", "process"}
-	mcpCommandKeys = []string{"command", "cmd", "script", "shell_command", "commandLine", "command_line"}
+	mcpCommandKeys = []string{"command", "cmd", "script", "shell_command", "commandLine", "command_line", "cli_command", "cliCommand"}
 )
 
-// mcpShellCommand returns the shell command an MCP tool call runs, if its tool runs
-// commands and an argument holds one.
+// mcpCLIs are the programs MCP servers wrap: a tool named for one (call_aws, kubectl,
+// gcloud_cli) runs that program with the command it is given, whether or not the
+// command starts with the program's name.
+var mcpCLIs = []string{"aws", "gcloud", "gsutil", "az", "kubectl", "helm", "terraform", "docker", "podman", "git", "gh", "glab", "psql", "mysql", "sqlite3", "mongosh"}
+
+// mcpShellCommand returns the shell command an MCP tool call runs: the command argument
+// of a tool that runs commands, or of a tool that wraps a command-line program, which is
+// put before the command when the command does not name it.
 func mcpShellCommand(c *call.Call) (string, bool) {
-	if c.MCP == nil || !slices.ContainsFunc(nameWords(c.MCP.Tool), func(w string) bool { return containsWord(mcpShellWords, w) }) {
+	if c.MCP == nil {
 		return "", false
 	}
-	for _, k := range mcpCommandKeys {
-		if s, ok := c.Args[k].(string); ok && s != "" {
-			return s, true
+	words := nameWords(c.MCP.Tool)
+	runs := hasWord(words, mcpShellWords)
+	cli := ""
+	if i := slices.IndexFunc(words, func(w string) bool { return containsWord(mcpCLIs, w) }); i >= 0 {
+		cli = words[i]
+	}
+	if !runs && cli == "" {
+		return "", false
+	}
+	for _, k := range append(mcpCommandKeys, mcpArgvKeys...) {
+		var s string
+		switch v := c.Args[k].(type) {
+		case string:
+			s = v
+		case []any:
+			s = quoteArgv(v)
 		}
+		if s == "" {
+			continue
+		}
+		// A tool named for a program runs that program (call_aws, run_gcloud_command),
+		// but one that executes commands in a shell or a container (docker_exec,
+		// kubectl_exec) runs them as given.
+		if cli != "" && !hasWord(words, mcpExecWords) {
+			if first, _, _ := strings.Cut(strings.TrimSpace(s), " "); first != cli && !strings.HasSuffix(first, "/"+cli) {
+				s = cli + " " + s
+			}
+		}
+		return s, true
 	}
 	return "", false
+}
+
+// mcpExecWords name tools that execute a command line as given, in a shell or a
+// container: a program in their name is where the command runs, not the command.
+var mcpExecWords = []string{"exec", "execute", "shell", "bash", "sh", "zsh", "terminal", "powershell", "pwsh", "spawn", "process"}
+
+// mcpArgvKeys are the argument names of a command given as a list of words.
+var mcpArgvKeys = []string{"args", "argv", "arguments"}
+
+// quoteArgv returns a list of words as a shell command line, each word quoted as the
+// shell needs; "" when an element is not a string.
+func quoteArgv(argv []any) string {
+	words := make([]string, 0, len(argv))
+	for _, a := range argv {
+		w, ok := a.(string)
+		if !ok {
+			return ""
+		}
+		if q, err := syntax.Quote(w, syntax.LangBash); err == nil {
+			w = q
+		}
+		// A word the shell cannot quote (a NUL byte) is left as it is: the analysis
+		// reports what it cannot read.
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
 }
 
 // mcpWriteVerbs and mcpDeleteVerbs are the words of a tool's name that make its path
@@ -53,35 +112,55 @@ var (
 	mcpDeleteVerbs = []string{"delete", "remove", "rm", "unlink", "rmdir", "trash", "erase", "purge"}
 )
 
+// mcpSourceKeys are the argument names of paths too, those a move or copy takes its file
+// from.
+var mcpSourceKeys = []string{"source", "src", "source_path", "sourcePath", "old_path", "oldPath"}
+
 // mcpAccesses returns the file accesses an MCP tool call names. Its tool's other effects
 // stay unknown, so the call remains opaque to rules that must vouch for every access.
+// A move deletes its source and writes its destination, so moving a key out of ~/.ssh
+// or moat's policy out of the way is judged as deleting it; a copy reads its source.
 func (e *Engine) mcpAccesses(c *call.Call) []call.Access {
 	if c.MCP == nil {
 		return nil
 	}
 	kind := mcpAccessKind(c.MCP.Tool)
+	words := nameWords(c.MCP.Tool)
+	sourceKind := kind
+	switch {
+	case kind == call.Write && hasWord(words, []string{"move", "mv", "rename"}):
+		sourceKind = call.Delete
+	case kind == call.Write && hasWord(words, []string{"copy", "cp"}):
+		sourceKind = call.Read
+	}
 	var out []call.Access
-	add := func(v any) {
+	add := func(v any, kind call.AccessKind) {
 		if p, ok := v.(string); ok && p != "" {
 			abs := e.resolvePath(p, c.Cwd)
 			out = append(out, call.Access{Kind: kind, Path: abs, Recursive: kind == call.Delete})
 		}
 	}
-	for _, k := range mcpPathKeys {
-		switch v := c.Args[k].(type) {
+	addAll := func(v any, kind call.AccessKind) {
+		switch v := v.(type) {
 		case string:
-			add(v)
+			add(v, kind)
 		case []any:
 			for _, x := range v {
-				add(x)
+				add(x, kind)
 			}
 		}
+	}
+	for _, k := range mcpSourceKeys {
+		addAll(c.Args[k], sourceKind)
+	}
+	for _, k := range mcpPathKeys {
+		addAll(c.Args[k], kind)
 	}
 	// A resource named by a file: URI (resources/read) is that file.
 	for _, k := range []string{"uri", "url"} {
 		if s, ok := c.Args[k].(string); ok {
 			if u, err := url.Parse(s); err == nil && u.Scheme == "file" && u.Path != "" {
-				add(u.Path)
+				add(u.Path, kind)
 			}
 		}
 	}
@@ -103,7 +182,8 @@ func mcpAccessKind(tool string) call.AccessKind {
 	return kind
 }
 
-// nameWords splits an identifier into lower-case words at _, -, ., / and case changes.
+// nameWords splits an identifier into lower-case words at _, -, ., /, :, spaces and case
+// changes: getHTTPHeaders is get, http, headers.
 func nameWords(s string) []string {
 	var words []string
 	var cur strings.Builder
@@ -113,18 +193,22 @@ func nameWords(s string) []string {
 			cur.Reset()
 		}
 	}
-	prevLower := false
-	for _, r := range s {
+	runes := []rune(s)
+	for i, r := range runes {
 		switch {
-		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ':
+		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r == ':':
 			flush()
-			prevLower = false
 			continue
-		case unicode.IsUpper(r) && prevLower:
-			flush()
+		case unicode.IsUpper(r) && i > 0:
+			prev := runes[i-1]
+			// A lower-case letter or digit ends a word (moveFile), and so does an upper-case
+			// one when a lower-case one follows (HTTPHeaders: HTTP, Headers).
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) ||
+				unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]) {
+				flush()
+			}
 		}
 		cur.WriteRune(unicode.ToLower(r))
-		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
 	}
 	flush()
 	return words

@@ -37,11 +37,14 @@ func TestMCPAccessKind(t *testing.T) {
 
 func TestNameWords(t *testing.T) {
 	for in, want := range map[string][]string{
-		"read_text_file":  {"read", "text", "file"},
-		"moveFile":        {"move", "file"},
-		"getHTTPHeaders":  {"get", "httpheaders"},
-		"delete-entry.v2": {"delete", "entry", "v2"},
-		"":                nil,
+		"read_text_file":   {"read", "text", "file"},
+		"moveFile":         {"move", "file"},
+		"getHTTPHeaders":   {"get", "http", "headers"},
+		"DeleteDBInstance": {"delete", "db", "instance"},
+		"s3:DeleteObject":  {"s3", "delete", "object"},
+		"v2Delete":         {"v2", "delete"},
+		"delete-entry.v2":  {"delete", "entry", "v2"},
+		"":                 nil,
 	} {
 		if got := nameWords(in); !slices.Equal(got, want) {
 			t.Errorf("nameWords(%q) = %q, want %q", in, got, want)
@@ -62,8 +65,12 @@ func TestMCPAccesses(t *testing.T) {
 			[]call.Access{{Kind: call.Read, Path: home + "/.ssh/id_rsa"}}},
 		{"a list of paths, relative ones from the working directory", "read_multiple_files", map[string]any{"paths": []any{"/etc/passwd", "notes.txt"}},
 			[]call.Access{{Kind: call.Read, Path: "/etc/passwd"}, {Kind: call.Read, Path: "/work/p/notes.txt"}}},
-		{"source and destination of a move", "move_file", map[string]any{"source": "/work/p/a", "destination": "/work/p/b"},
-			[]call.Access{{Kind: call.Write, Path: "/work/p/a"}, {Kind: call.Write, Path: "/work/p/b"}}},
+		{"a move deletes its source and writes its destination", "move_file", map[string]any{"source": "/work/p/a", "destination": "/work/p/b"},
+			[]call.Access{{Kind: call.Delete, Path: "/work/p/a", Recursive: true}, {Kind: call.Write, Path: "/work/p/b"}}},
+		{"a rename too", "renameFile", map[string]any{"oldPath": "~/.ssh/id_rsa", "path": "/tmp/k"},
+			[]call.Access{{Kind: call.Delete, Path: home + "/.ssh/id_rsa", Recursive: true}, {Kind: call.Write, Path: "/tmp/k"}}},
+		{"a copy reads its source", "copy_file", map[string]any{"src": "~/.aws/credentials", "dest": "notes.txt"},
+			[]call.Access{{Kind: call.Read, Path: home + "/.aws/credentials"}, {Kind: call.Write, Path: "/work/p/notes.txt"}}},
 		{"a file: URI", "resources/read", map[string]any{"uri": "file:///etc/shadow"},
 			[]call.Access{{Kind: call.Read, Path: "/etc/shadow"}}},
 		{"an https URI is no path", "resources/read", map[string]any{"uri": "https://example.com/x"}, nil},
@@ -92,6 +99,20 @@ func TestMCPShellCommand(t *testing.T) {
 		{"create_issue", map[string]any{"command": "rm -rf /"}, ""},  // not a tool that runs commands
 		{"execute_command", map[string]any{"query": "select 1"}, ""}, // no command argument
 		{"execute_command", map[string]any{"command": 7}, ""},
+		// Tools that wrap a command-line program run it with the command they are given.
+		{"call_aws", map[string]any{"cli_command": "aws s3 rb s3://prod --force"}, "aws s3 rb s3://prod --force"},
+		{"aws_cli", map[string]any{"command": "s3 rb s3://prod --force"}, "aws s3 rb s3://prod --force"},
+		{"kubectl", map[string]any{"command": "delete ns prod"}, "kubectl delete ns prod"},
+		{"gcloud_cli", map[string]any{"command": "/usr/bin/gcloud projects delete p"}, "/usr/bin/gcloud projects delete p"},
+		// A tool that runs commands runs them as given, wherever it runs them.
+		{"docker_exec", map[string]any{"command": "ls /app"}, "ls /app"},
+		{"git_status", map[string]any{"repo_path": "."}, ""},
+		// A command given as a list of words.
+		{"run_gcloud_command", map[string]any{"args": []any{"projects", "delete", "my prod"}}, "gcloud projects delete 'my prod'"},
+		{"kubectl_exec", map[string]any{"command": "ls /"}, "ls /"},
+		{"gcloud", map[string]any{"args": []any{"projects", "delete", "prod"}}, "gcloud projects delete prod"},
+		{"execute_command", map[string]any{"command": []any{"rm", "-rf", "/"}}, "rm -rf /"},
+		{"execute_command", map[string]any{"command": []any{"rm", 1}}, ""},
 	} {
 		c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "s", Tool: tt.tool}, Args: tt.args}
 		got, ok := mcpShellCommand(&c)

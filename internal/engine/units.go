@@ -11,6 +11,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/glob"
+	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/shell"
@@ -31,8 +32,19 @@ func (e *Engine) units(c *call.Call) []unit {
 	}
 	s := base
 	s.Accesses, s.Opaque = e.accessesOf(c)
-	if c.Class == call.MCP {
+	switch c.Class {
+	case call.MCP:
 		s.Accesses = e.mcpAccesses(c)
+	case call.WebFetch:
+		raw := c.String(call.ArgURL)
+		if u, err := url.Parse(raw); err == nil {
+			s.Findings = appendNew(s.Findings, scan.Confusables("domain", u.Hostname()))
+		}
+		s.Findings = appendNew(s.Findings, urlFindings(raw, call.ArgURL, true))
+		if p := fileURLPath(raw); p != "" {
+			// A fetch of a file: URL reads the file, as the file tools would.
+			s.Accesses = append(s.Accesses, call.Access{Kind: call.Read, Path: e.resolvePath(p, c.Cwd)})
+		}
 	}
 	for _, acc := range s.Accesses {
 		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
@@ -41,12 +53,10 @@ func (e *Engine) units(c *call.Call) []unit {
 		// persistence as much as echo >> ~/.bashrc is.
 		s.Findings = appendNew(s.Findings, shell.PathFindings(acc, e.host.Home))
 	}
-	if c.Class == call.WebFetch {
-		if u, err := url.Parse(c.String(call.ArgURL)); err == nil {
-			s.Findings = appendNew(s.Findings, scan.Confusables("domain", u.Hostname()))
-		}
-	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
+	if c.Class == call.MCP {
+		s.Findings = appendNew(s.Findings, e.mcpArgFindings(c, s.Accesses))
+	}
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
@@ -119,7 +129,7 @@ const maxScanned = 8 << 20
 
 // carriedSecrets returns the secrets a call carries where they matter: what a file write
 // or edit puts in the file, the URL a fetch sends, and every string argument of an MCP
-// tool. The evidence names the kind and place, never the value.
+// tool, read with its name. The evidence names the kind and place, never the value.
 func carriedSecrets(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	add := func(v any, where string) {
@@ -140,7 +150,20 @@ func carriedSecrets(c *call.Call) []call.Finding {
 	case call.WebFetch:
 		add(c.Args[call.ArgURL], call.ArgURL)
 	case call.MCP:
-		add(c.Args, "")
+		// A value is read with its argument's name, as a secret scanner reads
+		// configuration: {"api_key": "…"}, {"Cookie": "…"} and {"password": "…"} say what
+		// the value is where the value alone does not.
+		walkStrings(c.Args, "", func(s, at string) {
+			if len(s) > maxScanned {
+				fs = append(fs, unscanned(at, len(s)))
+				return
+			}
+			found := scan.SecretFindings(s, at)
+			if key := lastKey(at); len(found) == 0 && key != "" && !strings.HasSuffix(at, "]") {
+				found = scan.SecretFindings(key+": "+s, at)
+			}
+			fs = append(fs, found...)
+		})
 	}
 	return fs
 }
@@ -188,6 +211,9 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		s.Findings = cmd.Findings
 		if lookalikes := commandLookalikes(cmd); len(lookalikes) > 0 {
 			s.Findings = appendNew(slices.Clip(s.Findings), lookalikes)
+		}
+		if metadata := commandMetadata(cmd); len(metadata) > 0 {
+			s.Findings = appendNew(slices.Clip(s.Findings), metadata)
 		}
 		if len(cmd.Args) > 0 {
 			// A secret written into a command line ends up in logs and histories, and goes
@@ -298,6 +324,27 @@ func commandLookalikes(cmd *call.Command) []call.Finding {
 	}
 	for _, n := range cmd.Net {
 		fs = append(fs, scan.Confusables("domain", n.Host)...)
+	}
+	return fs
+}
+
+// commandMetadata returns the findings of a command that connects to a cloud metadata
+// service: a host it connects to, or a URL among its words, is one. Only the words of
+// a command that makes connections are read as URLs: echo's are text.
+func commandMetadata(cmd *call.Command) []call.Finding {
+	if len(cmd.Net) == 0 {
+		return nil
+	}
+	var fs []call.Finding
+	for _, n := range cmd.Net {
+		if n.Host != "" {
+			fs = appendNew(fs, hostFindings(n.Host, "command"))
+		}
+	}
+	for _, a := range cmd.Args {
+		if strings.Contains(a, "://") && len(a) <= maxScanned {
+			fs = appendNew(fs, urlMetadata(netdest.ParseURL(a), a, "command"))
+		}
 	}
 	return fs
 }

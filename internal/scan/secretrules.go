@@ -294,6 +294,18 @@ var secretRules = []SecretRule{
 		Verify: passwordValue,
 	},
 	{
+		ID:          "secret.session-cookie",
+		Description: "a session cookie: the value of a Cookie header, or a random value in a cookie pair of a session name (sessionid=…, PHPSESSID=…, as curl -b and URLs send them), which logs in whoever sends it",
+		// The pair is a cookie's syntax, name=value with neither blanks nor quotes: a
+		// session id assigned in code or test data (session_id = "…") is not being sent.
+		Pattern: &Pattern{expr: `^(?:(?i:set-)?(?i:cookie)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?:[^\s=;"'\x60]+=)?(?P<secret>[^\s;,"'\x60\\]+)` +
+			`|(?P<name>` + keyName + `)=(?P<secret>[^\s;,"'\x60\\&#]+))`},
+		Keywords: []string{"cookie", "sess"},
+		Before:   64, After: 4 << 10, Lines: 1, AtName: true,
+		MinLength: 16, MinEntropy: 3,
+		Verify: sessionValue,
+	},
+	{
 		ID:          "secret.generic-secret",
 		Description: "a random-looking value assigned to a secret, token, credential, auth or API key name",
 		Pattern:     assignedValue,
@@ -568,6 +580,40 @@ func isSecretName(name string) bool {
 		}
 	}
 	return slices.Contains(parts, "auth")
+}
+
+// sessionNameParts are the words of a name that make it a session cookie's.
+var sessionNameParts = wordSet{"jsessionid", "phpsessid", "sess", "sessid", "session", "sessionid", "sessiontoken", "sid"}
+
+// sessionValue decides on a session cookie: the value of a Cookie header (no name), or a
+// value assigned to a name with a session word, that looks generated rather than like
+// words, a path or a setting.
+func sessionValue(c Candidate) bool {
+	if c.Name != "" {
+		session := false
+		for _, p := range nameParts(c.Name) {
+			switch {
+			case sessionNameParts.has(p):
+				session = true
+			case p == "id" || p == "token" || p == "cookie":
+			case notSecretNameParts.has(p) || sessionSettingParts.has(p):
+				return false // session_timeout, SESSION_DRIVER, session.cookie_path
+			case p == "secret" || p == "key" || p == "salt" || p == "password":
+				return false // SESSION_SECRET signs sessions: the generic rules' to report
+			}
+		}
+		if !session || !literalValue(c) {
+			return false
+		}
+	}
+	return !looksLikeCode(c.Value) && randomLooking(c.Value, 4)
+}
+
+// sessionSettingParts are words that make a session name one of a setting about
+// sessions, not of a session.
+var sessionSettingParts = wordSet{
+	"affinity", "age", "days", "domain", "driver", "duration", "httponly", "lifetime", "samesite",
+	"secure", "storage", "strategy", "timeout",
 }
 
 // genericSecretValue decides on a value assigned to a secret, token, credential or API key name.

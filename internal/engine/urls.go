@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/netdest"
+	"github.com/moatdev/moat/internal/scan"
+)
+
+// A URL says where a request goes and can carry what it sends. The findings here are
+// read from its text alone, so they hold for every channel that makes requests: a web
+// fetch, an MCP tool given a URL, a command that connects to a host.
+
+// Finding ids of URLs (catalogued in internal/call).
+const (
+	findMetadata   = "network.cloud-metadata"
+	findURLScheme  = "network.url-scheme"
+	findUnreadable = "network.url-unreadable"
+)
+
+// hostFindings returns the finding of a host that is a cloud metadata service.
+func hostFindings(host, where string) []call.Finding {
+	service, ok := netdest.MetadataService(host)
+	if !ok {
+		return nil
+	}
+	return []call.Finding{call.NewFinding(findMetadata, fmt.Sprintf("%s: %s is %s", where, host, service))}
+}
+
+// urlMetadata returns the findings of a URL (u, read from raw) that leads to a cloud
+// metadata service: one of its hosts is one, or a URL it carries leads to one (an open
+// redirect's ?url=http://169.254.169.254/, a proxy's path), as it does once the server
+// follows it.
+func urlMetadata(u netdest.URL, raw, where string) []call.Finding {
+	var fs []call.Finding
+	for _, h := range u.Hosts {
+		fs = appendNew(fs, hostFindings(h, where))
+	}
+	for _, inner := range innerURLs(percentDecoded(raw)) {
+		for _, h := range netdest.ParseURL(inner).Hosts {
+			fs = appendNew(fs, hostFindings(h, where+" (a URL it carries)"))
+		}
+	}
+	return fs
+}
+
+// urlFindings returns what the text of a URL tells about a request to it: the cloud
+// metadata services among the hosts it may name (URL readers disagree about some URLs,
+// so each reading counts), and the secrets it carries once decoded (percent-encoding,
+// base64, hex), which the raw text scanned by carriedSecrets does not show. fetched
+// says the URL is what a web fetch tool requests, which is web only: http or https.
+func urlFindings(raw, where string, fetched bool) []call.Finding {
+	if len(raw) > maxScanned {
+		return []call.Finding{unscanned(where, len(raw))}
+	}
+	u := netdest.ParseURL(raw)
+	fs := urlMetadata(u, raw, where)
+	if fetched {
+		switch u.Scheme {
+		case "", "http", "https":
+			if len(u.Hosts) == 0 {
+				fs = append(fs, call.NewFinding(findUnreadable, fmt.Sprintf("%s: no host in %q", where, shortText(raw))))
+			}
+		default:
+			fs = append(fs, call.NewFinding(findURLScheme, fmt.Sprintf("%s: a %s: URL", where, u.Scheme)))
+		}
+	}
+	return append(fs, decodedURLSecrets(raw, where)...)
+}
+
+// decodedURLSecrets returns the secrets in the decoded forms of a URL's text: the URL
+// percent-decoded (as often as it was encoded), and each of its parts (path segments,
+// query names and values, fragment) that decodes from base64 or hex to text. A secret
+// the raw text shows is left to the scan of the raw text; each kind is reported once.
+func decodedURLSecrets(raw, where string) []call.Finding {
+	seen := map[string]bool{}
+	for _, f := range scan.SecretFindings(raw, where) {
+		seen[f.ID] = true
+	}
+	var fs []call.Finding
+	add := func(text, how string) {
+		for _, f := range scan.SecretFindings(text, where+" ("+how+")") {
+			if !seen[f.ID] {
+				seen[f.ID] = true
+				fs = append(fs, f)
+			}
+		}
+	}
+	decoded := percentDecoded(raw)
+	if decoded != raw {
+		add(decoded, "percent-decoded")
+	}
+	for _, part := range strings.FieldsFunc(decoded, isURLDelimiter) {
+		for range 2 { // base64 of base64 is decoded too
+			text, ok := decodeBlob(part)
+			if !ok {
+				break
+			}
+			add(text, "decoded")
+			part = text
+		}
+	}
+	return fs
+}
+
+// innerURLs returns the URLs that s carries after its own scheme: each "://" past the
+// first, with the scheme before it, up to the next delimiter of query parameters.
+func innerURLs(s string) []string {
+	var out []string
+	first := strings.Index(s, "://")
+	if first < 0 {
+		return nil
+	}
+	for i := first + 3; ; {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			return out
+		}
+		j += i
+		start := j
+		for start > i && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := j + 3
+		for end < len(s) && !strings.ContainsRune("&; \t\r\n\"'<>", rune(s[end])) {
+			end++
+		}
+		if start < j {
+			out = append(out, s[start:end])
+		}
+		i = j + 3
+	}
+}
+
+func isSchemeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// percentDecoded percent-decodes s as many times as it was encoded (at most three).
+func percentDecoded(s string) string {
+	for range 3 {
+		// PathUnescape keeps '+', which base64 uses, where QueryUnescape makes it a space.
+		d, err := url.PathUnescape(s)
+		if err != nil || d == s {
+			break
+		}
+		s = d
+	}
+	return s
+}
+
+func isURLDelimiter(r rune) bool {
+	return strings.ContainsRune("/?&=#;:@,!$'()*[] \t\r\n\"", r)
+}
+
+// minBlob is the shortest part of a URL read as encoded data: shorter base64 or hex
+// holds no credential worth the name.
+const minBlob = 16
+
+// decodeBlob decodes a part of a URL written in base64 (standard or URL-safe, padded or
+// not) or hex, when the result is text: valid UTF-8 with at most one byte in ten a
+// control character. A part that is also a word or a number is not taken for data.
+func decodeBlob(s string) (string, bool) {
+	if len(s) < minBlob {
+		return "", false
+	}
+	var raw []byte
+	var err error
+	if len(s)%2 == 0 && strings.Trim(s, "0123456789abcdefABCDEF") == "" {
+		raw, err = hex.DecodeString(s)
+	} else {
+		t := strings.TrimRight(s, "=")
+		raw, err = base64.RawStdEncoding.DecodeString(t)
+		if err != nil {
+			raw, err = base64.RawURLEncoding.DecodeString(t)
+		}
+	}
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	controls := 0
+	for _, r := range string(raw) {
+		if r < ' ' && r != '\n' && r != '\t' && r != '\r' || r == utf8.RuneError {
+			controls++
+		}
+	}
+	return string(raw), controls*10 <= len(raw)
+}
+
+// fileURLPath returns the local path a file: URL names, or "".
+func fileURLPath(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Path == "" {
+		return ""
+	}
+	if h := u.Hostname(); h != "" && !strings.EqualFold(h, "localhost") {
+		return "" // a file on another machine
+	}
+	return u.Path
+}
+
+func shortText(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
