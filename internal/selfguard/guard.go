@@ -162,7 +162,7 @@ func (g *Guard) command(l *line, i int) Judgment {
 		if entry != "" {
 			args = append(strings.Fields(entry), args...)
 		}
-		v := g.judge(l, args, id.sure)
+		v := g.judge(l, args, id)
 		if v.finding != "" {
 			how := ""
 			if id.how != "" {
@@ -212,7 +212,11 @@ func (g *Guard) exported(l *line, cmd *call.Command) (call.Finding, bool) {
 func (g *Guard) identify(l *line, i int) (identity, bool) {
 	cmd := &l.cmds[i]
 	if p, ok := programNamed(cmd.Name); ok && !cmd.Dynamic {
-		return identity{entries: entriesOf(p.Package), sure: true, args: cmd.Args}, true
+		path := execPath(cmd, l.cwd)
+		if path == "" {
+			path = g.lookPath(cmd.Name)
+		}
+		return identity{entries: entriesOf(p.Package), sure: true, self: g.isSelf(path), args: cmd.Args}, true
 	}
 	if cmd.Name == "go" && !cmd.Dynamic && len(cmd.Args) > 0 && cmd.Args[0] == "run" {
 		pkg, files, rest, _ := goCommand(cmd.Args[1:])
@@ -222,13 +226,13 @@ func (g *Guard) identify(l *line, i int) (identity, bool) {
 		if id, ok := g.goRunIdentity(cmd.Args[1:], l.cwd, func(p string) bool { return l.writes(i, p) }); ok {
 			// A package known to be moat is judged whatever its arguments; a local one
 			// that only may be is judged by the arguments, as below.
-			if id.sure || g.shaped(l, rest) {
+			if id.sure || g.shaped(l, rest, false) {
 				return id, true
 			}
 		}
 		return identity{}, false
 	}
-	if !g.shaped(l, cmd.Args) {
+	if !g.shaped(l, cmd.Args, true) {
 		return identity{}, false
 	}
 	maybe := func(how string) (identity, bool) {
@@ -245,13 +249,13 @@ func (g *Guard) identify(l *line, i int) (identity, bool) {
 			return maybe(path + " does not exist yet, and may be moat once the line runs")
 		}
 		if e, how, ok := g.fileIdentity(path); ok {
-			return identity{entries: e, sure: true, how: how, args: cmd.Args}, true
+			return identity{entries: e, sure: true, self: g.isSelf(path), how: how, args: cmd.Args}, true
 		}
 		return identity{}, false
 	}
 	if p := g.lookPath(cmd.Name); p != "" {
 		if e, how, ok := g.fileIdentity(p); ok {
-			return identity{entries: e, sure: true, how: how, args: cmd.Args}, true
+			return identity{entries: e, sure: true, self: g.isSelf(p), how: how, args: cmd.Args}, true
 		}
 		return identity{}, false
 	}
@@ -265,7 +269,8 @@ func (g *Guard) identify(l *line, i int) (identity, bool) {
 // written: the cheap test every command passes through before its program is looked at.
 // An argument only known at run time is taken as written here, and a parse error
 // as no use: for a program that is not known to be moat, only what its words say counts.
-func (g *Guard) shaped(l *line, args []string) bool {
+// other: the program is not the running moat binary, if it is moat at all.
+func (g *Guard) shaped(l *line, args []string, other bool) bool {
 	n, rest := g.root.find(args)
 	if !n.loosens {
 		return false
@@ -277,7 +282,7 @@ func (g *Guard) shaped(l *line, args []string) bool {
 	if p.Err != nil || p.Help {
 		return false
 	}
-	_, ok := n.use(p, l.setter(g), nil)
+	_, ok := n.use(p, conds{set: l.setter(g), self: !other})
 	return ok
 }
 
@@ -392,26 +397,41 @@ type verdict struct {
 	runs    string // the command line the run runs, to be analysed; "" when none
 }
 
+// conds is what the conditions of uses are evaluated against, besides the flags.
+type conds struct {
+	// set returns a variable of a group that the line sets, or "".
+	set func(group string) string
+	// unknown names the flags whose values are only known at run time: they may be set
+	// to anything, and so cannot make a run read only.
+	unknown map[string]bool
+	// self: the program is the running moat binary, the one the hooks run.
+	self bool
+}
+
 // use returns the first use of n that the parsed run p makes, with the conditions that
-// hold; set returns a variable of a group that the line sets, or "". unknown names flags whose values are only
-// known at run time: they may be set to anything, and so cannot make a run read only.
-func (n *node) use(p Parsed, set func(group string) string, unknown map[string]bool) (string, bool) {
+// hold.
+func (n *node) use(p Parsed, c conds) (string, bool) {
+	unknown := c.unknown
 	for _, u := range n.uses {
 		if slices.ContainsFunc(u.Unless, func(f string) bool { return isSet(p.Set[f]) && !unknown[f] }) {
 			continue
 		}
 		var held []string
 		ok := true
-		for _, c := range u.When {
+		for _, w := range u.When {
 			switch {
-			case strings.HasPrefix(c, "$"):
-				if v := set(c[1:]); v != "" {
+			case w == notSelf:
+				if c.self {
+					ok = false
+				}
+			case strings.HasPrefix(w, "$"):
+				if v := c.set(w[1:]); v != "" {
 					held = append(held, v)
 				} else {
 					ok = false
 				}
-			case isSet(p.Set[c]) || unknown[c]:
-				held = append(held, "--"+c)
+			case isSet(p.Set[w]) || unknown[w]:
+				held = append(held, "--"+w)
 			default:
 				ok = false
 			}
@@ -453,8 +473,10 @@ func dynamicWord(a string) word {
 // judge reads args as moat's CLI would and returns the verdict. For a program known to
 // be moat, arguments only known at run time are taken at their worst: where they could
 // name a command, a flag or a flag's value that loosens protection, they are taken to.
-func (g *Guard) judge(l *line, args []string, sure bool) verdict {
-	if !sure {
+func (g *Guard) judge(l *line, args []string, id identity) verdict {
+	if !id.sure {
+		// Only what the words say counts for a program that may be moat; that it would
+		// not be the running binary is no evidence that it is moat at all.
 		n, rest := g.root.find(args)
 		if !n.loosens {
 			return verdict{}
@@ -466,7 +488,7 @@ func (g *Guard) judge(l *line, args []string, sure bool) verdict {
 		if p.Err != nil || p.Help {
 			return verdict{}
 		}
-		if what, ok := n.use(p, l.setter(g), nil); ok {
+		if what, ok := n.use(p, conds{set: l.setter(g), self: true}); ok {
 			return verdict{finding: what}
 		}
 		return verdict{}
@@ -499,7 +521,7 @@ func (g *Guard) judge(l *line, args []string, sure bool) verdict {
 		// make it loosen protection, and what it runs is analysed.
 		p := n.parse(rest)
 		v := verdict{}
-		if what, ok := n.use(p, l.setter(g), nil); ok {
+		if what, ok := n.use(p, conds{set: l.setter(g), self: id.self}); ok {
 			v.finding = what
 		}
 		v.runs = n.runs(p, words, static)
@@ -524,7 +546,7 @@ func (g *Guard) judge(l *line, args []string, sure bool) verdict {
 		return verdict{}
 	}
 	v := verdict{}
-	if what, ok := n.use(p, l.setter(g), unknown); ok {
+	if what, ok := n.use(p, conds{set: l.setter(g), unknown: unknown, self: id.self}); ok {
 		v.finding = what
 	}
 	v.runs = n.runs(p, words, static)

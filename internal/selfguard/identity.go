@@ -35,6 +35,8 @@ type identity struct {
 	entries []string
 	// sure: the program is moat; otherwise it may be (its content is not known).
 	sure bool
+	// self: the program is the running moat binary (the one the hooks run).
+	self bool
 	// how says so, for the finding: "named moat", "/tmp/m is a build of moat".
 	how string
 	// args are moat's arguments: the command's, after go run's package for go run.
@@ -67,12 +69,8 @@ func programNamed(name string) (Program, bool) {
 // fileIdentity reports whether the existing file at path is moat: the running binary
 // itself, or a build of one of moat's main packages.
 func (g *Guard) fileIdentity(path string) ([]string, string, bool) {
-	if g.binary != "" {
-		if a, err := os.Stat(path); err == nil {
-			if b, err := os.Stat(g.binary); err == nil && os.SameFile(a, b) {
-				return entriesOf(mainPackage), path + " is the moat binary", true
-			}
-		}
+	if g.isSelf(path) {
+		return entriesOf(mainPackage), path + " is the moat binary", true
 	}
 	pkg, err := g.readBuild(path)
 	if err != nil {
@@ -82,6 +80,19 @@ func (g *Guard) fileIdentity(path string) ([]string, string, bool) {
 		return e, path + " is a build of " + pkg, true
 	}
 	return nil, "", false
+}
+
+// isSelf reports whether path is the running moat binary, links followed.
+func (g *Guard) isSelf(path string) bool {
+	if g.binary == "" || path == "" {
+		return false
+	}
+	a, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(g.binary)
+	return err == nil && os.SameFile(a, b)
 }
 
 // readBuildPath returns the import path of the main package a Go binary was built from.

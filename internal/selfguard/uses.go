@@ -21,8 +21,9 @@ type Use struct {
 	// Command is the command's path ("setup", "mcp pin").
 	Command string
 	// When lists conditions that must all hold: a flag of the command that is set (a bool
-	// that is true, a value that is not empty), or, written "$group", an environment
-	// variable of that group (see EnvVar) that the command line sets. No conditions: every
+	// that is true, a value that is not empty); written "$group", an environment
+	// variable of that group (see EnvVar) that the command line sets; "!self", a program
+	// other than the running moat binary, the one the hooks run. No conditions: every
 	// run of the command.
 	When []string
 	// Unless lists bool flags that make the run read only (--dry-run, --list): set, the
@@ -83,6 +84,9 @@ type Program struct {
 // Module is the import path of moat's Go module.
 const Module = "github.com/moatdev/moat"
 
+// notSelf is the condition of a use by a moat binary other than the one that runs.
+const notSelf = "!self"
+
 // mainPackage is the import path of the moat binary's main package.
 const mainPackage = Module + "/cmd/moat"
 
@@ -110,6 +114,11 @@ func Uses() []Use {
 		{Command: "init", Why: "writes a moat.yaml from a template and trusts it, so that a policy the agent chose would decide its calls"},
 		{Command: "trust", Unless: []string{"list", "diff"}, Why: "trusts a project policy, or revokes trust in one, which changes the policy that decides the agent's calls"},
 		{Command: "setup", When: []string{"uninstall"}, Unless: []string{"dry-run"}, Why: "removes moat's hooks from the agents' settings, which switches moat off"},
+		// setup and mcp wrap write the path of the binary that runs them into the agents'
+		// settings: run from a copy or another build, they would point the hooks and
+		// proxies at a file the agent can change.
+		{Command: "setup", When: []string{notSelf}, Unless: []string{"dry-run"}, Why: "points the agents' hooks at a moat binary other than the one that runs them now (a copy or another build), which the agent could change"},
+		{Command: "mcp wrap", When: []string{notSelf}, Unless: []string{"dry-run"}, Why: "points the agents' MCP servers at a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change"},
 		{Command: "mcp unwrap", Unless: []string{"dry-run"}, Why: "takes MCP servers out of moat's proxy, so that their tool calls are no longer checked"},
 		{Command: "mcp pin", When: []string{"accept"}, Why: "accepts changed MCP tool definitions, which moat holds back until you have reviewed them"},
 		{Command: "check", When: []string{"record"}, Why: "appends decisions to moat's audit log, which only moat's hooks write"},
@@ -270,6 +279,9 @@ func Validate(tree []Command) []error {
 			return
 		}
 		for _, name := range flags {
+			if name == notSelf {
+				continue
+			}
 			if strings.HasPrefix(name, "$") {
 				if !slices.ContainsFunc(EnvVars(), func(v EnvVar) bool { return v.Group == name[1:] }) {
 					bad("%s: moat %s: no variable is of group %s", where, cmd, name)
