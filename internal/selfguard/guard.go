@@ -271,19 +271,33 @@ func (g *Guard) identify(l *line, i int) (identity, bool) {
 // as no use: for a program that is not known to be moat, only what its words say counts.
 // other: the program is not the running moat binary, if it is moat at all.
 func (g *Guard) shaped(l *line, args []string, other bool) bool {
-	n, rest := g.root.find(args)
-	if !n.loosens {
-		return false
+	// Which binary it would be is not known: the words are read as moat's, and as the
+	// hook client's (moat hook's). moat shell's reading needs the name moat-shell, which
+	// only a program named so has.
+	for _, entry := range []string{"", "hook"} {
+		a := args
+		if entry != "" {
+			a = append([]string{entry}, args...)
+		}
+		n, rest := g.root.find(a)
+		if !n.loosens {
+			continue
+		}
+		if n.placeholder {
+			if placeholderWhy(n, rest) != "" {
+				return true
+			}
+			continue
+		}
+		p := n.parse(rest)
+		if p.Err != nil || p.Help {
+			continue
+		}
+		if _, ok := n.use(p, conds{set: l.setter(g), self: !other}); ok {
+			return true
+		}
 	}
-	if n.placeholder {
-		return placeholderWhy(n, rest) != ""
-	}
-	p := n.parse(rest)
-	if p.Err != nil || p.Help {
-		return false
-	}
-	_, ok := n.use(p, conds{set: l.setter(g), self: !other})
-	return ok
+	return false
 }
 
 // execPath is the absolute path of the file the command runs, when it names one.
@@ -518,8 +532,12 @@ func (g *Guard) judge(l *line, args []string, id identity) verdict {
 	}
 	if n.RawArgs {
 		// The command reads its own arguments (moat shell): only the environment can
-		// make it loosen protection, and what it runs is analysed.
+		// make it loosen protection, and what it runs is analysed. A shell that runs no
+		// command string refuses to run at all.
 		p := n.parse(rest)
+		if r := n.runner; r != nil && r.Shell && !shellRunsString(p.Args) {
+			return verdict{}
+		}
 		v := verdict{}
 		if what, ok := n.use(p, conds{set: l.setter(g), self: id.self}); ok {
 			v.finding = what
