@@ -32,6 +32,8 @@ type Options struct {
 // concurrent use.
 type Guard struct {
 	root      *node
+	hook      *node // moat hook, where the hook client's arguments go
+	programs  []Program
 	envGroups []EnvVar // the variables whose setting loosens protection, and PATH
 	binary    string
 	path      string
@@ -40,15 +42,15 @@ type Guard struct {
 
 // New indexes moat's command tree and the uses of it that loosen protection.
 func New(opts Options) *Guard {
-	g := &Guard{binary: opts.Binary, path: opts.Path, readBuild: readBuildPath}
+	g := &Guard{binary: opts.Binary, path: opts.Path, readBuild: readBuildPath, programs: Programs()}
 	byPath := make(map[string]*node)
 	for _, c := range Surface() {
-		byPath[c.Path] = &node{Command: c}
+		byPath[c.Path] = &node{Command: c, word: lastWord(c.Path)}
 	}
 	for _, p := range Placeholders() {
 		if _, ok := byPath[p.Path]; !ok {
 			// Until it exists, a placeholder takes any flags and always loosens.
-			byPath[p.Path] = &node{Command: Command{Path: p.Path, Runnable: true}, uses: []Use{{Command: p.Path, Why: p.Why}}, placeholder: true}
+			byPath[p.Path] = &node{Command: Command{Path: p.Path, Runnable: true}, word: lastWord(p.Path), uses: []Use{{Command: p.Path, Why: p.Why}}, placeholder: true}
 		}
 	}
 	for _, u := range Uses() {
@@ -77,7 +79,7 @@ func New(opts Options) *Guard {
 			}
 			pn := byPath[parent]
 			if pn == nil {
-				pn = &node{Command: Command{Path: parent}, placeholder: n.placeholder}
+				pn = &node{Command: Command{Path: parent}, word: lastWord(parent), placeholder: n.placeholder}
 				byPath[parent] = pn
 			}
 			if !slices.Contains(pn.children, n) {
@@ -88,6 +90,7 @@ func New(opts Options) *Guard {
 	}
 	g.root = byPath[""]
 	g.root.markLoosens()
+	g.hook = g.root.child("hook")
 	for _, v := range EnvVars() {
 		if v.Group != "" || v.Name == "PATH" {
 			g.envGroups = append(g.envGroups, v)
@@ -211,12 +214,21 @@ func (g *Guard) exported(l *line, cmd *call.Command) (call.Finding, bool) {
 // when its arguments would loosen protection if it were moat.
 func (g *Guard) identify(l *line, i int) (identity, bool) {
 	cmd := &l.cmds[i]
-	if p, ok := programNamed(cmd.Name); ok && !cmd.Dynamic {
+	if p, ok := g.programNamed(cmd.Name); ok && !cmd.Dynamic {
 		path := execPath(cmd, l.cwd)
 		if path == "" {
 			path = g.lookPath(cmd.Name)
 		}
-		return identity{entries: entriesOf(p.Package), sure: true, self: g.isSelf(path), args: cmd.Args}, true
+		id := identity{entries: g.entriesOf(p.Package), sure: true, self: g.isSelf(path), args: cmd.Args}
+		switch {
+		case id.self || g.binary == "":
+		case path == "":
+			// Agents may run hooks with a shorter PATH than their shell's.
+			id.how = cmd.Name + " is not on the PATH moat was given, so it may not be the moat binary " + g.binary
+		default:
+			id.how = path + " is not the moat binary " + g.binary
+		}
+		return id, true
 	}
 	if cmd.Name == "go" && !cmd.Dynamic && len(cmd.Args) > 0 && cmd.Args[0] == "run" {
 		pkg, files, rest, _ := goCommand(cmd.Args[1:])
@@ -236,7 +248,7 @@ func (g *Guard) identify(l *line, i int) (identity, bool) {
 		return identity{}, false
 	}
 	maybe := func(how string) (identity, bool) {
-		return identity{entries: entriesOf(mainPackage), how: how, args: cmd.Args}, true
+		return identity{entries: g.entriesOf(mainPackage), how: how, args: cmd.Args}, true
 	}
 	if cmd.Dynamic {
 		return maybe("the program is only known when the line runs, and may be moat")
@@ -271,33 +283,34 @@ func (g *Guard) identify(l *line, i int) (identity, bool) {
 // as no use: for a program that is not known to be moat, only what its words say counts.
 // other: the program is not the running moat binary, if it is moat at all.
 func (g *Guard) shaped(l *line, args []string, other bool) bool {
+	c := conds{set: l.setter(g), self: !other}
 	// Which binary it would be is not known: the words are read as moat's, and as the
 	// hook client's (moat hook's). moat shell's reading needs the name moat-shell, which
 	// only a program named so has.
-	for _, entry := range []string{"", "hook"} {
-		a := args
-		if entry != "" {
-			a = append([]string{entry}, args...)
-		}
-		n, rest := g.root.find(a)
-		if !n.loosens {
-			continue
-		}
-		if n.placeholder {
-			if placeholderWhy(n, rest) != "" {
-				return true
-			}
-			continue
-		}
-		p := n.parse(rest)
-		if p.Err != nil || p.Help {
-			continue
-		}
-		if _, ok := n.use(p, conds{set: l.setter(g), self: !other}); ok {
-			return true
-		}
+	n, rest := g.root.find(args)
+	if g.shapedAs(n, rest, c) {
+		return true
 	}
-	return false
+	return g.hook != nil && g.shapedAs(g.hook, args, c)
+}
+
+// shapedAs reports whether the run of n with the arguments rest loosens protection.
+func (g *Guard) shapedAs(n *node, rest []string, c conds) bool {
+	if !n.loosens {
+		return false
+	}
+	if n.placeholder {
+		return placeholderWhy(n, rest) != ""
+	}
+	if !n.mayUse(rest, c) {
+		return false // the common case, decided without parsing
+	}
+	p := n.parse(rest)
+	if p.Err != nil || p.Help {
+		return false
+	}
+	_, ok := n.use(p, c)
+	return ok
 }
 
 // execPath is the absolute path of the file the command runs, when it names one.
@@ -420,6 +433,56 @@ type conds struct {
 	unknown map[string]bool
 	// self: the program is the running moat binary, the one the hooks run.
 	self bool
+}
+
+// mayUse reports whether a use of n may apply to a run with the arguments args: its
+// conditions other than flags hold, and for each flag it needs, a word of args could set
+// it (pflag has no abbreviations: --NAME…, or a bundle of shorthands holding its
+// letter). It saves parsing the arguments of commands that cannot loosen protection.
+func (n *node) mayUse(args []string, c conds) bool {
+	for _, u := range n.uses {
+		ok := true
+		for _, w := range u.When {
+			switch {
+			case w == notSelf:
+				ok = !c.self
+			case strings.HasPrefix(w, "$"):
+				ok = c.set(w[1:]) != ""
+			default:
+				ok = n.mayBeSet(args, w)
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeSet reports whether a word of args could set the flag called name.
+func (n *node) mayBeSet(args []string, name string) bool {
+	f := n.flag(name)
+	if f == nil {
+		return false
+	}
+	for _, a := range args {
+		if rest, ok := strings.CutPrefix(a, "--"); ok {
+			if rest == "" {
+				return false // operands follow
+			}
+			if rest == name || strings.HasPrefix(rest, name+"=") {
+				return true
+			}
+			continue
+		}
+		if f.Shorthand != "" && len(a) > 1 && a[0] == '-' && strings.Contains(a[1:], f.Shorthand) {
+			return true
+		}
+	}
+	return false
 }
 
 // use returns the first use of n that the parsed run p makes, with the conditions that

@@ -37,7 +37,7 @@ var lineCases = []lineCase{
 	{line: "moat setup --uninstall --dry-run=0", want: "(--uninstall)"},
 	{line: "moat setup --uninstall -h"},
 	{line: "moat setup -- --uninstall", want: "points the agents' hooks"}, // an agent named --uninstall, from an unknown binary
-	{line: "moat setup --uninst", want: "unknown flag"},                     // refused by this build, maybe not by another
+	{line: "moat setup --uninst", want: "unknown flag"},                   // refused by this build, maybe not by another
 	{line: "moat mcp pin github --accept", want: "moat mcp pin (--accept)"},
 	{line: "moat mcp pin github"},
 	{line: "moat mcp unwrap --all", want: "moat mcp unwrap: takes MCP servers out"},
@@ -189,8 +189,8 @@ func TestIdentity(t *testing.T) {
 		{line: copyOfMoat + " trust", want: copyOfMoat + " is a build of " + mainPackage},
 		{line: "tool setup --uninstall=1", want: "moat setup (--uninstall)"},
 		{line: "tool setup", want: "points the agents' hooks at a moat binary other than the one that runs them"},
-		{line: "link setup"},             // the running binary: a new install is no loosening
-		{line: "link mcp wrap --all"},    // likewise
+		{line: "link setup"},              // the running binary: a new install is no loosening
+		{line: "link mcp wrap --all"},     // likewise
 		{line: "tool mcp wrap --dry-run"}, // a dry run
 		{line: "other setup --uninstall"},
 		{line: "other init"},

@@ -45,9 +45,9 @@ type identity struct {
 
 // entriesOf returns the commands a binary built from pkg runs, or nil when pkg is not
 // one of moat's main packages.
-func entriesOf(pkg string) []string {
+func (g *Guard) entriesOf(pkg string) []string {
 	var out []string
-	for _, p := range Programs() {
+	for _, p := range g.programs {
 		if p.Package == pkg && !slices.Contains(out, p.Entry) {
 			out = append(out, p.Entry)
 		}
@@ -56,9 +56,9 @@ func entriesOf(pkg string) []string {
 }
 
 // programNamed returns the moat binary called name (moat, moat-shell.exe), if any.
-func programNamed(name string) (Program, bool) {
+func (g *Guard) programNamed(name string) (Program, bool) {
 	name = strings.TrimSuffix(name, ".exe")
-	for _, p := range Programs() {
+	for _, p := range g.programs {
 		if p.Name == name {
 			return p, true
 		}
@@ -70,13 +70,13 @@ func programNamed(name string) (Program, bool) {
 // itself, or a build of one of moat's main packages.
 func (g *Guard) fileIdentity(path string) ([]string, string, bool) {
 	if g.isSelf(path) {
-		return entriesOf(mainPackage), path + " is the moat binary", true
+		return g.entriesOf(mainPackage), path + " is the moat binary", true
 	}
 	pkg, err := g.readBuild(path)
 	if err != nil {
 		return nil, "", false
 	}
-	if e := entriesOf(pkg); len(e) > 0 {
+	if e := g.entriesOf(pkg); len(e) > 0 {
 		return e, path + " is a build of " + pkg, true
 	}
 	return nil, "", false
@@ -174,13 +174,13 @@ func (g *Guard) goRunIdentity(args []string, cwd string, written func(string) bo
 		return g.localPackage(pkg, nil, rest, cwd, written)
 	}
 	path, _, _ := strings.Cut(pkg, "@")
-	if e := entriesOf(path); len(e) > 0 {
+	if e := g.entriesOf(path); len(e) > 0 {
 		return identity{entries: e, sure: true, how: "go run of " + path, args: rest}, true
 	}
 	// A fork or mirror of moat's module builds the same program under another path.
 	switch filepath.Base(path) {
 	case "moat", "moat-hook":
-		return identity{entries: entriesOf(Module + "/cmd/" + filepath.Base(path)), sure: true, how: "go run of " + path, args: rest}, true
+		return identity{entries: g.entriesOf(Module + "/cmd/" + filepath.Base(path)), sure: true, how: "go run of " + path, args: rest}, true
 	}
 	return identity{}, false
 }
@@ -196,15 +196,15 @@ func (g *Guard) localPackage(dir string, files, rest []string, cwd string, writt
 	dir = filepath.Clean(dir)
 	switch filepath.Base(dir) {
 	case "moat", "moat-hook":
-		return identity{entries: entriesOf(Module + "/cmd/" + filepath.Base(dir)), sure: true, how: "go run of " + dir, args: rest}, true
+		return identity{entries: g.entriesOf(Module + "/cmd/" + filepath.Base(dir)), sure: true, how: "go run of " + dir, args: rest}, true
 	}
 	if written(dir) {
-		return identity{entries: entriesOf(mainPackage), how: "go run of " + dir + ", which this command line writes", args: rest}, true
+		return identity{entries: g.entriesOf(mainPackage), how: "go run of " + dir + ", which this command line writes", args: rest}, true
 	}
 	if len(files) == 0 {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			return identity{entries: entriesOf(mainPackage), how: "go run of " + dir + ", which does not exist yet", args: rest}, true
+			return identity{entries: g.entriesOf(mainPackage), how: "go run of " + dir + ", which does not exist yet", args: rest}, true
 		}
 		for _, e := range entries {
 			if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
@@ -217,7 +217,7 @@ func (g *Guard) localPackage(dir string, files, rest []string, cwd string, writt
 			f = filepath.Join(dir, filepath.Base(f))
 		}
 		if importsMoat(f) {
-			return identity{entries: entriesOf(mainPackage), sure: true, how: "go run of " + dir + ", which imports moat's packages", args: rest}, true
+			return identity{entries: g.entriesOf(mainPackage), sure: true, how: "go run of " + dir + ", which imports moat's packages", args: rest}, true
 		}
 	}
 	return identity{}, false

@@ -11,6 +11,7 @@ import (
 // node is a command of the tree, with its children and what the guard knows of it.
 type node struct {
 	Command
+	word     string // the last word of the path, by which the parent finds it
 	children []*node
 	uses     []Use
 	runner   *Runner
@@ -31,18 +32,21 @@ func (n *node) childOf(word string, placeholders bool) *node {
 		if c.placeholder && !placeholders {
 			continue
 		}
-		if c.name() == word || slices.Contains(c.Aliases, word) {
+		if c.word == word || slices.Contains(c.Aliases, word) {
 			return c
 		}
 	}
 	return nil
 }
 
-func (n *node) name() string {
-	if i := strings.LastIndexByte(n.Path, ' '); i >= 0 {
-		return n.Path[i+1:]
+func (n *node) name() string { return n.word }
+
+// lastWord returns the last word of a command's path.
+func lastWord(path string) string {
+	if i := strings.LastIndexByte(path, ' '); i >= 0 {
+		return path[i+1:]
 	}
-	return n.Path
+	return path
 }
 
 func (n *node) flag(name string) *Flag {
