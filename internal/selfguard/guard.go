@@ -697,7 +697,7 @@ func (n *node) markUnknown(args []string, words []word, unknown map[string]bool)
 		s := out[i]
 		if w, ok := wordOf(s); ok {
 			// --policy="$P" and -p"$P": a flag is named, its value is unknown.
-			if f, ok := n.flagOfWord(w.text); ok && strings.ContainsAny(w.text[:strings.IndexAny(w.text, "$`")], "=") && valueQuoted(w.text) {
+			if f, ok := n.flagOfWord(w.text); ok && valueQuoted(w.text) {
 				unknown[f.Name] = true
 				out[i] = "--" + f.Name + "=" + placeholderValue(f)
 				continue
@@ -767,11 +767,12 @@ func (n *node) flagOfWord(s string) (*Flag, bool) {
 	return nil, false
 }
 
-// valueQuoted reports whether the expansion after the = of a flag word is quoted as a
-// whole (--policy="$P"), so that it stays part of one word.
+// valueQuoted reports whether a flag word is written --NAME="…", its name static and
+// the expansion after = quoted as a whole (--policy="$P"), so that it stays one word.
 func valueQuoted(s string) bool {
-	_, v, ok := strings.Cut(s, "=")
-	return ok && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && !strings.Contains(v[1:len(v)-1], `"`)
+	name, v, ok := strings.Cut(s, "=")
+	return ok && !strings.ContainsAny(name, "$`*?[\\\"'") &&
+		len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && !strings.Contains(v[1:len(v)-1], `"`)
 }
 
 // placeholderValue is a value of the flag's kind that pflag accepts, standing for one

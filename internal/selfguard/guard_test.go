@@ -82,6 +82,8 @@ var lineCases = []lineCase{
 	{line: `moat setup --dry-run="$D" --uninstall`, want: "(--uninstall)"},
 	{line: `moat run -- rm -rf "$DIR"`, runs: `rm -rf "$DIR"`},
 	{line: `moat setup *`, want: "flags only known"},
+	{line: `moat setup --uninstall=*`, want: "flags only known"},
+	{line: `moat logs -f*00`}, // a pattern that is no flag's value, of a command that loosens nothing
 
 	// What moat runs.
 	{line: "moat run -- rm -rf ~", runs: "rm -rf /home/u"},
