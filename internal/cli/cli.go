@@ -18,6 +18,7 @@ import (
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/trust"
 )
 
@@ -176,6 +177,17 @@ func (a *app) host(d dirs.Dirs, policyPath string) pathset.Host {
 	return h
 }
 
+// self tells the guard of moat's own commands which binary is moat, and where the
+// agent's shell finds programs named without a slash: the PATH moat was started with,
+// which the agent passed on to its hooks.
+func (a *app) self() selfguard.Options {
+	o := selfguard.Options{Path: a.env.Getenv("PATH")}
+	if exe, err := a.env.Executable(); err == nil && filepath.IsAbs(exe) {
+		o.Binary = exe
+	}
+	return o
+}
+
 // loaded is a policy ready to evaluate with.
 type loaded struct {
 	source discover.Source
@@ -229,7 +241,7 @@ func (a *app) compile(src discover.Source, d dirs.Dirs) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(p, engine.Options{Host: host, Now: a.env.Now})
+	e, err := engine.New(p, engine.Options{Host: host, Now: a.env.Now, Self: a.self()})
 	if err != nil {
 		return nil, err
 	}

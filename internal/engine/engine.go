@@ -13,6 +13,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/shell"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	Host pathset.Host
 	// Now is the clock used to measure latency; nil means time.Now.
 	Now func() time.Time
+	// Self locates the running moat binary and the PATH programs are found in, so that
+	// moat under another name (a copy, a fresh build) is known as moat.
+	Self selfguard.Options
 }
 
 // Engine evaluates calls against one compiled policy. It is immutable and safe for
@@ -48,6 +52,8 @@ type Engine struct {
 	// prompt injection.
 	instructions *sensitive
 	shell        shell.Env // what every shell line is analysed with, besides its cwd
+	// self reads the runs of moat's own CLI in shell lines, for self-protection.
+	self *selfguard.Guard
 }
 
 // New returns an engine for p. Self-protection is compiled here and cannot be left out.
@@ -74,7 +80,7 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions}
+	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions, self: selfguard.New(opts.Self)}
 	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Wrappers: shellWrappers(p)}
 	if len(opts.Host.Temp) > 0 {
 		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which

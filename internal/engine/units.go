@@ -14,6 +14,7 @@ import (
 	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/shell"
 )
 
@@ -188,7 +189,17 @@ func walkStrings(v any, where string, fn func(s, where string)) {
 	}
 }
 
+// maxMoatNesting bounds how many runs of moat inside runs of moat (moat run -- moat run
+// -- …) are analysed; the line is finite, so this only bounds the work.
+const maxMoatNesting = 8
+
 func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
+	return e.shellUnitsAt(c, base, 0)
+}
+
+// shellUnitsAt is shellUnits for a line that moat itself runs depth times removed (0 for
+// the agent's own line).
+func (e *Engine) shellUnitsAt(c *call.Call, base policy.Subject, depth int) []unit {
 	env := e.shell
 	env.Cwd = c.Cwd
 	line := c.String(call.ArgCommand)
@@ -200,6 +211,9 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 	}
 	a := shell.Analyze(line, env)
 	a.Findings = append(a.Findings, smuggled...)
+	// Runs of moat's own CLI that would loosen its protection, however spelt and whatever
+	// the binary is called, are findings of their commands, which self-protection denies.
+	self := e.self.Line(a.Commands, line, c.Cwd)
 	var units []unit
 	secretsFound := false
 	for i := range a.Commands {
@@ -214,6 +228,11 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 		}
 		if metadata := commandMetadata(cmd); len(metadata) > 0 {
 			s.Findings = appendNew(slices.Clip(s.Findings), metadata)
+		}
+		var judged selfguard.Judgment
+		if self != nil {
+			judged = self[i]
+			s.Findings = appendNew(slices.Clip(s.Findings), judged.Findings)
 		}
 		if len(cmd.Args) > 0 {
 			// A secret written into a command line ends up in logs and histories, and goes
@@ -236,6 +255,7 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 				units = append(units, unit{label: fmt.Sprintf("redirection of command %d (%s)", i+1, acc), subject: r})
 			}
 		}
+		units = append(units, e.moatRuns(c, base, label, judged.Runs, depth)...)
 	}
 	e.addShellInjections(units, line)
 	if !secretsFound && len(line) <= maxScanned {
@@ -252,6 +272,33 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 	if len(units) == 0 {
 		// Nothing runs (an empty line, only assignments): still one unit to decide.
 		units = append(units, unit{label: "the command line", subject: base})
+	}
+	return units
+}
+
+// moatRuns returns the units of the command lines that a run of moat runs (moat run --
+// CMD, moat launch -- CMD, moat mcp proxy -- CMD, moat shell -c CMD): they are judged as
+// the agent's own lines, since moat launch and the proxy do not decide them at all, and
+// moat run and moat shell decide them by a policy the line may have chosen. A line
+// nested too deep is opaque.
+func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label string, runs []string, depth int) []unit {
+	var units []unit
+	for _, inner := range runs {
+		if depth >= maxMoatNesting {
+			s := base
+			s.Opaque = true
+			s.Findings = []call.Finding{call.NewFinding("shell.too-deep", fmt.Sprintf("moat runs moat more than %d times over", maxMoatNesting))}
+			units = append(units, unit{label: label + " runs " + inner, subject: s})
+			continue
+		}
+		sc := *c
+		sc.Args = map[string]any{call.ArgCommand: inner}
+		sb := base
+		sb.Call = &sc
+		for _, u := range e.shellUnitsAt(&sc, sb, depth+1) {
+			u.label = label + " runs " + u.label
+			units = append(units, u)
+		}
 	}
 	return units
 }

@@ -1,0 +1,345 @@
+package selfguard
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file is the guard's knowledge of what moat's commands do to its protection, kept
+// beside the tree it classifies (surface_gen.go). A test in internal/cli fails when a
+// command or flag of the CLI is not classified here, so that a new command or flag
+// cannot be added without saying whether it loosens protection.
+//
+// The tables are functions returning fresh values rather than package variables: the
+// guard indexes them once per engine, and nothing is built when moat starts.
+
+// Use is a way of running one of moat's commands that loosens its protection: switches
+// its hooks or proxy off, changes which policy or agent decides, trusts a policy or
+// accepts changed MCP tools. An agent may not run it; only the user may.
+type Use struct {
+	// Command is the command's path ("setup", "mcp pin").
+	Command string
+	// When lists conditions that must all hold: a flag of the command that is set (a bool
+	// that is true, a value that is not empty); written "$group", an environment
+	// variable of that group (see EnvVar) that the command line sets; "!self", a program
+	// other than the running moat binary, the one the hooks run. No conditions: every
+	// run of the command.
+	When []string
+	// Unless lists bool flags that make the run read only (--dry-run, --list): set, the
+	// use does not apply.
+	Unless []string
+	// Why says what the use does, for the user who reads the decision.
+	Why string
+}
+
+// Placeholder is a command moat is to have that will loosen protection whatever its
+// flags (the approval and daemon commands). Until it exists, it is recognised by its words
+// alone; when it is added to the CLI, the test that keeps the tree and these tables
+// together asks for it to be classified like any other command.
+type Placeholder struct {
+	Path string
+	Why  string
+}
+
+// Other lists, for one command, the flags that do not change whether a run of it
+// loosens protection: output formats, filters, the flags of commands that always or
+// never loosen it.
+type Other struct {
+	Command string
+	Flags   []string
+}
+
+// EnvVar is an environment variable that moat reads, with the group the uses refer to.
+type EnvVar struct {
+	Name string
+	// Group is what setting the variable changes: "policy" (which policy decides, or
+	// where moat's own files are), "agent" (whose rules apply), "shell" (what runs the
+	// command moat shell allowed); "" when setting it loosens nothing.
+	Group string
+	Why   string
+}
+
+// Runner is a command that runs a program named in its operands: the program is judged
+// as if the agent ran it itself, since moat launch and moat mcp proxy do not decide it,
+// and moat run and moat shell decide it with whatever policy they were given.
+type Runner struct {
+	Command string
+	// Shell: the operands are a shell's (-c 'COMMAND' [NAME ARG…]), not a program's argv.
+	Shell bool
+	// Unless lists bool flags with which the command runs nothing (--dry-run).
+	Unless []string
+}
+
+// Program is a moat binary, known by its name or by the Go package it was built from.
+type Program struct {
+	Name string
+	// Package is the import path of the binary's main package.
+	Package string
+	// Entry is the command the binary's arguments go to: "" for the root, "shell" for
+	// moat-shell (the moat binary under another name), "hook" for the thin hook client.
+	Entry string
+}
+
+// Module is the import path of moat's Go module.
+const Module = "github.com/moatdev/moat"
+
+// notSelf is the condition of a use by a moat binary other than the one that runs.
+const notSelf = "!self"
+
+// mainPackage is the import path of the moat binary's main package.
+const mainPackage = Module + "/cmd/moat"
+
+// Programs lists moat's binaries.
+func Programs() []Program {
+	return []Program{
+		{Name: "moat", Package: mainPackage},
+		// A link named moat-shell to moat is the guarded shell (cli.ProgramArgs).
+		{Name: "moat-shell", Package: mainPackage, Entry: "shell"},
+		// The thin hook client relays a hook payload, and falls back to moat hook.
+		{Name: "moat-hook", Package: Module + "/cmd/moat-hook", Entry: "hook"},
+	}
+}
+
+const (
+	whyPolicyFlag = "decides with the policy file named by --policy, which the agent may have written, instead of the one that applies here"
+	whyPolicyEnv  = "decides with a policy chosen by an environment variable set on the command line (MOAT_POLICY, or the directories moat finds its policy, trust store and $temp in) instead of the one that applies here"
+	whyAgentFlag  = "decides as if another agent made the calls (--agent), under that agent's rules"
+	whyAgentEnv   = "decides as if another agent made the calls (MOAT_AGENT), under that agent's rules"
+)
+
+// Uses lists every use of moat's commands that loosens protection.
+func Uses() []Use {
+	return []Use{
+		{Command: "init", Why: "writes a moat.yaml from a template and trusts it, so that a policy the agent chose would decide its calls"},
+		{Command: "trust", Unless: []string{"list", "diff"}, Why: "trusts a project policy, or revokes trust in one, which changes the policy that decides the agent's calls"},
+		{Command: "setup", When: []string{"uninstall"}, Unless: []string{"dry-run"}, Why: "removes moat's hooks from the agents' settings, which switches moat off"},
+		// setup and mcp wrap write the path of the binary that runs them into the agents'
+		// settings: run from a copy or another build, they would point the hooks and
+		// proxies at a file the agent can change.
+		{Command: "setup", When: []string{notSelf}, Unless: []string{"dry-run"}, Why: "points the agents' hooks at a moat binary other than the one that runs them now (a copy or another build), which the agent could change"},
+		{Command: "mcp wrap", When: []string{notSelf}, Unless: []string{"dry-run"}, Why: "points the agents' MCP servers at a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change"},
+		{Command: "mcp unwrap", Unless: []string{"dry-run"}, Why: "takes MCP servers out of moat's proxy, so that their tool calls are no longer checked"},
+		{Command: "mcp pin", When: []string{"accept"}, Why: "accepts changed MCP tool definitions, which moat holds back until you have reviewed them"},
+		{Command: "check", When: []string{"record"}, Why: "appends decisions to moat's audit log, which only moat's hooks write"},
+		// check --stdin is the format integrations use to have calls decided: answers given
+		// with another policy are answers for calls that run.
+		{Command: "check", When: []string{"stdin", "policy"}, Why: whyPolicyFlag},
+		{Command: "check", When: []string{"stdin", "$policy"}, Why: whyPolicyEnv},
+		{Command: "hook", When: []string{"policy"}, Why: whyPolicyFlag},
+		{Command: "hook", When: []string{"$policy"}, Why: whyPolicyEnv},
+		{Command: "run", When: []string{"policy"}, Why: whyPolicyFlag},
+		{Command: "run", When: []string{"$policy"}, Why: whyPolicyEnv},
+		{Command: "run", When: []string{"agent"}, Why: whyAgentFlag},
+		{Command: "run", When: []string{"$agent"}, Why: whyAgentEnv},
+		{Command: "shell", When: []string{"$policy"}, Why: whyPolicyEnv},
+		{Command: "shell", When: []string{"$agent"}, Why: whyAgentEnv},
+		{Command: "shell", When: []string{"$shell"}, Why: "runs the command it allowed with a program named by MOAT_REAL_SHELL, or with moat's own shell marker forged, instead of the real shell"},
+		// The policy of moat launch is also the one the hooks of the agent it starts use.
+		{Command: "launch", When: []string{"policy"}, Why: whyPolicyFlag + ", for the sandbox and for the hooks of what it starts"},
+		{Command: "launch", When: []string{"$policy"}, Why: whyPolicyEnv + ", for the sandbox and for the hooks of what it starts"},
+		{Command: "mcp proxy", When: []string{"policy"}, Why: whyPolicyFlag},
+		{Command: "mcp proxy", When: []string{"$policy"}, Why: whyPolicyEnv},
+		{Command: "mcp proxy", When: []string{"agent"}, Why: whyAgentFlag},
+		{Command: "mcp proxy", When: []string{"$agent"}, Why: whyAgentEnv},
+	}
+}
+
+// Placeholders lists the commands to come that will loosen protection.
+func Placeholders() []Placeholder {
+	return []Placeholder{
+		{Path: "approve", Why: "answers an approval request that only the user may answer"},
+		{Path: "approvals", Why: "answers or changes approval requests that only the user may answer"},
+		{Path: "daemon stop", Why: "stops moat's daemon, which decides and records calls"},
+		{Path: "daemon uninstall", Why: "removes moat's daemon, which decides and records calls"},
+	}
+}
+
+// Others lists, for every command of the CLI, its flags that no use depends on. A
+// command listed here with no flags is classified too.
+func Others() []Other {
+	return []Other{
+		{Command: ""},
+		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "session", "tool"}},
+		{Command: "completion"},
+		{Command: "completion bash", Flags: []string{"no-descriptions"}},
+		{Command: "completion fish", Flags: []string{"no-descriptions"}},
+		{Command: "completion powershell", Flags: []string{"no-descriptions"}},
+		{Command: "completion zsh", Flags: []string{"no-descriptions"}},
+		{Command: "doctor", Flags: []string{"json"}},
+		{Command: "findings", Flags: []string{"json"}},
+		{Command: "help"},
+		{Command: "hook"},
+		{Command: "init", Flags: []string{"force", "template"}},
+		// Launching under moat is more protection than running the program directly;
+		// the sandbox's shape is the user's and the policy's to set, the program is judged.
+		{Command: "launch", Flags: []string{"allow-unsandboxed", "dry-run", "profile", "workspace"}},
+		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "session", "since", "summary", "tool", "verify"}},
+		{Command: "mcp"},
+		{Command: "mcp pin", Flags: []string{"json"}},
+		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "stdio", "upstream", "upstream-env"}},
+		// --pin pins tools seen for the first time only; a changed tool is never accepted.
+		{Command: "mcp scan", Flags: []string{"agent", "json", "pin", "timeout"}},
+		{Command: "mcp unwrap", Flags: []string{"agent", "all", "json"}},
+		{Command: "mcp wrap", Flags: []string{"agent", "all", "dry-run", "json", "skip", "stdio-only"}},
+		{Command: "packs"},
+		{Command: "packs list", Flags: []string{"json"}},
+		{Command: "packs show", Flags: []string{"json"}},
+		{Command: "profile"},
+		{Command: "profile list"},
+		{Command: "profile show"},
+		{Command: "run"},
+		{Command: "sandbox"},
+		// sandbox profile prints a profile derived from a policy; it runs nothing.
+		{Command: "sandbox profile", Flags: []string{"binary", "format", "policy", "profile"}},
+		{Command: "sandbox status", Flags: []string{"json"}},
+		{Command: "setup", Flags: []string{"all", "scope"}},
+		{Command: "shell", Flags: []string{"help"}},
+		{Command: "status", Flags: []string{"json"}},
+		{Command: "test", Flags: []string{"json", "verbose"}},
+		{Command: "trust", Flags: []string{"json", "revoke"}},
+		{Command: "validate", Flags: []string{"json"}},
+		{Command: "version", Flags: []string{"json"}},
+	}
+}
+
+// EnvVars lists the environment variables moat reads. A test in this package keeps it
+// complete: every variable named in a Getenv call of moat's source is listed.
+func EnvVars() []EnvVar {
+	const projectDir = "names the project directory, whose policy a hook finds"
+	return []EnvVar{
+		{Name: "MOAT_POLICY", Group: "policy", Why: "names the policy file"},
+		{Name: "HOME", Group: "policy", Why: "locates the user policy, the trust store and the audit log"},
+		{Name: "USERPROFILE", Group: "policy", Why: "locates the home directory when HOME is not set"},
+		{Name: "XDG_CONFIG_HOME", Group: "policy", Why: "locates the user policy"},
+		{Name: "XDG_STATE_HOME", Group: "policy", Why: "locates the trust store and the audit log"},
+		{Name: "TMPDIR", Group: "policy", Why: "adds a directory to $temp, where policies let agents write"},
+		{Name: "CLAUDE_PROJECT_DIR", Group: "policy", Why: projectDir},
+		{Name: "CURSOR_PROJECT_DIR", Group: "policy", Why: projectDir},
+		{Name: "GEMINI_PROJECT_DIR", Group: "policy", Why: projectDir},
+		{Name: "CODEX_PROJECT_DIR", Group: "policy", Why: projectDir},
+		{Name: "MOAT_AGENT", Group: "agent", Why: "names the agent whose rules apply"},
+		{Name: "MOAT_REAL_SHELL", Group: "shell", Why: "names the program that runs the command moat shell allowed"},
+		{Name: "MOAT_SHELL_EXEC", Group: "shell", Why: "moat shell's marker for a real shell that is moat itself"},
+		{Name: "MOAT_NONINTERACTIVE", Why: "says whether a person can answer an ask; a hook's answer goes to the agent that ran it"},
+		{Name: "CI", Why: "says whether a person can answer an ask, as MOAT_NONINTERACTIVE"},
+		{Name: "GITHUB_ACTIONS", Why: "says whether a person can answer an ask, as MOAT_NONINTERACTIVE"},
+		{Name: "MOAT_HOOK_DEADLINE", Why: "bounds how long moat may take; past it, moat denies"},
+		{Name: "MOAT_MCP_TOKEN", Why: "the token moat's HTTP proxy asks of its clients"},
+		{Name: "MOAT_MCP_UPSTREAM", Why: "the server moat mcp proxy --upstream-env relays to"},
+		{Name: "MOAT_MCP_ORIGINAL", Why: "the server entry moat mcp wrap replaced, for unwrap"},
+		{Name: "MOAT_SANDBOX", Why: "tells the processes moat launch starts which sandbox they are in"},
+		{Name: "NO_COLOR", Why: "turns colour off"},
+		// Programs are looked up in PATH whether or not moat runs them; a moat binary
+		// found through a changed PATH is judged by what it is (see identity.go).
+		{Name: "PATH", Why: "where moat doctor looks for moat's binaries, and where moat run finds its program"},
+	}
+}
+
+// Runners lists the commands that run a program named in their operands.
+func Runners() []Runner {
+	return []Runner{
+		{Command: "run"},
+		{Command: "launch", Unless: []string{"dry-run"}},
+		{Command: "mcp proxy"},
+		{Command: "shell", Shell: true},
+	}
+}
+
+// Validate checks the tables of this file against a command tree: every command and
+// flag classified, every name they use defined, no placeholder that exists. The tree is
+// the CLI's (in internal/cli's test) or the generated copy of it.
+func Validate(tree []Command) []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	byPath := make(map[string]*Command, len(tree))
+	for i := range tree {
+		c := &tree[i]
+		byPath[c.Path] = c
+		for _, f := range c.Flags {
+			if !slices.Contains(flagKinds, f.Kind) {
+				bad("moat %s --%s: the guard does not know flags of kind %s", c.Path, f.Name, f.Kind)
+			}
+		}
+	}
+	classified := make(map[string]map[string]bool) // command → flags no use needs
+	for _, o := range Others() {
+		if classified[o.Command] != nil {
+			bad("Others: moat %s is listed twice", o.Command)
+		}
+		classified[o.Command] = map[string]bool{}
+		for _, f := range o.Flags {
+			classified[o.Command][f] = true
+		}
+	}
+	named := func(where, cmd string, flags []string, mustBool bool) {
+		c := byPath[cmd]
+		if c == nil {
+			bad("%s: moat %s is no command of the CLI", where, cmd)
+			return
+		}
+		for _, name := range flags {
+			if name == notSelf {
+				continue
+			}
+			if strings.HasPrefix(name, "$") {
+				if !slices.ContainsFunc(EnvVars(), func(v EnvVar) bool { return v.Group == name[1:] }) {
+					bad("%s: moat %s: no variable is of group %s", where, cmd, name)
+				}
+				continue
+			}
+			i := slices.IndexFunc(c.Flags, func(f Flag) bool { return f.Name == name })
+			if i < 0 {
+				bad("%s: moat %s has no flag --%s", where, cmd, name)
+				continue
+			}
+			if mustBool && c.Flags[i].Kind != "bool" {
+				bad("%s: moat %s --%s makes a run read only, so it must be a bool", where, cmd, name)
+			}
+			if classified[cmd] != nil {
+				classified[cmd][name] = true
+			}
+		}
+	}
+	for _, u := range Uses() {
+		named("Uses", u.Command, u.When, false)
+		named("Uses", u.Command, u.Unless, true)
+		if c := byPath[u.Command]; c != nil && c.RawArgs && slices.ContainsFunc(u.When, func(w string) bool { return !strings.HasPrefix(w, "$") }) {
+			bad("Uses: moat %s reads its own arguments; only variables can be its conditions", u.Command)
+		}
+		if u.Why == "" {
+			bad("Uses: moat %s: no why", u.Command)
+		}
+	}
+	for _, r := range Runners() {
+		named("Runners", r.Command, r.Unless, true)
+	}
+	for _, o := range Others() {
+		named("Others", o.Command, o.Flags, false)
+	}
+	for _, c := range tree {
+		if classified[c.Path] == nil {
+			bad("moat %s is not classified: list it in Others, and its uses in Uses", c.Path)
+			continue
+		}
+		for _, f := range c.Flags {
+			if !classified[c.Path][f.Name] {
+				bad("moat %s --%s is not classified: name it in a Use if it can loosen protection, else in Others", c.Path, f.Name)
+			}
+		}
+	}
+	for _, p := range Placeholders() {
+		if byPath[p.Path] != nil {
+			bad("moat %s exists now: classify it in Uses and Others, and remove its placeholder", p.Path)
+		}
+	}
+	for _, p := range Programs() {
+		if byPath[p.Entry] == nil {
+			bad("Programs: %s's arguments go to moat %s, which is no command", p.Name, p.Entry)
+		}
+	}
+	return errs
+}
+
+// flagKinds are the value types of the flags the guard parses as pflag does.
+var flagKinds = []string{"bool", "string", "stringSlice", "stringArray", "int", "duration"}
