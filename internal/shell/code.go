@@ -29,8 +29,11 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.evalCode(at, rest, cwd)
 	case name == "alias":
 		a.aliasCode(at, ops, cwd)
+	case name == "trap":
+		a.trapCode(at, ops, cwd)
 	case name == "source" || name == ".":
 		if len(ops) > 0 {
+			m.sourced = true
 			a.scriptOperand(at, ops[0], cwd, nil)
 		}
 	case name == "ssh":
@@ -147,10 +150,13 @@ func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interprete
 	}
 	if o.dynamic {
 		a.cmds[at].Opaque = true
+		if m.sourced && !a.trustedSourceWord(o.word) {
+			a.opaque(at, "sources a file computed at run time: "+shorten(o.lit))
+		}
 		return
 	}
 	if p, ok, _ := a.resolve(o.lit, cwd); ok {
-		if p == "/dev/stdin" {
+		if p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0" {
 			if in != nil {
 				m.execStdin, m.lang = execInterp, in.Lang
 			} else {
@@ -162,6 +168,9 @@ func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interprete
 		c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
 		c.Opaque = true // what the script does is not known
 		m.script = p
+		if in != nil {
+			m.lang = in.Lang
+		}
 	}
 }
 
@@ -258,8 +267,9 @@ func (a *analyzer) aliasCode(at int, ops []arg, cwd dir) {
 			c.Findings = appendFinding(c.Findings, findDynamicCommand, "an alias to code known only at run time: "+shorten(x.lit))
 			continue
 		}
-		if _, value, ok := strings.Cut(x.lit, "="); ok && strings.TrimSpace(value) != "" {
+		if name, value, ok := strings.Cut(x.lit, "="); ok && strings.TrimSpace(value) != "" {
 			a.nested(at, value, cwd, false)
+			a.defineAlias(name, value)
 		}
 	}
 }

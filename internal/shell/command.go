@@ -43,11 +43,17 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 	if len(args) == 0 {
 		// No words, or only words that expand to nothing: the assignments are the shell's
 		// own, and the redirections are still made.
+		env := a.prefixAssigns(ce.Assigns, nil, 0)
 		a.assign(ce.Assigns)
-		if len(redirs) > 0 {
+		switch {
+		case len(redirs) > 0:
 			a.emitNull(redirs)
-		} else if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
-			a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
+		case len(env) > 0:
+			a.persistentEnv(call.Command{Name: ":", Findings: a.assignFindings(ce.Assigns, nil)}, cmdMeta{}, env)
+		default:
+			if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
+				a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
+			}
 		}
 	} else {
 		a.command(args, ce, redirs)
@@ -140,6 +146,18 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
+	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {
+		a.envEffects(&cmd, &m, env, envReader{prog: m.prog, opts: opts}, cwd)
+	}
+	if !dynamic {
+		for _, o := range opts {
+			if o.name == "i" {
+				a.interactiveEnv(&cmd, &m, cwd)
+				break
+			}
+		}
+		a.nameStrings(&m, m.prog, rest)
+	}
 	if u.privileged != "" {
 		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
 	}
@@ -169,7 +187,10 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		a.runs(at, rest, ops, opts, cwd)
 	}
 	for _, code := range a.meta[at].laterCode {
-		a.nestedWord(at, code, cwd)
+		a.runCode(at, code, cwd)
+	}
+	if i == 0 {
+		a.aliasUse(at, ce, cwd)
 	}
 }
 
@@ -240,20 +261,30 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	}
 	// Options (-x, -i, -u...) change what a value becomes; a dynamic word may be any
 	// option or assignment.
-	options, anything := false, false
+	options, anything, namerefs := false, false, false
 	for _, as := range d.Args {
 		if as.Name == nil && as.Value != nil {
 			s := as.Value.Lit()
 			options = options || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")
 			anything = anything || s == "" || nameref(s)
+			namerefs = namerefs || strings.HasPrefix(s, "-") && nameref(s)
 		}
 	}
 	args := a.args[:0]
+	var env []envAssign
+	var names []string // names whose subscripts bash evaluates
 	for _, as := range d.Args {
 		switch {
 		case as.Name == nil:
 			if as.Value != nil {
+				n := len(args)
 				args = a.expand(args, as.Value, true)
+				for _, x := range args[n:] {
+					if !x.dynamic && !strings.HasPrefix(x.lit, "-") && !strings.HasPrefix(x.lit, "+") {
+						name, _, _ := strings.Cut(x.lit, "=")
+						names = append(names, name)
+					}
+				}
 			}
 		case as.Naked:
 			args = append(args, arg{lit: as.Name.Value})
@@ -275,6 +306,18 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 			} else {
 				args = append(args, arg{lit: a.source(as), dynamic: true})
 			}
+			if as.Array == nil && as.Index == nil && !as.Append {
+				if _, carries := lookupEnvVar(name); carries {
+					x := arg{lit: v}
+					if !ok {
+						x = arg{lit: a.source(as.Value), dynamic: true, word: as.Value}
+					}
+					env = append(env, envAssign{name, x})
+				}
+				if namerefs && ok {
+					names = append(names, v) // declare -n r='a[$(…)]': using r evaluates it
+				}
+			}
 			if as.Append {
 				cur, _ := a.st.get(name)
 				v, ok = cur.s+v, ok && cur.known
@@ -288,11 +331,24 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	cmd := call.Command{Name: variant}
 	var m cmdMeta
 	m.prog = variant
-	ops, opts := a.finish(&cmd, &m, args, redirs, a.cwd(), false)
-	a.effects(&cmd, &m, args, ops, opts, a.cwd())
+	cwd := a.cwd()
+	ops, opts := a.finish(&cmd, &m, args, redirs, cwd, false)
+	a.effects(&cmd, &m, args, ops, opts, cwd)
 	cmd.Findings = a.assignFindings(d.Args, cmd.Findings)
+	if len(env) > 0 {
+		a.envEffects(&cmd, &m, env, envReader{persist: true}, cwd)
+	}
+	for _, n := range names {
+		if code := subscriptCode(n); code != "" {
+			m.laterCode = append(m.laterCode, codeRef{code: arg{lit: code}, kind: codeText, carrier: "the array subscript in " + variant + " " + shorten(n)})
+		}
+	}
 	a.emit(cmd, m)
 	a.args = args[:0]
+	at := len(a.cmds) - 1
+	for _, code := range a.meta[at].laterCode {
+		a.runCode(at, code, cwd)
+	}
 }
 
 // unwrapped is what unwrapping found besides the program.
@@ -783,6 +839,10 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 			}
 			if stdoutRedirect && acc.Kind == call.Write {
 				m.stdoutFile = acc.Path
+				switch r.Op {
+				case syntax.AppOut, syntax.AppAll, syntax.AppClob, syntax.AppAllClob:
+					m.stdoutAppend = true
+				}
 			}
 		}
 		if stdoutRedirect {

@@ -93,10 +93,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"filter-branch|filter-repo"}, finding: findHistoryRewrite},
 			{sub: []string{"reflog", "expire|delete"}, finding: findHistoryRewrite},
 			{sub: []string{"update-ref"}, anyOf: []string{"d"}, finding: findHistoryRewrite},
-			{sub: []string{"config"}, operand: "core.hookspath", finding: findGitHooks},
-			{sub: []string{"config"}, operand: "core.fsmonitor", finding: findGitHooks},
-			{sub: []string{"config"}, operand: "core.sshcommand", finding: findGitHooks},
-			{when: gitConfigCode, finding: ""},
+			{when: gitRunsCode, finding: ""},
 			{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
 			{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
 		},
@@ -451,40 +448,20 @@ func secretOperand(_ *analyzer, v *view) string {
 	return ""
 }
 
-// gitConfigCode: git -c alias.NAME='!CMD' and the config keys whose value git runs as a
-// shell command make that command part of the line.
-func gitConfigCode(a *analyzer, v *view) string {
-	for _, x := range v.values("c") {
-		if x.dynamic {
-			continue
-		}
-		key, val, ok := strings.Cut(x.lit, "=")
-		if !ok {
-			continue
-		}
-		key = strings.ToLower(key)
-		switch {
-		case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
-			a.later = append(a.later, arg{lit: val[1:]})
-		case key == "core.sshcommand" || key == "core.pager" || key == "core.editor" || key == "core.fsmonitor" || key == "credential.helper" && strings.HasPrefix(val, "!"):
-			a.later = append(a.later, arg{lit: strings.TrimPrefix(val, "!")})
-		}
-	}
-	return ""
-}
-
 func tarRunsCode(a *analyzer, v *view) string {
 	for _, o := range v.opts {
-		if !o.hasValue || o.val.dynamic {
+		if !o.hasValue {
 			continue
 		}
 		switch o.name {
 		case "checkpoint-action":
 			if cmd, ok := strings.CutPrefix(o.val.lit, "exec="); ok {
-				a.later = append(a.later, arg{lit: cmd})
+				code := o.val
+				code.lit = cmd
+				a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: "tar --checkpoint-action"})
 			}
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
-			a.later = append(a.later, arg{lit: o.val.lit})
+			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
 		}
 	}
 	return ""
