@@ -27,20 +27,20 @@ import (
 type envKind uint8
 
 const (
-	envShell      envKind = iota + 1 // a shell command line the reader runs (GIT_SSH_COMMAND, PAGER)
-	envPipe                          // a command line after | or ||, as less's LESSOPEN has it
-	envProgram                       // a program the reader runs with arguments of its own (GIT_ASKPASS)
-	envPrompt                        // a prompt string, whose substitutions run when it is shown (PS1, PS4)
-	envFunction                      // a bash function exported as `() { body }` (BASH_FUNC_name%%)
-	envScript                        // a file of shell code the reader sources (BASH_ENV, ENV)
-	envLibrary                       // shared libraries loaded into the reader (LD_PRELOAD)
-	envSearchPath                    // directories the reader loads modules or libraries from (PYTHONPATH)
-	envDir                           // a directory the reader runs code or reads settings from (GIT_EXEC_PATH, ZDOTDIR)
-	envOptions                       // the reader's own options, some of which load code (NODE_OPTIONS)
-	envCode                          // code in the reader's language (PERL5DB, LUA_INIT)
-	envGitConfig                     // git settings (GIT_CONFIG_PARAMETERS, GIT_CONFIG_KEY_n)
-	envGitConfigFile                 // a git configuration file (GIT_CONFIG_GLOBAL)
-	envRepo                          // a repository or work tree git works on (GIT_DIR)
+	envShell         envKind = iota + 1 // a shell command line the reader runs (GIT_SSH_COMMAND, PAGER)
+	envPipe                             // a command line after | or ||, as less's LESSOPEN has it
+	envProgram                          // a program the reader runs with arguments of its own (GIT_ASKPASS)
+	envPrompt                           // a prompt string, whose substitutions run when it is shown (PS1, PS4)
+	envFunction                         // a bash function exported as `() { body }` (BASH_FUNC_name%%)
+	envScript                           // a file of shell code the reader sources (BASH_ENV, ENV)
+	envLibrary                          // shared libraries loaded into the reader (LD_PRELOAD)
+	envSearchPath                       // directories the reader loads modules or libraries from (PYTHONPATH)
+	envDir                              // a directory the reader runs code or reads settings from (GIT_EXEC_PATH, ZDOTDIR)
+	envOptions                          // the reader's own options, some of which load code (NODE_OPTIONS)
+	envCode                             // code in the reader's language (PERL5DB, LUA_INIT)
+	envGitConfig                        // git settings (GIT_CONFIG_PARAMETERS, GIT_CONFIG_KEY_n)
+	envGitConfigFile                    // a git configuration file (GIT_CONFIG_GLOBAL)
+	envRepo                             // a repository or work tree git works on (GIT_DIR)
 )
 
 // envVar describes one variable that carries code.

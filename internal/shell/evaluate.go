@@ -17,7 +17,7 @@ import (
 // system's or one of the environment set-up scripts every developer sources.
 
 // trapCode: trap ACTION SIGNAL… runs ACTION, shell code, when a signal comes or the shell
-// exits; trap - SIGNAL and trap '' SIGNAL reset or ignore it.
+// exits; trap - SIGNAL and trap ” SIGNAL reset or ignore it.
 func (a *analyzer) trapCode(at int, ops []arg, cwd dir) {
 	if len(ops) < 2 {
 		return // trap SIGNAL resets it; trap alone lists the traps
