@@ -34,6 +34,10 @@ type codeRef struct {
 	kind    codeKind
 	lang    oneliner.Lang // for codeInterp
 	carrier string        // what hands the code over, for evidence: "core.pager", "GIT_SSH_COMMAND", "trap"
+	// direct says the code is a command given on the command line to be run (git rebase
+	// --exec), judged as if run directly; otherwise it is a setting, and a program file it
+	// names is code moat cannot read.
+	direct bool
 }
 
 // runCode analyses code that the command at index at makes a program run, as commands run
@@ -68,7 +72,7 @@ func (a *analyzer) runCode(at int, r codeRef, cwd dir) {
 	case codeInterp:
 		a.inspect(at, r.lang, r.code.lit, cwd)
 	}
-	if r.kind != codeShell && r.kind != codeProgram {
+	if r.direct || r.kind != codeShell && r.kind != codeProgram {
 		return
 	}
 	for _, c := range a.cmds[start:] {

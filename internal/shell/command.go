@@ -170,6 +170,11 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		// substitutions, walked next, run before it, so the state is forgotten when the
 		// walk leaves the command.
 		a.forgetOnLeave = true
+	} else if evaluators[cmd.Name] {
+		// eval, source, trap: what they run may change anything, but only once they run,
+		// after their own substitutions (. <(printf … ~)), which are walked next.
+		a.forgetOnLeave = true
+		a.effects(&cmd, &m, rest, ops, opts, cwd)
 	} else {
 		stateChanges(cmd.Name, rest, a.forget)
 		if dirChangers[cmd.Name] {
@@ -189,9 +194,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	for _, code := range a.meta[at].laterCode {
 		a.runCode(at, code, cwd)
 	}
-	if i == 0 {
-		a.aliasUse(at, ce, cwd)
-	}
+	a.aliasUse(at, ce, cwd)
 }
 
 // finish fills in what every command has: arguments, flags, operands, the accesses of its
@@ -515,7 +518,7 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				}
 				break
 			}
-		case w.assigns && isAssignment(s):
+		case w.assigns && wrapperAssignment(s):
 			i++
 		case operands > 0:
 			operands--
@@ -525,6 +528,14 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 		}
 	}
 	return i, r
+}
+
+// wrapperAssignment reports whether a word is NAME=value to a wrapper that sets the
+// environment (env, sudo): they take any word with an = before the program as one, even a
+// name the shell could not assign (env 'BASH_FUNC_ls%%=() { …; }').
+func wrapperAssignment(s string) bool {
+	i := strings.IndexByte(s, '=')
+	return i > 0 && !strings.ContainsAny(s[:i], "/ ")
 }
 
 func isAssignment(s string) bool {

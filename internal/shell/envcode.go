@@ -216,6 +216,12 @@ func (a *analyzer) prefixAssigns(assigns []*syntax.Assign, args []arg, prog int)
 	for _, x := range args[:prog] {
 		lit := x.lit
 		name := varName(lit)
+		if strings.HasPrefix(lit, "BASH_FUNC_") {
+			// env 'BASH_FUNC_ls%%=() { …; }': a name the shell could not assign, env can.
+			if i := strings.Index(lit, "%%="); i > 0 {
+				name = lit[:i+2]
+			}
+		}
 		if name == "" || len(lit) == len(name) || lit[len(name)] != '=' {
 			continue
 		}
@@ -559,7 +565,10 @@ func (a *analyzer) optionsVar(cmd *call.Command, m *cmdMeta, name, lang string, 
 		opaqueCmd(cmd, name+" is computed at run time: "+shorten(x.lit))
 		return
 	}
-	words := splitOptions(x.lit)
+	words := splitOptions(x.lit, lang == "jvm") // node reads only double quotes
+	if lang == "perl" || lang == "go" {
+		words = strings.Fields(x.lit) // perl and go split at blanks, quotes included
+	}
 	value := func(i int, opt string) (string, int, bool) {
 		w := words[i]
 		if rest, ok := strings.CutPrefix(w, opt+"="); ok && strings.HasPrefix(opt, "--") {
@@ -709,7 +718,7 @@ func dataURL(ref string) (string, bool) {
 
 // splitOptions splits an options variable into words at blanks, keeping quoted text whole
 // (node and the JVM read quotes in NODE_OPTIONS and JAVA_TOOL_OPTIONS).
-func splitOptions(s string) []string {
+func splitOptions(s string, singleQuotes bool) []string {
 	var words []string
 	var b strings.Builder
 	quote := byte(0)
@@ -721,7 +730,7 @@ func splitOptions(s string) []string {
 			quote = 0
 		case quote != 0:
 			b.WriteByte(c)
-		case c == '"' || c == '\'':
+		case c == '"' || c == '\'' && singleQuotes:
 			quote, in = c, true
 		case c == ' ' || c == '\t' || c == '\n':
 			if in {

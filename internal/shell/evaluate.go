@@ -41,36 +41,55 @@ func (a *analyzer) defineAlias(name, value string) {
 // aliasUse analyses a command whose first word is an alias defined earlier in the line: bash
 // replaces the word by the alias's text (in an interactive shell, and in a script after
 // shopt -s expand_aliases, from the next line on), so `x ~` after alias x='rm -rf' is
-// rm -rf ~. A quoted or escaped word is not an alias, and an alias is not expanded again
-// inside its own text.
+// rm -rf ~. When the text ends with a blank, the next word is expanded too (alias
+// sudo='sudo '). A quoted or escaped word is not an alias, and an alias is not expanded
+// again inside its own text.
 func (a *analyzer) aliasUse(at int, ce *syntax.CallExpr, cwd dir) {
 	if ce == nil || len(ce.Args) == 0 || len(a.sh.aliases) == 0 || len(ce.Assigns) > 0 {
 		return
 	}
-	w := ce.Args[0]
-	if len(w.Parts) != 1 {
-		return
-	}
-	l, ok := w.Parts[0].(*syntax.Lit)
-	if !ok || strings.ContainsAny(l.Value, `\`) {
-		return
-	}
-	value, ok := a.sh.aliases[l.Value]
-	if !ok {
-		return
-	}
-	for _, n := range a.sh.expanding {
-		if n == l.Value {
-			return
+	var text strings.Builder
+	n := 0
+	for _, w := range ce.Args {
+		value, ok := a.aliasOf(w)
+		if !ok {
+			break
+		}
+		text.WriteString(value)
+		n++
+		if !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") {
+			break
 		}
 	}
-	rest := ""
-	if end := ce.Args[len(ce.Args)-1].End(); end.IsValid() && w.End().IsValid() && end.Offset() <= uint(len(a.line)) {
-		rest = a.line[w.End().Offset():end.Offset()]
+	if n == 0 {
+		return
 	}
-	a.sh.expanding = append(a.sh.expanding, l.Value)
-	a.nested(at, value+rest, cwd, false)
-	a.sh.expanding = a.sh.expanding[:len(a.sh.expanding)-1]
+	if from, end := ce.Args[n-1].End(), ce.Args[len(ce.Args)-1].End(); from.IsValid() && end.IsValid() && from.Offset() <= end.Offset() && end.Offset() <= uint(len(a.line)) {
+		text.WriteString(a.line[from.Offset():end.Offset()])
+	}
+	mark := len(a.sh.expanding)
+	for _, w := range ce.Args[:n] {
+		a.sh.expanding = append(a.sh.expanding, w.Lit())
+	}
+	a.nested(at, text.String(), cwd, false)
+	a.sh.expanding = a.sh.expanding[:mark]
+}
+
+// aliasOf returns the text of the alias a word names: an unquoted, unescaped word that is an
+// alias the line defined, and not one being expanded.
+func (a *analyzer) aliasOf(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || strings.Contains(l.Value, `\`) {
+		return "", false
+	}
+	value, ok := a.sh.aliases[l.Value]
+	if !ok || containsString(a.sh.expanding, l.Value) {
+		return "", false
+	}
+	return value, true
 }
 
 // subscriptCode returns the text bash expands, when it evaluates s as a variable name or an
@@ -213,6 +232,11 @@ func (a *analyzer) evalStrings(n syntax.Node) []arg {
 		arith(n.X)
 	case *syntax.LetClause:
 		for _, x := range n.Exprs {
+			if w, ok := x.(*syntax.Word); ok && w.Lit() == "" {
+				// let 'a[$(…)]=1': a quoted expression, which let evaluates as it reads it.
+				add(a.wordSubscript(w, true))
+				continue
+			}
 			arith(x)
 		}
 	case *syntax.TestClause:
@@ -248,6 +272,11 @@ func (a *analyzer) evalStrings(n syntax.Node) []arg {
 // expands, and in arithmetic the known value of the variable it names.
 func (a *analyzer) wordSubscript(w *syntax.Word, arithmetic bool) string {
 	x, ok := plainWord(w)
+	if !ok {
+		if fields := a.expand(nil, w, true); len(fields) == 1 {
+			x, ok = fields[0], true
+		}
+	}
 	if ok && !x.dynamic {
 		if code := subscriptCode(x.lit); code != "" {
 			return code

@@ -215,6 +215,9 @@ type gitOpt struct {
 	short    byte
 	kind     gitValueKind // gitShell, gitProgram, gitProgramPath, gitHooks or gitPair
 	attached bool         // the value only follows in the same word (grep -O<pager>)
+	// direct says the value is a command the user gives to be run (rebase --exec), judged
+	// as if run directly, rather than a program that stands in for one of git's (--upload-pack).
+	direct bool
 }
 
 var fetchOptions = []string{"all", "append", "atomic", "depth", "deepen", "shallow-since", "shallow-exclude", "unshallow",
@@ -247,13 +250,13 @@ var gitSubcommands = sync.OnceValue(func() map[string]gitSub {
 				"verify", "no-verify", "set-upstream", "thin", "quiet", "verbose", "progress", "ipv4", "ipv6"}},
 		"archive": {code: []gitOpt{{long: "exec", kind: gitShell}},
 			other: []string{"format", "list", "verbose", "prefix", "add-file", "add-virtual-file", "output", "worktree-attributes", "mtime", "remote"}},
-		"rebase": {code: []gitOpt{{long: "exec", short: 'x', kind: gitShell}},
+		"rebase": {code: []gitOpt{{long: "exec", short: 'x', kind: gitShell, direct: true}},
 			other: []string{"onto", "keep-base", "continue", "abort", "quit", "apply", "merge", "rebase-merges", "strategy",
 				"strategy-option", "interactive", "edit-todo", "show-current-patch", "skip", "empty", "keep-empty", "no-keep-empty",
 				"reapply-cherry-picks", "allow-empty-message", "signoff", "committer-date-is-author-date", "ignore-date",
 				"reset-author-date", "root", "autosquash", "autostash", "fork-point", "ignore-whitespace", "whitespace",
 				"update-refs", "gpg-sign", "quiet", "verbose", "stat", "no-stat", "no-verify", "verify", "context", "reschedule-failed-exec"}},
-		"difftool": {code: []gitOpt{{long: "extcmd", short: 'x', kind: gitShell}},
+		"difftool": {code: []gitOpt{{long: "extcmd", short: 'x', kind: gitShell, direct: true}},
 			other: []string{"dir-diff", "no-prompt", "prompt", "tool", "tool-help", "symlinks", "gui", "trust-exit-code"}},
 		"grep": {code: []gitOpt{{long: "open-files-in-pager", short: 'O', kind: gitShell, attached: true}},
 			other: []string{"cached", "no-index", "untracked", "exclude-standard", "recurse-submodules", "text", "textconv",
@@ -273,9 +276,9 @@ var gitSubcommands = sync.OnceValue(func() map[string]gitSub {
 		"daemon":   {code: []gitOpt{{long: "access-hook", kind: gitProgram}}},
 		"instaweb": {code: []gitOpt{{long: "httpd", short: 'd', kind: gitShell}, {long: "browser", short: 'b', kind: gitProgramPath}}, other: []string{"local", "port", "module-path", "start", "stop", "restart"}},
 		// filter-branch reads its options itself: no abbreviations.
-		"filter-branch": {code: []gitOpt{{long: "tree-filter", kind: gitShell}, {long: "index-filter", kind: gitShell}, {long: "msg-filter", kind: gitShell},
-			{long: "env-filter", kind: gitShell}, {long: "commit-filter", kind: gitShell}, {long: "parent-filter", kind: gitShell},
-			{long: "tag-name-filter", kind: gitShell}}, other: []string{"setup", "subdirectory-filter", "prune-empty", "original", "force", "state-branch"}},
+		"filter-branch": {code: []gitOpt{{long: "tree-filter", kind: gitShell, direct: true}, {long: "index-filter", kind: gitShell, direct: true}, {long: "msg-filter", kind: gitShell, direct: true},
+			{long: "env-filter", kind: gitShell, direct: true}, {long: "commit-filter", kind: gitShell, direct: true}, {long: "parent-filter", kind: gitShell, direct: true},
+			{long: "tag-name-filter", kind: gitShell, direct: true}}, other: []string{"setup", "subdirectory-filter", "prune-empty", "original", "force", "state-branch"}},
 		"submodule": {runs: "foreach", runsKind: codeShell},
 		"bisect":    {runs: "run", runsKind: codeProgram},
 	}
@@ -404,7 +407,7 @@ func gitRunsCode(a *analyzer, v *view) string {
 				if s.runsKind == codeProgram {
 					line = quotedArgs(cmd)
 				}
-				a.later = append(a.later, codeRef{code: line, kind: codeShell, carrier: "git " + name + " " + s.runs})
+				a.later = append(a.later, codeRef{code: line, kind: codeShell, carrier: "git " + name + " " + s.runs, direct: true})
 			}
 			break
 		}
@@ -479,7 +482,8 @@ func gitRunsCode(a *analyzer, v *view) string {
 				a.later = append(a.later, codeRef{code: val, kind: codeProgram, carrier: carrier})
 			}
 		default:
-			a.later = append(a.later, codeRef{code: val, kind: codeShell, carrier: carrier})
+			// rebase --exec, filter-branch --tree-filter: a command to run, given as such.
+			a.later = append(a.later, codeRef{code: val, kind: codeShell, carrier: carrier, direct: o.direct})
 		}
 	}
 	return ""
