@@ -176,6 +176,18 @@ var envVars = sync.OnceValue(func() map[string]envVar {
 	}
 })
 
+// interactiveVars are the variables of envVars only an interactive program reads.
+var interactiveVars = sync.OnceValue(func() []string {
+	var names []string
+	for name, v := range envVars() {
+		if v.interactive {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+})
+
 // lookupEnvVar returns what the variable name carries, if anything.
 func lookupEnvVar(name string) (envVar, bool) {
 	if v, ok := envVars()[name]; ok {
@@ -785,8 +797,8 @@ func splitGitParameters(s string) []string {
 // such a program reads whose value the line set earlier: they were not judged where set.
 func (a *analyzer) interactiveEnv(cmd *call.Command, m *cmdMeta, cwd dir) {
 	r := envReader{prog: m.prog, opts: []option{{name: "i"}}}
-	for name, v := range envVars() {
-		if !v.interactive || !slices.Contains(v.readers, m.prog) {
+	for _, name := range interactiveVars() {
+		if !slices.Contains(envVars()[name].readers, m.prog) {
 			continue
 		}
 		if cur, _ := a.st.get(name); cur.known {

@@ -96,7 +96,7 @@ func (a *analyzer) aliasOf(w *syntax.Word) (string, bool) {
 // arithmetic expression, inside the array subscripts of s that hold a substitution: for
 // `a[$(rm -rf ~)]`, `$(rm -rf ~)`. It returns "" when no subscript runs anything.
 func subscriptCode(s string) string {
-	if !strings.Contains(s, "[") || !strings.ContainsAny(s, "$`") {
+	if len(s) > maxEvaluatedString || !strings.Contains(s, "[") || !strings.ContainsAny(s, "$`") {
 		return ""
 	}
 	var b strings.Builder
@@ -130,6 +130,11 @@ func subscriptCode(s string) string {
 	}
 	return b.String()
 }
+
+// maxEvaluatedString bounds the strings read for subscripts and prompt expansions: names and
+// expressions are short, and a long value read at every use of a variable would cost the
+// analysis more than a hook may spend.
+const maxEvaluatedString = 4 << 10
 
 // evaluatedNames are, per builtin, the arguments it reads as variable names, whose
 // subscripts bash evaluates: every operand (""), or the value of an option ("v" for
@@ -213,7 +218,9 @@ func (a *analyzer) evalStrings(n syntax.Node) []arg {
 		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && n.Exp.Word.Lit() == "P" && n.Param != nil {
 			// ${x@P} expands x's value as a prompt string, running its substitutions.
 			if v, _ := a.st.get(n.Param.Value); v.known {
-				if strings.ContainsAny(v.s, "$`") {
+				if len(v.s) > maxEvaluatedString {
+					out = append(out, arg{lit: "${" + n.Param.Value + "@P}", dynamic: true})
+				} else if strings.ContainsAny(v.s, "$`") {
 					add(v.s)
 				}
 			} else {
