@@ -482,6 +482,11 @@ func (a *analyzer) writtenCode(n int) {
 	if a.st.home.known {
 		homeDir = a.st.home.s // the user's, whatever the line did to $HOME
 	}
+	// What is written only matters to a command that runs a file; most lines have none.
+	runsFiles := false
+	for i := 0; i < n && !runsFiles; i++ {
+		runsFiles = !a.meta[i].nested && (a.meta[i].script != "" || len(a.meta[i].runs) > 0)
+	}
 	for i := 0; i < n; i++ {
 		m := &a.meta[i]
 		if m.nested {
@@ -496,6 +501,10 @@ func (a *analyzer) writtenCode(n int) {
 		m = &a.meta[i]
 		for _, acc := range a.cmds[i].Accesses {
 			if acc.Kind != call.Write {
+				continue
+			}
+			isConfig := gitConfigFile(acc.Path, homeDir)
+			if !runsFiles && !isConfig {
 				continue
 			}
 			var t fileText
@@ -519,11 +528,13 @@ func (a *analyzer) writtenCode(n int) {
 					t.known, t.partial = false, true
 				}
 			}
-			if written == nil {
-				written = make(map[string]fileText)
+			if runsFiles {
+				if written == nil {
+					written = make(map[string]fileText)
+				}
+				written[acc.Path] = t
 			}
-			written[acc.Path] = t
-			if gitConfigFile(acc.Path, homeDir) {
+			if isConfig {
 				a.gitConfigText(i, acc.Path, t)
 			}
 		}
