@@ -174,12 +174,12 @@ func systemPath(p string) bool {
 // could run anyway: the system's, or the project's (inside the working directory, which an
 // unknown working directory is assumed to contain when p is relative and does not climb out).
 func (a *analyzer) trustedDir(p string, cwd dir) bool {
-	if p == "" {
-		return true
-	}
-	if systemPath(p) {
-		return true
-	}
+	return p == "" || systemPath(p) || a.inProject(p, cwd)
+}
+
+// inProject reports whether p is inside the working directory, the project: when the
+// working directory is unknown, whether p is relative and does not climb out.
+func (a *analyzer) inProject(p string, cwd dir) bool {
 	if !path.IsAbs(p) {
 		if home, _ := a.st.get("HOME"); home.known && (p == "~" || strings.HasPrefix(p, "~/")) {
 			p = home.s + p[1:]

@@ -86,7 +86,7 @@ func TestEnvVarsTable(t *testing.T) {
 				}
 			case envOptions:
 				bad := map[string]string{"node": "--require /tmp/x.js", "perl": "-I/tmp/x", "ruby": "-r/tmp/x.rb",
-					"jvm": "-javaagent:/tmp/a.jar", "go": "-toolexec=/tmp/x"}[v.lang]
+					"jvm": "-javaagent:/tmp/a.jar", "go": "-toolexec=/tmp/x", "tar": "--to-command=/tmp/x"}[v.lang]
 				if bad == "" {
 					t.Fatalf("no test for options of %q", v.lang)
 				}
@@ -170,6 +170,8 @@ func TestGitCodeKeysTable(t *testing.T) {
 				}
 			case gitInclude:
 				want("/tmp/x.cfg", findOpaque)
+			case gitWorkTree:
+				want("/", findOpaque)
 			case gitTransport:
 				if line := forms("always")[1]; !givesAnywhere(line, findToolConfig) {
 					t.Errorf("%s: want %s", line, findToolConfig)

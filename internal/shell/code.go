@@ -123,6 +123,16 @@ func (a *analyzer) shellCode(at int, ops []arg, opts []option, cwd dir) {
 			return
 		}
 	}
+	for _, o := range opts {
+		if (o.name == "rcfile" || o.name == "init-file") && o.hasValue {
+			// bash --rcfile FILE -i sources FILE before reading commands.
+			if o.val.dynamic {
+				a.opaque(at, "bash --"+o.name+" names a file computed at run time: "+shorten(o.val.lit))
+			} else if p, ok, _ := a.resolve(a.tildePath(o.val.lit), cwd); ok && p != "/dev/null" {
+				m.runs = append(m.runs, runFile{path: p, carrier: "bash --" + o.name, shell: true, opaque: true})
+			}
+		}
+	}
 	stdin := false
 	for _, o := range opts {
 		stdin = stdin || o.name == "s"
@@ -236,6 +246,9 @@ func (a *analyzer) codeWord(prog arg) []syntax.Node {
 
 // evalCode: eval joins its words with spaces and runs the result.
 func (a *analyzer) evalCode(at int, rest []arg, cwd dir) {
+	if len(rest) > 0 && !rest[0].dynamic && rest[0].lit == "--" {
+		rest = rest[1:] // eval -- CODE: the end of eval's (no) options
+	}
 	if len(rest) == 0 {
 		return
 	}

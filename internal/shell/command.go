@@ -44,12 +44,13 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 		// No words, or only words that expand to nothing: the assignments are the shell's
 		// own, and the redirections are still made.
 		env := a.prefixAssigns(ce.Assigns, nil, 0)
+		refs := a.tableAssigns(ce.Assigns)
 		a.assign(ce.Assigns)
 		switch {
 		case len(redirs) > 0:
 			a.emitNull(redirs)
-		case len(env) > 0:
-			a.persistentEnv(call.Command{Name: ":", Findings: a.assignFindings(ce.Assigns, nil)}, cmdMeta{}, env)
+		case len(env) > 0 || len(refs) > 0:
+			a.persistentEnv(call.Command{Name: ":", Findings: a.assignFindings(ce.Assigns, nil)}, cmdMeta{laterCode: refs}, env)
 		default:
 			if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
 				a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
@@ -264,13 +265,14 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	}
 	// Options (-x, -i, -u...) change what a value becomes; a dynamic word may be any
 	// option or assignment.
-	options, anything, namerefs := false, false, false
+	options, anything, namerefs, integers := false, false, false, false
 	for _, as := range d.Args {
 		if as.Name == nil && as.Value != nil {
 			s := as.Value.Lit()
 			options = options || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")
 			anything = anything || s == "" || nameref(s)
 			namerefs = namerefs || strings.HasPrefix(s, "-") && nameref(s)
+			integers = integers || strings.HasPrefix(s, "-") && strings.Contains(s, "i")
 		}
 	}
 	args := a.args[:0]
@@ -317,8 +319,10 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 					}
 					env = append(env, envAssign{name, x})
 				}
-				if namerefs && ok {
-					names = append(names, v) // declare -n r='a[$(…)]': using r evaluates it
+				if (namerefs || integers) && ok {
+					// declare -n r='a[$(…)]': using r evaluates it; declare -i n='…' evaluates
+					// the value as arithmetic at once.
+					names = append(names, v)
 				}
 			}
 			if as.Append {

@@ -128,11 +128,25 @@ var envVars = sync.OnceValue(func() map[string]envVar {
 		"MAVEN_OPTS":        lang(envOptions, []string{"mvn"}, "jvm"),
 		"GRADLE_OPTS":       lang(envOptions, []string{"gradle"}, "jvm"),
 		"GOFLAGS":           lang(envOptions, []string{"go"}, "go"),
+		"TAR_OPTIONS":       lang(envOptions, []string{"tar"}, "tar"),
+		"BUNDLE_GEMFILE":    lang(envDir, []string{"bundle"}, ""),
+		// .NET loads startup hooks and profilers into every process it starts.
+		"DOTNET_STARTUP_HOOKS":     {kind: envLibrary, readers: []string{"dotnet"}, inherited: true},
+		"CORECLR_PROFILER_PATH":    {kind: envLibrary, readers: []string{"dotnet"}, inherited: true},
+		"CORECLR_PROFILER_PATH_64": {kind: envLibrary, readers: []string{"dotnet"}, inherited: true},
+		"CORECLR_PROFILER_PATH_32": {kind: envLibrary, readers: []string{"dotnet"}, inherited: true},
 
 		// Programs that run an editor, a pager, a browser or a compiler named by a variable.
 		"EDITOR":                    {kind: envShell, readers: editorReaders, inherited: true},
 		"VISUAL":                    {kind: envShell, readers: editorReaders, inherited: true},
 		"SUDO_EDITOR":               {kind: envShell, readers: []string{"sudo", "sudoedit"}},
+		"KUBE_EDITOR":               {kind: envShell, readers: []string{"kubectl"}, inherited: true},
+		"KUBECTL_EXTERNAL_DIFF":     {kind: envShell, readers: []string{"kubectl"}, inherited: true},
+		"SVN_EDITOR":                {kind: envShell, readers: []string{"svn"}, inherited: true},
+		"HGEDITOR":                  {kind: envShell, readers: []string{"hg"}, inherited: true},
+		"FCEDIT":                    {kind: envShell, readers: shellReaders},
+		"RSYNC_RSH":                 {kind: envShell, readers: []string{"rsync"}, inherited: true},
+		"RSYNC_CONNECT_PROG":        {kind: envShell, readers: []string{"rsync"}, inherited: true},
 		"PAGER":                     {kind: envShell, readers: pagerReaders, inherited: true},
 		"MANPAGER":                  {kind: envShell, readers: []string{"man"}, inherited: true},
 		"SYSTEMD_PAGER":             {kind: envShell, readers: []string{"systemctl", "journalctl", "loginctl", "timedatectl", "hostnamectl"}, inherited: true},
@@ -423,16 +437,32 @@ func (a *analyzer) envEffects(cmd *call.Command, m *cmdMeta, assigns []envAssign
 			}
 			if x.dynamic {
 				opaqueCmd(cmd, name+" is computed at run time: "+shorten(x.lit))
-			} else if !a.trustedDir(a.tildePath(x.lit), cwd) {
+			} else if !a.inProject(a.tildePath(x.lit), cwd) {
 				opaqueCmd(cmd, name+"="+x.lit+" points git outside the project, at settings and hooks moat cannot read")
 			}
 		}
 	}
-	// GIT_CONFIG_COUNT=n with GIT_CONFIG_KEY_i and GIT_CONFIG_VALUE_i: the pairs are settings.
+	// GIT_CONFIG_COUNT=n with GIT_CONFIG_KEY_i and GIT_CONFIG_VALUE_i: the pairs are settings,
+	// with the half not set here taken from what the line set before.
+	for n := range gitValues {
+		if _, ok := gitKeys[n]; ok {
+			continue
+		}
+		if cur, _ := a.st.get("GIT_CONFIG_KEY_" + n); cur.known {
+			if gitKeys == nil {
+				gitKeys = make(map[string]arg)
+			}
+			gitKeys[n] = arg{lit: cur.s}
+		}
+	}
 	for n, key := range gitKeys {
 		val, ok := gitValues[n]
 		if !ok {
-			continue
+			cur, _ := a.st.get("GIT_CONFIG_VALUE_" + n)
+			if !cur.known {
+				continue
+			}
+			val = arg{lit: cur.s}
 		}
 		if key.dynamic {
 			cmd.Findings = appendFinding(cmd.Findings, findDynamicCommand, "a git setting computed at run time: GIT_CONFIG_KEY_"+n)
@@ -577,7 +607,7 @@ func (a *analyzer) optionsVar(cmd *call.Command, m *cmdMeta, name, lang string, 
 		opaqueCmd(cmd, name+" is computed at run time: "+shorten(x.lit))
 		return
 	}
-	words := splitOptions(x.lit, lang == "jvm") // node reads only double quotes
+	words := splitOptions(x.lit, lang == "jvm" || lang == "tar") // node reads only double quotes
 	if lang == "perl" || lang == "go" {
 		words = strings.Fields(x.lit) // perl and go split at blanks, quotes included
 	}
@@ -654,6 +684,20 @@ func (a *analyzer) optionsVar(cmd *call.Command, m *cmdMeta, name, lang string, 
 					m.laterCode = append(m.laterCode, codeRef{code: arg{lit: c}, kind: codeShell, carrier: name})
 				}
 			}
+		case "tar":
+			// GNU tar reads TAR_OPTIONS before its arguments; some options run commands.
+			opt, val, ok := strings.Cut(words[i], "=")
+			if !ok {
+				break
+			}
+			switch opt {
+			case "--to-command", "--use-compress-program", "--info-script", "--new-volume-script":
+				m.laterCode = append(m.laterCode, codeRef{code: arg{lit: val}, kind: codeShell, carrier: name + " " + opt})
+			case "--checkpoint-action":
+				if cmd, ok := strings.CutPrefix(val, "exec="); ok {
+					m.laterCode = append(m.laterCode, codeRef{code: arg{lit: cmd}, kind: codeShell, carrier: name + " " + opt})
+				}
+			}
 		case "go":
 			for _, opt := range []string{"-toolexec", "--toolexec", "-exec", "--exec"} {
 				if v, j, ok := goFlag(words, i, opt); ok {
@@ -728,9 +772,10 @@ func dataURL(ref string) (string, bool) {
 	return s, true
 }
 
-// splitOptions splits an options variable into words at blanks, keeping quoted text whole
-// (node and the JVM read quotes in NODE_OPTIONS and JAVA_TOOL_OPTIONS).
-func splitOptions(s string, singleQuotes bool) []string {
+// splitOptions splits an options variable into words at blanks, keeping quoted text whole:
+// node reads double quotes in NODE_OPTIONS; the JVM and tar also read single quotes and
+// backslashes (shellLike).
+func splitOptions(s string, shellLike bool) []string {
 	var words []string
 	var b strings.Builder
 	quote := byte(0)
@@ -742,8 +787,12 @@ func splitOptions(s string, singleQuotes bool) []string {
 			quote = 0
 		case quote != 0:
 			b.WriteByte(c)
-		case c == '"' || c == '\'' && singleQuotes:
+		case c == '"' || c == '\'' && shellLike:
 			quote, in = c, true
+		case c == '\\' && shellLike && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+			in = true
 		case c == ' ' || c == '\t' || c == '\n':
 			if in {
 				words = append(words, b.String())

@@ -92,6 +92,45 @@ func (a *analyzer) aliasOf(w *syntax.Word) (string, bool) {
 	return value, true
 }
 
+// tableAssigns returns the code that assignments to bash's own tables define: an element of
+// BASH_ALIASES is an alias (BASH_ALIASES[x]='rm -rf' makes `x ~` rm -rf ~), an element of
+// BASH_CMDS the program a command name runs (BASH_CMDS[ls]=/tmp/x makes ls run /tmp/x).
+func (a *analyzer) tableAssigns(as []*syntax.Assign) []codeRef {
+	var refs []codeRef
+	for _, x := range as {
+		if x.Name == nil || x.Name.Value != "BASH_ALIASES" && x.Name.Value != "BASH_CMDS" {
+			continue
+		}
+		type elem struct {
+			key *syntax.Word
+			val *syntax.Word
+		}
+		var elems []elem
+		if w, ok := x.Index.(*syntax.Word); ok {
+			elems = append(elems, elem{w, x.Value})
+		}
+		if x.Array != nil {
+			for _, e := range x.Array.Elems {
+				if w, ok := e.Index.(*syntax.Word); ok {
+					elems = append(elems, elem{w, e.Value})
+				}
+			}
+		}
+		for _, e := range elems {
+			val := a.assignArg(e.val)
+			if x.Name.Value == "BASH_CMDS" {
+				refs = append(refs, codeRef{code: val, kind: codeProgram, carrier: "BASH_CMDS[" + a.source(e.key) + "]"})
+				continue
+			}
+			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: "BASH_ALIASES", direct: true})
+			if key, ok := a.assignValue(e.key); ok && !val.dynamic {
+				a.defineAlias(key, val.lit)
+			}
+		}
+	}
+	return refs
+}
+
 // subscriptCode returns the text bash expands, when it evaluates s as a variable name or an
 // arithmetic expression, inside the array subscripts of s that hold a substitution: for
 // `a[$(rm -rf ~)]`, `$(rm -rf ~)`. It returns "" when no subscript runs anything.

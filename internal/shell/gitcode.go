@@ -30,6 +30,7 @@ const (
 	gitHooks                               // a directory of hooks git runs (core.hooksPath, init.templateDir)
 	gitInclude                             // another configuration file git reads (include.path)
 	gitTransport                           // allows transports whose URLs name commands (protocol.ext.allow)
+	gitWorkTree                            // a work tree git checks files out into (core.worktree)
 	gitPair                                // for an option: a KEY=VALUE setting (clone -c)
 )
 
@@ -88,6 +89,7 @@ var gitCodeKeys = sync.OnceValue(func() []gitKey {
 		{"trailer.*.cmd", gitShell},
 		{"remote.*.uploadpack", gitShell},
 		{"remote.*.receivepack", gitShell},
+		{"core.worktree", gitWorkTree},
 		{"include.path", gitInclude},
 		{"includeif.*.path", gitInclude},
 		{"protocol.ext.allow", gitTransport},
@@ -125,7 +127,7 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	carrier := "git's " + key
 	if val.dynamic {
 		switch kind {
-		case gitHooks, gitInclude:
+		case gitHooks, gitInclude, gitWorkTree:
 			fs = appendFinding(fs, findOpaque, carrier+" is computed at run time: "+shorten(val.lit))
 		case gitTransport:
 		default:
@@ -172,6 +174,10 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	case gitInclude:
 		if v != "" && v != "/dev/null" {
 			fs = appendFinding(fs, findOpaque, carrier+" makes git read settings from "+v+", which can name commands git runs")
+		}
+	case gitWorkTree:
+		if !a.inProject(a.tildePath(v), cwd) {
+			fs = appendFinding(fs, findOpaque, carrier+" is "+v+", outside the project: git checks files out there")
 		}
 	case gitTransport:
 		if persist && strings.EqualFold(strings.TrimSpace(v), "always") {
@@ -514,7 +520,7 @@ func (a *analyzer) gitRepo(what string, x arg, cwd dir) {
 	switch {
 	case x.dynamic:
 		a.report(findOpaque, "git's "+what+" is computed at run time: "+shorten(x.lit))
-	case !a.trustedDir(x.lit, cwd):
+	case !a.inProject(a.tildePath(x.lit), cwd):
 		a.report(findOpaque, "git's "+what+" is "+x.lit+", outside the project: its settings and hooks, which git runs, are unknown")
 	}
 }

@@ -244,6 +244,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"security":    {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
 		"bundle":      {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
 		"tar":         {{when: tarRunsCode, finding: ""}},
+		"hash":        {{when: hashProgram, finding: ""}},
+		"enable":      {{when: enableLoads, finding: findOpaque}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
@@ -462,6 +464,27 @@ func tarRunsCode(a *analyzer, v *view) string {
 			}
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
 			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
+		}
+	}
+	return ""
+}
+
+// hashProgram: hash -p PATH NAME makes the command NAME run the program PATH.
+func hashProgram(a *analyzer, v *view) string {
+	for i, x := range v.args {
+		if !x.dynamic && x.lit == "-p" && i+1 < len(v.args) {
+			a.later = append(a.later, codeRef{code: v.args[i+1], kind: codeProgram, carrier: "hash -p"})
+			return "hash -p"
+		}
+	}
+	return ""
+}
+
+// enableLoads: enable -f FILE NAME loads a builtin into bash from a shared library.
+func enableLoads(_ *analyzer, v *view) string {
+	for _, f := range v.values("f") {
+		if f.dynamic || !systemPath(f.lit) {
+			return "enable -f " + f.lit + " loads a builtin from a library moat cannot read"
 		}
 	}
 	return ""
