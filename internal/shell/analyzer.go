@@ -21,6 +21,7 @@ type analyzer struct {
 	opts          []option           // scratch for a command's options
 	pending       []call.Finding     // findings a rule body reported (knowledge.go)
 	curRedirs     []*syntax.Redirect // the redirections of the command being built
+	curAssigns    []*syntax.Assign   // the assignments before the command being built (X=1 cmd)
 	later         []codeRef          // code a rule body found the command makes a program run (knowledge.go)
 	forgetOnLeave bool               // the command being visited makes everything unknown once walked
 	tainted       map[string]taint   // files the line writes secret data into (flow.go)

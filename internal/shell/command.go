@@ -162,6 +162,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	if u.privileged != "" {
 		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
 	}
+	a.curAssigns = assigns
 	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
 	if a.bomb > 0 || slices.Contains(a.bombs, cmd.Name) {
 		cmd.Findings = appendFinding(cmd.Findings, findForkBomb, "starts copies of itself without end: "+cmd.Name)
@@ -183,6 +184,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 	}
+	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1

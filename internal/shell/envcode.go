@@ -259,6 +259,18 @@ func (a *analyzer) prefixAssigns(assigns []*syntax.Assign, args []arg, prog int)
 	return out
 }
 
+// prefixValue returns the value the command being built gives name in its own environment
+// (NAME=value cmd).
+func (a *analyzer) prefixValue(name string) (arg, bool) {
+	for i := len(a.curAssigns) - 1; i >= 0; i-- {
+		x := a.curAssigns[i]
+		if x.Name != nil && x.Name.Value == name && x.Index == nil && x.Array == nil {
+			return a.assignArg(x.Value), true
+		}
+	}
+	return arg{}, false
+}
+
 // assignArg is the value of an assignment as an argument: its text, or when it is only known
 // at run time its source text and word.
 func (a *analyzer) assignArg(w *syntax.Word) arg {
@@ -604,8 +616,17 @@ func (a *analyzer) sourceEntries(x arg, self string, cwd dir) []string {
 // command, or hold the code itself.
 func (a *analyzer) optionsVar(cmd *call.Command, m *cmdMeta, name, lang string, x arg, cwd dir) {
 	if x.dynamic {
-		opaqueCmd(cmd, name+" is computed at run time: "+shorten(x.lit))
-		return
+		// NODE_OPTIONS="--max-old-space-size=$MEM" computes a value no option that loads
+		// code takes; a computed word that may be any option, or an option that loads code
+		// with a computed value, is opaque.
+		for _, w := range strings.Fields(strings.NewReplacer(`"`, "", "'", "").Replace(x.lit)) {
+			self := w == "$"+name || w == "${"+name+"}" || strings.HasPrefix(w, "${"+name+":")
+			if !self && (strings.HasPrefix(w, "$") || strings.HasPrefix(w, "`") || loadsCode(lang, w) && strings.ContainsAny(w, "$`")) {
+				opaqueCmd(cmd, name+" is computed at run time: "+shorten(x.lit))
+				return
+			}
+		}
+		x = arg{lit: x.lit}
 	}
 	words := splitOptions(x.lit, lang == "jvm" || lang == "tar") // node reads only double quotes
 	if lang == "perl" || lang == "go" {
@@ -708,6 +729,31 @@ func (a *analyzer) optionsVar(cmd *call.Command, m *cmdMeta, name, lang string, 
 			}
 		}
 	}
+}
+
+// loadsCode reports whether an option word of a program's options variable loads code.
+func loadsCode(lang, w string) bool {
+	var prefixes []string
+	switch lang {
+	case "node":
+		prefixes = []string{"-r", "--require", "--import", "--loader", "--experimental-loader"}
+	case "perl":
+		prefixes = []string{"-M", "-m", "-I", "-d"}
+	case "ruby":
+		prefixes = []string{"-r", "-I"}
+	case "jvm":
+		prefixes = []string{"-javaagent", "-agentpath", "-agentlib", "-XX:On", "-Xbootclasspath"}
+	case "go":
+		prefixes = []string{"-toolexec", "--toolexec", "-exec", "--exec"}
+	case "tar":
+		prefixes = []string{"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "-I", "-F"}
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // goFlag reads a Go flag's value: -name=value or -name value.

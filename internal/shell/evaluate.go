@@ -426,13 +426,13 @@ func (a *analyzer) trustedSourceWord(w *syntax.Word) bool {
 }
 
 // setupGenerators are programs whose output is shell code that sets the environment up, which
-// developers eval as a matter of course (eval "$(pyenv init -)"): per program, the first
-// operands that make it print that code, "" for none.
+// developers eval as a matter of course (eval "$(pyenv init -)"): per program, an operand
+// that makes it print that code (minikube -p dev docker-env), "" when none is needed.
 var setupGenerators = sync.OnceValue(func() map[string][]string {
 	initCmd := []string{"init", "virtualenv-init"}
 	return map[string][]string{
 		"ssh-agent": {""}, "pyenv": initCmd, "rbenv": initCmd, "nodenv": initCmd, "goenv": initCmd, "jenv": initCmd,
-		"plenv": initCmd, "phpenv": initCmd, "direnv": {"hook", "export"}, "brew": {"shellenv"}, "dircolors": {""},
+		"plenv": initCmd, "phpenv": initCmd, "scalaenv": initCmd, "swiftenv": initCmd, "exenv": initCmd, "tfenv": initCmd, "direnv": {"hook", "export"}, "brew": {"shellenv"}, "dircolors": {""},
 		"fnm": {"env"}, "zoxide": {"init"}, "starship": {"init"}, "mise": {"activate", "env", "hook-env"}, "rtx": {"activate"},
 		"conda": {"shell.bash", "shell.zsh", "shell.posix"}, "micromamba": {"shell"}, "opam": {"env", "config"},
 		"luarocks": {"path"}, "keychain": {""}, "thefuck": {""}, "register-python-argcomplete": {""},
@@ -465,11 +465,11 @@ func (a *analyzer) setupCode(substs []syntax.Node) bool {
 			if !ok || m.piped || m.ownStdin && !m.stdin.known {
 				return false
 			}
-			first := ""
-			if len(c.Operands) > 0 {
-				first = c.Operands[0]
+			named := containsString(subs, "")
+			for _, o := range c.Operands {
+				named = named || containsString(subs, o)
 			}
-			if !containsString(subs, "") && !containsString(subs, first) {
+			if !named {
 				return false
 			}
 		}

@@ -339,6 +339,10 @@ func (a *analyzer) runFlow(i int, code flowVal) {
 		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
 	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst && !a.setupCode(m.codeSubsts):
 		*c = withFinding(*c, findDynamicCommand, "runs code that a command substitution prints")
+	case m.sourced && code.t&(tDownload|tNetwork) == 0 && !m.codeFromSubst:
+		// source /dev/stdin < FILE: sourcing a file by another name.
+		c.Findings = appendFinding(c.Findings, findOpaque, "sources its standard input, whose text moat cannot read")
+		c.Opaque = true
 	}
 }
 

@@ -361,7 +361,9 @@ func gitRunsCode(a *analyzer, v *view) string {
 			if y, ok := next(); ok && !y.dynamic {
 				key, env, _ := strings.Cut(y.lit, "=")
 				val := arg{lit: "$" + env, dynamic: true}
-				if cur, _ := a.st.get(env); cur.known {
+				if cur, ok := a.prefixValue(env); ok {
+					val = cur
+				} else if cur, _ := a.st.get(env); cur.known {
 					val = arg{lit: cur.s}
 				}
 				add(a.gitSetting(key, val, false, cwd))
