@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -130,22 +131,13 @@ func programFile(c call.Command) string {
 	}
 	if in, ok := oneliner.Lookup(name); ok && in.Lang != oneliner.Awk {
 		for _, f := range c.Flags {
-			if f == "m" && in.Lang == oneliner.Python || len(f) == 1 && strings.Contains(in.CodeShort, f) || containsString(in.CodeLong, f) {
+			if f == "m" && in.Lang == oneliner.Python || len(f) == 1 && strings.Contains(in.CodeShort, f) || slices.Contains(in.CodeLong, f) {
 				return ""
 			}
 		}
 		return c.Operands[0]
 	}
 	return ""
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // systemDirs hold what the operating system and its package managers install, which only an

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -86,7 +87,7 @@ func (a *analyzer) aliasOf(w *syntax.Word) (string, bool) {
 		return "", false
 	}
 	value, ok := a.sh.aliases[l.Value]
-	if !ok || containsString(a.sh.expanding, l.Value) {
+	if !ok || slices.Contains(a.sh.expanding, l.Value) {
 		return "", false
 	}
 	return value, true
@@ -465,9 +466,9 @@ func (a *analyzer) setupCode(substs []syntax.Node) bool {
 			if !ok || m.piped || m.ownStdin && !m.stdin.known {
 				return false
 			}
-			named := containsString(subs, "")
+			named := slices.Contains(subs, "")
 			for _, o := range c.Operands {
-				named = named || containsString(subs, o)
+				named = named || slices.Contains(subs, o)
 			}
 			if !named {
 				return false

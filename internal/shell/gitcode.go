@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -329,12 +330,38 @@ func gitRunsCode(a *analyzer, v *view) string {
 	if sub == 0 && len(args) > 0 && !args[0].dynamic && strings.HasPrefix(args[0].lit, "-") {
 		top, sub = args, len(args) // options only: git runs no subcommand
 	}
-	add := func(refs []codeRef, fs []call.Finding) {
-		a.later = append(a.later, refs...)
-		for _, f := range fs {
-			a.pending = appendFinding(a.pending, f.ID, f.Evidence)
+	a.gitTopOptions(top, cwd)
+	for _, x := range args {
+		if url, ok := strings.CutPrefix(x.lit, "ext::"); ok {
+			a.later = append(a.later, codeRef{code: arg{lit: extCommand(url), dynamic: x.dynamic, word: x.word}, kind: codeShell, carrier: "an ext:: URL"})
 		}
 	}
+	if sub >= len(args) || args[sub].dynamic {
+		return ""
+	}
+	name, rest := args[sub].lit, args[sub+1:]
+	if name == "config" {
+		a.gitConfigWrite(rest, cwd)
+		return ""
+	}
+	if s, ok := gitSubcommands()[name]; ok {
+		a.gitSubcommandCode(name, s, rest, cwd)
+	}
+	return ""
+}
+
+// addGit queues what a setting runs, and reports what it makes opaque, for the command being
+// built.
+func (a *analyzer) addGit(refs []codeRef, fs []call.Finding) {
+	a.later = append(a.later, refs...)
+	for _, f := range fs {
+		a.pending = appendFinding(a.pending, f.ID, f.Evidence)
+	}
+}
+
+// gitTopOptions judges git's own options, before the subcommand. git takes them whole: it
+// accepts no abbreviation of these.
+func (a *analyzer) gitTopOptions(top []arg, cwd dir) {
 	for i := 0; i < len(top); i++ {
 		x := top[i]
 		if x.dynamic {
@@ -354,7 +381,7 @@ func gitRunsCode(a *analyzer, v *view) string {
 		switch name {
 		case "-c":
 			if y, ok := next(); ok {
-				add(a.gitPairSetting(y, false, cwd))
+				a.addGit(a.gitPairSetting(y, false, cwd))
 			}
 		case "--config-env":
 			// KEY=ENVVAR: the setting's value is the variable's.
@@ -366,7 +393,7 @@ func gitRunsCode(a *analyzer, v *view) string {
 				} else if cur, _ := a.st.get(env); cur.known {
 					val = arg{lit: cur.s}
 				}
-				add(a.gitSetting(key, val, false, cwd))
+				a.addGit(a.gitSetting(key, val, false, cwd))
 			}
 		case "--exec-path":
 			if has && !a.trustedDir(val, cwd) {
@@ -380,46 +407,14 @@ func gitRunsCode(a *analyzer, v *view) string {
 			next()
 		}
 	}
-	for _, x := range args {
-		if url, ok := strings.CutPrefix(x.lit, "ext::"); ok {
-			a.later = append(a.later, codeRef{code: arg{lit: extCommand(url), dynamic: x.dynamic, word: x.word}, kind: codeShell, carrier: "an ext:: URL"})
-		}
-	}
-	if sub >= len(args) || args[sub].dynamic {
-		return ""
-	}
-	name := args[sub].lit
-	rest := args[sub+1:]
-	if name == "config" {
-		a.gitConfigWrite(rest, cwd)
-		return ""
-	}
-	s, ok := gitSubcommands()[name]
-	if !ok {
-		return ""
-	}
+}
+
+// gitSubcommandCode judges the options of a git subcommand that run code, and the command
+// a subcommand such as submodule foreach runs.
+func (a *analyzer) gitSubcommandCode(name string, s gitSub, rest []arg, cwd dir) {
 	if s.runs != "" {
-		for i, x := range rest {
-			if x.dynamic || strings.HasPrefix(x.lit, "-") {
-				continue
-			}
-			if x.lit != s.runs {
-				break
-			}
-			cmd := rest[i+1:]
-			for len(cmd) > 0 && !cmd[0].dynamic && strings.HasPrefix(cmd[0].lit, "-") {
-				cmd = cmd[1:] // foreach --recursive, --quiet
-			}
-			if len(cmd) > 0 {
-				line := joinArgs(cmd)
-				if s.runsKind == codeProgram {
-					line = quotedArgs(cmd)
-				}
-				a.later = append(a.later, codeRef{code: line, kind: codeShell, carrier: "git " + name + " " + s.runs, direct: true})
-			}
-			break
-		}
-		return ""
+		a.gitRunsWords(name, s, rest)
+		return
 	}
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
@@ -429,53 +424,14 @@ func gitRunsCode(a *analyzer, v *view) string {
 		if x.lit == "--" {
 			break
 		}
-		var o gitOpt
-		var val arg
-		found, hasVal := false, false
-		switch {
-		case strings.HasPrefix(x.lit, "--"):
-			p, v, has := strings.Cut(x.lit[2:], "=")
-			full, ok := resolveLong(p, s)
-			if !ok {
-				continue
-			}
-			for _, c := range s.code {
-				if c.long == full {
-					o, found = c, true
-				}
-			}
-			if !found {
-				continue
-			}
-			if has {
-				val, hasVal = arg{lit: v}, true
-			} else if !o.attached && i+1 < len(rest) {
-				i++
-				val, hasVal = rest[i], true
-			}
-		case len(x.lit) > 1 && x.lit[0] == '-':
-			for _, c := range s.code {
-				if c.short != 0 && x.lit[1] == c.short {
-					o, found = c, true
-				}
-			}
-			if !found {
-				continue
-			}
-			if len(x.lit) > 2 {
-				val, hasVal = arg{lit: x.lit[2:]}, true
-			} else if !o.attached && i+1 < len(rest) {
-				i++
-				val, hasVal = rest[i], true
-			}
-		}
-		if !found || !hasVal {
+		o, val, ok := gitCodeOption(s, rest, &i)
+		if !ok {
 			continue
 		}
 		carrier := "git " + name + " --" + o.long
 		switch o.kind {
 		case gitPair:
-			add(a.gitPairSetting(val, false, cwd))
+			a.addGit(a.gitPairSetting(val, false, cwd))
 		case gitHooks:
 			switch {
 			case val.dynamic:
@@ -494,7 +450,80 @@ func gitRunsCode(a *analyzer, v *view) string {
 			a.later = append(a.later, codeRef{code: val, kind: codeShell, carrier: carrier, direct: o.direct})
 		}
 	}
-	return ""
+}
+
+// gitCodeOption reads the option at rest[*i] when it is one of the subcommand's options that
+// run code, in any spelling git accepts (--name=value, --name value, a unique prefix of the
+// name, -xvalue, -x value), advancing *i past its value.
+func gitCodeOption(s gitSub, rest []arg, i *int) (gitOpt, arg, bool) {
+	x := rest[*i]
+	var o gitOpt
+	found := false
+	take := func(attached string, hasAttached bool) (arg, bool) {
+		switch {
+		case hasAttached:
+			return arg{lit: attached}, true
+		case !o.attached && *i+1 < len(rest):
+			*i++
+			return rest[*i], true
+		}
+		return arg{}, false
+	}
+	switch {
+	case strings.HasPrefix(x.lit, "--"):
+		p, v, has := strings.Cut(x.lit[2:], "=")
+		full, ok := resolveLong(p, s)
+		if !ok {
+			return o, arg{}, false
+		}
+		for _, c := range s.code {
+			if c.long == full {
+				o, found = c, true
+			}
+		}
+		if !found {
+			return o, arg{}, false
+		}
+		val, ok := take(v, has)
+		return o, val, ok
+	case len(x.lit) > 1 && x.lit[0] == '-':
+		for _, c := range s.code {
+			if c.short != 0 && x.lit[1] == c.short {
+				o, found = c, true
+			}
+		}
+		if !found {
+			return o, arg{}, false
+		}
+		val, ok := take(x.lit[2:], len(x.lit) > 2)
+		return o, val, ok
+	}
+	return o, arg{}, false
+}
+
+// gitRunsWords queues the command a subcommand runs from its words: submodule foreach CMD
+// joins them into a shell line, bisect run CMD ARGS runs them as they are.
+func (a *analyzer) gitRunsWords(name string, s gitSub, rest []arg) {
+	for i, x := range rest {
+		if x.dynamic || strings.HasPrefix(x.lit, "-") {
+			continue
+		}
+		if x.lit != s.runs {
+			return
+		}
+		cmd := rest[i+1:]
+		for len(cmd) > 0 && !cmd[0].dynamic && strings.HasPrefix(cmd[0].lit, "-") {
+			cmd = cmd[1:] // foreach --recursive, --quiet
+		}
+		if len(cmd) > 0 {
+			line := joinArgs(cmd)
+			if s.runsKind == codeProgram {
+				line = quotedArgs(cmd)
+			}
+			a.later = append(a.later, codeRef{code: line, kind: codeShell, carrier: "git " + name + " " + s.runs, direct: true})
+		}
+		return
+	}
 }
 
 // quotedArgs joins words into a command line that runs them as they are, each quoted.
@@ -598,10 +627,10 @@ func (a *analyzer) gitConfigWrite(rest []arg, cwd dir) {
 			if !ok {
 				continue
 			}
-			if containsString(gitConfigReaders, full) {
+			if slices.Contains(gitConfigReaders, full) {
 				return
 			}
-			if !has && containsString(gitConfigValued, full) {
+			if !has && slices.Contains(gitConfigValued, full) {
 				i++
 			}
 		default:
@@ -630,11 +659,7 @@ func (a *analyzer) gitConfigWrite(rest []arg, cwd dir) {
 		a.report(findDynamicCommand, "git config of a setting computed at run time: "+shorten(ops[0].lit))
 		return
 	}
-	refs, fs := a.gitSetting(ops[0].lit, ops[1], true, cwd)
-	a.later = append(a.later, refs...)
-	for _, f := range fs {
-		a.pending = appendFinding(a.pending, f.ID, f.Evidence)
-	}
+	a.addGit(a.gitSetting(ops[0].lit, ops[1], true, cwd))
 }
 
 // gitConfigFile reports whether p is one of git's configuration files: a repository's, a
