@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -456,6 +457,7 @@ func findRoots(args []string) []arg {
 // inspected; a script operand is a file run; no code and no script (or -) means standard
 // input is the code.
 func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, opts []option, cwd dir) {
+	a.preloads(at, in.Lang, opts, cwd)
 	m := &a.meta[at]
 	for _, o := range opts {
 		if !isCodeOption(in, o.name) {
@@ -471,12 +473,13 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		a.inspect(at, in.Lang, o.val.lit, cwd)
 		return
 	}
-	if in.Lang == oneliner.Awk {
-		for _, o := range opts {
-			if o.name == "f" || o.name == "file" {
-				return // the program is a file
-			}
+	for _, o := range opts {
+		if o.hasValue && (in.Lang == oneliner.Awk && (o.name == "f" || o.name == "file") || in.Lang == oneliner.PHP && o.name == "f") {
+			a.scriptOperand(at, o.val, cwd, &in) // the program is a file: awk -f, php -f
+			return
 		}
+	}
+	if in.Lang == oneliner.Awk {
 		if len(ops) > 0 {
 			c := &a.cmds[at]
 			for _, f := range ops[1:] {
@@ -502,6 +505,48 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		return
 	}
 	a.scriptOperand(at, ops[0], cwd, &in)
+}
+
+// preloadOptions returns, for a language, the command-line options that load a module or
+// library before the program, as the same options do in NODE_OPTIONS, RUBYOPT and PERL5OPT.
+func preloadOptions(lang oneliner.Lang) []string {
+	switch lang {
+	case oneliner.Node:
+		return []string{"r", "require", "import", "loader", "experimental-loader"}
+	case oneliner.Ruby:
+		return []string{"r", "I"}
+	case oneliner.Perl:
+		return []string{"M", "m", "I"}
+	}
+	return nil
+}
+
+// preloads judges an interpreter's options that load code (node -r FILE, ruby -r FILE,
+// perl -M'Mod;CODE'), as optionWords judges them in the environment.
+func (a *analyzer) preloads(at int, lang oneliner.Lang, opts []option, cwd dir) {
+	names := preloadOptions(lang)
+	if names == nil {
+		return
+	}
+	var words []string
+	for _, o := range opts {
+		if !o.hasValue || !slices.Contains(names, o.name) {
+			continue
+		}
+		if o.val.dynamic {
+			a.opaque(at, string(lang)+" -"+o.name+" loads code computed at run time: "+shorten(o.val.lit))
+			return
+		}
+		flag := "-" + o.name
+		if len(o.name) > 1 {
+			flag = "--" + o.name
+		}
+		words = append(words, flag, o.val.lit)
+	}
+	if len(words) == 0 {
+		return
+	}
+	a.optionWords(&a.cmds[at], &a.meta[at], a.cmds[at].Name, string(lang), words, cwd)
 }
 
 func isCodeOption(in oneliner.Interpreter, name string) bool {

@@ -103,33 +103,36 @@ var envVars = sync.OnceValue(func() map[string]envVar {
 		"GCONV_PATH":                 libPath,
 
 		// Interpreters.
-		"PYTHONSTARTUP":     {kind: envScript, readers: python, interactive: true},
-		"PYTHONPATH":        lang(envSearchPath, python, ""),
-		"PYTHONHOME":        lang(envSearchPath, python, ""),
-		"PYTHONUSERBASE":    lang(envSearchPath, python, ""),
-		"NODE_OPTIONS":      lang(envOptions, []string{"node"}, "node"),
-		"NODE_PATH":         lang(envSearchPath, []string{"node"}, ""),
-		"PERL5OPT":          lang(envOptions, []string{"perl"}, "perl"),
-		"PERL5LIB":          lang(envSearchPath, []string{"perl"}, ""),
-		"PERLLIB":           lang(envSearchPath, []string{"perl"}, ""),
-		"PERL5DB":           lang(envCode, []string{"perl"}, "perl"),
-		"RUBYOPT":           lang(envOptions, []string{"ruby"}, "ruby"),
-		"RUBYLIB":           lang(envSearchPath, []string{"ruby"}, ""),
-		"IRBRC":             {kind: envScript, readers: []string{"irb"}},
-		"LUA_INIT":          lang(envCode, []string{"lua"}, "lua"),
-		"LUA_PATH":          lang(envSearchPath, []string{"lua"}, ""),
-		"LUA_CPATH":         lang(envSearchPath, []string{"lua"}, ""),
-		"PHPRC":             lang(envDir, []string{"php"}, ""),
-		"PHP_INI_SCAN_DIR":  lang(envSearchPath, []string{"php"}, ""),
-		"R_PROFILE_USER":    {kind: envScript, readers: []string{"R", "Rscript"}, inherited: true},
-		"JAVA_TOOL_OPTIONS": lang(envOptions, []string{"java"}, "jvm"),
-		"_JAVA_OPTIONS":     lang(envOptions, []string{"java"}, "jvm"),
-		"JDK_JAVA_OPTIONS":  lang(envOptions, []string{"java"}, "jvm"),
-		"MAVEN_OPTS":        lang(envOptions, []string{"mvn"}, "jvm"),
-		"GRADLE_OPTS":       lang(envOptions, []string{"gradle"}, "jvm"),
-		"GOFLAGS":           lang(envOptions, []string{"go"}, "go"),
-		"TAR_OPTIONS":       lang(envOptions, []string{"tar"}, "tar"),
-		"BUNDLE_GEMFILE":    lang(envDir, []string{"bundle"}, ""),
+		"PYTHONSTARTUP":             {kind: envScript, readers: python, interactive: true},
+		"PYTHONPATH":                lang(envSearchPath, python, ""),
+		"PYTHONHOME":                lang(envSearchPath, python, ""),
+		"PYTHONUSERBASE":            lang(envSearchPath, python, ""),
+		"NODE_OPTIONS":              lang(envOptions, []string{"node"}, "node"),
+		"NODE_PATH":                 lang(envSearchPath, []string{"node"}, ""),
+		"NODE_REPL_EXTERNAL_MODULE": lang(envDir, []string{"node"}, ""),
+		"npm_config_node_options":   lang(envOptions, []string{"npm", "pnpm", "yarn"}, "node"),
+		"NPM_CONFIG_NODE_OPTIONS":   lang(envOptions, []string{"npm", "pnpm", "yarn"}, "node"),
+		"PERL5OPT":                  lang(envOptions, []string{"perl"}, "perl"),
+		"PERL5LIB":                  lang(envSearchPath, []string{"perl"}, ""),
+		"PERLLIB":                   lang(envSearchPath, []string{"perl"}, ""),
+		"PERL5DB":                   lang(envCode, []string{"perl"}, "perl"),
+		"RUBYOPT":                   lang(envOptions, []string{"ruby"}, "ruby"),
+		"RUBYLIB":                   lang(envSearchPath, []string{"ruby"}, ""),
+		"IRBRC":                     {kind: envScript, readers: []string{"irb"}},
+		"LUA_INIT":                  lang(envCode, []string{"lua"}, "lua"),
+		"LUA_PATH":                  lang(envSearchPath, []string{"lua"}, ""),
+		"LUA_CPATH":                 lang(envSearchPath, []string{"lua"}, ""),
+		"PHPRC":                     lang(envDir, []string{"php"}, ""),
+		"PHP_INI_SCAN_DIR":          lang(envSearchPath, []string{"php"}, ""),
+		"R_PROFILE_USER":            {kind: envScript, readers: []string{"R", "Rscript"}, inherited: true},
+		"JAVA_TOOL_OPTIONS":         lang(envOptions, []string{"java"}, "jvm"),
+		"_JAVA_OPTIONS":             lang(envOptions, []string{"java"}, "jvm"),
+		"JDK_JAVA_OPTIONS":          lang(envOptions, []string{"java"}, "jvm"),
+		"MAVEN_OPTS":                lang(envOptions, []string{"mvn"}, "jvm"),
+		"GRADLE_OPTS":               lang(envOptions, []string{"gradle"}, "jvm"),
+		"GOFLAGS":                   lang(envOptions, []string{"go"}, "go"),
+		"TAR_OPTIONS":               lang(envOptions, []string{"tar"}, "tar"),
+		"BUNDLE_GEMFILE":            lang(envDir, []string{"bundle"}, ""),
 		// .NET loads startup hooks and profilers into every process it starts.
 		"DOTNET_STARTUP_HOOKS":     {kind: envLibrary, readers: []string{"dotnet"}, inherited: true},
 		"CORECLR_PROFILER_PATH":    {kind: envLibrary, readers: []string{"dotnet"}, inherited: true},
@@ -164,6 +167,8 @@ var envVars = sync.OnceValue(func() map[string]envVar {
 		"LD":                        {kind: envShell, readers: buildReaders, inherited: true},
 		"AR":                        {kind: envShell, readers: buildReaders, inherited: true},
 		"RUSTC_WRAPPER":             {kind: envProgram, readers: []string{"cargo"}, inherited: true},
+		"RUSTC":                     {kind: envProgram, readers: []string{"cargo"}, inherited: true},
+		"XDG_CONFIG_HOME":           {kind: envDir, readers: gitReaders, inherited: true}, // git reads $XDG_CONFIG_HOME/git/config
 		"RUSTC_WORKSPACE_WRAPPER":   {kind: envProgram, readers: []string{"cargo"}, inherited: true},
 		"CARGO_BUILD_RUSTC_WRAPPER": {kind: envProgram, readers: []string{"cargo"}, inherited: true},
 		"npm_config_script_shell":   {kind: envProgram, readers: []string{"npm", "pnpm", "yarn"}, inherited: true},
@@ -213,6 +218,9 @@ func lookupEnvVar(name string) (envVar, bool) {
 		return envVar{kind: envFunction, readers: []string{"bash"}, inherited: true}, true
 	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"), strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
 		return envVar{kind: envGitConfig, readers: gitReaders, inherited: true}, true
+	case strings.HasPrefix(name, "CARGO_TARGET_") && (strings.HasSuffix(name, "_RUNNER") || strings.HasSuffix(name, "_LINKER")):
+		// cargo runs the binaries it builds through the runner, and links with the linker.
+		return envVar{kind: envProgram, readers: []string{"cargo"}, inherited: true}, true
 	case strings.HasPrefix(name, "LUA_INIT_5_"):
 		return envVar{kind: envCode, readers: []string{"lua"}, inherited: true, lang: "lua"}, true
 	}
@@ -382,6 +390,10 @@ func (a *analyzer) envEffects(cmd *call.Command, m *cmdMeta, assigns []envAssign
 				continue
 			}
 			switch {
+			case x.dynamic && procSubst(x.word) != nil:
+				// BASH_ENV=<(curl …): the file is what the substitution prints.
+				m.codeSubsts = append(m.codeSubsts, procSubst(x.word))
+				m.execStdin, m.codeFromSubst = execShell, true
 			case x.dynamic:
 				opaqueCmd(cmd, name+" names a file computed at run time: "+shorten(x.lit))
 			case x.lit == "" || x.lit == "/dev/null":
@@ -632,6 +644,11 @@ func (a *analyzer) optionsVar(cmd *call.Command, m *cmdMeta, name, lang string, 
 	if lang == "perl" || lang == "go" {
 		words = strings.Fields(x.lit) // perl and go split at blanks, quotes included
 	}
+	a.optionWords(cmd, m, name, lang, words, cwd)
+}
+
+// optionWords judges a program's options, as words, for those that load code.
+func (a *analyzer) optionWords(cmd *call.Command, m *cmdMeta, name, lang string, words []string, cwd dir) {
 	value := func(i int, opt string) (string, int, bool) {
 		w := words[i]
 		if rest, ok := strings.CutPrefix(w, opt+"="); ok && strings.HasPrefix(opt, "--") {

@@ -227,14 +227,22 @@ func (a *analyzer) evalStrings(n syntax.Node) []arg {
 	// value returns a name's known value, for arithmetic: bash evaluates a variable's value
 	// as an expression in its turn.
 	value := func(name string) string {
-		if name == "" {
-			return ""
+		// A value that is itself a name is evaluated in its turn (y=x; $(( y ))).
+		for depth := 0; depth < 4 && name != ""; depth++ {
+			v, _ := a.st.get(name)
+			if !v.known || len(v.s) > maxEvaluatedString {
+				return ""
+			}
+			if code := subscriptCode(v.s); code != "" {
+				return code
+			}
+			next := strings.TrimSpace(v.s)
+			if varName(next) != next {
+				return ""
+			}
+			name = next
 		}
-		v, _ := a.st.get(name)
-		if !v.known {
-			return ""
-		}
-		return subscriptCode(v.s)
+		return ""
 	}
 	arith := func(x syntax.ArithmExpr) {
 		syntax.Walk(x, func(n syntax.Node) bool {

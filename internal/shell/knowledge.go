@@ -133,7 +133,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		},
 		"restic":                {{when: cliVerb(1), finding: findInfraDelete}},
 		"borg":                  {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
-		"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}},
+		"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}, {when: rsyncShell, finding: ""}},
+		"ssh":                   {{when: sshRunsCode, finding: ""}},
+		"scp":                   {{when: sshRunsCode, finding: ""}},
+		"sftp":                  {{when: sshRunsCode, finding: ""}},
 		"kafka-topics":          {{anyOf: []string{"delete"}, finding: findInfraDelete}},
 		"kafka-consumer-groups": {{anyOf: []string{"delete", "delete-offsets", "reset-offsets"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
 		"kafka-acls":            {{anyOf: []string{"remove"}, finding: findInfraDelete}},
@@ -465,6 +468,38 @@ func tarRunsCode(a *analyzer, v *view) string {
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
 			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
 		}
+	}
+	return ""
+}
+
+// sshCommandOptions are the ssh settings whose value is a command ssh runs on this machine.
+var sshCommandOptions = []string{"proxycommand", "localcommand", "knownhostscommand"}
+
+// sshRunsCode: ssh -o ProxyCommand=CMD (also scp and sftp, and the "Key Value" spelling)
+// runs CMD through the shell to connect.
+func sshRunsCode(a *analyzer, v *view) string {
+	for _, o := range v.values("o") {
+		key, val, ok := strings.Cut(o.lit, "=")
+		if !ok {
+			key, val, ok = strings.Cut(strings.TrimSpace(o.lit), " ")
+		}
+		if !ok || !slices.Contains(sshCommandOptions, strings.ToLower(strings.TrimSpace(key))) {
+			continue
+		}
+		code := o
+		code.lit = strings.TrimSpace(val)
+		if strings.EqualFold(code.lit, "none") {
+			continue
+		}
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: v.name + " -o " + strings.TrimSpace(key)})
+	}
+	return ""
+}
+
+// rsyncShell: rsync -e CMD (--rsh) runs CMD to reach the remote host.
+func rsyncShell(a *analyzer, v *view) string {
+	for _, x := range v.values("e", "rsh") {
+		a.later = append(a.later, codeRef{code: x, kind: codeShell, carrier: "rsync -e", direct: true})
 	}
 	return ""
 }
