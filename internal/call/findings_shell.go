@@ -8,6 +8,7 @@ var shellKinds = []FindingKind{
 	{ID: "shell.parse-error", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line does not parse as a shell command, so what it runs is unknown"},
 	{ID: "shell.too-complex", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line holds more commands than moat analyses, so what it runs is not known in full"},
 	{ID: "shell.too-deep", Category: "analysis", Severity: Medium, Taxonomy: "T1027", Summary: "the command line nests brackets or shells deeper than moat analyses, so what it runs is unknown"},
+	{ID: "analysis.opaque", Category: "analysis", Severity: Medium, Taxonomy: "T1574", Summary: "makes a program run code moat cannot read: a sourced file, a library or module loaded through the environment, a program, hook directory or configuration file named by a setting"},
 
 	// Destruction.
 	{ID: "destructive.fs.recursive-delete", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes a directory tree"},

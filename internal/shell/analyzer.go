@@ -21,7 +21,8 @@ type analyzer struct {
 	opts          []option           // scratch for a command's options
 	pending       []call.Finding     // findings a rule body reported (knowledge.go)
 	curRedirs     []*syntax.Redirect // the redirections of the command being built
-	later         []arg              // shell code a rule body found the command runs (knowledge.go)
+	curAssigns    []*syntax.Assign   // the assignments before the command being built (X=1 cmd)
+	later         []codeRef          // code a rule body found the command makes a program run (knowledge.go)
 	forgetOnLeave bool               // the command being visited makes everything unknown once walked
 	tainted       map[string]taint   // files the line writes secret data into (flow.go)
 	netFDs        map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
@@ -188,6 +189,23 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.ensureChanges()
 		a.st.enter(context{start: int(n.Position.Offset()), lo: 0, hi: math.MaxInt, fns: 1})
 		fr.ctx = true
+	case *syntax.ParamExp:
+		nodeChanges(n, a.forget)
+		if n.Exp != nil && n.Exp.Op == syntax.OtherParamOps || n.Excl || n.Index != nil {
+			a.evaluated(n, "${…}")
+		}
+	case *syntax.ArithmExp:
+		nodeChanges(n, a.forget)
+		a.evaluated(n, "$((…))")
+	case *syntax.ArithmCmd:
+		nodeChanges(n, a.forget)
+		a.evaluated(n, "((…))")
+	case *syntax.LetClause:
+		nodeChanges(n, a.forget)
+		a.evaluated(n, "let")
+	case *syntax.TestClause:
+		nodeChanges(n, a.forget)
+		a.evaluated(n, "[[")
 	default:
 		nodeChanges(n, a.forget)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,8 +30,11 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.evalCode(at, rest, cwd)
 	case name == "alias":
 		a.aliasCode(at, ops, cwd)
+	case name == "trap":
+		a.trapCode(at, ops, cwd)
 	case name == "source" || name == ".":
 		if len(ops) > 0 {
+			m.sourced = true
 			a.scriptOperand(at, ops[0], cwd, nil)
 		}
 	case name == "ssh":
@@ -120,6 +124,16 @@ func (a *analyzer) shellCode(at int, ops []arg, opts []option, cwd dir) {
 			return
 		}
 	}
+	for _, o := range opts {
+		if (o.name == "rcfile" || o.name == "init-file") && o.hasValue {
+			// bash --rcfile FILE -i sources FILE before reading commands.
+			if o.val.dynamic {
+				a.opaque(at, "bash --"+o.name+" names a file computed at run time: "+shorten(o.val.lit))
+			} else if p, ok, _ := a.resolve(a.tildePath(o.val.lit), cwd); ok && p != "/dev/null" {
+				m.runs = append(m.runs, runFile{path: p, carrier: "bash --" + o.name, shell: true, opaque: true})
+			}
+		}
+	}
 	stdin := false
 	for _, o := range opts {
 		stdin = stdin || o.name == "s"
@@ -147,10 +161,13 @@ func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interprete
 	}
 	if o.dynamic {
 		a.cmds[at].Opaque = true
+		if m.sourced && !a.trustedSourceWord(o.word) {
+			a.opaque(at, "sources a file computed at run time: "+shorten(o.lit))
+		}
 		return
 	}
 	if p, ok, _ := a.resolve(o.lit, cwd); ok {
-		if p == "/dev/stdin" {
+		if p == "/dev/stdin" || p == "/dev/fd/0" || p == "/proc/self/fd/0" {
 			if in != nil {
 				m.execStdin, m.lang = execInterp, in.Lang
 			} else {
@@ -162,6 +179,9 @@ func (a *analyzer) scriptOperand(at int, o arg, cwd dir, in *oneliner.Interprete
 		c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
 		c.Opaque = true // what the script does is not known
 		m.script = p
+		if in != nil {
+			m.lang = in.Lang
+		}
 	}
 }
 
@@ -227,6 +247,9 @@ func (a *analyzer) codeWord(prog arg) []syntax.Node {
 
 // evalCode: eval joins its words with spaces and runs the result.
 func (a *analyzer) evalCode(at int, rest []arg, cwd dir) {
+	if len(rest) > 0 && !rest[0].dynamic && rest[0].lit == "--" {
+		rest = rest[1:] // eval -- CODE: the end of eval's (no) options
+	}
 	if len(rest) == 0 {
 		return
 	}
@@ -258,8 +281,9 @@ func (a *analyzer) aliasCode(at int, ops []arg, cwd dir) {
 			c.Findings = appendFinding(c.Findings, findDynamicCommand, "an alias to code known only at run time: "+shorten(x.lit))
 			continue
 		}
-		if _, value, ok := strings.Cut(x.lit, "="); ok && strings.TrimSpace(value) != "" {
+		if name, value, ok := strings.Cut(x.lit, "="); ok && strings.TrimSpace(value) != "" {
 			a.nested(at, value, cwd, false)
+			a.defineAlias(name, value)
 		}
 	}
 }
@@ -433,6 +457,7 @@ func findRoots(args []string) []arg {
 // inspected; a script operand is a file run; no code and no script (or -) means standard
 // input is the code.
 func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, opts []option, cwd dir) {
+	a.preloads(at, in.Lang, opts, cwd)
 	m := &a.meta[at]
 	for _, o := range opts {
 		if !isCodeOption(in, o.name) {
@@ -448,12 +473,13 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		a.inspect(at, in.Lang, o.val.lit, cwd)
 		return
 	}
-	if in.Lang == oneliner.Awk {
-		for _, o := range opts {
-			if o.name == "f" || o.name == "file" {
-				return // the program is a file
-			}
+	for _, o := range opts {
+		if o.hasValue && (in.Lang == oneliner.Awk && (o.name == "f" || o.name == "file") || in.Lang == oneliner.PHP && o.name == "f") {
+			a.scriptOperand(at, o.val, cwd, &in) // the program is a file: awk -f, php -f
+			return
 		}
+	}
+	if in.Lang == oneliner.Awk {
 		if len(ops) > 0 {
 			c := &a.cmds[at]
 			for _, f := range ops[1:] {
@@ -479,6 +505,48 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		return
 	}
 	a.scriptOperand(at, ops[0], cwd, &in)
+}
+
+// preloadOptions returns, for a language, the command-line options that load a module or
+// library before the program, as the same options do in NODE_OPTIONS, RUBYOPT and PERL5OPT.
+func preloadOptions(lang oneliner.Lang) []string {
+	switch lang {
+	case oneliner.Node:
+		return []string{"r", "require", "import", "loader", "experimental-loader"}
+	case oneliner.Ruby:
+		return []string{"r", "I"}
+	case oneliner.Perl:
+		return []string{"M", "m", "I"}
+	}
+	return nil
+}
+
+// preloads judges an interpreter's options that load code (node -r FILE, ruby -r FILE,
+// perl -M'Mod;CODE'), as optionWords judges them in the environment.
+func (a *analyzer) preloads(at int, lang oneliner.Lang, opts []option, cwd dir) {
+	names := preloadOptions(lang)
+	if names == nil {
+		return
+	}
+	var words []string
+	for _, o := range opts {
+		if !o.hasValue || !slices.Contains(names, o.name) {
+			continue
+		}
+		if o.val.dynamic {
+			a.opaque(at, string(lang)+" -"+o.name+" loads code computed at run time: "+shorten(o.val.lit))
+			return
+		}
+		flag := "-" + o.name
+		if len(o.name) > 1 {
+			flag = "--" + o.name
+		}
+		words = append(words, flag, o.val.lit)
+	}
+	if len(words) == 0 {
+		return
+	}
+	a.optionWords(&a.cmds[at], &a.meta[at], a.cmds[at].Name, string(lang), words, cwd)
 }
 
 func isCodeOption(in oneliner.Interpreter, name string) bool {

@@ -43,11 +43,18 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 	if len(args) == 0 {
 		// No words, or only words that expand to nothing: the assignments are the shell's
 		// own, and the redirections are still made.
+		env := a.prefixAssigns(ce.Assigns, nil, 0)
+		refs := a.tableAssigns(ce.Assigns)
 		a.assign(ce.Assigns)
-		if len(redirs) > 0 {
+		switch {
+		case len(redirs) > 0:
 			a.emitNull(redirs)
-		} else if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
-			a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
+		case len(env) > 0 || len(refs) > 0:
+			a.persistentEnv(call.Command{Name: ":", Findings: a.assignFindings(ce.Assigns, nil)}, cmdMeta{laterCode: refs}, env)
+		default:
+			if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
+				a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
+			}
 		}
 	} else {
 		a.command(args, ce, redirs)
@@ -140,9 +147,22 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
+	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {
+		a.envEffects(&cmd, &m, env, envReader{prog: m.prog, opts: opts}, cwd)
+	}
+	if !dynamic {
+		for _, o := range opts {
+			if o.name == "i" {
+				a.interactiveEnv(&cmd, &m, cwd)
+				break
+			}
+		}
+		a.nameStrings(&m, m.prog, rest)
+	}
 	if u.privileged != "" {
 		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
 	}
+	a.curAssigns = assigns
 	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
 	if a.bomb > 0 || slices.Contains(a.bombs, cmd.Name) {
 		cmd.Findings = appendFinding(cmd.Findings, findForkBomb, "starts copies of itself without end: "+cmd.Name)
@@ -152,6 +172,11 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		// substitutions, walked next, run before it, so the state is forgotten when the
 		// walk leaves the command.
 		a.forgetOnLeave = true
+	} else if evaluators[cmd.Name] {
+		// eval, source, trap: what they run may change anything, but only once they run,
+		// after their own substitutions (. <(printf … ~)), which are walked next.
+		a.forgetOnLeave = true
+		a.effects(&cmd, &m, rest, ops, opts, cwd)
 	} else {
 		stateChanges(cmd.Name, rest, a.forget)
 		if dirChangers[cmd.Name] {
@@ -159,6 +184,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 	}
+	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1
@@ -169,8 +195,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		a.runs(at, rest, ops, opts, cwd)
 	}
 	for _, code := range a.meta[at].laterCode {
-		a.nestedWord(at, code, cwd)
+		a.runCode(at, code, cwd)
 	}
+	a.aliasUse(at, ce, cwd)
 }
 
 // finish fills in what every command has: arguments, flags, operands, the accesses of its
@@ -240,20 +267,31 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	}
 	// Options (-x, -i, -u...) change what a value becomes; a dynamic word may be any
 	// option or assignment.
-	options, anything := false, false
+	options, anything, namerefs, integers := false, false, false, false
 	for _, as := range d.Args {
 		if as.Name == nil && as.Value != nil {
 			s := as.Value.Lit()
 			options = options || strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+")
 			anything = anything || s == "" || nameref(s)
+			namerefs = namerefs || strings.HasPrefix(s, "-") && nameref(s)
+			integers = integers || strings.HasPrefix(s, "-") && strings.Contains(s, "i")
 		}
 	}
 	args := a.args[:0]
+	var env []envAssign
+	var names []string // names whose subscripts bash evaluates
 	for _, as := range d.Args {
 		switch {
 		case as.Name == nil:
 			if as.Value != nil {
+				n := len(args)
 				args = a.expand(args, as.Value, true)
+				for _, x := range args[n:] {
+					if !x.dynamic && !strings.HasPrefix(x.lit, "-") && !strings.HasPrefix(x.lit, "+") {
+						name, _, _ := strings.Cut(x.lit, "=")
+						names = append(names, name)
+					}
+				}
 			}
 		case as.Naked:
 			args = append(args, arg{lit: as.Name.Value})
@@ -275,6 +313,20 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 			} else {
 				args = append(args, arg{lit: a.source(as), dynamic: true})
 			}
+			if as.Array == nil && as.Index == nil && !as.Append {
+				if _, carries := lookupEnvVar(name); carries {
+					x := arg{lit: v}
+					if !ok {
+						x = arg{lit: a.source(as.Value), dynamic: true, word: as.Value}
+					}
+					env = append(env, envAssign{name, x})
+				}
+				if (namerefs || integers) && ok {
+					// declare -n r='a[$(…)]': using r evaluates it; declare -i n='…' evaluates
+					// the value as arithmetic at once.
+					names = append(names, v)
+				}
+			}
 			if as.Append {
 				cur, _ := a.st.get(name)
 				v, ok = cur.s+v, ok && cur.known
@@ -288,11 +340,24 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	cmd := call.Command{Name: variant}
 	var m cmdMeta
 	m.prog = variant
-	ops, opts := a.finish(&cmd, &m, args, redirs, a.cwd(), false)
-	a.effects(&cmd, &m, args, ops, opts, a.cwd())
+	cwd := a.cwd()
+	ops, opts := a.finish(&cmd, &m, args, redirs, cwd, false)
+	a.effects(&cmd, &m, args, ops, opts, cwd)
 	cmd.Findings = a.assignFindings(d.Args, cmd.Findings)
+	if len(env) > 0 {
+		a.envEffects(&cmd, &m, env, envReader{persist: true}, cwd)
+	}
+	for _, n := range names {
+		if code := subscriptCode(n); code != "" {
+			m.laterCode = append(m.laterCode, codeRef{code: arg{lit: code}, kind: codeText, carrier: "the array subscript in " + variant + " " + shorten(n)})
+		}
+	}
 	a.emit(cmd, m)
 	a.args = args[:0]
+	at := len(a.cmds) - 1
+	for _, code := range a.meta[at].laterCode {
+		a.runCode(at, code, cwd)
+	}
 }
 
 // unwrapped is what unwrapping found besides the program.
@@ -459,7 +524,7 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				}
 				break
 			}
-		case w.assigns && isAssignment(s):
+		case w.assigns && wrapperAssignment(s):
 			i++
 		case operands > 0:
 			operands--
@@ -469,6 +534,14 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 		}
 	}
 	return i, r
+}
+
+// wrapperAssignment reports whether a word is NAME=value to a wrapper that sets the
+// environment (env, sudo): they take any word with an = before the program as one, even a
+// name the shell could not assign (env 'BASH_FUNC_ls%%=() { …; }').
+func wrapperAssignment(s string) bool {
+	i := strings.IndexByte(s, '=')
+	return i > 0 && !strings.ContainsAny(s[:i], "/ ")
 }
 
 func isAssignment(s string) bool {
@@ -783,6 +856,10 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 			}
 			if stdoutRedirect && acc.Kind == call.Write {
 				m.stdoutFile = acc.Path
+				switch r.Op {
+				case syntax.AppOut, syntax.AppAll, syntax.AppClob, syntax.AppAllClob:
+					m.stdoutAppend = true
+				}
 			}
 		}
 		if stdoutRedirect {

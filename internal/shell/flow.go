@@ -43,6 +43,18 @@ func (v flowVal) join(w flowVal) flowVal {
 
 type span struct{ start, end int }
 
+// runFile is a file a command runs as code: its script, a file it sources, or one a
+// variable makes it source (BASH_ENV, ENV).
+type runFile struct {
+	path    string
+	carrier string // what makes the command run it, for evidence: "source", "BASH_ENV"
+	shell   bool   // the file is shell code, not the language of the interpreter running it
+	// opaque says that the file is run only because the command was made to (sourced, or
+	// named by a variable), so that not knowing its code makes the command opaque; a script
+	// run as the command's own program is judged as running a program is.
+	opaque bool
+}
+
 // pipeIn is the input of the right-hand side of a pipe: the commands of its left side.
 type pipeIn struct {
 	from   span
@@ -71,6 +83,7 @@ type cmdMeta struct {
 
 	stdoutRedirected bool   // standard output goes to a file, not to the pipe
 	stdoutFile       string // that file, when known
+	stdoutAppend     bool   // the file is appended to (>>), not replaced
 	netRedirect      bool   // a redirection connects to /dev/tcp or /dev/udp
 
 	out     flowVal // what the command produces of its own
@@ -84,9 +97,11 @@ type cmdMeta struct {
 	codeFromSubst bool
 	interactive   bool   // a shell with -i
 	script        string // a file it runs as code
+	sourced       bool   // the script is sourced into the shell (source, .)
+	runs          []runFile
 
 	substs      []syntax.Node  // substitutions in its words
-	laterCode   []arg          // shell code an option runs (git -c alias.x='!cmd', tar --checkpoint-action=exec=cmd)
+	laterCode   []codeRef      // code an option or a variable hands to a program (git -c core.pager=…, GIT_SSH_COMMAND=…, tar --to-command=…)
 	params      []arg          // its arguments, for sh -c CODE NAME ARGS…: the code's $0, $1…
 	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)
 	secretWords []*syntax.Word // words that read secret environment variables
@@ -119,6 +134,7 @@ func (a *analyzer) flow() {
 		a.sinks(i)
 	}
 	a.downloadExec(n)
+	a.writtenCode(n)
 }
 
 // inOf is what the command at i reads on its standard input.
@@ -321,8 +337,12 @@ func (a *analyzer) runFlow(i int, code flowVal) {
 		}
 	case code.t&tDecoded != 0:
 		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
-	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst:
+	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst && !a.setupCode(m.codeSubsts):
 		*c = withFinding(*c, findDynamicCommand, "runs code that a command substitution prints")
+	case m.sourced && code.t&(tDownload|tNetwork) == 0 && !m.codeFromSubst:
+		// source /dev/stdin < FILE: sourcing a file by another name.
+		c.Findings = appendFinding(c.Findings, findOpaque, "sources its standard input, whose text moat cannot read")
+		c.Opaque = true
 	}
 }
 
@@ -444,6 +464,127 @@ func (a *analyzer) taintFiles(n int) {
 				}
 				a.tainted[acc.Path] |= wt
 			}
+		}
+	}
+}
+
+// fileText is what the line has written into a file: all of it (known), or only what it
+// appended to content from before the line (partial).
+type fileText struct {
+	text           string
+	known, partial bool
+}
+
+// writtenCode follows the files the line writes and then runs. A script whose text the line
+// wrote (a redirection or tee of known text) and that a later command sources, hands to a
+// shell or an interpreter, or names in BASH_ENV, is analysed as the code it is. A file
+// sourced into the shell whose text is not known is opaque, unless it is a well-known set-up
+// script. Text written into git's configuration files is judged setting by setting.
+func (a *analyzer) writtenCode(n int) {
+	var written map[string]fileText
+	homeDir := ""
+	if a.st.home.known {
+		homeDir = a.st.home.s // the user's, whatever the line did to $HOME
+	}
+	// What is written only matters to a command that runs a file; most lines have none.
+	runsFiles := false
+	for i := 0; i < n && !runsFiles; i++ {
+		runsFiles = !a.meta[i].nested && (a.meta[i].script != "" || len(a.meta[i].runs) > 0)
+	}
+	for i := 0; i < n; i++ {
+		m := &a.meta[i]
+		if m.nested {
+			continue
+		}
+		if m.script != "" {
+			a.runWritten(i, runFile{path: m.script, carrier: a.cmds[i].Name, shell: m.sourced || shells()[m.prog], opaque: m.sourced}, written)
+		}
+		for _, r := range a.meta[i].runs {
+			a.runWritten(i, r, written)
+		}
+		m = &a.meta[i]
+		for _, acc := range a.cmds[i].Accesses {
+			if acc.Kind != call.Write {
+				continue
+			}
+			isConfig := gitConfigFile(acc.Path, homeDir)
+			if !runsFiles && !isConfig {
+				continue
+			}
+			var t fileText
+			appended := false
+			switch {
+			case acc.Redirect && acc.Path == m.stdoutFile:
+				if out := a.outOfProduced(i); out.known {
+					t = fileText{text: out.text, known: true}
+				}
+				appended = m.stdoutAppend
+			case !acc.Redirect && m.prog == "tee":
+				if in := a.inOf(i); in.known {
+					t = fileText{text: in.text, known: true}
+				}
+				appended = a.cmds[i].HasFlag("a") || a.cmds[i].HasFlag("append")
+			}
+			if appended && t.known {
+				if prev, ok := written[acc.Path]; ok && prev.known {
+					t.text = prev.text + t.text
+				} else {
+					t.known, t.partial = false, true
+				}
+			}
+			if runsFiles {
+				if written == nil {
+					written = make(map[string]fileText)
+				}
+				written[acc.Path] = t
+			}
+			if isConfig {
+				a.gitConfigText(i, acc.Path, t)
+			}
+		}
+	}
+}
+
+// runWritten judges a file that the command at i runs as code.
+func (a *analyzer) runWritten(i int, r runFile, written map[string]fileText) {
+	m := &a.meta[i]
+	cwd := m.cwd
+	t, ok := written[r.path]
+	if ok && (t.known || t.partial) {
+		if in, interp := oneliner.Lookup(m.prog); interp && !r.shell {
+			a.inspect(i, in.Lang, t.text, cwd)
+		} else {
+			a.nested(i, t.text, cwd, false)
+		}
+		if t.known {
+			return
+		}
+	}
+	// A project file is the project's code, which the agent may run anyway (./build.sh).
+	if r.opaque && !a.trustedSource(r.path) && !a.trustedDir(r.path, cwd) {
+		what := "sources " + r.path
+		if r.carrier != "source" && r.carrier != "." {
+			what = r.carrier + " makes it source " + r.path
+		}
+		a.opaque(i, what+", whose code moat cannot read")
+	}
+}
+
+// gitConfigText judges text the command at i writes into a git configuration file: each
+// setting as git config would, or, when the text is not known, the write itself.
+func (a *analyzer) gitConfigText(i int, file string, t fileText) {
+	if !t.known && !t.partial {
+		c := &a.cmds[i]
+		c.Findings = appendFinding(c.Findings, findToolConfig, "writes "+file+", git's configuration, whose settings can name commands git runs")
+		return
+	}
+	cwd := a.meta[i].cwd
+	for _, e := range parseGitConfig(t.text) {
+		refs, fs := a.gitSetting(e.key, arg{lit: e.value}, true, cwd)
+		c := &a.cmds[i]
+		c.Findings = appendFindings(c.Findings, fs)
+		for _, r := range refs {
+			a.runCode(i, r, cwd)
 		}
 	}
 }

@@ -31,6 +31,18 @@ func FuzzAnalyze(f *testing.F) {
 	for name := range programEffects() {
 		f.Add(name + " -r a b ~/c > d")
 	}
+	for name := range envVars() {
+		f.Add(name + "='rm -rf /x' ls; export " + name + "=/tmp/x")
+	}
+	for _, k := range gitCodeKeys() {
+		f.Add("git -c " + k.pattern + "='!rm -rf /x' log; printf '[a \"b\"] c = d\\n' >> .git/config")
+	}
+	for name, s := range gitSubcommands() {
+		for _, o := range s.code {
+			f.Add("git " + name + " --" + o.long + "='rm -rf /x' -" + string(o.short) + " x")
+		}
+	}
+	f.Add("alias a='b '; alias b='a '; a b a; x='a[$(b)]'; echo $((x)) ${x@P}; trap 'c' EXIT; . /tmp/s")
 	limit := 100 * time.Millisecond * raceSlowdown
 	f.Fuzz(func(t *testing.T, line string) {
 		if len(line) > maxFuzzInput {
@@ -67,6 +79,14 @@ func largeLines() []string {
 		strings.Repeat("echo $(", maxNesting) + fill("a ")[:60000] + strings.Repeat(")", maxNesting),
 		strings.Repeat("while a; do x=1; $x;", 1500) + strings.Repeat("done;", 1500),
 		"while a; do " + fill("$x; ")[:60000] + " done",
+		"x='a[$(b)]';" + fill("$((x)) "),
+		"x='$(b)';" + fill("${x@P} "),
+		"alias a='a a ';" + fill("a "),
+		fill("alias a='b';a;"),
+		fill("sh -i;"),
+		fill("GIT_PAGER=a git log;"),
+		fill("echo a > f; . f;"),
+		"git " + fill("-c core.pager=a "),
 	}
 }
 

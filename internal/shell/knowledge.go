@@ -93,10 +93,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"filter-branch|filter-repo"}, finding: findHistoryRewrite},
 			{sub: []string{"reflog", "expire|delete"}, finding: findHistoryRewrite},
 			{sub: []string{"update-ref"}, anyOf: []string{"d"}, finding: findHistoryRewrite},
-			{sub: []string{"config"}, operand: "core.hookspath", finding: findGitHooks},
-			{sub: []string{"config"}, operand: "core.fsmonitor", finding: findGitHooks},
-			{sub: []string{"config"}, operand: "core.sshcommand", finding: findGitHooks},
-			{when: gitConfigCode, finding: ""},
+			{when: gitRunsCode, finding: ""},
 			{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
 			{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
 		},
@@ -136,7 +133,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		},
 		"restic":                {{when: cliVerb(1), finding: findInfraDelete}},
 		"borg":                  {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
-		"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}},
+		"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}, {when: rsyncShell, finding: ""}},
+		"ssh":                   {{when: sshRunsCode, finding: ""}},
+		"scp":                   {{when: sshRunsCode, finding: ""}},
+		"sftp":                  {{when: sshRunsCode, finding: ""}},
 		"kafka-topics":          {{anyOf: []string{"delete"}, finding: findInfraDelete}},
 		"kafka-consumer-groups": {{anyOf: []string{"delete", "delete-offsets", "reset-offsets"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
 		"kafka-acls":            {{anyOf: []string{"remove"}, finding: findInfraDelete}},
@@ -247,6 +247,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"security":    {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
 		"bundle":      {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
 		"tar":         {{when: tarRunsCode, finding: ""}},
+		"hash":        {{when: hashProgram, finding: ""}},
+		"enable":      {{when: enableLoads, finding: findOpaque}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
@@ -451,40 +453,73 @@ func secretOperand(_ *analyzer, v *view) string {
 	return ""
 }
 
-// gitConfigCode: git -c alias.NAME='!CMD' and the config keys whose value git runs as a
-// shell command make that command part of the line.
-func gitConfigCode(a *analyzer, v *view) string {
-	for _, x := range v.values("c") {
-		if x.dynamic {
-			continue
-		}
-		key, val, ok := strings.Cut(x.lit, "=")
-		if !ok {
-			continue
-		}
-		key = strings.ToLower(key)
-		switch {
-		case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
-			a.later = append(a.later, arg{lit: val[1:]})
-		case key == "core.sshcommand" || key == "core.pager" || key == "core.editor" || key == "core.fsmonitor" || key == "credential.helper" && strings.HasPrefix(val, "!"):
-			a.later = append(a.later, arg{lit: strings.TrimPrefix(val, "!")})
-		}
-	}
-	return ""
-}
-
 func tarRunsCode(a *analyzer, v *view) string {
 	for _, o := range v.opts {
-		if !o.hasValue || o.val.dynamic {
+		if !o.hasValue {
 			continue
 		}
 		switch o.name {
 		case "checkpoint-action":
 			if cmd, ok := strings.CutPrefix(o.val.lit, "exec="); ok {
-				a.later = append(a.later, arg{lit: cmd})
+				code := o.val
+				code.lit = cmd
+				a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: "tar --checkpoint-action"})
 			}
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
-			a.later = append(a.later, arg{lit: o.val.lit})
+			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
+		}
+	}
+	return ""
+}
+
+// sshCommandOptions are the ssh settings whose value is a command ssh runs on this machine.
+var sshCommandOptions = []string{"proxycommand", "localcommand", "knownhostscommand"}
+
+// sshRunsCode: ssh -o ProxyCommand=CMD (also scp and sftp, and the "Key Value" spelling)
+// runs CMD through the shell to connect.
+func sshRunsCode(a *analyzer, v *view) string {
+	for _, o := range v.values("o") {
+		key, val, ok := strings.Cut(o.lit, "=")
+		if !ok {
+			key, val, ok = strings.Cut(strings.TrimSpace(o.lit), " ")
+		}
+		if !ok || !slices.Contains(sshCommandOptions, strings.ToLower(strings.TrimSpace(key))) {
+			continue
+		}
+		code := o
+		code.lit = strings.TrimSpace(val)
+		if strings.EqualFold(code.lit, "none") {
+			continue
+		}
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: v.name + " -o " + strings.TrimSpace(key)})
+	}
+	return ""
+}
+
+// rsyncShell: rsync -e CMD (--rsh) runs CMD to reach the remote host.
+func rsyncShell(a *analyzer, v *view) string {
+	for _, x := range v.values("e", "rsh") {
+		a.later = append(a.later, codeRef{code: x, kind: codeShell, carrier: "rsync -e", direct: true})
+	}
+	return ""
+}
+
+// hashProgram: hash -p PATH NAME makes the command NAME run the program PATH.
+func hashProgram(a *analyzer, v *view) string {
+	for i, x := range v.args {
+		if !x.dynamic && x.lit == "-p" && i+1 < len(v.args) {
+			a.later = append(a.later, codeRef{code: v.args[i+1], kind: codeProgram, carrier: "hash -p"})
+			return "hash -p"
+		}
+	}
+	return ""
+}
+
+// enableLoads: enable -f FILE NAME loads a builtin into bash from a shared library.
+func enableLoads(_ *analyzer, v *view) string {
+	for _, f := range v.values("f") {
+		if f.dynamic || !systemPath(f.lit) {
+			return "enable -f " + f.lit + " loads a builtin from a library moat cannot read"
 		}
 	}
 	return ""

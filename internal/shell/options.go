@@ -20,6 +20,8 @@ type valueOpts struct {
 	subcommand bool
 }
 
+var shellOptions = valueOpts{short: "oO", long: []string{"rcfile", "init-file"}}
+
 // valueOptions is built on first use, like the tables of tables.go.
 var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	return map[string]valueOpts{
@@ -116,6 +118,19 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"mysqladmin": {short: "uhPS", long: []string{"user", "host", "port", "socket"}},
 		"flock":      {short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}},
 		"su":         {short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
+		// Shells: -o and -O take an option's name; bash's --rcfile and --init-file a file it
+		// sources. -c is a flag: the code is the first operand.
+		"sh":     shellOptions,
+		"bash":   shellOptions,
+		"rbash":  shellOptions,
+		"dash":   shellOptions,
+		"ash":    shellOptions,
+		"ksh":    shellOptions,
+		"mksh":   shellOptions,
+		"yash":   shellOptions,
+		"posh":   shellOptions,
+		"zsh":    shellOptions,
+		"enable": {short: "f"},
 	}
 })
 

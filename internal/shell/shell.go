@@ -24,6 +24,7 @@ const (
 	findTooDeep         = "shell.too-deep"
 	findTooComplex      = "shell.too-complex"
 	findTooLarge        = "input.too-large"
+	findOpaque          = "analysis.opaque"
 	findNulByte         = "evasion.nul-byte"
 	findDynamicCommand  = "evasion.dynamic-command"
 	findObfuscatedExec  = "evasion.obfuscated-exec"
@@ -73,7 +74,7 @@ const (
 
 // findingIDs lists every id the package reports, so that a test keeps them catalogued.
 var findingIDs = []string{
-	findParseError, findTooDeep, findTooComplex, findTooLarge, findNulByte, findDynamicCommand, findObfuscatedExec,
+	findParseError, findTooDeep, findTooComplex, findTooLarge, findOpaque, findNulByte, findDynamicCommand, findObfuscatedExec,
 	findEncodedCommand, findLogTamper, findRecursiveDelete, findDiskWipe, findForkBomb, findForcePush,
 	findResetHard, findGitClean, findGitDiscard, findStashDrop, findBranchDelete, findHistoryRewrite,
 	findDBDrop, findDBUnbounded, findInfraDelete, findHTTPDelete, findCredentialsRead, findEnvDump,
@@ -141,6 +142,10 @@ func Analyze(line string, env Env) Analysis {
 type shared struct {
 	env    Env
 	budget int // bytes nested code may still parse
+	// aliases are the aliases the line defines, by name, with their text; expanding are
+	// those whose text is being analysed, which bash does not expand again inside it.
+	aliases   map[string]string
+	expanding []string
 }
 
 // result is an analysis and what dataflow needs from it when it is nested in another.
