@@ -271,8 +271,10 @@ func TestGuardedShell(t *testing.T) {
 		// The real shell is moat itself: skipped, never started in a loop.
 		{"real shell is moat-shell", []string{e.shell, "-c", "echo $BASH_VERSION"}, append(shellEnv, "MOAT_REAL_SHELL="+e.shell), ".", "is moat itself", 0},
 		{"real shell is /bin/sh", []string{e.shell, "-c", "echo ${BASH_VERSION:-not-bash}"}, append(shellEnv, "MOAT_REAL_SHELL=/bin/sh"), "", "", 0},
-		// A guarded command that starts moat-shell again is decided again.
-		{"nested", []string{e.shell, "-c", e.shell + ` -c 'rm -rf ~'; echo "nested=$?"`}, shellEnv, "nested=126", "deny-delete-root-home-system", 0},
+		// A guarded command that starts moat-shell again is decided with what the inner
+		// shell would run: the outer one refuses the whole line (self-protection judges
+		// what moat shell -c runs as the agent's own command).
+		{"nested", []string{e.shell, "-c", e.shell + ` -c 'rm -rf ~'; echo "nested=$?"`}, shellEnv, "", "deny-delete-root-home-system", 126},
 		{"agent from the environment", []string{e.shell, "-c", "true"}, append(shellEnv, "MOAT_AGENT=openclaw"), "", "", 0},
 		{"unknown agent", []string{e.shell, "-c", "true"}, append(shellEnv, "MOAT_AGENT=clippy"), "", `unknown agent "clippy"`, 2},
 	}
