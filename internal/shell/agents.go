@@ -39,12 +39,6 @@ func packageRunner(name, sub string) bool {
 // (node …/@openai/codex/bin/codex.js).
 func scriptHost(name string) bool { return name == "node" || name == "bun" || name == "deno" }
 
-// envWord is one variable a command is started with.
-type envWord struct {
-	name, value string
-	known       bool
-}
-
 // agentLaunch reports an agent program started with its hooks or configuration switched
 // off, moved or replaced (by an option, or by a variable assigned before it, by a wrapper
 // such as env or sudo, or earlier in the line), and adds the files written by its
@@ -63,8 +57,8 @@ func (a *analyzer) agentLaunch(cmd *call.Command, prog arg, rest []arg, assigns 
 	// claude-code@latest), so that it reads the same however the program was reached.
 	program := cli.Programs[0]
 	for _, e := range a.launchEnv(cli, assigns, wrappers) {
-		if v, ok := cli.Variable(e.name); ok && v.Moves(e.value, e.known, home) {
-			cmd.Findings = appendFinding(cmd.Findings, findUnguardedAgent, e.name+"="+e.value+" "+program)
+		if v, ok := cli.Variable(e.name); ok && v.Moves(e.val.lit, !e.val.dynamic, home) {
+			cmd.Findings = appendFinding(cmd.Findings, findUnguardedAgent, e.name+"="+e.val.lit+" "+program)
 			break
 		}
 	}
@@ -216,63 +210,28 @@ func unguardingOption(cli agent.CLI, words []arg) (string, bool) {
 	return "", false
 }
 
-// launchEnv returns the variables that matter to cli that the command is started with,
-// nearest first: its own assignments (CODEX_HOME=/x codex), a wrapper's (env HOME=/x
-// claude, sudo CLAUDE_CONFIG_DIR=/x claude), and those assigned earlier in the line
-// (export HOME=/x; claude) — a shell variable assigned without export reaches the
-// program too when the environment already has it, as it has HOME.
-func (a *analyzer) launchEnv(cli agent.CLI, assigns []*syntax.Assign, wrappers []arg) []envWord {
-	var out []envWord
-	for _, x := range assigns {
-		if x.Name == nil {
-			continue
-		}
-		if _, ok := cli.Variable(x.Name.Value); !ok {
-			continue
-		}
-		v, known := "", false
-		if x.Array == nil && x.Index == nil && !x.Append {
-			v, known = a.assignValue(x.Value)
-		}
-		if !known && x.Value != nil {
-			v = a.source(x.Value) // for the evidence: what was written
-		}
-		out = append(out, envWord{x.Name.Value, v, known})
-	}
-	for _, w := range wrappers {
-		name, v, ok := strings.Cut(w.lit, "=")
-		if !ok || !validName(name) {
-			continue
-		}
-		if _, ok := cli.Variable(name); ok {
-			out = append(out, envWord{name, v, !w.dynamic})
-		}
-	}
+// launchEnv returns the variables that matter to cli that the command is started with:
+// its own assignments (CODEX_HOME=/x codex), a wrapper's (env HOME=/x claude, sudo
+// CLAUDE_CONFIG_DIR=/x claude), and those assigned earlier in the line (export HOME=/x;
+// claude): a shell variable assigned without export reaches the program too when the
+// environment already has it, as it has HOME.
+func (a *analyzer) launchEnv(cli agent.CLI, assigns []*syntax.Assign, wrappers []arg) []envAssign {
+	out := a.commandEnv(assigns, wrappers, len(wrappers), func(name string) bool {
+		_, ok := cli.Variable(name)
+		return ok
+	})
 	for _, list := range [][]agent.Env{cli.Env, agent.HomeEnv} {
 		for _, e := range list {
 			if _, bound := a.st.latest[e.Name]; !bound {
 				continue
 			}
 			v, _ := a.st.get(e.Name)
+			x := arg{lit: v.s, dynamic: !v.known}
 			if !v.known {
-				v.s = "$" + e.Name // changed earlier in the line, to a value not known
+				x.lit = "$" + e.Name // changed earlier in the line, to a value not known
 			}
-			out = append(out, envWord{e.Name, v.s, v.known})
+			out = append(out, envAssign{e.Name, x})
 		}
 	}
 	return out
-}
-
-// validName reports whether s is a shell variable's name.
-func validName(s string) bool {
-	if s == "" || s[0] >= '0' && s[0] <= '9' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
 }
