@@ -1,10 +1,37 @@
 package agent
 
 import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// TestLeaf keeps the registry a leaf: setup, mcp wrap, the path sets and shell analysis
+// all read it, and the hook path links it, so it imports nothing but the standard library.
+func TestLeaf(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); strings.Contains(p, ".") {
+				t.Errorf("%s imports %s: the registry imports only the standard library", name, p)
+			}
+		}
+	}
+}
 
 // TestRegistryRows keeps every row of the table well formed: a place says what it is for
 // and where, paths are relative to their root, and no two agents share a name or a
