@@ -180,9 +180,6 @@ func (c CLI) Variable(name string) (Env, bool) {
 	return Env{}, false
 }
 
-// Known reports whether the CLI is a program at all (the zero CLI is none).
-func (c CLI) Known() bool { return len(c.Programs) > 0 }
-
 // ForProgram returns the agent whose program is named name (a base name, as a shell
 // command names it; a Windows .exe suffix is ignored).
 func ForProgram(name string) (Agent, bool) {

@@ -88,6 +88,7 @@ func (a *analyzer) agentLaunch(cmd *call.Command, prog arg, rest []arg, assigns 
 	}
 }
 
+// appendWrite adds a write of p to accs, unless accs has it.
 func appendWrite(accs []call.Access, p string) []call.Access {
 	for _, acc := range accs {
 		if acc.Kind == call.Write && acc.Path == p {
@@ -102,7 +103,7 @@ func appendWrite(accs []call.Access, p string) []call.Access {
 // a package runner's operand (npm exec -- gemini, pnpm dlx @google/gemini-cli) or a
 // script host's script (node …/@anthropic-ai/claude-code/cli.js).
 func agentProgram(name string, prog arg, rest []arg) (agent.Agent, []arg, bool) {
-	if row, ok := agent.ForProgram(name); ok && row.CLI.Known() {
+	if row, ok := agent.ForProgram(name); ok {
 		return row, rest, true
 	}
 	if row, ok := agent.ForPackage(prog.lit); ok {
@@ -122,7 +123,7 @@ func agentProgram(name string, prog arg, rest []arg) (agent.Agent, []arg, bool) 
 		if row, ok := agent.ForPackage(w); ok {
 			return row, rest[at+1:], true
 		}
-		if row, ok := agent.ForProgram(baseName(w)); ok && row.CLI.Known() {
+		if row, ok := agent.ForProgram(baseName(w)); ok {
 			return row, rest[at+1:], true
 		}
 		return agent.Agent{}, nil, false
