@@ -45,6 +45,7 @@ var shellKinds = []FindingKind{
 	{ID: "evasion.encoded-command", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "runs a command hidden by an encoding (base64, hex, escapes, reversal, rot13); the decoded command is analysed too"},
 	{ID: "evasion.nul-byte", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "the command line holds NUL bytes, which shells and agents drop, cut at or refuse, so it may run something other than what is analysed"},
 	{ID: "evasion.log-tamper", Category: "evasion", Severity: High, Taxonomy: "T1070", Summary: "clears or disables shell history or system logs"},
+	{ID: "evasion.unguarded-agent", Category: "evasion", Severity: Critical, Taxonomy: "T1562.001", Summary: "starts an AI agent with its hooks or settings switched off, moved or replaced, so that what it does would not pass through moat"},
 
 	// Privilege.
 	{ID: "privilege.sudo", Category: "privilege", Severity: Medium, Taxonomy: "T1548.003", Summary: "runs a command as another user (sudo, doas, su, pkexec)"},

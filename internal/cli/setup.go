@@ -90,7 +90,7 @@ func (a *app) setupTargets(all bool, args []string, home string) ([]setup.Agent,
 		return out, nil
 	}
 	for _, ag := range setup.Agents {
-		if all || isDir(filepath.Join(home, ag.ConfigDir)) {
+		if all || isDir(filepath.Join(home, ag.ConfigDir())) {
 			out = append(out, ag)
 		}
 	}
@@ -141,7 +141,7 @@ func (a *app) setup(o setupOptions, args []string) error {
 	e := setupEdit{a: a, o: o, state: d.State}
 	failed := false
 	for _, ag := range targets {
-		if err := e.agent(ag, ag.File(scope, home, project), filepath.Join(home, ag.TrustFile), moat); err != nil {
+		if err := e.agent(ag, ag.File(scope, home, project), filepath.Join(home, ag.TrustFile()), moat); err != nil {
 			fmt.Fprintf(a.env.Stderr, "moat: %s: %v\n", ag.Agent, err)
 			failed = true
 		}
@@ -194,7 +194,7 @@ func (e setupEdit) agent(ag setup.Agent, file, trustFile, moat string) error {
 			return err
 		}
 	}
-	if ag.TrustFile == "" {
+	if ag.TrustFile() == "" {
 		return nil
 	}
 	if err := e.trust(ag, file, trustFile, old, text); err != nil {
@@ -410,7 +410,7 @@ func (a *app) status(asJSON bool) error {
 	project := discover.RepoRoot(cwd)
 	var agents []agentStatus
 	for _, ag := range setup.Agents {
-		st := agentStatus{Agent: string(ag.Agent), Installed: isDir(filepath.Join(home, ag.ConfigDir))}
+		st := agentStatus{Agent: string(ag.Agent), Installed: isDir(filepath.Join(home, ag.ConfigDir()))}
 		scopes := []setup.Scope{setup.User}
 		if project != "" {
 			scopes = append(scopes, setup.Project)
@@ -430,8 +430,8 @@ func (a *app) status(asJSON bool) error {
 				for ev := range got {
 					fs.Hooks[ev] = true
 				}
-				if ag.TrustFile != "" && err == nil {
-					cfg, _, rerr := readSettings(filepath.Join(home, ag.TrustFile))
+				if ag.TrustFile() != "" && err == nil {
+					cfg, _, rerr := readSettings(filepath.Join(home, ag.TrustFile()))
 					if rerr == nil {
 						fs.Trust, rerr = ag.HookTrust(file, string(data), cfg)
 					}
@@ -552,7 +552,7 @@ func agentNames() string {
 func agentDirs() string {
 	dirs := make([]string, len(setup.Agents))
 	for i, ag := range setup.Agents {
-		dirs[i] = "~/" + ag.ConfigDir
+		dirs[i] = "~/" + ag.ConfigDir()
 	}
 	return strings.Join(dirs, ", ")
 }

@@ -60,7 +60,7 @@ func checkOldBackups(in Inputs) (Finding, bool) {
 func checkAgent(in Inputs, ag setup.Agent) Finding {
 	name := string(ag.Agent)
 	f := Finding{ID: "hooks." + name}
-	installed := isDir(filepath.Join(in.Dirs.Home, ag.ConfigDir))
+	installed := isDir(filepath.Join(in.Dirs.Home, ag.ConfigDir()))
 	files := []string{ag.File(setup.User, in.Dirs.Home, "")}
 	if in.Project != "" {
 		files = append(files, ag.File(setup.Project, in.Dirs.Home, in.Project))
@@ -93,7 +93,7 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 		}
 		commands = append(commands, hookBinaries(string(data), name)...)
 		portable = portable || hasPortableHook(string(data), name)
-		if len(got) > 0 && ag.TrustFile != "" {
+		if len(got) > 0 && ag.TrustFile() != "" {
 			bad, err := untrustedHooks(in, ag, file, string(data))
 			if err != nil {
 				f.Status, f.Message = Fail, fmt.Sprintf("cannot tell whether %s trusts moat's hooks in %s: %v", name, file, oneLine(err.Error()))
@@ -116,7 +116,7 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 	}
 	switch {
 	case !installed && len(covered) == 0:
-		f.Status, f.Message = OK, fmt.Sprintf("%s is not installed (no ~/%s)", name, ag.ConfigDir)
+		f.Status, f.Message = OK, fmt.Sprintf("%s is not installed (no ~/%s)", name, ag.ConfigDir())
 		return f
 	case len(covered) == 0:
 		f.Status = Fail
@@ -162,7 +162,7 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 	}
 	f.Status = OK
 	f.Message = fmt.Sprintf("moat's hooks for %s are in %s for %s", name, strings.Join(where, " and "), strings.Join(ag.Events, ", "))
-	if ag.TrustFile != "" {
+	if ag.TrustFile() != "" {
 		f.Message += ", and " + name + " trusts them"
 	}
 	return f
@@ -171,7 +171,7 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 // untrustedHooks returns the events whose moat hook in file (with text) the agent will
 // not run, each with why when it is not simply untrusted.
 func untrustedHooks(in Inputs, ag setup.Agent, file, text string) ([]string, error) {
-	cfg, err := os.ReadFile(filepath.Join(in.Dirs.Home, ag.TrustFile))
+	cfg, err := os.ReadFile(filepath.Join(in.Dirs.Home, ag.TrustFile()))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}

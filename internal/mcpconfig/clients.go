@@ -2,7 +2,11 @@
 // that each server runs through moat's proxy, and restores them exactly.
 package mcpconfig
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/moatdev/moat/internal/agent"
+)
 
 // Client is an MCP client whose configuration moat can rewrite: where it keeps its
 // servers, and how it writes them.
@@ -13,11 +17,10 @@ type Client struct {
 	// trailing commas allowed.
 	TOML bool
 
-	// userFiles are the user's files, relative to the home directory and slash
-	// separated, by GOOS; "" is for every other system.
-	userFiles map[string][]string
-	// projectFiles are relative to the project's root.
-	projectFiles []string
+	// The client's files are its MCP places in the agent registry (internal/agent),
+	// which the $agent-config path set is made from too: a file `mcp wrap` rewrites is a
+	// file self-protection guards. Name is the client's name there.
+
 	// servers are the paths, from the root of a JSON file, of the objects that map
 	// server names to entries; "*" stands for every key. A TOML file's servers are
 	// always its [mcp_servers.NAME] tables.
@@ -49,25 +52,19 @@ type remote struct {
 }
 
 // Clients are the MCP clients moat knows, from the client config table in
-// agent-protocols.md §6.7. The paths under the home are the documented defaults: a
-// client moved by an environment variable (CODEX_HOME, XDG_CONFIG_HOME, APPDATA
-// elsewhere than under the home) is not followed.
+// agent-protocols.md §6.7. Their files are the registry's documented defaults: a client
+// moved by an environment variable (CODEX_HOME, XDG_CONFIG_HOME, APPDATA elsewhere than
+// under the home) is not followed, and an agent started with one is a second agent that
+// self-protection denies.
 var Clients = []Client{
 	{
-		Name: "claude-desktop",
-		userFiles: map[string][]string{
-			"darwin":  {"Library/Application Support/Claude/claude_desktop_config.json"},
-			"windows": {"AppData/Roaming/Claude/claude_desktop_config.json"},
-			"":        {".config/Claude/claude_desktop_config.json"},
-		},
+		Name:    "claude-desktop",
 		servers: [][]string{{"mcpServers"}},
 		// Claude Desktop adds remote servers as connectors, in its own interface; its
 		// file holds only commands.
 	},
 	{
-		Name:         "claude-code",
-		userFiles:    map[string][]string{"": {".claude.json"}},
-		projectFiles: []string{".mcp.json"},
+		Name: "claude-code",
 		// ~/.claude.json holds the user's servers at the top and each project's
 		// "local" servers under projects["/abs/path"].
 		servers: [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
@@ -77,39 +74,32 @@ var Clients = []Client{
 		typedStdio: true,
 	},
 	{
-		Name:         "cursor",
-		userFiles:    map[string][]string{"": {".cursor/mcp.json"}},
-		projectFiles: []string{".cursor/mcp.json"},
-		servers:      [][]string{{"mcpServers"}},
+		Name:    "cursor",
+		servers: [][]string{{"mcpServers"}},
 		// Cursor tries Streamable HTTP first and falls back to SSE by itself.
 		remotes:    []remote{{key: "url", untyped: "http"}},
 		bridged:    []string{"type", "headers"},
 		typedStdio: true,
 	},
 	{
-		Name:      "windsurf",
-		userFiles: map[string][]string{"": {".codeium/windsurf/mcp_config.json"}},
-		servers:   [][]string{{"mcpServers"}},
-		remotes:   []remote{{key: "serverUrl", fixed: "http"}},
-		bridged:   []string{"headers"},
-		carried:   []string{"disabled", "disabledTools"},
+		Name:    "windsurf",
+		servers: [][]string{{"mcpServers"}},
+		remotes: []remote{{key: "serverUrl", fixed: "http"}},
+		bridged: []string{"headers"},
+		carried: []string{"disabled", "disabledTools"},
 	},
 	{
-		Name:         "gemini-cli",
-		userFiles:    map[string][]string{"": {".gemini/settings.json"}},
-		projectFiles: []string{".gemini/settings.json"},
-		servers:      [][]string{{"mcpServers"}},
+		Name:    "gemini-cli",
+		servers: [][]string{{"mcpServers"}},
 		// httpUrl is Streamable HTTP; a url is SSE unless its type says http.
 		remotes: []remote{{key: "httpUrl", fixed: "http"}, {key: "url", untyped: "sse"}},
 		bridged: []string{"type", "headers"},
 		carried: []string{"timeout", "trust", "description", "includeTools", "excludeTools"},
 	},
 	{
-		Name:         "codex",
-		TOML:         true,
-		userFiles:    map[string][]string{"": {".codex/config.toml"}},
-		projectFiles: []string{".codex/config.toml"},
-		remotes:      []remote{{key: "url", fixed: "http"}},
+		Name:    "codex",
+		TOML:    true,
+		remotes: []remote{{key: "url", fixed: "http"}},
 		// Codex's own field names (codex-rs/config/src/mcp_types.rs): the bearer token
 		// and env_http_headers name environment variables; http_headers are literal.
 		bridged: []string{"bearer_token_env_var", "http_headers", "env_http_headers"},
@@ -118,12 +108,6 @@ var Clients = []Client{
 	},
 	{
 		Name: "vscode",
-		userFiles: map[string][]string{
-			"darwin":  {"Library/Application Support/Code/User/mcp.json"},
-			"windows": {"AppData/Roaming/Code/User/mcp.json"},
-			"":        {".config/Code/User/mcp.json"},
-		},
-		projectFiles: []string{".vscode/mcp.json"},
 		// VS Code's servers are under "servers", beside an "inputs" array moat leaves.
 		servers:    [][]string{{"servers"}},
 		remotes:    []remote{{key: "url", untyped: "http"}},
@@ -146,16 +130,13 @@ func ForClient(name string) (Client, bool) {
 // the user's, under home, then the project's, under project when it is not empty. The
 // files need not exist.
 func (c Client) Files(home, project, goos string) []string {
-	user, ok := c.userFiles[goos]
-	if !ok {
-		user = c.userFiles[""]
-	}
+	row, _ := agent.Lookup(c.Name)
 	var out []string
-	for _, f := range user {
+	for _, f := range row.Files(agent.MCP, agent.Home, goos) {
 		out = append(out, filepath.Join(home, filepath.FromSlash(f)))
 	}
 	if project != "" {
-		for _, f := range c.projectFiles {
+		for _, f := range row.Files(agent.MCP, agent.Project, goos) {
 			out = append(out, filepath.Join(project, filepath.FromSlash(f)))
 		}
 	}

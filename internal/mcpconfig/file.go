@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/atomicfile"
 )
 
@@ -29,8 +30,8 @@ type FileResult struct {
 }
 
 // BackupSuffix is added to a file's name for the copy kept before moat changes it, as
-// `moat setup` does.
-const BackupSuffix = ".moat-backup"
+// `moat setup` does. The backup beside the file is protected like the file itself.
+const BackupSuffix = agent.BackupSuffix
 
 // WrapFile wraps the servers of the client's file path, as Wrap does, and writes the
 // result unless opts.DryRun is set or nothing changed. Before the file is replaced it is

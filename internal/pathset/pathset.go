@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/moatdev/moat/internal/agent"
 )
 
 // Host is what the sets depend on for one user and one moat installation.
@@ -86,6 +88,10 @@ func Resolve(name string, h Host) (Resolved, error) {
 	case "$moat":
 		return Resolved{Include: append([]string(nil), h.Moat...)}, nil
 	}
+	if name == AgentConfig {
+		s := agentConfig()
+		return Resolved{Include: absolute(s.Include, h)}, nil
+	}
 	for _, s := range staticSets {
 		if s.Name == name {
 			return Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}, nil
@@ -94,8 +100,38 @@ func Resolve(name string, h Host) (Resolved, error) {
 	return Resolved{}, fmt.Errorf("unknown path set %s (known: %s)", name, strings.Join(Names, ", "))
 }
 
-// Static returns the data of the sets that do not depend on the host beyond its home.
-func Static() []Set { return staticSets }
+// Static returns the data of the sets that do not depend on the host beyond its home, in
+// documentation order.
+func Static() []Set {
+	out := make([]Set, 0, len(staticSets)+1)
+	for _, n := range Names {
+		if n == AgentConfig {
+			out = append(out, agentConfig())
+			continue
+		}
+		for _, s := range staticSets {
+			if s.Name == n {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// AgentConfig is the set of the agents' hook and MCP configuration.
+const AgentConfig = "$agent-config"
+
+// agentConfig makes $agent-config from the agent registry: every place of every agent,
+// on every system, and the backups moat keeps of the files it rewrites. `moat setup` and
+// `moat mcp wrap` find the files they edit in the same registry, so a file moat edits is
+// always a file self-protection guards.
+func agentConfig() Set {
+	s := Set{Name: AgentConfig, Summary: "the agents' hook and MCP configuration: changing it can switch moat off"}
+	for _, p := range agent.Protected() {
+		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
+	}
+	return s
+}
 
 // Expand turns a pattern as written in a set or a policy into an absolute pattern:
 // `~` and `~/…` name the home directory, `**/…` means any directory.

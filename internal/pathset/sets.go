@@ -1,6 +1,7 @@
 package pathset
 
-// staticSets are the sets whose members are fixed paths (given the home directory).
+// staticSets are the sets whose members are fixed paths (given the home directory),
+// except $agent-config, which is made from the agent registry (agentConfig).
 var staticSets = []Set{
 	{
 		Name:    "$system",
@@ -109,48 +110,6 @@ var staticSets = []Set{
 			{"**/.env.sample", "templates without values"},
 			{"**/.env.template", "templates without values"},
 			{"**/.env.dist", "templates without values"},
-		},
-	},
-	{
-		Name:    "$agent-config",
-		Summary: "the agents' hook and MCP configuration: changing it can switch moat off",
-		Include: []Entry{
-			{"~/.claude/settings.json", "Claude Code user hooks"},
-			{"~/.claude/settings.local.json", "Claude Code user hooks"},
-			{"**/.claude/settings.json", "Claude Code project hooks"},
-			{"**/.claude/settings.local.json", "Claude Code project hooks"},
-			{"/etc/claude-code/**", "Claude Code managed settings"},
-			{"/Library/Application Support/ClaudeCode/**", "Claude Code managed settings (macOS)"},
-			{"~/.claude.json", "Claude Code MCP servers"},
-			{"**/.mcp.json", "project MCP servers"},
-			{"~/.cursor/hooks.json", "Cursor user hooks"},
-			{"**/.cursor/hooks.json", "Cursor project hooks"},
-			{"/etc/cursor/hooks.json", "Cursor enterprise hooks"},
-			{"/Library/Application Support/Cursor/hooks.json", "Cursor enterprise hooks (macOS)"},
-			{"~/.cursor/mcp.json", "Cursor MCP servers"},
-			{"**/.cursor/mcp.json", "Cursor project MCP servers"},
-			{"~/.codeium/windsurf/hooks.json", "Windsurf user hooks"},
-			{"~/.codeium/hooks.json", "Windsurf JetBrains hooks"},
-			{"**/.windsurf/hooks.json", "Windsurf workspace hooks"},
-			{"/etc/windsurf/hooks.json", "Windsurf system hooks"},
-			{"/Library/Application Support/Windsurf/hooks.json", "Windsurf system hooks (macOS)"},
-			{"~/.codeium/windsurf/mcp_config.json", "Windsurf MCP servers"},
-			{"~/.gemini/settings.json", "Gemini CLI user hooks and MCP servers"},
-			{"**/.gemini/settings.json", "Gemini CLI project hooks and MCP servers"},
-			{"/etc/gemini-cli/settings.json", "Gemini CLI system hooks"},
-			{"~/.codex/hooks.json", "Codex user hooks"},
-			{"~/.codex/config.toml", "Codex configuration and MCP servers"},
-			{"~/.codex/requirements.toml", "Codex managed hooks"},
-			{"**/.codex/hooks.json", "Codex project hooks"},
-			{"**/.codex/config.toml", "Codex project configuration"},
-			{"~/.config/Claude/claude_desktop_config.json", "Claude Desktop MCP servers"},
-			{"~/Library/Application Support/Claude/claude_desktop_config.json", "Claude Desktop MCP servers (macOS)"},
-			{"**/.vscode/mcp.json", "VS Code MCP servers"},
-			{"~/.cline/data/settings/cline_mcp_settings.json", "Cline MCP servers"},
-			{"~/.cline/hooks/**", "Cline hooks"},
-			{"~/.continue/config.yaml", "Continue configuration and MCP servers"},
-			{"~/.continue/config.json", "Continue configuration (legacy file)"},
-			{"~/.openclaw/openclaw.json", "OpenClaw configuration"},
 		},
 	},
 	{

@@ -391,7 +391,7 @@ func lineEnding(text string) string {
 // given trustText, the file where the agent records trust (empty if it does not exist).
 // It returns nil for agents that run every hook in their settings.
 func (a Agent) HookTrust(hooksFile, hooksText, trustText string) (map[string]Trust, error) {
-	if a.TrustFile == "" {
+	if a.TrustFile() == "" {
 		return nil, nil
 	}
 	hooks, err := CodexHooks(hooksFile, hooksText)
@@ -400,7 +400,7 @@ func (a Agent) HookTrust(hooksFile, hooksText, trustText string) (map[string]Tru
 	}
 	states, err := CodexHookStates(trustText)
 	if err != nil {
-		return nil, fmt.Errorf("reading the trusted hooks of %s: %w", filepath.Join("~", a.TrustFile), err)
+		return nil, fmt.Errorf("reading the trusted hooks of %s: %w", filepath.Join("~", a.TrustFile()), err)
 	}
 	out := map[string]Trust{}
 	for _, h := range hooks {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
+	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/jsonc"
 )
@@ -20,15 +22,11 @@ const (
 	Project Scope = "project"
 )
 
-// Agent describes where an agent keeps its hook settings and what moat writes there.
+// Agent describes what moat writes into an agent's hook settings. Where the settings
+// are is the agent registry's (internal/agent), which the $agent-config path set is made
+// from too: a file setup edits is a file self-protection guards.
 type Agent struct {
 	Agent call.Agent
-	// ConfigDir is the directory, under the home, whose presence says the agent is
-	// installed.
-	ConfigDir string
-	// UserFile and ProjectFile are the settings files, relative to the home and to the
-	// project.
-	UserFile, ProjectFile string
 	// Events are the hook events moat registers for.
 	Events []string
 	// entry returns moat's entry for an event, as JSON text.
@@ -38,44 +36,62 @@ type Agent struct {
 	created [][2]string
 	// Note is said to the user after installing.
 	Note string
-	// TrustFile, relative to the home, is where the agent records which hooks the user
-	// trusted, for agents that run only trusted hooks (Codex); empty for the others.
-	TrustFile string
+}
+
+// row returns the agent's row of the registry. Every agent setup knows has one: a test
+// walks them.
+func (a Agent) row() agent.Agent {
+	r, _ := agent.Lookup(string(a.Agent))
+	return r
+}
+
+// ConfigDir is the directory, under the home and slash separated, whose presence says
+// the agent is installed.
+func (a Agent) ConfigDir() string { return a.row().Dir }
+
+// UserFile is the user's settings file, relative to the home and slash separated.
+func (a Agent) UserFile() string { return a.row().File(agent.Hooks, agent.Home, runtime.GOOS) }
+
+// ProjectFile is the project's settings file, relative to the project's root and slash
+// separated.
+func (a Agent) ProjectFile() string {
+	return a.row().File(agent.Hooks, agent.Project, runtime.GOOS)
+}
+
+// TrustFile, relative to the home and slash separated, is where the agent records which
+// hooks the user trusted, for agents that run only trusted hooks (Codex); empty for the
+// others.
+func (a Agent) TrustFile() string {
+	return a.row().File(agent.HookTrust, agent.Home, runtime.GOOS)
 }
 
 // Agents lists the agents moat can set up.
 var Agents = []Agent{
 	{
-		Agent: call.ClaudeCode, ConfigDir: ".claude",
-		UserFile: ".claude/settings.json", ProjectFile: ".claude/settings.json",
+		Agent:  call.ClaudeCode,
 		Events: []string{"PreToolUse", "PostToolUse", "UserPromptSubmit"},
 		entry:  matcherEntry("*"),
 	},
 	{
-		Agent: call.Cursor, ConfigDir: ".cursor",
-		UserFile: ".cursor/hooks.json", ProjectFile: ".cursor/hooks.json",
+		Agent:   call.Cursor,
 		Events:  []string{"beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "preToolUse", "beforeSubmitPrompt"},
 		entry:   func(command, _ string) string { return jsonObject("command", command, "failClosed", true) },
 		created: [][2]string{{"version", "1"}},
 	},
 	{
-		Agent: call.Windsurf, ConfigDir: ".codeium/windsurf",
-		UserFile: ".codeium/windsurf/hooks.json", ProjectFile: ".windsurf/hooks.json",
+		Agent:  call.Windsurf,
 		Events: []string{"pre_run_command", "pre_read_code", "pre_write_code", "pre_mcp_tool_use", "pre_user_prompt"},
 		entry:  func(command, _ string) string { return jsonObject("command", command, "show_output", true) },
 	},
 	{
-		Agent: call.GeminiCLI, ConfigDir: ".gemini",
-		UserFile: ".gemini/settings.json", ProjectFile: ".gemini/settings.json",
+		Agent:  call.GeminiCLI,
 		Events: []string{"BeforeTool", "AfterTool", "BeforeAgent"},
 		entry:  matcherEntry(".*"),
 	},
 	{
-		Agent: call.Codex, ConfigDir: ".codex",
-		UserFile: ".codex/hooks.json", ProjectFile: ".codex/hooks.json",
-		Events:    []string{"PreToolUse", "UserPromptSubmit"},
-		entry:     matcherEntry(".*"),
-		TrustFile: ".codex/config.toml",
+		Agent:  call.Codex,
+		Events: []string{"PreToolUse", "UserPromptSubmit"},
+		entry:  matcherEntry(".*"),
 	},
 }
 
@@ -93,9 +109,9 @@ func ForAgent(name string) (Agent, bool) {
 // directories.
 func (a Agent) File(scope Scope, home, project string) string {
 	if scope == Project {
-		return filepath.Join(project, a.ProjectFile)
+		return filepath.Join(project, a.ProjectFile())
 	}
-	return filepath.Join(home, a.UserFile)
+	return filepath.Join(home, a.UserFile())
 }
 
 // Command is the hook command moat writes for the agent: moat, the absolute path of the
@@ -366,5 +382,5 @@ func BackupPath(stateDir, file string) string {
 		vol = strings.Trim(strings.ReplaceAll(vol, ":", ""), `/\`)
 		rest = filepath.Join(vol, rest)
 	}
-	return filepath.Join(stateDir, "backups", rest+".moat-backup")
+	return filepath.Join(stateDir, "backups", rest+agent.BackupSuffix)
 }

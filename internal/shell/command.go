@@ -183,6 +183,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 			a.changeDir(cmd.Name, ops)
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
+		a.agentLaunch(&cmd, prog, rest, assigns, args[:i], cwd)
 	}
 	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)

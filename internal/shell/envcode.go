@@ -233,16 +233,25 @@ type envAssign struct {
 	val  arg // dynamic, with its source text and word, when computed at run time
 }
 
-// prefixAssigns returns the environment assignments of a simple command: NAME=value words
-// before it, and those a wrapper takes before the program (env NAME=value, sudo NAME=value),
-// which are args[:prog].
+// prefixAssigns returns the environment assignments of a simple command that carry code
+// (envVars): NAME=value words before it, and those a wrapper takes before the program (env
+// NAME=value, sudo NAME=value), which are args[:prog].
 func (a *analyzer) prefixAssigns(assigns []*syntax.Assign, args []arg, prog int) []envAssign {
+	return a.commandEnv(assigns, args, prog, func(name string) bool {
+		_, ok := lookupEnvVar(name)
+		return ok
+	})
+}
+
+// commandEnv returns the environment assignments of a simple command, as prefixAssigns
+// does, of the variables keep selects.
+func (a *analyzer) commandEnv(assigns []*syntax.Assign, args []arg, prog int, keep func(string) bool) []envAssign {
 	var out []envAssign
 	for _, x := range assigns {
 		if x.Name == nil || x.Array != nil || x.Index != nil {
 			continue
 		}
-		if _, ok := lookupEnvVar(x.Name.Value); !ok {
+		if !keep(x.Name.Value) {
 			continue
 		}
 		out = append(out, envAssign{x.Name.Value, a.assignArg(x.Value)})
@@ -259,7 +268,7 @@ func (a *analyzer) prefixAssigns(assigns []*syntax.Assign, args []arg, prog int)
 		if name == "" || len(lit) == len(name) || lit[len(name)] != '=' {
 			continue
 		}
-		if _, ok := lookupEnvVar(name); !ok {
+		if !keep(name) {
 			continue
 		}
 		out = append(out, envAssign{name, arg{lit: lit[len(name)+1:], dynamic: x.dynamic, word: x.word}})
