@@ -23,6 +23,8 @@ var shellKinds = []FindingKind{
 	{ID: "destructive.db.drop", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "drops or truncates a database, table or key space"},
 	{ID: "destructive.db.unbounded-write", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes or updates every row of a table (no WHERE clause)"},
 	{ID: "destructive.infra.delete", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes cloud, cluster, secret-store or backup resources"},
+	{ID: "destructive.system.shutdown", Category: "destructive", Severity: High, Taxonomy: "T1529", Summary: "shuts down, halts, reboots or crashes the machine, or leaves it in rescue mode without its services"},
+	{ID: "destructive.system.kill-all", Category: "destructive", Severity: High, Taxonomy: "T1489", Summary: "kills every process the user may signal, or init, which takes the whole session or machine down"},
 	{ID: "destructive.http.delete", Category: "destructive", Severity: Medium, Taxonomy: "T1485", Summary: "sends an HTTP DELETE request"},
 
 	// Credentials.
@@ -43,6 +45,7 @@ var shellKinds = []FindingKind{
 	{ID: "evasion.obfuscated-exec", Category: "evasion", Severity: Critical, Taxonomy: "T1027", Summary: "decodes data and runs it, and what is run cannot be known before it runs"},
 	{ID: "evasion.encoded-command", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "runs a command hidden by an encoding (base64, hex, escapes, reversal, rot13); the decoded command is analysed too"},
 	{ID: "evasion.nul-byte", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "the command line holds NUL bytes, which shells and agents drop, cut at or refuse, so it may run something other than what is analysed"},
+	{ID: "evasion.security-off", Category: "evasion", Severity: High, Taxonomy: "T1562", Summary: "switches off a defence of the machine: the audit system, SELinux, AppArmor, a firewall, an endpoint agent or a kernel hardening setting"},
 	{ID: "evasion.log-tamper", Category: "evasion", Severity: High, Taxonomy: "T1070", Summary: "clears or disables shell history or system logs"},
 
 	// Privilege.

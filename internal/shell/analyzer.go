@@ -179,6 +179,11 @@ func (a *analyzer) visit(n syntax.Node) bool {
 	case *syntax.ForClause:
 		a.unroll(n)
 		a.loop(&fr, n.ForPos, n.DonePos)
+		if c, ok := n.Loop.(*syntax.CStyleLoop); ok && c.Cond == nil && backgrounds(n.Do) {
+			// for ((;;)); do …& done: the C-style loop without a condition never ends.
+			fr.bomb = true
+			a.bomb++
+		}
 	case *syntax.FuncDecl:
 		if n.Name != nil && forksItself(n) {
 			a.bombs = append(a.bombs, n.Name.Value)
@@ -412,14 +417,19 @@ func forksItself(fn *syntax.FuncDecl) bool {
 	return found
 }
 
-// endless reports whether a while loop's condition is always true (true, :, [ 1 ]).
+// endless reports whether a while loop's condition is always true (true, :, [ 1 ]), or an
+// until loop's always false.
 func endless(w *syntax.WhileClause) bool {
-	if w.Until || len(w.Cond) != 1 {
+	if len(w.Cond) != 1 {
 		return false
 	}
 	ce, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Args) == 0 {
 		return false
+	}
+	if w.Until {
+		// until false; do …; done
+		return len(ce.Args) == 1 && ce.Args[0].Lit() == "false"
 	}
 	switch ce.Args[0].Lit() {
 	case "true", ":":

@@ -37,8 +37,9 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.sshCode(at, ops)
 	case name == "find":
 		a.find(at, rest, cwd)
-	case name == "docker" || name == "podman" || name == "kubectl":
+	case name == "docker" || name == "podman" || name == "nerdctl" || name == "kubectl":
 		a.containerExec(at, rest, ops, cwd)
+		a.containerRun(at, rest, cwd)
 	case name == "flock":
 		a.flock(at, rest, opts, cwd)
 	case name == "su":
@@ -804,6 +805,7 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 		for i, x := range rest {
 			if !x.dynamic && x.lit == "--" && i+1 < len(rest) {
 				a.command(rest[i+1:], nil, nil)
+				a.inheritStdin(at)
 				return
 			}
 		}
@@ -820,6 +822,7 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 			}
 			if i+1 < len(rest) {
 				a.command(rest[i+1:], nil, nil)
+				a.inheritStdin(at)
 			}
 			return
 		}
@@ -828,6 +831,17 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 			i++
 		}
 	}
+}
+
+// inheritStdin gives the command just emitted for a container the standard input of the
+// command that runs it: `docker exec -i db psql <<< 'DROP TABLE t'` feeds psql the
+// here-string, and `… | kubectl exec -i pod -- sh` the pipe.
+func (a *analyzer) inheritStdin(at int) {
+	if len(a.meta) <= at+1 {
+		return
+	}
+	from, to := &a.meta[at], &a.meta[len(a.meta)-1]
+	to.ownStdin, to.stdin, to.piped, to.in = from.ownStdin, from.stdin, from.piped, from.in
 }
 
 // maxUnrolled bounds the loops analysed once per value: a few literal values, a short body.

@@ -481,7 +481,7 @@ func (a *analyzer) chdir(d arg, cwd dir) dir {
 	if d.dynamic || d.glob {
 		return dir{cwd.path, false}
 	}
-	p, ok, opaque := a.resolve(d.lit, cwd)
+	p, ok, opaque := a.abs(d.lit, cwd)
 	if !ok {
 		return dir{cwd.path, false}
 	}
@@ -505,7 +505,7 @@ func (a *analyzer) changeDir(name string, ops []arg) {
 		stack := name == "pushd" && (strings.HasPrefix(o.lit, "+") || strings.HasPrefix(o.lit, "-"))
 		if !o.dynamic && !o.glob && o.lit != "-" && !stack {
 			// CDPATH is not consulted: it comes from the environment, which is not known.
-			if p, ok, opaque := a.resolve(o.lit, cur); ok {
+			if p, ok, opaque := a.abs(o.lit, cur); ok {
 				next = dir{p, !opaque}
 			}
 		}
@@ -558,6 +558,13 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 			flags = addFlag(flags, aliases, f)
 			j += size
 			o := option{name: canonicalFlag(aliases, f)}
+			if size == 1 && strings.IndexByte(values.attached, f[0]) >= 0 {
+				if j < len(s) {
+					o.val, o.hasValue = arg{lit: s[j:]}, true
+				}
+				opts = append(opts, o)
+				break
+			}
 			if size == 1 && strings.IndexByte(values.short, f[0]) >= 0 {
 				if j < len(s) {
 					o.val, o.hasValue = arg{lit: s[j:]}, true
@@ -840,10 +847,22 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	return opaque
 }
 
-// resolve makes p absolute and clean against the cwd. opaque reports that the cwd was only
-// a guess, or that the line has produced too much text to resolve more; ok is false when
-// there is no path (empty) or no guess at all.
+// resolve makes p absolute and clean against the cwd: the path of the host that p names.
+// opaque reports that the cwd was only a guess, or that the line has produced too much
+// text to resolve more; ok is false when there is no path (empty) or no guess at all, or
+// when p is a path of a container that none of its mounts shows from the host.
 func (a *analyzer) resolve(p string, cwd dir) (abs string, ok, opaque bool) {
+	abs, ok, opaque = a.abs(p, cwd)
+	if ok && a.sh.mounts != nil {
+		host, ok, unknown := a.sh.mounts.host(abs)
+		return host, ok, opaque || unknown
+	}
+	return abs, ok, opaque
+}
+
+// abs makes p absolute and clean against the cwd, in the file system the line runs in
+// (a container's, when it runs in one): the form of working directories.
+func (a *analyzer) abs(p string, cwd dir) (abs string, ok, opaque bool) {
 	if p == "" {
 		return "", false, false
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/shell/oneliner"
-	"github.com/moatdev/moat/internal/shell/sqlscan"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -100,8 +99,7 @@ type cmdMeta struct {
 	uploadTrees bool           // the uploads may be directories, sent whole (scp -r, rsync)
 	downloads   []string       // files it downloads to
 	saves       bool           // a download saved to a file, not printed
-	sql         bool           // reads SQL from standard input
-	redis       bool           // reads redis commands from standard input
+	dbStdin     queryLang      // reads database statements from standard input, in this language
 
 	state    uint8 // outOf: 0 not computed, 1 in progress, 2 done
 	produced flowVal
@@ -281,13 +279,8 @@ func (a *analyzer) sinks(i int) {
 			*c = withFinding(*c, findRawSocket, "redirects to /dev/tcp or /dev/udp")
 		}
 	}
-	if m.sql && in.known {
-		for _, f := range sqlscan.SQL(in.text) {
-			*c = withFinding(*c, f.ID, f.Evidence)
-		}
-	}
-	if m.redis && in.known {
-		for _, f := range sqlscan.RedisScript(in.text) {
+	if m.dbStdin != 0 && in.known {
+		for _, f := range scanQuery(m.dbStdin, in.text) {
 			*c = withFinding(*c, f.ID, f.Evidence)
 		}
 	}

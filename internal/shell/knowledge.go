@@ -112,7 +112,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"state", "rm"}, finding: findInfraDelete},
 			{sub: []string{"workspace", "delete"}, finding: findInfraDelete},
 		},
-		"tofu":   {{sub: []string{"destroy"}, finding: findInfraDelete}},
 		"pulumi": {{sub: []string{"destroy"}, finding: findInfraDelete}},
 		"aws": {
 			{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
@@ -144,19 +143,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"kafka-delete-records":  {{finding: findInfraDelete}},
 		"rabbitmqctl":           {{when: cliVerb(1), finding: findInfraDelete}},
 		"rabbitmqadmin":         {{when: cliVerb(1), finding: findInfraDelete}},
-		"psql":                  {{when: sqlArgs, finding: ""}},
-		"mysql":                 {{when: sqlArgs, finding: ""}},
-		"mariadb":               {{when: sqlArgs, finding: ""}},
-		"sqlite3":               {{when: sqlArgs, finding: ""}},
-		"clickhouse-client":     {{when: sqlArgs, finding: ""}},
-		"cockroach":             {{when: sqlArgs, finding: ""}},
-		"redis-cli":             {{when: redisArgs, finding: ""}},
-		"mongosh":               {{when: mongoArgs, finding: ""}},
-		"mongo":                 {{when: mongoArgs, finding: ""}},
 		"mkfs":                  {{operand: "/dev/*", finding: findDiskWipe}},
 		"mke2fs":                {{operand: "/dev/*", finding: findDiskWipe}},
 		"mkswap":                {{operand: "/dev/*", finding: findDiskWipe}},
-		"wipefs":                {{operand: "/dev/*", finding: findDiskWipe}},
+		"wipefs":                {{operand: "/dev/*", anyOf: []string{"a", "all", "o", "offset"}, noneOf: []string{"n", "no-act"}, finding: findDiskWipe}},
 		"blkdiscard":            {{operand: "/dev/*", finding: findDiskWipe}},
 		"fdisk":                 {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
 		"sfdisk":                {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
@@ -172,7 +162,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
 		},
-		"podman":      {{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape}},
 		"nsenter":     {{finding: findNamespace}},
 		"chroot":      {{finding: findNamespace}},
 		"unshare":     {{finding: findNamespace}},
@@ -237,7 +226,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"rake":        {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
 		"python":      {{when: djangoFlush, finding: findDBDrop}},
 		"diskutil":    {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
-		"auditctl":    {{anyOf: []string{"D"}, finding: findLogTamper}, {when: auditctlDisable, finding: findLogTamper}},
 		"tcpdump":     {{finding: findNetScan}},
 		"ztcp":        {{when: ztcp, finding: findRawSocket}},
 		"tshark":      {{finding: findNetScan}},
@@ -249,6 +237,21 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"tar":         {{when: tarRunsCode, finding: ""}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+	}
+	// The tables of the machine as a whole, credential stores and data leaving the machine
+	// live in files of their own (system.go, credstores.go, exfil.go).
+	for _, more := range []map[string][]rule{systemRules()} {
+		for name, rs := range more {
+			rules[name] = append(rules[name], rs...)
+		}
+	}
+	for name := range dbClients() {
+		rules[name] = append(rules[name], rule{when: dbArgs})
+	}
+	// Programs that take another's commands: OpenTofu is terraform under another name,
+	// podman and nerdctl take docker's.
+	for alias, of := range map[string]string{"tofu": "terraform", "podman": "docker", "nerdctl": "docker"} {
+		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
 		rules[name] = append(rules[name], rule{when: cliVerb(4), finding: findInfraDelete})
@@ -264,6 +267,7 @@ var infraCLIs = []string{
 	"linode-cli", "oci", "ibmcloud", "eksctl", "gsutil", "s3cmd", "mc", "consul", "nomad",
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
+	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.
@@ -495,15 +499,6 @@ func djangoFlush(_ *analyzer, v *view) string {
 		switch v.ops[1] {
 		case "flush", "reset_db", "sqlflush":
 			return "manage.py " + v.ops[1]
-		}
-	}
-	return ""
-}
-
-func auditctlDisable(_ *analyzer, v *view) string {
-	for _, x := range v.values("e") {
-		if x.lit == "0" {
-			return "auditctl -e 0"
 		}
 	}
 	return ""

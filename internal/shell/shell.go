@@ -81,6 +81,7 @@ var findingIDs = []string{
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
 	findRegistry, findDirectURL, findNetScan, findRawSocket,
+	findSecurityOff, findShutdown, findKillAll,
 }
 
 // Env is where a line runs.
@@ -141,6 +142,9 @@ func Analyze(line string, env Env) Analysis {
 type shared struct {
 	env    Env
 	budget int // bytes nested code may still parse
+	// mounts, while the command of a container is analysed, translate its paths into the
+	// host's (container.go); nil otherwise.
+	mounts mounts
 }
 
 // result is an analysis and what dataflow needs from it when it is nested in another.

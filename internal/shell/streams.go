@@ -128,6 +128,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	if _, ok := oneliner.Lookup(name); ok {
 		m.pass = false
 	}
+	m.dbStdin = dbStdin(v)
 	switch name {
 	case "curl":
 		a.curl(cmd, m, v, cwd)
@@ -180,10 +181,6 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 				}
 			}
 		}
-	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach":
-		m.sql = true
-	case "redis-cli":
-		m.redis = len(v.ops) == 0
 	case "crontab":
 		m.pass = false
 	case "env", "printenv", "set", "export", "declare", "typeset":
@@ -413,7 +410,7 @@ func (a *analyzer) wget(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	case "":
 		base := cwd
 		if prefix != "" {
-			if p, ok, _ := a.resolve(prefix, cwd); ok {
+			if p, ok, _ := a.abs(prefix, cwd); ok {
 				base = dir{p, cwd.known}
 			}
 		}
@@ -637,7 +634,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 	target := cwd
 	for _, d := range v.values("C", "directory") {
 		if !d.dynamic {
-			if p, ok, opaque := a.resolve(d.lit, cwd); ok {
+			if p, ok, opaque := a.abs(d.lit, cwd); ok {
 				target = dir{p, !opaque}
 			}
 		}
@@ -704,7 +701,7 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 			cmd.Opaque = true
 			return
 		}
-		if p, ok, opaque := a.resolve(d.lit, cwd); ok {
+		if p, ok, opaque := a.abs(d.lit, cwd); ok {
 			cwd = dir{p, !opaque}
 		}
 	}

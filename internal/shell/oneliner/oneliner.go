@@ -170,8 +170,13 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			r.Writes = append(r.Writes, path)
 		}
 	}
-	if matches(p.fork, code) && endlessLoop().MatchString(code) || matches(p.forkBomb, code) {
+	switch {
+	case matches(p.fork, code) && endlessLoop().MatchString(code) || matches(p.forkBomb, code):
 		r.add(findForkBomb, match(p.fork, code)+" in an endless loop")
+	case matches(p.exec, code) && endlessLoop().MatchString(code) && backgrounded().MatchString(code):
+		// A shell command started in the background on every turn of an endless loop
+		// (os.execute("lua x &"), system("php x &")) is a fork bomb through the shell.
+		r.add(findForkBomb, match(p.exec, code)+" of a background command in an endless loop")
 	}
 	if matches(p.envDump, code) {
 		r.add(findEnvDump, match(p.envDump, code))

@@ -37,7 +37,13 @@ type langPatterns struct {
 // endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
 // first use.
 var endlessLoop = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b`)
+	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b|\buntil\s*\(?\s*(false|0|nil)\b|\bwhile\s*\(?\s*fork\b|\brepeat\b[\s\S]*\buntil\s+false\b`)
+})
+
+// backgrounded matches a shell command line, in a string, that ends by putting its
+// command in the background: "x &", 'x & ', "x &>/dev/null &".
+var backgrounded = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^&]&\s*["'\x60]`)
 })
 
 var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcmd\.exe`
@@ -74,7 +80,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			},
 			reads:    regexp.MustCompile(`\bopen\s*\(?\s*(my\s+)?\$?\w+\s*,\s*(["']<["']\s*,\s*)?`),
 			fork:     regexp.MustCompile(`\bfork\b`),
-			forkBomb: regexp.MustCompile(`\bfork\s+while\s+1|\bfork\s+until\s+0|fork\s*\(\s*\)\s*while\s*\(?\s*1`),
+			forkBomb: regexp.MustCompile(`\bfork\s+while\s+(1|fork)\b|\bfork\s+until\s+0|fork\s*\(\s*\)\s*while\s*\(?\s*(1|fork)|\bfork\s*(&&|\|\||and|or)\s*fork\s+while\b`),
 			envDump:  regexp.MustCompile(`\bprint\s+%ENV|\bkeys\s*\(?\s*%ENV|Dumper\s*\(\s*\\%ENV|\beach\s*\(?\s*%ENV|\bjoin\s*\([^)]*%ENV`),
 			socket:   regexp.MustCompile(`\buse\s+Socket\b|IO::Socket|\bsocket\s*\(`),
 			shellish: regexp.MustCompile(`\bexec\s*\(?|\bsystem\s*\(?|open\s*\(\s*STD(IN|OUT|ERR)|` + shellNames),
