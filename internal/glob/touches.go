@@ -13,6 +13,10 @@ func (p *Path) TouchesTree(dir string) bool {
 	if dir == "/" || p.Match(dir) {
 		return true
 	}
+	if p.pre != "" && !p.under(dir, p.pre) && !p.under(p.pre, dir) {
+		// dir is neither below the pattern's literal start nor on the way to it.
+		return false
+	}
 	// Track the pattern positions reachable after each of dir's segments, and which of
 	// them were reached by matching that segment with a segment of its own (not absorbed
 	// by a "**"). This runs only for recursive accesses, so the three small slices are an
