@@ -29,12 +29,15 @@ var shellKinds = []FindingKind{
 
 	// Credentials.
 	{ID: "credentials.read", Category: "credentials", Severity: High, Taxonomy: "T1552.001", Summary: "reads a file that holds credentials or private keys"},
-	{ID: "credentials.env-dump", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens"},
+	{ID: "credentials.cloud-metadata", Category: "credentials", Severity: High, Taxonomy: "T1552.005", Summary: "asks the cloud instance metadata service (169.254.169.254 in any spelling, metadata.google.internal, fd00:ec2::254), which hands out the machine's cloud credentials"},
+	{ID: "credentials.env-dump", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens, where the agent reads it"},
+	{ID: "credentials.secret-shown", Category: "credentials", Severity: High, Taxonomy: "T1552.007", Summary: "prints an environment variable whose name says it holds a secret where the agent reads it"},
 	{ID: "credentials.secret-env", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "uses an environment variable whose name says it holds a secret"},
 
 	// Exfiltration and remote code execution.
 	{ID: "exfiltration.network", Category: "exfiltration", Severity: Critical, Taxonomy: "T1048", Summary: "sends credentials or the environment over the network"},
-	{ID: "exfiltration.dns", Category: "exfiltration", Severity: High, Taxonomy: "T1071.004", Summary: "makes DNS queries that can carry data out: TXT records of ordinary names, or names computed at run time"},
+	{ID: "exfiltration.upload", Category: "exfiltration", Severity: High, Taxonomy: "T1567", Summary: "copies files to a destination the same line chose or that anyone can read: a git remote it adds, a push to a URL, a gist, a file drop or a request catcher"},
+	{ID: "exfiltration.dns", Category: "exfiltration", Severity: High, Taxonomy: "T1071.004", Summary: "makes DNS queries or pings that can carry data out: TXT records of ordinary names, host names computed at run time, ping patterns"},
 	{ID: "rce.pipe-to-shell", Category: "execution", Severity: Critical, Taxonomy: "T1059", Summary: "runs code downloaded from the network without saving or reviewing it"},
 	{ID: "rce.download-exec", Category: "execution", Severity: Critical, Taxonomy: "T1105", Summary: "downloads a file and runs it in the same command line"},
 	{ID: "rce.reverse-shell", Category: "execution", Severity: Critical, Taxonomy: "T1059.004", Summary: "connects a shell to a network socket, handing control of the machine to a remote host"},

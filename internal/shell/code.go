@@ -568,6 +568,9 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			c.Findings = appendFinding(c.Findings, findExfiltration, "the code sends credentials or the environment over the network")
 		}
 	}
+	if e := secretEnvSent(res); e != "" {
+		c.Findings = appendFinding(c.Findings, findExfiltration, e)
+	}
 	for _, line := range res.Shell {
 		a.nested(at, line, cwd, false)
 	}
@@ -645,10 +648,22 @@ var secretName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH_KEY|SESSION_KEY|_PAT$|^PAT_)`)
 })
 
+// readsSecretValue reports whether a parameter expansion gives the value of a variable
+// named as a secret: not its length (${#TOKEN}), not a word in its stead (${TOKEN:+set}).
+func readsSecretValue(p *syntax.ParamExp) bool {
+	if p.Param == nil || p.Length || p.Excl || p.Names != 0 {
+		return false
+	}
+	if p.Exp != nil && (p.Exp.Op == syntax.AlternateUnset || p.Exp.Op == syntax.AlternateUnsetOrNull) {
+		return false
+	}
+	return secretName().MatchString(p.Param.Value) && !notSecretName(p.Param.Value)
+}
+
 // notSecretName are names that match secretName but hold no secret themselves.
 func notSecretName(n string) bool {
 	u := strings.ToUpper(n)
-	for _, suffix := range []string{"_FILE", "_PATH", "_DIR", "_URL", "_ID", "_NAME", "_TYPE", "_HOST", "_ENDPOINT", "_SOCK", "_EXPIRY", "_EXPIRES"} {
+	for _, suffix := range []string{"_FILE", "_PATH", "_DIR", "_URL", "_URI", "_ID", "_NAME", "_TYPE", "_HOST", "_ENDPOINT", "_SOCK", "_EXPIRY", "_EXPIRES"} {
 		if strings.HasSuffix(u, suffix) {
 			return true
 		}
@@ -675,7 +690,7 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 		syntax.Walk(w, func(n syntax.Node) bool {
 			switch n := n.(type) {
 			case *syntax.ParamExp:
-				if n.Param != nil && secretName().MatchString(n.Param.Value) && !notSecretName(n.Param.Value) {
+				if readsSecretValue(n) {
 					if v, _ := a.st.get(n.Param.Value); !v.known {
 						if printers[m.prog] || downloaders()[m.prog] || m.netArgs {
 							// Printed into the agent's context, or sent: worth a flag. Only
@@ -684,6 +699,10 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 						}
 						m.secretArgs = true
 						m.secretWords = append(m.secretWords, w)
+						m.secretVars = append(m.secretVars, n.Param.Value)
+						if printers[m.prog] && m.prog != "printenv" {
+							m.showsSecret, m.shownVar = true, "$"+n.Param.Value
+						}
 					}
 				}
 			case *syntax.CmdSubst, *syntax.ProcSubst:
@@ -744,6 +763,10 @@ func (a *analyzer) hdocFlow(w *syntax.Word, hereString bool) flowVal {
 				}
 			}
 		}
+	}
+	if a.secretParams(w) {
+		// nc host <<< "$AWS_SECRET_ACCESS_KEY": the text fed is a secret.
+		v.t |= tSecret
 	}
 	if hereString {
 		fields := a.expand(a.rargs[:0], w, true)

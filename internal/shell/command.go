@@ -533,6 +533,16 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 	for i := 0; i < len(args); i++ {
 		x := args[i]
 		s := x.lit
+		if !ended && x.dynamic {
+			if o, ok := attachedDynamic(x, values); ok {
+				// --header="Authorization: $TOKEN", -H"…$TOKEN": the option is written out,
+				// its value is known only at run time.
+				flags = addFlag(flags, aliases, o.name)
+				o.name = canonicalFlag(aliases, o.name)
+				opts = append(opts, o)
+				continue
+			}
+		}
 		if ended || x.dynamic || x.glob || len(s) < 2 || s[0] != '-' {
 			ops = append(ops, x)
 			continue
@@ -579,6 +589,34 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 		}
 	}
 	return flags, ops, opts
+}
+
+// attachedDynamic reads a word known only at run time that starts with an option written
+// out and its value attached: --name=VALUE, or -XVALUE for a short option X that takes a
+// value. The word's source text is its text: the option's name must be plain letters.
+func attachedDynamic(x arg, values valueOpts) (option, bool) {
+	s := x.lit
+	if name, val, ok := strings.Cut(strings.TrimPrefix(s, "--"), "="); ok && strings.HasPrefix(s, "--") && plainName(name) {
+		return option{name: name, val: arg{lit: val, dynamic: true, word: x.word}, hasValue: true}, true
+	}
+	if len(s) > 2 && s[0] == '-' && s[1] != '-' && strings.IndexByte(values.short, s[1]) >= 0 && plainName(s[1:2]) {
+		return option{name: s[1:2], val: arg{lit: s[2:], dynamic: true, word: x.word}, hasValue: true}, true
+	}
+	return option{}, false
+}
+
+// plainName reports whether s is an option name: letters, digits and dashes.
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func canonicalFlag(aliases map[string]string, f string) string {
@@ -794,6 +832,7 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 		}
 		if stdoutRedirect {
 			m.stdoutRedirected = true
+			m.stdoutNull = !unknown && fields[0].lit == "/dev/null"
 		}
 		if stdinRedirect && len(*dst) == first {
 			m.ownStdin = true // /dev/null and the like

@@ -67,7 +67,7 @@ func givesDB(line string) bool {
 
 // dbOptions adds clients that options.go does not list, and never replaces an entry.
 func TestDBOptionsAreNew(t *testing.T) {
-	for _, more := range []map[string]valueOpts{dbOptions(), systemOptions()} {
+	for _, more := range []map[string]valueOpts{dbOptions(), systemOptions(), credentialOptions(), exfilOptions()} {
 		for name, o := range more {
 			if got := valueOptions()[name]; got.short != o.short || len(got.long) != len(o.long) {
 				t.Errorf("%s: the merged entry is not this table's", name)

@@ -89,6 +89,7 @@ type cmdMeta struct {
 	params      []arg          // its arguments, for sh -c CODE NAME ARGS…: the code's $0, $1…
 	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)
 	secretWords []*syntax.Word // words that read secret environment variables
+	secretVars  []string       // the variable each of secretWords reads
 	secretArgs  bool           // its words read secret environment variables
 	secretRead  bool           // it reads a file that holds credentials (besides by redirection)
 	netSink     bool           // sends its standard input over the network
@@ -100,6 +101,20 @@ type cmdMeta struct {
 	downloads   []string       // files it downloads to
 	saves       bool           // a download saved to a file, not printed
 	dbStdin     queryLang      // reads database statements from standard input, in this language
+
+	// Where secrets the command prints end up (exposure.go).
+	printsCredential bool   // a credential tool printing a credential
+	credService      string // the service that credential is for, when known
+	showsSecret      bool   // prints a secret environment variable (echo $TOKEN)
+	shownVar         string // which, for the finding's evidence
+	secretSink       bool   // keeps what it reads on standard input to itself (docker login --password-stdin)
+	quiet            bool   // prints nothing of what it reads (grep -q, wc)
+	stdoutNull       bool   // standard output goes to /dev/null
+
+	// Data leaving for a destination the line chose (exfil.go).
+	publishes bool   // uploads files to a public or a stranger's destination (a gist, a file drop)
+	pushesOut string // pushes a repository to a remote the line added, or to a URL
+	sftpStdin bool   // sftp reading batch commands on standard input
 
 	state    uint8 // outOf: 0 not computed, 1 in progress, 2 done
 	produced flowVal
@@ -117,6 +132,7 @@ func (a *analyzer) flow() {
 		a.sinks(i)
 	}
 	a.downloadExec(n)
+	a.exposures()
 }
 
 // inOf is what the command at i reads on its standard input.
@@ -245,13 +261,28 @@ func (a *analyzer) sinks(i int) {
 	}
 	if m.netArgs {
 		var args taint
+		capture := sendsToCapture(c)
 		for _, s := range m.substs {
-			args |= a.substOut(s).t
+			t := a.substOut(s).t
+			if ok, service := a.authSubst(i, s); ok && !capture && (service == "" || servesAll(c, service)) {
+				// A credential tool's token in an Authorization header, to its own service
+				// or to a host moat cannot tell is not its service's, goes where it is
+				// meant to; whether printing it is a finding is exposure.go's question.
+				t &^= tSecret
+			}
+			args |= t
 		}
-		for _, w := range m.secretWords {
+		for k, w := range m.secretWords {
 			if !slices.Contains(m.authWords, w) {
 				// A token in an Authorization header goes to the service it is for; in
 				// the URL or the data it goes wherever the command sends it.
+				args |= tSecret
+				continue
+			}
+			// In a header, a variable named for a service (GITHUB_TOKEN) sent to a host
+			// of another, or any credential sent to a request catcher, leaves for a
+			// stranger.
+			if service := varService(m.secretVars[k]); capture || service != "" && someHostOutside(c, service) {
 				args |= tSecret
 			}
 		}
@@ -268,6 +299,7 @@ func (a *analyzer) sinks(i int) {
 			}
 		}
 	}
+	a.uploadSinks(i, in)
 	if m.netRedirect {
 		out := a.outOfProduced(i)
 		switch {

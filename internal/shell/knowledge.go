@@ -240,7 +240,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
-	for _, more := range []map[string][]rule{systemRules()} {
+	for _, more := range []map[string][]rule{systemRules(), credentialRules()} {
 		for name, rs := range more {
 			rules[name] = append(rules[name], rs...)
 		}
@@ -340,6 +340,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	}
 	cmd.Findings = append(cmd.Findings, a.pending...)
 	a.pending = a.pending[:0]
+	a.exposureEffects(cmd, m, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
 	if hasFinding(cmd.Findings, findCredentialsRead) {
@@ -527,7 +528,10 @@ func installSetuid(a *analyzer, v *view) string {
 func kubectlSecretValues(_ *analyzer, v *view) string {
 	for _, o := range v.values("o", "output") {
 		l := strings.ToLower(o.lit)
-		if l == "yaml" || l == "json" || strings.HasPrefix(l, "jsonpath") || strings.HasPrefix(l, "go-template") {
+		// A template that reads only the metadata (names, labels) prints no value.
+		values := !strings.HasPrefix(l, "jsonpath") && !strings.HasPrefix(l, "go-template") || !strings.Contains(l, "metadata") ||
+			strings.Contains(l, ".data") || strings.Contains(l, "stringdata") || strings.Contains(l, "'data'") || strings.Contains(l, `"data"`)
+		if (l == "yaml" || l == "json" || strings.HasPrefix(l, "jsonpath") || strings.HasPrefix(l, "go-template")) && values {
 			return "kubectl get secret -o " + o.lit
 		}
 	}

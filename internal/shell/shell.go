@@ -81,7 +81,7 @@ var findingIDs = []string{
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
 	findRegistry, findDirectURL, findNetScan, findRawSocket,
-	findSecurityOff, findShutdown, findKillAll,
+	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
 }
 
 // Env is where a line runs.

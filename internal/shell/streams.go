@@ -134,7 +134,9 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.curl(cmd, m, v, cwd)
 	case "wget":
 		a.wget(cmd, m, v, cwd)
-	case "http", "https", "xh", "fetch", "aria2c", "lwp-request", "GET":
+	case "http", "https", "xh", "xhs":
+		a.httpie(cmd, m, v, cwd)
+	case "fetch", "aria2c", "lwp-request", "GET":
 		a.netOperands(cmd, v, call.Inbound)
 		m.out.t |= tDownload
 	case "openssl":
@@ -158,13 +160,19 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Both})
 		m.netSink, m.netArgs = true, true
 		m.out.t |= tNetwork
+		if name == "socat" {
+			a.socatFiles(cmd, m, v, cwd)
+		}
 	case "ssh":
 		a.ssh(cmd, m, v)
 	case "scp", "sftp", "rsync":
 		a.remoteCopy(cmd, m, v, cwd)
-	case "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "whois":
+		m.sftpStdin = name == "sftp" && len(v.values("b")) == 0
+	case "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "whois", "resolvectl", "getent", "kdig", "delv":
+		// Every one resolves the names it is given: a name computed at run time carries
+		// data out in the DNS query, whatever the program does next.
 		m.netArgs = true
-		m.dns = name != "ping" && name != "ping6" && name != "traceroute" && name != "whois"
+		m.dns = true
 		a.netOperands(cmd, v, call.Outbound)
 	case "dd":
 		a.dd(cmd, m, v, cwd)
@@ -172,6 +180,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.tar(cmd, v, cwd)
 	case "git":
 		a.gitFiles(cmd, v, cwd)
+		a.gitNetwork(cmd, m, v)
 	case "sed":
 		if v.flag("i", "in-place") {
 			// sed -i edits the files it is given, besides reading them.
@@ -194,6 +203,8 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 			}
 		}
 	}
+	a.uploads(cmd, m, v, cwd)
+	a.metadataAccess(cmd, m, v)
 }
 
 // echoText is what echo prints: its words, with escapes when -e is given. Escapes that
@@ -371,6 +382,10 @@ func (a *analyzer) wget(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			continue
 		}
 		switch o.name {
+		case "header", "user", "password", "http-user", "http-password", "proxy-user", "proxy-password":
+			if o.val.word != nil {
+				m.authWords = append(m.authWords, o.val.word)
+			}
 		case "post-file", "body-file":
 			direction = call.Outbound
 			if o.val.dynamic {
@@ -379,7 +394,7 @@ func (a *analyzer) wget(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			}
 			if o.val.lit == "-" || o.val.lit == "/dev/stdin" {
 				m.netSink = true
-			} else if p, ok, _ := a.resolve(o.val.lit, cwd); ok {
+			} else if p, ok, _ := a.resolve(expandTildeLike(o.val.lit, a), cwd); ok {
 				uploads = append(uploads, p)
 				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Read, Path: p})
 			}

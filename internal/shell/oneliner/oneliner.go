@@ -90,6 +90,12 @@ type Result struct {
 	// Sends means the code sends data over the network (a POST, a socket write), so that
 	// the caller can judge what it read as going out.
 	Sends bool
+	// Network means the code makes any network request or connection; EnvVars are the
+	// environment variables it reads by name and URLHosts the hosts of the URLs written in
+	// it, so that the caller can judge a secret variable sent to a host not of its service.
+	Network  bool
+	EnvVars  []string
+	URLHosts []string
 }
 
 // Finding ids reported.
@@ -186,6 +192,21 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	}
 	if matches(p.send, code) {
 		r.Sends = true
+	}
+	if matches(p.send, code) || matches(p.socket, code) || matches(p.download, code) {
+		r.Network = true
+	}
+	if p.envRead != nil {
+		for _, m := range p.envRead.FindAllStringSubmatch(code, maxCalls) {
+			for _, name := range m[1:] {
+				if name != "" {
+					r.EnvVars = append(r.EnvVars, name)
+				}
+			}
+		}
+		for _, m := range urlHost().FindAllStringSubmatch(code, maxCalls) {
+			r.URLHosts = append(r.URLHosts, strings.ToLower(m[1]))
+		}
 	}
 	if p.evalCall != nil && p.decoder != nil {
 		evals := findAll(p.evalCall, code)

@@ -32,6 +32,7 @@ type langPatterns struct {
 	evalCall  *regexp.Regexp // eval/exec of code; the match ends before the argument
 	decoder   *regexp.Regexp // a decoder in an eval's argument
 	download  *regexp.Regexp // a download in an eval's argument
+	envRead   *regexp.Regexp // an environment variable read by name; its groups capture the name
 }
 
 // endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
@@ -44,6 +45,11 @@ var endlessLoop = sync.OnceValue(func() *regexp.Regexp {
 // command in the background: "x &", 'x & ', "x &>/dev/null &".
 var backgrounded = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`[^&]&\s*["'\x60]`)
+})
+
+// urlHost matches a URL written in code, capturing its host.
+var urlHost = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://(?:[^/\s'"@\x60]*@)?(\[[0-9a-f:.]+\]|[^/\s'"\x60:?#\\]+)`)
 })
 
 var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcmd\.exe`
@@ -70,6 +76,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
 			decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
 			download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
+			envRead:   regexp.MustCompile(`\bos\.environ(?:\.get)?\s*[\[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		Perl: {
 			exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\|`),
@@ -88,6 +95,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall: regexp.MustCompile(`\beval\s*\(?`),
 			decoder:  regexp.MustCompile(`decode_base64|MIME::Base64|pack\s*\(?\s*["']H|unpack|decode_hex|rot13`),
 			download: regexp.MustCompile(`\bget\s*\(\s*["']https?:|LWP|HTTP::Tiny`),
+			envRead:  regexp.MustCompile(`\$ENV\{\s*["']?([A-Za-z_][A-Za-z0-9_]*)`),
 		},
 		Ruby: {
 			exec:      regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn))\b\s*\(?`),
@@ -107,6 +115,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(eval|instance_eval|class_eval)\s*\(?`),
 			decoder:   regexp.MustCompile(`Base64|decode64|unpack|\[\s*["']H|rot13|Zlib`),
 			download:  regexp.MustCompile(`open\s*\(\s*["']https?:|URI\.open|Net::HTTP\.get|open-uri|HTTParty|Faraday`),
+			envRead:   regexp.MustCompile(`\bENV(?:\.fetch\s*\(|\[)\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		Node: {
 			exec: regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
@@ -125,6 +134,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall: regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
 			decoder:  regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
 			download: regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
+			envRead:  regexp.MustCompile(`\b(?:process|Deno|Bun)\.env\.([A-Za-z_][A-Za-z0-9_]*)|\b(?:process|Bun)\.env\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|Deno\.env\.get\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		PHP: {
 			exec:      regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`),
@@ -142,6 +152,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall: regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`),
 			decoder:  regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
 			download: regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
+			envRead:  regexp.MustCompile(`\bgetenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\$_(?:ENV|SERVER)\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		Awk: {
 			exec:     regexp.MustCompile(`\bsystem\s*\(`),
@@ -150,6 +161,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			socket:   regexp.MustCompile(`/inet[46]?/(tcp|udp)/`),
 			shellish: regexp.MustCompile(`\|&|\|\s*getline|` + shellNames),
 			send:     regexp.MustCompile(`\|&`),
+			envRead:  regexp.MustCompile(`\bENVIRON\[\s*"([A-Za-z_][A-Za-z0-9_]*)"`),
 		},
 		Lua: {
 			exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
@@ -163,6 +175,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			shellish:  regexp.MustCompile(`io\.popen|os\.execute|` + shellNames),
 			evalCall:  regexp.MustCompile(`\b(load|loadstring|dostring)\s*\(`),
 			decoder:   regexp.MustCompile(`base64|from_hex|unhex`),
+			envRead:   regexp.MustCompile(`\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		AppleScript: {
 			exec: regexp.MustCompile(`\bdo\s+shell\s+script\s+`),
@@ -175,13 +188,13 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "socket", "eval", "urlopen", "requests", ".send", ".request"},
-		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval"},
-		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval"},
-		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm."},
+		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx"},
+		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP"},
+		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday"},
+		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios"},
 		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
-		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring"},
+		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
 		AppleScript: {"shell"},
 	}
 })

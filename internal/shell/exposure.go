@@ -1,0 +1,393 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/call"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file says where a secret that a command prints ends up: in the agent's context
+// (the default: whatever a command prints reaches the agent), or nowhere it can be read.
+// The environment dumped, a secret variable echoed, a token printed by a credential tool
+// is a finding when it reaches the agent; piped into a program that only consumes it
+// (docker login --password-stdin, a clipboard, grep -q) or thrown away, it is not. A token
+// in an Authorization header goes to the service it is for; sent anywhere else it is
+// exfiltration (flow.go).
+
+// Finding ids of this file.
+const findSecretShown = "credentials.secret-shown"
+
+// serviceHosts maps a service to the host names that serve it: a name and every name
+// below it (github.com covers api.github.com).
+var serviceHosts = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"github":       {"github.com", "githubusercontent.com", "ghcr.io", "github.io", "ghe.com"},
+		"gitlab":       {"gitlab.com"},
+		"bitbucket":    {"bitbucket.org", "atlassian.com"},
+		"aws":          {"amazonaws.com", "aws", "amazonaws.com.cn", "aws.amazon.com"},
+		"google":       {"googleapis.com", "google.com", "gcr.io", "pkg.dev", "cloud.google.com"},
+		"azure":        {"azure.com", "windows.net", "microsoft.com", "microsoftonline.com", "azurecr.io", "azure.net", "visualstudio.com"},
+		"openai":       {"openai.com"},
+		"anthropic":    {"anthropic.com"},
+		"huggingface":  {"huggingface.co", "hf.co"},
+		"npm":          {"npmjs.org", "npmjs.com"},
+		"pypi":         {"pypi.org", "pythonhosted.org"},
+		"docker":       {"docker.io", "docker.com"},
+		"slack":        {"slack.com"},
+		"stripe":       {"stripe.com"},
+		"cloudflare":   {"cloudflare.com"},
+		"digitalocean": {"digitalocean.com"},
+		"heroku":       {"heroku.com"},
+		"vercel":       {"vercel.com"},
+		"netlify":      {"netlify.com"},
+		"sentry":       {"sentry.io"},
+		"datadog":      {"datadoghq.com", "datadoghq.eu", "ddog-gov.com"},
+		"twilio":       {"twilio.com"},
+		"sendgrid":     {"sendgrid.com"},
+		"linear":       {"linear.app"},
+		"notion":       {"notion.com", "notion.so"},
+		"atlassian":    {"atlassian.net", "atlassian.com"},
+		"groq":         {"groq.com"},
+		"mistral":      {"mistral.ai"},
+		"cohere":       {"cohere.ai", "cohere.com"},
+		"replicate":    {"replicate.com"},
+		"pulumi":       {"pulumi.com"},
+		"terraform":    {"terraform.io", "hashicorp.cloud"},
+		"fly":          {"fly.io"},
+		"circleci":     {"circleci.com"},
+		"discord":      {"discord.com", "discordapp.com"},
+		"telegram":     {"telegram.org"},
+		"gemini":       {"googleapis.com"},
+	}
+})
+
+// serviceVarPrefixes map the start of an environment variable's name to the service its
+// secret is for. A name no prefix matches is a secret for an unknown service.
+var serviceVarPrefixes = []struct{ prefix, service string }{
+	{"GITHUB_", "github"}, {"GH_", "github"}, {"GITLAB_", "gitlab"}, {"GL_", "gitlab"}, {"CI_JOB_TOKEN", "gitlab"},
+	{"BITBUCKET_", "bitbucket"}, {"AWS_", "aws"}, {"GOOGLE_", "google"}, {"GCP_", "google"}, {"GCLOUD_", "google"},
+	{"GEMINI_", "gemini"}, {"AZURE_", "azure"}, {"ARM_", "azure"}, {"OPENAI_", "openai"}, {"ANTHROPIC_", "anthropic"},
+	{"CLAUDE_", "anthropic"}, {"HF_", "huggingface"}, {"HUGGING_FACE_", "huggingface"}, {"HUGGINGFACE_", "huggingface"},
+	{"NPM_", "npm"}, {"NODE_AUTH_TOKEN", "npm"}, {"PYPI_", "pypi"}, {"TWINE_", "pypi"}, {"DOCKER_", "docker"},
+	{"DOCKERHUB_", "docker"}, {"SLACK_", "slack"}, {"STRIPE_", "stripe"}, {"CLOUDFLARE_", "cloudflare"}, {"CF_API_", "cloudflare"},
+	{"DIGITALOCEAN_", "digitalocean"}, {"HEROKU_", "heroku"}, {"VERCEL_", "vercel"}, {"NETLIFY_", "netlify"},
+	{"SENTRY_", "sentry"}, {"DD_", "datadog"}, {"DATADOG_", "datadog"}, {"TWILIO_", "twilio"}, {"SENDGRID_", "sendgrid"},
+	{"LINEAR_", "linear"}, {"NOTION_", "notion"}, {"JIRA_", "atlassian"}, {"ATLASSIAN_", "atlassian"},
+	{"CONFLUENCE_", "atlassian"}, {"GROQ_", "groq"}, {"MISTRAL_", "mistral"}, {"COHERE_", "cohere"},
+	{"REPLICATE_", "replicate"}, {"PULUMI_", "pulumi"}, {"TF_TOKEN_", "terraform"}, {"TFE_", "terraform"},
+	{"FLY_", "fly"}, {"CIRCLE_", "circleci"}, {"CIRCLECI_", "circleci"}, {"DISCORD_", "discord"}, {"TELEGRAM_", "telegram"},
+}
+
+// varService is the service a secret environment variable is for, or "".
+func varService(name string) string {
+	u := strings.ToUpper(name)
+	for _, p := range serviceVarPrefixes {
+		if strings.HasPrefix(u, p.prefix) {
+			return p.service
+		}
+	}
+	return ""
+}
+
+// hostServes reports whether host is one of the service's, or the machine itself.
+func hostServes(host, service string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if loopback(h) || h == "[::1]" {
+		return true
+	}
+	for _, d := range serviceHosts()[service] {
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// servesAll reports whether the command connects only to hosts of the service. A
+// connection to a host known only at run time is not known to serve it.
+func servesAll(c *call.Command, service string) bool {
+	if service == "" || len(c.Net) == 0 {
+		return false
+	}
+	for _, n := range c.Net {
+		if n.Host == "" || !hostServes(n.Host, service) {
+			return false
+		}
+	}
+	return true
+}
+
+// someHostOutside reports whether the command connects to a host known not to serve the
+// service.
+func someHostOutside(c *call.Command, service string) bool {
+	for _, n := range c.Net {
+		if n.Host != "" && !hostServes(n.Host, service) {
+			return true
+		}
+	}
+	return false
+}
+
+// captureHosts are services whose purpose is to receive what is sent to them and show it
+// to whoever set them up: request catchers, tunnels to someone's machine, out-of-band
+// interaction servers, anonymous file and paste drops. A credential sent there is sent to
+// a stranger, whatever header carries it.
+var captureHosts = []string{
+	"webhook.site", "requestbin.com", "requestbin.net", "pipedream.net", "beeceptor.com", "requestcatcher.com",
+	"hookbin.com", "postb.in", "ptsv2.com", "ptsv3.com", "webhook.cool", "typedwebhook.tools", "mockbin.org",
+	"ngrok.io", "ngrok-free.app", "ngrok.app", "ngrok.dev", "trycloudflare.com", "loca.lt", "localtunnel.me",
+	"serveo.net", "localhost.run", "lhr.life", "pinggy.io", "bore.pub",
+	"oast.fun", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.me", "interact.sh", "interactsh.com",
+	"burpcollaborator.net", "oastify.com", "dnslog.cn", "ceye.io", "canarytokens.com", "xss.ht",
+	"transfer.sh", "0x0.st", "file.io", "temp.sh", "bashupload.com", "oshi.at", "catbox.moe", "litterbox.catbox.moe",
+	"paste.rs", "pastebin.com", "hastebin.com", "ix.io", "termbin.com", "sprunge.us", "dpaste.com", "dpaste.org",
+	"paste.ee", "rentry.co", "ghostbin.com", "gofile.io", "filebin.net", "uguu.se", "tmpfiles.org", "keep.sh",
+}
+
+// captureHost reports whether host is one of captureHosts or below one.
+func captureHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, d := range captureHosts {
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendsToCapture reports whether the command connects to a capture host.
+func sendsToCapture(c *call.Command) bool {
+	for _, n := range c.Net {
+		if captureHost(n.Host) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretSinks are commands that read a secret on their standard input and keep it to
+// themselves: registry logins, CLI logins, secret stores being filled, key agents and
+// clipboards. What flows into them does not reach the agent.
+var secretSinks = sync.OnceValue(func() map[string][]rule {
+	login := []rule{{sub: []string{"login"}, anyOf: []string{"password-stdin"}}, {sub: []string{"registry", "login"}, anyOf: []string{"password-stdin"}}}
+	any := []rule{{}}
+	return map[string][]rule{
+		"docker": login, "podman": login, "nerdctl": login, "buildah": login, "skopeo": login, "helm": login,
+		"oras": login, "crane": {{sub: []string{"auth", "login"}, anyOf: []string{"password-stdin"}}}, "finch": login,
+		"gh":      {{sub: []string{"auth", "login"}, anyOf: []string{"with-token"}}, {sub: []string{"secret", "set"}}},
+		"glab":    {{sub: []string{"auth", "login"}, anyOf: []string{"stdin"}}},
+		"vault":   {{sub: []string{"login"}, operand: "-"}},
+		"ssh-add": {{operand: "-"}},
+		"gpg":     {{anyOf: []string{"import", "passphrase-fd"}}},
+		"xclip":   any, "xsel": any, "pbcopy": any, "wl-copy": any, "clip.exe": any,
+		"flyctl":     {{sub: []string{"secrets", "import"}}},
+		"fly":        {{sub: []string{"secrets", "import"}}},
+		"wrangler":   {{sub: []string{"secret", "put"}}},
+		"vercel":     {{sub: []string{"env", "add"}}},
+		"gcloud":     {{sub: []string{"secrets"}}},
+		"chpasswd":   any,
+		"kubectl":    {{sub: []string{"create", "secret"}}},
+		"openssl":    {{anyOf: []string{"passin", "pass"}}},
+		"cryptsetup": any,
+	}
+})
+
+// quietConsumers print nothing of what they read: they count it, hash it, or only say
+// whether it matched.
+var quietConsumers = sync.OnceValue(func() map[string][]rule {
+	any := []rule{{}}
+	return map[string][]rule{
+		"grep":  {{anyOf: []string{"q", "quiet", "silent", "c", "count", "l", "files-with-matches", "L", "files-without-match"}}},
+		"egrep": {{anyOf: []string{"q", "quiet", "silent", "c", "count"}}},
+		"fgrep": {{anyOf: []string{"q", "quiet", "silent", "c", "count"}}},
+		"rg":    {{anyOf: []string{"q", "quiet", "c", "count", "l", "files-with-matches"}}},
+		"wc":    any, "md5sum": any, "sha1sum": any, "sha256sum": any, "sha512sum": any, "b2sum": any, "cksum": any,
+		"shasum": any, "md5": any, "test": any, "[": any, "true": any, "false": any, ":": any,
+	}
+})
+
+// matchesAny reports whether a command is one of the rules' forms.
+func (a *analyzer) matchesAny(rules []rule, v *view) bool {
+	for i := range rules {
+		if _, ok := a.applies(&rules[i], v); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// exposureEffects notes what dataflow needs to tell where the command's secrets go.
+func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
+	if rs, ok := secretSinks()[v.name]; ok && a.matchesAny(rs, v) {
+		m.secretSink = true
+	}
+	if rs, ok := quietConsumers()[v.name]; ok && a.matchesAny(rs, v) {
+		m.quiet = true
+	}
+	if hasFinding(cmd.Findings, findCredentialsRead) {
+		// Called before the command's file reads are judged: this is a tool's output.
+		m.printsCredential = true
+		m.credService = credentialServices()[v.name]
+	}
+	if v.name == "printenv" && hasFinding(cmd.Findings, findSecretEnv) {
+		m.showsSecret, m.shownVar = true, "printenv "+strings.Join(v.ops, " ")
+	}
+}
+
+// destination is where what a command prints ends up.
+type destination uint8
+
+const (
+	shown    destination = iota // printed, or written to a file: the agent may read it
+	consumed                    // kept to itself by a login, a clipboard, grep -q, /dev/null
+	sent                        // sent over the network: dataflow judges it as exfiltration
+)
+
+// exposures, after dataflow, keeps the findings of secrets printed only where they reach
+// the agent or leave the machine: an environment dump, a credential tool's output or a
+// secret variable printed into a pipe that only consumes it, or into /dev/null, is no
+// exposure.
+func (a *analyzer) exposures() {
+	for i := range a.meta {
+		m := &a.meta[i]
+		if m.nested {
+			continue
+		}
+		c := &a.cmds[i]
+		dump := hasFinding(c.Findings, findEnvDump)
+		if !dump && !m.printsCredential && !m.showsSecret {
+			continue
+		}
+		switch a.destination(i) {
+		case shown:
+			if m.showsSecret {
+				*c = withFinding(*c, findSecretShown, m.shownVar)
+			}
+		case consumed:
+			if dump {
+				c.Findings = dropFinding(c.Findings, findEnvDump)
+			}
+			if m.printsCredential {
+				c.Findings = dropFinding(c.Findings, findCredentialsRead)
+			}
+		}
+	}
+}
+
+// destination says where what the command at i prints ends up: printed or written to a
+// file, passed on by programs that print what they read, kept by a program that
+// consumes it, or sent.
+func (a *analyzer) destination(i int) destination {
+	for range len(a.meta) {
+		m := &a.meta[i]
+		if m.stdoutRedirected {
+			if m.stdoutNull {
+				return consumed
+			}
+			return shown
+		}
+		if j, ok := a.pipeReader(i); ok {
+			r := &a.meta[j]
+			switch {
+			case r.secretSink || r.quiet:
+				return consumed
+			case r.netSink:
+				return sent
+			case r.pass && !r.nested:
+				i = j
+				continue
+			}
+			return shown
+		}
+		if k, s, ok := a.substUser(i); ok {
+			inAuth, _ := a.authSubst(k, s)
+			switch {
+			case a.authConsumed(k, s):
+				return consumed // a token in a header to its own service
+			case a.meta[k].netArgs && !inAuth:
+				return sent
+			}
+		}
+		return shown
+	}
+	return shown
+}
+
+// pipeReader returns the command that reads the output of the command at i through a pipe.
+func (a *analyzer) pipeReader(i int) (int, bool) {
+	for j := i + 1; j < len(a.meta); j++ {
+		r := &a.meta[j]
+		if r.piped && !r.nested && !r.in.stderr && r.in.from.start <= i && i < r.in.from.end {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// substUser returns the command whose words hold the command substitution that the
+// command at i runs in.
+func (a *analyzer) substUser(i int) (int, syntax.Node, bool) {
+	for s, sp := range a.substs {
+		if sp.start > i || i >= sp.end {
+			continue
+		}
+		for k := range a.meta {
+			if slices.Contains(a.meta[k].substs, s) {
+				return k, s, true
+			}
+		}
+	}
+	return 0, nil, false
+}
+
+// authConsumed reports whether the substitution s, in the words of the command at k, is a
+// credential sent in an authentication option (a header, a user) to hosts of the service
+// it is for, and nothing else: curl -H "Authorization: Bearer $(gh auth token)"
+// https://api.github.com. Credentials for an unknown service, or data of another kind,
+// are not.
+func (a *analyzer) authConsumed(k int, s syntax.Node) bool {
+	ok, service := a.authSubst(k, s)
+	return ok && service != "" && servesAll(&a.cmds[k], service)
+}
+
+// authSubst reports whether the substitution s is inside an authentication option of
+// the command at k and prints only credentials of credential tools, with the service they
+// are for ("" when unknown, or when several).
+func (a *analyzer) authSubst(k int, s syntax.Node) (bool, string) {
+	m := &a.meta[k]
+	inAuth := false
+	for _, w := range m.authWords {
+		if within(s, w) {
+			inAuth = true
+			break
+		}
+	}
+	sp, found := a.substs[s]
+	if !inAuth || !found {
+		return false, ""
+	}
+	service, creds := "", 0
+	for j := sp.start; j < sp.end && j < len(a.meta); j++ {
+		p := &a.meta[j]
+		switch {
+		case p.printsCredential:
+			if creds > 0 && p.credService != service {
+				service = ""
+			} else {
+				service = p.credService
+			}
+			creds++
+		case p.secretRead || p.out.t&(tSecret|tEnvDump) != 0 || hasFinding(a.cmds[j].Findings, findEnvDump):
+			return false, "" // a secret file or the environment in a header is data sent
+		}
+	}
+	return creds > 0, service
+}
+
+// within reports whether node n lies inside word w.
+func within(n syntax.Node, w *syntax.Word) bool {
+	return n.Pos().Offset() >= w.Pos().Offset() && n.End().Offset() <= w.End().Offset()
+}
