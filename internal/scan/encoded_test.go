@@ -36,3 +36,17 @@ func TestEncodedSecretFindings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEncodedSecretFindings checks that decoding any words never panics, stays bounded,
+// and never puts a word's value in the evidence.
+func FuzzEncodedSecretFindings(f *testing.F) {
+	f.Add("Z2hwX1I4ZksybVE3eExwNFp0OVZiM05jNldkMVlzNUhqMEFlMkd1NA==", "k=%41%42")
+	f.Add("https://x.example/?d=676870", "Authorization: Basic dTpw")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, fd := range EncodedSecretFindings([]string{a, b}, "command") {
+			if fd.ID == "" || len(a) > 8 && strings.Contains(fd.Evidence, a) || len(b) > 8 && strings.Contains(fd.Evidence, b) {
+				t.Fatalf("bad finding %+v", fd)
+			}
+		}
+	})
+}

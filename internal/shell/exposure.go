@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
@@ -251,6 +250,7 @@ const (
 // secret variable printed into a pipe that only consumes it, or into /dev/null, is no
 // exposure.
 func (a *analyzer) exposures() {
+	var ix *streamIndex
 	for i := range a.meta {
 		m := &a.meta[i]
 		if m.nested {
@@ -261,7 +261,10 @@ func (a *analyzer) exposures() {
 		if !dump && !m.printsCredential && !m.showsSecret {
 			continue
 		}
-		switch a.destination(i) {
+		if ix == nil {
+			ix = a.indexStreams()
+		}
+		switch a.destination(i, ix) {
 		case shown:
 			if m.showsSecret {
 				*c = withFinding(*c, findSecretShown, m.shownVar)
@@ -277,10 +280,52 @@ func (a *analyzer) exposures() {
 	}
 }
 
+// streamIndex says, for each command, which command reads its output through a pipe and
+// which command substitution it runs in, and which command's words hold each
+// substitution: built once for the line, so that following outputs costs no more than
+// the commands.
+type streamIndex struct {
+	reader []int         // the pipe reader of each command, or -1
+	subst  []syntax.Node // the innermost substitution each command runs in, or nil
+	user   map[syntax.Node]int
+}
+
+func (a *analyzer) indexStreams() *streamIndex {
+	n := len(a.meta)
+	ix := &streamIndex{reader: make([]int, n), subst: make([]syntax.Node, n), user: make(map[syntax.Node]int)}
+	for i := range ix.reader {
+		ix.reader[i] = -1
+	}
+	for j := range a.meta {
+		r := &a.meta[j]
+		for _, s := range r.substs {
+			if _, seen := ix.user[s]; !seen {
+				ix.user[s] = j
+			}
+		}
+		if !r.piped || r.nested || r.in.stderr {
+			continue
+		}
+		for i := r.in.from.start; i < r.in.from.end && i < n; i++ {
+			if ix.reader[i] < 0 {
+				ix.reader[i] = j
+			}
+		}
+	}
+	for s, sp := range a.substs {
+		for i := sp.start; i < sp.end && i < n; i++ {
+			if cur := ix.subst[i]; cur == nil || sp.end-sp.start < a.substs[cur].end-a.substs[cur].start {
+				ix.subst[i] = s
+			}
+		}
+	}
+	return ix
+}
+
 // destination says where what the command at i prints ends up: printed or written to a
 // file, passed on by programs that print what they read, kept by a program that
 // consumes it, or sent.
-func (a *analyzer) destination(i int) destination {
+func (a *analyzer) destination(i int, ix *streamIndex) destination {
 	for range len(a.meta) {
 		m := &a.meta[i]
 		if m.stdoutRedirected {
@@ -289,7 +334,7 @@ func (a *analyzer) destination(i int) destination {
 			}
 			return shown
 		}
-		if j, ok := a.pipeReader(i); ok {
+		if j := ix.reader[i]; j >= 0 {
 			r := &a.meta[j]
 			switch {
 			case r.secretSink || r.quiet:
@@ -302,7 +347,11 @@ func (a *analyzer) destination(i int) destination {
 			}
 			return shown
 		}
-		if k, s, ok := a.substUser(i); ok {
+		if s := ix.subst[i]; s != nil {
+			k, used := ix.user[s]
+			if !used {
+				return shown // an assignment's value: where it goes next is not followed
+			}
 			inAuth, _ := a.authSubst(k, s)
 			switch {
 			case a.authConsumed(k, s):
@@ -314,33 +363,6 @@ func (a *analyzer) destination(i int) destination {
 		return shown
 	}
 	return shown
-}
-
-// pipeReader returns the command that reads the output of the command at i through a pipe.
-func (a *analyzer) pipeReader(i int) (int, bool) {
-	for j := i + 1; j < len(a.meta); j++ {
-		r := &a.meta[j]
-		if r.piped && !r.nested && !r.in.stderr && r.in.from.start <= i && i < r.in.from.end {
-			return j, true
-		}
-	}
-	return 0, false
-}
-
-// substUser returns the command whose words hold the command substitution that the
-// command at i runs in.
-func (a *analyzer) substUser(i int) (int, syntax.Node, bool) {
-	for s, sp := range a.substs {
-		if sp.start > i || i >= sp.end {
-			continue
-		}
-		for k := range a.meta {
-			if slices.Contains(a.meta[k].substs, s) {
-				return k, s, true
-			}
-		}
-	}
-	return 0, nil, false
 }
 
 // authConsumed reports whether the substitution s, in the words of the command at k, is a
