@@ -26,8 +26,11 @@ type analyzer struct {
 	tainted       map[string]taint   // files the line writes secret data into (flow.go)
 	netFDs        map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
 	remotes       map[string]bool    // git remotes the line adds or points elsewhere (exfil.go)
-	bombs         []string           // functions that start themselves in the background or a pipeline
-	bomb          int                // endless loops starting processes in the background being walked
+	// varSubsts are the command substitutions whose output variables hold (K=$(cat key)),
+	// so that dataflow follows what the variable carries where it is used.
+	varSubsts map[string][]syntax.Node
+	bombs     []string // functions that start themselves in the background or a pipeline
+	bomb      int      // endless loops starting processes in the background being walked
 	// pipeStarts maps each statement of a pipeline to the index of its first command.
 	pipeStarts map[*syntax.Stmt]int
 	st         state

@@ -327,11 +327,21 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 			}
 			argv := make([]arg, 0, j-i-1+len(found))
 			for _, w := range rest[i+1 : j] {
-				if !w.dynamic && w.lit == "{}" {
+				switch {
+				case !w.dynamic && w.lit == "{}":
 					argv = append(argv, found...)
-					continue
+				case !w.dynamic && strings.Contains(w.lit, "{}"):
+					// GNU find puts the path wherever {} appears in a word: f=@{}.
+					for _, f := range found {
+						x := arg{lit: strings.ReplaceAll(w.lit, "{}", f.lit), glob: f.glob, dynamic: f.dynamic, word: w.word}
+						if f.glob {
+							x.pat = strings.ReplaceAll(escapeGlob(w.lit), "{}", f.pat)
+						}
+						argv = append(argv, x)
+					}
+				default:
+					argv = append(argv, w)
 				}
-				argv = append(argv, w)
 			}
 			if len(argv) > 0 {
 				a.command(argv, nil, nil)
@@ -557,7 +567,8 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			}
 		}
 	}
-	if res.Sends {
+	if res.Sends || res.Network && len(res.URLHosts) > 0 {
+		// Posting what it read, or putting it in a URL it requests: either way it leaves.
 		secret := hasFinding(c.Findings, findEnvDump)
 		for _, acc := range c.Accesses {
 			if acc.Kind == call.Read && a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) {
@@ -571,8 +582,18 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 	if e := secretEnvSent(res); e != "" {
 		c.Findings = appendFinding(c.Findings, findExfiltration, e)
 	}
+	first := len(a.cmds)
 	for _, line := range res.Shell {
 		a.nested(at, line, cwd, false)
+	}
+	if res.Sends || res.Network && res.URLHosts != nil {
+		// `cat ~/.ssh/id_rsa` run by code that then posts: what its commands read is sent.
+		for k := first; k < len(a.cmds); k++ {
+			if hasFinding(a.cmds[k].Findings, findCredentialsRead) || hasFinding(a.cmds[k].Findings, findEnvDump) {
+				a.cmds[at] = withFinding(a.cmds[at], findExfiltration, "the code sends what "+a.cmds[k].Name+" reads over the network")
+				break
+			}
+		}
 	}
 }
 
@@ -690,6 +711,16 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 		syntax.Walk(w, func(n syntax.Node) bool {
 			switch n := n.(type) {
 			case *syntax.ParamExp:
+				if n.Param != nil && !n.Length {
+					for _, s := range a.varSubsts[n.Param.Value] {
+						// The variable holds what a substitution printed: the command uses it.
+						m.substs = append(m.substs, s)
+						if m.viaVar == nil {
+							m.viaVar = make(map[syntax.Node]*syntax.Word)
+						}
+						m.viaVar[s] = w
+					}
+				}
 				if readsSecretValue(n) {
 					if v, _ := a.st.get(n.Param.Value); !v.known {
 						if printers[m.prog] || downloaders()[m.prog] || m.netArgs {
@@ -885,10 +916,16 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 	var values []string
 	for _, w := range wi.Items {
 		x, ok := plainWord(w)
-		if !ok || x.dynamic || x.glob {
+		switch {
+		case ok && !x.dynamic && !x.glob:
+			values = append(values, shellQuote(x.lit))
+		case unquotedPattern(w):
+			// for f in ~/.ssh/id_*: the variable takes each path the pattern matches;
+			// assigned the pattern unquoted, it expands to them where it is used.
+			values = append(values, w.Parts[0].(*syntax.Lit).Value)
+		default:
 			return
 		}
-		values = append(values, x.lit)
 	}
 	start, end := fc.Do[0].Pos(), fc.Do[len(fc.Do)-1].End()
 	if !start.IsValid() || !end.IsValid() || end.Offset() > uint(len(a.line)) || start.Offset() >= end.Offset() {
@@ -904,7 +941,7 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 		startDir = value{cwd.path, true}
 	}
 	for _, v := range values {
-		code := wi.Name.Value + "=" + shellQuote(v) + "\n" + body
+		code := wi.Name.Value + "=" + v + "\n" + body
 		if !a.spendNested(len(code)) {
 			return
 		}
@@ -914,6 +951,19 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 			a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true})
 		}
 	}
+}
+
+// unquotedPattern reports whether a word is one unquoted literal with a glob or a leading
+// tilde and nothing else that expands: ~/.ssh/id_*, *.log.
+func unquotedPattern(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || strings.ContainsAny(l.Value, "\\{}$`'\"") {
+		return false
+	}
+	return isPattern(l.Value) || strings.HasPrefix(l.Value, "~")
 }
 
 // shellQuote quotes s as one shell word.

@@ -72,6 +72,7 @@ func (a *analyzer) assign(as []*syntax.Assign) {
 			v, ok = cur.s+v, ok && cur.known
 		}
 		a.set(name, value{v, ok})
+		a.noteVarSubsts(name, x.Value, x.Append)
 	}
 }
 
@@ -222,6 +223,8 @@ func (a *analyzer) emitNull(redirs []*syntax.Redirect) {
 	cmd := call.Command{Name: ":"}
 	var m cmdMeta
 	a.redirects(&cmd, &m, redirs, a.cwd())
+	// $(< file) prints the file, as zsh's `< file` does: what it reads flows out.
+	m.pass = m.ownStdin && !m.stdoutRedirected
 	a.pathFindings(&cmd)
 	a.emit(cmd, m)
 }
@@ -280,6 +283,7 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 				v, ok = cur.s+v, ok && cur.known
 			}
 			a.set(name, value{v, ok && !options})
+			a.noteVarSubsts(name, as.Value, as.Append)
 		}
 	}
 	if anything {

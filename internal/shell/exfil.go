@@ -2,6 +2,7 @@ package shell
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,7 +62,9 @@ var uploaders = sync.OnceValue(func() map[string][]uploader {
 			{sub: []string{"storage", "blob", "sync"}, options: []string{"source", "s"}},
 		},
 		"gh": {
-			{sub: []string{"gist", "create|new"}, sources: allOperands, publish: true},
+			// gh's option table is one for every subcommand, where -p takes a value (api's
+			// --preview); for gist create it is --public, so the word after it is a file.
+			{sub: []string{"gist", "create|new"}, sources: allOperands, options: []string{"p"}, publish: true},
 			{sub: []string{"gist", "edit"}, options: []string{"add", "a"}, publish: true},
 			{sub: []string{"release", "upload|create"}, sources: afterFirst},
 			{sub: []string{"issue|pr", "create|comment|edit"}, options: []string{"body-file", "F"}},
@@ -668,11 +671,11 @@ func hostComputed(x arg) bool {
 	if !x.dynamic {
 		return false
 	}
-	s := x.lit
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
+	i := strings.Index(x.lit, "://")
+	if i < 0 {
+		return false // data, not a URL (a bare computed host is the DNS tools' case)
 	}
-	host, _, _ := strings.Cut(s, "/")
+	host, _, _ := strings.Cut(x.lit[i+3:], "/")
 	return strings.Contains(host, "$(") || strings.Contains(host, "`")
 }
 
@@ -784,5 +787,42 @@ func (a *analyzer) socatFiles(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	}
 	if network && len(files) > 0 {
 		a.sendFiles(cmd, m, files, "", false, cwd)
+	}
+}
+
+// noteVarSubsts records the command substitutions an assignment's value holds, so that
+// the variable is followed as carrying their output; an assignment without one forgets
+// them, and += keeps them.
+func (a *analyzer) noteVarSubsts(name string, value *syntax.Word, appending bool) {
+	substs := cmdSubsts(value)
+	if len(substs) == 0 && len(a.varSubsts[name]) == 0 {
+		return
+	}
+	if a.varSubsts == nil {
+		a.varSubsts = make(map[string][]syntax.Node)
+	}
+	if appending {
+		substs = append(slices.Clip(a.varSubsts[name]), substs...)
+	}
+	if len(substs) == 0 {
+		delete(a.varSubsts, name)
+		return
+	}
+	a.varSubsts[name] = substs
+}
+
+// opensslFiles: openssl's commands take their input files as one-dash options (-in, -inkey,
+// -key, -kfile), which the generic parser splits into letters.
+func (a *analyzer) opensslFiles(cmd *call.Command, v *view, cwd dir) {
+	for i, x := range v.args {
+		if x.dynamic || i+1 >= len(v.args) {
+			continue
+		}
+		switch x.lit {
+		case "-in", "-inkey", "-key", "-kfile", "-CAkey", "-signkey":
+			cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, v.args[i+1], false, cwd) || cmd.Opaque
+		case "-out":
+			cmd.Opaque = a.addAccess(&cmd.Accesses, call.Write, v.args[i+1], false, cwd) || cmd.Opaque
+		}
 	}
 }

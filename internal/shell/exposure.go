@@ -382,7 +382,7 @@ func (a *analyzer) authSubst(k int, s syntax.Node) (bool, string) {
 	m := &a.meta[k]
 	inAuth := false
 	for _, w := range m.authWords {
-		if within(s, w) {
+		if within(s, w) || m.viaVar[s] == w {
 			inAuth = true
 			break
 		}

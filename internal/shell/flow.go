@@ -84,7 +84,10 @@ type cmdMeta struct {
 	interactive   bool   // a shell with -i
 	script        string // a file it runs as code
 
-	substs      []syntax.Node  // substitutions in its words
+	substs []syntax.Node // substitutions in its words
+	// viaVar maps the substitutions its words use through a variable (curl -d "$K" after
+	// K=$(cat key)) to the word that expands the variable.
+	viaVar      map[syntax.Node]*syntax.Word
 	laterCode   []arg          // shell code an option runs (git -c alias.x='!cmd', tar --checkpoint-action=exec=cmd)
 	params      []arg          // its arguments, for sh -c CODE NAME ARGS…: the code's $0, $1…
 	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)

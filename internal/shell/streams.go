@@ -140,6 +140,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.netOperands(cmd, v, call.Inbound)
 		m.out.t |= tDownload
 	case "openssl":
+		a.opensslFiles(cmd, v, cwd)
 		if len(v.ops) > 0 && v.ops[0] == "s_client" {
 			host := ""
 			for _, c := range v.values("connect") {
