@@ -527,6 +527,9 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		if f.ID == findEnvDump {
 			a.meta[at].out.t |= tEnvDump
 		}
+		if f.ID == findCredentialsRead {
+			a.meta[at].out.t |= tSecret // a keyring or browser store read by a library
+		}
 	}
 	home, _ := a.st.get("HOME")
 	resolve := func(p string) (string, bool) {

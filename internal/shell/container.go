@@ -167,7 +167,8 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 				}
 				opt = s[j : j+1]
 				if j+1 < len(s) {
-					val = &arg{lit: s[j+1:], dynamic: x.dynamic, word: x.word}
+					// -v=/:/host: docker's option parser drops the = after a short option.
+					val = &arg{lit: strings.TrimPrefix(s[j+1:], "="), dynamic: x.dynamic, word: x.word}
 				} else if i+1 < len(rest) {
 					i++
 					val = &rest[i]

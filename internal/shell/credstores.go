@@ -1,8 +1,11 @@
 package shell
 
 import (
+	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/moatdev/moat/internal/call"
 )
 
 // This file holds what moat knows about commands that print credentials: OS keyrings and
@@ -30,6 +33,8 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"lpass":         {read("show|export")},
 		"keepassxc-cli": {read("show|export|attachment-export")},
 		"keyctl":        {read("print|read|pipe")},
+		"keyring":       {read("get")}, // Python's keyring command
+		"lssecret":      {{finding: findCredentialsRead}},
 		// A team's secret manager (vault read, op item get, doppler secrets get) is how a
 		// project is meant to fetch its own secrets, and stays allowed; the tokens that
 		// log in to one are credentials.
@@ -131,4 +136,29 @@ func passShows(_ *analyzer, v *view) string {
 		return ""
 	}
 	return v.name + " " + v.ops[0]
+}
+
+// sqliteURI: sqlite3 and duckdb open a database written as a URI, file:PATH?query
+// (sqlite3 -readonly "file:…/Login Data?immutable=1" reads a browser's passwords while
+// the browser runs).
+func (a *analyzer) sqliteURI(cmd *call.Command, v *view, cwd dir) {
+	if len(v.raw) == 0 || v.raw[0].dynamic {
+		return
+	}
+	rest, ok := strings.CutPrefix(v.raw[0].lit, "file:")
+	if !ok {
+		return
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			rest = rest[i:] // file://host/path: the authority is empty or localhost
+		}
+	}
+	if unescaped, err := url.PathUnescape(rest); err == nil {
+		rest = unescaped
+	}
+	cmd.Accesses = dropPath(cmd.Accesses, v.raw[0].lit, cwd, a)
+	cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, arg{lit: expandTildeLike(rest, a)}, false, cwd) || cmd.Opaque
 }

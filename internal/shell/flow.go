@@ -303,6 +303,7 @@ func (a *analyzer) sinks(i int) {
 		}
 	}
 	a.uploadSinks(i, in)
+	a.killedByPid(i)
 	if m.netRedirect {
 		out := a.outOfProduced(i)
 		switch {

@@ -139,6 +139,8 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	case "fetch", "aria2c", "lwp-request", "GET":
 		a.netOperands(cmd, v, call.Inbound)
 		m.out.t |= tDownload
+	case "sqlite3", "duckdb":
+		a.sqliteURI(cmd, v, cwd)
 	case "openssl":
 		a.opensslFiles(cmd, v, cwd)
 		if len(v.ops) > 0 && v.ops[0] == "s_client" {

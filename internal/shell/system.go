@@ -113,6 +113,12 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 		"rc-service":  {{when: sysvServiceStopped, finding: findSecurityOff}},
 		"chkconfig":   {{when: sysvServiceStopped, finding: findSecurityOff}},
 		"update-rc.d": {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"invoke-rc.d": {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"grubby":      {{when: bootArgsWeaken, finding: findSecurityOff}},
+		"kernelstub":  {{when: bootArgsWeaken, finding: findSecurityOff}},
+		"dbus-send":   {{when: dbusPower, finding: findShutdown}},
+		"busctl":      {{when: dbusPower, finding: findShutdown}},
+		"gdbus":       {{when: dbusPower, finding: findShutdown}},
 		"rc-update":   {{sub: []string{"del|delete"}, when: anySecurityOperand, finding: findSecurityOff}},
 		"launchctl":   {{sub: []string{"unload|bootout|disable|remove|kill"}, when: anySecurityOperand, finding: findSecurityOff}},
 		"pkill":       {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
@@ -167,6 +173,7 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"apply"}, anyOf: []string{"prune"}, finding: findInfraDelete},
 			{sub: []string{"replace"}, anyOf: []string{"force"}, finding: findInfraDelete},
 			{sub: []string{"taint"}, when: taintEvictsAll, finding: findInfraDelete},
+			{sub: []string{"patch"}, when: patchedToZero, finding: findInfraDelete},
 		},
 		"oc": {
 			{sub: []string{"delete|drain"}, finding: findInfraDelete},
@@ -175,6 +182,9 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 		"terraform": {
 			{sub: []string{"taint"}, finding: findInfraDelete},
 			{sub: []string{"apply"}, when: terraformReplaces, finding: findInfraDelete},
+			// state push replaces the recorded state, and resources it no longer lists are
+			// destroyed by the next apply.
+			{sub: []string{"state", "push"}, finding: findInfraDelete},
 		},
 		"terragrunt":     {{when: terraformReplaces, finding: findInfraDelete}},
 		"pulumi":         {{sub: []string{"stack", "rm"}, finding: findInfraDelete}},
@@ -208,11 +218,51 @@ var systemPathRuleData = []pathRule{
 	{"/proc/sys/kernel/randomize_va_space", writeOnly, findSecurityOff},
 	{"/proc/sys/kernel/yama/ptrace_scope", writeOnly, findSecurityOff},
 	{"/proc/sys/kernel/kptr_restrict", writeOnly, findSecurityOff},
+	{"/etc/apparmor.d/disable/**", writeOnly, findSecurityOff},
 	{"/etc/audit/audit.rules", writeOrDelete, findSecurityOff},
 	{"/etc/audit/rules.d/**", writeOrDelete, findSecurityOff},
 	{"/etc/audit/auditd.conf", writeOrDelete, findSecurityOff},
 	// Writing a letter to sysrq-trigger reboots (b), powers off (o) or crashes (c) at once.
 	{"/proc/sysrq-trigger", writeOnly, findShutdown},
+}
+
+// weakeningBootArgs are kernel command-line arguments that boot without a defence.
+var weakeningBootArgs = []string{"selinux=0", "enforcing=0", "apparmor=0", "security=none", "audit=0", "lsm=", "module.sig_enforce=0", "lockdown=none", "mitigations=off"}
+
+// bootArgsWeaken: grubby --args and kernelstub -a adding one of weakeningBootArgs.
+func bootArgsWeaken(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		l := strings.ToLower(x.lit)
+		for _, w := range weakeningBootArgs {
+			if strings.Contains(l, w) {
+				return v.name + " " + w
+			}
+		}
+	}
+	return ""
+}
+
+// dbusPower: a D-Bus call of logind's or systemd's power methods.
+func dbusPower(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		for _, m := range []string{"PowerOff", "Reboot", "Halt", "Suspend", "Hibernate", "KExec", "SoftReboot"} {
+			if strings.HasSuffix(x.lit, "."+m) || x.lit == m {
+				return v.name + " " + x.lit
+			}
+		}
+	}
+	return ""
+}
+
+// patchedToZero: kubectl patch … -p '{"spec":{"replicas":0}}' (or YAML's replicas: 0).
+func patchedToZero(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		l := strings.ReplaceAll(strings.ReplaceAll(x.lit, " ", ""), "'", "\"")
+		if strings.Contains(l, `"replicas":0`) || strings.Contains(l, "replicas:0") {
+			return "kubectl patch replicas 0"
+		}
+	}
+	return ""
 }
 
 // scaledToZero: --replicas=0 (or --replicas 0).
@@ -464,4 +514,30 @@ func killall5Kills(_ *analyzer, v *view) string {
 		}
 	}
 	return "killall5"
+}
+
+// killedByPid: kill $(pidof auditd), kill $(pgrep -f falcon): the pids a substitution
+// finds by the name of a security daemon.
+func (a *analyzer) killedByPid(i int) {
+	m := &a.meta[i]
+	if m.prog != "kill" || len(m.substs) == 0 {
+		return
+	}
+	for _, s := range m.substs {
+		sp, ok := a.substs[s]
+		if !ok {
+			continue
+		}
+		for j := sp.start; j < sp.end && j < len(a.cmds); j++ {
+			switch a.meta[j].prog {
+			case "pidof", "pgrep":
+				for _, o := range a.cmds[j].Operands {
+					if securityService(baseName(o)) {
+						a.cmds[i] = withFinding(a.cmds[i], findSecurityOff, "kill $("+a.meta[j].prog+" "+o+")")
+						return
+					}
+				}
+			}
+		}
+	}
 }

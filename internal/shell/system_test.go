@@ -16,8 +16,9 @@ func TestSecurityServicesTable(t *testing.T) {
 				}
 			}
 		}
-		for _, line := range []string{"service " + name + " stop", "pkill " + name, "systemctl status " + name, "systemctl restart " + name} {
-			want := strings.HasPrefix(line, "service") || strings.HasPrefix(line, "pkill")
+		for _, line := range []string{"service " + name + " stop", "pkill " + name, "kill -9 $(pidof " + name + ")", "invoke-rc.d " + name + " stop",
+			"systemctl status " + name, "systemctl restart " + name} {
+			want := !strings.HasPrefix(line, "systemctl")
 			if got := gives(line, findSecurityOff); got != want {
 				t.Errorf("%s: %s %v, want %v", line, findSecurityOff, got, want)
 			}
@@ -76,5 +77,25 @@ func TestKillsEveryProcess(t *testing.T) {
 		if got := gives(tt.line, findKillAll); got != tt.want {
 			t.Errorf("%s: %s %v, want %v", tt.line, findKillAll, got, tt.want)
 		}
+	}
+}
+
+func TestBootArgsAndDbus(t *testing.T) {
+	for _, arg := range weakeningBootArgs {
+		if line := "grubby --update-kernel ALL --args " + arg + "x"; !gives(line, findSecurityOff) {
+			t.Errorf("%s: want %s", line, findSecurityOff)
+		}
+	}
+	if gives("grubby --update-kernel ALL --args quiet", findSecurityOff) {
+		t.Errorf("quiet is no weakening")
+	}
+	for _, m := range []string{"PowerOff", "Reboot", "Halt", "Suspend"} {
+		line := "dbus-send --system --dest=org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager." + m + " boolean:true"
+		if !gives(line, findShutdown) {
+			t.Errorf("%s: want %s", line, findShutdown)
+		}
+	}
+	if gives("dbus-send --session --dest=org.freedesktop.Notifications / org.freedesktop.Notifications.Notify", findShutdown) {
+		t.Errorf("a notification is no shutdown")
 	}
 }

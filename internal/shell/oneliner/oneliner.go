@@ -105,6 +105,7 @@ const (
 	findEncoded     = "evasion.encoded-command"
 	findForkBomb    = "destructive.fork-bomb"
 	findEnvDump     = "credentials.env-dump"
+	findCredentials = "credentials.read"
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
 )
@@ -186,6 +187,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	}
 	if matches(p.envDump, code) {
 		r.add(findEnvDump, match(p.envDump, code))
+	}
+	if p.credStore != nil && matches(p.credStore, code) {
+		r.add(findCredentials, match(p.credStore, code))
 	}
 	if matches(p.socket, code) && matches(p.shellish, code) {
 		r.add(findReverse, match(p.socket, code))

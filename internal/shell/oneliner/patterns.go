@@ -33,6 +33,7 @@ type langPatterns struct {
 	decoder   *regexp.Regexp // a decoder in an eval's argument
 	download  *regexp.Regexp // a download in an eval's argument
 	envRead   *regexp.Regexp // an environment variable read by name; its groups capture the name
+	credStore *regexp.Regexp // a library call that reads a keyring or a browser's credential store
 }
 
 // endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
@@ -76,6 +77,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
 			decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
 			download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
+			credStore: regexp.MustCompile(`\bkeyring\.get_(?:password|credential)\b|\b(?:browser_cookie3|browsercookie|pycookiecheat|secretstorage|rookiepy)\b|\bCryptUnprotectData\b|\bSecKeychainFindGenericPassword\b`),
 			envRead:   regexp.MustCompile(`\bos\.environ(?:\.get)?\s*[\[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		Perl: {
@@ -134,6 +136,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall: regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
 			decoder:  regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
 			download: regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
+			credStore: regexp.MustCompile(`\bkeytar\b|chrome-cookies-secure|\b(?:getPassword|findCredentials)\s*\(`),
 			envRead:  regexp.MustCompile(`\b(?:process|Deno|Bun)\.env\.([A-Za-z_][A-Za-z0-9_]*)|\b(?:process|Bun)\.env\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|Deno\.env\.get\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		PHP: {
@@ -188,10 +191,10 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx"},
+		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain"},
 		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP"},
 		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday"},
-		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios"},
+		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials"},
 		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
 		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
