@@ -208,6 +208,35 @@ var quietConsumers = sync.OnceValue(func() map[string][]rule {
 	}
 })
 
+// plainFilter reports whether a command is grep keeping only the lines of variables whose
+// names say they hold no secret: env | grep PATH, printenv | grep '^NODE_ENV='. A pattern
+// that a secret's name may contain (TOKEN, KEY, AWS…), an inverted or a regular
+// expression match keeps the output shown.
+func plainFilter(v *view) bool {
+	if v.name != "grep" || v.flag("v", "invert-match", "E", "P", "extended-regexp", "perl-regexp", "e", "regexp", "f", "file") || len(v.raw) != 1 || v.raw[0].dynamic {
+		return false
+	}
+	pat := strings.TrimSuffix(strings.TrimPrefix(v.raw[0].lit, "^"), "=")
+	if len(pat) < 3 || strings.ContainsAny(pat, `.*?+[](){}|\$`) {
+		return false
+	}
+	u := strings.ToUpper(pat)
+	if secretName().MatchString(u) {
+		return false
+	}
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASS", "PWD", "AUTH", "CRED", "SESSION", "COOKIE", "API", "PRIVATE", "CERT", "SIGN", "PAT"} {
+		if strings.Contains(u, w) && w != "PAT" || strings.Contains(w, u) {
+			return false
+		}
+	}
+	for _, p := range serviceVarPrefixes {
+		if strings.HasPrefix(p.prefix, u) || strings.HasPrefix(u, strings.TrimSuffix(p.prefix, "_")) {
+			return false
+		}
+	}
+	return true
+}
+
 // matchesAny reports whether a command is one of the rules' forms.
 func (a *analyzer) matchesAny(rules []rule, v *view) bool {
 	for i := range rules {
@@ -223,7 +252,7 @@ func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
 	if rs, ok := secretSinks()[v.name]; ok && a.matchesAny(rs, v) {
 		m.secretSink = true
 	}
-	if rs, ok := quietConsumers()[v.name]; ok && a.matchesAny(rs, v) {
+	if rs, ok := quietConsumers()[v.name]; ok && a.matchesAny(rs, v) || plainFilter(v) {
 		m.quiet = true
 	}
 	if hasFinding(cmd.Findings, findCredentialsRead) {
