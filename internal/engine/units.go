@@ -47,6 +47,7 @@ func (e *Engine) units(c *call.Call) []unit {
 		}
 	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
+	s.Findings = appendNew(s.Findings, metadataRequests(c))
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
@@ -141,6 +142,23 @@ func carriedSecrets(c *call.Call) []call.Finding {
 		add(c.Args[call.ArgURL], call.ArgURL)
 	case call.MCP:
 		add(c.Args, "")
+	}
+	return fs
+}
+
+// metadataRequests returns the findings of a web fetch, or an MCP tool's argument, that
+// asks a cloud metadata service for the machine's credentials.
+func metadataRequests(c *call.Call) []call.Finding {
+	var fs []call.Finding
+	switch c.Class {
+	case call.WebFetch:
+		fs = shell.CloudMetadataFindings(c.String(call.ArgURL))
+	case call.MCP:
+		walkStrings(c.Args, "", func(s, _ string) {
+			if len(fs) == 0 && len(s) <= maxScanned {
+				fs = shell.CloudMetadataFindings(s)
+			}
+		})
 	}
 	return fs
 }

@@ -634,6 +634,16 @@ func (a *analyzer) metadataAccess(cmd *call.Command, m *cmdMeta, v *view) {
 	}
 }
 
+// CloudMetadataFindings returns the finding of a text that holds a URL of a cloud metadata
+// service, in any spelling of its address: an agent's web fetch or an MCP tool's
+// argument asking it for the machine's credentials is judged as curl would be.
+func CloudMetadataFindings(s string) []call.Finding {
+	if h := metadataURLIn(s); h != "" {
+		return []call.Finding{call.NewFinding(findCloudMetadata, h)}
+	}
+	return nil
+}
+
 // metadataURLIn finds a URL of a metadata service in a word (code, an option value).
 func metadataURLIn(s string) string {
 	for rest := s; ; {
