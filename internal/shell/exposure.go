@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -409,12 +411,9 @@ func (a *analyzer) authConsumed(k int, s syntax.Node) bool {
 // are for ("" when unknown, or when several).
 func (a *analyzer) authSubst(k int, s syntax.Node) (bool, string) {
 	m := &a.meta[k]
-	inAuth := false
-	for _, w := range m.authWords {
-		if within(s, w) || m.viaVar[s] == w {
-			inAuth = true
-			break
-		}
+	inAuth := m.inAuthWord(s)
+	if w, ok := m.viaVar[s]; ok && !inAuth {
+		inAuth = slices.Contains(m.authWords, w)
 	}
 	sp, found := a.substs[s]
 	if !inAuth || !found {
@@ -438,7 +437,28 @@ func (a *analyzer) authSubst(k int, s syntax.Node) (bool, string) {
 	return creds > 0, service
 }
 
-// within reports whether node n lies inside word w.
-func within(n syntax.Node, w *syntax.Word) bool {
-	return n.Pos().Offset() >= w.Pos().Offset() && n.End().Offset() <= w.End().Offset()
+// inAuthWord reports whether node n lies inside one of the command's authentication
+// words. The words' extents are computed once and searched, so that a command with many
+// substitutions in many headers costs no more than its words.
+func (m *cmdMeta) inAuthWord(n syntax.Node) bool {
+	if len(m.authWords) == 0 {
+		return false
+	}
+	if m.authSpans == nil {
+		m.authSpans = make([][2]uint, len(m.authWords))
+		for i, w := range m.authWords {
+			m.authSpans[i] = [2]uint{w.Pos().Offset(), w.End().Offset()}
+		}
+		slices.SortFunc(m.authSpans, func(x, y [2]uint) int { return cmp.Compare(x[0], y[0]) })
+	}
+	start, end := n.Pos().Offset(), n.End().Offset()
+	// The last word that starts at or before n is the only one that can hold it: the
+	// words of a command do not overlap.
+	i, _ := slices.BinarySearchFunc(m.authSpans, start, func(sp [2]uint, off uint) int { return cmp.Compare(sp[0], off) })
+	for _, j := range []int{i, i - 1} {
+		if j >= 0 && j < len(m.authSpans) && m.authSpans[j][0] <= start && end <= m.authSpans[j][1] {
+			return true
+		}
+	}
+	return false
 }

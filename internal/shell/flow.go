@@ -91,6 +91,7 @@ type cmdMeta struct {
 	laterCode   []arg          // shell code an option runs (git -c alias.x='!cmd', tar --checkpoint-action=exec=cmd)
 	params      []arg          // its arguments, for sh -c CODE NAME ARGS…: the code's $0, $1…
 	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)
+	authSpans   [][2]uint      // the extents of authWords, sorted, computed when first needed
 	secretWords []*syntax.Word // words that read secret environment variables
 	secretVars  []string       // the variable each of secretWords reads
 	secretArgs  bool           // its words read secret environment variables
