@@ -922,10 +922,10 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 		switch {
 		case ok && !x.dynamic && !x.glob:
 			values = append(values, shellQuote(x.lit))
-		case unquotedPattern(w):
+		case unquotedPattern(w) != "":
 			// for f in ~/.ssh/id_*: the variable takes each path the pattern matches;
 			// assigned the pattern unquoted, it expands to them where it is used.
-			values = append(values, w.Parts[0].(*syntax.Lit).Value)
+			values = append(values, unquotedPattern(w))
 		default:
 			return
 		}
@@ -956,17 +956,22 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 	}
 }
 
-// unquotedPattern reports whether a word is one unquoted literal with a glob or a leading
-// tilde and nothing else that expands: ~/.ssh/id_*, *.log.
-func unquotedPattern(w *syntax.Word) bool {
-	if len(w.Parts) != 1 {
-		return false
+// unquotedPattern returns the text of a word made only of unquoted literals with a glob
+// or a leading tilde and nothing else that expands (~/.ssh/id_*, /proc/[0-9]*), or "".
+func unquotedPattern(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			return ""
+		}
+		b.WriteString(l.Value)
 	}
-	l, ok := w.Parts[0].(*syntax.Lit)
-	if !ok || strings.ContainsAny(l.Value, "\\{}$`'\"") {
-		return false
+	v := b.String()
+	if v == "" || strings.ContainsAny(v, "\\{}$`'\"") || !isPattern(v) && !strings.HasPrefix(v, "~") {
+		return ""
 	}
-	return isPattern(l.Value) || strings.HasPrefix(l.Value, "~")
+	return v
 }
 
 // shellQuote quotes s as one shell word.

@@ -75,7 +75,7 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"oc":       {readIf([]string{"raw"}, "config", "view"), readIf([]string{"t", "show-token"}, "whoami")},
 		"gh":       {readIf([]string{"t", "show-token"}, "auth", "status")},
 		"glab":     {readIf([]string{"t", "show-token"}, "auth", "status")},
-		"heroku":   {read("auth:token"), read("authorizations:create")},
+		"heroku":   {read("auth:token|authorizations:create|config:get"), {sub: []string{"config"}, noneOf: []string{"s", "shell", "json"}, when: herokuConfigAll, finding: findCredentialsRead}},
 		"firebase": {read("login:ci")},
 		"npm":      {{sub: []string{"config|c", "get"}, operand: "*_auth*", finding: findCredentialsRead}, read("token", "create")},
 		"yarn":     {{sub: []string{"config", "get"}, operand: "*authtoken*", finding: findCredentialsRead}},
@@ -161,4 +161,13 @@ func (a *analyzer) sqliteURI(cmd *call.Command, v *view, cwd dir) {
 	}
 	cmd.Accesses = dropPath(cmd.Accesses, v.raw[0].lit, cwd, a)
 	cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, arg{lit: expandTildeLike(rest, a)}, false, cwd) || cmd.Opaque
+}
+
+// herokuConfigAll: heroku config alone prints every config variable of the app, its
+// secrets included; config:set and config:unset are other words.
+func herokuConfigAll(_ *analyzer, v *view) string {
+	if len(v.ops) == 1 {
+		return "heroku config"
+	}
+	return ""
 }

@@ -239,6 +239,61 @@ func plainFilter(v *view) bool {
 	return true
 }
 
+// environRead reports the environments of processes a command prints besides env and
+// its kin: /proc/PID/environ read under any spelling of PID (a glob, $$, a substitution),
+// ps's e option, systemd's manager environment, printenv of names known only at run time,
+// a container's environment through docker inspect.
+func environRead(cmd *call.Command, v *view) string {
+	if printers[v.name] && v.name != "printenv" || v.name == "grep" || v.name == "rg" {
+		return ""
+	}
+	for _, acc := range cmd.Accesses {
+		if acc.Kind == call.Read && procEnviron(acc.Path) {
+			return acc.Path
+		}
+	}
+	for _, x := range v.args {
+		if x.dynamic && procEnviron(x.lit) {
+			return x.lit
+		}
+	}
+	switch v.name {
+	case "ps":
+		// BSD-style options are written without a dash; e among them shows each
+		// process's environment (ps eww, ps auxe).
+		for _, o := range v.raw {
+			if !o.dynamic && o.lit != "" && strings.Trim(o.lit, "aAcCeEfgGhHjlLmMnrsStTuUvwxXZ") == "" && strings.Contains(o.lit, "e") {
+				return "ps " + o.lit
+			}
+		}
+	case "systemctl":
+		if len(v.ops) > 0 && v.ops[0] == "show-environment" {
+			return "systemctl show-environment"
+		}
+	case "printenv":
+		for _, o := range v.raw {
+			if o.dynamic {
+				return "printenv " + o.lit // names known only at run time may be any
+			}
+		}
+	case "docker", "podman", "nerdctl":
+		if len(v.ops) > 0 && v.ops[0] == "inspect" {
+			for _, x := range v.args {
+				if strings.Contains(x.lit, ".Config.Env") || strings.Contains(x.lit, ".Env}") {
+					return v.name + " inspect " + x.lit
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// procEnviron reports whether a path, a pattern or a word's source text names a
+// process's environment under /proc.
+func procEnviron(p string) bool {
+	return strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/environ")
+}
+
 // matchesAny reports whether a command is one of the rules' forms.
 func (a *analyzer) matchesAny(rules []rule, v *view) bool {
 	for i := range rules {
@@ -264,6 +319,10 @@ func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
 	}
 	if v.name == "printenv" && hasFinding(cmd.Findings, findSecretEnv) {
 		m.showsSecret, m.shownVar = true, "printenv "+strings.Join(v.ops, " ")
+	}
+	if e := environRead(cmd, v); e != "" {
+		cmd.Findings = appendFinding(cmd.Findings, findEnvDump, e)
+		m.out.t |= tEnvDump
 	}
 }
 
