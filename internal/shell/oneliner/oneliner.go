@@ -106,6 +106,7 @@ const (
 	findForkBomb    = "destructive.fork-bomb"
 	findEnvDump     = "credentials.env-dump"
 	findCredentials = "credentials.read"
+	findKillAll     = "destructive.system.kill-all"
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
 )
@@ -190,6 +191,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	}
 	if p.credStore != nil && matches(p.credStore, code) {
 		r.add(findCredentials, match(p.credStore, code))
+	}
+	if p.killAll != nil && matches(p.killAll, code) {
+		r.add(findKillAll, match(p.killAll, code))
 	}
 	if matches(p.socket, code) && matches(p.shellish, code) {
 		r.add(findReverse, match(p.socket, code))

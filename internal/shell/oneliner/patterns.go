@@ -34,6 +34,7 @@ type langPatterns struct {
 	download  *regexp.Regexp // a download in an eval's argument
 	envRead   *regexp.Regexp // an environment variable read by name; its groups capture the name
 	credStore *regexp.Regexp // a library call that reads a keyring or a browser's credential store
+	killAll   *regexp.Regexp // a signal sent to every process (pid -1) or to init (pid 1)
 }
 
 // endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
@@ -77,6 +78,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
 			decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
 			download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
+			killAll:   regexp.MustCompile(`\bos\.kill\s*\(\s*-?1\s*,|\bos\.killpg\s*\(\s*1\s*,`),
 			credStore: regexp.MustCompile(`\bkeyring\.get_(?:password|credential)\b|\b(?:browser_cookie3|browsercookie|pycookiecheat|secretstorage|rookiepy)\b|\bCryptUnprotectData\b|\bSecKeychainFindGenericPassword\b`),
 			envRead:   regexp.MustCompile(`\bos\.environ(?:\.get)?\s*[\[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
@@ -98,6 +100,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:  regexp.MustCompile(`decode_base64|MIME::Base64|pack\s*\(?\s*["']H|unpack|decode_hex|rot13`),
 			download: regexp.MustCompile(`\bget\s*\(\s*["']https?:|LWP|HTTP::Tiny`),
 			envRead:  regexp.MustCompile(`\$ENV\{\s*["']?([A-Za-z_][A-Za-z0-9_]*)`),
+			killAll:  regexp.MustCompile(`\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*[,;)]|\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*$`),
 		},
 		Ruby: {
 			exec:      regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn))\b\s*\(?`),
@@ -118,6 +121,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:   regexp.MustCompile(`Base64|decode64|unpack|\[\s*["']H|rot13|Zlib`),
 			download:  regexp.MustCompile(`open\s*\(\s*["']https?:|URI\.open|Net::HTTP\.get|open-uri|HTTParty|Faraday`),
 			envRead:   regexp.MustCompile(`\bENV(?:\.fetch\s*\(|\[)\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			killAll:   regexp.MustCompile(`\bProcess\.kill\s*\(?\s*[^,]+,\s*-?1\s*\)?\s*($|[;)\n])`),
 		},
 		Node: {
 			exec: regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
@@ -136,6 +140,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
 			decoder:   regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
 			download:  regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
+			killAll:   regexp.MustCompile(`\bprocess\.kill\s*\(\s*-?1\s*[,)]`),
 			credStore: regexp.MustCompile(`\bkeytar\b|chrome-cookies-secure|\b(?:getPassword|findCredentials)\s*\(`),
 			envRead:   regexp.MustCompile(`\b(?:process|Deno|Bun)\.env\.([A-Za-z_][A-Za-z0-9_]*)|\b(?:process|Bun)\.env\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|Deno\.env\.get\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
@@ -156,6 +161,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:  regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
 			download: regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
 			envRead:  regexp.MustCompile(`\bgetenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\$_(?:ENV|SERVER)\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			killAll:  regexp.MustCompile(`\bposix_kill\s*\(\s*-?1\s*,`),
 		},
 		Awk: {
 			exec:     regexp.MustCompile(`\bsystem\s*\(`),
@@ -191,11 +197,11 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain"},
-		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP"},
-		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday"},
-		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials"},
-		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function"},
+		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
+		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
+		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
+		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
+		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
 		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
 		AppleScript: {"shell"},
