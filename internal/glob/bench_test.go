@@ -57,6 +57,23 @@ func BenchmarkPathMiss(b *testing.B) {
 	})
 }
 
+// BenchmarkPathTouches measures TouchesTree where no literal start rejects the tree: a
+// pattern that can match at any depth, against a project directory.
+func BenchmarkPathTouches(b *testing.B) {
+	for _, pattern := range []string{"/**/.env", "/home/*/.ssh/id_*"} {
+		p, err := CompilePath(pattern, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(pattern, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p.TouchesTree("/home/u/project/internal/engine")
+			}
+		})
+	}
+}
+
 func BenchmarkPathTree(b *testing.B) {
 	p, err := CompilePath("/home/*/.ssh/**", Options{})
 	if err != nil {
