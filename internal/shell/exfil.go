@@ -117,7 +117,7 @@ func rcloneRemote(s string) bool {
 func (a *analyzer) uploads(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	for _, u := range uploaders()[v.name] {
 		r := rule{sub: u.sub}
-		if _, ok := a.applies(&r, v); !ok {
+		if _, ok := holds(&r, v); !ok {
 			continue
 		}
 		var files []arg

@@ -295,9 +295,9 @@ func procEnviron(p string) bool {
 }
 
 // matchesAny reports whether a command is one of the rules' forms.
-func (a *analyzer) matchesAny(rules []rule, v *view) bool {
+func matchesAny(rules []rule, v *view) bool {
 	for i := range rules {
-		if _, ok := a.applies(&rules[i], v); ok {
+		if _, ok := holds(&rules[i], v); ok {
 			return true
 		}
 	}
@@ -306,10 +306,10 @@ func (a *analyzer) matchesAny(rules []rule, v *view) bool {
 
 // exposureEffects notes what dataflow needs to tell where the command's secrets go.
 func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
-	if rs, ok := secretSinks()[v.name]; ok && a.matchesAny(rs, v) {
+	if rs, ok := secretSinks()[v.name]; ok && matchesAny(rs, v) {
 		m.secretSink = true
 	}
-	if rs, ok := quietConsumers()[v.name]; ok && a.matchesAny(rs, v) || plainFilter(v) {
+	if rs, ok := quietConsumers()[v.name]; ok && matchesAny(rs, v) || plainFilter(v) {
 		m.quiet = true
 	}
 	if hasFinding(cmd.Findings, findCredentialsRead) {

@@ -321,14 +321,21 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		}
 		v.ops[i] = strings.ToLower(o.lit)
 	}
-	for _, r := range effectRules()[name] {
-		evidence, ok := a.applies(&r, &v)
-		if !ok {
-			continue
-		}
+	rules := effectRules()[name]
+	for i := range rules {
+		r := &rules[i]
+		var evidence string
 		if r.when != nil {
-			evidence = r.when(a, &v)
-			if evidence == "" {
+			// The body computes the evidence: the fields only need to hold.
+			if _, ok := holds(r, &v); !ok {
+				continue
+			}
+			if evidence = r.when(a, &v); evidence == "" {
+				continue
+			}
+		} else {
+			var ok bool
+			if evidence, ok = a.applies(r, &v); !ok {
 				continue
 			}
 		}
@@ -371,32 +378,13 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 
 // applies checks the data fields of a rule against the command, returning the evidence.
 func (a *analyzer) applies(r *rule, v *view) (string, bool) {
-	if len(r.sub) > len(v.ops) {
-		return "", false
-	}
-	for i, alts := range r.sub {
-		if alts != "*" && !slices.Contains(strings.Split(alts, "|"), v.ops[i]) {
-			return "", false
-		}
-	}
-	if len(r.anyOf) > 0 && !v.flag(r.anyOf...) {
-		return "", false
-	}
-	if len(r.noneOf) > 0 && v.flag(r.noneOf...) {
+	operand, ok := holds(r, v)
+	if !ok {
 		return "", false
 	}
 	evidence := strings.Join(append([]string{v.name}, v.ops[:len(r.sub)]...), " ")
 	if r.operand != "" {
-		found := false
-		for _, o := range v.ops[len(r.sub):] {
-			if wordMatch(r.operand, o) {
-				found, evidence = true, evidence+" "+o
-				break
-			}
-		}
-		if !found {
-			return "", false
-		}
+		evidence += " " + operand
 	}
 	if len(r.anyOf) > 0 {
 		for _, o := range v.opts {
@@ -411,6 +399,48 @@ func (a *analyzer) applies(r *rule, v *view) (string, bool) {
 		}
 	}
 	return evidence, true
+}
+
+// holds reports whether the data fields of a rule hold for the command, with the operand
+// its pattern matched. It allocates nothing: it runs for every rule of every command.
+func holds(r *rule, v *view) (string, bool) {
+	if len(r.sub) > len(v.ops) {
+		return "", false
+	}
+	for i, alts := range r.sub {
+		if alts != "*" && !oneOf(alts, v.ops[i]) {
+			return "", false
+		}
+	}
+	if len(r.anyOf) > 0 && !v.flag(r.anyOf...) {
+		return "", false
+	}
+	if len(r.noneOf) > 0 && v.flag(r.noneOf...) {
+		return "", false
+	}
+	if r.operand != "" {
+		for _, o := range v.ops[len(r.sub):] {
+			if wordMatch(r.operand, o) {
+				return o, true
+			}
+		}
+		return "", false
+	}
+	return "", true
+}
+
+// oneOf reports whether w is one of the alternatives separated by | in alts.
+func oneOf(alts, w string) bool {
+	for {
+		alt, rest, more := strings.Cut(alts, "|")
+		if alt == w {
+			return true
+		}
+		if !more {
+			return false
+		}
+		alts = rest
+	}
 }
 
 // pathFindings adds the findings that the command's accesses are evidence of.
