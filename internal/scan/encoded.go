@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -27,51 +28,55 @@ const (
 // value.
 func EncodedSecretFindings(words []string, where string) []call.Finding {
 	var out []call.Finding
-	seen := map[string]bool{}
 	for i, w := range words {
 		if i >= maxEncodedWords {
 			break
 		}
-		if len(w) > maxEncodedLen {
-			continue
+		if len(w) > maxEncodedLen || len(w) < minEncodedWord && !strings.Contains(w, "%") {
+			continue // too short to hold an encoded token: most words of a command
 		}
-		for _, part := range encodedParts(w) {
+		eachEncodedPart(w, func(part string) {
 			for _, d := range decodings(part) {
 				for _, f := range SecretFindings(d.text, "") {
-					if seen[f.ID] {
+					if slices.ContainsFunc(out, func(g call.Finding) bool { return g.ID == f.ID }) {
 						continue
 					}
-					seen[f.ID] = true
 					f.Evidence = shortID(f.ID) + " " + d.encoding + "-encoded in " + where + " word " + itoa(i+1)
 					out = append(out, f)
 				}
 			}
-		}
+		})
 	}
 	return out
 }
 
-// encodedParts are the pieces of a word that may each be an encoded value: the word, the
-// value after = or :, and each value of a query string.
-func encodedParts(w string) []string {
-	parts := []string{w}
+// minEncodedWord is the length below which a word cannot hold an encoded token (the shortest
+// tokens the rules know are about 20 characters, longer once encoded).
+const minEncodedWord = 16
+
+// eachEncodedPart calls fn with the pieces of a word that may each be an encoded value:
+// the word, the value after = or ": ", the token after an authentication scheme, and
+// each value of a query string.
+func eachEncodedPart(w string, fn func(string)) {
+	fn(w)
 	if _, v, ok := strings.Cut(w, "="); ok {
-		parts = append(parts, v)
+		fn(v)
 	}
 	if _, v, ok := strings.Cut(w, ": "); ok {
-		parts = append(parts, v)
+		fn(v)
 		if _, tok, ok := strings.Cut(v, " "); ok {
-			parts = append(parts, tok) // Authorization: Basic BASE64
+			fn(tok) // Authorization: Basic BASE64
 		}
 	}
 	if _, q, ok := strings.Cut(w, "?"); ok {
-		for _, kv := range strings.Split(q, "&") {
+		for q != "" {
+			var kv string
+			kv, q, _ = strings.Cut(q, "&")
 			if _, v, ok := strings.Cut(kv, "="); ok {
-				parts = append(parts, v)
+				fn(v)
 			}
 		}
 	}
-	return parts
 }
 
 type decoded struct {
