@@ -75,7 +75,7 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"oc":       {readIf([]string{"raw"}, "config", "view"), readIf([]string{"t", "show-token"}, "whoami")},
 		"gh":       {readIf([]string{"t", "show-token"}, "auth", "status")},
 		"glab":     {readIf([]string{"t", "show-token"}, "auth", "status")},
-		"heroku":   {read("auth:token|authorizations:create|config:get"), {sub: []string{"config"}, noneOf: []string{"s", "shell", "json"}, when: herokuConfigAll, finding: findCredentialsRead}},
+		"heroku":   {read("auth:token|authorizations:create|config:get"), {sub: []string{"config"}, when: herokuConfigAll, finding: findCredentialsRead}},
 		"firebase": {read("login:ci")},
 		"npm":      {{sub: []string{"config|c", "get"}, operand: "*_auth*", finding: findCredentialsRead}, read("token", "create")},
 		"yarn":     {{sub: []string{"config", "get"}, operand: "*authtoken*", finding: findCredentialsRead}},
