@@ -93,7 +93,20 @@ func varService(name string) string {
 	return ""
 }
 
-// hostServes reports whether host is one of the service's, or the machine itself.
+// selfHosted are, per service that is often run on a company's own machines (GitLab,
+// GitHub Enterprise, Jira, a private package registry), words that the first label of
+// such a host holds: gitlab.example.com is taken to be a GitLab, and a token for GitLab
+// sent there is not judged as leaving for a stranger.
+var selfHosted = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"github": {"github", "ghe"}, "gitlab": {"gitlab"}, "bitbucket": {"bitbucket"}, "atlassian": {"jira", "confluence", "atlassian"},
+		"sentry": {"sentry"}, "npm": {"npm", "registry", "artifactory", "nexus", "verdaccio"}, "pypi": {"pypi", "artifactory", "nexus", "devpi"},
+		"docker": {"registry", "docker", "harbor", "artifactory", "nexus"},
+	}
+})
+
+// hostServes reports whether host is one of the service's, one that a company runs it on,
+// or the machine itself.
 func hostServes(host, service string) bool {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
 	if loopback(h) || h == "[::1]" {
@@ -102,6 +115,13 @@ func hostServes(host, service string) bool {
 	for _, d := range serviceHosts()[service] {
 		if h == d || strings.HasSuffix(h, "."+d) {
 			return true
+		}
+	}
+	if first, rest, ok := strings.Cut(h, "."); ok && rest != "" {
+		for _, w := range selfHosted()[service] {
+			if strings.Contains(first, w) {
+				return true
+			}
 		}
 	}
 	return false
