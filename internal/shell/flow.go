@@ -116,9 +116,11 @@ type cmdMeta struct {
 	stdoutNull       bool   // standard output goes to /dev/null
 
 	// Data leaving for a destination the line chose (exfil.go).
-	publishes bool   // uploads files to a public or a stranger's destination (a gist, a file drop)
-	pushesOut string // pushes a repository to a remote the line added, or to a URL
-	sftpStdin bool   // sftp reading batch commands on standard input
+	publishes    bool   // uploads files to a public or a stranger's destination (a gist, a file drop)
+	pushesOut    string // pushes a repository to a remote the line added, or to a URL
+	sftpStdin    bool   // sftp reading batch commands on standard input
+	opaqueUpload bool   // sends a file named only at run time
+	pushes       bool   // git push: sends the repository's committed files
 
 	state    uint8 // outOf: 0 not computed, 1 in progress, 2 done
 	produced flowVal
@@ -293,7 +295,7 @@ func (a *analyzer) sinks(i int) {
 		switch {
 		case args&(tSecret|tEnvDump) != 0:
 			*c = withFinding(*c, findExfiltration, "sends "+describeTaint(args)+" in its arguments to "+netHosts(c))
-		case m.dns && len(m.substs) > 0:
+		case m.dns && len(m.substs) > 0 && computesName(m.params):
 			*c = withFinding(*c, findDNSExfil, "looks up a name computed at run time")
 		}
 		for _, p := range m.uploads {

@@ -240,7 +240,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
-	for _, more := range []map[string][]rule{systemRules(), credentialRules()} {
+	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers()} {
 		for name, rs := range more {
 			rules[name] = append(rules[name], rs...)
 		}
@@ -354,6 +354,11 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		m.out.t |= tSecret // gpg --export-secret-keys, gh auth token: they print secrets
 	}
 	a.streamEffects(cmd, m, &v, cwd)
+	if m.netArgs {
+		// Dataflow reads a network command's words after the walk (exfil.go), when the
+		// scratch array they were expanded in holds later commands' words.
+		m.params = slices.Clone(m.params)
+	}
 	if name == "rm" && cmd.HasFlag("r") {
 		cmd.Findings = appendFinding(cmd.Findings, findRecursiveDelete, strings.Join(cmd.Operands, " "))
 	}

@@ -288,6 +288,10 @@ func (a *analyzer) curl(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			direction = call.Outbound
 			if o.name == "data-raw" || val.dynamic {
 				m.sendsArgs = true
+				if val.dynamic && o.name != "data-raw" && commandSubst(val.lit) && uploadedFile(o.name, strings.Trim(val.lit, `"'`)) != "" {
+					// -F "f=@$(…)", -T "$(…)": a file that a command picks at run time is sent.
+					m.opaqueUpload = true
+				}
 				continue
 			}
 			file := uploadedFile(o.name, val.lit)
@@ -393,6 +397,7 @@ func (a *analyzer) wget(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			direction = call.Outbound
 			if o.val.dynamic {
 				m.sendsArgs = true
+				m.opaqueUpload = commandSubst(o.val.lit)
 				continue
 			}
 			if o.val.lit == "-" || o.val.lit == "/dev/stdin" {

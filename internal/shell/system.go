@@ -3,6 +3,8 @@ package shell
 import (
 	"strings"
 	"sync"
+
+	"github.com/moatdev/moat/internal/call"
 )
 
 // This file holds what moat knows about commands that act on the machine as a whole:
@@ -516,28 +518,65 @@ func killall5Kills(_ *analyzer, v *view) string {
 	return "killall5"
 }
 
-// killedByPid: kill $(pidof auditd), kill $(pgrep -f falcon): the pids a substitution
-// finds by the name of a security daemon.
+// killedByPid judges the pids kill is given by a substitution or, under xargs, on its
+// standard input: found by the name of a security daemon (kill $(pidof auditd)), it
+// switches a defence off; every process ps lists, unfiltered (ps -e -o pid= | xargs
+// kill -9), is every process.
 func (a *analyzer) killedByPid(i int) {
 	m := &a.meta[i]
-	if m.prog != "kill" || len(m.substs) == 0 {
+	if m.prog != "kill" {
 		return
 	}
+	var spans []span
 	for _, s := range m.substs {
-		sp, ok := a.substs[s]
-		if !ok {
-			continue
+		if sp, ok := a.substs[s]; ok {
+			spans = append(spans, sp)
 		}
+	}
+	if m.piped {
+		spans = append(spans, m.in.from)
+	}
+	for _, sp := range spans {
+		listsAll, filtered := false, false
 		for j := sp.start; j < sp.end && j < len(a.cmds); j++ {
+			c := &a.cmds[j]
 			switch a.meta[j].prog {
 			case "pidof", "pgrep":
-				for _, o := range a.cmds[j].Operands {
+				filtered = true
+				for _, o := range c.Operands {
 					if securityService(baseName(o)) {
 						a.cmds[i] = withFinding(a.cmds[i], findSecurityOff, "kill $("+a.meta[j].prog+" "+o+")")
 						return
 					}
 				}
+			case "ps":
+				listsAll = listsAll || psListsAll(c)
+			case "grep", "egrep", "head", "tail", "sed", "jq":
+				// A filter keeps some processes; grep -v grep alone keeps them all.
+				filtered = filtered || !(a.meta[j].prog == "grep" && c.HasFlag("v") && len(c.Operands) == 1 && c.Operands[0] == "grep")
+			case "awk", "gawk", "mawk":
+				// awk '{print $2}' only picks the column; a pattern before the action filters.
+				filtered = filtered || len(c.Operands) == 0 || !strings.HasPrefix(strings.TrimSpace(c.Operands[0]), "{")
 			}
 		}
+		if listsAll && !filtered {
+			a.cmds[i] = withFinding(a.cmds[i], findKillAll, "kill of every process ps lists")
+			return
+		}
 	}
+}
+
+// psListsAll reports whether ps lists every process: -e, -A, ax, aux, without a
+// selection of its own (-p, -u, -C…).
+func psListsAll(c *call.Command) bool {
+	all := c.HasFlag("e") || c.HasFlag("A")
+	for _, o := range c.Operands {
+		all = all || strings.Contains(o, "a") && strings.Contains(o, "x")
+	}
+	for _, sel := range []string{"p", "u", "U", "C", "g", "G", "t", "pid", "ppid", "user", "group"} {
+		if c.HasFlag(sel) {
+			return false
+		}
+	}
+	return all
 }
