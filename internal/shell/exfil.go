@@ -526,8 +526,13 @@ func metadataHost(host string) bool {
 			return true
 		}
 	}
-	if addr, ok := inetAton(h); ok {
-		return metadataAddr(addr)
+	if c := h[0]; c >= '0' && c <= '9' && !strings.Contains(h, ":") {
+		if addr, ok := inetAton(h); ok {
+			return metadataAddr(addr)
+		}
+	}
+	if !strings.Contains(h, ":") && !strings.Contains(h, "ip.io") && !strings.Contains(h, ".traefik.me") && !strings.Contains(h, ".localtest.me") {
+		return false // a name, neither an address nor one that embeds it
 	}
 	if addr, err := netip.ParseAddr(h); err == nil {
 		if addr.Is4In6() || addr.Is6() && isV4Compatible(addr) {
@@ -557,55 +562,64 @@ func isV4Compatible(addr netip.Addr) bool {
 }
 
 func metadataAddr(addr netip.Addr) bool {
+	return metadataAddrs()[addr]
+}
+
+// metadataAddrs are the addresses among metadataHosts, parsed once.
+var metadataAddrs = sync.OnceValue(func() map[netip.Addr]bool {
+	addrs := make(map[netip.Addr]bool)
 	for _, m := range metadataHosts {
-		if a, err := netip.ParseAddr(m); err == nil && a == addr {
-			return true
+		if a, err := netip.ParseAddr(m); err == nil {
+			addrs[a] = true
 		}
 	}
-	return false
-}
+	return addrs
+})
 
 // inetAton parses an IPv4 address the way inet_aton and every URL client do: one to four
 // parts, each decimal, octal (leading 0) or hexadecimal (0x), the last filling the bytes
 // left.
 func inetAton(s string) (netip.Addr, bool) {
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	var vals []uint64
-	for _, p := range parts {
-		if p == "" {
+	var vals [4]uint64
+	n := 0
+	for rest := s; ; {
+		part, after, more := strings.Cut(rest, ".")
+		if n == 4 || part == "" {
 			return netip.Addr{}, false
 		}
-		base, digits := 10, p
+		base, digits := 10, part
 		switch {
-		case strings.HasPrefix(p, "0x"):
-			base, digits = 16, p[2:]
-		case len(p) > 1 && p[0] == '0':
-			base, digits = 8, p[1:]
+		case strings.HasPrefix(part, "0x") || strings.HasPrefix(part, "0X"):
+			base, digits = 16, part[2:]
+		case len(part) > 1 && part[0] == '0':
+			base, digits = 8, part[1:]
 		}
 		if digits == "" {
 			digits = "0"
 		}
-		n, err := strconv.ParseUint(digits, base, 32)
+		v, err := strconv.ParseUint(digits, base, 32)
 		if err != nil {
 			return netip.Addr{}, false
 		}
-		vals = append(vals, n)
+		vals[n] = v
+		n++
+		if !more {
+			break
+		}
+		rest = after
 	}
 	var ip uint64
-	for i, n := range vals[:len(vals)-1] {
-		if n > 255 {
+	for i, v := range vals[:n-1] {
+		if v > 255 {
 			return netip.Addr{}, false
 		}
-		ip |= n << (24 - 8*uint(i))
+		ip |= v << (24 - 8*uint(i))
 	}
-	last := vals[len(vals)-1]
-	if last >= 1<<(8*uint(5-len(vals))) {
+	if last := vals[n-1]; last < 1<<(8*uint(5-n)) {
+		ip |= last
+	} else {
 		return netip.Addr{}, false
 	}
-	ip |= last
 	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
 }
 
@@ -619,6 +633,7 @@ func (a *analyzer) metadataAccess(cmd *call.Command, m *cmdMeta, v *view) {
 	for _, n := range cmd.Net {
 		if metadataHost(n.Host) {
 			evidence = n.Host
+			break
 		}
 	}
 	if evidence == "" {

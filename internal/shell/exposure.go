@@ -168,16 +168,27 @@ var captureHosts = []string{
 	"paste.ee", "rentry.co", "ghostbin.com", "gofile.io", "filebin.net", "uguu.se", "tmpfiles.org", "keep.sh",
 }
 
-// captureHost reports whether host is one of captureHosts or below one.
+// captureHost reports whether host is one of captureHosts or below one: the host and each
+// domain above it are looked up in a set.
 func captureHost(host string) bool {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	for _, d := range captureHosts {
-		if h == d || strings.HasSuffix(h, "."+d) {
+	set := captureSet()
+	for h != "" {
+		if set[h] {
 			return true
 		}
+		_, h, _ = strings.Cut(h, ".")
 	}
 	return false
 }
+
+var captureSet = sync.OnceValue(func() map[string]bool {
+	set := make(map[string]bool, len(captureHosts))
+	for _, h := range captureHosts {
+		set[h] = true
+	}
+	return set
+})
 
 // sendsToCapture reports whether the command connects to a capture host.
 func sendsToCapture(c *call.Command) bool {
