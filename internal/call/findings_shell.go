@@ -24,16 +24,21 @@ var shellKinds = []FindingKind{
 	{ID: "destructive.db.drop", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "drops or truncates a database, table or key space"},
 	{ID: "destructive.db.unbounded-write", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes or updates every row of a table (no WHERE clause)"},
 	{ID: "destructive.infra.delete", Category: "destructive", Severity: High, Taxonomy: "T1485", Summary: "deletes cloud, cluster, secret-store or backup resources"},
+	{ID: "destructive.system.shutdown", Category: "destructive", Severity: High, Taxonomy: "T1529", Summary: "shuts down, halts, reboots or crashes the machine, or leaves it in rescue mode without its services"},
+	{ID: "destructive.system.kill-all", Category: "destructive", Severity: High, Taxonomy: "T1489", Summary: "kills every process the user may signal, or init, which takes the whole session or machine down"},
 	{ID: "destructive.http.delete", Category: "destructive", Severity: Medium, Taxonomy: "T1485", Summary: "sends an HTTP DELETE request"},
 
 	// Credentials.
 	{ID: "credentials.read", Category: "credentials", Severity: High, Taxonomy: "T1552.001", Summary: "reads a file that holds credentials or private keys"},
-	{ID: "credentials.env-dump", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens"},
+	{ID: "credentials.cloud-metadata", Category: "credentials", Severity: High, Taxonomy: "T1552.005", Summary: "asks the cloud instance metadata service (169.254.169.254 in any spelling, metadata.google.internal, fd00:ec2::254), which hands out the machine's cloud credentials"},
+	{ID: "credentials.env-dump", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens, where the agent reads it"},
+	{ID: "credentials.secret-shown", Category: "credentials", Severity: High, Taxonomy: "T1552.007", Summary: "prints an environment variable whose name says it holds a secret where the agent reads it"},
 	{ID: "credentials.secret-env", Category: "credentials", Severity: Medium, Taxonomy: "T1552.007", Summary: "uses an environment variable whose name says it holds a secret"},
 
 	// Exfiltration and remote code execution.
 	{ID: "exfiltration.network", Category: "exfiltration", Severity: Critical, Taxonomy: "T1048", Summary: "sends credentials or the environment over the network"},
-	{ID: "exfiltration.dns", Category: "exfiltration", Severity: High, Taxonomy: "T1071.004", Summary: "makes DNS queries that can carry data out: TXT records of ordinary names, or names computed at run time"},
+	{ID: "exfiltration.upload", Category: "exfiltration", Severity: High, Taxonomy: "T1567", Summary: "copies files to a destination the same line chose or that anyone can read: a git remote it adds, a push to a URL, a gist, a file drop or a request catcher"},
+	{ID: "exfiltration.dns", Category: "exfiltration", Severity: High, Taxonomy: "T1071.004", Summary: "makes DNS queries or pings that can carry data out: TXT records of ordinary names, host names computed at run time, ping patterns"},
 	{ID: "rce.pipe-to-shell", Category: "execution", Severity: Critical, Taxonomy: "T1059", Summary: "runs code downloaded from the network without saving or reviewing it"},
 	{ID: "rce.download-exec", Category: "execution", Severity: Critical, Taxonomy: "T1105", Summary: "downloads a file and runs it in the same command line"},
 	{ID: "rce.reverse-shell", Category: "execution", Severity: Critical, Taxonomy: "T1059.004", Summary: "connects a shell to a network socket, handing control of the machine to a remote host"},
@@ -44,6 +49,7 @@ var shellKinds = []FindingKind{
 	{ID: "evasion.obfuscated-exec", Category: "evasion", Severity: Critical, Taxonomy: "T1027", Summary: "decodes data and runs it, and what is run cannot be known before it runs"},
 	{ID: "evasion.encoded-command", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "runs a command hidden by an encoding (base64, hex, escapes, reversal, rot13); the decoded command is analysed too"},
 	{ID: "evasion.nul-byte", Category: "evasion", Severity: High, Taxonomy: "T1027", Summary: "the command line holds NUL bytes, which shells and agents drop, cut at or refuse, so it may run something other than what is analysed"},
+	{ID: "evasion.security-off", Category: "evasion", Severity: High, Taxonomy: "T1562", Summary: "switches off a defence of the machine: the audit system, SELinux, AppArmor, a firewall, an endpoint agent or a kernel hardening setting"},
 	{ID: "evasion.log-tamper", Category: "evasion", Severity: High, Taxonomy: "T1070", Summary: "clears or disables shell history or system logs"},
 	{ID: "evasion.unguarded-agent", Category: "evasion", Severity: Critical, Taxonomy: "T1562.001", Summary: "starts an AI agent with its hooks or settings switched off, moved or replaced, so that what it does would not pass through moat"},
 

@@ -240,6 +240,10 @@ func (e *Engine) shellUnitsAt(c *call.Call, base policy.Subject, depth int) []un
 			if fs := scan.SecretFindings(strings.Join(cmd.Args, " "), "command"); len(fs) > 0 {
 				s.Findings = appendNew(slices.Clip(s.Findings), fs)
 				secretsFound = true
+			} else if fs := scan.EncodedSecretFindings(cmd.Args, "command"); len(fs) > 0 {
+				// A token written base64-, hex- or URL-encoded is still a token.
+				s.Findings = appendNew(slices.Clip(s.Findings), fs)
+				secretsFound = true
 			}
 		}
 		for _, acc := range cmd.Accesses {

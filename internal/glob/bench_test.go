@@ -34,6 +34,46 @@ func BenchmarkPathMatch(b *testing.B) {
 	}
 }
 
+// BenchmarkPathMiss measures the common case of path rules: a pattern that starts with
+// literal segments, tested against a path elsewhere. The literal start rejects it at once,
+// without the segment-by-segment match or, for a tree, the allocations of TouchesTree.
+func BenchmarkPathMiss(b *testing.B) {
+	p, err := CompilePath("/home/u/.config/{google-chrome*,chromium}/**/{Login Data,Cookies}", Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const path = "/home/u/project/internal/engine/testdata/shell"
+	b.Run("Match", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p.Match(path)
+		}
+	})
+	b.Run("TouchesTree", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p.TouchesTree(path)
+		}
+	})
+}
+
+// BenchmarkPathTouches measures TouchesTree where no literal start rejects the tree: a
+// pattern that can match at any depth, against a project directory.
+func BenchmarkPathTouches(b *testing.B) {
+	for _, pattern := range []string{"/**/.env", "/home/*/.ssh/id_*"} {
+		p, err := CompilePath(pattern, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(pattern, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p.TouchesTree("/home/u/project/internal/engine")
+			}
+		})
+	}
+}
+
 func BenchmarkPathTree(b *testing.B) {
 	p, err := CompilePath("/home/*/.ssh/**", Options{})
 	if err != nil {

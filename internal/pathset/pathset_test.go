@@ -36,20 +36,44 @@ var examples = map[string]string{
 	"~/.cargo/credentials.toml": "~/.cargo/credentials.toml", "~/.terraform.d/credentials.tfrc.json": "~/.terraform.d/credentials.tfrc.json",
 	"~/.vault-token": "~/.vault-token", "~/.pgpass": "~/.pgpass", "~/.my.cnf": "~/.my.cnf", "~/.gnupg/**": "~/.gnupg/private-keys-v1.d/x.key",
 	"~/.password-store/**": "~/.password-store/bank.gpg", "~/.local/share/keyrings/**": "~/.local/share/keyrings/login.keyring",
-	"~/Library/Keychains/**":           "~/Library/Keychains/login.keychain-db",
-	"~/.mozilla/firefox/*/logins.json": "~/.mozilla/firefox/abc.default/logins.json", "~/.mozilla/firefox/*/key4.db": "~/.mozilla/firefox/abc.default/key4.db",
-	"~/.mozilla/firefox/*/cookies.sqlite":  "~/.mozilla/firefox/abc.default/cookies.sqlite",
-	"~/.config/google-chrome/*/Login Data": "~/.config/google-chrome/Default/Login Data", "~/.config/google-chrome/*/Cookies": "~/.config/google-chrome/Default/Cookies",
-	"~/.config/chromium/*/Login Data": "~/.config/chromium/Default/Login Data", "~/.config/chromium/*/Cookies": "~/.config/chromium/Default/Cookies",
-	"~/Library/Application Support/Google/Chrome/*/Login Data": "~/Library/Application Support/Google/Chrome/Default/Login Data",
-	"~/Library/Application Support/Google/Chrome/*/Cookies":    "~/Library/Application Support/Google/Chrome/Profile 1/Cookies",
-	"~/.bash_history": "~/.bash_history", "~/.zsh_history": "~/.zsh_history", "~/.history": "~/.history",
+	"~/Library/Keychains/**": "~/Library/Keychains/login.keychain-db",
+
+	"~/.local/share/kwalletd/**": "~/.local/share/kwalletd/kdewallet.kwl",
+
+	"~/.local/share/containers/auth.json": "~/.local/share/containers/auth.json",
+	"/run/user/*/containers/auth.json":    "/run/user/1000/containers/auth.json",
+	"~/.config/helm/registry/config.json": "~/.config/helm/registry/config.json",
+
+	"~/.config/hub": "~/.config/hub",
+
+	"~/.kube/*.{yaml,yml,conf,config}": "~/.kube/prod.yaml",
+	"~/.oci/**":                        "~/.oci/oci_api_key.pem",
+
+	"/run/secrets/**":                    "/run/secrets/db_password",
+	"/var/run/secrets/**":                "/var/run/secrets/kubernetes.io/serviceaccount/token",
+	"/etc/ssl/private/**":                "/etc/ssl/private/ssl-cert-snakeoil.key",
+	"/etc/letsencrypt/{live,archive}/**": "/etc/letsencrypt/live/example.com/privkey.pem",
+	"~/.bash_history":                    "~/.bash_history", "~/.zsh_history": "~/.zsh_history", "~/.history": "~/.history",
 	"~/.local/share/fish/fish_history": "~/.local/share/fish/fish_history", "~/.python_history": "~/.python_history",
 	"~/.node_repl_history": "~/.node_repl_history", "~/.psql_history": "~/.psql_history", "~/.mysql_history": "~/.mysql_history",
 	"/etc/shadow": "/etc/shadow", "/etc/gshadow": "/etc/gshadow", "/etc/shadow-": "/etc/shadow-", "/etc/gshadow-": "/etc/gshadow-", "/etc/sudoers": "/etc/sudoers", "/etc/sudoers.d/**": "/etc/sudoers.d/90-cloud",
 	"~/.ssh/*.pub": "~/.ssh/id_ed25519.pub", "~/.ssh/known_hosts": "~/.ssh/known_hosts", "~/.ssh/known_hosts.old": "~/.ssh/known_hosts.old", "~/.ssh/config": "~/.ssh/config",
 	"**/.env.example": "/srv/app/.env.example", "**/.env.sample": "/srv/app/.env.sample", "**/.env.template": "/srv/app/.env.template",
 	"**/.env.dist": "/srv/app/.env.dist",
+
+	"~/{.kde,.kde4}/share/apps/kwallet/**": "~/.kde4/share/apps/kwallet/kdewallet.kwl",
+	"~/**/*.kdbx":                          "~/Documents/passwords.kdbx",
+	"~/{.yarnrc.yml,.terraformrc,.databrickscfg,.mylogin.cnf,.s3cfg,.boto}":                                                                "~/.s3cfg",
+	"~/{.m2,.gradle,.composer,.circleci,.fly}/{settings.xml,settings-security.xml,gradle.properties,auth.json,cli.yml,config.yml}":         "~/.m2/settings.xml",
+	"~/.config/{rclone,containers,composer,glab-cli,doctl,configstore}/{rclone.conf,auth.json,config.yml,config.yaml,firebase-tools.json}": "~/.config/rclone/rclone.conf",
+
+	"~/.config/{google-chrome*,chromium,BraveSoftware,microsoft-edge*,vivaldi*,opera*,yandex-browser*,thorium}/**": "~/.config/google-chrome/Default/Login Data",
+	"~/{.mozilla,.librewolf,.waterfox,.thunderbird}/**":                                                            "~/.mozilla/firefox/abc.default/logins.json",
+	"~/snap/{chromium,brave,opera,firefox,thunderbird}/**":                                                         "~/snap/chromium/common/chromium/Default/Cookies",
+	"~/.var/app/{com.google.Chrome*,org.chromium.Chromium,com.brave.Browser,com.microsoft.Edge,com.vivaldi.Vivaldi,com.opera.Opera,org.mozilla.firefox,org.mozilla.Thunderbird,io.gitlab.librewolf-community}/**": "~/.var/app/com.google.Chrome/config/google-chrome/Default/Cookies",
+	"~/Library/Application Support/{Google,Chromium,BraveSoftware,Microsoft Edge*,Vivaldi,com.operasoftware.Opera*,Yandex,Arc,Firefox,LibreWolf,Waterfox}/**":                                                     "~/Library/Application Support/Google/Chrome/Default/Login Data",
+	"~/Library/{Cookies,Safari,Thunderbird}/**": "~/Library/Cookies/Cookies.binarycookies",
+	"~/Library/Containers/com.apple.Safari/**":  "~/Library/Containers/com.apple.Safari/Data/Library/Cookies/Cookies.binarycookies",
 	// $agent-instructions
 	"**/CLAUDE.md": "~/.claude/CLAUDE.md", "**/CLAUDE.local.md": "/srv/app/CLAUDE.local.md",
 	"**/.claude/commands/**": "/srv/app/.claude/commands/review.md", "**/.claude/agents/**": "~/.claude/agents/tester.md",
@@ -62,8 +86,9 @@ var examples = map[string]string{
 
 // notIn lists paths that must stay out of each set: the look-alikes.
 var notIn = map[string][]string{
-	"$system":  {"/home/u/etc/passwd", "/tmp/x", "/dev/null", "/dev/fd/1"},
-	"$secrets": {"~/.ssh/id_rsa.pub", "~/.ssh/known_hosts", "/srv/app/.env.example", "/srv/app/env", "/srv/app/.envrc", "~/.aws/config", "/etc/hosts"},
+	"$system": {"/home/u/etc/passwd", "/tmp/x", "/dev/null", "/dev/fd/1"},
+	"$secrets": {"~/.ssh/id_rsa.pub", "~/.ssh/known_hosts", "/srv/app/.env.example", "/srv/app/env", "/srv/app/.envrc", "~/.aws/config", "/etc/hosts",
+		"~/.config/chrome-flags.conf", "~/.config/Code/User/settings.json", "/srv/app/.yarnrc.yml", "/srv/app/src/cookies.ts", "~/.m2/repository/x.jar", "/etc/ssl/certs/ca-certificates.crt"},
 	"$agent-config": {"~/.claude/CLAUDE.md", "/srv/app/.claude/commands/x.md", "~/.gemini/GEMINI.md", "/srv/app/.vscode/settings.json",
 		"/srv/app/.vscode/tasks.json", "~/.config/Code/User/settings.json", "/srv/app/mcp.json", "~/.codex/sessions/x.jsonl", "~/.codex/config.toml.bak"},
 	"$agent-instructions": {"/srv/app/README.md", "/srv/app/docs/CLAUDE.md.txt", "/srv/app/.github/workflows/ci.yml", "/srv/app/agents.go"},

@@ -297,12 +297,12 @@ func (s wordSet) has(w string) bool {
 // secret rather than the secret itself: its id, its name, its length, where it is kept.
 var notSecretNameParts = wordSet{
 	"checksum", "count", "cursor", "description", "digest", "dir", "enabled", "endpoint", "env",
-	"error", "expiration", "expires", "expiry", "field", "file", "fingerprint", "format",
+	"error", "expiration", "expires", "expiry", "fd", "field", "file", "fingerprint", "format",
 	"generator", "hash", "hashed", "header", "hint", "host", "id", "ids", "integrity", "kind",
 	"label", "len", "length", "manager", "max", "md5", "message", "method", "min", "mode",
 	"msg", "name", "names", "next", "page", "path", "pattern", "placeholder", "policy",
 	"prefix", "prompt", "provider", "pub", "public", "ref", "regex", "required", "rotation",
-	"scope", "scopes", "sha", "sha1", "sha256", "sha512", "size", "store", "suffix", "template",
+	"scope", "scopes", "sha", "sha1", "sha256", "sha512", "size", "stdin", "store", "suffix", "template",
 	"timeout", "tokenizer", "tokens", "ttl", "type", "uri", "url", "usage", "uuid", "validator",
 	"var", "version",
 }

@@ -26,8 +26,12 @@ type analyzer struct {
 	forgetOnLeave bool               // the command being visited makes everything unknown once walked
 	tainted       map[string]taint   // files the line writes secret data into (flow.go)
 	netFDs        map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
-	bombs         []string           // functions that start themselves in the background or a pipeline
-	bomb          int                // endless loops starting processes in the background being walked
+	remotes       map[string]bool    // git remotes the line adds or points elsewhere (exfil.go)
+	// varSubsts are the command substitutions whose output variables hold (K=$(cat key)),
+	// so that dataflow follows what the variable carries where it is used.
+	varSubsts map[string][]syntax.Node
+	bombs     []string // functions that start themselves in the background or a pipeline
+	bomb      int      // endless loops starting processes in the background being walked
 	// pipeStarts maps each statement of a pipeline to the index of its first command.
 	pipeStarts map[*syntax.Stmt]int
 	st         state
@@ -178,8 +182,19 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			a.bomb++
 		}
 	case *syntax.ForClause:
+		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
+			// for l in $(cat key): the variable takes the words the substitutions print.
+			for _, w := range wi.Items {
+				a.noteVarSubsts(wi.Name.Value, w, true)
+			}
+		}
 		a.unroll(n)
 		a.loop(&fr, n.ForPos, n.DonePos)
+		if c, ok := n.Loop.(*syntax.CStyleLoop); ok && c.Cond == nil && backgrounds(n.Do) {
+			// for ((;;)); do …& done: the C-style loop without a condition never ends.
+			fr.bomb = true
+			a.bomb++
+		}
 	case *syntax.FuncDecl:
 		if n.Name != nil && forksItself(n) {
 			a.bombs = append(a.bombs, n.Name.Value)
@@ -430,14 +445,19 @@ func forksItself(fn *syntax.FuncDecl) bool {
 	return found
 }
 
-// endless reports whether a while loop's condition is always true (true, :, [ 1 ]).
+// endless reports whether a while loop's condition is always true (true, :, [ 1 ]), or an
+// until loop's always false.
 func endless(w *syntax.WhileClause) bool {
-	if w.Until || len(w.Cond) != 1 {
+	if len(w.Cond) != 1 {
 		return false
 	}
 	ce, ok := w.Cond[0].Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Args) == 0 {
 		return false
+	}
+	if w.Until {
+		// until false; do …; done
+		return len(ce.Args) == 1 && ce.Args[0].Lit() == "false"
 	}
 	switch ce.Args[0].Lit() {
 	case "true", ":":

@@ -41,8 +41,9 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.sshCode(at, ops)
 	case name == "find":
 		a.find(at, rest, cwd)
-	case name == "docker" || name == "podman" || name == "kubectl":
+	case name == "docker" || name == "podman" || name == "nerdctl" || name == "kubectl":
 		a.containerExec(at, rest, ops, cwd)
+		a.containerRun(at, rest, cwd)
 	case name == "flock":
 		a.flock(at, rest, opts, cwd)
 	case name == "su":
@@ -350,11 +351,21 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 			}
 			argv := make([]arg, 0, j-i-1+len(found))
 			for _, w := range rest[i+1 : j] {
-				if !w.dynamic && w.lit == "{}" {
+				switch {
+				case !w.dynamic && w.lit == "{}":
 					argv = append(argv, found...)
-					continue
+				case !w.dynamic && strings.Contains(w.lit, "{}"):
+					// GNU find puts the path wherever {} appears in a word: f=@{}.
+					for _, f := range found {
+						x := arg{lit: strings.ReplaceAll(w.lit, "{}", f.lit), glob: f.glob, dynamic: f.dynamic, word: w.word}
+						if f.glob {
+							x.pat = strings.ReplaceAll(escapeGlob(w.lit), "{}", f.pat)
+						}
+						argv = append(argv, x)
+					}
+				default:
+					argv = append(argv, w)
 				}
-				argv = append(argv, w)
 			}
 			if len(argv) > 0 {
 				a.command(argv, nil, nil)
@@ -584,6 +595,9 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		if f.ID == findEnvDump {
 			a.meta[at].out.t |= tEnvDump
 		}
+		if f.ID == findCredentialsRead {
+			a.meta[at].out.t |= tSecret // a keyring or browser store read by a library
+		}
 	}
 	home, _ := a.st.get("HOME")
 	resolve := func(p string) (string, bool) {
@@ -624,7 +638,8 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			}
 		}
 	}
-	if res.Sends {
+	if res.Sends || res.Network && len(res.URLHosts) > 0 {
+		// Posting what it read, or putting it in a URL it requests: either way it leaves.
 		secret := hasFinding(c.Findings, findEnvDump)
 		for _, acc := range c.Accesses {
 			if acc.Kind == call.Read && a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) {
@@ -635,8 +650,21 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			c.Findings = appendFinding(c.Findings, findExfiltration, "the code sends credentials or the environment over the network")
 		}
 	}
+	if e := secretEnvSent(res); e != "" {
+		c.Findings = appendFinding(c.Findings, findExfiltration, e)
+	}
+	first := len(a.cmds)
 	for _, line := range res.Shell {
 		a.nested(at, line, cwd, false)
+	}
+	if res.Sends || res.Network && res.URLHosts != nil {
+		// `cat ~/.ssh/id_rsa` run by code that then posts: what its commands read is sent.
+		for k := first; k < len(a.cmds); k++ {
+			if hasFinding(a.cmds[k].Findings, findCredentialsRead) || hasFinding(a.cmds[k].Findings, findEnvDump) {
+				a.cmds[at] = withFinding(a.cmds[at], findExfiltration, "the code sends what "+a.cmds[k].Name+" reads over the network")
+				break
+			}
+		}
 	}
 }
 
@@ -712,10 +740,22 @@ var secretName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL|AUTH_KEY|SESSION_KEY|_PAT$|^PAT_)`)
 })
 
+// readsSecretValue reports whether a parameter expansion gives the value of a variable
+// named as a secret: not its length (${#TOKEN}), not a word in its stead (${TOKEN:+set}).
+func readsSecretValue(p *syntax.ParamExp) bool {
+	if p.Param == nil || p.Length || p.Excl || p.Names != 0 {
+		return false
+	}
+	if p.Exp != nil && (p.Exp.Op == syntax.AlternateUnset || p.Exp.Op == syntax.AlternateUnsetOrNull) {
+		return false
+	}
+	return secretName().MatchString(p.Param.Value) && !notSecretName(p.Param.Value)
+}
+
 // notSecretName are names that match secretName but hold no secret themselves.
 func notSecretName(n string) bool {
 	u := strings.ToUpper(n)
-	for _, suffix := range []string{"_FILE", "_PATH", "_DIR", "_URL", "_ID", "_NAME", "_TYPE", "_HOST", "_ENDPOINT", "_SOCK", "_EXPIRY", "_EXPIRES"} {
+	for _, suffix := range []string{"_FILE", "_PATH", "_DIR", "_URL", "_URI", "_ID", "_NAME", "_TYPE", "_HOST", "_ENDPOINT", "_SOCK", "_EXPIRY", "_EXPIRES"} {
 		if strings.HasSuffix(u, suffix) {
 			return true
 		}
@@ -742,7 +782,17 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 		syntax.Walk(w, func(n syntax.Node) bool {
 			switch n := n.(type) {
 			case *syntax.ParamExp:
-				if n.Param != nil && secretName().MatchString(n.Param.Value) && !notSecretName(n.Param.Value) {
+				if n.Param != nil && !n.Length {
+					for _, s := range a.varSubsts[n.Param.Value] {
+						// The variable holds what a substitution printed: the command uses it.
+						m.substs = append(m.substs, s)
+						if m.viaVar == nil {
+							m.viaVar = make(map[syntax.Node]*syntax.Word)
+						}
+						m.viaVar[s] = w
+					}
+				}
+				if readsSecretValue(n) {
 					if v, _ := a.st.get(n.Param.Value); !v.known {
 						if printers[m.prog] || downloaders()[m.prog] || m.netArgs {
 							// Printed into the agent's context, or sent: worth a flag. Only
@@ -751,6 +801,10 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 						}
 						m.secretArgs = true
 						m.secretWords = append(m.secretWords, w)
+						m.secretVars = append(m.secretVars, n.Param.Value)
+						if printers[m.prog] && m.prog != "printenv" {
+							m.showsSecret, m.shownVar = true, "$"+n.Param.Value
+						}
 					}
 				}
 			case *syntax.CmdSubst, *syntax.ProcSubst:
@@ -812,6 +866,10 @@ func (a *analyzer) hdocFlow(w *syntax.Word, hereString bool) flowVal {
 			}
 		}
 	}
+	if a.secretParams(w) {
+		// nc host <<< "$AWS_SECRET_ACCESS_KEY": the text fed is a secret.
+		v.t |= tSecret
+	}
 	if hereString {
 		fields := a.expand(a.rargs[:0], w, true)
 		a.rargs = fields[:0]
@@ -872,6 +930,7 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 		for i, x := range rest {
 			if !x.dynamic && x.lit == "--" && i+1 < len(rest) {
 				a.command(rest[i+1:], nil, nil)
+				a.inheritStdin(at)
 				return
 			}
 		}
@@ -888,6 +947,7 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 			}
 			if i+1 < len(rest) {
 				a.command(rest[i+1:], nil, nil)
+				a.inheritStdin(at)
 			}
 			return
 		}
@@ -896,6 +956,17 @@ func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
 			i++
 		}
 	}
+}
+
+// inheritStdin gives the command just emitted for a container the standard input of the
+// command that runs it: `docker exec -i db psql <<< 'DROP TABLE t'` feeds psql the
+// here-string, and `… | kubectl exec -i pod -- sh` the pipe.
+func (a *analyzer) inheritStdin(at int) {
+	if len(a.meta) <= at+1 {
+		return
+	}
+	from, to := &a.meta[at], &a.meta[len(a.meta)-1]
+	to.ownStdin, to.stdin, to.piped, to.in = from.ownStdin, from.stdin, from.piped, from.in
 }
 
 // maxUnrolled bounds the loops analysed once per value: a few literal values, a short body.
@@ -916,10 +987,16 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 	var values []string
 	for _, w := range wi.Items {
 		x, ok := plainWord(w)
-		if !ok || x.dynamic || x.glob {
+		switch {
+		case ok && !x.dynamic && !x.glob:
+			values = append(values, shellQuote(x.lit))
+		case unquotedPattern(w) != "":
+			// for f in ~/.ssh/id_*: the variable takes each path the pattern matches;
+			// assigned the pattern unquoted, it expands to them where it is used.
+			values = append(values, unquotedPattern(w))
+		default:
 			return
 		}
-		values = append(values, x.lit)
 	}
 	start, end := fc.Do[0].Pos(), fc.Do[len(fc.Do)-1].End()
 	if !start.IsValid() || !end.IsValid() || end.Offset() > uint(len(a.line)) || start.Offset() >= end.Offset() {
@@ -935,7 +1012,7 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 		startDir = value{cwd.path, true}
 	}
 	for _, v := range values {
-		code := wi.Name.Value + "=" + shellQuote(v) + "\n" + body
+		code := wi.Name.Value + "=" + v + "\n" + body
 		if !a.spendNested(len(code)) {
 			return
 		}
@@ -945,6 +1022,24 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 			a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true})
 		}
 	}
+}
+
+// unquotedPattern returns the text of a word made only of unquoted literals with a glob
+// or a leading tilde and nothing else that expands (~/.ssh/id_*, /proc/[0-9]*), or "".
+func unquotedPattern(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			return ""
+		}
+		b.WriteString(l.Value)
+	}
+	v := b.String()
+	if v == "" || strings.ContainsAny(v, "\\{}$`'\"") || !isPattern(v) && !strings.HasPrefix(v, "~") {
+		return ""
+	}
+	return v
 }
 
 // shellQuote quotes s as one shell word.

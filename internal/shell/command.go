@@ -79,6 +79,7 @@ func (a *analyzer) assign(as []*syntax.Assign) {
 			v, ok = cur.s+v, ok && cur.known
 		}
 		a.set(name, value{v, ok})
+		a.noteVarSubsts(name, x.Value, x.Append)
 	}
 }
 
@@ -250,6 +251,8 @@ func (a *analyzer) emitNull(redirs []*syntax.Redirect) {
 	cmd := call.Command{Name: ":"}
 	var m cmdMeta
 	a.redirects(&cmd, &m, redirs, a.cwd())
+	// $(< file) prints the file, as zsh's `< file` does: what it reads flows out.
+	m.pass = m.ownStdin && !m.stdoutRedirected
 	a.pathFindings(&cmd)
 	a.emit(cmd, m)
 }
@@ -333,6 +336,7 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 				v, ok = cur.s+v, ok && cur.known
 			}
 			a.set(name, value{v, ok && !options})
+			a.noteVarSubsts(name, as.Value, as.Append)
 		}
 	}
 	if anything {
@@ -555,7 +559,7 @@ func (a *analyzer) chdir(d arg, cwd dir) dir {
 	if d.dynamic || d.glob {
 		return dir{cwd.path, false}
 	}
-	p, ok, opaque := a.resolve(d.lit, cwd)
+	p, ok, opaque := a.abs(d.lit, cwd)
 	if !ok {
 		return dir{cwd.path, false}
 	}
@@ -579,7 +583,7 @@ func (a *analyzer) changeDir(name string, ops []arg) {
 		stack := name == "pushd" && (strings.HasPrefix(o.lit, "+") || strings.HasPrefix(o.lit, "-"))
 		if !o.dynamic && !o.glob && o.lit != "-" && !stack {
 			// CDPATH is not consulted: it comes from the environment, which is not known.
-			if p, ok, opaque := a.resolve(o.lit, cur); ok {
+			if p, ok, opaque := a.abs(o.lit, cur); ok {
 				next = dir{p, !opaque}
 			}
 		}
@@ -607,6 +611,16 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 	for i := 0; i < len(args); i++ {
 		x := args[i]
 		s := x.lit
+		if !ended && x.dynamic {
+			if o, ok := attachedDynamic(x, values); ok {
+				// --header="Authorization: $TOKEN", -H"…$TOKEN": the option is written out,
+				// its value is known only at run time.
+				flags = addFlag(flags, aliases, o.name)
+				o.name = canonicalFlag(aliases, o.name)
+				opts = append(opts, o)
+				continue
+			}
+		}
 		if ended || x.dynamic || x.glob || len(s) < 2 || s[0] != '-' {
 			ops = append(ops, x)
 			continue
@@ -632,6 +646,13 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 			flags = addFlag(flags, aliases, f)
 			j += size
 			o := option{name: canonicalFlag(aliases, f)}
+			if size == 1 && strings.IndexByte(values.attached, f[0]) >= 0 {
+				if j < len(s) {
+					o.val, o.hasValue = arg{lit: s[j:]}, true
+				}
+				opts = append(opts, o)
+				break
+			}
 			if size == 1 && strings.IndexByte(values.short, f[0]) >= 0 {
 				if j < len(s) {
 					o.val, o.hasValue = arg{lit: s[j:]}, true
@@ -646,6 +667,34 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 		}
 	}
 	return flags, ops, opts
+}
+
+// attachedDynamic reads a word known only at run time that starts with an option written
+// out and its value attached: --name=VALUE, or -XVALUE for a short option X that takes a
+// value. The word's source text is its text: the option's name must be plain letters.
+func attachedDynamic(x arg, values valueOpts) (option, bool) {
+	s := x.lit
+	if name, val, ok := strings.Cut(strings.TrimPrefix(s, "--"), "="); ok && strings.HasPrefix(s, "--") && plainName(name) {
+		return option{name: name, val: arg{lit: val, dynamic: true, word: x.word}, hasValue: true}, true
+	}
+	if len(s) > 2 && s[0] == '-' && s[1] != '-' && strings.IndexByte(values.short, s[1]) >= 0 && plainName(s[1:2]) {
+		return option{name: s[1:2], val: arg{lit: s[2:], dynamic: true, word: x.word}, hasValue: true}, true
+	}
+	return option{}, false
+}
+
+// plainName reports whether s is an option name: letters, digits and dashes.
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func canonicalFlag(aliases map[string]string, f string) string {
@@ -865,6 +914,7 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 		}
 		if stdoutRedirect {
 			m.stdoutRedirected = true
+			m.stdoutNull = !unknown && fields[0].lit == "/dev/null"
 		}
 		if stdinRedirect && len(*dst) == first {
 			m.ownStdin = true // /dev/null and the like
@@ -918,10 +968,22 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	return opaque
 }
 
-// resolve makes p absolute and clean against the cwd. opaque reports that the cwd was only
-// a guess, or that the line has produced too much text to resolve more; ok is false when
-// there is no path (empty) or no guess at all.
+// resolve makes p absolute and clean against the cwd: the path of the host that p names.
+// opaque reports that the cwd was only a guess, or that the line has produced too much
+// text to resolve more; ok is false when there is no path (empty) or no guess at all, or
+// when p is a path of a container that none of its mounts shows from the host.
 func (a *analyzer) resolve(p string, cwd dir) (abs string, ok, opaque bool) {
+	abs, ok, opaque = a.abs(p, cwd)
+	if ok && a.sh.mounts != nil {
+		host, ok, unknown := a.sh.mounts.host(abs)
+		return host, ok, opaque || unknown
+	}
+	return abs, ok, opaque
+}
+
+// abs makes p absolute and clean against the cwd, in the file system the line runs in
+// (a container's, when it runs in one): the form of working directories.
+func (a *analyzer) abs(p string, cwd dir) (abs string, ok, opaque bool) {
 	if p == "" {
 		return "", false, false
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/shell/oneliner"
-	"github.com/moatdev/moat/internal/shell/sqlscan"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -100,11 +99,16 @@ type cmdMeta struct {
 	sourced       bool   // the script is sourced into the shell (source, .)
 	runs          []runFile
 
-	substs      []syntax.Node  // substitutions in its words
+	substs []syntax.Node // substitutions in its words
+	// viaVar maps the substitutions its words use through a variable (curl -d "$K" after
+	// K=$(cat key)) to the word that expands the variable.
+	viaVar      map[syntax.Node]*syntax.Word
 	laterCode   []codeRef      // code an option or a variable hands to a program (git -c core.pager=…, GIT_SSH_COMMAND=…, tar --to-command=…)
 	params      []arg          // its arguments, for sh -c CODE NAME ARGS…: the code's $0, $1…
 	authWords   []*syntax.Word // words of options that carry credentials to their own service (curl -H, -u)
+	authSpans   [][2]uint      // the extents of authWords, sorted, computed when first needed
 	secretWords []*syntax.Word // words that read secret environment variables
+	secretVars  []string       // the variable each of secretWords reads
 	secretArgs  bool           // its words read secret environment variables
 	secretRead  bool           // it reads a file that holds credentials (besides by redirection)
 	netSink     bool           // sends its standard input over the network
@@ -115,8 +119,23 @@ type cmdMeta struct {
 	uploadTrees bool           // the uploads may be directories, sent whole (scp -r, rsync)
 	downloads   []string       // files it downloads to
 	saves       bool           // a download saved to a file, not printed
-	sql         bool           // reads SQL from standard input
-	redis       bool           // reads redis commands from standard input
+	dbStdin     queryLang      // reads database statements from standard input, in this language
+
+	// Where secrets the command prints end up (exposure.go).
+	printsCredential bool   // a credential tool printing a credential
+	credService      string // the service that credential is for, when known
+	showsSecret      bool   // prints a secret environment variable (echo $TOKEN)
+	shownVar         string // which, for the finding's evidence
+	secretSink       bool   // keeps what it reads on standard input to itself (docker login --password-stdin)
+	quiet            bool   // prints nothing of what it reads (grep -q, wc)
+	stdoutNull       bool   // standard output goes to /dev/null
+
+	// Data leaving for a destination the line chose (exfil.go).
+	publishes    bool   // uploads files to a public or a stranger's destination (a gist, a file drop)
+	pushesOut    string // pushes a repository to a remote the line added, or to a URL
+	sftpStdin    bool   // sftp reading batch commands on standard input
+	opaqueUpload bool   // sends a file named only at run time
+	pushes       bool   // git push: sends the repository's committed files
 
 	state    uint8 // outOf: 0 not computed, 1 in progress, 2 done
 	produced flowVal
@@ -135,6 +154,7 @@ func (a *analyzer) flow() {
 	}
 	a.downloadExec(n)
 	a.writtenCode(n)
+	a.exposures()
 }
 
 // inOf is what the command at i reads on its standard input.
@@ -263,20 +283,35 @@ func (a *analyzer) sinks(i int) {
 	}
 	if m.netArgs {
 		var args taint
+		capture := sendsToCapture(c)
 		for _, s := range m.substs {
-			args |= a.substOut(s).t
+			t := a.substOut(s).t
+			if ok, service := a.authSubst(i, s); ok && !capture && (service == "" || servesAll(c, service)) {
+				// A credential tool's token in an Authorization header, to its own service
+				// or to a host moat cannot tell is not its service's, goes where it is
+				// meant to; whether printing it is a finding is exposure.go's question.
+				t &^= tSecret
+			}
+			args |= t
 		}
-		for _, w := range m.secretWords {
+		for k, w := range m.secretWords {
 			if !slices.Contains(m.authWords, w) {
 				// A token in an Authorization header goes to the service it is for; in
 				// the URL or the data it goes wherever the command sends it.
+				args |= tSecret
+				continue
+			}
+			// In a header, a variable named for a service (GITHUB_TOKEN) sent to a host
+			// of another, or any credential sent to a request catcher, leaves for a
+			// stranger.
+			if service := varService(m.secretVars[k]); capture || service != "" && someHostOutside(c, service) {
 				args |= tSecret
 			}
 		}
 		switch {
 		case args&(tSecret|tEnvDump) != 0:
 			*c = withFinding(*c, findExfiltration, "sends "+describeTaint(args)+" in its arguments to "+netHosts(c))
-		case m.dns && len(m.substs) > 0:
+		case m.dns && len(m.substs) > 0 && computesName(m.params):
 			*c = withFinding(*c, findDNSExfil, "looks up a name computed at run time")
 		}
 		for _, p := range m.uploads {
@@ -286,6 +321,8 @@ func (a *analyzer) sinks(i int) {
 			}
 		}
 	}
+	a.uploadSinks(i, in)
+	a.killedByPid(i)
 	if m.netRedirect {
 		out := a.outOfProduced(i)
 		switch {
@@ -297,13 +334,8 @@ func (a *analyzer) sinks(i int) {
 			*c = withFinding(*c, findRawSocket, "redirects to /dev/tcp or /dev/udp")
 		}
 	}
-	if m.sql && in.known {
-		for _, f := range sqlscan.SQL(in.text) {
-			*c = withFinding(*c, f.ID, f.Evidence)
-		}
-	}
-	if m.redis && in.known {
-		for _, f := range sqlscan.RedisScript(in.text) {
+	if m.dbStdin != 0 && in.known {
+		for _, f := range scanQuery(m.dbStdin, in.text) {
 			*c = withFinding(*c, f.ID, f.Evidence)
 		}
 	}

@@ -109,7 +109,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"state", "rm"}, finding: findInfraDelete},
 			{sub: []string{"workspace", "delete"}, finding: findInfraDelete},
 		},
-		"tofu":   {{sub: []string{"destroy"}, finding: findInfraDelete}},
 		"pulumi": {{sub: []string{"destroy"}, finding: findInfraDelete}},
 		"aws": {
 			{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
@@ -144,19 +143,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"kafka-delete-records":  {{finding: findInfraDelete}},
 		"rabbitmqctl":           {{when: cliVerb(1), finding: findInfraDelete}},
 		"rabbitmqadmin":         {{when: cliVerb(1), finding: findInfraDelete}},
-		"psql":                  {{when: sqlArgs, finding: ""}},
-		"mysql":                 {{when: sqlArgs, finding: ""}},
-		"mariadb":               {{when: sqlArgs, finding: ""}},
-		"sqlite3":               {{when: sqlArgs, finding: ""}},
-		"clickhouse-client":     {{when: sqlArgs, finding: ""}},
-		"cockroach":             {{when: sqlArgs, finding: ""}},
-		"redis-cli":             {{when: redisArgs, finding: ""}},
-		"mongosh":               {{when: mongoArgs, finding: ""}},
-		"mongo":                 {{when: mongoArgs, finding: ""}},
 		"mkfs":                  {{operand: "/dev/*", finding: findDiskWipe}},
 		"mke2fs":                {{operand: "/dev/*", finding: findDiskWipe}},
 		"mkswap":                {{operand: "/dev/*", finding: findDiskWipe}},
-		"wipefs":                {{operand: "/dev/*", finding: findDiskWipe}},
+		"wipefs":                {{operand: "/dev/*", anyOf: []string{"a", "all", "o", "offset"}, noneOf: []string{"n", "no-act"}, finding: findDiskWipe}},
 		"blkdiscard":            {{operand: "/dev/*", finding: findDiskWipe}},
 		"fdisk":                 {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
 		"sfdisk":                {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
@@ -172,7 +162,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
 		},
-		"podman":      {{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape}},
 		"nsenter":     {{finding: findNamespace}},
 		"chroot":      {{finding: findNamespace}},
 		"unshare":     {{finding: findNamespace}},
@@ -237,7 +226,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"rake":        {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
 		"python":      {{when: djangoFlush, finding: findDBDrop}},
 		"diskutil":    {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
-		"auditctl":    {{anyOf: []string{"D"}, finding: findLogTamper}, {when: auditctlDisable, finding: findLogTamper}},
 		"tcpdump":     {{finding: findNetScan}},
 		"ztcp":        {{when: ztcp, finding: findRawSocket}},
 		"tshark":      {{finding: findNetScan}},
@@ -251,6 +239,21 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"enable":      {{when: enableLoads, finding: findOpaque}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+	}
+	// The tables of the machine as a whole, credential stores and data leaving the machine
+	// live in files of their own (system.go, credstores.go, exfil.go).
+	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers()} {
+		for name, rs := range more {
+			rules[name] = append(rules[name], rs...)
+		}
+	}
+	for name := range dbClients() {
+		rules[name] = append(rules[name], rule{when: dbArgs})
+	}
+	// Programs that take another's commands: OpenTofu is terraform under another name,
+	// podman and nerdctl take docker's.
+	for alias, of := range map[string]string{"tofu": "terraform", "podman": "docker", "nerdctl": "docker"} {
+		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
 		rules[name] = append(rules[name], rule{when: cliVerb(4), finding: findInfraDelete})
@@ -266,6 +269,7 @@ var infraCLIs = []string{
 	"linode-cli", "oci", "ibmcloud", "eksctl", "gsutil", "s3cmd", "mc", "consul", "nomad",
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
+	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.
@@ -319,14 +323,21 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		}
 		v.ops[i] = strings.ToLower(o.lit)
 	}
-	for _, r := range effectRules()[name] {
-		evidence, ok := a.applies(&r, &v)
-		if !ok {
-			continue
-		}
+	rules := effectRules()[name]
+	for i := range rules {
+		r := &rules[i]
+		var evidence string
 		if r.when != nil {
-			evidence = r.when(a, &v)
-			if evidence == "" {
+			// The body computes the evidence: the fields only need to hold.
+			if _, ok := holds(r, &v); !ok {
+				continue
+			}
+			if evidence = r.when(a, &v); evidence == "" {
+				continue
+			}
+		} else {
+			var ok bool
+			if evidence, ok = a.applies(r, &v); !ok {
 				continue
 			}
 		}
@@ -338,12 +349,18 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	}
 	cmd.Findings = append(cmd.Findings, a.pending...)
 	a.pending = a.pending[:0]
+	a.exposureEffects(cmd, m, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
 	if hasFinding(cmd.Findings, findCredentialsRead) {
 		m.out.t |= tSecret // gpg --export-secret-keys, gh auth token: they print secrets
 	}
 	a.streamEffects(cmd, m, &v, cwd)
+	if m.netArgs {
+		// Dataflow reads a network command's words after the walk (exfil.go), when the
+		// scratch array they were expanded in holds later commands' words.
+		m.params = slices.Clone(m.params)
+	}
 	if name == "rm" && cmd.HasFlag("r") {
 		cmd.Findings = appendFinding(cmd.Findings, findRecursiveDelete, strings.Join(cmd.Operands, " "))
 	}
@@ -368,32 +385,13 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 
 // applies checks the data fields of a rule against the command, returning the evidence.
 func (a *analyzer) applies(r *rule, v *view) (string, bool) {
-	if len(r.sub) > len(v.ops) {
-		return "", false
-	}
-	for i, alts := range r.sub {
-		if alts != "*" && !slices.Contains(strings.Split(alts, "|"), v.ops[i]) {
-			return "", false
-		}
-	}
-	if len(r.anyOf) > 0 && !v.flag(r.anyOf...) {
-		return "", false
-	}
-	if len(r.noneOf) > 0 && v.flag(r.noneOf...) {
+	operand, ok := holds(r, v)
+	if !ok {
 		return "", false
 	}
 	evidence := strings.Join(append([]string{v.name}, v.ops[:len(r.sub)]...), " ")
 	if r.operand != "" {
-		found := false
-		for _, o := range v.ops[len(r.sub):] {
-			if wordMatch(r.operand, o) {
-				found, evidence = true, evidence+" "+o
-				break
-			}
-		}
-		if !found {
-			return "", false
-		}
+		evidence += " " + operand
 	}
 	if len(r.anyOf) > 0 {
 		for _, o := range v.opts {
@@ -408,6 +406,48 @@ func (a *analyzer) applies(r *rule, v *view) (string, bool) {
 		}
 	}
 	return evidence, true
+}
+
+// holds reports whether the data fields of a rule hold for the command, with the operand
+// its pattern matched. It allocates nothing: it runs for every rule of every command.
+func holds(r *rule, v *view) (string, bool) {
+	if len(r.sub) > len(v.ops) {
+		return "", false
+	}
+	for i, alts := range r.sub {
+		if alts != "*" && !oneOf(alts, v.ops[i]) {
+			return "", false
+		}
+	}
+	if len(r.anyOf) > 0 && !v.flag(r.anyOf...) {
+		return "", false
+	}
+	if len(r.noneOf) > 0 && v.flag(r.noneOf...) {
+		return "", false
+	}
+	if r.operand != "" {
+		for _, o := range v.ops[len(r.sub):] {
+			if wordMatch(r.operand, o) {
+				return o, true
+			}
+		}
+		return "", false
+	}
+	return "", true
+}
+
+// oneOf reports whether w is one of the alternatives separated by | in alts.
+func oneOf(alts, w string) bool {
+	for {
+		alt, rest, more := strings.Cut(alts, "|")
+		if alt == w {
+			return true
+		}
+		if !more {
+			return false
+		}
+		alts = rest
+	}
 }
 
 // pathFindings adds the findings that the command's accesses are evidence of.
@@ -535,15 +575,6 @@ func djangoFlush(_ *analyzer, v *view) string {
 	return ""
 }
 
-func auditctlDisable(_ *analyzer, v *view) string {
-	for _, x := range v.values("e") {
-		if x.lit == "0" {
-			return "auditctl -e 0"
-		}
-	}
-	return ""
-}
-
 func setcapPrivileged(_ *analyzer, v *view) string {
 	for _, o := range v.ops {
 		if strings.Contains(o, "cap_setuid") || strings.Contains(o, "cap_sys_admin") || strings.Contains(o, "cap_setgid") || strings.Contains(o, "cap_dac_override") || strings.Contains(o, "=ep") && strings.Contains(o, "all") {
@@ -567,7 +598,10 @@ func installSetuid(a *analyzer, v *view) string {
 func kubectlSecretValues(_ *analyzer, v *view) string {
 	for _, o := range v.values("o", "output") {
 		l := strings.ToLower(o.lit)
-		if l == "yaml" || l == "json" || strings.HasPrefix(l, "jsonpath") || strings.HasPrefix(l, "go-template") {
+		// A template that reads only the metadata (names, labels) prints no value.
+		values := !strings.HasPrefix(l, "jsonpath") && !strings.HasPrefix(l, "go-template") || !strings.Contains(l, "metadata") ||
+			strings.Contains(l, ".data") || strings.Contains(l, "stringdata") || strings.Contains(l, "'data'") || strings.Contains(l, `"data"`)
+		if (l == "yaml" || l == "json" || strings.HasPrefix(l, "jsonpath") || strings.HasPrefix(l, "go-template")) && values {
 			return "kubectl get secret -o " + o.lit
 		}
 	}

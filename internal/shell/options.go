@@ -12,8 +12,11 @@ import (
 // none of its options took a value. Options of subcommands (git commit -m) are listed with
 // the program: one flat set per program is enough to find operands and flags.
 type valueOpts struct {
-	short string   // short options that take a value: "-o out", "-oout"
-	long  []string // long options that take a value when not written --name=value
+	short string // short options that take a value: "-o out", "-oout"
+	// attached are short options whose value, optional, can only be the rest of their
+	// word: mysql -psecret, while mysql -p prompts and its next word is not a password.
+	attached string
+	long     []string // long options that take a value when not written --name=value
 	// subcommand says the first operand names a subcommand (git push, docker rm): the
 	// options before it are the program's own (git -C DIR, -c K=V, --no-pager), which a
 	// rule written as "git push" must see through.
@@ -24,7 +27,7 @@ var shellOptions = valueOpts{short: "oO", long: []string{"rcfile", "init-file"}}
 
 // valueOptions is built on first use, like the tables of tables.go.
 var valueOptions = sync.OnceValue(func() map[string]valueOpts {
-	return map[string]valueOpts{
+	opts := map[string]valueOpts{
 		"git": {short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "exec-path", "message", "file", "author", "date", "template",
 			"reuse-message", "reedit-message", "fixup", "squash", "cleanup", "gpg-sign", "branch", "origin", "depth", "upload-pack", "receive-pack",
 			"repo", "push-option", "strategy", "strategy-option", "onto", "format"}, subcommand: true},
@@ -53,8 +56,8 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"gcloud":     {long: []string{"project", "zone", "region", "format", "account", "configuration", "filter", "verbosity", "impersonate-service-account"}, subcommand: true},
 		"az":         {short: "gn", long: []string{"resource-group", "name", "subscription", "output", "query", "location"}, subcommand: true},
 		"psql":       {short: "cdfhLoPpTUvF", long: []string{"command", "dbname", "file", "host", "log-file", "output", "pset", "port", "table-attr", "username", "variable", "set", "field-separator", "record-separator"}},
-		"mysql":      {short: "eDhPuSp", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
-		"mariadb":    {short: "eDhPuSp", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file"}},
+		"mysql":      {short: "eDhPuS", attached: "p", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
+		"mariadb":    {short: "eDhPuS", attached: "p", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
 		"sqlite3":    {long: []string{"cmd", "separator", "newline", "nullvalue"}},
 		"redis-cli":  {short: "hpsanuc", long: []string{"user", "pass", "tls", "cacert", "cert", "key", "sni"}},
 		"mongosh":    {short: "uph", long: []string{"eval", "file", "username", "password", "host", "port", "authenticationDatabase", "authenticationMechanism"}},
@@ -132,6 +135,14 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"zsh":    shellOptions,
 		"enable": {short: "f"},
 	}
+	// The programs of system.go, credstores.go and exfil.go list their options beside
+	// their knowledge.
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions()} {
+		for name, o := range more {
+			opts[name] = o
+		}
+	}
+	return opts
 })
 
 // subcommandAt returns the index in args of the subcommand of the program name, when it

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,7 +28,11 @@ var (
 // pathRules is the table compiled on first use rather than at init: compiling it costs
 // thousands of allocations, which every hook process would otherwise pay, while only the
 // analysis of a shell command reads it.
-var pathRules = sync.OnceValue(func() []compiledPathRule { return compilePathRules(pathRuleData) })
+var pathRules = sync.OnceValue(func() []compiledPathRule { return compilePathRules(allPathRuleData()) })
+
+// allPathRuleData is every table of path rules: this file's and those kept beside the
+// knowledge they belong to (system.go).
+func allPathRuleData() []pathRule { return slices.Concat(pathRuleData, systemPathRuleData) }
 
 var pathRuleData = []pathRule{
 	// Block devices: writing one overwrites a disk or partition below any file system.

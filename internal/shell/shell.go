@@ -82,6 +82,7 @@ var findingIDs = []string{
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
 	findRegistry, findDirectURL, findNetScan, findRawSocket,
+	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
 }
 
 // Env is where a line runs.
@@ -146,6 +147,9 @@ type shared struct {
 	// those whose text is being analysed, which bash does not expand again inside it.
 	aliases   map[string]string
 	expanding []string
+	// mounts, while the command of a container is analysed, translate its paths into the
+	// host's (container.go); nil otherwise.
+	mounts mounts
 }
 
 // result is an analysis and what dataflow needs from it when it is nested in another.

@@ -128,15 +128,21 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	if _, ok := oneliner.Lookup(name); ok {
 		m.pass = false
 	}
+	m.dbStdin = dbStdin(v)
 	switch name {
 	case "curl":
 		a.curl(cmd, m, v, cwd)
 	case "wget":
 		a.wget(cmd, m, v, cwd)
-	case "http", "https", "xh", "fetch", "aria2c", "lwp-request", "GET":
+	case "http", "https", "xh", "xhs":
+		a.httpie(cmd, m, v, cwd)
+	case "fetch", "aria2c", "lwp-request", "GET":
 		a.netOperands(cmd, v, call.Inbound)
 		m.out.t |= tDownload
+	case "sqlite3", "duckdb":
+		a.sqliteURI(cmd, v, cwd)
 	case "openssl":
+		a.opensslFiles(cmd, v, cwd)
 		if len(v.ops) > 0 && v.ops[0] == "s_client" {
 			host := ""
 			for _, c := range v.values("connect") {
@@ -157,13 +163,19 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Both})
 		m.netSink, m.netArgs = true, true
 		m.out.t |= tNetwork
+		if name == "socat" {
+			a.socatFiles(cmd, m, v, cwd)
+		}
 	case "ssh":
 		a.ssh(cmd, m, v)
 	case "scp", "sftp", "rsync":
 		a.remoteCopy(cmd, m, v, cwd)
-	case "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "whois":
+		m.sftpStdin = name == "sftp" && len(v.values("b")) == 0
+	case "dig", "nslookup", "host", "drill", "ping", "ping6", "traceroute", "whois", "resolvectl", "getent", "kdig", "delv":
+		// Every one resolves the names it is given: a name computed at run time carries
+		// data out in the DNS query, whatever the program does next.
 		m.netArgs = true
-		m.dns = name != "ping" && name != "ping6" && name != "traceroute" && name != "whois"
+		m.dns = true
 		a.netOperands(cmd, v, call.Outbound)
 	case "dd":
 		a.dd(cmd, m, v, cwd)
@@ -171,6 +183,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.tar(cmd, v, cwd)
 	case "git":
 		a.gitFiles(cmd, v, cwd)
+		a.gitNetwork(cmd, m, v)
 	case "sed":
 		if v.flag("i", "in-place") {
 			// sed -i edits the files it is given, besides reading them.
@@ -180,10 +193,6 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 				}
 			}
 		}
-	case "psql", "mysql", "mariadb", "sqlite3", "clickhouse-client", "cockroach":
-		m.sql = true
-	case "redis-cli":
-		m.redis = len(v.ops) == 0
 	case "crontab":
 		m.pass = false
 	case "env", "printenv", "set", "export", "declare", "typeset":
@@ -197,6 +206,8 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 			}
 		}
 	}
+	a.uploads(cmd, m, v, cwd)
+	a.metadataAccess(cmd, m, v)
 }
 
 // echoText is what echo prints: its words, with escapes when -e is given. Escapes that
@@ -277,6 +288,10 @@ func (a *analyzer) curl(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			direction = call.Outbound
 			if o.name == "data-raw" || val.dynamic {
 				m.sendsArgs = true
+				if val.dynamic && o.name != "data-raw" && commandSubst(val.lit) && uploadedFile(o.name, strings.Trim(val.lit, `"'`)) != "" {
+					// -F "f=@$(…)", -T "$(…)": a file that a command picks at run time is sent.
+					m.opaqueUpload = true
+				}
 				continue
 			}
 			file := uploadedFile(o.name, val.lit)
@@ -374,15 +389,20 @@ func (a *analyzer) wget(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			continue
 		}
 		switch o.name {
+		case "header", "user", "password", "http-user", "http-password", "proxy-user", "proxy-password":
+			if o.val.word != nil {
+				m.authWords = append(m.authWords, o.val.word)
+			}
 		case "post-file", "body-file":
 			direction = call.Outbound
 			if o.val.dynamic {
 				m.sendsArgs = true
+				m.opaqueUpload = commandSubst(o.val.lit)
 				continue
 			}
 			if o.val.lit == "-" || o.val.lit == "/dev/stdin" {
 				m.netSink = true
-			} else if p, ok, _ := a.resolve(o.val.lit, cwd); ok {
+			} else if p, ok, _ := a.resolve(expandTildeLike(o.val.lit, a), cwd); ok {
 				uploads = append(uploads, p)
 				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Read, Path: p})
 			}
@@ -413,7 +433,7 @@ func (a *analyzer) wget(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	case "":
 		base := cwd
 		if prefix != "" {
-			if p, ok, _ := a.resolve(prefix, cwd); ok {
+			if p, ok, _ := a.abs(prefix, cwd); ok {
 				base = dir{p, cwd.known}
 			}
 		}
@@ -637,7 +657,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 	target := cwd
 	for _, d := range v.values("C", "directory") {
 		if !d.dynamic {
-			if p, ok, opaque := a.resolve(d.lit, cwd); ok {
+			if p, ok, opaque := a.abs(d.lit, cwd); ok {
 				target = dir{p, !opaque}
 			}
 		}
@@ -704,7 +724,7 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 			cmd.Opaque = true
 			return
 		}
-		if p, ok, opaque := a.resolve(d.lit, cwd); ok {
+		if p, ok, opaque := a.abs(d.lit, cwd); ok {
 			cwd = dir{p, !opaque}
 		}
 	}

@@ -98,6 +98,7 @@ var flagAliases = sync.OnceValue(func() map[string]map[string]string {
 	return map[string]map[string]string{
 		"rm":    {"R": "r", "recursive": "r", "force": "f"},
 		"cp":    {"R": "r", "recursive": "r", "a": "r", "archive": "r"},
+		"rsync": {"recursive": "r", "a": "r", "archive": "r"},
 		"chmod": {"recursive": "R"},
 		"chown": {"recursive": "R"},
 		"chgrp": {"recursive": "R"},
@@ -223,6 +224,20 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"find": noFiles, "nmap": noFiles, "which": noFiles,
 		"tac": {rules: readEach}, "cut": {rules: readEach}, "strings": {rules: readEach},
 		"od": {rules: readEach}, "hexdump": {rules: readEach}, "nl": {rules: readEach},
+
+		// Compressors, encoders and text filters print (or write beside) the files they read.
+		"gzip": {rules: readEach}, "bzip2": {rules: readEach}, "xz": {rules: readEach}, "zstd": {rules: readEach},
+		"lz4": {rules: readEach}, "base32": {rules: readEach}, "basenc": {rules: readEach}, "hd": {rules: readEach},
+		"uuencode": {rules: []accessRule{{firstOperand, call.Read}}}, "paste": {rules: readEach}, "fold": {rules: readEach},
+		"expand": {rules: readEach}, "unexpand": {rules: readEach}, "fmt": {rules: readEach}, "pr": {rules: readEach},
+		"shuf": {rules: readEach}, "comm": {rules: readEach}, "join": {rules: readEach}, "bat": {rules: readEach},
+		"batcat": {rules: readEach}, "column": {rules: readEach},
+
+		// Database files opened by their client, and macOS's copier: reading a browser's
+		// cookie or password database is reading a credential store.
+		"sqlite3": {rules: []accessRule{{firstOperand, call.Read}}},
+		"duckdb":  {rules: []accessRule{{firstOperand, call.Read}}},
+		"ditto":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, alwaysRecursive: true},
 	}
 })
 

@@ -90,6 +90,12 @@ type Result struct {
 	// Sends means the code sends data over the network (a POST, a socket write), so that
 	// the caller can judge what it read as going out.
 	Sends bool
+	// Network means the code makes any network request or connection; EnvVars are the
+	// environment variables it reads by name and URLHosts the hosts of the URLs written in
+	// it, so that the caller can judge a secret variable sent to a host not of its service.
+	Network  bool
+	EnvVars  []string
+	URLHosts []string
 }
 
 // Finding ids reported.
@@ -99,6 +105,8 @@ const (
 	findEncoded     = "evasion.encoded-command"
 	findForkBomb    = "destructive.fork-bomb"
 	findEnvDump     = "credentials.env-dump"
+	findCredentials = "credentials.read"
+	findKillAll     = "destructive.system.kill-all"
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
 )
@@ -170,17 +178,43 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			r.Writes = append(r.Writes, path)
 		}
 	}
-	if matches(p.fork, code) && endlessLoop().MatchString(code) || matches(p.forkBomb, code) {
+	switch {
+	case matches(p.fork, code) && endlessLoop().MatchString(code) || matches(p.forkBomb, code):
 		r.add(findForkBomb, match(p.fork, code)+" in an endless loop")
+	case matches(p.exec, code) && endlessLoop().MatchString(code) && backgrounded().MatchString(code):
+		// A shell command started in the background on every turn of an endless loop
+		// (os.execute("lua x &"), system("php x &")) is a fork bomb through the shell.
+		r.add(findForkBomb, match(p.exec, code)+" of a background command in an endless loop")
 	}
 	if matches(p.envDump, code) {
 		r.add(findEnvDump, match(p.envDump, code))
+	}
+	if p.credStore != nil && matches(p.credStore, code) {
+		r.add(findCredentials, match(p.credStore, code))
+	}
+	if p.killAll != nil && matches(p.killAll, code) {
+		r.add(findKillAll, match(p.killAll, code))
 	}
 	if matches(p.socket, code) && matches(p.shellish, code) {
 		r.add(findReverse, match(p.socket, code))
 	}
 	if matches(p.send, code) {
 		r.Sends = true
+	}
+	if matches(p.send, code) || matches(p.socket, code) || matches(p.download, code) {
+		r.Network = true
+	}
+	if p.envRead != nil {
+		for _, m := range p.envRead.FindAllStringSubmatch(code, maxCalls) {
+			for _, name := range m[1:] {
+				if name != "" {
+					r.EnvVars = append(r.EnvVars, name)
+				}
+			}
+		}
+		for _, m := range urlHost().FindAllStringSubmatch(code, maxCalls) {
+			r.URLHosts = append(r.URLHosts, strings.ToLower(m[1]))
+		}
 	}
 	if p.evalCall != nil && p.decoder != nil {
 		evals := findAll(p.evalCall, code)

@@ -32,12 +32,26 @@ type langPatterns struct {
 	evalCall  *regexp.Regexp // eval/exec of code; the match ends before the argument
 	decoder   *regexp.Regexp // a decoder in an eval's argument
 	download  *regexp.Regexp // a download in an eval's argument
+	envRead   *regexp.Regexp // an environment variable read by name; its groups capture the name
+	credStore *regexp.Regexp // a library call that reads a keyring or a browser's credential store
+	killAll   *regexp.Regexp // a signal sent to every process (pid -1) or to init (pid 1)
 }
 
 // endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
 // first use.
 var endlessLoop = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b`)
+	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b|\buntil\s*\(?\s*(false|0|nil)\b|\bwhile\s*\(?\s*fork\b|\brepeat\b[\s\S]*\buntil\s+false\b`)
+})
+
+// backgrounded matches a shell command line, in a string, that ends by putting its
+// command in the background: "x &", 'x & ', "x &>/dev/null &".
+var backgrounded = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[^&]&\s*["'\x60]`)
+})
+
+// urlHost matches a URL written in code, capturing its host.
+var urlHost = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://(?:[^/\s'"@\x60]*@)?(\[[0-9a-f:.]+\]|[^/\s'"\x60:?#\\]+)`)
 })
 
 var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcmd\.exe`
@@ -64,6 +78,9 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
 			decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
 			download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
+			killAll:   regexp.MustCompile(`\bos\.kill\s*\(\s*-?1\s*,|\bos\.killpg\s*\(\s*1\s*,`),
+			credStore: regexp.MustCompile(`\bkeyring\.get_(?:password|credential)\b|\b(?:browser_cookie3|browsercookie|pycookiecheat|secretstorage|rookiepy)\b|\bCryptUnprotectData\b|\bSecKeychainFindGenericPassword\b`),
+			envRead:   regexp.MustCompile(`\bos\.environ(?:\.get)?\s*[\[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		Perl: {
 			exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\|`),
@@ -74,7 +91,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			},
 			reads:    regexp.MustCompile(`\bopen\s*\(?\s*(my\s+)?\$?\w+\s*,\s*(["']<["']\s*,\s*)?`),
 			fork:     regexp.MustCompile(`\bfork\b`),
-			forkBomb: regexp.MustCompile(`\bfork\s+while\s+1|\bfork\s+until\s+0|fork\s*\(\s*\)\s*while\s*\(?\s*1`),
+			forkBomb: regexp.MustCompile(`\bfork\s+while\s+(1|fork)\b|\bfork\s+until\s+0|fork\s*\(\s*\)\s*while\s*\(?\s*(1|fork)|\bfork\s*(&&|\|\||and|or)\s*fork\s+while\b`),
 			envDump:  regexp.MustCompile(`\bprint\s+%ENV|\bkeys\s*\(?\s*%ENV|Dumper\s*\(\s*\\%ENV|\beach\s*\(?\s*%ENV|\bjoin\s*\([^)]*%ENV`),
 			socket:   regexp.MustCompile(`\buse\s+Socket\b|IO::Socket|\bsocket\s*\(`),
 			shellish: regexp.MustCompile(`\bexec\s*\(?|\bsystem\s*\(?|open\s*\(\s*STD(IN|OUT|ERR)|` + shellNames),
@@ -82,6 +99,8 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall: regexp.MustCompile(`\beval\s*\(?`),
 			decoder:  regexp.MustCompile(`decode_base64|MIME::Base64|pack\s*\(?\s*["']H|unpack|decode_hex|rot13`),
 			download: regexp.MustCompile(`\bget\s*\(\s*["']https?:|LWP|HTTP::Tiny`),
+			envRead:  regexp.MustCompile(`\$ENV\{\s*["']?([A-Za-z_][A-Za-z0-9_]*)`),
+			killAll:  regexp.MustCompile(`\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*[,;)]|\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*$`),
 		},
 		Ruby: {
 			exec:      regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn))\b\s*\(?`),
@@ -101,6 +120,8 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall:  regexp.MustCompile(`\b(eval|instance_eval|class_eval)\s*\(?`),
 			decoder:   regexp.MustCompile(`Base64|decode64|unpack|\[\s*["']H|rot13|Zlib`),
 			download:  regexp.MustCompile(`open\s*\(\s*["']https?:|URI\.open|Net::HTTP\.get|open-uri|HTTParty|Faraday`),
+			envRead:   regexp.MustCompile(`\bENV(?:\.fetch\s*\(|\[)\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			killAll:   regexp.MustCompile(`\bProcess\.kill\s*\(?\s*[^,]+,\s*-?1\s*\)?\s*($|[;)\n])`),
 		},
 		Node: {
 			exec: regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
@@ -108,17 +129,20 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 				{re: regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir)\s*\(`), recursiveIf: regexp.MustCompile(`recursive\s*:\s*true`)},
 				{re: regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`)},
 			},
-			reads:    regexp.MustCompile(`\b(readFileSync|readFile|createReadStream)\s*\(`),
-			writes:   regexp.MustCompile(`\b(writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream)\s*\(`),
-			fork:     regexp.MustCompile(`\b(fork|spawn|exec)\s*\(`),
-			forkBomb: regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)\s*\{?[^}]*(fork|spawn)\s*\(`),
-			envDump:  regexp.MustCompile(`\bprocess\.env\s*(\)|$|[;,\n}])|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(keys|entries|values)\s*\(\s*process\.env\s*\)`),
-			socket:   regexp.MustCompile(`\bnet\.(connect|Socket|createConnection)|require\(\s*["']net["']\s*\)|\bdgram\.`),
-			shellish: regexp.MustCompile(`child_process|\bspawn\s*\(|\bexec\s*\(|` + shellNames),
-			send:     regexp.MustCompile(`method\s*:\s*["'](POST|PUT|PATCH)["']|\bbody\s*:|\.write\s*\(|\.post\s*\(|\.request\s*\(`),
-			evalCall: regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
-			decoder:  regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
-			download: regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
+			reads:     regexp.MustCompile(`\b(readFileSync|readFile|createReadStream)\s*\(`),
+			writes:    regexp.MustCompile(`\b(writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream)\s*\(`),
+			fork:      regexp.MustCompile(`\b(fork|spawn|exec)\s*\(`),
+			forkBomb:  regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)\s*\{?[^}]*(fork|spawn)\s*\(`),
+			envDump:   regexp.MustCompile(`\bprocess\.env\s*(\)|$|[;,\n}])|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(keys|entries|values)\s*\(\s*process\.env\s*\)`),
+			socket:    regexp.MustCompile(`\bnet\.(connect|Socket|createConnection)|require\(\s*["']net["']\s*\)|\bdgram\.`),
+			shellish:  regexp.MustCompile(`child_process|\bspawn\s*\(|\bexec\s*\(|` + shellNames),
+			send:      regexp.MustCompile(`method\s*:\s*["'](POST|PUT|PATCH)["']|\bbody\s*:|\.write\s*\(|\.post\s*\(|\.request\s*\(`),
+			evalCall:  regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
+			decoder:   regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
+			download:  regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
+			killAll:   regexp.MustCompile(`\bprocess\.kill\s*\(\s*-?1\s*[,)]`),
+			credStore: regexp.MustCompile(`\bkeytar\b|chrome-cookies-secure|\b(?:getPassword|findCredentials)\s*\(`),
+			envRead:   regexp.MustCompile(`\b(?:process|Deno|Bun)\.env\.([A-Za-z_][A-Za-z0-9_]*)|\b(?:process|Bun)\.env\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|Deno\.env\.get\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		PHP: {
 			exec:      regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`),
@@ -136,6 +160,8 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			evalCall: regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`),
 			decoder:  regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
 			download: regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
+			envRead:  regexp.MustCompile(`\bgetenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\$_(?:ENV|SERVER)\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			killAll:  regexp.MustCompile(`\bposix_kill\s*\(\s*-?1\s*,`),
 		},
 		Awk: {
 			exec:     regexp.MustCompile(`\bsystem\s*\(`),
@@ -144,6 +170,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			socket:   regexp.MustCompile(`/inet[46]?/(tcp|udp)/`),
 			shellish: regexp.MustCompile(`\|&|\|\s*getline|` + shellNames),
 			send:     regexp.MustCompile(`\|&`),
+			envRead:  regexp.MustCompile(`\bENVIRON\[\s*"([A-Za-z_][A-Za-z0-9_]*)"`),
 		},
 		Lua: {
 			exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
@@ -157,6 +184,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			shellish:  regexp.MustCompile(`io\.popen|os\.execute|` + shellNames),
 			evalCall:  regexp.MustCompile(`\b(load|loadstring|dostring)\s*\(`),
 			decoder:   regexp.MustCompile(`base64|from_hex|unhex`),
+			envRead:   regexp.MustCompile(`\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		AppleScript: {
 			exec: regexp.MustCompile(`\bdo\s+shell\s+script\s+`),
@@ -169,13 +197,13 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "socket", "eval", "urlopen", "requests", ".send", ".request"},
-		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval"},
-		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval"},
-		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm."},
-		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function"},
+		Python:      {"system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
+		Perl:        {"system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
+		Ruby:        {"system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
+		Node:        {"exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
+		PHP:         {"system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
-		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring"},
+		Lua:         {"execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
 		AppleScript: {"shell"},
 	}
 })

@@ -1,0 +1,173 @@
+package shell
+
+import (
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// This file holds what moat knows about commands that print credentials: OS keyrings and
+// password managers, secret stores, the token commands of cloud and SaaS command-line
+// tools, git's and docker's credential helpers. Each prints a secret into whatever reads
+// its output, the agent's context first of all, so each is credentials.read, and its
+// output is secret data for dataflow (flow.go). The files that hold credentials are the
+// $secrets path set (internal/pathset), read by any program.
+
+// credentialRules are merged into effectRules; each rule's finding is credentials.read.
+var credentialRules = sync.OnceValue(func() map[string][]rule {
+	read := func(sub ...string) rule { return rule{sub: sub, finding: findCredentialsRead} }
+	readIf := func(anyOf []string, sub ...string) rule {
+		return rule{sub: sub, anyOf: anyOf, finding: findCredentialsRead}
+	}
+	rules := map[string][]rule{
+		// OS keyrings and password managers.
+		"secret-tool":   {read("lookup|search")},
+		"security":      {read("export|find-key")},
+		"kwallet-query": {readIf([]string{"r", "read-password"})},
+		"kwalletcli":    {readIf([]string{"e", "entry"})},
+		"pass":          {{when: passShows, finding: findCredentialsRead}},
+		"gopass":        {{when: passShows, finding: findCredentialsRead}},
+		"bw":            {read("get|export|unlock|serve"), read("list", "items")},
+		"lpass":         {read("show|export")},
+		"keepassxc-cli": {read("show|export|attachment-export")},
+		"keyctl":        {read("print|read|pipe")},
+		"keyring":       {read("get")}, // Python's keyring command
+		"lssecret":      {{finding: findCredentialsRead}},
+		// A team's secret manager (vault read, op item get, doppler secrets get) is how a
+		// project is meant to fetch its own secrets, and stays allowed; the tokens that
+		// log in to one are credentials.
+		"vault":     {read("print", "token"), read("token", "create")},
+		"aws-vault": {read("export")},
+		// Cloud and SaaS tools' own tokens and keys.
+		"aws": {
+			readIf([]string{"with-decryption"}, "ssm", "get-parameter|get-parameters|get-parameters-by-path|get-parameter-history"),
+			read("configure", "export-credentials"),
+			read("sts", "get-session-token|assume-role|assume-role-with-web-identity|assume-role-with-saml|get-federation-token"),
+			read("ecr|ecr-public", "get-login-password|get-authorization-token"),
+			read("codeartifact", "get-authorization-token"),
+			read("iam", "create-access-key|create-service-specific-credential|reset-service-specific-credential"),
+			read("sso", "get-role-credentials"),
+			read("rds", "generate-db-auth-token"),
+			read("eks", "get-token"),
+			read("kms", "decrypt"),
+		},
+		"gcloud": {
+			read("auth", "application-default", "print-access-token"),
+			read("config", "config-helper"),
+			read("secrets", "versions", "access"),
+			read("iam", "service-accounts", "keys", "create"),
+			read("sql", "generate-login-token"),
+		},
+		"az": {
+			read("keyvault", "secret", "show|download"),
+			read("keyvault", "key", "download"),
+			read("ad", "sp", "create-for-rbac"),
+			read("ad", "sp|app", "credential", "reset"),
+			read("storage", "account", "keys", "list"),
+			read("storage", "account", "show-connection-string"),
+			readIf([]string{"expose-token"}, "acr", "login"),
+			read("acr", "credential", "show"),
+			read("cosmosdb", "keys", "list"),
+		},
+		"kubectl":  {readIf([]string{"raw"}, "config", "view"), read("create", "token")},
+		"oc":       {readIf([]string{"raw"}, "config", "view"), readIf([]string{"t", "show-token"}, "whoami")},
+		"gh":       {readIf([]string{"t", "show-token"}, "auth", "status")},
+		"glab":     {readIf([]string{"t", "show-token"}, "auth", "status")},
+		"heroku":   {read("auth:token|authorizations:create|config:get"), {sub: []string{"config"}, when: herokuConfigAll, finding: findCredentialsRead}},
+		"firebase": {read("login:ci")},
+		"npm":      {{sub: []string{"config|c", "get"}, operand: "*_auth*", finding: findCredentialsRead}, read("token", "create")},
+		"yarn":     {{sub: []string{"config", "get"}, operand: "*authtoken*", finding: findCredentialsRead}},
+		// git's credential helpers print the stored password of the host they are asked.
+		"git": {read("credential", "fill")},
+	}
+	for _, helper := range []string{"store", "cache", "osxkeychain", "libsecret", "manager", "manager-core", "wincred", "gnome-keyring", "oauth"} {
+		rules["git"] = append(rules["git"], read("credential-"+helper, "get"))
+		rules["git-credential-"+helper] = []rule{read("get")}
+	}
+	for _, helper := range []string{"desktop", "osxkeychain", "secretservice", "pass", "wincred", "ecr-login", "gcr", "gcloud", "acr-env"} {
+		rules["docker-credential-"+helper] = []rule{read("get")}
+	}
+	return rules
+})
+
+// credentialOptions are the options of this file's programs that take a value.
+var credentialOptions = sync.OnceValue(func() map[string]valueOpts {
+	return map[string]valueOpts{
+		"secret-tool":   {long: []string{"label"}},
+		"kwallet-query": {short: "frw", long: []string{"folder", "read-password", "write-password"}},
+		"kwalletcli":    {short: "efpP", long: []string{"entry", "folder"}},
+		"op":            {long: []string{"account", "vault", "fields", "format", "session", "cache", "config", "encoding", "out-file", "in-file", "otp"}, subcommand: true},
+		"bw":            {long: []string{"session", "output", "format", "organizationid", "itemid", "folderid", "collectionid", "search", "url"}, subcommand: true},
+		"lpass":         {long: []string{"field", "color", "sync", "basic-auth"}, subcommand: true},
+		"keepassxc-cli": {short: "akyf", long: []string{"attributes", "key-file", "yubikey", "format"}, subcommand: true},
+		"vault":         {long: []string{"address", "namespace", "format", "field", "method", "path", "mount", "version", "policy", "ttl", "role"}, subcommand: true},
+		"aws-vault":     {long: []string{"backend", "region", "duration", "format"}, subcommand: true},
+		"oc":            {short: "nfo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "output", "server", "token", "user"}, subcommand: true},
+		"glab":          {short: "Rh", long: []string{"repo", "hostname"}, subcommand: true},
+		"heroku":        {short: "ar", long: []string{"app", "remote"}, subcommand: true},
+		"firebase":      {short: "P", long: []string{"project", "token", "account"}, subcommand: true},
+	}
+})
+
+// credentialServices are the services whose credentials a program prints, for tools
+// that speak for one service; others (vault, pass, op) print credentials for anything.
+var credentialServices = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"gh": "github", "glab": "gitlab", "aws": "aws", "gcloud": "google", "az": "azure", "heroku": "heroku",
+		"firebase": "google", "npm": "npm", "yarn": "npm", "docker-credential-ecr-login": "aws",
+		"docker-credential-gcr": "google", "docker-credential-gcloud": "google", "docker-credential-acr-env": "azure",
+	}
+})
+
+// passShows: pass NAME, pass show NAME and gopass show|cat|otp NAME print a password;
+// pass alone, pass ls and the commands that change the store do not.
+func passShows(_ *analyzer, v *view) string {
+	if len(v.ops) == 0 || v.flag("c", "clip") {
+		return "" // nothing, or copied to the clipboard without being printed
+	}
+	switch v.ops[0] {
+	case "show", "cat", "otp", "generate":
+		return v.name + " " + strings.Join(v.ops, " ")
+	case "ls", "list", "find", "search", "grep", "init", "insert", "edit", "rm", "remove", "delete", "mv", "move",
+		"cp", "copy", "git", "help", "version", "sync", "setup", "config", "recipients", "mounts", "templates",
+		"audit", "fsck", "update", "completion", "clone", "create", "history", "link", "unclip":
+		return ""
+	}
+	return v.name + " " + v.ops[0]
+}
+
+// sqliteURI: sqlite3 and duckdb open a database written as a URI, file:PATH?query
+// (sqlite3 -readonly "file:…/Login Data?immutable=1" reads a browser's passwords while
+// the browser runs).
+func (a *analyzer) sqliteURI(cmd *call.Command, v *view, cwd dir) {
+	if len(v.raw) == 0 || v.raw[0].dynamic {
+		return
+	}
+	rest, ok := strings.CutPrefix(v.raw[0].lit, "file:")
+	if !ok {
+		return
+	}
+	rest, _, _ = strings.Cut(rest, "?")
+	if strings.HasPrefix(rest, "//") {
+		rest = rest[2:]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			rest = rest[i:] // file://host/path: the authority is empty or localhost
+		}
+	}
+	if unescaped, err := url.PathUnescape(rest); err == nil {
+		rest = unescaped
+	}
+	cmd.Accesses = dropPath(cmd.Accesses, v.raw[0].lit, cwd, a)
+	cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, arg{lit: expandTildeLike(rest, a)}, false, cwd) || cmd.Opaque
+}
+
+// herokuConfigAll: heroku config alone prints every config variable of the app, its
+// secrets included; config:set and config:unset are other words.
+func herokuConfigAll(_ *analyzer, v *view) string {
+	if len(v.ops) == 1 {
+		return "heroku config"
+	}
+	return ""
+}

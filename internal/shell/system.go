@@ -1,0 +1,582 @@
+package shell
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// This file holds what moat knows about commands that act on the machine as a whole:
+// switching off its own defences (the audit system, SELinux, AppArmor, firewalls,
+// endpoint agents), stopping or restarting it, killing every process, and destroying
+// disks below any file system. Like knowledge.go it is data: systemRules is merged into
+// effectRules, systemOptions into valueOptions, and each table is iterated by tests.
+
+// Finding ids of this file.
+const (
+	findSecurityOff = "evasion.security-off"
+	findShutdown    = "destructive.system.shutdown"
+	findKillAll     = "destructive.system.kill-all"
+)
+
+// securityServices are the services whose only job is to watch or confine the machine:
+// stopping one is switching off a defence, whatever the service manager.
+var securityServices = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		// Audit and logging of security events.
+		"auditd": true, "audit": true, "auditbeat": true, "go-audit": true, "laurel": true,
+		"rsyslog": true, "syslog": true, "syslog-ng": true, "systemd-journald": true,
+		// Mandatory access control and firewalls.
+		"apparmor": true, "selinux": true, "firewalld": true, "ufw": true, "iptables": true,
+		"ip6tables": true, "nftables": true, "netfilter-persistent": true, "fail2ban": true,
+		// Endpoint detection and host intrusion detection agents.
+		"falcon-sensor": true, "falcond": true, "sentinelone": true, "sentinelagent": true,
+		"mdatp": true, "wdavdaemon": true, "cbagentd": true, "cbdaemon": true, "elastic-agent": true,
+		"elastic-endpoint": true, "osqueryd": true, "wazuh-agent": true, "ossec": true,
+		"tetragon": true, "falco": true, "sysmon": true, "aide": true, "tripwire": true,
+		"clamav-daemon": true, "clamav-freshclam": true, "qualys-cloud-agent": true,
+		"amazon-guardduty-agent": true,
+	}
+})
+
+// securityService reports whether a unit or service name (auditd, auditd.service) is one
+// of securityServices.
+func securityService(name string) bool {
+	name = strings.ToLower(name)
+	for _, suffix := range []string{".service", ".socket", ".target"} {
+		name = strings.TrimSuffix(name, suffix)
+	}
+	return securityServices()[name]
+}
+
+// serviceStops are the verbs of service managers that stop, disable or remove a service.
+var serviceStops = []string{"stop", "disable", "mask", "kill", "remove", "off", "delete", "del", "unload", "bootout", "teardown"}
+
+// powerVerbs are the systemctl (and loginctl) verbs that stop or restart the machine or
+// leave it without its services.
+var powerVerbs = "poweroff|reboot|halt|kexec|soft-reboot|rescue|emergency|suspend|hibernate|hybrid-sleep|suspend-then-hibernate"
+
+// powerTargets are the units that, isolated or started, do the same.
+var powerTargets = []string{"poweroff.target", "reboot.target", "halt.target", "kexec.target", "rescue.target", "emergency.target",
+	"shutdown.target", "soft-reboot.target", "ctrl-alt-del.target", "runlevel0.target", "runlevel1.target", "runlevel6.target"}
+
+// systemOptions are the options of this file's programs that take a value, merged into
+// valueOptions.
+var systemOptions = sync.OnceValue(func() map[string]valueOpts {
+	return map[string]valueOpts{
+		"auditctl":        {short: "aAbCdefFkprRSwW", long: []string{"backlog_wait_time", "reset-lost"}},
+		"kill":            {short: "sn", long: []string{"signal"}},
+		"pkill":           {short: "cdgGPstuUF", long: []string{"signal", "delimiter", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist"}},
+		"killall":         {short: "sunoyYZ", long: []string{"signal", "user", "younger-than", "older-than", "context"}},
+		"killall5":        {short: "o"},
+		"shutdown":        {},
+		"cryptsetup":      {short: "cshSdloipbT", long: []string{"type", "cipher", "key-size", "key-file", "keyfile-size", "keyfile-offset", "hash", "iter-time", "pbkdf", "label", "subsystem", "key-slot", "header", "sector-size", "offset", "skip", "uuid", "tries", "timeout", "new-keyfile-size", "master-key-file", "volume-key-file", "pbkdf-memory", "pbkdf-parallel", "integrity", "luks2-metadata-size", "luks2-keyslots-size", "token-id", "token-type", "priority", "resilience", "hotzone-size", "device-size", "reduce-device-size", "encrypt", "decrypt"}},
+		"hdparm":          {long: []string{"security-erase", "security-erase-enhanced", "security-set-pass", "security-unlock", "security-disable", "user-master", "security-mode", "write-sector", "make-bad-sector", "read-sector", "fwdownload", "fwdownload-mode3", "fwdownload-mode3-max", "fwdownload-mode7", "fwdownload-modee", "fwdownload-modee-max", "trim-sector-ranges", "dco-setmax", "set-sector-size"}},
+		"nvme":            {short: "nslfopimrbdtTacHBN", long: []string{"namespace-id", "ses", "lbaf", "pi", "pil", "ms", "reset", "sanact", "ause", "owpass", "oipbp", "nodas", "output-format", "timeout"}, subcommand: true},
+		"sg_format":       {short: "cCfFpPsSt", long: []string{"count", "cmplst", "ffmt", "fmtpinfo", "pfu", "pie", "size", "timeout", "six", "poll"}},
+		"mdadm":           {short: "lnxcpbCeNaR", long: []string{"level", "raid-devices", "spare-devices", "chunk", "layout", "bitmap", "name", "metadata", "homehost", "config", "update"}},
+		"zfs":             {subcommand: true},
+		"zpool":           {subcommand: true},
+		"badblocks":       {short: "bcdeiopt"},
+		"flashrom":        {short: "pcilwrvEf", long: []string{"programmer", "chip", "image", "layout", "write", "read", "verify", "fmap-file", "output", "include"}},
+		"wipefs":          {short: "ot", long: []string{"offset", "types", "backup"}},
+		"setenforce":      {},
+		"apparmor_parser": {short: "bIoMmLOfDS", long: []string{"base", "Include", "ofile", "subdomainfs", "match-string", "cache-loc", "features-file", "kernel-features", "policy-features", "config-file", "Optimize"}},
+		"sysctl":          {short: "p", long: []string{"load", "pattern"}},
+		"spctl":           {long: []string{"type", "path", "label", "context", "remove", "add", "rule", "enable", "disable"}},
+		"iptables":        {short: "tAIDRNXEPsdijogp", long: []string{"table", "append", "insert", "delete", "replace", "list-rules", "list", "flush", "zero", "new-chain", "delete-chain", "rename-chain", "policy", "source", "destination", "in-interface", "out-interface", "jump", "goto", "match", "protocol", "dport", "sport"}},
+		"ip6tables":       {short: "tAIDRNXEPsdijogp", long: []string{"table", "append", "insert", "delete", "replace", "list-rules", "list", "flush", "zero", "new-chain", "delete-chain", "rename-chain", "policy", "source", "destination", "in-interface", "out-interface", "jump", "goto", "match", "protocol", "dport", "sport"}},
+	}
+})
+
+// systemRules are merged into effectRules.
+var systemRules = sync.OnceValue(func() map[string][]rule {
+	wipe := func(sub ...string) rule { return rule{sub: sub, finding: findDiskWipe} }
+	rules := map[string][]rule{
+		// The audit system: -e 0 switches it off, -D deletes every rule, -d and -W one.
+		"auditctl": {
+			{anyOf: []string{"D"}, finding: findSecurityOff},
+			{when: auditctlOff, finding: findSecurityOff},
+		},
+		"setenforce":  {{operand: "0", finding: findSecurityOff}, {operand: "permissive", finding: findSecurityOff}},
+		"aa-teardown": {{finding: findSecurityOff}},
+		"aa-disable":  {{finding: findSecurityOff}},
+		"aa-complain": {{finding: findSecurityOff}},
+		"apparmor_parser": {
+			{anyOf: []string{"R", "remove"}, finding: findSecurityOff},
+		},
+		"systemctl": {
+			{sub: []string{"*"}, when: serviceStopped, finding: findSecurityOff},
+			{sub: []string{powerVerbs}, finding: findShutdown},
+			{sub: []string{"isolate|start"}, when: powerTarget, finding: findShutdown},
+		},
+		"service":     {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"rc-service":  {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"chkconfig":   {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"update-rc.d": {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"invoke-rc.d": {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"grubby":      {{when: bootArgsWeaken, finding: findSecurityOff}},
+		"kernelstub":  {{when: bootArgsWeaken, finding: findSecurityOff}},
+		"dbus-send":   {{when: dbusPower, finding: findShutdown}},
+		"busctl":      {{when: dbusPower, finding: findShutdown}},
+		"gdbus":       {{when: dbusPower, finding: findShutdown}},
+		"rc-update":   {{sub: []string{"del|delete"}, when: anySecurityOperand, finding: findSecurityOff}},
+		"launchctl":   {{sub: []string{"unload|bootout|disable|remove|kill"}, when: anySecurityOperand, finding: findSecurityOff}},
+		"pkill":       {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
+		"killall":     {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
+		"ufw":         {{sub: []string{"disable|reset"}, finding: findSecurityOff}},
+		"iptables":    {{when: firewallOpened, finding: findSecurityOff}},
+		"ip6tables":   {{when: firewallOpened, finding: findSecurityOff}},
+		"nft":         {{sub: []string{"flush", "ruleset"}, finding: findSecurityOff}},
+		"spctl":       {{anyOf: []string{"master-disable", "global-disable", "disable"}, finding: findSecurityOff}},
+		"csrutil":     {{sub: []string{"disable"}, finding: findSecurityOff}, {sub: []string{"authenticated-root", "disable"}, finding: findSecurityOff}},
+		"sysctl":      {{when: sysctlWeakens, finding: findSecurityOff}},
+
+		// Stopping or restarting the machine.
+		"shutdown": {{noneOf: []string{"c", "k", "help"}, finding: findShutdown}},
+		"reboot":   {{noneOf: []string{"help"}, finding: findShutdown}},
+		"poweroff": {{noneOf: []string{"help"}, finding: findShutdown}},
+		"halt":     {{noneOf: []string{"help"}, finding: findShutdown}},
+		"init":     {{sub: []string{"0|1|6|s|S|single|halt|reboot"}, finding: findShutdown}},
+		"telinit":  {{sub: []string{"0|1|6|s|S|single|halt|reboot"}, finding: findShutdown}},
+		"loginctl": {{sub: []string{powerVerbs}, finding: findShutdown}},
+		"kexec":    {{anyOf: []string{"e", "exec"}, finding: findShutdown}},
+		"kill":     {{when: killsEveryProcess, finding: findKillAll}},
+		"killall5": {{when: killall5Kills, finding: findKillAll}},
+
+		// Destroying disks, volumes and pools below any file system.
+		"cryptsetup": {
+			{operand: "luksformat", finding: findDiskWipe}, {operand: "erase", finding: findDiskWipe},
+			{operand: "lukserase", finding: findDiskWipe}, {operand: "lukskillslot", finding: findDiskWipe},
+		},
+		"hdparm": {{anyOf: []string{"security-erase", "security-erase-enhanced", "security-set-pass", "write-sector", "make-bad-sector",
+			"trim-sector-ranges", "trim-sector-ranges-stdin", "fwdownload", "fwdownload-mode3", "fwdownload-mode3-max", "fwdownload-mode7",
+			"fwdownload-modee", "fwdownload-modee-max", "dco-restore", "dco-setmax", "set-sector-size"}, finding: findDiskWipe}},
+		"nvme":        {wipe("format|sanitize|delete-ns|ns-delete|write-zeroes")},
+		"sg_format":   {{anyOf: []string{"format", "F"}, finding: findDiskWipe}},
+		"sg_sanitize": {{finding: findDiskWipe}},
+		"mdadm":       {{anyOf: []string{"zero-superblock"}, finding: findDiskWipe}},
+		"lvremove":    {{finding: findDiskWipe}},
+		"vgremove":    {{finding: findDiskWipe}},
+		"pvremove":    {{finding: findDiskWipe}},
+		"zpool":       {wipe("destroy|labelclear")},
+		"zfs":         {wipe("destroy")},
+		"badblocks":   {{anyOf: []string{"w"}, finding: findDiskWipe}},
+		"flashrom":    {{anyOf: []string{"w", "write", "E", "erase"}, finding: findDiskWipe}},
+		"gpart":       {wipe("destroy|delete")},
+		"gpt":         {wipe("destroy")},
+
+		// Clusters and infrastructure, beyond the verbs infraCLIs finds: scaling to zero
+		// replicas takes a service down as surely as deleting it; pruning, forced
+		// replacement and NoExecute taints on every node delete or evict what runs.
+		"kubectl": {
+			{sub: []string{"scale"}, when: scaledToZero, finding: findInfraDelete},
+			{sub: []string{"apply"}, anyOf: []string{"prune"}, finding: findInfraDelete},
+			{sub: []string{"replace"}, anyOf: []string{"force"}, finding: findInfraDelete},
+			{sub: []string{"taint"}, when: taintEvictsAll, finding: findInfraDelete},
+			{sub: []string{"patch"}, when: patchedToZero, finding: findInfraDelete},
+		},
+		"oc": {
+			{sub: []string{"delete|drain"}, finding: findInfraDelete},
+			{sub: []string{"scale"}, when: scaledToZero, finding: findInfraDelete},
+		},
+		"terraform": {
+			{sub: []string{"taint"}, finding: findInfraDelete},
+			{sub: []string{"apply"}, when: terraformReplaces, finding: findInfraDelete},
+			// state push replaces the recorded state, and resources it no longer lists are
+			// destroyed by the next apply.
+			{sub: []string{"state", "push"}, finding: findInfraDelete},
+		},
+		"terragrunt":     {{when: terraformReplaces, finding: findInfraDelete}},
+		"pulumi":         {{sub: []string{"stack", "rm"}, finding: findInfraDelete}},
+		"podman":         {{sub: []string{"system", "reset"}, finding: findInfraDelete}},
+		"docker-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
+		"podman-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
+	}
+	// mkfs's other names: each formats the device it is given.
+	for _, name := range []string{"mkdosfs", "mkntfs", "mkexfatfs", "mkfs.fat", "newfs", "newfs_apfs", "newfs_hfs", "newfs_msdos", "newfs_exfat", "mkudffs", "mkreiserfs", "mkhfs", "mkjfs"} {
+		rules[name] = []rule{{operand: "/dev/*", finding: findDiskWipe}}
+	}
+	// A security daemon's own init script, run with a verb: /etc/init.d/auditd stop.
+	// Names that are programs of their own (ufw, iptables) keep their own rules.
+	for name := range securityServices() {
+		if _, own := rules[name]; !own {
+			rules[name] = []rule{{sub: []string{strings.Join(serviceStops, "|")}, finding: findSecurityOff}}
+		}
+	}
+	return rules
+})
+
+// systemPathRuleData are the files whose writing switches a defence off or stops the
+// machine, whatever program writes them (echo 0 > /sys/fs/selinux/enforce).
+var systemPathRuleData = []pathRule{
+	{"/sys/fs/selinux/enforce", writeOnly, findSecurityOff},
+	{"/selinux/enforce", writeOnly, findSecurityOff},
+	{"/sys/fs/selinux/disable", writeOnly, findSecurityOff},
+	{"/etc/selinux/config", writeOnly, findSecurityOff},
+	{"/sys/kernel/security/apparmor/.remove", writeOnly, findSecurityOff},
+	{"/sys/module/apparmor/parameters/enabled", writeOnly, findSecurityOff},
+	{"/proc/sys/kernel/randomize_va_space", writeOnly, findSecurityOff},
+	{"/proc/sys/kernel/yama/ptrace_scope", writeOnly, findSecurityOff},
+	{"/proc/sys/kernel/kptr_restrict", writeOnly, findSecurityOff},
+	{"/etc/apparmor.d/disable/**", writeOnly, findSecurityOff},
+	{"/etc/audit/audit.rules", writeOrDelete, findSecurityOff},
+	{"/etc/audit/rules.d/**", writeOrDelete, findSecurityOff},
+	{"/etc/audit/auditd.conf", writeOrDelete, findSecurityOff},
+	// Writing a letter to sysrq-trigger reboots (b), powers off (o) or crashes (c) at once.
+	{"/proc/sysrq-trigger", writeOnly, findShutdown},
+}
+
+// weakeningBootArgs are kernel command-line arguments that boot without a defence.
+var weakeningBootArgs = []string{"selinux=0", "enforcing=0", "apparmor=0", "security=none", "audit=0", "lsm=", "module.sig_enforce=0", "lockdown=none", "mitigations=off"}
+
+// bootArgsWeaken: grubby --args and kernelstub -a adding one of weakeningBootArgs.
+func bootArgsWeaken(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		l := strings.ToLower(x.lit)
+		for _, w := range weakeningBootArgs {
+			if strings.Contains(l, w) {
+				return v.name + " " + w
+			}
+		}
+	}
+	return ""
+}
+
+// dbusPower: a D-Bus call of logind's or systemd's power methods.
+func dbusPower(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		for _, m := range []string{"PowerOff", "Reboot", "Halt", "Suspend", "Hibernate", "KExec", "SoftReboot"} {
+			if strings.HasSuffix(x.lit, "."+m) || x.lit == m {
+				return v.name + " " + x.lit
+			}
+		}
+	}
+	return ""
+}
+
+// patchedToZero: kubectl patch … -p '{"spec":{"replicas":0}}' (or YAML's replicas: 0).
+func patchedToZero(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		l := strings.ReplaceAll(strings.ReplaceAll(x.lit, " ", ""), "'", "\"")
+		if strings.Contains(l, `"replicas":0`) || strings.Contains(l, "replicas:0") {
+			return "kubectl patch replicas 0"
+		}
+	}
+	return ""
+}
+
+// scaledToZero: --replicas=0 (or --replicas 0).
+func scaledToZero(_ *analyzer, v *view) string {
+	for i, x := range v.args {
+		name, val, has := strings.Cut(x.lit, "=")
+		if !has && i+1 < len(v.args) {
+			val = v.args[i+1].lit
+		}
+		if name == "--replicas" && val == "0" {
+			return v.name + " " + v.ops[0] + " --replicas=0"
+		}
+	}
+	return ""
+}
+
+// taintEvictsAll: kubectl taint nodes --all KEY=VALUE:NoExecute evicts every pod.
+func taintEvictsAll(_ *analyzer, v *view) string {
+	if !v.flag("all") {
+		return ""
+	}
+	for _, o := range v.ops[1:] {
+		if strings.HasSuffix(o, ":noexecute") {
+			return "kubectl taint --all " + o
+		}
+	}
+	return ""
+}
+
+// terraformReplaces: apply -replace=ADDR destroys the resource before recreating it;
+// terragrunt runs terraform's destroy through verbs of its own (run-all destroy,
+// run --all -- destroy).
+func terraformReplaces(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		if strings.HasPrefix(x.lit, "-replace") || strings.HasPrefix(x.lit, "--replace") {
+			return v.name + " apply " + x.lit
+		}
+	}
+	if v.name == "terragrunt" {
+		for _, o := range v.ops {
+			if o == "destroy" {
+				return "terragrunt " + strings.Join(v.ops, " ")
+			}
+		}
+		if v.hasArg("-destroy") || v.hasArg("--destroy") {
+			return "terragrunt -destroy"
+		}
+	}
+	return ""
+}
+
+// auditctlOff: -e 0 switches auditing off; -d and -W remove a rule or a watch.
+func auditctlOff(_ *analyzer, v *view) string {
+	for _, x := range v.values("e") {
+		if x.lit == "0" {
+			return "auditctl -e 0"
+		}
+	}
+	for _, o := range v.opts {
+		if o.name == "d" || o.name == "W" {
+			return "auditctl -" + o.name + " " + o.val.lit
+		}
+	}
+	return ""
+}
+
+// serviceStopped: systemctl stop|disable|mask|kill UNIT… naming a security service.
+func serviceStopped(_ *analyzer, v *view) string {
+	verb := v.ops[0]
+	stops := false
+	for _, s := range serviceStops {
+		stops = stops || verb == s
+	}
+	if !stops {
+		return ""
+	}
+	for _, u := range v.ops[1:] {
+		if securityService(u) {
+			return "systemctl " + verb + " " + u
+		}
+	}
+	return ""
+}
+
+// sysvServiceStopped: service NAME stop, rc-service NAME stop, chkconfig NAME off,
+// update-rc.d NAME disable|remove.
+func sysvServiceStopped(_ *analyzer, v *view) string {
+	if len(v.ops) < 2 || !securityService(v.ops[0]) {
+		return ""
+	}
+	for _, s := range serviceStops {
+		if v.ops[1] == s {
+			return v.name + " " + v.ops[0] + " " + v.ops[1]
+		}
+	}
+	return ""
+}
+
+// anySecurityOperand: an operand names a security service (or its launchd plist).
+func anySecurityOperand(_ *analyzer, v *view) string {
+	for _, o := range v.ops {
+		base := baseName(strings.TrimSuffix(o, ".plist"))
+		if securityService(base) || securityService(lastDotted(base)) {
+			return v.name + " " + strings.Join(v.ops, " ")
+		}
+	}
+	return ""
+}
+
+// lastDotted is the last part of a reverse-DNS label: com.apple.auditd gives auditd.
+func lastDotted(s string) string {
+	return s[strings.LastIndexByte(s, '.')+1:]
+}
+
+// powerTarget: systemctl isolate|start of a target that halts, reboots or leaves the
+// machine in rescue mode.
+func powerTarget(_ *analyzer, v *view) string {
+	for _, u := range v.ops[1:] {
+		for _, t := range powerTargets {
+			if u == t || u+".target" == t {
+				return "systemctl " + v.ops[0] + " " + u
+			}
+		}
+	}
+	return ""
+}
+
+// killsSecurityService: pkill or killall naming a security daemon.
+func killsSecurityService(_ *analyzer, v *view) string {
+	for _, o := range v.ops {
+		if securityService(o) {
+			return v.name + " " + o
+		}
+	}
+	return ""
+}
+
+// firewallOpened: iptables -F (every rule flushed) or a default policy of ACCEPT.
+func firewallOpened(_ *analyzer, v *view) string {
+	if v.flag("F", "flush") {
+		return v.name + " -F"
+	}
+	for i, x := range v.args {
+		if (x.lit == "-P" || x.lit == "--policy") && i+2 < len(v.args) && strings.EqualFold(v.args[i+2].lit, "ACCEPT") {
+			return v.name + " -P " + v.args[i+1].lit + " ACCEPT"
+		}
+	}
+	return ""
+}
+
+// weakeningSysctls are kernel settings whose value turns a defence off.
+var weakeningSysctls = map[string]string{
+	"kernel.randomize_va_space":        "0",
+	"kernel.yama.ptrace_scope":         "0",
+	"kernel.kptr_restrict":             "0",
+	"kernel.dmesg_restrict":            "0",
+	"kernel.unprivileged_bpf_disabled": "0",
+	"fs.protected_symlinks":            "0",
+	"fs.protected_hardlinks":           "0",
+}
+
+// sysctlWeakens: sysctl [-w] KEY=VALUE setting one of weakeningSysctls to its weak value.
+func sysctlWeakens(_ *analyzer, v *view) string {
+	for _, o := range v.ops {
+		key, val, ok := strings.Cut(o, "=")
+		if !ok {
+			continue
+		}
+		key = strings.ReplaceAll(strings.TrimSpace(key), "/", ".")
+		if weak, ok := weakeningSysctls[key]; ok && weak != "" && strings.TrimSpace(val) == weak {
+			return "sysctl " + o
+		}
+	}
+	return ""
+}
+
+// isSignalSpec reports whether s is kill's signal written as an option: -9, -KILL, -SIGKILL.
+func isSignalSpec(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	s = strings.ToUpper(s[1:])
+	if isPort(s) && !strings.Contains(s, "-") {
+		return true // -9
+	}
+	s = strings.TrimPrefix(s, "SIG")
+	for i := 0; i < len(s); i++ {
+		if (s[i] < 'A' || s[i] > 'Z') && (s[i] < '0' || s[i] > '9') && s[i] != '+' && s[i] != '-' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// killsEveryProcess: kill with the pid -1 (every process the user may signal) or 1 (init,
+// whose death brings the machine down); pkill or killall matching every process, or every
+// process of a user, rather than a name.
+func killsEveryProcess(_ *analyzer, v *view) string {
+	switch v.name {
+	case "kill":
+		signal := ""
+		ended := false
+		for i := 0; i < len(v.args); i++ {
+			x := v.args[i]
+			if x.dynamic {
+				continue
+			}
+			s := x.lit
+			switch {
+			case !ended && s == "--":
+				ended = true
+			case !ended && (s == "-s" || s == "-n" || s == "--signal"):
+				if i+1 < len(v.args) {
+					signal = strings.ToUpper(v.args[i+1].lit)
+				}
+				i++
+			case !ended && (s == "-l" || s == "-L" || s == "--list" || s == "--table"):
+				return ""
+			case !ended && signal == "" && i == 0 && isSignalSpec(s):
+				signal = strings.ToUpper(s[1:])
+			case s == "-1":
+				return "kill " + strings.Join(v.flags, " ") + " -1"
+			case s == "1" && signal != "0" && signal != "HUP" && signal != "SIGHUP" && signal != "1":
+				return "kill 1"
+			}
+		}
+	case "pkill", "killall":
+		if v.flag("l", "list", "V", "version", "help") {
+			return ""
+		}
+		everyone := len(v.ops) == 0 && v.flag("u", "user", "U", "uid", "euid", "g", "G", "group", "P", "parent", "s", "session", "t", "terminal")
+		for _, o := range v.ops {
+			if o == "." || o == ".*" || o == "^" || o == "" || o == "$" {
+				everyone = true
+			}
+		}
+		if everyone {
+			return v.name + " " + strings.Join(v.ops, " ") + " (every process)"
+		}
+	}
+	return ""
+}
+
+// killall5: sends a signal to every process outside its own session; -0 only checks.
+func killall5Kills(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		if x.lit == "-0" {
+			return ""
+		}
+	}
+	return "killall5"
+}
+
+// killedByPid judges the pids kill is given by a substitution or, under xargs, on its
+// standard input: found by the name of a security daemon (kill $(pidof auditd)), it
+// switches a defence off; every process ps lists, unfiltered (ps -e -o pid= | xargs
+// kill -9), is every process.
+func (a *analyzer) killedByPid(i int) {
+	m := &a.meta[i]
+	if m.prog != "kill" {
+		return
+	}
+	var spans []span
+	for _, s := range m.substs {
+		if sp, ok := a.substs[s]; ok {
+			spans = append(spans, sp)
+		}
+	}
+	if m.piped {
+		spans = append(spans, m.in.from)
+	}
+	for _, sp := range spans {
+		listsAll, filtered := false, false
+		for j := sp.start; j < sp.end && j < len(a.cmds); j++ {
+			c := &a.cmds[j]
+			switch a.meta[j].prog {
+			case "pidof", "pgrep":
+				filtered = true
+				for _, o := range c.Operands {
+					if securityService(baseName(o)) {
+						a.cmds[i] = withFinding(a.cmds[i], findSecurityOff, "kill $("+a.meta[j].prog+" "+o+")")
+						return
+					}
+				}
+			case "ps":
+				listsAll = listsAll || psListsAll(c)
+			case "grep", "egrep", "head", "tail", "sed", "jq":
+				// A filter keeps some processes; grep -v grep alone keeps them all.
+				filtered = filtered || !(a.meta[j].prog == "grep" && c.HasFlag("v") && len(c.Operands) == 1 && c.Operands[0] == "grep")
+			case "awk", "gawk", "mawk":
+				// awk '{print $2}' only picks the column; a pattern before the action filters.
+				filtered = filtered || len(c.Operands) == 0 || !strings.HasPrefix(strings.TrimSpace(c.Operands[0]), "{")
+			}
+		}
+		if listsAll && !filtered {
+			a.cmds[i] = withFinding(a.cmds[i], findKillAll, "kill of every process ps lists")
+			return
+		}
+	}
+}
+
+// psListsAll reports whether ps lists every process: -e, -A, ax, aux, without a
+// selection of its own (-p, -u, -C…).
+func psListsAll(c *call.Command) bool {
+	all := c.HasFlag("e") || c.HasFlag("A")
+	for _, o := range c.Operands {
+		all = all || strings.Contains(o, "a") && strings.Contains(o, "x")
+	}
+	for _, sel := range []string{"p", "u", "U", "C", "g", "G", "t", "pid", "ppid", "user", "group"} {
+		if c.HasFlag(sel) {
+			return false
+		}
+	}
+	return all
+}
