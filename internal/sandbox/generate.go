@@ -47,9 +47,13 @@ func genPaths(r resolver, entries []Entry) ([]genPath, error) {
 // within one segment, classes and {a,b} alternatives are kept.
 func globRegexp(p string) string {
 	// Cleaned as the glob package cleans a pattern ("/a/./b/" is "/a/b").
-	p = path.Clean(p)
+	return "^" + globBody(path.Clean(p)) + "$"
+}
+
+// globBody is globRegexp without its anchors. Each alternative of {a,b} is translated
+// the same way, so that a wildcard in one ({google-chrome*,chromium}) stays a wildcard.
+func globBody(p string) string {
 	var b strings.Builder
-	b.WriteByte('^')
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
@@ -86,7 +90,7 @@ func globRegexp(p string) string {
 			}
 			alts := strings.Split(p[i+1:i+j], ",")
 			for k, a := range alts {
-				alts[k] = regexp.QuoteMeta(a)
+				alts[k] = globBody(a)
 			}
 			b.WriteString("(" + strings.Join(alts, "|") + ")")
 			i += j
@@ -98,6 +102,5 @@ func globRegexp(p string) string {
 			b.WriteString(regexp.QuoteMeta(p[i : i+1]))
 		}
 	}
-	b.WriteByte('$')
 	return b.String()
 }

@@ -184,6 +184,10 @@ func TestGlobRegexp(t *testing.T) {
 		{"/home/*/.ssh/id_*", []string{"/home/u/.ssh/id_rsa"}, []string{"/home/u/v/.ssh/id_rsa"}},
 		{"/a/**", []string{"/a", "/a/b/c"}, []string{"/ab"}},
 		{"/a/{x,y}.txt", []string{"/a/x.txt", "/a/y.txt"}, []string{"/a/z.txt"}},
+		// A wildcard inside an alternative stays a wildcard (found on $secrets'
+		// browser profiles: ~/.config/{google-chrome*,chromium}/**).
+		{"/c/{google-chrome*,chromium}/**", []string{"/c/google-chrome-beta/x", "/c/chromium", "/c/google-chrome"}, []string{"/c/chromium2", "/c/google/x"}},
+		{"/a/{x.?,y}", []string{"/a/x.c", "/a/y"}, []string{"/a/xxc", "/a/x.cc"}},
 		{"/a/[!b]?", []string{"/a/cd"}, []string{"/a/bd", "/a/c"}},
 		{"/a.b+c", []string{"/a.b+c"}, []string{"/aXb+c"}},
 	}
