@@ -1,0 +1,127 @@
+package fileid
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// maxFiles bounds how many files Concrete lists, and maxTreeDepth how deep it walks a
+// protected tree: moat's own directories hold a handful of files (policy, trust store,
+// audit log and its rotations), and a bound keeps a huge tree from slowing a decision.
+const (
+	maxFiles     = 1024
+	maxTreeDepth = 4
+)
+
+// Concrete returns the existing paths that the absolute patterns match, as path-set
+// patterns are written: a segment may hold * ? and [...], a trailing /** stands for the
+// whole tree beneath (every file in it is listed), and a leading /**/ ("in any
+// directory") is taken in each of roots, the directories the call works in. The order
+// follows the patterns; files that cannot be listed are left out.
+func Concrete(fsys FS, patterns, roots []string) []string {
+	c := concrete{fs: fsys, seen: make(map[string]bool)}
+	for _, p := range patterns {
+		if rel, ok := strings.CutPrefix(p, "/**/"); ok {
+			for _, root := range roots {
+				c.expand(filepath.Join(root, filepath.FromSlash(rel)))
+			}
+			continue
+		}
+		c.expand(p)
+	}
+	return c.out
+}
+
+type concrete struct {
+	fs   FS
+	seen map[string]bool
+	out  []string
+}
+
+func (c *concrete) add(p string) {
+	if !c.seen[p] && len(c.out) < maxFiles {
+		c.seen[p] = true
+		c.out = append(c.out, p)
+	}
+}
+
+// expand lists what one absolute pattern matches.
+func (c *concrete) expand(pattern string) {
+	tree := false
+	if base, ok := strings.CutSuffix(pattern, "/**"); ok {
+		pattern, tree = base, true
+	}
+	if !hasMeta(pattern) {
+		c.found(filepath.Clean(pattern), tree)
+		return
+	}
+	segs := strings.Split(filepath.ToSlash(pattern), "/")
+	c.match("/", segs[1:], tree)
+}
+
+// match follows the segments left from dir, listing directories where a segment is a
+// pattern.
+func (c *concrete) match(dir string, segs []string, tree bool) {
+	if len(c.out) >= maxFiles {
+		return
+	}
+	if len(segs) == 0 {
+		c.found(dir, tree)
+		return
+	}
+	seg := segs[0]
+	if seg == "**" {
+		return // only a leading or trailing ** is a form of the sets; others match nothing here
+	}
+	if !hasMeta(seg) {
+		c.match(filepath.Join(dir, seg), segs[1:], tree)
+		return
+	}
+	entries, err := c.fs.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if ok, _ := path.Match(seg, e.Name()); ok {
+			c.match(filepath.Join(dir, e.Name()), segs[1:], tree)
+		}
+	}
+}
+
+// found lists p when it exists, and the files of its tree when tree is set.
+func (c *concrete) found(p string, tree bool) {
+	fi, err := c.fs.Stat(p)
+	if err != nil {
+		return
+	}
+	if !fi.IsDir() {
+		c.add(p)
+		return
+	}
+	if tree {
+		c.walk(p, 0)
+	}
+}
+
+func (c *concrete) walk(dir string, depth int) {
+	if depth >= maxTreeDepth || len(c.out) >= maxFiles {
+		return
+	}
+	entries, err := c.fs.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			c.walk(p, depth+1)
+			continue
+		}
+		if e.Type().IsRegular() {
+			c.add(p)
+		}
+	}
+}
+
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
