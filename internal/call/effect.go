@@ -56,6 +56,11 @@ type Access struct {
 	// program. The engine decides redirections as units of their own, so that allowing a
 	// program never allows what its output is redirected onto.
 	Redirect bool `json:"redirect,omitempty"`
+	// Names, when set on a Glob or Recursive access, is a pattern every path the access
+	// reaches matches by its base name (find ROOT -name '*.orig' -delete). Path rules
+	// judge the access without it, as the whole tree; it only narrows which existing files
+	// the access can reach.
+	Names string `json:"names,omitempty"`
 }
 
 func (a Access) String() string {

@@ -2,10 +2,13 @@ package engine
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/fileid"
+	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
 )
 
@@ -32,7 +35,7 @@ func guardedPatterns(h pathset.Host) ([]string, error) {
 // project (the call's workspace roots, its working directory and the directories above,
 // where moat looks for moat.yaml) and in the home directory.
 func (e *Engine) identities(c *call.Call) *fileid.Resolver {
-	return fileid.NewResolver(e.files, func() []string {
+	return fileid.NewResolver(e.files, func(within string) []string {
 		roots := e.workspaceOf(c)
 		for d := filepath.Clean(c.Cwd); ; d = filepath.Dir(d) {
 			roots = append(roots, d)
@@ -40,7 +43,7 @@ func (e *Engine) identities(c *call.Call) *fileid.Resolver {
 				break
 			}
 		}
-		return fileid.Concrete(e.files, e.guarded, roots)
+		return fileid.Concrete(e.files, e.guarded, roots, within)
 	})
 }
 
@@ -52,13 +55,32 @@ func (e *Engine) identities(c *call.Call) *fileid.Resolver {
 // name, so it is no delete of the protected file. The policy's own rules see the paths as
 // written, so that a symlinked home or /tmp does not take a write out of the workspace.
 //
+// A write or delete of a whole tree (tar x -C DIR, cp -r, rm -rf, a glob) reaches the
+// protected files that exist in it: a path pattern such as **/moat.yaml cannot tell
+// whether a tree holds one, the file system can.
+//
 // A path whose identity cannot be told (a link loop, a directory that cannot be
 // searched) is returned in unknown when some protected file exists that it could be.
 func withIdentities(accs []call.Access, r *fileid.Resolver) (out []call.Access, unknown []call.Finding) {
 	out = accs
 	for _, acc := range accs {
-		if acc.Kind != call.Write && acc.Kind != call.Delete || acc.Glob || !filepath.IsAbs(acc.Path) {
+		if acc.Kind != call.Write && acc.Kind != call.Delete || !filepath.IsAbs(acc.Path) {
 			continue
+		}
+		if acc.Recursive || acc.Glob {
+			reached, err := protectedIn(acc, r)
+			if err != nil {
+				if r.ProtectedExists() {
+					unknown = append(unknown, call.NewFinding("analysis.opaque", fmt.Sprintf("cannot tell which of moat's protected files %s reaches: %v", acc.Path, err)))
+				}
+				continue
+			}
+			for _, p := range reached {
+				out = append(out, call.Access{Kind: acc.Kind, Path: p, Redirect: acc.Redirect})
+			}
+			if acc.Glob {
+				continue
+			}
 		}
 		id, err := r.Resolve(acc.Path)
 		if err != nil {
@@ -79,4 +101,74 @@ func withIdentities(accs []call.Access, r *fileid.Resolver) (out []call.Access, 
 		}
 	}
 	return out, unknown
+}
+
+// protectedIn returns the protected files a write or delete of a tree or a glob reaches.
+func protectedIn(acc call.Access, r *fileid.Resolver) ([]string, error) {
+	dir := acc.Path
+	if acc.Glob {
+		dir = filepath.Dir(glob.LiteralPrefix(acc.Path) + "x")
+		if !filepath.IsAbs(dir) {
+			return nil, nil
+		}
+	}
+	files, err := r.ProtectedIn(dir)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		// find's paths (those with Names) include names starting with a dot.
+		if acc.Glob && !shellGlob(acc.Path, f, acc.Recursive, acc.Names != "") {
+			continue
+		}
+		if acc.Names != "" && !namedOnTheWay(acc.Names, dir, f) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// shellGlob reports whether the shell's expansion of pattern names file, or, when
+// recursive is set, a directory above it. As in bash without dotglob, a wildcard at the
+// start of a name does not match a leading dot (rm -rf ./* leaves ./.claude alone), and a
+// ** segment stands for any number of directories.
+func shellGlob(pattern, file string, recursive, dots bool) bool {
+	return globSegments(strings.Split(pattern, "/"), strings.Split(file, "/"), recursive, dots)
+}
+
+func globSegments(ps, fs []string, recursive, dots bool) bool {
+	for i, seg := range ps {
+		if seg == "**" {
+			for j := i; j <= len(fs); j++ {
+				if globSegments(ps[i+1:], fs[j:], recursive, dots) {
+					return true
+				}
+			}
+			return false
+		}
+		if i >= len(fs) {
+			return false
+		}
+		name := fs[i]
+		if !dots && strings.HasPrefix(name, ".") && !strings.HasPrefix(seg, ".") && glob.HasMeta(seg) {
+			return false
+		}
+		if ok, err := path.Match(seg, name); err != nil || !ok {
+			return false
+		}
+	}
+	return len(fs) == len(ps) || recursive && len(fs) > len(ps)
+}
+
+// namedOnTheWay reports whether file, or a directory between dir and it, has a base name
+// that names matches: find -name .claude -exec rm -rf {} + reaches .claude/settings.json.
+func namedOnTheWay(names, dir, file string) bool {
+	for p := file; fileid.Inside(p, dir) && p != dir; p = filepath.Dir(p) {
+		if ok, err := path.Match(names, filepath.Base(p)); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }

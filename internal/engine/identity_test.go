@@ -134,6 +134,16 @@ func TestWritesByIdentity(t *testing.T) {
 		{"echo x > new.txt", call.Allow, "", "a new file"},
 		{"echo 'package main' > main.go", call.Allow, "", "a file with one name"},
 		{"cat notes.txt", call.Allow, "", "reading is fine"},
+		// Trees and globs reach the protected files that exist in them.
+		{"tar xzf dist.tgz", call.Deny, "self-protection.moat-files", "extracting into the project may overwrite moat.yaml"},
+		{"tar xzf dist.tgz -C build/", call.Allow, "", "extracting into a directory without protected files"},
+		{"rm -rf ./*", call.Deny, "self-protection.moat-files", "the glob names moat.yaml"},
+		{"rm -f *.yaml", call.Deny, "self-protection.moat-files", "the glob names moat.yaml"},
+		{"rm -f *.pyc", call.Allow, "", "the glob cannot name a protected file"},
+		{"find . -name '*.orig' -delete", call.Allow, "", "find's -name cannot match a protected file"},
+		{"find . -name 'moat.*' -delete", call.Deny, "self-protection.moat-files", "find's -name matches moat.yaml"},
+		{"find . -name .claude -exec rm -rf {} +", call.Deny, "self-protection.agent-config", "a directory named on the way"},
+		{"rsync -a x/ cfg/", call.Deny, "self-protection.agent-config", "into a directory linked to ~/.claude"},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {

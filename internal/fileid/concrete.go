@@ -18,9 +18,11 @@ const (
 // patterns are written: a segment may hold * ? and [...], a trailing /** stands for the
 // whole tree beneath (every file in it is listed), and a leading /**/ ("in any
 // directory") is taken in each of roots, the directories the call works in. The order
-// follows the patterns; files that cannot be listed are left out.
-func Concrete(fsys FS, patterns, roots []string) []string {
-	c := concrete{fs: fsys, seen: make(map[string]bool)}
+// follows the patterns; files that cannot be listed are left out. When within is not "",
+// only files in that directory are listed, and patterns that cannot name one are not
+// looked up at all.
+func Concrete(fsys FS, patterns, roots []string, within string) []string {
+	c := concrete{fs: fsys, seen: make(map[string]bool), within: within}
 	for _, p := range patterns {
 		if rel, ok := strings.CutPrefix(p, "/**/"); ok {
 			for _, root := range roots {
@@ -34,9 +36,23 @@ func Concrete(fsys FS, patterns, roots []string) []string {
 }
 
 type concrete struct {
-	fs   FS
-	seen map[string]bool
-	out  []string
+	fs     FS
+	seen   map[string]bool
+	out    []string
+	within string
+}
+
+// related reports whether a path below prefix can lie in c.within.
+func (c *concrete) related(prefix string) bool {
+	return c.within == "" || Inside(prefix, c.within) || Inside(c.within, prefix)
+}
+
+// Inside reports whether p is dir or lies below it; both are absolute and clean.
+func Inside(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir) && p[len(dir)] == '/'
 }
 
 func (c *concrete) add(p string) {
@@ -53,7 +69,12 @@ func (c *concrete) expand(pattern string) {
 		pattern, tree = base, true
 	}
 	if !hasMeta(pattern) {
-		c.found(filepath.Clean(pattern), tree)
+		if p := filepath.Clean(pattern); c.related(p) {
+			c.found(p, tree)
+		}
+		return
+	}
+	if lit := pattern[:strings.IndexAny(pattern, "*?[")]; !c.related(filepath.Dir(lit + "x")) {
 		return
 	}
 	segs := strings.Split(filepath.ToSlash(pattern), "/")
@@ -96,7 +117,9 @@ func (c *concrete) found(p string, tree bool) {
 		return
 	}
 	if !fi.IsDir() {
-		c.add(p)
+		if c.within == "" || Inside(p, c.within) {
+			c.add(p)
+		}
 		return
 	}
 	if tree {
@@ -118,7 +141,7 @@ func (c *concrete) walk(dir string, depth int) {
 			c.walk(p, depth+1)
 			continue
 		}
-		if e.Type().IsRegular() {
+		if e.Type().IsRegular() && (c.within == "" || Inside(p, c.within)) {
 			c.add(p)
 		}
 	}

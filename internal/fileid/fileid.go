@@ -52,11 +52,14 @@ type Identity struct {
 // most once, and only when a written file has more than one name, so that the usual write
 // (a new file, or a file with one link) costs a few lookups of its own path.
 type Resolver struct {
-	fs        FS
-	protected func() []string
+	fs FS
+	// protected lists the protected files that exist, all of them (within "") or those in
+	// one directory.
+	protected func(within string) []string
 	index     map[ID]string
 	indexed   bool
 	seen      map[string]result
+	trees     map[string][]string
 }
 
 type result struct {
@@ -64,9 +67,10 @@ type result struct {
 	err error
 }
 
-// NewResolver returns a resolver over fsys; protected lists the concrete protected files
-// (see Concrete), and is called at most once, when first needed.
-func NewResolver(fsys FS, protected func() []string) *Resolver {
+// NewResolver returns a resolver over fsys; protected lists the protected files that
+// exist (see Concrete), all of them or those in one directory. It is called when first
+// needed, at most once for all and once per directory.
+func NewResolver(fsys FS, protected func(within string) []string) *Resolver {
 	return &Resolver{fs: fsys, protected: protected}
 }
 
@@ -119,7 +123,7 @@ func (r *Resolver) protectedIDs() map[ID]string {
 		return r.index
 	}
 	r.indexed = true
-	for _, p := range r.protected() {
+	for _, p := range r.protected("") {
 		fi, err := r.fs.Stat(p)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
@@ -134,6 +138,24 @@ func (r *Resolver) protectedIDs() map[ID]string {
 		}
 	}
 	return r.index
+}
+
+// ProtectedIn returns the protected files in the tree at dir (absolute and clean), after
+// resolving the links of dir: what a write or delete of the whole tree reaches.
+func (r *Resolver) ProtectedIn(dir string) ([]string, error) {
+	real, _, err := r.realPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	if files, ok := r.trees[real]; ok {
+		return files, nil
+	}
+	files := r.protected(real)
+	if r.trees == nil {
+		r.trees = make(map[string][]string)
+	}
+	r.trees[real] = files
+	return files, nil
 }
 
 // realPath resolves the links of p's longest existing prefix, looked for from p upwards

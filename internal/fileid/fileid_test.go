@@ -66,7 +66,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewResolver(OS{}, func() []string { return []string{protected} })
+			r := NewResolver(OS{}, func(string) []string { return []string{protected} })
 			p := filepath.Join(proj, c.path)
 			id, err := r.Resolve(p)
 			if (err != nil) != c.wantErr {
@@ -104,7 +104,7 @@ func TestProtectedReadOnlyForHardLinks(t *testing.T) {
 	dir, protected := tree(t)
 	fsys := &countingFS{}
 	listed := 0
-	r := NewResolver(fsys, func() []string { listed++; return []string{protected} })
+	r := NewResolver(fsys, func(string) []string { listed++; return []string{protected} })
 	for _, p := range []string{"plain", "d/x.json", "new", "dang"} {
 		if _, err := r.Resolve(filepath.Join(dir, "proj", p)); err != nil {
 			t.Fatal(err)
@@ -145,7 +145,7 @@ func TestConcrete(t *testing.T) {
 		h + "/.config/moat/**", h + "/.local/state/moat/**", "/**/moat.yaml", "/**/.claude/settings.json",
 		h + "/.codex/*.config.toml", h + "/Code/User/profiles/*/mcp.json", h + "/.claude/settings.json",
 	}
-	got := Concrete(OS{}, patterns, []string{filepath.Join(dir, "proj"), filepath.Join(dir, "proj", "sub")})
+	got := Concrete(OS{}, patterns, []string{filepath.Join(dir, "proj"), filepath.Join(dir, "proj", "sub")}, "")
 	want := []string{
 		h + "/.config/moat/moat.yaml", h + "/.config/moat/trust/a", h + "/.local/state/moat/audit.jsonl",
 		dir + "/proj/moat.yaml", dir + "/proj/.claude/settings.json",
@@ -158,9 +158,46 @@ func TestConcrete(t *testing.T) {
 	}
 }
 
+func TestConcreteWithin(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"home/.config/moat/moat.yaml", "home/proj/moat.yaml", "home/proj/.claude/settings.json", "home/proj/build/x"} {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := filepath.Join(dir, "home")
+	proj := filepath.Join(h, "proj")
+	patterns := []string{h + "/.config/moat/**", "/**/moat.yaml", "/**/.claude/settings.json", h + "/.codex/*.config.toml"}
+	roots := []string{proj, h}
+	for _, c := range []struct {
+		within string
+		want   []string
+	}{
+		{proj, []string{proj + "/moat.yaml", proj + "/.claude/settings.json"}},
+		{proj + "/build", nil},
+		{h + "/.config", []string{h + "/.config/moat/moat.yaml"}},
+		{h, []string{h + "/.config/moat/moat.yaml", proj + "/moat.yaml", proj + "/.claude/settings.json"}},
+	} {
+		fsys := &countingFS{}
+		got := Concrete(fsys, patterns, roots, c.within)
+		slices.Sort(got)
+		slices.Sort(c.want)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Concrete within %s = %q, want %q", c.within, got, c.want)
+		}
+		if c.within == proj+"/build" && fsys.stats != 0 {
+			t.Errorf("Concrete within %s looked up %d paths that cannot be there", c.within, fsys.stats)
+		}
+	}
+}
+
 func BenchmarkResolveNewFile(b *testing.B) {
 	dir := b.TempDir()
-	r := NewResolver(OS{}, func() []string { return nil })
+	r := NewResolver(OS{}, func(string) []string { return nil })
 	for i := 0; b.Loop(); i++ {
 		r.seen = nil
 		r.Resolve(filepath.Join(dir, "build", "out.o"))

@@ -328,8 +328,13 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 		roots = []arg{{lit: "."}}
 	}
 	found := make([]arg, 0, len(roots))
+	name := findName(rest[i:])
 	for _, r := range roots {
-		found = append(found, belowRoot(r))
+		f := belowRoot(r)
+		if f.glob {
+			f.names = name
+		}
+		found = append(found, f)
 	}
 	c := &a.cmds[at]
 	for ; i < len(rest); i++ {

@@ -17,6 +17,7 @@ type arg struct {
 	glob    bool   // the shell would expand lit as a pattern
 	dynamic bool   // the value is only known at run time
 	word    *syntax.Word
+	names   string // when glob: a pattern the base name of every path it names matches (find -name)
 }
 
 // Limits on what one line may expand to, so that a short line cannot make the analysis

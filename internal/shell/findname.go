@@ -1,0 +1,43 @@
+package shell
+
+import "strings"
+
+// What a find expression can reach: `find . -name '*.orig' -delete` deletes only files
+// named *.orig. The paths stay the glob ROOT/* (recursive) for the policy's path rules,
+// and carry the name as call.Access.Names, so that the engine, looking at the files that
+// exist, knows that moat.yaml in ROOT is not among them.
+
+// findNotSimple are the words that make an expression more than a conjunction of tests,
+// after which a -name no longer bounds what is found.
+var findNotSimple = map[string]bool{
+	"-o": true, "-or": true, "!": true, "-not": true, ",": true, "(": true, ")": true,
+}
+
+// findName returns the pattern of the one -name test of a find expression that is a
+// plain conjunction (every path found matches it), or "" when there is none, when there
+// are several, or when the expression is not a conjunction. -iname is left out: its
+// pattern matches other cases too.
+func findName(expr []arg) string {
+	name := ""
+	for i := 0; i < len(expr); i++ {
+		x := expr[i]
+		if x.dynamic {
+			return ""
+		}
+		switch {
+		case findNotSimple[x.lit]:
+			return ""
+		case x.lit == "-name":
+			if name != "" || i+1 >= len(expr) || expr[i+1].dynamic || expr[i+1].lit == "" || strings.Contains(expr[i+1].lit, "/") {
+				return ""
+			}
+			name = expr[i+1].lit
+			i++
+		case x.lit == "-exec" || x.lit == "-execdir" || x.lit == "-ok" || x.lit == "-okdir":
+			// The command's words are not tests; it ends at ; or +.
+			for i++; i < len(expr) && expr[i].lit != ";" && expr[i].lit != "+"; i++ {
+			}
+		}
+	}
+	return name
+}
