@@ -142,7 +142,7 @@ func TestWritesByIdentity(t *testing.T) {
 		{"rm -f *.pyc", call.Allow, "", "the glob cannot name a protected file"},
 		{"find . -name '*.orig' -delete", call.Allow, "", "find's -name cannot match a protected file"},
 		{"find . -name 'moat.*' -delete", call.Deny, "self-protection.moat-files", "find's -name matches moat.yaml"},
-		{"find . -name .claude -exec rm -rf {} +", call.Deny, "self-protection.agent-config", "a directory named on the way"},
+		{"find ~ -name .claude -exec rm -rf {} +", call.Deny, "", "a directory named on the way"},
 		{"rsync -a x/ cfg/", call.Deny, "self-protection.agent-config", "into a directory linked to ~/.claude"},
 	}
 	for _, c := range cases {
