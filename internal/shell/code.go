@@ -426,10 +426,17 @@ func (a *analyzer) xargsOperands(rest []arg) []arg {
 			up := &a.meta[from.start]
 			switch {
 			case up.prog == "find":
+				name := findNameWords(a.cmds[from.start].Args)
 				for _, r := range findRoots(a.cmds[from.start].Args) {
-					out = append(out, belowRoot(r))
+					f := belowRoot(r)
+					if f.glob {
+						f.names = name
+					}
+					out = append(out, f)
 				}
 				return out
+			case up.prog == "ls":
+				return append(out, lsListing(&a.cmds[from.start])...)
 			case up.out.known && up.out.t == 0 && !up.pass:
 				// echo / | xargs rm -rf: the words are in the line.
 				return append(out, xargsWords(up.out.text)...)

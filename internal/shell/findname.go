@@ -1,6 +1,10 @@
 package shell
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+)
 
 // What a find expression can reach: `find . -name '*.orig' -delete` deletes only files
 // named *.orig. The paths stay the glob ROOT/* (recursive) for the policy's path rules,
@@ -40,4 +44,44 @@ func findName(expr []arg) string {
 		}
 	}
 	return name
+}
+
+// findNameWords is findName for the words of a find command as emitted.
+func findNameWords(words []string) string {
+	expr := make([]arg, 0, len(words))
+	started := false
+	for _, w := range words {
+		started = started || strings.HasPrefix(w, "-") || w == "(" || w == "!"
+		if started {
+			expr = append(expr, arg{lit: w})
+		}
+	}
+	return findName(expr)
+}
+
+// lsListing returns what ls prints, as the globs xargs then hands to its program: the
+// entries of each directory it is given (of the working directory when none), with the
+// hidden ones when -a or -A is given. An operand that is a file is printed as itself, so
+// each operand named stands for itself too.
+func lsListing(ls *call.Command) []arg {
+	dirs := ls.Operands
+	var out []arg
+	for _, d := range dirs {
+		out = append(out, arg{lit: d})
+	}
+	if len(dirs) == 0 {
+		dirs = []string{"."}
+	}
+	hidden := ls.HasFlag("a") || ls.HasFlag("A") || ls.HasFlag("all") || ls.HasFlag("almost-all")
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		p := strings.TrimSuffix(d, "/")
+		out = append(out, arg{lit: p + "/*", pat: escapeGlob(p) + "/*", glob: true})
+		if hidden {
+			out = append(out, arg{lit: p + "/.*", pat: escapeGlob(p) + "/.*", glob: true})
+		}
+	}
+	return out
 }

@@ -145,6 +145,7 @@ type cmdMeta struct {
 // flow runs dataflow over the commands the walk emitted.
 func (a *analyzer) flow() {
 	n := len(a.cmds)
+	a.patchedFiles()
 	a.taintFiles(n)
 	for i := 0; i < n; i++ {
 		if a.meta[i].nested {

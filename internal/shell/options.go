@@ -137,7 +137,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 	// The programs of system.go, credstores.go and exfil.go list their options beside
 	// their knowledge.
-	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions()} {
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), editorOptions()} {
 		for name, o := range more {
 			opts[name] = o
 		}
@@ -196,6 +196,8 @@ func canonicalProgram(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
+	case "bsdtar", "gtar":
+		return "tar"
 	case "luajit":
 		return "lua"
 	case "netcat", "nc.openbsd", "nc.traditional":
