@@ -61,12 +61,19 @@ type Access struct {
 	// judge the access without it, as the whole tree; it only narrows which existing files
 	// the access can reach.
 	Names string `json:"names,omitempty"`
+	// Link marks the target of a link the command makes (ln, link, cp -l): it is neither
+	// read nor written now, but gets another name through which later writes reach it.
+	// Such an access has Kind Read.
+	Link bool `json:"link,omitempty"`
 }
 
 func (a Access) String() string {
 	s := a.Kind.String() + " " + a.Path
 	if a.Recursive {
 		s += " (recursive)"
+	}
+	if a.Link {
+		s += " (as the target of a link)"
 	}
 	return s
 }

@@ -200,6 +200,9 @@ func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace, ids *fileid.Resolv
 		s.Findings = appendNew(slices.Clip(s.Findings), unknown)
 		s.Opaque = true
 	}
+	if links := e.protectedLinks(s, ids); len(links) > 0 {
+		s.Findings = appendNew(slices.Clip(s.Findings), links)
+	}
 	for _, r := range e.guard.Candidates(s.Call.Class) {
 		if matched(r, gs, ut) {
 			d := decisionOf(r)

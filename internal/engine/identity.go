@@ -10,6 +10,7 @@ import (
 	"github.com/moatdev/moat/internal/fileid"
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/policy"
 )
 
 // guardedSets are the path sets that self-protection forbids writing and deleting
@@ -171,4 +172,34 @@ func namedOnTheWay(names, dir, file string) bool {
 		}
 	}
 	return false
+}
+
+// protectedLinks returns the findings of the links a unit makes to protected files
+// (ln moat.yaml h, ln -s ~/.claude/settings.json s): the targets of its links, judged by
+// self-protection as if they were written. The link itself changes nothing, and a later
+// write through it is denied by identity; but it is the first half of such a write.
+func (e *Engine) protectedLinks(s *policy.Subject, ids *fileid.Resolver) []call.Finding {
+	var targets []call.Access
+	for _, acc := range s.Accesses {
+		if acc.Link {
+			// A link to a directory is a name for everything in it.
+			targets = append(targets, call.Access{Kind: call.Write, Path: acc.Path, Recursive: true})
+		}
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	targets, _ = withIdentities(targets, ids)
+	var fs []call.Finding
+	for _, t := range targets {
+		g := *s
+		g.Accesses, g.Findings, g.Opaque = []call.Access{t}, nil, false
+		for _, r := range e.guard.Candidates(s.Call.Class) {
+			if r.Match(&g) {
+				fs = append(fs, call.NewFinding("tamper.protected-link", "links to "+t.Path+", which "+r.ID+" protects"))
+				return fs
+			}
+		}
+	}
+	return nil
 }

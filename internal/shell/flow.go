@@ -146,6 +146,7 @@ type cmdMeta struct {
 func (a *analyzer) flow() {
 	n := len(a.cmds)
 	a.patchedFiles()
+	a.inlineLinks()
 	a.taintFiles(n)
 	for i := 0; i < n; i++ {
 		if a.meta[i].nested {

@@ -106,6 +106,12 @@ func render(a Analysis) string {
 			if acc.Redirect {
 				b.WriteString(" redirect")
 			}
+			if acc.Link {
+				b.WriteString(" link")
+			}
+			if acc.Names != "" {
+				b.WriteString(" named " + acc.Names)
+			}
 			b.WriteString("\n")
 		}
 		for _, n := range c.Net {

@@ -1,0 +1,224 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/shell/oneliner"
+)
+
+// Links and copies made in the line. `ln -s ~/.claude/settings.json s && echo '{}' > s`
+// writes the settings through s, and `cp /bin/rm ./x && ./x -rf ~` runs rm: a name the
+// line gives a file or a program keeps what it names. Links made in an earlier call are
+// the engine's to see, on disk (internal/fileid).
+
+// linkMade is a name a command gives a file: a symbolic or a hard link.
+type linkMade struct {
+	name, target string
+	hard         bool
+}
+
+// maxLinkHops bounds how many links of the line one path is followed through (a link
+// to a link…); the line is finite, so this only bounds the work.
+const maxLinkHops = 16
+
+// linksOf returns the links the command at i makes, with absolute paths: ln, link and
+// cp -l/-s. A path that cannot be resolved is left out.
+func (a *analyzer) linksOf(i int) []linkMade {
+	c := &a.cmds[i]
+	var hard bool
+	switch a.meta[i].prog {
+	case "ln":
+		hard = !c.HasFlag("s") && !c.HasFlag("symbolic")
+	case "link":
+		hard = true
+	case "cp":
+		hard = c.HasFlag("l") || c.HasFlag("link")
+		if !hard && !c.HasFlag("s") && !c.HasFlag("symbolic-link") {
+			return nil
+		}
+	default:
+		return nil
+	}
+	ops := c.Operands
+	if len(ops) == 0 {
+		return nil
+	}
+	cwd := a.meta[i].cwd
+	relative := c.HasFlag("r") || c.HasFlag("relative") // ln -sr: targets are taken from the cwd
+	var out []linkMade
+	add := func(target, name string) {
+		ln, ok, _ := a.abs(name, cwd)
+		if !ok {
+			return
+		}
+		base := cwd
+		if !hard && !relative {
+			base = dir{path.Dir(ln), true} // a symbolic link's target is read from where the link is
+		}
+		t, ok, _ := a.abs(target, base)
+		if ok {
+			out = append(out, linkMade{name: ln, target: t, hard: hard})
+		}
+	}
+	switch len(ops) {
+	case 1:
+		add(ops[0], path.Base(ops[0])) // ln -s /x/y: ./y
+	case 2:
+		// ln T L makes L, or L/T's base name when L is a directory.
+		add(ops[0], ops[1])
+		add(ops[0], strings.TrimSuffix(ops[1], "/")+"/"+path.Base(ops[0]))
+	default:
+		d := strings.TrimSuffix(ops[len(ops)-1], "/")
+		for _, t := range ops[:len(ops)-1] {
+			add(t, d+"/"+path.Base(t))
+		}
+	}
+	return out
+}
+
+// inlineLinks gives every write and delete of the line through a link the line made
+// the same access to what the link names (a hard link only passes writes: deleting it
+// leaves the file), and marks the targets of the links as linked (call.Access.Link),
+// so that the engine can tell a link to a protected file from any other. It runs after
+// the walk, over every command in the order they run.
+func (a *analyzer) inlineLinks() {
+	var links []linkMade
+	for i := range a.cmds {
+		if len(links) > 0 {
+			a.throughLinks(&a.cmds[i], links)
+		}
+		made := a.linksOf(i)
+		if len(made) == 0 {
+			continue
+		}
+		c := &a.cmds[i]
+		seen := ""
+		for _, l := range made {
+			if l.target != seen {
+				c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: l.target, Link: true})
+				seen = l.target
+			}
+		}
+		links = append(links, made...)
+	}
+}
+
+// throughLinks adds to c the accesses its writes and deletes make through links.
+func (a *analyzer) throughLinks(c *call.Command, links []linkMade) {
+	n := len(c.Accesses)
+	for k := 0; k < n; k++ {
+		acc := c.Accesses[k]
+		if acc.Kind != call.Write && acc.Kind != call.Delete || acc.Link || acc.Glob {
+			continue
+		}
+		p := acc.Path
+		for hop := 0; hop < maxLinkHops; hop++ {
+			next, ok := throughLink(p, acc.Kind, links)
+			if !ok || next == p {
+				break
+			}
+			added := acc
+			added.Path = next
+			if !hasAccess(c.Accesses, added) {
+				c.Accesses = append(c.Accesses, added)
+			}
+			p = next
+		}
+	}
+	if len(c.Accesses) > n {
+		a.pathFindings(c)
+	}
+}
+
+// throughLink returns what an access of kind to p reaches through the latest of links
+// that p is, or lies under.
+func throughLink(p string, kind call.AccessKind, links []linkMade) (string, bool) {
+	for j := len(links) - 1; j >= 0; j-- {
+		l := links[j]
+		switch {
+		case p == l.name:
+			if l.hard && kind != call.Write {
+				continue
+			}
+			return l.target, true
+		case !l.hard && strings.HasPrefix(p, l.name+"/"):
+			return l.target + p[len(l.name):], true
+		}
+	}
+	return "", false
+}
+
+func hasAccess(accs []call.Access, x call.Access) bool {
+	for _, acc := range accs {
+		if acc == x {
+			return true
+		}
+	}
+	return false
+}
+
+// copyingPrograms are the programs that give a file's content or identity another name.
+var copyingPrograms = map[string]bool{"cp": true, "ln": true, "link": true, "mv": true, "install": true, "rsync": true, "ditto": true}
+
+// noteCopies records, after the command at i, the copies and links it makes of a known
+// program: `cp /bin/rm ./x` makes ./x rm, so that running it is judged as rm.
+func (a *analyzer) noteCopies(i int) {
+	m := &a.meta[i]
+	if !copyingPrograms[m.prog] {
+		return
+	}
+	ops := a.cmds[i].Operands
+	if len(ops) < 2 {
+		return
+	}
+	src, dst := ops[len(ops)-2], ops[len(ops)-1]
+	prog := canonicalProgram(path.Base(src))
+	if !knownProgram(prog) {
+		return
+	}
+	d, ok, _ := a.abs(dst, m.cwd)
+	if !ok {
+		return
+	}
+	if a.sh.copies == nil {
+		a.sh.copies = make(map[string]string)
+	}
+	a.sh.copies[d] = prog
+	a.sh.copies[d+"/"+path.Base(src)] = prog // dst was a directory
+}
+
+// copiedProgram returns the program that the program word names when the line made it a
+// copy or link of one. Only a word with a slash is a path; a bare name is looked up in
+// PATH, which the analysis does not follow.
+func (a *analyzer) copiedProgram(prog arg, cwd dir) (string, bool) {
+	if len(a.sh.copies) == 0 || prog.dynamic || !strings.Contains(prog.lit, "/") {
+		return "", false
+	}
+	p, ok, _ := a.abs(prog.lit, cwd)
+	if !ok {
+		return "", false
+	}
+	name, ok := a.sh.copies[p]
+	return name, ok
+}
+
+// knownProgram reports whether moat knows what the program does: its file effects, its
+// rules, or how it runs other programs or code.
+func knownProgram(name string) bool {
+	if _, ok := programEffects()[name]; ok {
+		return true
+	}
+	if _, ok := effectRules()[name]; ok {
+		return true
+	}
+	if _, ok := wrappers()[name]; ok {
+		return true
+	}
+	if shells()[name] || evaluators[name] {
+		return true
+	}
+	_, ok := oneliner.Lookup(name)
+	return ok
+}
