@@ -196,6 +196,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1
 	a.noteCopies(at)
+	a.runsByPath(at)
 	switch {
 	case u.shell != nil:
 		a.nestedWord(at, *u.shell, cwd)

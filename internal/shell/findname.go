@@ -11,10 +11,14 @@ import (
 // and carry the name as call.Access.Names, so that the engine, looking at the files that
 // exist, knows that moat.yaml in ROOT is not among them.
 
-// findNotSimple are the words that make an expression more than a conjunction of tests,
-// after which a -name no longer bounds what is found.
-var findNotSimple = map[string]bool{
-	"-o": true, "-or": true, "!": true, "-not": true, ",": true, "(": true, ")": true,
+// findNotSimple reports the words that make an expression more than a conjunction of
+// tests, after which a -name no longer bounds what is found.
+func findNotSimple(w string) bool {
+	switch w {
+	case "-o", "-or", "!", "-not", ",", "(", ")":
+		return true
+	}
+	return false
 }
 
 // findName returns the pattern of the one -name test of a find expression that is a
@@ -29,7 +33,7 @@ func findName(expr []arg) string {
 			return ""
 		}
 		switch {
-		case findNotSimple[x.lit]:
+		case findNotSimple(x.lit):
 			return ""
 		case x.lit == "-name":
 			if name != "" || i+1 >= len(expr) || expr[i+1].dynamic || expr[i+1].lit == "" || strings.Contains(expr[i+1].lit, "/") {

@@ -159,14 +159,20 @@ func hasAccess(accs []call.Access, x call.Access) bool {
 	return false
 }
 
-// copyingPrograms are the programs that give a file's content or identity another name.
-var copyingPrograms = map[string]bool{"cp": true, "ln": true, "link": true, "mv": true, "install": true, "rsync": true, "ditto": true}
+// copyingProgram reports whether prog gives a file's content or identity another name.
+func copyingProgram(prog string) bool {
+	switch prog {
+	case "cp", "ln", "link", "mv", "install", "rsync", "ditto":
+		return true
+	}
+	return false
+}
 
 // noteCopies records, after the command at i, the copies and links it makes of a known
 // program: `cp /bin/rm ./x` makes ./x rm, so that running it is judged as rm.
 func (a *analyzer) noteCopies(i int) {
 	m := &a.meta[i]
-	if !copyingPrograms[m.prog] {
+	if !copyingProgram(m.prog) {
 		return
 	}
 	ops := a.cmds[i].Operands
@@ -174,7 +180,10 @@ func (a *analyzer) noteCopies(i int) {
 		return
 	}
 	src, dst := ops[len(ops)-2], ops[len(ops)-1]
-	prog := canonicalProgram(path.Base(src))
+	prog := located(src)
+	if prog == "" {
+		prog = canonicalProgram(path.Base(src))
+	}
 	if !knownProgram(prog) {
 		return
 	}
@@ -221,4 +230,125 @@ func knownProgram(name string) bool {
 	}
 	_, ok := oneliner.Lookup(name)
 	return ok
+}
+
+// runsByPath notes that the command at i runs, as its program, the file its program word
+// names (./x, /tmp/x.sh): when the line wrote that file, dataflow judges its text as the
+// code it is (writtenCode), and when it downloaded it, as downloaded code.
+func (a *analyzer) runsByPath(i int) {
+	m := &a.meta[i]
+	c := &a.cmds[i]
+	if m.script != "" || c.Path == "" || c.Dynamic {
+		return
+	}
+	for _, acc := range c.Accesses {
+		if acc.Kind == call.Exec && !acc.Glob {
+			m.script = acc.Path
+			return
+		}
+	}
+}
+
+// scriptLang returns the interpreter a file run as code is written for: the program
+// that runs it when that is an interpreter (python x.py), else the one its #! line names
+// (./x.py); false for shell code.
+func scriptLang(prog string, r runFile, text string) (oneliner.Interpreter, bool) {
+	if r.shell {
+		return oneliner.Interpreter{}, false
+	}
+	if in, ok := oneliner.Lookup(prog); ok {
+		return in, true
+	}
+	line, ok := strings.CutPrefix(text, "#!")
+	if !ok {
+		return oneliner.Interpreter{}, false
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return oneliner.Interpreter{}, false
+	}
+	name := path.Base(words[0])
+	if name == "env" {
+		// #!/usr/bin/env [-S] python3
+		for _, w := range words[1:] {
+			if !strings.HasPrefix(w, "-") {
+				name = path.Base(w)
+				break
+			}
+		}
+	}
+	return oneliner.Lookup(canonicalProgram(name))
+}
+
+// copyWritten carries what the line wrote into a file over to the copy, link or new
+// name the command at i gives it (cp a.sh /tmp/b.sh, mv, ln), so that running the copy
+// runs the text. carried is the path the text was carried to, "" when none was.
+func (a *analyzer) copyWritten(i int, written map[string]fileText) (_ map[string]fileText, carried string) {
+	m := &a.meta[i]
+	if len(written) == 0 || !copyingProgram(m.prog) {
+		return written, ""
+	}
+	ops := a.cmds[i].Operands
+	if len(ops) < 2 {
+		return written, ""
+	}
+	src, ok1, _ := a.abs(ops[len(ops)-2], m.cwd)
+	dst, ok2, _ := a.abs(ops[len(ops)-1], m.cwd)
+	if !ok1 || !ok2 {
+		return written, ""
+	}
+	t, ok := written[src]
+	if !ok {
+		return written, ""
+	}
+	written[dst] = t
+	written[dst+"/"+path.Base(src)] = t
+	return written, dst
+}
+
+// locatorOptions returns, for a program that prints where a program is, the options
+// that make it do so (none needed: which); ok is false for other programs.
+func locatorOptions(prog string) (opts []string, ok bool) {
+	switch prog {
+	case "which":
+		return nil, true
+	case "command":
+		return []string{"-v"}, true
+	case "type":
+		return []string{"-P", "-p"}, true
+	}
+	return nil, false
+}
+
+// located returns the program a word names by locating it ($(which rm), `command -v
+// rm`), or "".
+func located(word string) string {
+	inner, ok := strings.CutPrefix(word, "$(")
+	if ok {
+		inner, ok = strings.CutSuffix(inner, ")")
+	} else if inner, ok = strings.CutPrefix(word, "`"); ok {
+		inner, ok = strings.CutSuffix(inner, "`")
+	}
+	if !ok {
+		return ""
+	}
+	f := strings.Fields(inner)
+	if len(f) < 2 {
+		return ""
+	}
+	opts, known := locatorOptions(f[0])
+	if !known || len(opts) > 0 && !contains(opts, f[1]) {
+		return ""
+	}
+	return canonicalProgram(path.Base(f[len(f)-1]))
+}
+
+// keepsText reports whether the writes of prog leave a file's text as it was (chmod +x).
+func keepsText(prog string) bool {
+	switch prog {
+	case "chmod", "chown", "chgrp", "touch":
+		return true
+	}
+	return false
 }
