@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,6 +144,10 @@ func (a *analyzer) editedFiles(cmd *call.Command, v *view, e inPlace, cwd dir) {
 	}
 	if e.script && !v.flag(e.codeOpts...) && len(files) > 0 {
 		files = files[1:]
+	}
+	if e.deletes {
+		a.renamed(cmd, v, cwd)
+		return
 	}
 	for _, f := range files {
 		if !f.dynamic && strings.HasPrefix(f.lit, "+") {
@@ -398,3 +403,84 @@ func stripped(p string, strip int) []string {
 	}
 	return []string{p}
 }
+
+// renamed records what rename does: Perl's rename (rename 's/A/B/' FILES) and
+// util-linux's (rename FROM TO FILES) delete each file's name and write its new one. The
+// new name is computed here for a plain substitution; any other expression is Perl code,
+// and the names it makes are opaque.
+func (a *analyzer) renamed(cmd *call.Command, v *view, cwd dir) {
+	ops := v.raw
+	if len(ops) < 2 {
+		return
+	}
+	var newName func(string) (string, bool)
+	files := ops[1:]
+	expr := ops[0]
+	switch {
+	case expr.dynamic:
+	case perlSubst(expr.lit) != nil:
+		newName = perlSubst(expr.lit)
+	case !strings.ContainsAny(expr.lit, "/$;()") && len(ops) >= 3 && !ops[1].dynamic:
+		// util-linux: the first occurrence of FROM in each name becomes TO.
+		from, to := expr.lit, ops[1].lit
+		files = ops[2:]
+		newName = func(s string) (string, bool) { return strings.Replace(s, from, to, 1), true }
+	}
+	for _, f := range files {
+		if a.addAccess(&cmd.Accesses, call.Delete, f, false, cwd) {
+			cmd.Opaque = true
+		}
+		if newName == nil || f.dynamic || f.glob {
+			cmd.Findings = appendFinding(cmd.Findings, findOpaque, "rename computes the new names with code moat does not follow: "+shorten(expr.lit))
+			continue
+		}
+		if to, ok := newName(f.lit); ok && to != f.lit {
+			a.addAccess(&cmd.Accesses, call.Write, arg{lit: to}, false, cwd)
+		}
+	}
+}
+
+// perlSubst returns the renaming that a Perl substitution s/PATTERN/REPLACEMENT/FLAGS
+// does to a name, when the pattern reads the same as a Go regular expression and the
+// replacement is plain text or $1…$9; nil otherwise.
+func perlSubst(expr string) func(string) (string, bool) {
+	if len(expr) < 4 || expr[0] != 's' {
+		return nil
+	}
+	sep := expr[1]
+	if sep != '/' && sep != '|' && sep != '#' && sep != ',' {
+		return nil
+	}
+	parts := strings.Split(expr[2:], string(sep))
+	if len(parts) != 3 || strings.Trim(parts[2], "gi") != "" {
+		return nil
+	}
+	pattern, repl := parts[0], parts[1]
+	if strings.ContainsAny(repl, "\\@{}") || strings.Contains(pattern, "(?") {
+		return nil
+	}
+	if strings.Contains(parts[2], "i") {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil
+	}
+	global := strings.Contains(parts[2], "g")
+	// Perl's $1 is Go's ${1}.
+	goRepl := dollarGroup().ReplaceAllString(repl, "$${$1}")
+	return func(s string) (string, bool) {
+		if global {
+			return re.ReplaceAllString(s, goRepl), true
+		}
+		loc := re.FindStringSubmatchIndex(s)
+		if loc == nil {
+			return s, true
+		}
+		out := re.ExpandString(nil, goRepl, s, loc)
+		return s[:loc[0]] + string(out) + s[loc[1]:], true
+	}
+}
+
+// dollarGroup matches a Perl group reference in a replacement.
+var dollarGroup = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$([0-9])`) })

@@ -54,7 +54,10 @@ func TestEditors(t *testing.T) {
 		{"ed -p '>' f", []string{"w " + cwd + "/f"}},
 		{"emacs --batch --eval '(x)' f", []string{"w " + cwd + "/f"}},
 		{"dos2unix a b", []string{"w " + cwd + "/a", "w " + cwd + "/b"}},
-		{"rename s/a/b/ f", []string{"w " + cwd + "/f", "d " + cwd + "/f"}},
+		{"rename s/f/g/ f", []string{"d " + cwd + "/f", "w " + cwd + "/g"}},
+		{"rename 's/(\\w+)\\.yml$/$1.yaml/' a.yml", []string{"d " + cwd + "/a.yml", "w " + cwd + "/a.yaml"}},
+		{"rename .yml .yaml a.yml b.yml", []string{"d " + cwd + "/a.yml", "w " + cwd + "/a.yaml", "d " + cwd + "/b.yml", "w " + cwd + "/b.yaml"}},
+		{"rename 'tr/a-z/A-Z/' f", []string{"d " + cwd + "/f"}},
 		{"link a b", []string{"w " + cwd + "/b"}},
 		// Patches: the files the diff names, when it is in the line; the tree otherwise.
 		{"patch -p1 < fix.diff", []string{"w " + cwd + "/**"}},
