@@ -22,11 +22,13 @@ const (
 // only files in that directory are listed, and patterns that cannot name one are not
 // looked up at all.
 func Concrete(fsys FS, patterns, roots []string, within string) []string {
-	c := concrete{fs: fsys, seen: make(map[string]bool), within: within}
+	c := concrete{fs: fsys, seen: make(map[string]bool), within: within, dirs: make(map[string]bool)}
 	for _, p := range patterns {
 		if rel, ok := strings.CutPrefix(p, "/**/"); ok {
 			for _, root := range roots {
-				c.expand(filepath.Join(root, filepath.FromSlash(rel)))
+				if c.reaches(root, rel) {
+					c.expand(joinClean(root, rel))
+				}
 			}
 			continue
 		}
@@ -35,11 +37,53 @@ func Concrete(fsys FS, patterns, roots []string, within string) []string {
 	return c.out
 }
 
+// reaches reports whether root/rel can lie in c.within, by comparing strings: it runs
+// for every root and every pattern that names a file in any directory.
+func (c *concrete) reaches(root, rel string) bool {
+	switch {
+	case c.within == "" || Inside(root, c.within):
+		return true
+	case !Inside(c.within, root):
+		return false
+	}
+	rest := strings.TrimPrefix(c.within[len(root):], "/") // c.within below root
+	if hasMeta(rel) {
+		return true
+	}
+	return rel == rest || strings.HasPrefix(rel, rest+"/")
+}
+
+// joinClean joins an absolute, clean directory and a clean relative path.
+func joinClean(dir, rel string) string {
+	if dir == "/" {
+		return "/" + rel
+	}
+	return dir + "/" + rel
+}
+
 type concrete struct {
 	fs     FS
 	seen   map[string]bool
 	out    []string
 	within string
+	// dirs remembers which directories exist: most patterns name a file in a directory
+	// of a project (.claude, .cursor, .codex…) that is not there, and one lookup of the
+	// directory answers for all its files.
+	dirs map[string]bool
+}
+
+// isDir reports whether d exists and is a directory, looking each directory up once.
+func (c *concrete) isDir(d string) bool {
+	if ok, known := c.dirs[d]; known {
+		return ok
+	}
+	ok := false
+	if parent := filepath.Dir(d); parent == d || c.isDir(parent) {
+		fi, err := c.fs.Stat(d)
+		ok = err == nil && fi.IsDir()
+	}
+	c.dirs[d] = ok
+	return ok
 }
 
 // related reports whether a path below prefix can lie in c.within.
@@ -69,8 +113,8 @@ func (c *concrete) expand(pattern string) {
 		pattern, tree = base, true
 	}
 	if !hasMeta(pattern) {
-		if p := filepath.Clean(pattern); c.related(p) {
-			c.found(p, tree)
+		if c.related(pattern) {
+			c.found(pattern, tree)
 		}
 		return
 	}
@@ -112,6 +156,9 @@ func (c *concrete) match(dir string, segs []string, tree bool) {
 
 // found lists p when it exists, and the files of its tree when tree is set.
 func (c *concrete) found(p string, tree bool) {
+	if !c.isDir(filepath.Dir(p)) {
+		return
+	}
 	fi, err := c.fs.Stat(p)
 	if err != nil {
 		return

@@ -143,9 +143,12 @@ func (r *Resolver) protectedIDs() map[ID]string {
 // ProtectedIn returns the protected files in the tree at dir (absolute and clean), after
 // resolving the links of dir: what a write or delete of the whole tree reaches.
 func (r *Resolver) ProtectedIn(dir string) ([]string, error) {
-	real, _, err := r.realPath(dir)
+	real, fi, err := r.realPath(dir)
 	if err != nil {
 		return nil, err
+	}
+	if fi == nil {
+		return nil, nil // a tree that does not exist holds nothing yet
 	}
 	if files, ok := r.trees[real]; ok {
 		return files, nil
