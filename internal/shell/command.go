@@ -148,6 +148,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
+	if !dynamic {
+		a.unknownProgram(&cmd, m.prog, cwd)
+	}
 	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {
 		a.envEffects(&cmd, &m, env, envReader{prog: m.prog, opts: opts}, cwd)
 	}
