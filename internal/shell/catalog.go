@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -57,6 +58,13 @@ type catalogEntry struct {
 	// them, and a project program's, which run a file or a module named by a reference
 	// (go run pkg@version).
 	runs []string
+	// values are a runner's options that take a value (conda run -n ENV), and operands
+	// the words its subcommand takes before the command (aws-vault exec PROFILE).
+	values   []string
+	operands int
+	// shell are a runner's options whose value is a command line it runs (doppler run
+	// --command 'CMD').
+	shell []string
 }
 
 // catalog parses catalog.txt on first use.
@@ -109,6 +117,16 @@ func parseCatalog(text string) (map[string]catalogEntry, error) {
 					e.codeOptions = strings.Split(val, ",")
 				case "runs":
 					e.runs = strings.Split(val, ",")
+				case "values":
+					e.values = strings.Split(val, ",")
+				case "shell":
+					e.shell = strings.Split(val, ",")
+				case "operands":
+					n, err := strconv.Atoi(val)
+					if err != nil || n < 0 {
+						return nil, fmt.Errorf("catalog.txt:%d: operands=%s is not a count", n+1, val)
+					}
+					e.operands = n
 				default:
 					return nil, fmt.Errorf("catalog.txt:%d: unknown attribute %q", n+1, key)
 				}
@@ -244,16 +262,17 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 	}
 	switch e.kind {
 	case kindRunner:
-		a.runnerCommand(at, e, rest)
+		a.runnerCommand(at, e, rest, cwd)
 	case kindProject:
 		a.projectCode(at, e, ops, opts, cwd)
 	}
 }
 
 // runnerCommand analyses the command a runner's subcommand runs: the words after the
-// subcommand and the options that follow it. An option's value may be taken for the
-// program, which then is unknown and opaque: never an allow by mistake.
-func (a *analyzer) runnerCommand(at int, e catalogEntry, rest []arg) {
+// subcommand, its options (with the values of those listed as taking one) and its leading
+// operands. An option's value not listed may be taken for the program, which then is
+// unknown and opaque: never an allow by mistake.
+func (a *analyzer) runnerCommand(at int, e catalogEntry, rest []arg, cwd dir) {
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		if x.dynamic {
@@ -265,17 +284,36 @@ func (a *analyzer) runnerCommand(at int, e catalogEntry, rest []arg) {
 		if !containsString(e.runs, x.lit) {
 			return // another subcommand: poetry add, bundle install
 		}
+		operands := e.operands
 		for j := i + 1; j < len(rest); j++ {
 			y := rest[j]
-			if y.dynamic || !strings.HasPrefix(y.lit, "-") || y.lit == "--" {
-				if y.lit == "--" {
-					j++
-				}
-				if j < len(rest) {
-					a.command(rest[j:], nil, nil)
+			switch {
+			case y.dynamic:
+			case y.lit == "--":
+				if j+1 < len(rest) {
+					a.command(rest[j+1:], nil, nil)
 				}
 				return
+			case strings.HasPrefix(y.lit, "-") && len(y.lit) > 1:
+				name, val, attached := strings.Cut(y.lit, "=")
+				if containsString(e.shell, name) {
+					code := arg{lit: val, dynamic: y.dynamic, word: y.word}
+					if !attached && j+1 < len(rest) {
+						code = rest[j+1]
+					}
+					a.nestedWord(at, code, cwd)
+					return
+				}
+				if !attached && containsString(e.values, name) {
+					j++ // the option's value
+				}
+				continue
+			case operands > 0:
+				operands--
+				continue
 			}
+			a.command(rest[j:], nil, nil)
+			return
 		}
 		return
 	}

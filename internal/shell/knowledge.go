@@ -270,6 +270,9 @@ var infraCLIs = []string{
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
 	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
+	"terragrunt", "skaffold", "tilt", "lima", "limactl", "colima", "linkerd", "cilium", "helmfile",
+	"crane", "regctl", "skopeo", "buildah", "ctr", "crictl", "packer", "ansible-galaxy", "stern",
+	"kubeseal", "k9s", "dive", "orbctl", "vultr-cli",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.

@@ -196,6 +196,9 @@ func canonicalProgram(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
+	case "tofu", "opentofu":
+		// OpenTofu is Terraform's fork, with its commands.
+		return "terraform"
 	case "luajit":
 		return "lua"
 	case "netcat", "nc.openbsd", "nc.traditional":
