@@ -634,6 +634,7 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 		}
 		if s[1] == '-' {
 			n, v, has := strings.Cut(s[2:], "=")
+			n = longOption(name, n)
 			flags = addFlag(flags, aliases, n)
 			o := option{name: canonicalFlag(aliases, n), val: arg{lit: v}, hasValue: has}
 			if !has && slices.Contains(values.long, n) && i+1 < len(args) {

@@ -250,9 +250,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	for name := range dbClients() {
 		rules[name] = append(rules[name], rule{when: dbArgs})
 	}
-	// Programs that take another's commands: OpenTofu is terraform under another name,
-	// podman and nerdctl take docker's.
-	for alias, of := range map[string]string{"tofu": "terraform", "podman": "docker", "nerdctl": "docker"} {
+	// Programs that take another's commands: podman and nerdctl take docker's (OpenTofu is
+	// terraform by canonicalProgram).
+	for alias, of := range map[string]string{"podman": "docker", "nerdctl": "docker"} {
 		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
