@@ -22,4 +22,3 @@ func TestCredentialServices(t *testing.T) {
 		}
 	}
 }
-
