@@ -54,6 +54,9 @@ type catalogEntry struct {
 	// codeOptions are the options of a project program whose value names a file or
 	// directory whose code it runs (make -f FILE, make -C DIR).
 	codeOptions []string
+	// inline are the options of a project program whose value is code in the program's
+	// own language, which moat does not read (make --eval, cargo --config): opaque.
+	inline []string
 	// runs are the subcommands that run code: a runner's, which run the command after
 	// them, and a project program's, which run a file or a module named by a reference
 	// (go run pkg@version).
@@ -115,6 +118,8 @@ func parseCatalog(text string) (map[string]catalogEntry, error) {
 				switch key {
 				case "options":
 					e.codeOptions = strings.Split(val, ",")
+				case "code":
+					e.inline = strings.Split(val, ",")
 				case "runs":
 					e.runs = strings.Split(val, ",")
 				case "values":
@@ -333,19 +338,43 @@ var codeExtensions = []string{
 // file among its operands, the file or directory of one of its code options, or, under a
 // subcommand that runs code, a remote reference (go run example.com/x@latest).
 func (a *analyzer) projectCode(at int, e catalogEntry, ops []arg, opts []option, cwd dir) {
+	prog := a.meta[at].prog
+	if root := a.projectRoot(); root != "" && a.sh.remote == 0 {
+		switch {
+		case !cwd.known && a.cdToUnknown():
+			// cd "$(mktemp -d)" && git clone … && make: a tree moat cannot name.
+			a.opaque(at, prog+" runs the code of a directory known only at run time")
+			return
+		case cwd.known:
+			// In a container, the directory is the host's it is mounted from; one of the
+			// image's own is the image's code, which runs confined to its mounts.
+			host, ok, _ := a.resolve(cwd.path, cwd)
+			if ok && !under(host, root) && !systemPath(host) {
+				// cd /tmp/x && make: the Makefile, the tests, the scripts are another tree's.
+				a.opaque(at, prog+" runs the code of "+host+", outside the project")
+				return
+			}
+		}
+	}
 	outside := func(p string) bool {
-		return !a.trustedDir(p, cwd)
+		return a.foreignCode(p, cwd)
+	}
+	for _, o := range opts {
+		if containsString(e.inline, optionSpelling(o.name)) {
+			a.opaque(at, prog+" "+optionSpelling(o.name)+" holds code in "+prog+"'s own language, which moat does not read")
+			return
+		}
 	}
 	for _, o := range opts {
 		if !o.hasValue || !containsString(e.codeOptions, optionSpelling(o.name)) {
 			continue
 		}
 		if o.val.dynamic {
-			a.opaque(at, "the code "+a.meta[at].prog+" runs is in a file named at run time: "+shorten(o.val.lit))
+			a.opaque(at, "the code "+prog+" runs is in a file named at run time: "+shorten(o.val.lit))
 			return
 		}
 		if outside(o.val.lit) {
-			a.opaque(at, a.meta[at].prog+" runs code from "+o.val.lit+", outside the project")
+			a.opaque(at, prog+" runs code from "+o.val.lit+", outside the project")
 			return
 		}
 	}
@@ -355,15 +384,44 @@ func (a *analyzer) projectCode(at int, e catalogEntry, ops []arg, opts []option,
 			continue
 		}
 		if running && remoteReference(o.lit) {
-			a.opaque(at, a.meta[at].prog+" runs code fetched from "+o.lit)
+			a.opaque(at, prog+" runs code fetched from "+o.lit)
+			return
+		}
+		if running && localPath(o.lit) && outside(o.lit) {
+			a.opaque(at, prog+" runs the code of "+o.lit+", outside the project")
 			return
 		}
 		ext := strings.ToLower(path.Ext(o.lit))
 		if ext != "" && containsString(codeExtensions, ext) && outside(o.lit) {
-			a.opaque(at, a.meta[at].prog+" runs "+o.lit+", outside the project")
+			a.opaque(at, prog+" runs "+o.lit+", outside the project")
 			return
 		}
 	}
+}
+
+// projectRoot is the project's root: the Env's, or its working directory; "" when
+// neither is an absolute path other than /.
+func (a *analyzer) projectRoot() string {
+	root := a.sh.env.Project
+	if root == "" {
+		root = a.sh.env.Cwd
+	}
+	if !path.IsAbs(root) || path.Clean(root) == "/" {
+		return ""
+	}
+	return path.Clean(root)
+}
+
+// foreignCode reports whether the file or directory p, named in cwd, holds code that is
+// neither the project's nor the system's. With no project root known it falls back to
+// the working directory's view (trustedDir).
+func (a *analyzer) foreignCode(p string, cwd dir) bool {
+	root := a.projectRoot()
+	abs, ok, _ := a.resolve(p, cwd)
+	if root == "" || !ok {
+		return !a.trustedDir(p, cwd)
+	}
+	return !systemPath(abs) && !under(abs, root)
 }
 
 // optionSpelling is how the catalog writes an option: -f or --file.
@@ -372,6 +430,12 @@ func optionSpelling(name string) string {
 		return "-" + name
 	}
 	return "--" + name
+}
+
+// localPath reports whether an operand is written as a path (pip install /tmp/pkg,
+// ./vendor/x), not as a name to look up.
+func localPath(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."
 }
 
 // remoteReference reports whether an operand names code to fetch: a URL, or a module path

@@ -694,7 +694,13 @@ func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params 
 	if cwd.known {
 		start = value{cwd.path, true}
 	}
+	if remote {
+		a.sh.remote++
+	}
 	sub := analyze(code, start, a.sh, a.depth+1, params)
+	if remote {
+		a.sh.remote--
+	}
 	c = &a.cmds[at]
 	for _, f := range sub.Findings {
 		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)

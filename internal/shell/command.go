@@ -592,6 +592,18 @@ func (a *analyzer) changeDir(name string, ops []arg) {
 		}
 	}
 	a.st.set(cwdVar, value{next.path, next.known}, cur.path, a.at)
+	computed := ""
+	if !next.known && name != "popd" {
+		computed = "1"
+	}
+	a.st.set(cdUnknown, value{computed, true}, "", a.at)
+}
+
+// cdToUnknown reports whether the working directory is unknown because the line changed to
+// a directory known only at run time.
+func (a *analyzer) cdToUnknown() bool {
+	v, _ := a.st.get(cdUnknown)
+	return v.known && v.s == "1"
 }
 
 // option is an option given to a command, by canonical name, with its value when the

@@ -353,6 +353,9 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		return "", false
 	}
 	name := ce.Args[0].Lit()
+	if name == "git" {
+		return a.gitToplevel(ce.Args[1:])
+	}
 	if name != "echo" && name != "printf" && name != "pwd" {
 		return "", false
 	}
@@ -405,6 +408,20 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(text, "\n"), true
+}
+
+// gitToplevel is what git rev-parse --show-toplevel prints in the project: its root, the
+// directory `cd "$(git rev-parse --show-toplevel)"` goes to. Elsewhere, or with other
+// words, it is unknown.
+func (a *analyzer) gitToplevel(words []*syntax.Word) (string, bool) {
+	if len(words) != 2 || words[0].Lit() != "rev-parse" || words[1].Lit() != "--show-toplevel" {
+		return "", false
+	}
+	root, cwd := a.projectRoot(), a.cwd()
+	if root == "" || !cwd.known || !under(cwd.path, root) {
+		return "", false
+	}
+	return root, true
 }
 
 // dquotedLit adds literal text from inside double quotes, where a backslash escapes only

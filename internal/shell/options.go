@@ -142,6 +142,22 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 			opts[name] = o
 		}
 	}
+	// The catalog's options that name code (make -C DIR, cargo --config K=V) take a value.
+	for name, e := range catalog() {
+		o := opts[name]
+		for _, spelling := range slices.Concat(e.codeOptions, e.inline) {
+			if long, ok := strings.CutPrefix(spelling, "--"); ok {
+				if !slices.Contains(o.long, long) {
+					o.long = append(slices.Clip(o.long), long)
+				}
+			} else if short := strings.TrimPrefix(spelling, "-"); len(short) == 1 && !strings.Contains(o.short, short) {
+				o.short += short
+			}
+		}
+		if len(e.codeOptions)+len(e.inline) > 0 {
+			opts[name] = o
+		}
+	}
 	return opts
 })
 
