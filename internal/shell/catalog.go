@@ -68,6 +68,14 @@ type catalogEntry struct {
 	// shell are a runner's options whose value is a command line it runs (doppler run
 	// --command 'CMD').
 	shell []string
+	// exec are a tool's options after which the remaining words are a command it runs on
+	// each path it finds, with {}-placeholders for the path (fd -x CMD).
+	exec []string
+	// changes are, for a tool that both reports on and changes the machine (ip, mount,
+	// timedatectl), the operands (patterns such as set-*, or * for any) and options
+	// (-a, --add-*) that make it change something; such a use is opaque, as moat does not
+	// model what it changes.
+	changes []string
 }
 
 // catalog parses catalog.txt on first use.
@@ -126,6 +134,10 @@ func parseCatalog(text string) (map[string]catalogEntry, error) {
 					e.values = strings.Split(val, ",")
 				case "shell":
 					e.shell = strings.Split(val, ",")
+				case "changes":
+					e.changes = strings.Split(val, ",")
+				case "exec":
+					e.exec = strings.Split(val, ",")
 				case "operands":
 					n, err := strconv.Atoi(val)
 					if err != nil || n < 0 {
@@ -270,7 +282,95 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 		a.runnerCommand(at, e, rest, cwd)
 	case kindProject:
 		a.projectCode(at, e, ops, opts, cwd)
+	case kindTool:
+		if w := changeWord(e.changes, ops, opts); w != "" {
+			a.opaque(at, a.meta[at].prog+" "+w+" changes the machine in a way moat does not model")
+		}
+		if len(e.exec) > 0 {
+			a.execOnFound(at, e, rest, cwd)
+		}
 	}
+}
+
+// execOnFound analyses the command a finder runs on what it finds (fd -x CMD ARGS): its
+// words, with each {}-placeholder standing for every path below the search root, the
+// finder's second operand (or the working directory).
+func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
+	var operands []arg
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if !containsString(e.exec, x.lit) {
+			if !strings.HasPrefix(x.lit, "-") || x.dynamic {
+				operands = append(operands, x)
+			}
+			continue
+		}
+		root := arg{lit: "."}
+		if len(operands) >= 2 {
+			root = operands[1]
+		}
+		if root.dynamic {
+			a.opaque(at, a.meta[at].prog+" runs a command on paths below a directory known only at run time")
+			return
+		}
+		found := shellQuote(strings.TrimRight(root.lit, "/")) + "/*"
+		var line strings.Builder
+		placed := false
+		for k, w := range rest[i+1:] {
+			if w.lit == ";" {
+				break
+			}
+			if k > 0 {
+				line.WriteByte(' ')
+			}
+			if strings.HasPrefix(w.lit, "{") && strings.HasSuffix(w.lit, "}") {
+				line.WriteString(found)
+				placed = true
+				continue
+			}
+			line.WriteString(shellQuote(w.lit))
+		}
+		if line.Len() == 0 {
+			return
+		}
+		if !placed {
+			// Without a placeholder the path is the last argument.
+			line.WriteString(" " + found)
+		}
+		a.nested(at, line.String(), cwd, false)
+		return
+	}
+}
+
+// changeWord returns the first operand or option of a command that matches one of the
+// patterns: operands match the plain ones (path.Match, on the lower-cased word; * is any
+// operand), options those that start with "-".
+func changeWord(patterns []string, ops []arg, opts []option) string {
+	if len(patterns) == 0 {
+		return ""
+	}
+	for _, o := range ops {
+		for _, p := range patterns {
+			if strings.HasPrefix(p, "-") {
+				continue
+			}
+			if o.dynamic || p == "*" {
+				return o.lit
+			}
+			if ok, _ := path.Match(p, strings.ToLower(o.lit)); ok {
+				return o.lit
+			}
+		}
+	}
+	for _, o := range opts {
+		spelt := optionSpelling(o.name)
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, spelt); ok && strings.HasPrefix(p, "-") {
+				return spelt
+			}
+		}
+	}
+	return ""
 }
 
 // runnerCommand analyses the command a runner's subcommand runs: the words after the

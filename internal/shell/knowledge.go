@@ -238,6 +238,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"hash":        {{when: hashProgram, finding: ""}},
 		"enable":      {{when: enableLoads, finding: findOpaque}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+		"mount":       {{when: mountChanges, finding: findOpaque}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
@@ -1041,6 +1042,22 @@ func dsclWrites(_ *analyzer, v *view) string {
 	for _, c := range []string{"-create", "-append", "-delete", "-passwd", "-change"} {
 		if v.hasArg(c) {
 			return "dscl " + c
+		}
+	}
+	return ""
+}
+
+// mountChanges finds the mounts that change what is already mounted (-o remount, --move,
+// -a), which moat does not model as files written.
+func mountChanges(_ *analyzer, v *view) string {
+	if v.flag("a", "all", "move", "M") {
+		return "mount changes every or an existing mount"
+	}
+	for _, o := range v.values("o", "options") {
+		for _, opt := range strings.Split(o.lit, ",") {
+			if opt == "remount" || opt == "move" || o.dynamic {
+				return "mount -o " + o.lit + " changes an existing mount"
+			}
 		}
 	}
 	return ""

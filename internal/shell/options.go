@@ -115,6 +115,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"script":     {short: "cEeTtOIB", long: []string{"command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"}},
 		"truncate":   {short: "sr", long: []string{"size", "reference"}},
 		"install":    {short: "mogtS", long: []string{"mode", "owner", "group", "target-directory", "suffix"}},
+		"mount":      {short: "otLUON", long: []string{"options", "types", "label", "uuid", "test-opts", "namespace", "target", "source", "fstab", "options-mode", "options-source"}},
 		"cp":         {short: "tS", long: []string{"target-directory", "suffix", "reflink", "sparse"}},
 		"mv":         {short: "tS", long: []string{"target-directory", "suffix"}},
 		"ln":         {short: "tS", long: []string{"target-directory", "suffix"}},

@@ -243,6 +243,9 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"sqlite3": {rules: []accessRule{{firstOperand, call.Read}}},
 		"duckdb":  {rules: []accessRule{{firstOperand, call.Read}}},
 		"ditto":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, alwaysRecursive: true},
+		// mount DEVICE DIR covers DIR with another tree: a write of everything below it
+		// (over ~/.claude it replaces the hook settings). -o remount is knowledge.go's.
+		"mount": {rules: []accessRule{{lastOperand, call.Write}}, alwaysRecursive: true},
 	}
 })
 
