@@ -62,6 +62,7 @@ func (e *Engine) units(c *call.Call) []unit {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
 	units := []unit{{label: c.Describe(), subject: s}}
+	units = append(units, e.plantedUnits(c, base)...)
 	if line, ok := mcpShellCommand(c); ok {
 		// A tool that runs shell commands is held to the shell rules too: its command is
 		// analysed as the agent's own shell commands are, and the strictest unit wins.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -540,7 +541,9 @@ func (a *analyzer) writtenCode(n int) {
 				continue
 			}
 			isConfig := gitConfigFile(acc.Path, homeDir)
-			if !runsFiles && !isConfig {
+			plant, isPlanted := planted.Lookup(acc.Path, homeDir)
+			isPlanted = isPlanted && !plant.GitConfig
+			if !runsFiles && !isConfig && !isPlanted {
 				continue
 			}
 			var t fileText
@@ -572,6 +575,9 @@ func (a *analyzer) writtenCode(n int) {
 			}
 			if isConfig {
 				a.gitConfigText(i, acc.Path, t)
+			}
+			if isPlanted {
+				a.plantedText(i, acc.Path, plant, t, homeDir)
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Findi
 			dst = append(dst, call.NewFinding(r.finding, fmt.Sprintf("%s %s", acc.Kind, acc.Path)))
 		}
 	}
-	return dst
+	return plantedShadow(dst, acc, home)
 }
 
 func kindIn(k call.AccessKind, kinds []call.AccessKind) bool {
