@@ -554,7 +554,7 @@ func (a *analyzer) writtenCode(n int) {
 					t = fileText{text: out.text, known: true}
 				}
 				appended = m.stdoutAppend
-			case !acc.Redirect && m.prog == "tee":
+			case !acc.Redirect && (m.prog == "tee" || m.prog == "sponge"):
 				if in := a.inOf(i); in.known {
 					t = fileText{text: in.text, known: true}
 				}

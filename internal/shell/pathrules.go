@@ -63,6 +63,7 @@ var pathRuleData = []pathRule{
 	{"~/.bash_login", writeOnly, findShellRC},
 	{"~/.bash_logout", writeOnly, findShellRC},
 	{"~/.profile", writeOnly, findShellRC},
+	{"~/.bash_aliases", writeOnly, findShellRC},
 	{"~/.zshrc", writeOnly, findShellRC},
 	{"~/.zshenv", writeOnly, findShellRC},
 	{"~/.zprofile", writeOnly, findShellRC},

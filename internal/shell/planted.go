@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"strings"
+
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/planted"
 )
@@ -47,4 +49,43 @@ func plantedShadow(dst []call.Finding, acc call.Access, home string) []call.Find
 		dst = append(dst, call.NewFinding(planted.FindShadow, "writes "+acc.Path+", which runs in place of "+prog+" for every program that looks "+prog+" up on PATH"))
 	}
 	return dst
+}
+
+// packageScriptCode finds the scripts a package manager's command stores in package.json
+// (npm pkg set scripts.NAME=CODE, npm set-script NAME CODE): code that npm runs later,
+// a lifecycle script on the next install without being named.
+func packageScriptCode(a *analyzer, v *view) string {
+	ops := v.raw
+	if len(ops) < 2 || ops[0].dynamic {
+		return ""
+	}
+	add := func(name string, code arg) {
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: "scripts." + name + " in package.json", direct: true})
+	}
+	switch ops[0].lit {
+	case "pkg":
+		if ops[1].dynamic || ops[1].lit != "set" {
+			return ""
+		}
+		for _, o := range ops[2:] {
+			key, val, ok := strings.Cut(o.lit, "=")
+			name, isScript := strings.CutPrefix(key, "scripts.")
+			if !ok || !isScript {
+				if strings.HasPrefix(key, "scripts") && o.dynamic {
+					add(key, o)
+				}
+				continue
+			}
+			code := o
+			if !o.dynamic {
+				code = arg{lit: val}
+			}
+			add(name, code)
+		}
+	case "set-script":
+		if len(ops) >= 3 {
+			add(ops[1].lit, ops[2])
+		}
+	}
+	return ""
 }

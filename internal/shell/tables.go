@@ -192,6 +192,7 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}},
 		"mkdir":    {rules: writeEach},
 		"tee":      {rules: writeEach},
+		"sponge":   {rules: writeEach},
 
 		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
 		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
