@@ -13,12 +13,29 @@ import (
 // directory it would run in, and the findings of its commands name the file. A write
 // whose text the line does not show is opaque: moat cannot tell what it plants.
 func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText, home string) {
+	cwd := dir{path: kind.RunDir(file, home), known: true}
 	if !t.known && !t.partial {
-		a.opaque(i, "writes "+file+", a "+kind.Kind+" whose commands tools run later, with text moat cannot read")
+		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
+		if !ok {
+			a.opaque(i, "writes "+file+", a "+kind.Kind+" whose commands tools run later, with text moat cannot read")
+			return
+		}
+		// An in-place edit: what it puts in is the code it may plant, whatever the rest.
+		for _, text := range inserted {
+			if codes := kind.Extract(text); len(codes) > 0 {
+				a.plantedCodes(i, file, codes, cwd)
+			} else {
+				a.plantedCodes(i, file, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd)
+			}
+		}
 		return
 	}
-	cwd := dir{path: kind.RunDir(file, home), known: true}
-	for _, code := range kind.Extract(t.text) {
+	a.plantedCodes(i, file, kind.Extract(t.text), cwd)
+}
+
+// plantedCodes analyses the code found in a file the command at i writes.
+func (a *analyzer) plantedCodes(i int, file string, codes []planted.Code, cwd dir) {
+	for _, code := range codes {
 		first := len(a.cmds)
 		switch {
 		case code.Opaque != "":
@@ -88,4 +105,103 @@ func packageScriptCode(a *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// inPlaceInserted returns the texts an in-place edit by sed -i or perl -pi puts into a
+// file: the replacements of its s commands and the text of sed's a, i and c. ok is false
+// when the script cannot be read (a script file, a command moat does not know).
+func inPlaceInserted(prog string, args []string) (texts []string, ok bool) {
+	var scripts []string
+	operand := false
+	for j := 0; j < len(args); j++ {
+		x := args[j]
+		switch {
+		case x == "-e" || x == "--expression":
+			if j+1 < len(args) {
+				scripts = append(scripts, args[j+1])
+				j++
+			}
+		case strings.HasPrefix(x, "--expression="):
+			scripts = append(scripts, x[len("--expression="):])
+		case x == "-f" || strings.HasPrefix(x, "--file"):
+			return nil, false
+		case strings.HasPrefix(x, "-") && prog == "perl" && strings.HasSuffix(x, "e") && j+1 < len(args):
+			scripts = append(scripts, args[j+1]) // -pie, -pe
+			j++
+		case !strings.HasPrefix(x, "-") && !operand && prog == "sed":
+			operand = true
+			if len(scripts) == 0 {
+				scripts = append(scripts, x)
+			}
+		}
+	}
+	if len(scripts) == 0 || prog != "sed" && prog != "perl" {
+		return nil, false
+	}
+	for _, sc := range scripts {
+		t, ok := editInserts(sc)
+		if !ok {
+			return nil, false
+		}
+		texts = append(texts, t...)
+	}
+	return texts, true
+}
+
+// editInserts reads a sed (or perl -p substitution) script: the replacement of each s
+// command and the text of a, i and c; ok is false for a command it does not know.
+func editInserts(sc string) (out []string, ok bool) {
+	for i := 0; i < len(sc); {
+		c := sc[i]
+		switch {
+		case c == ';' || c == '\n' || c == ' ' || c == '\t' || c == '{' || c == '}' || c == '!' || c == ',' || c == '$' || c >= '0' && c <= '9':
+			i++
+		case c == '/':
+			j := strings.IndexByte(sc[i+1:], '/') // an address /re/
+			if j < 0 {
+				return nil, false
+			}
+			i += j + 2
+		case c == 's' && i+1 < len(sc):
+			d := sc[i+1]
+			parts, n := delimited(sc[i+2:], d, 2)
+			if len(parts) < 2 {
+				return nil, false
+			}
+			repl := strings.NewReplacer(`\`+string(d), string(d), `\n`, "\n", "&", "", `\1`, "", `\2`, "", "$1", "", "$2", "").Replace(parts[1])
+			out = append(out, repl)
+			i += 2 + n
+			for i < len(sc) && strings.IndexByte("gipIM0123456789ewxsmr", sc[i]) >= 0 {
+				i++
+			}
+		case c == 'a' || c == 'i' || c == 'c':
+			text, _, _ := strings.Cut(sc[i+1:], "\n")
+			text = strings.TrimPrefix(strings.TrimLeft(text, " "), "\\")
+			out = append(out, strings.TrimLeft(strings.ReplaceAll(text, `\t`, "\t"), " \t\\"))
+			i = len(sc)
+		case strings.IndexByte("dpqQ=nNDPhHgGxlz", c) >= 0:
+			i++
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// delimited splits s into the n fields that end with the delimiter d (a backslash escapes
+// it), returning them and the bytes they took, delimiters included.
+func delimited(s string, d byte, n int) ([]string, int) {
+	var fields []string
+	start := 0
+	for i := 0; i < len(s) && len(fields) < n; i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == d {
+			fields = append(fields, s[start:i])
+			start = i + 1
+		}
+	}
+	return fields, start
 }
