@@ -289,7 +289,7 @@ func ciScript(s string, secretEnv map[string]bool) string {
 	out := b.String()
 	for _, k := range slices.Sorted(maps.Keys(secretEnv)) {
 		re := regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(k) + `\b\}?`)
-		out = re.ReplaceAllString(out, "${SECRET_"+shellName(k)+"}")
+		out = re.ReplaceAllLiteralString(out, "${SECRET_"+shellName(k)+"}")
 	}
 	return out
 }
@@ -451,7 +451,7 @@ func firstString(v any) any {
 
 // shellQuote quotes s as one shell word.
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+") == "" {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+~") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -88,9 +88,9 @@ func (x *extraction) makeFuncs(s string, vars map[string]string) {
 			if i < 0 {
 				break
 			}
-			body, n := balanced(rest[i+2:])
+			body, n := balanced(rest[i+1:])
 			x.shell("$(shell …)", expandMake(strings.TrimPrefix(body, "shell "), vars, "", 0))
-			rest = rest[i+2+n:]
+			rest = rest[i+1+n:]
 		}
 	}
 }
