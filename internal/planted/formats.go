@@ -83,6 +83,9 @@ func decodeJSON(text string) (map[string]any, bool) {
 
 // jsoncAny converts a parsed JSONC value to what encoding/json would decode.
 func jsoncAny(text string, v *jsonc.Value) any {
+	if v == nil {
+		return nil
+	}
 	switch v.Kind {
 	case '{':
 		m := make(map[string]any, len(v.Keys))

@@ -13,8 +13,13 @@ var makeDefaults = map[string]string{
 	"MAKE": "make", "SHELL": "/bin/sh", "INSTALL": "install", "FC": "f77", "LEX": "lex", "YACC": "yacc",
 }
 
-// maxExpansion bounds how many times make variables are expanded inside one another.
-const maxExpansion = 8
+// maxExpansion bounds how many times make variables are expanded inside one another, and
+// maxExpanded the text one recipe line may expand to: variables that each name another
+// twice would otherwise double the text at every level.
+const (
+	maxExpansion = 8
+	maxExpanded  = 64 << 10
+)
 
 // makeCode finds the code of a Makefile: each recipe line (make runs every line in its own
 // shell) and each $(shell …), which runs whenever make reads the file. Variables the file
@@ -154,6 +159,9 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
+		if b.Len() > maxExpanded {
+			break
+		}
 		c := s[i]
 		if c != '$' || i+1 >= len(s) {
 			b.WriteByte(c)
