@@ -135,22 +135,36 @@ func walkStrings(v any, where string, fn func(s, where string)) {
 // where it is: the code-carrying keys of YAML configurations are found wherever a
 // fragment puts them.
 func walkKeys(v any, where string, keys map[string]bool, fn func(key string, val any, where string, parent map[string]any)) {
+	walkKeysAt(v, func() string { return where }, keys, fn)
+}
+
+// walkKeysAt is walkKeys with the place computed only when a key is found: most of a
+// large file is not code, and naming every place in it costs more than reading it.
+func walkKeysAt(v any, where func() string, keys map[string]bool, fn func(key string, val any, where string, parent map[string]any)) {
 	switch v := v.(type) {
 	case []any:
 		for i, e := range v {
-			walkKeys(e, fmt.Sprintf("%s[%d]", where, i), keys, fn)
+			if _, ok := e.(string); ok {
+				continue
+			}
+			walkKeysAt(e, func() string { return fmt.Sprintf("%s[%d]", where(), i) }, keys, fn)
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			at := k
-			if where != "" {
-				at = where + "." + k
+			at := func() string {
+				if w := where(); w != "" {
+					return w + "." + k
+				}
+				return k
 			}
 			if keys[k] {
-				fn(k, v[k], at, v)
+				fn(k, v[k], at(), v)
 				continue
 			}
-			walkKeys(v[k], at, keys, fn)
+			switch v[k].(type) {
+			case []any, map[string]any:
+				walkKeysAt(v[k], at, keys, fn)
+			}
 		}
 	}
 }
@@ -258,8 +272,20 @@ func workflowCode(text string, x *extraction) {
 func ciScript(s string, secretEnv map[string]bool) string {
 	var b strings.Builder
 	inSingle, inDouble := false, false
+	next := strings.Index(s, "${{")
 	for i := 0; i < len(s); i++ {
-		if m := githubExpr.FindStringSubmatchIndex(s[i:]); m != nil && m[0] == 0 {
+		if i > next && next >= 0 {
+			next = strings.Index(s[i:], "${{")
+			if next >= 0 {
+				next += i
+			}
+		}
+		if i == next {
+			m := githubExpr.FindStringSubmatchIndex(s[i:])
+			if m == nil || m[0] != 0 {
+				b.WriteByte(s[i])
+				continue
+			}
 			expr := s[i+m[2] : i+m[3]]
 			name := "GITHUB_EXPRESSION"
 			if strings.Contains(expr, "secrets") {

@@ -33,25 +33,46 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 	a.plantedCodes(i, file, kind.Extract(t.text), cwd)
 }
 
+// maxPlantedPieces is how many pieces of code of one file are analysed one by one, each
+// with evidence naming where it is; the rest of a larger file (a Makefile of a thousand
+// recipe lines) is analysed in one pass, each piece in a subshell of its own as the tool
+// would run it, because every separate analysis has a fixed cost that a hook cannot pay a
+// thousand times.
+const maxPlantedPieces = 64
+
 // plantedCodes analyses the code found in a file the command at i writes.
 func (a *analyzer) plantedCodes(i int, file string, codes []planted.Code, cwd dir) {
+	var rest strings.Builder
+	pieces := 0
 	for _, code := range codes {
-		first := len(a.cmds)
-		switch {
-		case code.Opaque != "":
+		if code.Opaque != "" {
 			a.opaque(i, file+" "+code.Where+": "+code.Opaque)
 			continue
-		case code.Lang == planted.Interp:
-			a.inspect(i, code.Interp, code.Text, cwd)
-		default:
-			a.nested(i, code.Text, cwd, false)
 		}
-		prefix := file + " " + code.Where + ": "
-		for k := first; k < len(a.cmds); k++ {
-			fs := a.cmds[k].Findings
-			for j := range fs {
-				fs[j].Evidence = prefix + fs[j].Evidence
-			}
+		if pieces++; pieces > maxPlantedPieces && code.Lang == planted.Shell {
+			rest.WriteString("(\n" + code.Text + "\n)\n")
+			continue
+		}
+		a.plantedPiece(i, file+" "+code.Where+": ", code, cwd)
+	}
+	if rest.Len() > 0 {
+		a.plantedPiece(i, file+": ", planted.Code{Lang: planted.Shell, Text: rest.String()}, cwd)
+	}
+}
+
+// plantedPiece analyses one piece of planted code, prefixing the evidence of the findings
+// of the commands it runs.
+func (a *analyzer) plantedPiece(i int, prefix string, code planted.Code, cwd dir) {
+	first := len(a.cmds)
+	if code.Lang == planted.Interp {
+		a.inspect(i, code.Interp, code.Text, cwd)
+	} else {
+		a.nested(i, code.Text, cwd, false)
+	}
+	for k := first; k < len(a.cmds); k++ {
+		fs := a.cmds[k].Findings
+		for j := range fs {
+			fs[j].Evidence = prefix + fs[j].Evidence
 		}
 	}
 }
