@@ -20,3 +20,12 @@ func BenchmarkExtract(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLookup measures the check every write of a shell line pays: most paths written
+// carry no code.
+func BenchmarkLookup(b *testing.B) {
+	for b.Loop() {
+		Lookup("/home/u/project/src/internal/server/handler.go", home)
+		Shadow("/home/u/project/src/internal/server/handler.go", home)
+	}
+}

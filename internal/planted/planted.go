@@ -120,19 +120,71 @@ func Lookup(p, home string) (File, bool) {
 	if p == "" {
 		return File{}, false
 	}
+	ix := index()
+	base := path.Base(p)
 	rel := homeRel(p, home)
-	for _, k := range kinds() {
-		for _, n := range k.names {
-			if matches(p, rel, n) {
-				return k.File, true
+	best := -1
+	parent := path.Base(path.Dir(p))
+	try := func(es []entry) {
+		for _, e := range es {
+			if e.suffix != "" && !strings.HasSuffix(base, e.suffix) || e.parent != "" && e.parent != parent {
+				continue
+			}
+			if (best < 0 || e.kind < best) && matches(p, rel, e.pattern) {
+				best = e.kind
 			}
 		}
+	}
+	try(ix.byName[base])
+	try(ix.globbed)
+	if best >= 0 {
+		return kinds()[best].File, true
 	}
 	if _, ok := onPath(p, rel); ok {
 		return File{Kind: "program on PATH", extract: scriptCode}, true
 	}
 	return File{}, false
 }
+
+// entry is one pattern of the table and the row it belongs to.
+type entry struct {
+	kind    int
+	pattern string
+	// suffix and parent, when set, are what a path must end with and the name of its
+	// directory for the pattern to match: checked first, they spare most path.Match calls.
+	suffix, parent string
+}
+
+// lookupIndex finds the rows a path may match without trying every pattern: Lookup runs
+// for every file a shell line writes, and most of them carry no code.
+type lookupIndex struct {
+	byName  map[string][]entry // patterns whose last component is a literal name, by that name
+	globbed []entry            // patterns whose last component is a wildcard
+}
+
+var index = sync.OnceValue(func() lookupIndex {
+	ix := lookupIndex{byName: map[string][]entry{}}
+	for i, k := range kinds() {
+		for _, n := range k.names {
+			last := path.Base(n)
+			e := entry{kind: i, pattern: n}
+			if dir := path.Dir(n); dir != "." && dir != "~" {
+				if d := path.Base(dir); !strings.ContainsAny(d, "*?[") {
+					e.parent = d
+				}
+			}
+			if !strings.ContainsAny(last, "*?[") {
+				ix.byName[last] = append(ix.byName[last], e)
+				continue
+			}
+			if rest, ok := strings.CutPrefix(last, "*"); ok && !strings.ContainsAny(rest, "*?[") {
+				e.suffix = rest
+			}
+			ix.globbed = append(ix.globbed, e)
+		}
+	}
+	return ix
+})
 
 // Shadow reports the common program that a file written at p would run in place of: p is
 // in a directory on PATH and named like that program.
@@ -170,8 +222,9 @@ func homeRel(p, home string) string {
 	if home == "" || home == "/" {
 		return ""
 	}
-	if rest, ok := strings.CutPrefix(p, strings.TrimSuffix(home, "/")+"/"); ok {
-		return "~/" + rest
+	home = strings.TrimSuffix(home, "/")
+	if len(p) > len(home) && p[len(home)] == '/' && strings.HasPrefix(p, home) {
+		return "~" + p[len(home):]
 	}
 	return ""
 }
