@@ -45,6 +45,9 @@ type File struct {
 	// GitConfig says the file is git's configuration, which the shell analysis judges
 	// setting by setting (internal/shell/gitcode.go); Extract finds nothing in it.
 	GitConfig bool
+	// PublicLog says what the code prints goes to a log others read (a CI job's): a
+	// secret it prints is sent out as surely as one it posts.
+	PublicLog bool
 	extract   func(text string, x *extraction)
 	runsIn    runDir
 }
@@ -80,8 +83,8 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
 		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
-		{File{Kind: "GitHub Actions workflow", extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
-		{File{Kind: "GitLab CI configuration", extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
+		{File{Kind: "GitHub Actions workflow", PublicLog: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
+		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode}, []string{".envrc", ".env.sh"}},

@@ -23,14 +23,14 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 		// An in-place edit: what it puts in is the code it may plant, whatever the rest.
 		for _, text := range inserted {
 			if codes := kind.Extract(text); len(codes) > 0 {
-				a.plantedCodes(i, file, codes, cwd)
+				a.plantedCodes(i, file, kind, codes, cwd)
 			} else {
-				a.plantedCodes(i, file, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd)
+				a.plantedCodes(i, file, kind, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd)
 			}
 		}
 		return
 	}
-	a.plantedCodes(i, file, kind.Extract(t.text), cwd)
+	a.plantedCodes(i, file, kind, kind.Extract(t.text), cwd)
 }
 
 // maxPlantedPieces is how many pieces of code of one file are analysed one by one, each
@@ -41,7 +41,7 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 const maxPlantedPieces = 64
 
 // plantedCodes analyses the code found in a file the command at i writes.
-func (a *analyzer) plantedCodes(i int, file string, codes []planted.Code, cwd dir) {
+func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []planted.Code, cwd dir) {
 	var rest strings.Builder
 	pieces := 0
 	for _, code := range codes {
@@ -53,16 +53,16 @@ func (a *analyzer) plantedCodes(i int, file string, codes []planted.Code, cwd di
 			rest.WriteString("(\n" + code.Text + "\n)\n")
 			continue
 		}
-		a.plantedPiece(i, file+" "+code.Where+": ", code, cwd)
+		a.plantedPiece(i, file+" "+code.Where+": ", kind, code, cwd)
 	}
 	if rest.Len() > 0 {
-		a.plantedPiece(i, file+": ", planted.Code{Lang: planted.Shell, Text: rest.String()}, cwd)
+		a.plantedPiece(i, file+": ", kind, planted.Code{Lang: planted.Shell, Text: rest.String()}, cwd)
 	}
 }
 
 // plantedPiece analyses one piece of planted code, prefixing the evidence of the findings
 // of the commands it runs.
-func (a *analyzer) plantedPiece(i int, prefix string, code planted.Code, cwd dir) {
+func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code planted.Code, cwd dir) {
 	first := len(a.cmds)
 	if code.Lang == planted.Interp {
 		a.inspect(i, code.Interp, code.Text, cwd)
@@ -73,6 +73,9 @@ func (a *analyzer) plantedPiece(i int, prefix string, code planted.Code, cwd dir
 		fs := a.cmds[k].Findings
 		for j := range fs {
 			fs[j].Evidence = prefix + fs[j].Evidence
+		}
+		if kind.PublicLog && (hasFinding(fs, findSecretShown) || hasFinding(fs, findEnvDump)) {
+			a.cmds[k].Findings = appendFinding(fs, findExfiltration, prefix+"prints secrets into the job's log, which everyone who can read the project's CI logs reads")
 		}
 	}
 }
