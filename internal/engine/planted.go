@@ -20,8 +20,8 @@ const maxPlantedFile = 1 << 20
 // the write is judged as the shell line that writes the same text (cat > FILE <<EOF), so
 // that one analysis (internal/shell with internal/planted) serves the agents' file tools
 // and their shell commands alike, and the code is decided by the rules it would meet when
-// it runs. An edit is judged by the file it leaves; text that adds no line the file did not
-// already have plants nothing new.
+// it runs. An edit is judged by the file it leaves, less the code the file already
+// carried; text that adds no line the file did not already have plants nothing new.
 func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 	if c.Class != call.FileWrite && c.Class != call.FileEdit {
 		return nil
@@ -42,7 +42,12 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 	sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: hereDocument(p, text)}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
 	sb := base
 	sb.Call = sc
-	units := e.shellUnits(sc, sb)
+	env := e.shell
+	if readable {
+		// Code the file already carried is the user's, judged when it was written.
+		env.Before = map[string]string{p: before}
+	}
+	units := e.shellUnitsWith(sc, sb, 0, env)
 	for i := range units {
 		units[i].label = "the code written into " + p + ", " + units[i].label
 	}

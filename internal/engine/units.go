@@ -201,7 +201,11 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 // shellUnitsAt is shellUnits for a line that moat itself runs depth times removed (0 for
 // the agent's own line).
 func (e *Engine) shellUnitsAt(c *call.Call, base policy.Subject, depth int) []unit {
-	env := e.shell
+	return e.shellUnitsWith(c, base, depth, e.shell)
+}
+
+// shellUnitsWith is shellUnitsAt with the environment the line is analysed in.
+func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, env shell.Env) []unit {
 	env.Cwd = c.Cwd
 	line := c.String(call.ArgCommand)
 	// Invisible and look-alike characters are findings of the line, and the line is

@@ -42,9 +42,19 @@ const maxPlantedPieces = 64
 
 // plantedCodes analyses the code found in a file the command at i writes.
 func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []planted.Code, cwd dir) {
+	var had map[planted.Code]bool
+	if before, ok := a.sh.env.Before[file]; ok {
+		had = make(map[planted.Code]bool)
+		for _, c := range kind.Extract(before) {
+			had[c] = true
+		}
+	}
 	var rest strings.Builder
 	pieces := 0
 	for _, code := range codes {
+		if had[code] {
+			continue // the file carried this code before
+		}
 		if code.Opaque != "" {
 			a.opaque(i, file+" "+code.Where+": "+code.Opaque)
 			continue
