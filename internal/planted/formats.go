@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -17,12 +18,14 @@ import (
 
 // npmLifecycle are the package.json scripts that npm, yarn and pnpm run by themselves on
 // install, publish or pack, besides the scripts run by name.
-var npmLifecycle = map[string]bool{
-	"preinstall": true, "install": true, "postinstall": true, "prepublish": true, "preprepare": true,
-	"prepare": true, "postprepare": true, "prepack": true, "postpack": true, "prepublishOnly": true,
-	"publish": true, "postpublish": true, "dependencies": true, "preuninstall": true, "uninstall": true,
-	"postuninstall": true,
-}
+var npmLifecycle = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"preinstall": true, "install": true, "postinstall": true, "prepublish": true, "preprepare": true,
+		"prepare": true, "postprepare": true, "prepack": true, "postpack": true, "prepublishOnly": true,
+		"publish": true, "postpublish": true, "dependencies": true, "preuninstall": true, "uninstall": true,
+		"postuninstall": true,
+	}
+})
 
 // packageHookFields are the members of package.json besides scripts whose values are
 // commands that git hook managers run on commits and pushes.
@@ -30,7 +33,9 @@ var packageHookFields = []string{"husky", "simple-git-hooks", "lint-staged", "pr
 
 // versionLike matches a value of a dependency list, which an edit's fragment of
 // package.json may hold instead of scripts: a version range, a tag, a URL.
-var versionLike = regexp.MustCompile(`^([~^<>=*]|\d|v\d|latest$|next$|workspace:|file:|link:|npm:|git[+:]|https?:|github:)`)
+var versionLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([~^<>=*]|\d|v\d|latest$|next$|workspace:|file:|link:|npm:|git[+:]|https?:|github:)`)
+})
 
 // packageJSONCode finds the scripts of a package.json. Every script runs through sh -c;
 // the lifecycle scripts run on npm install without being named.
@@ -47,11 +52,11 @@ func packageJSONCode(text string, x *extraction) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(scripts)) {
 		s, ok := scripts[name].(string)
-		if !ok || !whole && !npmLifecycle[name] && versionLike.MatchString(s) {
+		if !ok || !whole && !npmLifecycle()[name] && versionLike().MatchString(s) {
 			continue
 		}
 		where := "scripts." + name
-		if npmLifecycle[name] {
+		if npmLifecycle()[name] {
 			where += " (npm runs it by itself on install or publish)"
 		}
 		x.shell(where, s)
@@ -214,12 +219,12 @@ func taskfileCode(text string, x *extraction) {
 			if strings.HasSuffix(where, ".task") || strings.HasSuffix(where, ".defer.task") {
 				return // {task: name} calls another task of the file
 			}
-			x.shell(where, goTemplates.ReplaceAllStringFunc(s, templateVar))
+			x.shell(where, goTemplates().ReplaceAllStringFunc(s, templateVar))
 		})
 	})
 }
 
-var goTemplates = regexp.MustCompile(`\{\{[^}]*\}\}`)
+var goTemplates = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^}]*\}\}`) })
 
 func templateVar(t string) string {
 	return "${" + shellName(strings.Trim(strings.TrimSpace(strings.Trim(t, "{}")), ".")) + "}"
@@ -227,7 +232,7 @@ func templateVar(t string) string {
 
 // githubExpr matches a GitHub Actions expression, which the runner substitutes into the
 // script's text before the shell runs it.
-var githubExpr = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+var githubExpr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`) })
 
 // workflowCode finds the run: steps of a GitHub Actions workflow or composite action.
 // Secrets substituted into a script (${{ secrets.X }}, ${{ toJSON(secrets) }}) become
@@ -281,7 +286,7 @@ func ciScript(s string, secretEnv map[string]bool) string {
 			}
 		}
 		if i == next {
-			m := githubExpr.FindStringSubmatchIndex(s[i:])
+			m := githubExpr().FindStringSubmatchIndex(s[i:])
 			if m == nil || m[0] != 0 {
 				b.WriteByte(s[i])
 				continue
@@ -491,7 +496,9 @@ func shellQuote(s string) string {
 var pyprojectScriptTables = []string{"tool.poe.tasks", "tool.pdm.scripts", "tool.taskipy.tasks", "tool.hatch.envs.*.scripts", "tool.rye.scripts", "tool.uv.scripts"}
 
 // pyprojectCodeKeys are the keys of a task's table whose value is a command.
-var pyprojectCodeKeys = map[string]bool{"cmd": true, "shell": true, "cmds": true}
+var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"cmd": true, "shell": true, "cmds": true}
+})
 
 // pyprojectCode finds the commands of task runners configured in pyproject.toml, and an
 // in-tree build backend, whose code pip runs on install.
@@ -517,7 +524,7 @@ func pyprojectCode(text string, x *extraction) {
 				continue
 			}
 			rest := full[n:]
-			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || pyprojectCodeKeys[rest[len(rest)-1]])
+			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || pyprojectCodeKeys()[rest[len(rest)-1]])
 		}
 	}
 }
@@ -546,7 +553,7 @@ func (x *extraction) tomlCommands(text, where string, v *jsonc.Value, direct boo
 		}
 	case '{':
 		for i, k := range v.Keys {
-			if pyprojectCodeKeys[k] {
+			if pyprojectCodeKeys()[k] {
 				x.tomlCommands(text, where+"."+k, v.Elems[i], true)
 			}
 		}
@@ -554,13 +561,13 @@ func (x *extraction) tomlCommands(text, where string, v *jsonc.Value, direct boo
 }
 
 // aliasDef matches an alias definition's name and the start of its value.
-var aliasDef = regexp.MustCompile(`(?m)\balias\s+(?:-g\s+)?([A-Za-z0-9_.:+-]+)=`)
+var aliasDef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\balias\s+(?:-g\s+)?([A-Za-z0-9_.:+-]+)=`) })
 
 // rcCode: a shell startup file is shell code, run by every new shell; the text of each
 // alias runs whenever the alias is typed.
 func rcCode(text string, x *extraction) {
 	x.shell(x.kind, text)
-	for _, m := range aliasDef.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range aliasDef().FindAllStringSubmatchIndex(text, -1) {
 		if v, ok := quotedAt(text, m[1]); ok {
 			x.shell("alias "+text[m[2]:m[3]], v)
 		}
@@ -597,10 +604,12 @@ func quotedAt(s string, i int) (string, bool) {
 
 // vimCalls are the functions of Vim script and Neovim's Lua that run a shell command given
 // as a string.
-var vimCalls = regexp.MustCompile(`\b(?:system|systemlist|jobstart|termopen|vim\.fn\.system|vim\.fn\.systemlist|vim\.fn\.jobstart|vim\.fn\.termopen|os\.execute|io\.popen)\s*\(\s*(?:\[\[(.*?)\]\]|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^)]*))`)
+var vimCalls = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:system|systemlist|jobstart|termopen|vim\.fn\.system|vim\.fn\.systemlist|vim\.fn\.jobstart|vim\.fn\.termopen|os\.execute|io\.popen)\s*\(\s*(?:\[\[(.*?)\]\]|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^)]*))`)
+})
 
 // vimBang matches a :! command (also after silent, in an autocmd or an execute string).
-var vimBang = regexp.MustCompile(`(?:^|[\s:|"'(])!([^=\s][^\n]*)`)
+var vimBang = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s:|"'(])!([^=\s][^\n]*)`) })
 
 // vimCode finds the shell commands of a Vim or Neovim startup file: :! commands and the
 // strings given to system(), jobstart(), os.execute()…; a command computed from
@@ -611,7 +620,7 @@ func vimCode(text string, x *extraction) {
 		if t == "" || strings.HasPrefix(t, `"`) || strings.HasPrefix(t, "--") {
 			continue
 		}
-		for _, m := range vimCalls.FindAllStringSubmatch(t, -1) {
+		for _, m := range vimCalls().FindAllStringSubmatch(t, -1) {
 			switch {
 			case m[1] != "":
 				x.shell("system call", m[1])
@@ -626,7 +635,7 @@ func vimCode(text string, x *extraction) {
 		if vimCondition(t) {
 			continue
 		}
-		if m := vimBang.FindStringSubmatch(t); m != nil && !vimCalls.MatchString(t) {
+		if m := vimBang().FindStringSubmatch(t); m != nil && !vimCalls().MatchString(t) {
 			cmd := strings.TrimRight(m[1], `"' )`)
 			if strings.HasPrefix(t, "exe") {
 				cmd = strings.Trim(cmd, `"'`)

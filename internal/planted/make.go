@@ -2,16 +2,19 @@ package planted
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/shell/oneliner"
 )
 
 // makeDefaults are the values make gives its built-in variables, so that a recipe
 // `$(CC) -o x x.c` is read as the program it runs.
-var makeDefaults = map[string]string{
-	"CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as", "LD": "ld", "RM": "rm -f",
-	"MAKE": "make", "SHELL": "/bin/sh", "INSTALL": "install", "FC": "f77", "LEX": "lex", "YACC": "yacc",
-}
+var makeDefaults = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as", "LD": "ld", "RM": "rm -f",
+		"MAKE": "make", "SHELL": "/bin/sh", "INSTALL": "install", "FC": "f77", "LEX": "lex", "YACC": "yacc",
+	}
+})
 
 // maxExpansion bounds how many times make variables are expanded inside one another, and
 // maxExpanded the text one recipe line may expand to: variables that each name another
@@ -184,7 +187,7 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 			}
 			if v, ok := vars[name]; ok {
 				b.WriteString(expandMake(v, vars, target, depth+1))
-			} else if v, ok := makeDefaults[name]; ok {
+			} else if v, ok := makeDefaults()[name]; ok {
 				b.WriteString(v)
 			} else if v, ok := automatic(name, target); ok {
 				b.WriteString(v)
