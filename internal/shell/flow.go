@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -584,7 +585,9 @@ func (a *analyzer) writtenCode(n int) {
 				continue
 			}
 			isConfig := gitConfigFile(acc.Path, homeDir)
-			if !runsFiles && !isConfig {
+			plant, isPlanted := planted.Lookup(acc.Path, homeDir)
+			isPlanted = isPlanted && !plant.GitConfig
+			if !runsFiles && !isConfig && !isPlanted {
 				continue
 			}
 			var t fileText
@@ -595,7 +598,7 @@ func (a *analyzer) writtenCode(n int) {
 					t = fileText{text: out.text, known: true}
 				}
 				appended = m.stdoutAppend
-			case !acc.Redirect && m.prog == "tee":
+			case !acc.Redirect && (m.prog == "tee" || m.prog == "sponge"):
 				if in := a.inOf(i); in.known {
 					t = fileText{text: in.text, known: true}
 				}
@@ -616,6 +619,9 @@ func (a *analyzer) writtenCode(n int) {
 			}
 			if isConfig {
 				a.gitConfigText(i, acc.Path, t)
+			}
+			if isPlanted {
+				a.plantedText(i, acc.Path, plant, t, homeDir)
 			}
 		}
 	}

@@ -101,6 +101,10 @@ type Env struct {
 	// Wrappers are programs the policy declares as running the program named in their
 	// arguments, besides the built-in ones (sudo, env, nice…).
 	Wrappers map[string]Wrapper
+	// Before holds the text that files had before the line, by path, where the caller knows
+	// it (an agent's edit of a file on disk): code a file already carried is not planted
+	// again by writing it back (internal/planted).
+	Before map[string]string
 }
 
 // Wrapper says how to find the program a wrapper runs: skip the wrapper's options and the

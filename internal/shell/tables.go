@@ -197,6 +197,7 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
 		"mkdir":    {rules: writeEach},
 		"tee":      {rules: writeEach},
+		"sponge":   {rules: writeEach},
 
 		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r", targetDir: []string{"t", "target-directory"}},
 		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
