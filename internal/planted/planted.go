@@ -48,6 +48,9 @@ type File struct {
 	// PublicLog says what the code prints goes to a log others read (a CI job's): a
 	// secret it prints is sent out as surely as one it posts.
 	PublicLog bool
+	// Functions are the shell functions the tool defines for the file's code (direnv's
+	// standard library for .envrc), which are no unknown programs there.
+	Functions []string
 	extract   func(text string, x *extraction)
 	runsIn    runDir
 }
@@ -59,6 +62,7 @@ const (
 	inFileDir runDir = iota // the file's directory (make, npm, just)
 	inRepo                  // the repository's root: the directory above .git or .github
 	inHome                  // the home directory (startup files)
+	inCaller                // wherever it is run from, unknown (a program on PATH)
 )
 
 // kind is one row of the table: the paths of a kind of file and how to find its code.
@@ -87,12 +91,26 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
-		{File{Kind: ".envrc", extract: scriptCode}, []string{".envrc", ".env.sh"}},
+		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh"}},
 		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
 	}
 })
+
+// direnvStdlib are the functions direnv defines for .envrc files (direnv-stdlib(1)) that
+// run no code of the file's choosing: source_env, source_up and source_url, which do, are
+// left out, so that their calls are judged as the unknown programs they are there.
+var direnvStdlib = []string{
+	"layout", "use", "dotenv", "dotenv_if_exists", "PATH_add", "path_add", "MANPATH_add",
+	"PATH_rm", "path_rm", "load_prefix", "watch_file", "watch_dir", "env_vars_required",
+	"strict_env", "unstrict_env", "log_status", "log_error", "has", "expand_path", "find_up",
+	"user_rel_path", "semver_search", "direnv_layout_dir", "direnv_version",
+	"on_git_branch", "use_nix", "use_flake", "use_guix", "use_node", "use_nodenv", "use_julia",
+	"use_rbenv", "use_vim", "layout_python", "layout_python3", "layout_pipenv", "layout_poetry",
+	"layout_pyenv", "layout_anaconda", "layout_go", "layout_node", "layout_perl", "layout_ruby",
+	"layout_julia", "layout_php",
+}
 
 // pathDirs are directories that are on PATH for most users, where a program written
 // under the name of another runs in its place.
@@ -144,7 +162,7 @@ func Lookup(p, home string) (File, bool) {
 		return kinds()[best].File, true
 	}
 	if _, ok := onPath(p, rel); ok {
-		return File{Kind: "program on PATH", extract: scriptCode}, true
+		return File{Kind: "program on PATH", extract: scriptCode, runsIn: inCaller}, true
 	}
 	return File{}, false
 }
@@ -271,9 +289,12 @@ func (f File) Extract(text string) []Code {
 	return x.codes
 }
 
-// RunDir returns the directory the code of the file at p runs in.
+// RunDir returns the directory the code of the file at p runs in; "" when it is not
+// known (a program on PATH runs wherever it is called).
 func (f File) RunDir(p, home string) string {
 	switch f.runsIn {
+	case inCaller:
+		return ""
 	case inHome:
 		if home != "" {
 			return home

@@ -13,7 +13,8 @@ import (
 // directory it would run in, and the findings of its commands name the file. A write
 // whose text the line does not show is opaque: moat cannot tell what it plants.
 func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText, home string) {
-	cwd := dir{path: kind.RunDir(file, home), known: true}
+	run := kind.RunDir(file, home)
+	cwd := dir{path: run, known: run != ""}
 	if !t.known && !t.partial {
 		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
 		if !ok {
@@ -74,6 +75,19 @@ func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []p
 // of the commands it runs.
 func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code planted.Code, cwd dir) {
 	first := len(a.cmds)
+	if len(kind.Functions) > 0 {
+		// The tool's own functions (direnv's layout, use, dotenv…) are known while its
+		// file's code is analysed, and only then.
+		saved := a.sh.functions
+		a.sh.functions = make(map[string]bool, len(saved)+len(kind.Functions))
+		for n := range saved {
+			a.sh.functions[n] = true
+		}
+		for _, n := range kind.Functions {
+			a.sh.functions[n] = true
+		}
+		defer func() { a.sh.functions = saved }()
+	}
 	if code.Lang == planted.Interp {
 		a.inspect(i, code.Interp, code.Text, cwd)
 	} else {
