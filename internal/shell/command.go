@@ -964,7 +964,7 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	if !ok || kind != call.Delete && isStream(abs) {
 		return opaque
 	}
-	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob})
+	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob, Hidden: o.glob && o.hidden})
 	return opaque
 }
 

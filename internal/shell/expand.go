@@ -15,6 +15,7 @@ type arg struct {
 	lit     string // what the program receives; the word's source text when dynamic
 	pat     string // when glob: lit as a glob pattern, with its quoted metacharacters escaped
 	glob    bool   // the shell would expand lit as a pattern
+	hidden  bool   // when glob: its wildcards match a leading dot (find's paths)
 	dynamic bool   // the value is only known at run time
 	word    *syntax.Word
 }
