@@ -342,7 +342,7 @@ func (a *analyzer) expansion(p syntax.WordPart, vars bool) (string, bool) {
 }
 
 // staticSubst returns what a command substitution prints when that is plain to see: $(echo
-// WORDS), $(printf FORMAT ARGS) or $(pwd), with static words. The shell drops the trailing
+// WORDS), $(printf FORMAT ARGS), $(pwd) or $(mktemp …) (mktemp.go), with static words. The shell drops the trailing
 // newlines. The command is still walked and decided as any other.
 func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 	if !vars || len(cs.Stmts) != 1 {
@@ -354,7 +354,7 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		return "", false
 	}
 	name := ce.Args[0].Lit()
-	if name != "echo" && name != "printf" && name != "pwd" {
+	if name != "echo" && name != "printf" && name != "pwd" && name != "mktemp" {
 		return "", false
 	}
 	for _, w := range ce.Args[1:] {
@@ -400,6 +400,10 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 			return "", false
 		}
 		text = cwd.path
+	case "mktemp":
+		if text, ok = a.mktempPath(words); !ok {
+			return "", false
+		}
 	}
 	if len(text) > 4<<10 || !a.spend(len(text)) {
 		// A long output is left unknown: it would be split and analysed twice over.
@@ -541,6 +545,17 @@ func (a *analyzer) assignValue(w *syntax.Word) (string, bool) {
 			}
 		case *syntax.ParamExp:
 			v, ok := a.param(p, true)
+			if !ok {
+				return "", false
+			}
+			f.quoted(v)
+		case *syntax.CmdSubst:
+			// x=$(mktemp): an assignment does not split fields, as if quoted. Other
+			// substitutions stay unknown here (x=$(echo rm); $x is a dynamic command).
+			if !isMktemp(p) {
+				return "", false
+			}
+			v, ok := a.staticSubst(p, true)
 			if !ok {
 				return "", false
 			}
