@@ -453,7 +453,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 28833, sum: [32]byte{0x2c, 0x2a, 0x60, 0xf0, 0x1d, 0x2a, 0xae, 0x5c, 0xb9, 0x78, 0xfd, 0x85, 0xaa, 0x43, 0x2f, 0x72, 0x78, 0xce, 0x96, 0x1d, 0x6c, 0xf5, 0x11, 0x38, 0xb0, 0x30, 0x2e, 0x74, 0x88, 0x90, 0xc4, 0x1d},
+	{path: "packs/recommended.yaml", size: 28979, sum: [32]byte{0xbb, 0x4d, 0x96, 0x6d, 0x7e, 0x19, 0x8c, 0x63, 0x70, 0x5d, 0x33, 0x6d, 0x44, 0xce, 0xdd, 0xc7, 0xa6, 0x92, 0x6e, 0x33, 0xbe, 0x01, 0xb4, 0x83, 0x97, 0xe5, 0x71, 0x79, 0x6b, 0x10, 0x5d, 0xcb},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -1032,7 +1032,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 218, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask-supply-chain", Line: 218, Column: 9},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description", Line: 219, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Installing from another registry or index, or straight from a URL", Line: 219, Column: 18},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Installing from another registry or index, straight from a URL, or a package, owner or host whose name imitates a popular one", Line: 219, Column: 18},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "findings", Line: 220, Column: 5},
 					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 220, Column: 15, Content: []*yaml.Node{
 						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "supply-chain.*", Line: 220, Column: 16},
@@ -1040,7 +1040,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "decision", Line: 221, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask", Line: 221, Column: 15},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "reason", Line: 222, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this changes where packages are installed from", Line: 222, Column: 13},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this changes where packages are installed from, or names a package or repository that imitates a popular one (a typo or a typosquat)", Line: 222, Column: 13},
 				}},
 				{Kind: yaml.MappingNode, Tag: "!!map", Line: 224, Column: 5, Content: []*yaml.Node{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 224, Column: 5},

@@ -185,6 +185,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 		a.agentLaunch(&cmd, prog, rest, assigns, args[:i], cwd)
+		a.runnerLookalikes(&cmd, args[:i+1])
 	}
 	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)

@@ -350,6 +350,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	cmd.Findings = append(cmd.Findings, a.pending...)
 	a.pending = a.pending[:0]
 	a.exposureEffects(cmd, m, &v)
+	a.lookalikeEffects(cmd, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
 	if hasFinding(cmd.Findings, findCredentialsRead) {
