@@ -1,6 +1,10 @@
 package glob
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestOverlaps(t *testing.T) {
 	shell, tree, find := Overlap{}, Overlap{Tree: true}, Overlap{Hidden: true}
@@ -136,4 +140,47 @@ func TestOverlapsHiddenFamilies(t *testing.T) {
 			t.Errorf("%s overlaps find's %s = %v, want %v", tt.pattern, tt.glob, got, tt.want)
 		}
 	}
+}
+
+// FuzzOverlaps checks Overlaps against witnesses: whenever a path with no hidden name
+// matches both patterns, they overlap, as a shell glob, a find walk and a tree alike. (A
+// hidden name matched by wildcards on both sides is the one place Overlaps answers no on
+// purpose; see segmentsOverlap.) The work stays bounded by the patterns' sizes.
+func FuzzOverlaps(f *testing.F) {
+	seeds := [][3]string{
+		{"/**/moat.yaml", "/ws/*.yaml", "/ws/moat.yaml"},
+		{"/**/moat.yaml", "/ws/*.pyc", "/ws/a.pyc"},
+		{"/etc/**", "/e*/passwd", "/etc/passwd"},
+		{"/a/{b,c}*/d", "/a/c?/[d-f]", "/a/cx/d"},
+		{"/ws/secrets/**", "/ws/**/*.go", "/ws/secrets/x.go"},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, pattern, globPat, path string) {
+		if len(pattern) > 200 || len(globPat) > 200 {
+			return
+		}
+		p, err := CompilePath(pattern, Options{})
+		if err != nil {
+			return
+		}
+		g, err := CompilePath(globPat, Options{})
+		if err != nil {
+			return
+		}
+		for _, o := range []Overlap{{}, {Tree: true}, {Hidden: true}, {Tree: true, Hidden: true}} {
+			_ = p.Overlaps(g, o)
+		}
+		if path == "" || path[0] != '/' || strings.Contains(path, "/.") || strings.Contains(path, "//") || strings.HasSuffix(path, "/") && path != "/" || !utf8.ValidString(path) || strings.ContainsRune(path, 0) {
+			return
+		}
+		if p.Match(path) && g.Match(path) {
+			for _, o := range []Overlap{{}, {Tree: true}, {Hidden: true}} {
+				if !p.Overlaps(g, o) {
+					t.Errorf("%s and %s both match %s, but Overlaps(%+v) says no", pattern, globPat, path, o)
+				}
+			}
+		}
+	})
 }
