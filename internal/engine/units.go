@@ -202,6 +202,7 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 func (e *Engine) shellUnitsAt(c *call.Call, base policy.Subject, depth int) []unit {
 	env := e.shell
 	env.Cwd = c.Cwd
+	env.Project = c.Project
 	line := c.String(call.ArgCommand)
 	// Invisible and look-alike characters are findings of the line, and the line is
 	// analysed as a reader would take it: ｒｍ －ｒｆ ／ is rm -rf /.

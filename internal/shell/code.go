@@ -65,6 +65,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 			a.interpreterCode(at, in, ops, opts, cwd)
 		}
 	}
+	a.catalogEffects(at, rest, ops, opts, cwd)
 }
 
 // flock [OPTIONS] FILE -c STRING or flock [OPTIONS] FILE COMMAND [ARGS]: runs the command
@@ -703,7 +704,13 @@ func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params 
 	if cwd.known {
 		start = value{cwd.path, true}
 	}
+	if remote {
+		a.sh.remote++
+	}
 	sub := analyze(code, start, a.sh, a.depth+1, params)
+	if remote {
+		a.sh.remote--
+	}
 	c = &a.cmds[at]
 	for _, f := range sub.Findings {
 		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)

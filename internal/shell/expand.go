@@ -342,8 +342,8 @@ func (a *analyzer) expansion(p syntax.WordPart, vars bool) (string, bool) {
 }
 
 // staticSubst returns what a command substitution prints when that is plain to see: $(echo
-// WORDS), $(printf FORMAT ARGS), $(pwd) or $(mktemp …) (mktemp.go), with static words. The shell drops the trailing
-// newlines. The command is still walked and decided as any other.
+// WORDS), $(printf FORMAT ARGS), $(pwd) or $(mktemp …) (mktemp.go), with static words.
+// The shell drops the trailing newlines. The command is still walked and decided as any other.
 func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 	if !vars || len(cs.Stmts) != 1 {
 		return "", false
@@ -354,6 +354,9 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		return "", false
 	}
 	name := ce.Args[0].Lit()
+	if name == "git" {
+		return a.gitToplevel(ce.Args[1:])
+	}
 	if name != "echo" && name != "printf" && name != "pwd" && name != "mktemp" {
 		return "", false
 	}
@@ -410,6 +413,20 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(text, "\n"), true
+}
+
+// gitToplevel is what git rev-parse --show-toplevel prints in the project: its root, the
+// directory `cd "$(git rev-parse --show-toplevel)"` goes to. Elsewhere, or with other
+// words, it is unknown.
+func (a *analyzer) gitToplevel(words []*syntax.Word) (string, bool) {
+	if len(words) != 2 || words[0].Lit() != "rev-parse" || words[1].Lit() != "--show-toplevel" {
+		return "", false
+	}
+	root, cwd := a.projectRoot(), a.cwd()
+	if root == "" || !cwd.known || !under(cwd.path, root) {
+		return "", false
+	}
+	return root, true
 }
 
 // dquotedLit adds literal text from inside double quotes, where a backslash escapes only
