@@ -188,6 +188,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 		a.agentLaunch(&cmd, prog, rest, assigns, args[:i], cwd)
+		a.runnerLookalikes(&cmd, args[:i+1])
 	}
 	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
@@ -1013,7 +1014,7 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	if !ok || kind != call.Delete && isStream(abs) {
 		return opaque
 	}
-	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob})
+	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob, Hidden: o.glob && o.hidden})
 	return opaque
 }
 

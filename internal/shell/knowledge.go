@@ -354,6 +354,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	cmd.Findings = append(cmd.Findings, a.pending...)
 	a.pending = a.pending[:0]
 	a.exposureEffects(cmd, m, &v)
+	a.lookalikeEffects(cmd, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
 	if hasFinding(cmd.Findings, findCredentialsRead) {
@@ -842,6 +843,9 @@ func netcat(a *analyzer, v *view) string {
 		a.report(findNetScan, v.name+" -z "+strings.Join(v.ops, " "))
 		return "scan"
 	}
+	if len(v.ops) > 0 && !v.flag("l", "listen") && loopback(v.ops[0]) {
+		return "" // talks to a service on this machine: data stays on it
+	}
 	if len(v.ops) > 0 || v.flag("l", "listen") {
 		a.report(findRawSocket, v.name+" "+strings.Join(v.ops, " "))
 		return "raw socket"
@@ -850,7 +854,7 @@ func netcat(a *analyzer, v *view) string {
 }
 
 func hostOperand(_ *analyzer, v *view) string {
-	if len(v.ops) > 0 {
+	if len(v.ops) > 0 && !loopback(v.ops[0]) {
 		return v.name + " " + strings.Join(v.ops, " ")
 	}
 	return ""
@@ -996,10 +1000,6 @@ func goEnvRegistry(_ *analyzer, v *view) string {
 		}
 	}
 	return ""
-}
-
-func loopback(h string) bool {
-	return h == "localhost" || h == "127.0.0.1" || h == "::1" || h == "0.0.0.0"
 }
 
 // wordMatch matches a rule's operand pattern, in which * stands for any text, slashes

@@ -68,6 +68,7 @@ const (
 	findRedisConfig     = "persistence.redis-config"
 	findRegistry        = "supply-chain.registry-change"
 	findDirectURL       = "supply-chain.direct-url"
+	findLookalike       = "supply-chain.lookalike-name"
 	findNetScan         = "network.scan"
 	findRawSocket       = "network.raw-socket"
 )
@@ -81,7 +82,7 @@ var findingIDs = []string{
 	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
-	findRegistry, findDirectURL, findNetScan, findRawSocket,
+	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket,
 	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
 }
 
