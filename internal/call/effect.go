@@ -52,15 +52,13 @@ type Access struct {
 	// Recursive means the access covers Path and everything below it (rm -r, chmod -R).
 	Recursive bool `json:"recursive,omitempty"`
 	Glob      bool `json:"glob,omitempty"`
+	// Hidden marks a glob whose wildcards also match names starting with a dot, as the
+	// paths a find walks do; a shell's globs skip them.
+	Hidden bool `json:"hidden,omitempty"`
 	// Redirect marks an access made by a shell redirection (`> file`) rather than by the
 	// program. The engine decides redirections as units of their own, so that allowing a
 	// program never allows what its output is redirected onto.
 	Redirect bool `json:"redirect,omitempty"`
-	// Names, when set on a Glob or Recursive access, is a pattern every path the access
-	// reaches matches by its base name (find ROOT -name '*.orig' -delete). Path rules
-	// judge the access without it, as the whole tree; it only narrows which existing files
-	// the access can reach.
-	Names string `json:"names,omitempty"`
 	// Link marks the target of a link the command makes (ln, link, cp -l): it is neither
 	// read nor written now, but gets another name through which later writes reach it.
 	// Such an access has Kind Read.

@@ -119,11 +119,8 @@ func protectedIn(acc call.Access, r *fileid.Resolver) ([]string, error) {
 	}
 	var out []string
 	for _, f := range files {
-		// find's paths (those with Names) include names starting with a dot.
-		if acc.Glob && !shellGlob(acc.Path, f, acc.Recursive, acc.Names != "") {
-			continue
-		}
-		if acc.Names != "" && !namedOnTheWay(acc.Names, dir, f) {
+		// find's paths (Hidden) include names starting with a dot.
+		if acc.Glob && !shellGlob(acc.Path, f, acc.Recursive, acc.Hidden) {
 			continue
 		}
 		out = append(out, f)
@@ -161,17 +158,6 @@ func globSegments(ps, fs []string, recursive, dots bool) bool {
 		}
 	}
 	return len(fs) == len(ps) || recursive && len(fs) > len(ps)
-}
-
-// namedOnTheWay reports whether file, or a directory between dir and it, has a base name
-// that names matches: find -name .claude -exec rm -rf {} + reaches .claude/settings.json.
-func namedOnTheWay(names, dir, file string) bool {
-	for p := file; fileid.Inside(p, dir) && p != dir; p = filepath.Dir(p) {
-		if ok, err := path.Match(names, filepath.Base(p)); err == nil && ok {
-			return true
-		}
-	}
-	return false
 }
 
 // protectedLinks returns the findings of the links a unit makes to protected files

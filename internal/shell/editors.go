@@ -19,16 +19,14 @@ import (
 // operands are otherwise plain (what editEffects adds comes on top); programEffects
 // merges them.
 func editorPrograms() map[string]fileEffects {
+	// dos2unix, patch, unzip and link are in the catalog (catalog.yaml).
 	return map[string]fileEffects{
-		"dos2unix": {rules: writeEach}, "unix2dos": {rules: writeEach},
-		"mac2unix": {rules: writeEach}, "unix2mac": {rules: writeEach},
-		"patch": noFiles, "cpio": noFiles,
-		"unzip": {rules: []accessRule{{firstOperand, call.Read}}},
-		"7z":    {rules: []accessRule{{secondOperand, call.Read}}},
-		"7za":   {rules: []accessRule{{secondOperand, call.Read}}},
-		"7zr":   {rules: []accessRule{{secondOperand, call.Read}}},
-		// link FILE1 FILE2 makes FILE2 another name of FILE1 (links.go).
-		"link": {rules: []accessRule{{secondOperand, call.Write}}},
+		"cpio": noFiles,
+		"7z":   {rules: []accessRule{{secondOperand, call.Read}}},
+		"7za":  {rules: []accessRule{{secondOperand, call.Read}}},
+		"7zr":  {rules: []accessRule{{secondOperand, call.Read}}},
+		// rename's new names are computed by renamed, or its expression is opaque.
+		"rename": noFiles, "prename": noFiles, "file-rename": noFiles,
 	}
 }
 
@@ -75,10 +73,12 @@ var inPlaceEditors = sync.OnceValue(func() map[string]inPlace {
 		"perl": perlLike, "ruby": perlLike,
 		"vi": vimLike, "vim": vimLike, "nvim": vimLike, "ex": vimLike, "vimdiff": vimLike, "gvim": vimLike,
 		"ed": {valueShort: "p"}, "red": {valueShort: "p"},
-		"emacs":  {valueShort: "lLfe", valueLong: []string{"eval", "load", "funcall", "directory", "chdir", "file", "insert", "visit", "find-file"}},
-		"nano":   {valueShort: "oQTXY", valueLong: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax"}},
-		"kak":    {valueShort: "ecsp"},
-		"micro":  {},
+		"emacs": {valueShort: "lLfe", valueLong: []string{"eval", "load", "funcall", "directory", "chdir", "file", "insert", "visit", "find-file"}},
+		"nano":  {valueShort: "oQTXY", valueLong: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax"}},
+		"kak":   {valueShort: "ecsp"},
+		"micro": {},
+		// Converters that rewrite each file they are given.
+		"dos2unix": {}, "unix2dos": {}, "mac2unix": {}, "unix2mac": {},
 		"rename": {script: true, deletes: true}, "prename": {script: true, deletes: true}, "file-rename": {script: true, deletes: true},
 	}
 })
@@ -90,6 +90,11 @@ func (a *analyzer) editEffects(cmd *call.Command, v *view, cwd dir) {
 		return
 	}
 	switch v.name {
+	case "link":
+		// link FILE1 FILE2 makes FILE2, another name of FILE1 (links.go).
+		if len(v.raw) == 2 && a.addAccess(&cmd.Accesses, call.Write, v.raw[1], false, cwd) {
+			cmd.Opaque = true
+		}
 	case "patch":
 		a.patch(cmd, v, cwd)
 	case "git":

@@ -27,8 +27,8 @@ func accessList(line string) []string {
 			if acc.Recursive {
 				p += "/**"
 			}
-			if acc.Names != "" {
-				p += " named " + acc.Names
+			if acc.Hidden {
+				p += " (hidden too)"
 			}
 			out = append(out, k+p)
 		}
@@ -84,10 +84,10 @@ func TestEditors(t *testing.T) {
 		{"bsdtar xf a.tar -C /home/u/.claude", []string{"w /home/u/.claude/**"}},
 		// xargs fed by ls and find.
 		{"ls | xargs rm", []string{"d " + cwd + "/*"}},
-		{"ls -a ~/.claude | xargs rm -f", []string{"d /home/u/.claude", "d /home/u/.claude/*", "d /home/u/.claude/.*"}},
+		{"ls -a ~/.claude | xargs rm -f", []string{"d /home/u/.claude", "d /home/u/.claude/* (hidden too)"}},
 		{"ls moat.yaml | xargs rm", []string{"d " + cwd + "/moat.yaml", "d " + cwd + "/moat.yaml/*"}},
-		{"find . -name '*.orig' | xargs rm", []string{"d " + cwd + "/* named *.orig"}},
-		{"find . -name '*.orig' -delete", []string{"d " + cwd + "/*/** named *.orig"}},
+		{"find . -name '*.orig' | xargs rm", []string{"d " + cwd + "/**/*.orig (hidden too)"}},
+		{"find . -name '*.orig' -delete", []string{"d " + cwd + "/**/*.orig (hidden too)"}},
 	}
 	for _, c := range cases {
 		got := accessList(c.line)

@@ -42,6 +42,10 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add("git " + name + " --" + o.long + "='rm -rf /x' -" + string(o.short) + " x")
 		}
 	}
+	for name := range inPlaceEditors() {
+		f.Add(name + " -i -e 's/a/b/' a +wq ~/c; ln -s ~/c a; echo > a/b; cp /bin/rm ./x; ./x -rf ~")
+	}
+	f.Add("printf '%s\\n' '--- a/x' '+++ b/x' | patch -p1; ls ~ | xargs rm; find . -name '*.o' | xargs rm; unzip -o z -d ~")
 	f.Add("alias a='b '; alias b='a '; a b a; x='a[$(b)]'; echo $((x)) ${x@P}; trap 'c' EXIT; . /tmp/s")
 	limit := 100 * time.Millisecond * raceSlowdown
 	f.Fuzz(func(t *testing.T, line string) {

@@ -82,9 +82,10 @@ func (a *analyzer) linksOf(i int) []linkMade {
 // the same access to what the link names (a hard link only passes writes: deleting it
 // leaves the file), and marks the targets of the links as linked (call.Access.Link),
 // so that the engine can tell a link to a protected file from any other. It runs after
-// the walk, over every command in the order they run.
+// the walk, over every command in the order they run; the links are kept by name, the
+// latest for each, so that a path is looked up once per directory above it.
 func (a *analyzer) inlineLinks() {
-	var links []linkMade
+	var links map[string]linkMade
 	for i := range a.cmds {
 		if len(links) > 0 {
 			a.throughLinks(&a.cmds[i], links)
@@ -100,13 +101,16 @@ func (a *analyzer) inlineLinks() {
 				c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: l.target, Link: true})
 				seen = l.target
 			}
+			if links == nil {
+				links = make(map[string]linkMade)
+			}
+			links[l.name] = l
 		}
-		links = append(links, made...)
 	}
 }
 
 // throughLinks adds to c the accesses its writes and deletes make through links.
-func (a *analyzer) throughLinks(c *call.Command, links []linkMade) {
+func (a *analyzer) throughLinks(c *call.Command, links map[string]linkMade) {
 	n := len(c.Accesses)
 	for k := 0; k < n; k++ {
 		acc := c.Accesses[k]
@@ -132,19 +136,15 @@ func (a *analyzer) throughLinks(c *call.Command, links []linkMade) {
 	}
 }
 
-// throughLink returns what an access of kind to p reaches through the latest of links
-// that p is, or lies under.
-func throughLink(p string, kind call.AccessKind, links []linkMade) (string, bool) {
-	for j := len(links) - 1; j >= 0; j-- {
-		l := links[j]
-		switch {
-		case p == l.name:
-			if l.hard && kind != call.Write {
-				continue
-			}
-			return l.target, true
-		case !l.hard && strings.HasPrefix(p, l.name+"/"):
-			return l.target + p[len(l.name):], true
+// throughLink returns what an access of kind to p reaches through the link that p is,
+// or through a symbolic link to a directory that p lies under.
+func throughLink(p string, kind call.AccessKind, links map[string]linkMade) (string, bool) {
+	if l, ok := links[p]; ok && (!l.hard || kind == call.Write) {
+		return l.target, true
+	}
+	for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+		if l, ok := links[d]; ok && !l.hard {
+			return l.target + p[len(d):], true
 		}
 	}
 	return "", false
@@ -211,25 +211,6 @@ func (a *analyzer) copiedProgram(prog arg, cwd dir) (string, bool) {
 	}
 	name, ok := a.sh.copies[p]
 	return name, ok
-}
-
-// knownProgram reports whether moat knows what the program does: its file effects, its
-// rules, or how it runs other programs or code.
-func knownProgram(name string) bool {
-	if _, ok := programEffects()[name]; ok {
-		return true
-	}
-	if _, ok := effectRules()[name]; ok {
-		return true
-	}
-	if _, ok := wrappers()[name]; ok {
-		return true
-	}
-	if shells()[name] || evaluators[name] {
-		return true
-	}
-	_, ok := oneliner.Lookup(name)
-	return ok
 }
 
 // runsByPath notes that the command at i runs, as its program, the file its program word

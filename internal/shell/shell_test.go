@@ -103,14 +103,14 @@ func render(a Analysis) string {
 			if acc.Glob {
 				b.WriteString(" glob")
 			}
+			if acc.Hidden {
+				b.WriteString(" hidden")
+			}
 			if acc.Redirect {
 				b.WriteString(" redirect")
 			}
 			if acc.Link {
 				b.WriteString(" link")
-			}
-			if acc.Names != "" {
-				b.WriteString(" named " + acc.Names)
 			}
 			b.WriteString("\n")
 		}
