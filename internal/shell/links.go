@@ -17,6 +17,9 @@ import (
 type linkMade struct {
 	name, target string
 	hard         bool
+	// tree marks a directory copied as hard links (cp -al): every file below name is
+	// another name of the file below target.
+	tree bool
 }
 
 // maxLinkHops bounds how many links of the line one path is followed through (a link
@@ -45,6 +48,7 @@ func (a *analyzer) linksOf(i int) []linkMade {
 	if len(ops) == 0 {
 		return nil
 	}
+	tree := hard && a.meta[i].prog == "cp" && c.HasFlag("r")
 	cwd := a.meta[i].cwd
 	relative := c.HasFlag("r") || c.HasFlag("relative") // ln -sr: targets are taken from the cwd
 	var out []linkMade
@@ -59,7 +63,7 @@ func (a *analyzer) linksOf(i int) []linkMade {
 		}
 		t, ok, _ := a.abs(target, base)
 		if ok {
-			out = append(out, linkMade{name: ln, target: t, hard: hard})
+			out = append(out, linkMade{name: ln, target: t, hard: hard, tree: tree})
 		}
 	}
 	switch len(ops) {
@@ -143,7 +147,7 @@ func throughLink(p string, kind call.AccessKind, links map[string]linkMade) (str
 		return l.target, true
 	}
 	for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
-		if l, ok := links[d]; ok && !l.hard {
+		if l, ok := links[d]; ok && (!l.hard || l.tree && kind == call.Write) {
 			return l.target + p[len(d):], true
 		}
 	}
