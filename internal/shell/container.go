@@ -2,33 +2,57 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 )
 
-// This file follows the command a container runs (docker run IMAGE COMMAND…) into the
-// host paths it mounts. Inside the container, / is the image's file system, which the
-// host does not care about; a bind mount (-v /:/host, --mount type=bind,src=…) is where
-// the container reaches the host. The command is analysed like any other, with each path
-// it names translated through the mounts: `docker run -v /:/host alpine rm -rf /host/etc`
-// deletes the host's /etc, while `docker run alpine rm -rf /etc` deletes nothing of the
-// host's. A mount whose host side is computed at run time makes what is below it unknown.
+// This file follows the command a container runs (docker run IMAGE COMMAND…, docker exec,
+// docker compose run and exec) into the host paths it mounts. Inside the container, / is
+// the image's file system, which the host does not care about; a bind mount (-v /:/host,
+// --mount type=bind,src=…) is where the container reaches the host. The command is
+// analysed like any other, with each path it names translated through the mounts:
+// `docker run -v /:/host alpine rm -rf /host/etc` deletes the host's /etc, while `docker
+// run alpine rm -rf /etc` deletes nothing of the host's. What moat cannot see through is
+// not allowed by default: a container whose mounts are not known (one started before the
+// line, a compose service, --volumes-from, a source computed at run time) makes every
+// write or delete of its command opaque (judged as the same path of the host, the worst
+// guess), and an image's own command, which moat cannot
+// read, may read and write every host directory mounted into it.
+//
+// The options that give a container the host itself are findings: a host namespace, a
+// powerful capability, a confinement switched off, a device, a system directory mounted
+// (privilege.container-escape); the container engine's own socket or the host's root
+// mounted writable, which is root on the host (privilege.container-host). So is talking
+// to the engine behind the CLI's back: the engine's REST API over its unix socket, a raw
+// stream to that socket, or the CLI pointed at another engine (privilege.container-api).
+
+// The findings of this file; call/findings_shell.go catalogues them.
+const (
+	findContainerHost = "privilege.container-host"
+	findContainerAPI  = "privilege.container-api"
+)
 
 // mount is one bind mount: the directory target inside the container shows the host's
-// directory source ("" when only known at run time).
+// directory source (unknownSource when only known at run time).
 type mount struct {
-	target string
-	source string
+	target   string
+	source   string
+	readOnly bool
 }
 
 // mounts are the bind mounts of the container whose command is being analysed.
 type mounts []mount
 
+// unknownSource is the host side of a mount that is not known: a path no word of a line
+// can name (the parser drops NUL bytes), so that what the container's command does below
+// it is found again after the analysis and judged as opaque (opaqueMounts).
+const unknownSource = "/\x00unknown-mount"
+
 // host translates a path of the container into the host's: the source of the deepest
-// mount holding it. ok is false when no mount holds it (the path is the image's own) or
-// the mount's source is unknown, which is opaque.
+// mount holding it. ok is false when no mount holds it (the path is the image's own).
 func (ms mounts) host(p string) (hostPath string, ok, opaque bool) {
 	best := -1
 	for i, m := range ms {
@@ -40,9 +64,6 @@ func (ms mounts) host(p string) (hostPath string, ok, opaque bool) {
 		return "", false, false
 	}
 	m := ms[best]
-	if m.source == "" {
-		return "", false, true
-	}
 	rest := strings.TrimPrefix(p, m.target)
 	return path.Clean(m.source + "/" + rest), true, false
 }
@@ -52,9 +73,12 @@ func under(p, dir string) bool {
 	return dir == "/" || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
-// containerRunners are the programs whose run and create subcommands start a container
-// from an image, with docker's options.
-var containerRunners = map[string]bool{"docker": true, "podman": true, "nerdctl": true}
+// containerEngines are the programs that drive a container engine with docker's commands
+// (lima nerdctl and colima's nerdctl reach nerdctl through the wrappers table).
+var containerEngines = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "finch": true}
+
+// composeTools are the programs of docker compose's language under their own names.
+var composeTools = map[string]bool{"docker-compose": true, "podman-compose": true}
 
 // runValueOptions are the options of docker run, podman run and nerdctl run that take a
 // value, so that the value is not taken for the image.
@@ -83,139 +107,192 @@ var runValueOptions = sync.OnceValue(func() valueOpts {
 	}
 })
 
-// containerRun: docker run [OPTIONS] IMAGE [COMMAND [ARG…]] (and create, container run,
-// podman, nerdctl). The command is analysed with its paths translated through the
-// container's bind mounts.
+// execValueOptions are the options of docker exec (and compose exec) that take a value.
+var execValueOptions = sync.OnceValue(func() valueOpts {
+	return valueOpts{short: "euw", long: []string{"env", "env-file", "user", "workdir", "detach-keys", "index", "preserve-fds"}}
+})
+
+// composeValueOptions are the options of docker compose itself, before its subcommand.
+var composeValueOptions = sync.OnceValue(func() valueOpts {
+	return valueOpts{short: "fp", long: []string{"file", "project-name", "project-directory", "env-file", "profile", "ansi", "progress", "parallel"}}
+})
+
+// hostNamespaces are the namespaces whose value host gives the container the host's
+// processes, shared memory, host name, user ids or control groups. The host's network is
+// judged by what the container's command does on it.
+var hostNamespaces = []string{"pid", "ipc", "uts", "userns", "cgroupns"}
+
+// escapeCapabilities are the capabilities that let a container act on the host: mount
+// file systems, trace its processes, load kernel modules, read any file by handle, reach
+// raw devices or the kernel's BPF.
+var escapeCapabilities = []string{"all", "sys_admin", "sys_ptrace", "sys_module", "dac_read_search", "sys_rawio", "sys_boot", "bpf", "perfmon"}
+
+// unconfinedOptions are the --security-opt values that switch the container's
+// confinement off (written key=value or key:value).
+var unconfinedOptions = []string{"apparmor=unconfined", "seccomp=unconfined", "label=disable", "systempaths=unconfined"}
+
+// engineSockets are the base names of the sockets of container engines: whoever talks to
+// one starts containers as the engine's user, root on most machines.
+var engineSockets = []string{"docker.sock", "podman.sock", "containerd.sock", "buildkitd.sock", "crio.sock", "cri-dockerd.sock", "dockershim.sock", "nerdctl.sock", "finch.sock"}
+
+// engineDirs are directories that hold an engine's socket or its state: mounted, they give
+// the container the engine.
+var engineDirs = []string{"/run", "/var/run", "/run/docker", "/var/run/docker", "/run/containerd", "/run/podman", "/var/lib/docker", "/var/lib/containerd", "/var/lib/containers"}
+
+// rootDirs are the host directories whose writable mount is root on the host: its
+// accounts, sudoers and services, or root's own keys and start-up files.
+var rootDirs = []string{"/", "/etc", "/root"}
+
+// hostSystemDirs are host directories whose mount gives the container the system's files or
+// the kernel's interfaces (/proc/sysrq-trigger, /sys/kernel, block devices); below
+// kernelDirs every mount is one.
+var (
+	hostSystemDirs = []string{"/home", "/Users", "/usr", "/var", "/boot", "/lib", "/lib64", "/bin", "/sbin", "/private"}
+	kernelDirs     = []string{"/proc", "/sys", "/dev", "/boot"}
+)
+
+// isEngineSocket reports whether p names a container engine's socket.
+func isEngineSocket(p string) bool {
+	p = strings.TrimPrefix(strings.TrimPrefix(p, "unix://"), "unix:")
+	return slices.Contains(engineSockets, path.Base(p))
+}
+
+// mountRisk judges the host side of a mount: the finding it is, if any.
+func mountRisk(src string, readOnly bool) string {
+	switch {
+	case src == "" || under(src, unknownSource):
+		return ""
+	case isEngineSocket(src) || slices.Contains(engineDirs, src):
+		return findContainerHost
+	case slices.Contains(rootDirs, src):
+		if readOnly {
+			return findContainerEscape
+		}
+		return findContainerHost
+	case slices.Contains(hostSystemDirs, src):
+		return findContainerEscape
+	}
+	for _, d := range kernelDirs {
+		if under(src, d) {
+			return findContainerEscape
+		}
+	}
+	return ""
+}
+
+// container is what the options of docker run, create or exec say of the container.
+type container struct {
+	mounts     mounts
+	unknown    bool // some mount's host side is not known (--volumes-from, a computed source)
+	workdir    dir
+	entrypoint *arg
+	name       string
+	netHost    bool
+}
+
+// containerRun analyses the container commands of docker, podman, nerdctl and finch, and
+// of docker-compose: run and create, exec, compose run and exec, cp, context.
 func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 	name := a.meta[at].prog
-	if !containerRunners[name] {
+	if composeTools[name] {
+		a.compose(at, rest, cwd)
+		return
+	}
+	if !containerEngines[name] {
 		return
 	}
 	i := subcommandAt(name, rest)
 	if i >= len(rest) || rest[i].dynamic {
 		return
 	}
-	switch sub := rest[i].lit; {
-	case sub == "run" || sub == "create":
+	sub := rest[i].lit
+	if (sub == "container" || sub == "image") && i+1 < len(rest) && !rest[i+1].dynamic {
 		i++
-	case sub == "container" && i+1 < len(rest) && (rest[i+1].lit == "run" || rest[i+1].lit == "create"):
-		i += 2
-	default:
-		return
+		sub = rest[i].lit
 	}
-	values := runValueOptions()
-	var ms mounts
-	var entrypoint *arg
-	workdir := dir{}
-	unknownMounts := false
-	addVolume := func(v arg) {
-		if v.dynamic && !strings.Contains(v.lit, ":") {
-			unknownMounts = true
-			return
-		}
-		src, target, ok := splitVolume(v.lit)
-		if !ok {
-			return // an anonymous or named volume: none of the host's files
-		}
-		ms = append(ms, mount{target: target, source: a.mountSource(src, v.dynamic, cwd)})
-	}
-	addMount := func(v arg) {
-		src, target, bind := "", "", false
-		for _, kv := range strings.Split(v.lit, ",") {
-			k, val, _ := strings.Cut(kv, "=")
-			switch strings.ToLower(k) {
-			case "type":
-				bind = val == "bind"
-			case "source", "src":
-				src = val
-			case "target", "destination", "dst":
-				target = val
-			}
-		}
-		if bind && path.IsAbs(target) {
-			ms = append(ms, mount{target: path.Clean(target), source: a.mountSource(src, v.dynamic, cwd)})
+	switch sub {
+	case "run", "create":
+		a.runContainer(at, rest[i+1:], cwd)
+	case "exec":
+		a.execContainer(at, rest[i+1:], cwd)
+	case "compose":
+		a.compose(at, rest[i+1:], cwd)
+	case "cp":
+		a.copyContainer(at, rest[i+1:], cwd)
+	case "context":
+		if i+1 < len(rest) && slices.Contains([]string{"use", "create", "import", "update"}, rest[i+1].lit) {
+			a.containerFinding(at, findContainerAPI, name+" context "+rest[i+1].lit+": later commands go to another engine")
 		}
 	}
-	for ; i < len(rest); i++ {
-		x := rest[i]
-		s := x.lit
-		if !strings.HasPrefix(s, "-") || s == "-" {
-			break // the image
+}
+
+func (a *analyzer) containerFinding(at int, id, evidence string) {
+	c := &a.cmds[at]
+	c.Findings = appendFinding(c.Findings, id, evidence)
+}
+
+// runContainer: docker run [OPTIONS] IMAGE [COMMAND [ARG…]] (and create). The command is
+// analysed with its paths translated through the container's bind mounts.
+func (a *analyzer) runContainer(at int, rest []arg, cwd dir) {
+	ct, i := a.containerOptions(at, rest, runValueOptions(), cwd)
+	if ct.name != "" {
+		if a.sh.containers == nil {
+			a.sh.containers = make(map[string]container)
 		}
-		if s == "--" {
-			i++
-			break
-		}
-		var opt string
-		var val *arg
-		if strings.HasPrefix(s, "--") {
-			n, v, has := strings.Cut(s[2:], "=")
-			opt = n
-			switch {
-			case has:
-				val = &arg{lit: v, dynamic: x.dynamic, word: x.word}
-			case containsString(values.long, n) && i+1 < len(rest):
-				i++
-				val = &rest[i]
-			}
-		} else {
-			// A cluster of short options; the first that takes a value takes the rest of
-			// the word, or the next word.
-			for j := 1; j < len(s); j++ {
-				if strings.IndexByte(values.short, s[j]) < 0 {
-					continue
-				}
-				opt = s[j : j+1]
-				if j+1 < len(s) {
-					// -v=/:/host: docker's option parser drops the = after a short option.
-					val = &arg{lit: strings.TrimPrefix(s[j+1:], "="), dynamic: x.dynamic, word: x.word}
-				} else if i+1 < len(rest) {
-					i++
-					val = &rest[i]
-				}
-				break
-			}
-		}
-		if val == nil {
-			continue
-		}
-		switch opt {
-		case "v", "volume":
-			addVolume(*val)
-		case "mount":
-			addMount(*val)
-		case "volumes-from":
-			unknownMounts = true // another container's mounts
-		case "w", "workdir":
-			if !val.dynamic && path.IsAbs(val.lit) {
-				workdir = dir{path.Clean(val.lit), true}
-			}
-		case "entrypoint":
-			v := *val
-			entrypoint = &v
-		}
+		a.sh.containers[ct.name] = ct
 	}
 	if i >= len(rest) {
 		return
 	}
 	argv := rest[i+1:] // after the image
-	if entrypoint != nil && entrypoint.lit != "" {
-		argv = append([]arg{*entrypoint}, argv...)
+	if ct.entrypoint != nil && ct.entrypoint.lit != "" {
+		argv = append([]arg{*ct.entrypoint}, argv...)
 	}
-	if len(argv) == 0 || len(ms) == 0 && !unknownMounts {
-		// The image's own command, or a container that reaches none of the host's files:
-		// what it does stays inside it (its network and privileges are judged as options).
+	if len(argv) == 0 {
+		a.imageCommand(at, ct)
 		return
 	}
-	if unknownMounts {
-		ms = append(ms, mount{target: "/"}) // any path may be a mount of unknown source
+	a.inContainer(at, ct, func() { a.nestedWith(at, quoteArgs(argv), ct.workdir, false, nil) })
+}
+
+// imageCommand: the image's own command, which moat cannot read, may read every host
+// directory mounted into the container and write those mounted writable.
+func (a *analyzer) imageCommand(at int, ct container) {
+	c := &a.cmds[at]
+	for _, m := range ct.mounts {
+		if under(m.source, unknownSource) {
+			continue
+		}
+		c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: m.source, Recursive: true})
+		if !m.readOnly {
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Write, Path: m.source, Recursive: true})
+		}
 	}
-	code := quoteArgs(argv)
+	if ct.unknown {
+		a.opaque(at, "the image's own command runs with host directories mounted that moat does not know")
+	}
+}
+
+// inContainer runs analyse with the container's mounts translating paths, then judges what
+// its commands did below mounts that are not known. A container that reaches none of the
+// host's files and not its network either is not analysed: what it does stays inside it.
+func (a *analyzer) inContainer(at int, ct container, analyse func()) {
+	ms := ct.mounts
+	if ct.unknown {
+		ms = append(slices.Clip(ms), mount{target: "/", source: unknownSource}) // any path may be a mount of unknown source
+	}
+	if len(ms) == 0 && !ct.netHost {
+		return
+	}
+	if ms == nil {
+		ms = mounts{} // the host's network, none of its files
+	}
 	saved := a.sh.mounts
 	a.sh.mounts = ms
 	first := len(a.cmds)
-	a.nestedWith(at, code, workdir, false, nil)
+	analyse()
 	a.sh.mounts = saved
+	a.opaqueMounts(first)
 	for k := first; k < len(a.cmds); k++ {
 		c := &a.cmds[k]
 		// rm -r of the image's own files is no delete of the host's.
@@ -225,21 +302,313 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 	}
 }
 
+// opaqueMounts judges the accesses of the commands from first on that fall below a mount
+// whose host side is not known. A read is of nothing moat knows and is dropped. A write or
+// delete is opaque, and is kept as the same path of the host: the worst guess, since a
+// container often mounts a host directory at the same place (-v "$PWD":"$PWD"), and the
+// container's / holds every mount it has, whatever they are.
+func (a *analyzer) opaqueMounts(first int) {
+	for k := first; k < len(a.cmds); k++ {
+		c := &a.cmds[k]
+		kept := c.Accesses[:0]
+		changed := ""
+		for _, acc := range c.Accesses {
+			if !under(acc.Path, unknownSource) {
+				kept = append(kept, acc)
+				continue
+			}
+			c.Opaque = true
+			if acc.Kind == call.Read {
+				continue
+			}
+			acc.Path = path.Clean("/" + strings.TrimPrefix(acc.Path, unknownSource))
+			if changed == "" {
+				changed = acc.Kind.String() + " " + acc.Path
+			}
+			kept = append(kept, acc)
+		}
+		c.Accesses = kept
+		for j := range c.Findings {
+			c.Findings[j].Evidence = strings.ReplaceAll(c.Findings[j].Evidence, unknownSource, "")
+		}
+		if changed != "" {
+			a.opaque(k, changed+" in a container whose host mounts moat does not know")
+		}
+	}
+}
+
+// execContainer: docker exec [OPTIONS] CONTAINER COMMAND [ARG…] runs the command in a
+// container started earlier. Its mounts are known only when the line started it.
+func (a *analyzer) execContainer(at int, rest []arg, cwd dir) {
+	ct, i := a.containerOptions(at, rest, execValueOptions(), cwd)
+	if i+1 >= len(rest) {
+		return
+	}
+	if known, ok := a.sh.containers[rest[i].lit]; ok && !rest[i].dynamic {
+		known.workdir = ct.workdir
+		ct = known
+	} else {
+		ct.unknown = true
+	}
+	a.inContainer(at, ct, func() {
+		a.command(rest[i+1:], nil, nil)
+		a.inheritStdin(at)
+	})
+}
+
+// compose: docker compose [OPTIONS] COMMAND. The compose file is the project's
+// configuration, as a Makefile is: one from outside the project, or computed, is code moat
+// cannot read, and one the line writes is judged as the line wrote it (flow.go). run and
+// exec run a command in a service whose mounts the compose file declares, unknown here.
+func (a *analyzer) compose(at int, rest []arg, cwd dir) {
+	values := composeValueOptions()
+	i := 0
+	for ; i < len(rest); i++ {
+		opt, val, next, ok := optionAt(rest, i, values)
+		if !ok {
+			break
+		}
+		i = next
+		if val != nil && (opt == "f" || opt == "file") {
+			a.composeFile(at, *val, cwd)
+		}
+	}
+	if i >= len(rest) || rest[i].dynamic {
+		return
+	}
+	var ct container
+	var j int
+	switch rest[i].lit {
+	case "run":
+		ct, j = a.containerOptions(at, rest[i+1:], runValueOptions(), cwd)
+	case "exec":
+		ct, j = a.containerOptions(at, rest[i+1:], execValueOptions(), cwd)
+	default:
+		return
+	}
+	argv := rest[i+1:]
+	if j+1 >= len(argv) {
+		return // the service's own command
+	}
+	argv = argv[j+1:]
+	if ct.entrypoint != nil && ct.entrypoint.lit != "" {
+		argv = append([]arg{*ct.entrypoint}, argv...)
+	}
+	ct.unknown = true
+	a.inContainer(at, ct, func() {
+		a.command(argv, nil, nil)
+		a.inheritStdin(at)
+	})
+}
+
+// composeFile judges a compose file named by -f: read as code the project does not hold.
+func (a *analyzer) composeFile(at int, f arg, cwd dir) {
+	if f.dynamic {
+		a.opaque(at, "compose file computed at run time: "+shorten(f.lit))
+		return
+	}
+	if f.lit == "-" {
+		a.opaque(at, "compose file read from standard input")
+		return
+	}
+	if p, ok, _ := a.resolve(a.tildePath(f.lit), cwd); ok {
+		a.meta[at].runs = append(a.meta[at].runs, runFile{path: p, carrier: "compose", opaque: true})
+	}
+}
+
+// copyContainer: docker cp SRC DEST, where one side is CONTAINER:PATH and the other a
+// host path, read or written as a whole tree.
+func (a *analyzer) copyContainer(at int, rest []arg, cwd dir) {
+	var ops []arg
+	for _, x := range rest {
+		if !x.dynamic && strings.HasPrefix(x.lit, "-") && x.lit != "-" {
+			continue // -a, -L, -q: none takes a value
+		}
+		ops = append(ops, x)
+	}
+	if len(ops) != 2 {
+		return
+	}
+	ofContainer := func(x arg) bool {
+		name, _, ok := strings.Cut(x.lit, ":")
+		return ok && name != "" && !strings.ContainsAny(name, "/.~$")
+	}
+	kind, host := call.Read, ops[0]
+	switch {
+	case ofContainer(ops[0]) && !ofContainer(ops[1]):
+		kind, host = call.Write, ops[1]
+	case ofContainer(ops[1]) && !ofContainer(ops[0]):
+	default:
+		return
+	}
+	c := &a.cmds[at]
+	if host.dynamic {
+		a.opaque(at, "docker cp to or from a path computed at run time: "+shorten(host.lit))
+		return
+	}
+	if host.lit == "-" {
+		return // a tar stream on standard input or output
+	}
+	if p, ok, opaque := a.resolve(a.tildePath(host.lit), cwd); ok {
+		c.Accesses = append(c.Accesses, call.Access{Kind: kind, Path: p, Recursive: true})
+		c.Opaque = c.Opaque || opaque
+	}
+}
+
+// optionAt reads the option at rest[i]: its name, its value (the rest of the word or the
+// next word, for the options of values) and the index of its last word. ok is false at
+// the first operand, and after "--".
+func optionAt(rest []arg, i int, values valueOpts) (opt string, val *arg, last int, ok bool) {
+	x := rest[i]
+	s := x.lit
+	if x.dynamic && !strings.HasPrefix(s, "-") || !strings.HasPrefix(s, "-") || s == "-" || s == "--" {
+		return "", nil, i, false
+	}
+	if strings.HasPrefix(s, "--") {
+		n, v, has := strings.Cut(s[2:], "=")
+		switch {
+		case has:
+			return n, &arg{lit: v, dynamic: x.dynamic, word: x.word}, i, true
+		case slices.Contains(values.long, n) && i+1 < len(rest):
+			return n, &rest[i+1], i + 1, true
+		}
+		return n, nil, i, true
+	}
+	// A cluster of short options; the first that takes a value takes the rest of the
+	// word, or the next word.
+	for j := 1; j < len(s); j++ {
+		if strings.IndexByte(values.short, s[j]) < 0 {
+			continue
+		}
+		opt = s[j : j+1]
+		if j+1 < len(s) {
+			// -v=/:/host: docker's option parser drops the = after a short option.
+			return opt, &arg{lit: strings.TrimPrefix(s[j+1:], "="), dynamic: x.dynamic, word: x.word}, i, true
+		}
+		if i+1 < len(rest) {
+			return opt, &rest[i+1], i + 1, true
+		}
+		return opt, nil, i, true
+	}
+	return s[len(s)-1:], nil, i, true
+}
+
+// containerOptions reads the options of docker run, create or exec up to the image or
+// container, whose index it returns (len(rest) when there is none), and reports the
+// options that give the container the host.
+func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd dir) (container, int) {
+	var ct container
+	name := a.meta[at].prog
+	addMount := func(src, target string, dynamic, readOnly bool) {
+		m := mount{target: path.Clean(target), source: a.mountSource(src, dynamic, cwd), readOnly: readOnly}
+		if m.source == "" {
+			m.source = unknownSource + m.target // judged as the same path of the host (opaqueMounts)
+		}
+		ct.mounts = append(ct.mounts, m)
+		if id := mountRisk(m.source, readOnly); id != "" {
+			a.containerFinding(at, id, name+" mounts "+src+" into a container")
+		}
+	}
+	i := 0
+	for ; i < len(rest); i++ {
+		if !rest[i].dynamic && rest[i].lit == "--" {
+			i++
+			break
+		}
+		opt, val, last, ok := optionAt(rest, i, values)
+		if !ok {
+			break
+		}
+		i = last
+		if opt == "privileged" && (val == nil || !strings.EqualFold(val.lit, "false")) {
+			a.containerFinding(at, findContainerEscape, name+" --privileged")
+		}
+		if val == nil {
+			continue
+		}
+		lower := strings.ToLower(val.lit)
+		switch opt {
+		case "v", "volume":
+			if val.dynamic && !strings.Contains(val.lit, ":") {
+				ct.unknown = true
+				continue
+			}
+			src, target, opts, ok := splitVolume(val.lit)
+			if ok {
+				addMount(src, target, val.dynamic, slices.Contains(opts, "ro") || slices.Contains(opts, "readonly"))
+			}
+		case "mount":
+			src, target, bind, readOnly := "", "", false, false
+			for _, kv := range strings.Split(val.lit, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				switch strings.ToLower(k) {
+				case "type":
+					bind = v == "bind"
+				case "source", "src":
+					src = v
+				case "target", "destination", "dst":
+					target = v
+				case "readonly", "ro":
+					readOnly = v == "" || v == "true" || v == "1"
+				}
+			}
+			if bind && path.IsAbs(target) {
+				addMount(src, target, val.dynamic, readOnly)
+			}
+		case "volumes-from":
+			ct.unknown = true // another container's mounts
+		case "w", "workdir":
+			if !val.dynamic && path.IsAbs(val.lit) {
+				ct.workdir = dir{path.Clean(val.lit), true}
+			}
+		case "entrypoint":
+			v := *val
+			ct.entrypoint = &v
+		case "name":
+			if !val.dynamic {
+				ct.name = val.lit
+			}
+		case "net", "network":
+			ct.netHost = lower == "host"
+		case "cap-add":
+			for _, c := range strings.Split(lower, ",") {
+				if slices.Contains(escapeCapabilities, strings.TrimPrefix(c, "cap_")) {
+					a.containerFinding(at, findContainerEscape, name+" --cap-add="+val.lit)
+				}
+			}
+		case "security-opt":
+			if slices.Contains(unconfinedOptions, strings.Replace(lower, ":", "=", 1)) {
+				a.containerFinding(at, findContainerEscape, name+" --security-opt "+val.lit)
+			}
+		case "device", "device-cgroup-rule":
+			a.containerFinding(at, findContainerEscape, name+" --"+opt+" "+val.lit)
+		default:
+			if slices.Contains(hostNamespaces, opt) && lower == "host" {
+				a.containerFinding(at, findContainerEscape, name+" --"+opt+"=host")
+			}
+		}
+	}
+	return ct, i
+}
+
 // splitVolume splits -v SOURCE:TARGET[:OPTIONS]; ok is false for a volume with no host
 // source (-v /data, -v name:/data).
-func splitVolume(v string) (source, target string, ok bool) {
+func splitVolume(v string) (source, target string, opts []string, ok bool) {
 	parts := strings.Split(v, ":")
 	if len(parts) < 2 {
-		return "", "", false
+		return "", "", nil, false
 	}
 	source, target = parts[0], parts[1]
 	if !path.IsAbs(target) {
-		return "", "", false
+		return "", "", nil, false
 	}
-	if !strings.HasPrefix(source, "/") && !strings.HasPrefix(source, ".") && !strings.HasPrefix(source, "~") && !strings.HasPrefix(source, "$") && !strings.HasPrefix(source, "`") {
-		return "", "", false // a named volume
+	if !strings.HasPrefix(source, "/") && !strings.HasPrefix(source, ".") && !strings.HasPrefix(source, "~") && !strings.HasPrefix(source, "$") && !strings.HasPrefix(source, "`") && !strings.HasPrefix(source, `"`) {
+		return "", "", nil, false // a named volume
 	}
-	return source, path.Clean(target), true
+	if len(parts) > 2 {
+		opts = strings.Split(parts[2], ",")
+	}
+	return source, target, opts, true
 }
 
 // mountSource is the host directory a mount's source names: an absolute or relative path,
@@ -253,7 +622,7 @@ func (a *analyzer) mountSource(src string, dynamic bool, cwd dir) string {
 		}
 		return ""
 	}
-	p, ok, opaque := a.abs(src, cwd)
+	p, ok, opaque := a.abs(a.tildePath(src), cwd)
 	if !ok || opaque {
 		return ""
 	}
@@ -298,10 +667,5 @@ func dropFinding(fs []call.Finding, id string) []call.Finding {
 }
 
 func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(list, s)
 }
