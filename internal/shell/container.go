@@ -51,6 +51,11 @@ type mounts []mount
 // it is found again after the analysis and judged as opaque (opaqueMounts).
 const unknownSource = "/\x00unknown-mount"
 
+// unknownWorkdir is the container's working directory when neither -w nor the line says
+// it (the image's WORKDIR, which may well be a mount's target): a relative path written
+// or deleted there is opaque (opaqueMounts).
+const unknownWorkdir = "/\x00workdir"
+
 // host translates a path of the container into the host's: the source of the deepest
 // mount holding it. ok is false when no mount holds it (the path is the image's own).
 func (ms mounts) host(p string) (hostPath string, ok, opaque bool) {
@@ -252,7 +257,7 @@ func (a *analyzer) runContainer(at int, rest []arg, cwd dir) {
 		a.imageCommand(at, ct)
 		return
 	}
-	a.inContainer(at, ct, func() { a.nestedWith(at, quoteArgs(argv), ct.workdir, false, nil) })
+	a.inContainer(at, ct, func() { a.containerCommand(at, argv, ct.workdir) })
 }
 
 // imageCommand: the image's own command, which moat cannot read, may read every host
@@ -283,6 +288,13 @@ func (a *analyzer) inContainer(at int, ct container, analyse func()) {
 	}
 	if len(ms) == 0 && !ct.netHost {
 		return
+	}
+	for _, m := range ms {
+		if !m.readOnly {
+			// The unknown working directory may be below this mount.
+			ms = append(slices.Clip(ms), mount{target: unknownWorkdir, source: unknownSource + unknownWorkdir})
+			break
+		}
 	}
 	if ms == nil {
 		ms = mounts{} // the host's network, none of its files
@@ -322,6 +334,13 @@ func (a *analyzer) opaqueMounts(first int) {
 				continue
 			}
 			acc.Path = path.Clean("/" + strings.TrimPrefix(acc.Path, unknownSource))
+			if rel, ok := strings.CutPrefix(acc.Path, unknownWorkdir+"/"); ok || acc.Path == unknownWorkdir {
+				// Below a working directory nobody said: no path of the host to judge.
+				if changed == "" {
+					changed = acc.Kind.String() + " " + path.Clean(rel) + " (relative to the image's working directory)"
+				}
+				continue
+			}
 			if changed == "" {
 				changed = acc.Kind.String() + " " + acc.Path
 			}
@@ -329,7 +348,8 @@ func (a *analyzer) opaqueMounts(first int) {
 		}
 		c.Accesses = kept
 		for j := range c.Findings {
-			c.Findings[j].Evidence = strings.ReplaceAll(c.Findings[j].Evidence, unknownSource, "")
+			e := strings.ReplaceAll(c.Findings[j].Evidence, unknownSource, "")
+			c.Findings[j].Evidence = strings.ReplaceAll(e, unknownWorkdir+"/", "")
 		}
 		if changed != "" {
 			a.opaque(k, changed+" in a container whose host mounts moat does not know")
@@ -350,10 +370,23 @@ func (a *analyzer) execContainer(at int, rest []arg, cwd dir) {
 	} else {
 		ct.unknown = true
 	}
-	a.inContainer(at, ct, func() {
-		a.command(rest[i+1:], nil, nil)
-		a.inheritStdin(at)
-	})
+	a.inContainer(at, ct, func() { a.containerCommand(at, rest[i+1:], ct.workdir) })
+}
+
+// containerCommand analyses argv run in a container from its working directory wd (the
+// image's, unknown, unless -w says): the analyzer's working directory is wd while the
+// command is analysed, so that relative paths below an unknown one are opaque. The
+// command reads the standard input of the docker command: docker exec -i db psql <<<
+// 'DROP TABLE t' feeds psql the here-string.
+func (a *analyzer) containerCommand(at int, argv []arg, wd dir) {
+	if !wd.known {
+		wd = dir{unknownWorkdir, true}
+	}
+	prev := a.cwd()
+	a.st.set(cwdVar, value{wd.path, wd.known}, wd.path, a.at)
+	a.command(argv, nil, nil)
+	a.inheritStdin(at)
+	a.st.set(cwdVar, value{prev.path, prev.known}, prev.path, a.at)
 }
 
 // compose: docker compose [OPTIONS] COMMAND. The compose file is the project's
@@ -395,10 +428,7 @@ func (a *analyzer) compose(at int, rest []arg, cwd dir) {
 		argv = append([]arg{*ct.entrypoint}, argv...)
 	}
 	ct.unknown = true
-	a.inContainer(at, ct, func() {
-		a.command(argv, nil, nil)
-		a.inheritStdin(at)
-	})
+	a.inContainer(at, ct, func() { a.containerCommand(at, argv, ct.workdir) })
 }
 
 // composeFile judges a compose file named by -f: read as code the project does not hold.

@@ -52,6 +52,9 @@ func TestContainerRunMounts(t *testing.T) {
 		{"docker run -d --name c -v /srv:/h alpine sleep 1d; docker exec c rm -rf /h/x", []call.Access{del("/srv/x")}},
 		{"docker create --name c -v /srv:/h alpine sleep 1d && docker start c && docker exec -it c rm -rf /h/x", []call.Access{del("/srv/x")}},
 		{"docker run -d --name c alpine sleep 1d; docker exec c rm -rf /h/x", nil},
+		// Relative paths are below the container's working directory, -w or the image's.
+		{"docker run -d --name c -v /srv:/h alpine sleep 1d; docker exec -w /h c rm -rf x", []call.Access{del("/srv/x")}},
+		{"docker run -v /srv:/h -w /h/sub alpine rm -rf ../y", []call.Access{del("/srv/y")}},
 		// docker cp reads or writes a host tree.
 		{"docker cp app:/etc/nginx ./conf", []call.Access{write(testEnv.Cwd+"/conf", true)}},
 		{"docker cp ./conf app:/etc/nginx", nil},
@@ -66,7 +69,8 @@ func TestContainerRunMounts(t *testing.T) {
 
 // A container whose mounts are not known (started before the line, a compose service,
 // --volumes-from, a source computed at run time) makes the writes and deletes of its
-// command opaque, judged as the same path of the host; its reads are of nothing known.
+// command opaque, judged as the same path of the host (none, for a path relative to the
+// image's working directory); its reads are of nothing known.
 func TestContainerUnknownMounts(t *testing.T) {
 	tests := []struct {
 		line string
@@ -79,6 +83,9 @@ func TestContainerUnknownMounts(t *testing.T) {
 		{"docker compose exec web rm -rf /srv/data", "/srv/data"},
 		{"docker compose -f compose.yaml run --rm -v /srv:/s web rm -rf /data", "/data"},
 		{"docker-compose run web sh -c 'rm -rf /var/lib/app'", "/var/lib/app"},
+		{"docker exec c rm -rf build", "(relative)"},
+		{"docker run -v ~/.claude:/go golang:1.26 sh -c 'echo {} > settings.json'", "(relative)"},
+		{"docker run -v /srv:/s:ro golang:1.26 sh -c 'echo {} > settings.json'", ""},
 		{"docker exec c cat /h/.ssh/id_rsa", ""},
 		{"docker compose exec db psql -c 'select 1'", ""},
 	}
@@ -89,10 +96,12 @@ func TestContainerUnknownMounts(t *testing.T) {
 		switch {
 		case tt.want == "" && (len(got) != 0 || hasFinding(c.Findings, findOpaque)):
 			t.Errorf("%s: want no change and no opaque finding:\n%s", tt.line, render(a))
-		case tt.want != "" && (len(got) != 1 || got[0].Path != tt.want || !c.Opaque || !hasFinding(c.Findings, findOpaque)):
+		case tt.want == "(relative)" && (len(got) != 0 || !c.Opaque || !hasFinding(c.Findings, findOpaque)):
+			t.Errorf("%s: want an opaque change of no host path:\n%s", tt.line, render(a))
+		case tt.want != "" && tt.want != "(relative)" && (len(got) != 1 || got[0].Path != tt.want || !c.Opaque || !hasFinding(c.Findings, findOpaque)):
 			t.Errorf("%s: want an opaque change of %s:\n%s", tt.line, tt.want, render(a))
 		}
-		if strings.Contains(render(a), unknownSource) {
+		if strings.Contains(render(a), unknownSource) || strings.Contains(render(a), unknownWorkdir) {
 			t.Errorf("%s: the marker of unknown mounts leaks:\n%s", tt.line, render(a))
 		}
 	}
