@@ -6,7 +6,7 @@ import "go.yaml.in/yaml/v3"
 
 // preparsedDocs are the parse trees of the embedded YAML documents (see preparse.go).
 var preparsedDocs = []preparsedDoc{
-	{path: "builtin/self-protection.yaml", size: 6487, sum: [32]byte{0x16, 0x1d, 0xa2, 0x73, 0xc0, 0xa8, 0x03, 0xa8, 0x0a, 0xb2, 0xe1, 0x61, 0xf1, 0xb0, 0xf2, 0xb1, 0xd6, 0xf3, 0xf2, 0x42, 0x32, 0xf1, 0xf8, 0x80, 0xa8, 0x7a, 0x5d, 0xb5, 0xfa, 0xc3, 0x05, 0x76},
+	{path: "builtin/self-protection.yaml", size: 7160, sum: [32]byte{0x63, 0xae, 0x6f, 0xdb, 0x9d, 0xf7, 0x63, 0x23, 0xf8, 0x7e, 0x1d, 0xb0, 0x3c, 0x12, 0xf4, 0xe3, 0x42, 0x8c, 0x83, 0xf4, 0x7d, 0xf4, 0x0a, 0xa5, 0xc6, 0xd2, 0x3e, 0xef, 0x9b, 0x7e, 0x12, 0x62},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 3, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 3, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 3, Column: 10},
@@ -450,6 +450,44 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deny", Line: 96, Column: 79},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "rule", Line: 96, Column: 85},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "self-protection.moat-files", Line: 96, Column: 91},
+				}},
+				{Kind: yaml.MappingNode, Tag: "!!map", Line: 97, Column: 5, Content: []*yaml.Node{
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "name", Line: 97, Column: 6},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "rewriting the hook settings from a container", Line: 97, Column: 12},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "command", Line: 97, Column: 58},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "docker run -v ~/.claude:/c alpine sh -c 'echo {} > /c/settings.json'", Line: 97, Column: 67},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "expect", Line: 97, Column: 139},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deny", Line: 97, Column: 147},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "rule", Line: 97, Column: 153},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "self-protection.agent-config", Line: 97, Column: 159},
+				}},
+				{Kind: yaml.MappingNode, Tag: "!!map", Line: 98, Column: 5, Content: []*yaml.Node{
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "name", Line: 98, Column: 6},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "copying over the hook settings from a container", Line: 98, Column: 12},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "command", Line: 98, Column: 61},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "docker cp box:/s.json ~/.claude/settings.json", Line: 98, Column: 70},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "expect", Line: 98, Column: 119},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deny", Line: 98, Column: 127},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "rule", Line: 98, Column: 133},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "self-protection.agent-config", Line: 98, Column: 139},
+				}},
+				{Kind: yaml.MappingNode, Tag: "!!map", Line: 99, Column: 5, Content: []*yaml.Node{
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "name", Line: 99, Column: 6},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "moat's files handed writable to an image's own command", Line: 99, Column: 12},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "command", Line: 99, Column: 68},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "podman run -v ~/.config/moat:/m alpine", Line: 99, Column: 77},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "expect", Line: 99, Column: 119},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deny", Line: 99, Column: 127},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "rule", Line: 99, Column: 133},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "self-protection.moat-files", Line: 99, Column: 139},
+				}},
+				{Kind: yaml.MappingNode, Tag: "!!map", Line: 100, Column: 5, Content: []*yaml.Node{
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "name", Line: 100, Column: 6},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "reading the hook settings in a container is fine", Line: 100, Column: 12},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "command", Line: 100, Column: 62},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "docker run --rm -v ~/.claude:/c:ro alpine cat /c/settings.json", Line: 100, Column: 71},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "expect", Line: 100, Column: 137},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "allow", Line: 100, Column: 145},
 				}},
 			}},
 		}}},

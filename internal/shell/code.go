@@ -41,9 +41,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.sshCode(at, ops)
 	case name == "find":
 		a.find(at, rest, cwd)
-	case name == "kubectl":
-		a.containerExec(at, rest, ops, cwd)
-	case containerEngines[name] || composeTools[name]:
+	case containerEngines[name] || composeTools[name] || name == "kubectl":
 		a.containerRun(at, rest, cwd)
 	case name == "flock":
 		a.flock(at, rest, opts, cwd)
@@ -919,21 +917,6 @@ func (a *analyzer) fileTaint(acc call.Access) taint {
 		return tEnvDump
 	}
 	return 0
-}
-
-// containerExec: kubectl exec POD -- COMMAND… runs the command in a container, whose
-// volumes may hold real data; the command is analysed. (docker exec: container.go.)
-func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
-	if len(ops) == 0 || ops[0].lit != "exec" {
-		return
-	}
-	for i, x := range rest {
-		if !x.dynamic && x.lit == "--" && i+1 < len(rest) {
-			a.command(rest[i+1:], nil, nil)
-			a.inheritStdin(at)
-			return
-		}
-	}
 }
 
 // inheritStdin gives the command just emitted for a container the standard input of the

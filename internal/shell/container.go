@@ -196,11 +196,16 @@ type container struct {
 }
 
 // containerRun analyses the container commands of docker, podman, nerdctl and finch, and
-// of docker-compose: run and create, exec, compose run and exec, cp, context.
+// of docker-compose: run and create, exec, compose run, exec and cp, cp, context, the
+// files save, export and build write, podman unshare, plugins; and kubectl exec.
 func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 	name := a.meta[at].prog
 	if composeTools[name] {
 		a.compose(at, rest, cwd)
+		return
+	}
+	if name == "kubectl" {
+		a.kubectlExec(at, rest)
 		return
 	}
 	if !containerEngines[name] {
@@ -224,6 +229,17 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 		a.compose(at, rest[i+1:], cwd)
 	case "cp":
 		a.copyContainer(at, rest[i+1:], cwd)
+	case "save", "export", "build", "buildx":
+		a.engineOutput(at, rest[i:], cwd)
+	case "unshare":
+		// podman unshare COMMAND runs the command on the host, in podman's user namespace.
+		if i+1 < len(rest) {
+			a.command(rest[i+1:], nil, nil)
+		}
+	case "plugin":
+		if i+1 < len(rest) && slices.Contains([]string{"install", "enable", "create", "upgrade"}, rest[i+1].lit) {
+			a.containerFinding(at, findContainerEscape, name+" plugin "+rest[i+1].lit+": plugins run with the engine's privileges")
+		}
 	case "context":
 		if i+1 < len(rest) && slices.Contains([]string{"use", "create", "import", "update"}, rest[i+1].lit) {
 			a.containerFinding(at, findContainerAPI, name+" context "+rest[i+1].lit+": later commands go to another engine")
@@ -412,6 +428,9 @@ func (a *analyzer) compose(at int, rest []arg, cwd dir) {
 	var ct container
 	var j int
 	switch rest[i].lit {
+	case "cp":
+		a.copyContainer(at, rest[i+1:], cwd)
+		return
 	case "run":
 		ct, j = a.containerOptions(at, rest[i+1:], runValueOptions(), cwd)
 	case "exec":
@@ -482,6 +501,66 @@ func (a *analyzer) copyContainer(at int, rest []arg, cwd dir) {
 	if p, ok, opaque := a.resolve(a.tildePath(host.lit), cwd); ok {
 		c.Accesses = append(c.Accesses, call.Access{Kind: kind, Path: p, Recursive: true})
 		c.Opaque = c.Opaque || opaque
+	}
+}
+
+// engineOutput: the files an engine's command writes on the host: docker save and
+// export -o FILE, docker build -o DIR (or type=local,dest=DIR, or type=tar,dest=FILE),
+// --iidfile and --metadata-file.
+func (a *analyzer) engineOutput(at int, rest []arg, cwd dir) {
+	c := &a.cmds[at]
+	for k, x := range rest {
+		s := x.lit
+		var val *arg
+		switch {
+		case s == "-o" || s == "--output" || s == "--iidfile" || s == "--metadata-file":
+			if k+1 < len(rest) {
+				val = &rest[k+1]
+			}
+		case strings.HasPrefix(s, "--output=") || strings.HasPrefix(s, "--iidfile=") || strings.HasPrefix(s, "--metadata-file="):
+			_, v, _ := strings.Cut(s, "=")
+			val = &arg{lit: v, dynamic: x.dynamic}
+		case strings.HasPrefix(s, "-o") && len(s) > 2:
+			val = &arg{lit: s[2:], dynamic: x.dynamic}
+		}
+		if val == nil {
+			continue
+		}
+		out := val.lit
+		if strings.Contains(out, "=") {
+			out = ""
+			for _, kv := range strings.Split(val.lit, ",") {
+				if k, v, _ := strings.Cut(kv, "="); k == "dest" || k == "dst" {
+					out = v
+				}
+			}
+		}
+		if out == "" || out == "-" {
+			continue // an image pushed or loaded, or a tar on standard output
+		}
+		if val.dynamic {
+			a.opaque(at, "writes its output to a path computed at run time: "+shorten(val.lit))
+			continue
+		}
+		if p, ok, opaque := a.resolve(a.tildePath(out), cwd); ok {
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Write, Path: p, Recursive: true})
+			c.Opaque = c.Opaque || opaque
+		}
+	}
+}
+
+// kubectlExec: kubectl exec POD -- COMMAND… runs the command in a pod, whose volumes are
+// unknown here, as a container started before the line is.
+func (a *analyzer) kubectlExec(at int, rest []arg) {
+	i := subcommandAt("kubectl", rest)
+	if i >= len(rest) || rest[i].dynamic || rest[i].lit != "exec" {
+		return
+	}
+	for k := i + 1; k < len(rest); k++ {
+		if !rest[k].dynamic && rest[k].lit == "--" && k+1 < len(rest) {
+			a.inContainer(at, container{unknown: true}, func() { a.containerCommand(at, rest[k+1:], dir{}) })
+			return
+		}
 	}
 }
 

@@ -58,6 +58,15 @@ func TestContainerRunMounts(t *testing.T) {
 		// docker cp reads or writes a host tree.
 		{"docker cp app:/etc/nginx ./conf", []call.Access{write(testEnv.Cwd+"/conf", true)}},
 		{"docker cp ./conf app:/etc/nginx", nil},
+		{"docker compose cp web:/app/dist ./dist", []call.Access{write(testEnv.Cwd+"/dist", true)}},
+		// Files the engine's commands write on the host.
+		{"docker save -o ~/.claude/img.tar app", []call.Access{write(testEnv.Home+"/.claude/img.tar", true)}},
+		{"docker image save app --output=/tmp/app.tar", []call.Access{write("/tmp/app.tar", true)}},
+		{"docker build -o type=local,dest=out .", []call.Access{write(testEnv.Cwd+"/out", true)}},
+		{"docker buildx build --output type=tar,dest=/tmp/x.tar .", []call.Access{write("/tmp/x.tar", true)}},
+		{"docker build -t app --push .", nil},
+		// podman unshare runs its command on the host.
+		{"podman unshare rm -rf ~/.local/share/containers/storage", []call.Access{del(testEnv.Home + "/.local/share/containers/storage")}},
 	}
 	for _, tt := range tests {
 		a := Analyze(tt.line, testEnv)
@@ -86,6 +95,9 @@ func TestContainerUnknownMounts(t *testing.T) {
 		{"docker exec c rm -rf build", "(relative)"},
 		{"docker run -v ~/.claude:/go golang:1.26 sh -c 'echo {} > settings.json'", "(relative)"},
 		{"docker run -v /srv:/s:ro golang:1.26 sh -c 'echo {} > settings.json'", ""},
+		{"kubectl exec web-0 -- rm -rf /data", "/data"},
+		{"kubectl -n prod exec -it web-0 -c app -- sh -c 'rm -rf /var/www'", "/var/www"},
+		{"kubectl exec deploy/api -- ls /app", ""},
 		{"docker exec c cat /h/.ssh/id_rsa", ""},
 		{"docker compose exec db psql -c 'select 1'", ""},
 	}
@@ -127,6 +139,8 @@ func TestContainerEscapes(t *testing.T) {
 		{"docker run --security-opt seccomp:unconfined alpine sh", findContainerEscape},
 		{"docker run --security-opt label=disable alpine sh", findContainerEscape},
 		{"docker run --security-opt no-new-privileges alpine sh", ""},
+		{"docker plugin install vieux/sshfs --grant-all-permissions", findContainerEscape},
+		{"docker plugin ls", ""},
 		{"docker run --device /dev/sda alpine sh", findContainerEscape},
 		{"docker run -v /etc:/e:ro alpine sh", findContainerEscape},
 		{"docker run -v /proc:/p alpine sh", findContainerEscape},
