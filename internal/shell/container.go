@@ -400,9 +400,30 @@ func (a *analyzer) containerCommand(at int, argv []arg, wd dir) {
 	}
 	prev := a.cwd()
 	a.st.set(cwdVar, value{wd.path, wd.known}, wd.path, a.at)
+	first := len(a.cmds)
 	a.command(argv, nil, nil)
-	a.inheritStdin(at)
+	if len(a.cmds) > first {
+		a.inheritStdin(at)
+		// Code it reads from standard input is analysed after the walk (flow.go).
+		a.meta[len(a.meta)-1].mounts = a.sh.mounts
+	}
 	a.st.set(cwdVar, value{prev.path, prev.known}, prev.path, a.at)
+}
+
+// inMountsOf runs analyse, which analyses code the command at i runs after the walk (what
+// it reads from standard input), with that command's container mounts if it runs in one.
+func (a *analyzer) inMountsOf(i int, analyse func()) {
+	ms := a.meta[i].mounts
+	if ms == nil {
+		analyse()
+		return
+	}
+	saved := a.sh.mounts
+	a.sh.mounts = ms
+	first := len(a.cmds)
+	analyse()
+	a.sh.mounts = saved
+	a.opaqueMounts(first)
 }
 
 // compose: docker compose [OPTIONS] COMMAND. The compose file is the project's

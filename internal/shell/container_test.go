@@ -55,6 +55,9 @@ func TestContainerRunMounts(t *testing.T) {
 		// Relative paths are below the container's working directory, -w or the image's.
 		{"docker run -d --name c -v /srv:/h alpine sleep 1d; docker exec -w /h c rm -rf x", []call.Access{del("/srv/x")}},
 		{"docker run -v /srv:/h -w /h/sub alpine rm -rf ../y", []call.Access{del("/srv/y")}},
+		// Code the container's shell reads from standard input runs against the mounts.
+		{"echo 'rm -rf /h/x' | docker run -i -v /srv:/h alpine sh", []call.Access{del("/srv/x")}},
+		{"docker run -i -v /srv:/h alpine sh <<< 'rm -rf /h/x'", []call.Access{del("/srv/x")}},
 		// docker cp reads or writes a host tree.
 		{"docker cp app:/etc/nginx ./conf", []call.Access{write(testEnv.Cwd+"/conf", true)}},
 		{"docker cp ./conf app:/etc/nginx", nil},
@@ -98,6 +101,7 @@ func TestContainerUnknownMounts(t *testing.T) {
 		{"kubectl exec web-0 -- rm -rf /data", "/data"},
 		{"kubectl -n prod exec -it web-0 -c app -- sh -c 'rm -rf /var/www'", "/var/www"},
 		{"kubectl exec deploy/api -- ls /app", ""},
+		{"docker exec -i c sh <<< 'rm -rf /h'", "/h"},
 		{"docker exec c cat /h/.ssh/id_rsa", ""},
 		{"docker compose exec db psql -c 'select 1'", ""},
 	}
