@@ -79,8 +79,9 @@ func under(p, dir string) bool {
 }
 
 // containerEngines are the programs that drive a container engine with docker's commands
-// (lima nerdctl and colima's nerdctl reach nerdctl through the wrappers table).
-var containerEngines = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "finch": true}
+// (lima nerdctl reaches nerdctl through the wrappers table), and buildah and containerd's
+// ctr, whose run is docker's with another shape.
+var containerEngines = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "finch": true, "buildah": true, "ctr": true}
 
 // composeTools are the programs of docker compose's language under their own names.
 var composeTools = map[string]bool{"docker-compose": true, "podman-compose": true}
@@ -107,9 +108,20 @@ var runValueOptions = sync.OnceValue(func() valueOpts {
 			"runtime", "sdnotify", "seccomp-policy", "secret", "security-opt", "shm-size", "shm-size-systemd",
 			"stop-signal", "stop-timeout", "storage-opt", "subgidname", "subuidname", "sysctl", "systemd", "timeout",
 			"tmpfs", "tz", "uidmap", "ulimit", "umask", "unsetenv", "user", "userns", "uts", "variant", "volume",
-			"volume-driver", "volumes-from", "workdir",
+			"volume-driver", "volumes-from", "workdir", "workingdir",
 		},
 	}
+})
+
+// ctrValueOptions are the options of containerd's ctr, global and of ctr run, that take a
+// value.
+var ctrValueOptions = sync.OnceValue(func() valueOpts {
+	return valueOpts{short: "anc", long: []string{
+		"address", "namespace", "timeout", "connect-timeout", "mount", "env", "env-file", "label", "runtime", "snapshotter",
+		"cwd", "user", "cap-add", "cap-drop", "rootfs-propagation", "with-ns", "cgroup", "platform", "memory-limit", "cpus",
+		"cpu-shares", "device", "seccomp-profile", "apparmor-profile", "hostname", "gpus", "runc-binary", "runtime-config-path",
+		"sandbox", "fifo-dir", "pid-file", "log-uri", "annotation", "uidmap", "gidmap", "cni", "runtime-root", "config",
+	}}
 })
 
 // execValueOptions are the options of docker exec (and compose exec) that take a value.
@@ -211,6 +223,21 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 	if !containerEngines[name] {
 		return
 	}
+	if name == "ctr" {
+		// ctr [GLOBAL OPTIONS] run [OPTIONS] IMAGE ID [COMMAND…]
+		i := 0
+		for ; i < len(rest); i++ {
+			_, _, last, ok := optionAt(rest, i, ctrValueOptions())
+			if !ok {
+				break
+			}
+			i = last
+		}
+		if i < len(rest) && !rest[i].dynamic && rest[i].lit == "run" {
+			a.runContainer(at, rest[i+1:], ctrValueOptions(), 2, cwd)
+		}
+		return
+	}
 	i := subcommandAt(name, rest)
 	if i >= len(rest) || rest[i].dynamic {
 		return
@@ -222,7 +249,9 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 	}
 	switch sub {
 	case "run", "create":
-		a.runContainer(at, rest[i+1:], cwd)
+		// buildah run CONTAINER COMMAND runs in a working container, which has the mounts
+		// given here and no others, like a docker run of an image.
+		a.runContainer(at, rest[i+1:], runValueOptions(), 1, cwd)
 	case "exec":
 		a.execContainer(at, rest[i+1:], cwd)
 	case "compose":
@@ -252,10 +281,15 @@ func (a *analyzer) containerFinding(at int, id, evidence string) {
 	c.Findings = appendFinding(c.Findings, id, evidence)
 }
 
-// runContainer: docker run [OPTIONS] IMAGE [COMMAND [ARG…]] (and create). The command is
+// runContainer: docker run [OPTIONS] IMAGE [COMMAND [ARG…]] (and create), with the given
+// number of operands before the command (ctr run IMAGE ID COMMAND). The command is
 // analysed with its paths translated through the container's bind mounts.
-func (a *analyzer) runContainer(at int, rest []arg, cwd dir) {
-	ct, i := a.containerOptions(at, rest, runValueOptions(), cwd)
+func (a *analyzer) runContainer(at int, rest []arg, values valueOpts, operands int, cwd dir) {
+	ct, i := a.containerOptions(at, rest, values, cwd)
+	i += operands - 1
+	if i+1 < len(rest) && !rest[i+1].dynamic && rest[i+1].lit == "--" {
+		i++ // buildah run CONTAINER -- COMMAND
+	}
 	if ct.name != "" {
 		if a.sh.containers == nil {
 			a.sh.containers = make(map[string]container)
@@ -653,6 +687,9 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 		if opt == "privileged" && (val == nil || !strings.EqualFold(val.lit, "false")) {
 			a.containerFinding(at, findContainerEscape, name+" --privileged")
 		}
+		if opt == "net-host" {
+			ct.netHost = true // ctr
+		}
 		if val == nil {
 			continue
 		}
@@ -680,6 +717,8 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 					target = v
 				case "readonly", "ro":
 					readOnly = v == "" || v == "true" || v == "1"
+				case "options": // ctr: options=rbind:ro
+					readOnly = slices.Contains(strings.Split(v, ":"), "ro")
 				}
 			}
 			if bind && path.IsAbs(target) {
@@ -687,7 +726,7 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 			}
 		case "volumes-from":
 			ct.unknown = true // another container's mounts
-		case "w", "workdir":
+		case "w", "workdir", "workingdir", "cwd":
 			if !val.dynamic && path.IsAbs(val.lit) {
 				ct.workdir = dir{path.Clean(val.lit), true}
 			}
@@ -710,6 +749,9 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 			if slices.Contains(unconfinedOptions, strings.Replace(lower, ":", "=", 1)) {
 				a.containerFinding(at, findContainerEscape, name+" --security-opt "+val.lit)
 			}
+		case "with-ns":
+			// ctr --with-ns pid:/proc/1/ns/pid joins a namespace of the host's processes.
+			a.containerFinding(at, findContainerEscape, name+" --with-ns "+val.lit)
 		case "device", "device-cgroup-rule":
 			a.containerFinding(at, findContainerEscape, name+" --"+opt+" "+val.lit)
 		default:

@@ -114,7 +114,13 @@ func engineAPI(a *analyzer, v *view) string {
 			}
 		}
 	}
-	if socket == "" || !isEngineSocket(socket) {
+	endpoint := apiPath(target)
+	switch {
+	case socket != "" && (isEngineSocket(socket) || engineEndpoint(endpoint)):
+		// The engine's socket, or any socket (a copy, a link, a relay) asked for its API.
+	case socket == "" && engineEndpoint(endpoint) && enginePort(target):
+		socket = "the engine's TCP port"
+	default:
 		return ""
 	}
 	method := ""
@@ -135,7 +141,6 @@ func engineAPI(a *analyzer, v *view) string {
 	if method == "GET" || method == "HEAD" {
 		return ""
 	}
-	endpoint := apiPath(target)
 	what := method + " " + endpoint + " on " + socket
 	switch {
 	case strings.HasSuffix(endpoint, "/containers/create") || strings.HasSuffix(endpoint, "/exec") && strings.HasPrefix(endpoint, "/containers/"):
@@ -151,6 +156,25 @@ func engineAPI(a *analyzer, v *view) string {
 	}
 	a.report(findContainerAPI, what)
 	return "engine API"
+}
+
+// engineEndpoints are the first segments of the paths of the Docker and Podman APIs
+// (after the version): a request for one of them is a request to an engine.
+var engineEndpoints = []string{"containers", "exec", "images", "build", "plugins", "swarm", "services", "secrets", "configs", "volumes", "networks", "nodes", "tasks", "session", "libpod", "commit", "auth"}
+
+// enginePorts are the TCP ports container engines listen on when asked to (Docker's
+// 2375 and 2376, Podman's service on 8080 when started that way is too common a port to
+// tell).
+var enginePorts = []string{"2375", "2376"}
+
+func engineEndpoint(p string) bool {
+	first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	return slices.Contains(engineEndpoints, first)
+}
+
+func enginePort(target string) bool {
+	u, err := url.Parse(target)
+	return err == nil && slices.Contains(enginePorts, u.Port())
 }
 
 // requestBody is the literal body of a curl request, "" when there is none or it is only
@@ -182,6 +206,9 @@ func apiPath(target string) string {
 			p = rest[i:]
 		}
 	}
+	if rest, ok := strings.CutPrefix(p, "/libpod/"); ok && engineEndpoint("/"+rest) {
+		p = "/" + rest // podman's own API, beside its Docker-compatible one
+	}
 	return p
 }
 
@@ -193,26 +220,32 @@ func hostConfigEscape(body string) string {
 	if body == "" || json.Unmarshal([]byte(body), &req) != nil {
 		return ""
 	}
-	if b, _ := field(req, "Privileged").(bool); b {
-		return "Privileged"
+	if escape := specEscape(req); escape != "" {
+		return escape // an exec, or podman's libpod specification, which is flat
 	}
-	hc, _ := field(req, "HostConfig").(map[string]any)
-	if hc == nil {
-		// A swarm service: TaskTemplate.ContainerSpec.Mounts.
-		if tt, _ := field(req, "TaskTemplate").(map[string]any); tt != nil {
-			hc, _ = field(tt, "ContainerSpec").(map[string]any)
+	if hc, _ := field(req, "HostConfig").(map[string]any); hc != nil {
+		if escape := specEscape(hc); escape != "" {
+			return "HostConfig." + escape
 		}
 	}
-	if hc == nil {
-		return ""
+	// A swarm service: TaskTemplate.ContainerSpec.
+	if tt, _ := field(req, "TaskTemplate").(map[string]any); tt != nil {
+		if cs, _ := field(tt, "ContainerSpec").(map[string]any); cs != nil {
+			return specEscape(cs)
+		}
 	}
+	return ""
+}
+
+// specEscape reads one level of a container's specification for what gives the host.
+func specEscape(hc map[string]any) string {
 	if b, _ := field(hc, "Privileged").(bool); b {
-		return "HostConfig.Privileged"
+		return "Privileged"
 	}
 	if binds, _ := field(hc, "Binds").([]any); len(binds) > 0 {
 		for _, b := range binds {
 			if s, _ := b.(string); strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.HasPrefix(s, ".") {
-				return "HostConfig.Binds " + s
+				return "Binds " + s
 			}
 		}
 	}
@@ -221,30 +254,42 @@ func hostConfigEscape(body string) string {
 			if mm, _ := m.(map[string]any); mm != nil {
 				if t, _ := field(mm, "Type").(string); strings.EqualFold(t, "bind") {
 					src, _ := field(mm, "Source").(string)
-					return "HostConfig.Mounts bind " + src
+					return "Mounts bind " + src
 				}
 			}
 		}
 	}
 	for _, ns := range []string{"PidMode", "IpcMode", "UTSMode", "UsernsMode", "CgroupnsMode", "NetworkMode"} {
 		if s, _ := field(hc, ns).(string); strings.EqualFold(s, "host") {
-			return "HostConfig." + ns + " host"
+			return ns + " host"
 		}
 	}
-	if caps, _ := field(hc, "CapAdd").([]any); len(caps) > 0 {
+	for _, ns := range []string{"pidns", "ipcns", "utsns", "userns", "cgroupns", "netns"} {
+		// podman: {"pidns": {"nsmode": "host"}}
+		if m, _ := field(hc, ns).(map[string]any); m != nil {
+			if s, _ := field(m, "nsmode").(string); strings.EqualFold(s, "host") {
+				return ns + " host"
+			}
+		}
+	}
+	caps, _ := field(hc, "CapAdd").([]any)
+	if more, _ := field(hc, "cap_add").([]any); len(more) > 0 {
+		caps = append(caps, more...)
+	}
+	if len(caps) > 0 {
 		for _, c := range caps {
 			if s, _ := c.(string); slices.Contains(escapeCapabilities, strings.TrimPrefix(strings.ToLower(s), "cap_")) {
-				return "HostConfig.CapAdd " + s
+				return "CapAdd " + s
 			}
 		}
 	}
 	if ds, _ := field(hc, "Devices").([]any); len(ds) > 0 {
-		return "HostConfig.Devices"
+		return "Devices"
 	}
 	if so, _ := field(hc, "SecurityOpt").([]any); len(so) > 0 {
 		for _, o := range so {
 			if s, _ := o.(string); slices.Contains(unconfinedOptions, strings.Replace(strings.ToLower(s), ":", "=", 1)) {
-				return "HostConfig.SecurityOpt " + s
+				return "SecurityOpt " + s
 			}
 		}
 	}
