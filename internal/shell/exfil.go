@@ -521,6 +521,9 @@ func metadataHost(host string) bool {
 	if i := strings.IndexByte(h, '%'); i >= 0 {
 		h = h[:i] // an IPv6 zone
 	}
+	if h == "" {
+		return false // only a zone: wget %.0
+	}
 	for _, m := range metadataHosts {
 		if h == m {
 			return true
