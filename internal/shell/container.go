@@ -461,11 +461,14 @@ func (a *analyzer) inMountsOf(i int, analyse func()) {
 }
 
 // compose: docker compose [OPTIONS] COMMAND. The compose file is the project's
-// configuration, as a Makefile is: one from outside the project, or computed, is code moat
-// cannot read, and one the line writes is judged as the line wrote it (flow.go). run and
-// exec run a command in a service whose mounts the compose file declares, unknown here.
+// configuration, as a Makefile is; one from outside the project, computed, read from
+// standard input or written by the line itself is code moat cannot read (a compose file
+// can mount the host's root, run privileged or hand the engine's socket to a service).
+// run and exec run a command in a service whose mounts the compose file declares,
+// unknown here.
 func (a *analyzer) compose(at int, rest []arg, cwd dir) {
 	values := composeValueOptions()
+	var files []arg
 	i := 0
 	for ; i < len(rest); i++ {
 		opt, val, next, ok := optionAt(rest, i, values)
@@ -474,15 +477,26 @@ func (a *analyzer) compose(at int, rest []arg, cwd dir) {
 		}
 		i = next
 		if val != nil && (opt == "f" || opt == "file") {
-			a.composeFile(at, *val, cwd)
+			files = append(files, *val)
 		}
 	}
-	if i >= len(rest) || rest[i].dynamic {
-		return
+	sub := ""
+	if i < len(rest) && !rest[i].dynamic {
+		sub = rest[i].lit
+	}
+	if !slices.Contains(composeReadOnly, sub) {
+		if len(files) == 0 {
+			for _, name := range composeDefaults {
+				files = append(files, arg{lit: name})
+			}
+		}
+		for _, f := range files {
+			a.composeFile(at, f, cwd)
+		}
 	}
 	var ct container
 	var j int
-	switch rest[i].lit {
+	switch sub {
 	case "cp":
 		a.copyContainer(at, rest[i+1:], cwd)
 		return
@@ -505,19 +519,76 @@ func (a *analyzer) compose(at int, rest []arg, cwd dir) {
 	a.inContainer(at, ct, func() { a.containerCommand(at, argv, ct.workdir) })
 }
 
-// composeFile judges a compose file named by -f: read as code the project does not hold.
+// composeDefaults are the files docker compose reads when no -f names one, in the
+// project's directory.
+var composeDefaults = []string{"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml", "compose.override.yaml", "compose.override.yml", "docker-compose.override.yml", "docker-compose.override.yaml"}
+
+// composeReadOnly are the compose commands that start nothing.
+var composeReadOnly = []string{"ps", "logs", "config", "ls", "images", "top", "version", "port", "events", "stop", "down", "kill", "pause", "unpause", "rm", "cp"}
+
+// composeFile judges a compose file the command reads: from outside the project,
+// computed, from standard input or written earlier in the line, it is opaque.
 func (a *analyzer) composeFile(at int, f arg, cwd dir) {
-	if f.dynamic {
+	switch {
+	case f.dynamic:
 		a.opaque(at, "compose file computed at run time: "+shorten(f.lit))
 		return
-	}
-	if f.lit == "-" {
+	case f.lit == "-":
 		a.opaque(at, "compose file read from standard input")
 		return
 	}
-	if p, ok, _ := a.resolve(a.tildePath(f.lit), cwd); ok {
-		a.meta[at].runs = append(a.meta[at].runs, runFile{path: p, carrier: "compose", opaque: true})
+	p, ok, _ := a.resolve(a.tildePath(f.lit), cwd)
+	if !ok {
+		return
 	}
+	if !a.inProject(p, cwd) {
+		a.opaque(at, "compose file from outside the project: "+f.lit)
+		return
+	}
+	if a.writtenBefore(at, p) {
+		a.opaque(at, "compose file written earlier in the line: "+f.lit)
+	}
+}
+
+// writeIndex holds the paths the commands of one analyzer wrote, up to scanned: each
+// command is read once, however many compose commands follow it.
+type writeIndex struct {
+	scanned int
+	files   map[string]bool
+	trees   []string // written recursively
+}
+
+// writtenBefore reports whether a command of the line before at wrote p, or a tree
+// holding it.
+func (a *analyzer) writtenBefore(at int, p string) bool {
+	if a.sh.writes == nil {
+		a.sh.writes = make(map[*analyzer]*writeIndex)
+	}
+	w := a.sh.writes[a]
+	if w == nil {
+		w = &writeIndex{files: make(map[string]bool)}
+		a.sh.writes[a] = w
+	}
+	for ; w.scanned < at; w.scanned++ {
+		for _, acc := range a.cmds[w.scanned].Accesses {
+			switch {
+			case acc.Kind != call.Write:
+			case acc.Recursive:
+				w.trees = append(w.trees, acc.Path)
+			default:
+				w.files[acc.Path] = true
+			}
+		}
+	}
+	if w.files[p] {
+		return true
+	}
+	for _, t := range w.trees {
+		if under(p, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // copyContainer: docker cp SRC DEST, where one side is CONTAINER:PATH and the other a

@@ -252,8 +252,8 @@ func TestEngineAPI(t *testing.T) {
 	}
 }
 
-// A compose file from outside the project is code moat cannot read; the project's own
-// is its configuration.
+// A compose file from outside the project, or written by the line, is code moat cannot
+// read; the project's own is its configuration.
 func TestComposeFile(t *testing.T) {
 	for line, opaque := range map[string]bool{
 		"docker compose up -d":                          false,
@@ -262,8 +262,15 @@ func TestComposeFile(t *testing.T) {
 		"docker-compose --file=$F up":                   true,
 		"docker compose -f ~/other/compose.yaml up":     true,
 		"podman-compose -f ../elsewhere/compose.yml up": true,
+		"printf 'services: {x: {image: a, privileged: true}}' > c.yml && docker compose -f c.yml up":      true,
+		"cat > compose.yaml <<'E'\nservices: {x: {image: a, volumes: ['/:/h']}}\nE\ndocker compose up -d": true,
+		"cp /tmp/x.yml docker-compose.yml; docker-compose up":                                             true,
+		"cp -r /tmp/proj/. . && docker compose up -d":                                                     true,
+		"echo x > notes.txt && docker compose up -d":                                                      false,
+		"cat > compose.yaml <<'E'\nservices: {x: {image: a}}\nE\ndocker compose ps":                       false,
 	} {
-		c := Analyze(line, testEnv).Commands[0]
+		cmds := Analyze(line, testEnv).Commands
+		c := cmds[len(cmds)-1]
 		if hasFinding(c.Findings, findOpaque) != opaque {
 			t.Errorf("%s: opaque %v, want %v: %v", line, !opaque, opaque, c.Findings)
 		}

@@ -153,6 +153,9 @@ type shared struct {
 	// containers are the containers the line starts with a name, whose mounts a later
 	// docker exec of the same line finds (container.go).
 	containers map[string]container
+	// writes are the paths each level's commands wrote, for the compose files a later
+	// command reads (container.go).
+	writes map[*analyzer]*writeIndex
 }
 
 // result is an analysis and what dataflow needs from it when it is nested in another.
