@@ -36,7 +36,7 @@ const (
 )
 
 // mount is one bind mount: the directory target inside the container shows the host's
-// directory source (unknownSource when only known at run time).
+// directory source (below unknownSource when it is only known at run time).
 type mount struct {
 	target   string
 	source   string
@@ -58,6 +58,8 @@ const unknownWorkdir = "/\x00workdir"
 
 // host translates a path of the container into the host's: the source of the deepest
 // mount holding it. ok is false when no mount holds it (the path is the image's own).
+// opaque is never set here: below a mount whose source is not known the path is
+// translated below unknownSource, and judged once the command is analysed.
 func (ms mounts) host(p string) (hostPath string, ok, opaque bool) {
 	best := -1
 	for i, m := range ms {
