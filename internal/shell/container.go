@@ -176,13 +176,16 @@ func isEngineSocket(p string) bool {
 	return slices.Contains(engineSockets, path.Base(p))
 }
 
-// mountRisk judges the host side of a mount: the finding it is, if any.
-func mountRisk(src string, readOnly bool) string {
+// mountRisk judges the host side of a mount: the finding it is, if any. The user's own
+// home is theirs to mount, even when it is /root.
+func mountRisk(src string, readOnly bool, home string) string {
 	switch {
 	case src == "" || under(src, unknownSource):
 		return ""
 	case isEngineSocket(src) || slices.Contains(engineDirs, src):
 		return findContainerHost
+	case src == home:
+		return ""
 	case slices.Contains(rootDirs, src):
 		if readOnly {
 			return findContainerEscape
@@ -399,6 +402,12 @@ func (a *analyzer) opaqueMounts(first int) {
 			kept = append(kept, acc)
 		}
 		c.Accesses = kept
+		if m := &a.meta[k]; under(m.script, unknownSource) {
+			// A script of the image's, or of a mount nobody said: the container's own
+			// code, judged as its own command is (by what it can reach), not as a file
+			// of the host's.
+			m.script = ""
+		}
 		for j := range c.Findings {
 			e := strings.ReplaceAll(c.Findings[j].Evidence, unknownSource, "")
 			c.Findings[j].Evidence = strings.ReplaceAll(e, unknownWorkdir+"/", "")
@@ -742,7 +751,8 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 			m.source = unknownSource + m.target // judged as the same path of the host (opaqueMounts)
 		}
 		ct.mounts = append(ct.mounts, m)
-		if id := mountRisk(m.source, readOnly); id != "" {
+		home, _ := a.st.get("HOME")
+		if id := mountRisk(m.source, readOnly, home.s); id != "" {
 			a.containerFinding(at, id, name+" mounts "+src+" into a container")
 		}
 	}
