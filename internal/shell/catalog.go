@@ -293,14 +293,26 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 }
 
 // execOnFound analyses the command a finder runs on what it finds (fd -x CMD ARGS): its
-// words, with each {}-placeholder standing for every path below the search root, the
-// finder's second operand (or the working directory).
+// words, with each {}-placeholder standing for every path below the search root (the
+// finder's second operand, or the working directory) with the extensions it is limited to
+// (-e go).
 func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
 	var operands []arg
+	var exts []string
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		if !containsString(e.exec, x.lit) {
-			if !strings.HasPrefix(x.lit, "-") || x.dynamic {
+			switch {
+			case x.lit == "-e" || x.lit == "--extension":
+				if i+1 < len(rest) {
+					i++
+					exts = append(exts, rest[i].lit)
+				}
+			case strings.HasPrefix(x.lit, "--extension="):
+				exts = append(exts, strings.TrimPrefix(x.lit, "--extension="))
+			case strings.HasPrefix(x.lit, "-e") && len(x.lit) > 2:
+				exts = append(exts, x.lit[2:])
+			case !strings.HasPrefix(x.lit, "-") || x.dynamic:
 				operands = append(operands, x)
 			}
 			continue
@@ -313,7 +325,21 @@ func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
 			a.opaque(at, a.meta[at].prog+" runs a command on paths below a directory known only at run time")
 			return
 		}
-		found := shellQuote(strings.TrimRight(root.lit, "/")) + "/*"
+		found := shellQuote(strings.TrimRight(root.lit, "/")) + "/**/*"
+		switch {
+		case len(exts) == 1 && plainName(exts[0]):
+			found += "." + exts[0]
+		case len(exts) > 1:
+			names := make([]string, 0, len(exts))
+			for _, x := range exts {
+				if plainName(x) {
+					names = append(names, x)
+				}
+			}
+			if len(names) == len(exts) {
+				found += ".{" + strings.Join(names, ",") + "}"
+			}
+		}
 		var line strings.Builder
 		placed := false
 		for k, w := range rest[i+1:] {
