@@ -99,6 +99,7 @@ type cmdMeta struct {
 	script        string // a file it runs as code
 	sourced       bool   // the script is sourced into the shell (source, .)
 	runs          []runFile
+	mounts        mounts // for a command run in a container: its mounts (container.go)
 
 	substs []syntax.Node // substitutions in its words
 	// viaVar maps the substitutions its words use through a variable (curl -d "$K" after
@@ -363,11 +364,13 @@ func (a *analyzer) runFlow(i int, code flowVal) {
 			*c = withFinding(*c, findEncodedCommand, shorten(strings.TrimSpace(code.text)))
 		}
 		cwd := a.cwdAt(i)
-		if m.execStdin == execInterp {
-			a.inspect(i, m.lang, code.text, cwd)
-		} else {
-			a.nested(i, code.text, cwd, false)
-		}
+		a.inMountsOf(i, func() {
+			if m.execStdin == execInterp {
+				a.inspect(i, m.lang, code.text, cwd)
+			} else {
+				a.nested(i, code.text, cwd, false)
+			}
+		})
 	case code.t&tDecoded != 0:
 		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
 	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst && !a.setupCode(m.codeSubsts):

@@ -31,7 +31,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"git": {short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "exec-path", "message", "file", "author", "date", "template",
 			"reuse-message", "reedit-message", "fixup", "squash", "cleanup", "gpg-sign", "branch", "origin", "depth", "upload-pack", "receive-pack",
 			"repo", "push-option", "strategy", "strategy-option", "onto", "format"}, subcommand: true},
-		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
+		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"unix-socket", "abs-unix-socket", "data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
 			"output", "upload-file", "request", "header", "user", "user-agent", "referer", "cookie", "cookie-jar", "config", "max-time", "connect-timeout",
 			"proxy", "proxy-user", "resolve", "connect-to", "cacert", "cert", "key", "url", "write-out", "retry", "output-dir", "json", "oauth2-bearer", "dump-header", "range", "interface", "limit-rate"}},
 		"wget":       {short: "OoaPUeTtwQiB", long: []string{"output-document", "output-file", "append-output", "directory-prefix", "user-agent", "header", "post-data", "post-file", "body-data", "body-file", "method", "timeout", "tries", "input-file", "user", "password", "load-cookies", "save-cookies", "execute"}},

@@ -89,6 +89,9 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
 		"parallel":     {valueShort: "jSaI", valueLong: []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir", "colsep", "delimiter"}, xargs: true},
 		"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+		// lima runs its command in the Lima virtual machine, which mounts the user's home
+		// directory: lima nerdctl run …, lima rm -rf ~/x.
+		"lima": {valueLong: []string{"workdir"}},
 	}
 })
 
