@@ -23,6 +23,13 @@ import (
 func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	m := &a.meta[at]
 	name := m.prog
+	if e, ok := executors()[name]; ok {
+		// Programs that run code given in their arguments (executors.go).
+		if a.executorCode(e, &execCall{at: at, prog: name, rest: rest, ops: ops, opts: opts, cwd: cwd}) {
+			return
+		}
+		m = &a.meta[at]
+	}
 	switch {
 	case shells()[name]:
 		a.shellCode(at, ops, opts, cwd)

@@ -99,7 +99,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	prog, rest := args[i], args[i+1:]
 	if u.xargs {
 		a.curRedirs = redirs
-		rest = a.xargsOperands(rest)
+		rest = a.xargsInput(args[:i], rest)
 		a.curRedirs = nil
 	}
 	var cmd call.Command
@@ -163,6 +163,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	if u.privileged != "" {
 		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
 	}
+	for _, f := range u.findings {
+		cmd.Findings = appendFinding(cmd.Findings, f.id, f.evidence)
+	}
 	a.curAssigns = assigns
 	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
 	if a.bomb > 0 || slices.Contains(a.bombs, cmd.Name) {
@@ -190,6 +193,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1
+	if u.runner {
+		a.wrappedPackage(at, args[:i], prog)
+	}
 	switch {
 	case u.shell != nil:
 		a.nestedWord(at, *u.shell, cwd)
@@ -373,7 +379,12 @@ type unwrapped struct {
 	privileged string // the wrapper that runs the program as another user (sudo, doas)
 	xargs      bool   // the program's last operands come from standard input
 	shell      *arg   // the program is a shell command line built from the rest (watch)
+	findings   []wrapperFinding
+	runner     bool // a package runner fetches the program (npx)
 }
+
+// wrapperFinding is what a wrapper makes of the program it runs (wrapper.finding).
+type wrapperFinding struct{ id, evidence string }
 
 // unwrap returns the index of the program that args run, past any wrappers. extra are the
 // wrappers the policy declares.
@@ -406,6 +417,10 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 		if w.privileged && u.privileged == "" {
 			u.privileged = name
 		}
+		if w.finding != "" {
+			u.findings = append(u.findings, wrapperFinding{w.finding, name})
+		}
+		u.runner = u.runner || w.runner
 		u.xargs = u.xargs || w.xargs
 		if r.dynamic {
 			if !r.split.dynamic {
@@ -417,7 +432,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 			u.dynamic, u.split = true, r.split
 			return j, u
 		}
-		if w.joinShell && !r.noJoin {
+		if w.joinShell && !r.noJoin || r.join {
 			// watch rm -rf /x: the wrapper is the command, and its words joined are code.
 			line := joinArgs(args[j:])
 			u.shell = &line
@@ -448,6 +463,7 @@ type skipped struct {
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
+	join    bool // an option said they are (sudo -s)
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -480,6 +496,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 			if name == w.noJoinLong && w.noJoinLong != "" {
 				r.noJoin = true
 			}
+			if slices.Contains(w.joinLong, name) {
+				r.join = true
+			}
 			dyn := slices.Contains(w.dynamicLong, name)
 			v := arg{lit: val}
 			if !hasValue && (dyn || slices.Contains(w.valueLong, name)) {
@@ -507,6 +526,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				}
 				if strings.IndexByte(w.noJoinShort, c) >= 0 {
 					r.noJoin = true
+				}
+				if strings.IndexByte(w.joinShort, c) >= 0 {
+					r.join = true
 				}
 				dyn := strings.IndexByte(w.dynamicShort, c) >= 0
 				if !dyn && strings.IndexByte(w.valueShort, c) < 0 {
