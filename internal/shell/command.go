@@ -432,7 +432,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 			u.dynamic, u.split = true, r.split
 			return j, u
 		}
-		if w.joinShell && !r.noJoin || r.join {
+		if w.joinShell && !r.noJoin {
 			// watch rm -rf /x: the wrapper is the command, and its words joined are code.
 			line := joinArgs(args[j:])
 			u.shell = &line
@@ -463,7 +463,6 @@ type skipped struct {
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
-	join    bool // an option said they are (sudo -s)
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -496,9 +495,7 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 			if name == w.noJoinLong && w.noJoinLong != "" {
 				r.noJoin = true
 			}
-			if slices.Contains(w.joinLong, name) {
-				r.join = true
-			}
+
 			dyn := slices.Contains(w.dynamicLong, name)
 			v := arg{lit: val}
 			if !hasValue && (dyn || slices.Contains(w.valueLong, name)) {
@@ -527,9 +524,7 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				if strings.IndexByte(w.noJoinShort, c) >= 0 {
 					r.noJoin = true
 				}
-				if strings.IndexByte(w.joinShort, c) >= 0 {
-					r.join = true
-				}
+
 				dyn := strings.IndexByte(w.dynamicShort, c) >= 0
 				if !dyn && strings.IndexByte(w.valueShort, c) < 0 {
 					continue

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/shell/oneliner"
 )
 
 // Scripts in a program's own small language that can run commands and write files: sed's
@@ -466,7 +467,7 @@ func (a *analyzer) dbCommandArgs(at int, client string, cmd dbCommand, args stri
 			target = fields[0]
 		}
 		if i := strings.IndexByte(args, '|'); i >= 0 && (cmd.does == dbWritesFile || cmd.does == dbReadsFile || cmd.does == dbRunsFile) {
-			a.shellText(at, args[i+1:], cwd) // .output |CMD, \o |CMD, .read |CMD
+			a.pipeCommand(at, args[i+1:], cmd.does == dbWritesFile || cmd.does == dbRunsFile, cwd, carrier)
 			return
 		}
 		a.dbTarget(at, cmd.does, arg{lit: strings.Trim(target, `'"`)}, cwd, carrier)
@@ -480,7 +481,7 @@ func (a *analyzer) dbTarget(at int, does dbMeta, f arg, cwd dir, carrier string)
 		return
 	}
 	if rest, ok := strings.CutPrefix(f.lit, "|"); ok {
-		a.shellText(at, rest, cwd)
+		a.pipeCommand(at, rest, does == dbWritesFile, cwd, carrier)
 		return
 	}
 	switch does {
@@ -502,5 +503,20 @@ func (a *analyzer) dbPiped(at int, text string) {
 	}
 	if _, ok := dbCommands()[client]; ok {
 		a.dbScript(at, client, text, a.cwdAt(at))
+	}
+}
+
+// pipeCommand analyses a command a client pipes its output into (.once |CMD, \o |CMD) or
+// reads from (.read |CMD). Output written into a shell or an interpreter is run as code:
+// query results moat cannot read.
+func (a *analyzer) pipeCommand(at int, code string, writes bool, cwd dir, carrier string) {
+	a.shellText(at, code, cwd)
+	f := strings.Fields(code)
+	if !writes || len(f) == 0 {
+		return
+	}
+	name := canonicalProgram(baseName(f[0]))
+	if _, interp := oneliner.Lookup(name); shells()[name] || interp {
+		a.opaque(at, carrier+" writes query results into "+shorten(code)+", which runs them")
 	}
 }

@@ -196,10 +196,11 @@ func (a *analyzer) tmuxString(at int, w arg, cwd dir, depth int) {
 }
 
 // typedKeys analyses keys typed into a pane as the shell there reads them: text, and Enter
-// where a line ends. Typed text not yet submitted is judged too: a later Enter runs it.
+// where a line ends. Typed text not yet submitted is judged too: a later Enter runs it. A
+// line submitted after keys moat cannot follow (a variable, Up, Tab) is opaque.
 func (a *analyzer) typedKeys(at int, keys []arg, literal, hex bool, cwd dir, carrier string) {
 	var b strings.Builder
-	unknown := false
+	unknown, submitted := false, false
 	for _, k := range keys {
 		if k.dynamic || hex {
 			unknown = true
@@ -211,6 +212,7 @@ func (a *analyzer) typedKeys(at int, keys []arg, literal, hex bool, cwd dir, car
 			b.WriteString(k.lit)
 		case contains(tmuxEnter, lower):
 			b.WriteByte('\n')
+			submitted = submitted || unknown
 		case lower == "space":
 			b.WriteByte(' ')
 		case tmuxKeyNames()[lower] || len(k.lit) > 2 && (k.lit[1] == '-' && strings.IndexByte("CMScms", k.lit[0]) >= 0) || len(k.lit) == 2 && k.lit[0] == '^':
@@ -219,8 +221,8 @@ func (a *analyzer) typedKeys(at int, keys []arg, literal, hex bool, cwd dir, car
 			b.WriteString(k.lit)
 		}
 	}
-	if unknown {
-		a.opaque(at, carrier+" types keys whose effect moat cannot follow")
+	if submitted {
+		a.opaque(at, carrier+" submits keys whose effect moat cannot follow")
 	}
 	a.shellText(at, b.String(), cwd)
 }

@@ -40,10 +40,6 @@ type wrapper struct {
 	joinShell   bool
 	noJoinShort string
 	noJoinLong  string
-	// joinShort and joinLong are options that make the program and its arguments one line
-	// that the target user's shell runs (sudo -s CMD, sudo -i CMD).
-	joinShort string
-	joinLong  []string
 	// finding is what running a program through the wrapper is evidence of, besides the
 	// program's own findings (chroot, unshare and nsenter enter other namespaces).
 	finding string
@@ -65,8 +61,6 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 			chdirShort: "D",
 			chdirLong:  "chdir",
 			assigns:    true,
-			joinShort:  "si",
-			joinLong:   []string{"shell", "login"},
 		},
 		"doas":         {valueShort: "Cu", privileged: true},
 		"pkexec":       {valueLong: []string{"user"}, privileged: true},
