@@ -72,6 +72,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 			a.interpreterCode(at, in, ops, opts, cwd)
 		}
 	}
+	a.catalogEffects(at, rest, ops, opts, cwd)
 }
 
 // flock [OPTIONS] FILE -c STRING or flock [OPTIONS] FILE COMMAND [ARGS]: runs the command

@@ -148,6 +148,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
+	if !dynamic {
+		a.unknownProgram(&cmd, m.prog, cwd)
+	}
 	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {
 		a.envEffects(&cmd, &m, env, envReader{prog: m.prog, opts: opts}, cwd)
 	}
@@ -648,6 +651,7 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 		}
 		if s[1] == '-' {
 			n, v, has := strings.Cut(s[2:], "=")
+			n = longOption(name, n)
 			flags = addFlag(flags, aliases, n)
 			o := option{name: canonicalFlag(aliases, n), val: arg{lit: v}, hasValue: has}
 			if !has && slices.Contains(values.long, n) && i+1 < len(args) {

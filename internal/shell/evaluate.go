@@ -452,6 +452,23 @@ var setupGenerators = sync.OnceValue(func() map[string][]string {
 	}
 })
 
+// setupGenerator reports whether the program, given these operands, prints set-up code.
+func setupGenerator(prog string, operands []string) bool {
+	subs, ok := setupGenerators()[prog]
+	if !ok {
+		return false
+	}
+	if slices.Contains(subs, "") {
+		return true
+	}
+	for _, o := range operands {
+		if slices.Contains(subs, o) {
+			return true
+		}
+	}
+	return false
+}
+
 // setupCode reports whether the substitutions a command runs as code are each one command
 // that prints set-up code (setupGenerators), reading nothing the line gives it.
 func (a *analyzer) setupCode(substs []syntax.Node) bool {
@@ -470,15 +487,7 @@ func (a *analyzer) setupCode(substs []syntax.Node) bool {
 			}
 			count++
 			m, c := &a.meta[j], &a.cmds[j]
-			subs, ok := setupGenerators()[m.prog]
-			if !ok || m.piped || m.ownStdin && !m.stdin.known {
-				return false
-			}
-			named := slices.Contains(subs, "")
-			for _, o := range c.Operands {
-				named = named || slices.Contains(subs, o)
-			}
-			if !named {
+			if !setupGenerator(m.prog, c.Operands) || m.piped || m.ownStdin && !m.stdin.known {
 				return false
 			}
 		}

@@ -250,9 +250,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	for name := range dbClients() {
 		rules[name] = append(rules[name], rule{when: dbArgs})
 	}
-	// Programs that take another's commands: OpenTofu is terraform under another name,
-	// podman and nerdctl take docker's.
-	for alias, of := range map[string]string{"tofu": "terraform", "podman": "docker", "nerdctl": "docker"} {
+	// Programs that take another's commands: podman and nerdctl take docker's (OpenTofu is
+	// terraform by canonicalProgram).
+	for alias, of := range map[string]string{"podman": "docker", "nerdctl": "docker"} {
 		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
@@ -270,6 +270,9 @@ var infraCLIs = []string{
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
 	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
+	"terragrunt", "skaffold", "tilt", "lima", "limactl", "colima", "linkerd", "cilium", "helmfile",
+	"crane", "regctl", "skopeo", "buildah", "ctr", "crictl", "packer", "ansible-galaxy", "stern",
+	"kubeseal", "k9s", "dive", "orbctl", "vultr-cli",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.

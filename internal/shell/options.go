@@ -196,6 +196,9 @@ func canonicalProgram(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
+	case "tofu", "opentofu":
+		// OpenTofu is Terraform's fork, with its commands.
+		return "terraform"
 	case "luajit":
 		return "lua"
 	case "netcat", "nc.openbsd", "nc.traditional":
@@ -216,4 +219,65 @@ func isVersion(s string) bool {
 		}
 	}
 	return true
+}
+
+// longOptionNames are, per program, the long options moat knows by name: those its tables
+// give aliases or values, and those its rules test. They are what an abbreviation is
+// resolved against.
+var longOptionNames = sync.OnceValue(func() map[string][]string {
+	names := map[string][]string{}
+	add := func(prog, n string) {
+		if len(n) > 1 && !slices.Contains(names[prog], n) {
+			names[prog] = append(names[prog], n)
+		}
+	}
+	for prog, aliases := range flagAliases() {
+		for from, to := range aliases {
+			add(prog, from)
+			add(prog, to)
+		}
+	}
+	for prog, v := range valueOptions() {
+		for _, n := range v.long {
+			add(prog, n)
+		}
+	}
+	for prog, rules := range effectRules() {
+		for _, r := range rules {
+			for _, n := range r.anyOf {
+				add(prog, n)
+			}
+			for _, n := range r.noneOf {
+				add(prog, n)
+			}
+		}
+	}
+	return names
+})
+
+// longOption resolves an abbreviated long option the way GNU getopt_long and git do: a
+// name that is not one the program's tables know, but the unique prefix of one, is that
+// option (git push --forc is --force). Otherwise the name stays as written: an ambiguous
+// prefix makes the program fail, and an unknown option tests nothing.
+func longOption(prog, n string) string {
+	if n == "" || strings.HasPrefix(n, "no-") {
+		return n
+	}
+	known := longOptionNames()[prog]
+	if slices.Contains(known, n) {
+		return n
+	}
+	match := ""
+	for _, k := range known {
+		if strings.HasPrefix(k, n) {
+			if match != "" {
+				return n
+			}
+			match = k
+		}
+	}
+	if match == "" {
+		return n
+	}
+	return match
 }

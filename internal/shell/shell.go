@@ -145,7 +145,10 @@ type shared struct {
 	budget int // bytes nested code may still parse
 	// aliases are the aliases the line defines, by name, with their text; expanding are
 	// those whose text is being analysed, which bash does not expand again inside it.
-	aliases   map[string]string
+	aliases map[string]string
+	// functions are the shell functions the line defines: code the analyser reads where
+	// it is defined, so that calling one runs no unknown program.
+	functions map[string]bool
 	expanding []string
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
