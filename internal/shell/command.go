@@ -135,6 +135,12 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 	default:
 		cmd.Name = baseName(prog.lit)
+		if u.runner {
+			// npx prisma@5: the package's program, judged with its package (wrappedPackage).
+			if k := strings.IndexByte(cmd.Name, '@'); k > 0 {
+				cmd.Name = cmd.Name[:k]
+			}
+		}
 		if strings.Contains(prog.lit, "/") {
 			cmd.Path = prog.lit
 			opaque = a.addAccess(&cmd.Accesses, call.Exec, prog, false, cwd)
@@ -148,7 +154,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
-	if !dynamic {
+	if !dynamic && !u.runner {
 		a.unknownProgram(&cmd, m.prog, cwd)
 	}
 	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {

@@ -186,13 +186,6 @@ func (a *analyzer) executorCode(e executor, x *execCall) bool {
 	return a.runExecutor(e.reader, x)
 }
 
-func optionSpelling(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
-
 // fileGiven: at -f FILE runs FILE (handled by the table) instead of its standard input.
 func fileGiven(x *execCall) bool {
 	for _, o := range x.opts {

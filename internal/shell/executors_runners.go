@@ -25,7 +25,7 @@ const (
 )
 
 // knownTools are the packages of each registry whose programs are ordinary development
-// tools, run through a package runner every day.
+// tools, run through a package runner every day, and the libraries runs add every day.
 var knownTools = sync.OnceValue(func() map[ecosystem]map[string]bool {
 	set := func(names ...string) map[string]bool {
 		m := make(map[string]bool, len(names))
@@ -47,7 +47,10 @@ var knownTools = sync.OnceValue(func() map[ecosystem]map[string]bool {
 		ecoPyPI: set("ruff", "black", "mypy", "pytest", "flake8", "isort", "pylint", "pre-commit", "tox", "nox", "poetry",
 			"hatch", "pdm", "cookiecutter", "pip-audit", "bandit", "twine", "build", "pyright", "basedpyright", "sqlfluff",
 			"yamllint", "codespell", "mkdocs", "sphinx", "pip-tools", "pipdeptree", "coverage", "autopep8", "pyupgrade",
-			"vulture", "radon", "interrogate", "commitizen", "ansible-lint", "cfn-lint", "maturin", "uv", "pip"),
+			"vulture", "radon", "interrogate", "commitizen", "ansible-lint", "cfn-lint", "maturin", "uv", "pip",
+			// Libraries added to a run's environment (uv run --with) every day.
+			"rich", "requests", "httpx", "click", "typer", "pydantic", "pyyaml", "numpy", "pandas", "matplotlib",
+			"ipython", "ipykernel", "jupyterlab", "polars", "scipy", "python-dotenv"),
 	}
 })
 
@@ -85,6 +88,7 @@ func (a *analyzer) runnerArgs(x *execCall) bool {
 		a.pyRun(x, after)
 	case x.prog == "uv" && sub == "run":
 		a.uvRun(x, after)
+		return false // the catalog's runner entry analyses the command
 	case x.prog == "deno" && (sub == "run" || sub == "eval"):
 		a.denoRun(x, sub, after)
 	default:
@@ -200,19 +204,22 @@ func (a *analyzer) pyRun(x *execCall, words []arg) {
 	a.runPackageProgram(cmd, ecoPyPI)
 }
 
-// uvRun: uv run [--with PKG]… COMMAND|SCRIPT|URL: runs a command or a script in the
-// project's environment, with the packages --with adds.
+// uvRun: uv run [--with PKG]… COMMAND|SCRIPT|URL runs a command or a script in the
+// project's environment, with the packages --with adds: those packages, and a script
+// fetched from a URL, are judged here; the command itself is the catalog's runner entry's
+// (catalog.txt), as for poetry run.
 func (a *analyzer) uvRun(x *execCall, words []arg) {
 	vo := executorOptions()["uv"]
-	i := 0
-	for ; i < len(words); i++ {
+	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if w.dynamic || !strings.HasPrefix(w.lit, "-") {
-			break
+		if w.dynamic || w.lit == "--" {
+			return
 		}
-		if w.lit == "--" {
-			i++
-			break
+		if !strings.HasPrefix(w.lit, "-") {
+			if remoteSpec(w.lit) {
+				a.opaque(x.at, "uv run runs code fetched from "+shorten(w.lit))
+			}
+			return
 		}
 		name, val, has := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
 		if !(contains(vo.long, name) || len(name) == 1 && strings.Contains(vo.short, name)) {
@@ -221,7 +228,7 @@ func (a *analyzer) uvRun(x *execCall, words []arg) {
 		value := arg{lit: val}
 		if !has {
 			if i+1 >= len(words) {
-				break
+				return
 			}
 			i++
 			value = words[i]
@@ -233,18 +240,6 @@ func (a *analyzer) uvRun(x *execCall, words []arg) {
 			a.opaque(x.at, "uv run installs the packages listed in "+shorten(value.lit)+", whose code moat cannot read")
 		}
 	}
-	cmd := words[i:]
-	if len(cmd) == 0 {
-		return
-	}
-	if first := cmd[0]; !first.dynamic && remoteSpec(first.lit) {
-		a.opaque(x.at, "uv run runs code fetched from "+shorten(first.lit))
-		return
-	}
-	if !cmd[0].dynamic && strings.HasSuffix(cmd[0].lit, ".py") {
-		cmd = append([]arg{{lit: "python"}}, cmd...)
-	}
-	a.command(cmd, nil, nil)
 }
 
 // denoRun: deno run [OPTIONS] MODULE [ARGS…] runs a module, a file or a URL (npm: and jsr:
@@ -292,30 +287,11 @@ func (a *analyzer) runPackageProgram(cmd []arg, eco ecosystem) {
 	}
 	name, _ := packageName(eco, cmd[0].lit)
 	bin := name[strings.LastIndexByte(name, '/')+1:]
-	if !knownProgram(bin) {
+	if !knownByTables()[canonicalProgram(bin)] {
 		return
 	}
 	argv := append([]arg{{lit: bin}}, cmd[1:]...)
 	a.command(argv, nil, nil)
-}
-
-// knownProgram reports whether moat has knowledge of a program: its file effects, how it
-// wraps another, the code it runs.
-func knownProgram(name string) bool {
-	name = canonicalProgram(name)
-	if _, ok := programEffects()[name]; ok {
-		return true
-	}
-	if _, ok := wrappers()[name]; ok {
-		return true
-	}
-	if _, ok := executors()[name]; ok {
-		return true
-	}
-	if _, ok := oneliner.Lookup(name); ok {
-		return true
-	}
-	return shells()[name]
 }
 
 // judgePackage makes the command opaque unless the package is a well-known tool of its
@@ -331,7 +307,7 @@ func (a *analyzer) judgePackage(at int, eco ecosystem, p arg, carrier string) {
 		a.opaque(at, carrier+" runs code fetched from "+shorten(p.lit))
 	case !registry:
 		a.opaque(at, carrier+" runs the package "+shorten(p.lit)+", whose code moat cannot read")
-	case knownTools()[eco][name] || knownProgram(name) || knownAgent(name):
+	case knownTools()[eco][name] || knownProgram(canonicalProgram(name)) || knownAgent(name):
 	default:
 		a.opaque(at, carrier+" runs the package "+name+" from the registry, whose code moat cannot read")
 	}

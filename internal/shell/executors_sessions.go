@@ -68,7 +68,11 @@ var tmuxFormat = sync.OnceValue(func() *regexp.Regexp {
 // tmuxArgs reads tmux's command line: -c CMD runs CMD, -f FILE reads a configuration of
 // tmux commands, and then come tmux commands separated by ";" words.
 func (a *analyzer) tmuxArgs(x *execCall) bool {
-	for _, o := range x.opts {
+	global := executorOptions()["tmux"].short
+	end := optionEnd(x.rest, global, nil)
+	// Only the options before the command are tmux's own: split-window -c DIR is not -c CMD.
+	_, _, opts := parseOptions("tmux", x.rest[:end], nil, nil, nil)
+	for _, o := range opts {
 		if !o.hasValue {
 			continue
 		}
@@ -88,8 +92,7 @@ func (a *analyzer) tmuxArgs(x *execCall) bool {
 			a.shellText(x.at, m[1], x.cwd)
 		}
 	}
-	words := x.rest[optionEnd(x.rest, executorOptions()["tmux"].short, nil):]
-	a.tmuxCommandList(x.at, words, x.cwd, 0)
+	a.tmuxCommandList(x.at, x.rest[end:], x.cwd, 0)
 	return true
 }
 
