@@ -225,10 +225,22 @@ func (a *analyzer) fileAccess(at int, kind call.AccessKind, p string, cwd dir) {
 		return
 	}
 	c := &a.cmds[at]
+	first := len(c.Accesses)
 	if a.addAccess(&c.Accesses, kind, arg{lit: a.tildePath(p)}, false, cwd) {
 		c.Opaque = true
 	}
 	a.pathFindings(c)
+	if a.sh.env.Sensitive == nil {
+		return
+	}
+	for _, acc := range c.Accesses[first:] {
+		if acc.Kind == call.Read && a.sh.env.Sensitive(acc) {
+			// sed '1r ~/.aws/credentials': the secret is printed with the output.
+			c.Findings = appendFinding(c.Findings, findCredentialsRead, acc.Path)
+			a.meta[at].out.t |= tSecret
+			a.meta[at].secretRead = true
+		}
+	}
 }
 
 // remoteCode analyses a shell command line run on another host (rsync --rsync-path), as
@@ -380,4 +392,26 @@ func (a *analyzer) shellText(at int, text string, cwd dir) {
 // lang maps the name of a language in an editor's commands to the interpreter moat reads.
 var editorLangs = map[string]oneliner.Lang{
 	"python": oneliner.Python, "lua": oneliner.Lua, "perl": oneliner.Perl, "ruby": oneliner.Ruby,
+}
+
+// uniquePrefix resolves a long option written as the unique prefix of one of known, as
+// getopt_long, emacs and npm accept (--expr for --expression); otherwise it stays as
+// written.
+func uniquePrefix(name string, known []string) string {
+	match := ""
+	for _, k := range known {
+		if k == name {
+			return k
+		}
+		if strings.HasPrefix(k, name) {
+			if match != "" {
+				return name
+			}
+			match = k
+		}
+	}
+	if match == "" {
+		return name
+	}
+	return match
 }

@@ -682,6 +682,8 @@ func (a *analyzer) emacsArgs(x *execCall) bool {
 		if !strings.HasPrefix(name, "--") {
 			hasVal = false
 			name, val = w.lit, ""
+		} else {
+			name = "--" + uniquePrefix(name[2:], emacsLongOptions) // emacs --ev is --eval
 		}
 		value := func() (arg, bool) {
 			if hasVal {
@@ -730,6 +732,12 @@ func (a *analyzer) emacsArgs(x *execCall) bool {
 	}
 	return true
 }
+
+// emacsLongOptions are the long options of emacs and emacsclient, which may be abbreviated.
+var emacsLongOptions = []string{"eval", "execute", "load", "script", "directory", "funcall", "user", "insert", "visit",
+	"file", "find-file", "chdir", "terminal", "display", "init-directory", "batch", "no-init-file", "no-site-file",
+	"quick", "debug-init", "version", "help", "font", "geometry", "color", "socket-name", "server-file",
+	"alternate-editor", "frame-parameters", "timeout", "tramp", "no-wait", "create-frame", "tty", "nw", "daemon", "bg-daemon", "fg-daemon"}
 
 // elisp analyses Lisp code: the shell commands of emacsShell's functions when written
 // out; any other function of emacsDanger, or a shell command computed, is opaque.

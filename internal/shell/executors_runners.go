@@ -124,6 +124,9 @@ func (a *analyzer) npmRun(x *execCall, words []arg) {
 			break
 		}
 		name, val, has := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
+		if strings.HasPrefix(w.lit, "--") {
+			name = uniquePrefix(name, npmRunOptions) // npm reads --pack as --package
+		}
 		value := arg{lit: val}
 		takes := name == "p" || name == "package" || name == "c" || name == "call" || name == "registry" || name == "cache" || name == "userconfig"
 		if takes && !has {
@@ -154,6 +157,10 @@ func (a *analyzer) npmRun(x *execCall, words []arg) {
 	}
 	a.runPackageProgram(cmd, ecoNPM)
 }
+
+// npmRunOptions are the long options of npx and npm exec before the package.
+var npmRunOptions = []string{"package", "call", "registry", "cache", "userconfig", "yes", "no", "quiet", "prefer-offline",
+	"prefer-online", "offline", "workspace", "workspaces", "include-workspace-root", "ignore-existing"}
 
 // pyRun: uvx [--from SPEC] [--with PKG]… PKG[==VERSION] [ARGS…] and pipx run [--spec SPEC]
 // PKG [ARGS…].

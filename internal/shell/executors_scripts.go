@@ -30,7 +30,7 @@ func (a *analyzer) sedArgs(x *execCall) bool {
 		}
 		if long, ok := strings.CutPrefix(w.lit, "--"); ok {
 			name, val, has := strings.Cut(long, "=")
-			switch name {
+			switch uniquePrefix(name, sedLongOptions) {
 			case "sandbox":
 				return true
 			case "expression", "file":
@@ -43,7 +43,7 @@ func (a *analyzer) sedArgs(x *execCall) bool {
 					i++
 					v = x.rest[i]
 				}
-				if name == "file" {
+				if uniquePrefix(name, sedLongOptions) == "file" {
 					a.sedFile(x, v)
 				} else {
 					scripts = append(scripts, v)
@@ -102,6 +102,12 @@ func (a *analyzer) sedArgs(x *execCall) bool {
 	return true
 }
 
+// sedLongOptions are GNU sed's long options, which may be abbreviated.
+var sedLongOptions = []string{"expression", "file", "line-length", "null-data", "zero-terminated", "quiet", "silent",
+	"regexp-extended", "in-place", "separate", "sandbox", "unbuffered", "posix", "debug", "follow-symlinks", "binary",
+	"help", "version"}
+
+// sedFile judges a file of sed commands, and standard input given as one.
 func (a *analyzer) sedFile(x *execCall, f arg) {
 	if !f.dynamic && (f.lit == "-" || f.lit == "/dev/stdin") {
 		a.opaque(x.at, "sed reads its script on standard input")
@@ -196,6 +202,7 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 				}
 				i++
 			}
+			repl = strings.ReplaceAll(repl, `\`+string(delim), string(delim))
 			if exec {
 				// s///e runs the pattern space once replaced: the replacement, written out, is
 				// part of the command; the rest of it is the text sed reads.
