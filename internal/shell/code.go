@@ -381,7 +381,15 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			c.Opaque = true
+			// The paths found are written to FILE: find / -fprintf ~/.bashrc FORMAT.
+			if i+1 < len(rest) {
+				i++
+				c.Opaque = a.addAccess(&c.Accesses, call.Write, rest[i], false, cwd) || c.Opaque
+				a.pathFindings(c)
+			}
+			if x.lit == "-fprintf" {
+				i++ // the format
+			}
 		}
 	}
 }

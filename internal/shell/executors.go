@@ -415,3 +415,15 @@ func uniquePrefix(name string, known []string) string {
 	}
 	return match
 }
+
+// runsItsInput reports whether a command line is a shell or an interpreter reading its
+// code on standard input (sh, bash -s, python3 -): what is written into it runs as code.
+func runsItsInput(code arg) bool {
+	f := strings.Fields(code.lit)
+	if code.dynamic || len(f) == 0 {
+		return false
+	}
+	name := canonicalProgram(baseName(f[0]))
+	_, interp := oneliner.Lookup(name)
+	return shells()[name] || interp && name != "awk"
+}

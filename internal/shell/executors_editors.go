@@ -349,6 +349,9 @@ func (a *analyzer) exLine(at int, s string, cwd dir, carrier string, depth int) 
 				return
 			}
 			a.inspect(at, cmd.lang, args, cwd)
+			if api := editorAPICall(args); api != "" {
+				a.opaque(at, carrier+" :"+cmd.name+" calls "+api+", which runs editor commands moat does not follow")
+			}
 			return
 		case exInterpFile:
 			arg, more := cutExBar(args)
@@ -384,6 +387,14 @@ func (a *analyzer) exLine(at int, s string, cwd dir, carrier string, depth int) 
 			}
 			return
 		case exExpr:
+			if cmd.name == "let" {
+				// :let &makeprg = …: an option set as a variable.
+				target, _, _ := strings.Cut(strings.TrimPrefix(args, "&"), "=")
+				target = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(target, "l:"), "g:"))
+				if strings.HasPrefix(args, "&") && contains(vimProgramOptions, strings.TrimRight(target, ".+-")) {
+					a.opaque(at, carrier+" :let sets "+target+", a program or expression vim runs")
+				}
+			}
 			a.vimExpr(at, args, cwd, carrier)
 			return
 		case exDefine:
@@ -807,4 +818,21 @@ func lispString(s string) (string, int, bool) {
 		}
 	}
 	return "", 0, false
+}
+
+// editorAPIs are the calls by which Lua and Python code inside vim and neovim runs Ex
+// commands, Vim script functions or processes: vim.cmd("!…"), vim.fn.system(…),
+// vim.command("!…"). The interpreters' inspection does not know them.
+var editorAPIs = []string{"vim.cmd", "vim.command", "vim.eval", "vim.fn", "vim.call", "vim.api.nvim_command",
+	"vim.api.nvim_exec", "vim.api.nvim_call_function", "vim.api.nvim_eval", "vim.system", "vim.uv", "vim.loop",
+	"vim.api.nvim_cmd", "vim.api.nvim_exec2"}
+
+// editorAPICall returns the first of editorAPIs that code calls, or "".
+func editorAPICall(code string) string {
+	for _, api := range editorAPIs {
+		if i := strings.Index(code, api); i >= 0 && (i == 0 || !isIdentByte(code[i-1])) {
+			return api
+		}
+	}
+	return ""
 }

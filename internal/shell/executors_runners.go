@@ -35,7 +35,7 @@ var knownTools = sync.OnceValue(func() map[ecosystem]map[string]bool {
 		return m
 	}
 	return map[ecosystem]map[string]bool{
-		ecoNPM: set("prettier", "typescript", "tsc", "eslint", "jest", "vitest", "mocha", "ts-node", "tsx", "webpack",
+		ecoNPM: set("prettier", "typescript", "tsc", "eslint", "jest", "vitest", "mocha", "webpack",
 			"webpack-cli", "vite", "next", "nx", "turbo", "playwright", "@playwright/test", "cypress", "storybook",
 			"create-react-app", "create-next-app", "create-vite", "nodemon", "serve", "http-server", "concurrently",
 			"npm-check-updates", "ncu", "lerna", "prisma", "drizzle-kit", "husky", "lint-staged", "tailwindcss",

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/shell/oneliner"
 )
 
 // Scripts in a program's own small language that can run commands and write files: sed's
@@ -277,6 +276,17 @@ var copyProgram = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?is)\bcopy\b[^;]*?\b(?:to|from)\s+program\s+'((?:[^']|'')*)'`)
 })
 
+// loadExtension finds SQLite's load_extension('FILE'), which loads native code.
+var loadExtension = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bload_extension\s*\(\s*'([^']*)'`)
+})
+
+// psqlVariable finds psql's variable interpolation (:name, :'name', :"name"), which makes
+// the text of a backslash command known only at run time.
+var psqlVariable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`:['"]?[A-Za-z_]`)
+})
+
 // dbShellArgs reads the scripts a database shell is given: psql -c, mysql -e, sqlite3's
 // operands after the database and its -cmd, and the text on its standard input when the
 // line shows it. Files of statements it is told to run (psql -f, sqlite3 -init) are code
@@ -376,6 +386,9 @@ func (a *analyzer) dbScript(at int, client, script string, cwd dir) {
 	for _, m := range copyProgram().FindAllStringSubmatch(script, -1) {
 		a.shellText(at, strings.ReplaceAll(m[1], "''", "'"), cwd)
 	}
+	for _, m := range loadExtension().FindAllStringSubmatch(script, -1) {
+		a.codeFile(at, arg{lit: m[1]}, cwd, client+" load_extension")
+	}
 	for _, line := range strings.Split(script, "\n") {
 		if client == "mysql" {
 			for _, stmt := range strings.Split(line, ";") {
@@ -450,6 +463,9 @@ func (a *analyzer) dbCommandArgs(at int, client string, cmd dbCommand, args stri
 	carrier := client + " " + cmd.name
 	switch cmd.does {
 	case dbRunsShell:
+		if client == "psql" && psqlVariable().MatchString(args) {
+			a.opaque(at, carrier+" runs a command with psql variables, known only at run time: "+shorten(args))
+		}
 		if args == "" {
 			if cmd.name != "pager" && cmd.name != `\P` {
 				a.opaque(at, carrier+" opens a shell the agent can type into")
@@ -518,12 +534,7 @@ func (a *analyzer) dbPiped(at int, text string) {
 // query results moat cannot read.
 func (a *analyzer) pipeCommand(at int, code string, writes bool, cwd dir, carrier string) {
 	a.shellText(at, code, cwd)
-	f := strings.Fields(code)
-	if !writes || len(f) == 0 {
-		return
-	}
-	name := canonicalProgram(baseName(f[0]))
-	if _, interp := oneliner.Lookup(name); shells()[name] || interp {
+	if writes && runsItsInput(arg{lit: code}) {
 		a.opaque(at, carrier+" writes query results into "+shorten(code)+", which runs them")
 	}
 }

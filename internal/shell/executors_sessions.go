@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/moatdev/moat/internal/shell/oneliner"
 )
 
 // Programs that run commands in a session of their own or for each of their inputs: tmux
@@ -19,7 +21,8 @@ const (
 	tmuxFirst             // its first operand is one (if-shell CMD TMUX-COMMAND…)
 	tmuxKeys              // its operands are keys typed into a pane (send-keys)
 	tmuxFiles             // its operands are files of tmux commands (source-file)
-	tmuxCommand           // its operand is a tmux command, or with -C not a shell one (run-shell -C)
+	tmuxLater             // its operands after the first are a tmux command run later (set-hook, bind-key)
+	tmuxLast              // its last operand is a tmux command (confirm-before, command-prompt)
 )
 
 // tmuxCommand is a tmux command that runs code: its name, its alias, its options that take
@@ -43,6 +46,10 @@ var tmuxCommands = sync.OnceValue(func() []tmuxCmd {
 		{"if-shell", "if", "t", tmuxFirst},
 		{"send-keys", "send", "cNt", tmuxKeys},
 		{"source-file", "source", "t", tmuxFiles},
+		{"set-hook", "", "t", tmuxLater},
+		{"bind-key", "bind", "NT", tmuxLater},
+		{"confirm-before", "confirm", "cpt", tmuxLast},
+		{"command-prompt", "", "IptT", tmuxLast},
 	}
 })
 
@@ -119,7 +126,7 @@ func lookupTmux(name string) (tmuxCmd, bool) {
 	var found tmuxCmd
 	n := 0
 	for _, c := range tmuxCommands() {
-		if c.name == name || c.alias == name {
+		if c.name == name || c.alias != "" && c.alias == name {
 			return c, true
 		}
 		if strings.HasPrefix(c.name, name) {
@@ -176,6 +183,17 @@ func (a *analyzer) tmuxCommand(at int, words []arg, cwd dir, depth int) {
 	case tmuxFiles:
 		for _, o := range ops {
 			a.codeFile(at, o, cwd, carrier)
+		}
+	case tmuxLater:
+		switch {
+		case len(ops) == 2:
+			a.tmuxString(at, ops[1], cwd, depth)
+		case len(ops) > 2:
+			a.tmuxCommandList(at, ops[1:], cwd, depth+1)
+		}
+	case tmuxLast:
+		if len(ops) > 0 {
+			a.tmuxString(at, ops[len(ops)-1], cwd, depth)
 		}
 	case tmuxKeys:
 		if strings.Contains(flags, "X") {
@@ -392,14 +410,34 @@ func (a *analyzer) parallelArgs(x *execCall) bool {
 			inputs = append(inputs, w)
 		}
 	}
+	line := joinArgs(template)
+	pipe := false
+	for _, o := range x.opts {
+		pipe = pipe || o.name == "pipe" || o.name == "pipepart"
+	}
+	if pipe {
+		// parallel --pipe CMD feeds blocks of its standard input to CMD: a shell or an
+		// interpreter there runs that input as code, which dataflow follows.
+		if runsItsInput(line) {
+			m := &a.meta[x.at]
+			m.execStdin = execShell
+			if in, ok := oneliner.Lookup(canonicalProgram(baseName(strings.Fields(line.lit)[0]))); ok {
+				m.execStdin, m.lang = execInterp, in.Lang
+			}
+		}
+		a.nestedWord(x.at, line, x.cwd)
+		return true
+	}
 	if !sep {
-		if fromFile {
+		switch lines, ok := a.pipedLines(); {
+		case fromFile:
 			inputs = []arg{{lit: "(lines of the argument file)", dynamic: true}}
-		} else {
+		case ok:
+			inputs = lines
+		default:
 			inputs = a.xargsOperands(nil)
 		}
 	}
-	line := joinArgs(template)
 	if len(template) == 0 {
 		for _, in := range inputs {
 			a.nestedWord(x.at, in, x.cwd)
@@ -533,4 +571,27 @@ func xargsReplace(wrappers []arg) (string, bool) {
 // wrappersTable returns the wrapper entry of a program.
 func wrappersTable(name string) wrapper {
 	return wrappers()[name]
+}
+
+// pipedLines returns the lines a single command upstream prints, when the line shows them
+// (echo 'a b' | parallel): parallel takes one input per line, where xargs takes words.
+func (a *analyzer) pipedLines() ([]arg, bool) {
+	if len(a.pipes) == 0 {
+		return nil, false
+	}
+	from := a.pipes[len(a.pipes)-1].from
+	if from.end-from.start != 1 {
+		return nil, false
+	}
+	up := &a.meta[from.start]
+	if !up.out.known || up.out.t != 0 || up.pass {
+		return nil, false
+	}
+	var out []arg
+	for _, l := range strings.Split(up.out.text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, arg{lit: l})
+		}
+	}
+	return out, len(out) > 0
 }
