@@ -148,7 +148,12 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 		}
 		i++
 		switch c {
-		case '#', ':', 'a', 'i', 'c':
+		case ':':
+			// A label ends at a newline or, for GNU sed, a semicolon: :a;N;$!ba
+			for i < len(s) && s[i] != ';' && s[i] != '\n' {
+				i++
+			}
+		case '#', 'a', 'i', 'c':
 			// Comments, labels and text: to the end of the line (a\ continues on the next).
 			for {
 				line, next := toEOL(i)

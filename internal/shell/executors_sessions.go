@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 )
 
@@ -23,6 +24,7 @@ const (
 	tmuxFiles             // its operands are files of tmux commands (source-file)
 	tmuxLater             // its operands after the first are a tmux command run later (set-hook, bind-key)
 	tmuxLast              // its last operand is a tmux command (confirm-before, command-prompt)
+	tmuxSave              // its last operand is a file it writes (save-buffer)
 )
 
 // tmuxCommand is a tmux command that runs code: its name, its alias, its options that take
@@ -50,6 +52,34 @@ var tmuxCommands = sync.OnceValue(func() []tmuxCmd {
 		{"bind-key", "bind", "NT", tmuxLater},
 		{"confirm-before", "confirm", "cpt", tmuxLast},
 		{"command-prompt", "", "IptT", tmuxLast},
+		{"save-buffer", "saveb", "b", tmuxSave},
+		// The other commands, so that an abbreviation resolves as tmux resolves it (display is
+		// display-message, not display-popup).
+		{"attach-session", "attach", "", tmuxNone}, {"break-pane", "breakp", "", tmuxNone}, {"capture-pane", "capturep", "", tmuxNone},
+		{"choose-buffer", "", "", tmuxNone}, {"choose-client", "", "", tmuxNone}, {"choose-tree", "", "", tmuxNone},
+		{"clear-history", "clearhist", "", tmuxNone}, {"clear-prompt-history", "clearphist", "", tmuxNone}, {"clock-mode", "", "", tmuxNone},
+		{"copy-mode", "", "", tmuxNone}, {"customize-mode", "", "", tmuxNone}, {"delete-buffer", "deleteb", "", tmuxNone},
+		{"detach-client", "detach", "", tmuxNone}, {"display-menu", "menu", "", tmuxNone}, {"display-message", "display", "", tmuxNone},
+		{"display-panes", "displayp", "", tmuxNone}, {"find-window", "findw", "", tmuxNone}, {"has-session", "has", "", tmuxNone},
+		{"join-pane", "joinp", "", tmuxNone}, {"kill-pane", "killp", "", tmuxNone}, {"kill-server", "", "", tmuxNone},
+		{"kill-session", "", "", tmuxNone}, {"kill-window", "killw", "", tmuxNone}, {"last-pane", "lastp", "", tmuxNone},
+		{"last-window", "last", "", tmuxNone}, {"link-window", "linkw", "", tmuxNone}, {"list-buffers", "lsb", "", tmuxNone},
+		{"list-clients", "lsc", "", tmuxNone}, {"list-commands", "lscm", "", tmuxNone}, {"list-keys", "lsk", "", tmuxNone},
+		{"list-panes", "lsp", "", tmuxNone}, {"list-sessions", "ls", "", tmuxNone}, {"list-windows", "lsw", "", tmuxNone},
+		{"load-buffer", "loadb", "", tmuxNone}, {"lock-client", "lockc", "", tmuxNone}, {"lock-server", "lock", "", tmuxNone},
+		{"lock-session", "locks", "", tmuxNone}, {"move-pane", "movep", "", tmuxNone}, {"move-window", "movew", "", tmuxNone},
+		{"next-layout", "nextl", "", tmuxNone}, {"next-window", "next", "", tmuxNone}, {"paste-buffer", "pasteb", "", tmuxNone},
+		{"previous-layout", "prevl", "", tmuxNone}, {"previous-window", "prev", "", tmuxNone}, {"refresh-client", "refresh", "", tmuxNone},
+		{"rename-session", "rename", "", tmuxNone}, {"rename-window", "renamew", "", tmuxNone}, {"resize-pane", "resizep", "", tmuxNone},
+		{"resize-window", "resizew", "", tmuxNone}, {"rotate-window", "rotatew", "", tmuxNone}, {"select-layout", "selectl", "", tmuxNone},
+		{"select-pane", "selectp", "", tmuxNone}, {"select-window", "selectw", "", tmuxNone}, {"send-prefix", "", "", tmuxNone},
+		{"server-access", "", "", tmuxNone}, {"set-buffer", "setb", "", tmuxNone}, {"set-environment", "setenv", "", tmuxNone},
+		{"set-option", "set", "", tmuxNone}, {"set-window-option", "setw", "", tmuxNone}, {"show-buffer", "showb", "", tmuxNone},
+		{"show-environment", "showenv", "", tmuxNone}, {"show-hooks", "", "", tmuxNone}, {"show-messages", "showmsgs", "", tmuxNone},
+		{"show-options", "show", "", tmuxNone}, {"show-prompt-history", "showphist", "", tmuxNone}, {"show-window-options", "showw", "", tmuxNone},
+		{"start-server", "start", "", tmuxNone}, {"suspend-client", "suspendc", "", tmuxNone}, {"swap-pane", "swapp", "", tmuxNone},
+		{"swap-window", "swapw", "", tmuxNone}, {"switch-client", "switchc", "", tmuxNone}, {"unbind-key", "unbind", "", tmuxNone},
+		{"unlink-window", "unlinkw", "", tmuxNone}, {"wait-for", "wait", "", tmuxNone},
 	}
 })
 
@@ -194,6 +224,10 @@ func (a *analyzer) tmuxCommand(at int, words []arg, cwd dir, depth int) {
 	case tmuxLast:
 		if len(ops) > 0 {
 			a.tmuxString(at, ops[len(ops)-1], cwd, depth)
+		}
+	case tmuxSave:
+		if len(ops) > 0 && ops[len(ops)-1].lit != "-" {
+			a.fileAccess(at, call.Write, ops[len(ops)-1].lit, cwd)
 		}
 	case tmuxKeys:
 		if strings.Contains(flags, "X") {
