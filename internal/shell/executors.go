@@ -381,17 +381,11 @@ func (a *analyzer) zipArgs(x *execCall) bool {
 	return true
 }
 
-// shellLines analyses text a program types or feeds to a shell, line by line as a shell
-// reads it.
+// shellText analyses text a program types or feeds to a shell, as a shell reads it.
 func (a *analyzer) shellText(at int, text string, cwd dir) {
 	if strings.TrimSpace(text) != "" {
 		a.nested(at, text, cwd, false)
 	}
-}
-
-// lang maps the name of a language in an editor's commands to the interpreter moat reads.
-var editorLangs = map[string]oneliner.Lang{
-	"python": oneliner.Python, "lua": oneliner.Lua, "perl": oneliner.Perl, "ruby": oneliner.Ruby,
 }
 
 // uniquePrefix resolves a long option written as the unique prefix of one of known, as
