@@ -73,6 +73,7 @@ var shellKinds = []FindingKind{
 	// Supply chain and network.
 	{ID: "supply-chain.registry-change", Category: "supply-chain", Severity: High, Taxonomy: "T1195.001", Summary: "installs from, or switches to, another package registry or index"},
 	{ID: "supply-chain.direct-url", Category: "supply-chain", Severity: Medium, Taxonomy: "T1195.001", Summary: "installs a package straight from a URL or git repository"},
+	{ID: "supply-chain.lookalike-name", Category: "supply-chain", Severity: High, Taxonomy: "T1195.002", Summary: "installs a package, or clones from an owner or host, whose name imitates a popular one (reqeusts for requests, facebok/react, githib.com)"},
 	{ID: "network.scan", Category: "reconnaissance", Severity: Medium, Taxonomy: "T1046", Summary: "scans hosts or ports"},
 	{ID: "network.raw-socket", Category: "network", Severity: Medium, Taxonomy: "T1095", Summary: "opens a raw TCP or UDP connection or listener (nc, telnet, socat, /dev/tcp)"},
 }

@@ -54,6 +54,9 @@ type catalogEntry struct {
 	// codeOptions are the options of a project program whose value names a file or
 	// directory whose code it runs (make -f FILE, make -C DIR).
 	codeOptions []string
+	// inline are the options of a project program whose value is code in the program's
+	// own language, which moat does not read (make --eval, cargo --config): opaque.
+	inline []string
 	// runs are the subcommands that run code: a runner's, which run the command after
 	// them, and a project program's, which run a file or a module named by a reference
 	// (go run pkg@version).
@@ -65,6 +68,14 @@ type catalogEntry struct {
 	// shell are a runner's options whose value is a command line it runs (doppler run
 	// --command 'CMD').
 	shell []string
+	// exec are a tool's options after which the remaining words are a command it runs on
+	// each path it finds, with {}-placeholders for the path (fd -x CMD).
+	exec []string
+	// changes are, for a tool that both reports on and changes the machine (ip, mount,
+	// timedatectl), the operands (patterns such as set-*, or * for any) and options
+	// (-a, --add-*) that make it change something; such a use is opaque, as moat does not
+	// model what it changes.
+	changes []string
 }
 
 // catalog parses catalog.txt on first use.
@@ -115,12 +126,18 @@ func parseCatalog(text string) (map[string]catalogEntry, error) {
 				switch key {
 				case "options":
 					e.codeOptions = strings.Split(val, ",")
+				case "code":
+					e.inline = strings.Split(val, ",")
 				case "runs":
 					e.runs = strings.Split(val, ",")
 				case "values":
 					e.values = strings.Split(val, ",")
 				case "shell":
 					e.shell = strings.Split(val, ",")
+				case "changes":
+					e.changes = strings.Split(val, ",")
+				case "exec":
+					e.exec = strings.Split(val, ",")
 				case "operands":
 					n, err := strconv.Atoi(val)
 					if err != nil || n < 0 {
@@ -268,7 +285,121 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 		a.runnerCommand(at, e, rest, cwd)
 	case kindProject:
 		a.projectCode(at, e, ops, opts, cwd)
+	case kindTool:
+		if w := changeWord(e.changes, ops, opts); w != "" {
+			a.opaque(at, a.meta[at].prog+" "+w+" changes the machine in a way moat does not model")
+		}
+		if len(e.exec) > 0 {
+			a.execOnFound(at, e, rest, cwd)
+		}
 	}
+}
+
+// execOnFound analyses the command a finder runs on what it finds (fd -x CMD ARGS): its
+// words, with each {}-placeholder standing for every path below the search root (the
+// finder's second operand, or the working directory) with the extensions it is limited to
+// (-e go).
+func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
+	var operands []arg
+	var exts []string
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if !containsString(e.exec, x.lit) {
+			switch {
+			case x.lit == "-e" || x.lit == "--extension":
+				if i+1 < len(rest) {
+					i++
+					exts = append(exts, rest[i].lit)
+				}
+			case strings.HasPrefix(x.lit, "--extension="):
+				exts = append(exts, strings.TrimPrefix(x.lit, "--extension="))
+			case strings.HasPrefix(x.lit, "-e") && len(x.lit) > 2:
+				exts = append(exts, x.lit[2:])
+			case !strings.HasPrefix(x.lit, "-") || x.dynamic:
+				operands = append(operands, x)
+			}
+			continue
+		}
+		root := arg{lit: "."}
+		if len(operands) >= 2 {
+			root = operands[1]
+		}
+		if root.dynamic {
+			a.opaque(at, a.meta[at].prog+" runs a command on paths below a directory known only at run time")
+			return
+		}
+		found := shellQuote(strings.TrimRight(root.lit, "/")) + "/**/*"
+		switch {
+		case len(exts) == 1 && plainName(exts[0]):
+			found += "." + exts[0]
+		case len(exts) > 1:
+			names := make([]string, 0, len(exts))
+			for _, x := range exts {
+				if plainName(x) {
+					names = append(names, x)
+				}
+			}
+			if len(names) == len(exts) {
+				found += ".{" + strings.Join(names, ",") + "}"
+			}
+		}
+		var line strings.Builder
+		placed := false
+		for k, w := range rest[i+1:] {
+			if w.lit == ";" {
+				break
+			}
+			if k > 0 {
+				line.WriteByte(' ')
+			}
+			if strings.HasPrefix(w.lit, "{") && strings.HasSuffix(w.lit, "}") {
+				line.WriteString(found)
+				placed = true
+				continue
+			}
+			line.WriteString(shellQuote(w.lit))
+		}
+		if line.Len() == 0 {
+			return
+		}
+		if !placed {
+			// Without a placeholder the path is the last argument.
+			line.WriteString(" " + found)
+		}
+		a.nested(at, line.String(), cwd, false)
+		return
+	}
+}
+
+// changeWord returns the first operand or option of a command that matches one of the
+// patterns: operands match the plain ones (path.Match, on the lower-cased word; * is any
+// operand), options those that start with "-".
+func changeWord(patterns []string, ops []arg, opts []option) string {
+	if len(patterns) == 0 {
+		return ""
+	}
+	for _, o := range ops {
+		for _, p := range patterns {
+			if strings.HasPrefix(p, "-") {
+				continue
+			}
+			if o.dynamic || p == "*" {
+				return o.lit
+			}
+			if ok, _ := path.Match(p, strings.ToLower(o.lit)); ok {
+				return o.lit
+			}
+		}
+	}
+	for _, o := range opts {
+		spelt := optionSpelling(o.name)
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, spelt); ok && strings.HasPrefix(p, "-") {
+				return spelt
+			}
+		}
+	}
+	return ""
 }
 
 // runnerCommand analyses the command a runner's subcommand runs: the words after the
@@ -336,19 +467,43 @@ var codeExtensions = []string{
 // file among its operands, the file or directory of one of its code options, or, under a
 // subcommand that runs code, a remote reference (go run example.com/x@latest).
 func (a *analyzer) projectCode(at int, e catalogEntry, ops []arg, opts []option, cwd dir) {
+	prog := a.meta[at].prog
+	if root := a.projectRoot(); root != "" && a.sh.remote == 0 {
+		switch {
+		case !cwd.known && a.cdToUnknown():
+			// cd "$(mktemp -d)" && git clone … && make: a tree moat cannot name.
+			a.opaque(at, prog+" runs the code of a directory known only at run time")
+			return
+		case cwd.known:
+			// In a container, the directory is the host's it is mounted from; one of the
+			// image's own is the image's code, which runs confined to its mounts.
+			host, ok, _ := a.resolve(cwd.path, cwd)
+			if ok && !under(host, root) && !systemPath(host) {
+				// cd /tmp/x && make: the Makefile, the tests, the scripts are another tree's.
+				a.opaque(at, prog+" runs the code of "+host+", outside the project")
+				return
+			}
+		}
+	}
 	outside := func(p string) bool {
-		return !a.trustedDir(p, cwd)
+		return a.foreignCode(p, cwd)
+	}
+	for _, o := range opts {
+		if containsString(e.inline, optionSpelling(o.name)) {
+			a.opaque(at, prog+" "+optionSpelling(o.name)+" holds code in "+prog+"'s own language, which moat does not read")
+			return
+		}
 	}
 	for _, o := range opts {
 		if !o.hasValue || !containsString(e.codeOptions, optionSpelling(o.name)) {
 			continue
 		}
 		if o.val.dynamic {
-			a.opaque(at, "the code "+a.meta[at].prog+" runs is in a file named at run time: "+shorten(o.val.lit))
+			a.opaque(at, "the code "+prog+" runs is in a file named at run time: "+shorten(o.val.lit))
 			return
 		}
 		if outside(o.val.lit) {
-			a.opaque(at, a.meta[at].prog+" runs code from "+o.val.lit+", outside the project")
+			a.opaque(at, prog+" runs code from "+o.val.lit+", outside the project")
 			return
 		}
 	}
@@ -358,15 +513,44 @@ func (a *analyzer) projectCode(at int, e catalogEntry, ops []arg, opts []option,
 			continue
 		}
 		if running && remoteReference(o.lit) {
-			a.opaque(at, a.meta[at].prog+" runs code fetched from "+o.lit)
+			a.opaque(at, prog+" runs code fetched from "+o.lit)
+			return
+		}
+		if running && localPath(o.lit) && outside(o.lit) {
+			a.opaque(at, prog+" runs the code of "+o.lit+", outside the project")
 			return
 		}
 		ext := strings.ToLower(path.Ext(o.lit))
 		if ext != "" && containsString(codeExtensions, ext) && outside(o.lit) {
-			a.opaque(at, a.meta[at].prog+" runs "+o.lit+", outside the project")
+			a.opaque(at, prog+" runs "+o.lit+", outside the project")
 			return
 		}
 	}
+}
+
+// projectRoot is the project's root: the Env's, or its working directory; "" when
+// neither is an absolute path other than /.
+func (a *analyzer) projectRoot() string {
+	root := a.sh.env.Project
+	if root == "" {
+		root = a.sh.env.Cwd
+	}
+	if !path.IsAbs(root) || path.Clean(root) == "/" {
+		return ""
+	}
+	return path.Clean(root)
+}
+
+// foreignCode reports whether the file or directory p, named in cwd, holds code that is
+// neither the project's nor the system's. With no project root known it falls back to
+// the working directory's view (trustedDir).
+func (a *analyzer) foreignCode(p string, cwd dir) bool {
+	root := a.projectRoot()
+	abs, ok, _ := a.resolve(p, cwd)
+	if root == "" || !ok {
+		return !a.trustedDir(p, cwd)
+	}
+	return !systemPath(abs) && !under(abs, root)
 }
 
 // optionSpelling is how the catalog writes an option: -f or --file.
@@ -375,6 +559,12 @@ func optionSpelling(name string) string {
 		return "-" + name
 	}
 	return "--" + name
+}
+
+// localPath reports whether an operand is written as a path (pip install /tmp/pkg,
+// ./vendor/x), not as a name to look up.
+func localPath(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."
 }
 
 // remoteReference reports whether an operand names code to fetch: a URL, or a module path

@@ -335,9 +335,10 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 	if len(roots) == 0 {
 		roots = []arg{{lit: "."}}
 	}
+	name, named := findName(literals(rest[i:]))
 	found := make([]arg, 0, len(roots))
 	for _, r := range roots {
-		found = append(found, belowRoot(r))
+		found = append(found, belowRoot(r, name))
 	}
 	c := &a.cmds[at]
 	for ; i < len(rest); i++ {
@@ -348,7 +349,9 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 		switch x.lit {
 		case "-delete":
 			for _, f := range found {
-				a.addAccess(&c.Accesses, call.Delete, f, true, cwd)
+				// -delete removes a directory only when it is empty: what a name
+				// picks is deleted alone, the whole walk when no name is picked.
+				a.addAccess(&c.Accesses, call.Delete, f, !named, cwd)
 			}
 			c.Findings = appendFinding(c.Findings, findRecursiveDelete, "find "+roots[0].lit+" -delete")
 			a.pathFindings(c)
@@ -365,7 +368,7 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 				case !w.dynamic && strings.Contains(w.lit, "{}"):
 					// GNU find puts the path wherever {} appears in a word: f=@{}.
 					for _, f := range found {
-						x := arg{lit: strings.ReplaceAll(w.lit, "{}", f.lit), glob: f.glob, dynamic: f.dynamic, word: w.word}
+						x := arg{lit: strings.ReplaceAll(w.lit, "{}", f.lit), glob: f.glob, hidden: f.hidden, dynamic: f.dynamic, word: w.word}
 						if f.glob {
 							x.pat = strings.ReplaceAll(escapeGlob(w.lit), "{}", f.pat)
 						}
@@ -394,14 +397,19 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 	}
 }
 
-// belowRoot is a glob standing for every path below a find root.
-func belowRoot(r arg) arg {
+// belowRoot is a glob standing for every path below a find root, or when name is not
+// empty (find ROOT -name NAME), for the paths at any depth below it with that name. find
+// walks into hidden directories and its -name wildcards match a leading dot.
+func belowRoot(r arg, name string) arg {
 	if r.dynamic || r.glob {
 		return arg{lit: r.lit, dynamic: true, word: r.word}
 	}
 	p := strings.TrimSuffix(r.lit, "/") // find / walks from the root: "" + "/*"
+	if name != "" {
+		return arg{lit: p + "/**/" + name, pat: escapeGlob(p) + "/**/" + name, glob: true, hidden: true}
+	}
 	pat := escapeGlob(p) + "/*"
-	return arg{lit: p + "/*", pat: pat, glob: true}
+	return arg{lit: p + "/*", pat: pat, glob: true, hidden: true}
 }
 
 func escapeGlob(s string) string {
@@ -437,8 +445,10 @@ func (a *analyzer) xargsOperands(rest []arg) []arg {
 			up := &a.meta[from.start]
 			switch {
 			case up.prog == "find":
-				for _, r := range findRoots(a.cmds[from.start].Args) {
-					out = append(out, belowRoot(r))
+				args := a.cmds[from.start].Args
+				name, _ := findName(args[findExpr(args):])
+				for _, r := range findRoots(args) {
+					out = append(out, belowRoot(r, name))
 				}
 				return out
 			case up.out.known && up.out.t == 0 && !up.pass:
@@ -709,7 +719,13 @@ func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params 
 	if cwd.known {
 		start = value{cwd.path, true}
 	}
+	if remote {
+		a.sh.remote++
+	}
 	sub := analyze(code, start, a.sh, a.depth+1, params)
+	if remote {
+		a.sh.remote--
+	}
 	c = &a.cmds[at]
 	for _, f := range sub.Findings {
 		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)

@@ -197,6 +197,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 		a.agentLaunch(&cmd, prog, rest, assigns, args[:i], cwd)
+		a.runnerLookalikes(&cmd, args[:i+1])
 	}
 	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
@@ -253,7 +254,7 @@ func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*s
 	eff, known := programEffects()[aliasesFor]
 	opaque := dynamic || !known
 	if known && !dynamic {
-		opaque = a.fileAccesses(cmd, eff, ops, cwd)
+		opaque = a.fileAccesses(cmd, eff, ops, opts, cwd)
 	}
 	a.redirects(cmd, m, redirs, cwd)
 	cmd.Opaque = opaque
@@ -615,6 +616,18 @@ func (a *analyzer) changeDir(name string, ops []arg) {
 		}
 	}
 	a.st.set(cwdVar, value{next.path, next.known}, cur.path, a.at)
+	computed := ""
+	if !next.known && name != "popd" {
+		computed = "1"
+	}
+	a.st.set(cdUnknown, value{computed, true}, "", a.at)
+}
+
+// cdToUnknown reports whether the working directory is unknown because the line changed to
+// a directory known only at run time.
+func (a *analyzer) cdToUnknown() bool {
+	v, _ := a.st.get(cdUnknown)
+	return v.known && v.s == "1"
 }
 
 // option is an option given to a command, by canonical name, with its value when the
@@ -754,9 +767,19 @@ func addFlag(flags []string, aliases map[string]string, f string) []string {
 
 // fileAccesses adds the accesses a known program makes to its operands, reporting whether
 // some could not be resolved.
-func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, cwd dir) bool {
+func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, opts []option, cwd dir) bool {
 	rec := eff.alwaysRecursive || eff.recursive != "" && cmd.HasFlag(eff.recursive)
 	opaque, selected := false, false
+	for _, o := range opts {
+		if o.hasValue && slices.Contains(eff.outputs, o.name) {
+			opaque = a.addAccess(&cmd.Accesses, call.Write, o.val, false, cwd) || opaque
+		}
+	}
+	for _, o := range opts {
+		if o.hasValue && slices.Contains(eff.targetDir, o.name) {
+			return a.intoDir(cmd, eff, ops, o.val, rec, cwd) || opaque
+		}
+	}
 	for _, r := range eff.rules {
 		if r.operands == linkName && len(ops) == 1 {
 			// `ln -s target` links target's base name in the cwd.
@@ -776,6 +799,29 @@ func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, c
 	}
 	if !selected && (eff.noOperand == cwdAlways || eff.noOperand == cwdIfRecursive && rec) {
 		opaque = a.addAccess(&cmd.Accesses, eff.noOperandKind, arg{lit: "."}, rec, cwd) || opaque
+	}
+	return opaque
+}
+
+// intoDir adds the accesses of cp, mv, ln or install given the directory every operand
+// goes into (-t DIR): the rules that select sources apply to every operand, and those that
+// select the destination to DIR/NAME for each operand's NAME.
+func (a *analyzer) intoDir(cmd *call.Command, eff fileEffects, ops []arg, target arg, rec bool, cwd dir) bool {
+	opaque := false
+	for _, r := range eff.rules {
+		for _, o := range ops {
+			if r.operands != lastOperand && r.operands != linkName {
+				opaque = a.addAccess(&cmd.Accesses, r.kind, o, rec, cwd) || opaque
+				continue
+			}
+			if target.dynamic || o.dynamic || o.glob {
+				// The destination's name is known only at run time: the whole directory.
+				opaque = a.addAccess(&cmd.Accesses, r.kind, target, true, cwd) || opaque
+				continue
+			}
+			dest := strings.TrimRight(target.lit, "/") + "/" + baseName(strings.TrimRight(o.lit, "/"))
+			opaque = a.addAccess(&cmd.Accesses, r.kind, arg{lit: dest}, rec, cwd) || opaque
+		}
 	}
 	return opaque
 }
@@ -991,7 +1037,7 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	if !ok || kind != call.Delete && isStream(abs) {
 		return opaque
 	}
-	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob})
+	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob, Hidden: o.glob && o.hidden})
 	return opaque
 }
 

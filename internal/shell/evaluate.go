@@ -442,13 +442,17 @@ var setupGenerators = sync.OnceValue(func() map[string][]string {
 	return map[string][]string{
 		"ssh-agent": {""}, "pyenv": initCmd, "rbenv": initCmd, "nodenv": initCmd, "goenv": initCmd, "jenv": initCmd,
 		"plenv": initCmd, "phpenv": initCmd, "scalaenv": initCmd, "swiftenv": initCmd, "exenv": initCmd, "tfenv": initCmd, "direnv": {"hook", "export"}, "brew": {"shellenv"}, "dircolors": {""},
-		"fnm": {"env"}, "zoxide": {"init"}, "starship": {"init"}, "mise": {"activate", "env", "hook-env"}, "rtx": {"activate"},
+		"fnm": {"env", "completions"}, "zoxide": {"init"}, "starship": {"init", "completions"}, "mise": {"activate", "env", "hook-env"}, "rtx": {"activate"},
 		"conda": {"shell.bash", "shell.zsh", "shell.posix"}, "micromamba": {"shell"}, "opam": {"env", "config"},
 		"luarocks": {"path"}, "keychain": {""}, "thefuck": {""}, "register-python-argcomplete": {""},
-		"atuin": {"init"}, "mcfly": {"init"}, "oh-my-posh": {"init"}, "fzf": {""}, "pixi": {"shell-hook"},
-		"rustup": {"completions"}, "kubectl": {"completion"}, "helm": {"completion"}, "gh": {"completion"},
+		"atuin": {"init"}, "mcfly": {"init"}, "oh-my-posh": {"init"}, "fzf": {""}, "pixi": {"shell-hook", "completion"},
+		"rustup": {"completions"}, "kubectl": {"completion"}, "helm": {"completion"}, "gh": {"completion", "alias"},
 		"npm": {"completion"}, "pip": {"completion"}, "poetry": {"completions"}, "minikube": {"docker-env", "completion"},
 		"docker-machine": {"env"}, "uv": {"generate-shell-completion"}, "path_helper": {""}, "hub": {"alias"},
+		"lesspipe": {""}, "lessfile": {""}, "gpg-agent": {""}, "devbox": {"shellenv"}, "navi": {"widget"},
+		"vfox": {"activate"}, "proto": {"activate", "completions"}, "sheldon": {"source"}, "jump": {"shell"},
+		"scmpuff": {"init"}, "tmuxifier": {"init"}, "volta": {"completions"}, "deno": {"completions"},
+		"bun": {"completions"}, "rye": {"completion"}, "zellij": {"setup"},
 	}
 })
 

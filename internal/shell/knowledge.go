@@ -211,8 +211,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"host":        {{when: dnsQuery, finding: findDNSExfil}},
 		"drill":       {{when: dnsQuery, finding: findDNSExfil}},
 		"pip":         {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
-		"npm":         {{when: npmRegistry, finding: ""}},
-		"pnpm":        {{when: npmRegistry, finding: ""}},
+		"npm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
+		"pnpm":        {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
 		"yarn":        {{when: npmRegistry, finding: ""}},
 		"bun":         {{when: npmRegistry, finding: ""}},
 		"go":          {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
@@ -238,6 +238,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"hash":        {{when: hashProgram, finding: ""}},
 		"enable":      {{when: enableLoads, finding: findOpaque}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+		"mount":       {{when: mountChanges, finding: findOpaque}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
@@ -353,6 +354,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	cmd.Findings = append(cmd.Findings, a.pending...)
 	a.pending = a.pending[:0]
 	a.exposureEffects(cmd, m, &v)
+	a.lookalikeEffects(cmd, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
 	if hasFinding(cmd.Findings, findCredentialsRead) {
@@ -845,6 +847,9 @@ func netcat(a *analyzer, v *view) string {
 		a.report(findNetScan, v.name+" -z "+strings.Join(v.ops, " "))
 		return "scan"
 	}
+	if len(v.ops) > 0 && !v.flag("l", "listen") && loopback(v.ops[0]) {
+		return "" // talks to a service on this machine: data stays on it
+	}
 	if len(v.ops) > 0 || v.flag("l", "listen") {
 		a.report(findRawSocket, v.name+" "+strings.Join(v.ops, " "))
 		return "raw socket"
@@ -853,7 +858,7 @@ func netcat(a *analyzer, v *view) string {
 }
 
 func hostOperand(_ *analyzer, v *view) string {
-	if len(v.ops) > 0 {
+	if len(v.ops) > 0 && !loopback(v.ops[0]) {
 		return v.name + " " + strings.Join(v.ops, " ")
 	}
 	return ""
@@ -1001,10 +1006,6 @@ func goEnvRegistry(_ *analyzer, v *view) string {
 	return ""
 }
 
-func loopback(h string) bool {
-	return h == "localhost" || h == "127.0.0.1" || h == "::1" || h == "0.0.0.0"
-}
-
 // wordMatch matches a rule's operand pattern, in which * stands for any text, slashes
 // included (url.*.insteadof).
 func wordMatch(pattern, s string) bool {
@@ -1045,6 +1046,22 @@ func dsclWrites(_ *analyzer, v *view) string {
 	for _, c := range []string{"-create", "-append", "-delete", "-passwd", "-change"} {
 		if v.hasArg(c) {
 			return "dscl " + c
+		}
+	}
+	return ""
+}
+
+// mountChanges finds the mounts that change what is already mounted (-o remount, --move,
+// -a), which moat does not model as files written.
+func mountChanges(_ *analyzer, v *view) string {
+	if v.flag("a", "all", "move", "M") {
+		return "mount changes every or an existing mount"
+	}
+	for _, o := range v.values("o", "options") {
+		for _, opt := range strings.Split(o.lit, ",") {
+			if opt == "remount" || opt == "move" || o.dynamic {
+				return "mount -o " + o.lit + " changes an existing mount"
+			}
 		}
 	}
 	return ""

@@ -115,6 +115,10 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"script":     {short: "cEeTtOIB", long: []string{"command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"}},
 		"truncate":   {short: "sr", long: []string{"size", "reference"}},
 		"install":    {short: "mogtS", long: []string{"mode", "owner", "group", "target-directory", "suffix"}},
+		"mount":      {short: "otLUON", long: []string{"options", "types", "label", "uuid", "test-opts", "namespace", "target", "source", "fstab", "options-mode", "options-source"}},
+		"cp":         {short: "tS", long: []string{"target-directory", "suffix", "reflink", "sparse"}},
+		"mv":         {short: "tS", long: []string{"target-directory", "suffix"}},
+		"ln":         {short: "tS", long: []string{"target-directory", "suffix"}},
 		"zip":        {short: "bnPtx", long: nil},
 		"gpg":        {short: "orRu", long: []string{"output", "recipient", "local-user", "homedir", "keyring"}},
 		"security":   {short: "acdlsD", long: nil, subcommand: true},
@@ -139,6 +143,22 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	// their knowledge.
 	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions()} {
 		for name, o := range more {
+			opts[name] = o
+		}
+	}
+	// The catalog's options that name code (make -C DIR, cargo --config K=V) take a value.
+	for name, e := range catalog() {
+		o := opts[name]
+		for _, spelling := range slices.Concat(e.codeOptions, e.inline) {
+			if long, ok := strings.CutPrefix(spelling, "--"); ok {
+				if !slices.Contains(o.long, long) {
+					o.long = append(slices.Clip(o.long), long)
+				}
+			} else if short := strings.TrimPrefix(spelling, "-"); len(short) == 1 && !strings.Contains(o.short, short) {
+				o.short += short
+			}
+		}
+		if len(e.codeOptions)+len(e.inline) > 0 {
 			opts[name] = o
 		}
 	}

@@ -68,6 +68,7 @@ const (
 	findRedisConfig     = "persistence.redis-config"
 	findRegistry        = "supply-chain.registry-change"
 	findDirectURL       = "supply-chain.direct-url"
+	findLookalike       = "supply-chain.lookalike-name"
 	findNetScan         = "network.scan"
 	findRawSocket       = "network.raw-socket"
 )
@@ -81,7 +82,7 @@ var findingIDs = []string{
 	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
-	findRegistry, findDirectURL, findNetScan, findRawSocket,
+	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket,
 	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
 }
 
@@ -89,6 +90,9 @@ var findingIDs = []string{
 type Env struct {
 	Cwd  string // absolute working directory
 	Home string // absolute home directory
+	// Project is the absolute root of the project the agent works in (Cwd or above it);
+	// empty means Cwd. Code under it is the project's, which the agent can read anyway.
+	Project string
 	// Vars are environment variables whose value is known before the line runs, such as
 	// TMPDIR. Any other variable is unknown, except IFS, which bash always resets.
 	Vars map[string]string
@@ -98,6 +102,10 @@ type Env struct {
 	// Wrappers are programs the policy declares as running the program named in their
 	// arguments, besides the built-in ones (sudo, env, nice…).
 	Wrappers map[string]Wrapper
+	// Before holds the text that files had before the line, by path, where the caller knows
+	// it (an agent's edit of a file on disk): code a file already carried is not planted
+	// again by writing it back (internal/planted).
+	Before map[string]string
 }
 
 // Wrapper says how to find the program a wrapper runs: skip the wrapper's options and the
@@ -146,6 +154,9 @@ type shared struct {
 	// aliases are the aliases the line defines, by name, with their text; expanding are
 	// those whose text is being analysed, which bash does not expand again inside it.
 	aliases map[string]string
+	// remote counts the levels of code being analysed that run on another machine (ssh
+	// HOST CMD): its directories are not this project's.
+	remote int
 	// functions are the shell functions the line defines: code the analyser reads where
 	// it is defined, so that calling one runs no unknown program.
 	functions map[string]bool

@@ -154,6 +154,11 @@ type fileEffects struct {
 	// noOperand is the access made to the cwd when the rules select no operand.
 	noOperand     cwdDefault
 	noOperandKind call.AccessKind
+	// outputs are options whose value is a file the program writes (sort -o FILE).
+	outputs []string
+	// targetDir are options whose value is the directory every operand goes into (cp -t
+	// DIR SRC…): then every operand is a source, and the destinations are DIR/SRC's name.
+	targetDir []string
 }
 
 var (
@@ -179,7 +184,7 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"less":      {rules: readEach},
 		"more":      {rules: readEach},
 		"wc":        {rules: readEach},
-		"sort":      {rules: readEach},
+		"sort":      {rules: readEach, outputs: []string{"o", "output"}},
 		"diff":      {rules: readEach, recursive: "r"},
 		"cmp":       {rules: readEach},
 		"md5sum":    {rules: readEach},
@@ -197,16 +202,17 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"truncate": {rules: writeEach},
 		"rimraf":   {rules: deleteEach, alwaysRecursive: true},
 		"zip":      {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r"},
-		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}},
+		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
 		"mkdir":    {rules: writeEach},
 		"tee":      {rules: writeEach},
+		"sponge":   {rules: writeEach},
 
-		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
-		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
+		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r", targetDir: []string{"t", "target-directory"}},
+		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
 		"chmod": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
 		"chown": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
 		"chgrp": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
-		"ln":    {rules: []accessRule{{linkName, call.Write}}},
+		"ln":    {rules: []accessRule{{linkName, call.Write}}, targetDir: []string{"t", "target-directory"}},
 
 		// No file effects. ":" is the null command, which also stands for a statement that is
 		// only redirections (`> f`); the declaration builtins appear because `export x=1` is a
@@ -246,6 +252,9 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"sqlite3": {rules: []accessRule{{firstOperand, call.Read}}},
 		"duckdb":  {rules: []accessRule{{firstOperand, call.Read}}},
 		"ditto":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, alwaysRecursive: true},
+		// mount DEVICE DIR covers DIR with another tree: a write of everything below it
+		// (over ~/.claude it replaces the hook settings). -o remount is knowledge.go's.
+		"mount": {rules: []accessRule{{lastOperand, call.Write}}, alwaysRecursive: true},
 	}
 })
 
