@@ -292,7 +292,7 @@ func (a *analyzer) runPackageProgram(cmd []arg, eco ecosystem) {
 	if len(cmd) == 0 || cmd[0].dynamic {
 		return
 	}
-	name, _ := packageName(eco, cmd[0].lit)
+	name, _ := runnerPackage(eco, cmd[0].lit)
 	bin := name[strings.LastIndexByte(name, '/')+1:]
 	if !knownByTables()[canonicalProgram(bin)] {
 		return
@@ -308,7 +308,7 @@ func (a *analyzer) judgePackage(at int, eco ecosystem, p arg, carrier string) {
 		a.opaque(at, carrier+" runs a package named at run time: "+shorten(p.lit))
 		return
 	}
-	name, registry := packageName(eco, p.lit)
+	name, registry := runnerPackage(eco, p.lit)
 	switch {
 	case !registry && remoteSpec(p.lit):
 		a.opaque(at, carrier+" runs code fetched from "+shorten(p.lit))
@@ -331,10 +331,10 @@ func remoteSpec(s string) bool {
 	return strings.Contains(l, "://") || strings.HasSuffix(l, ".git")
 }
 
-// packageName returns the name of a registry package without its version (prettier@3,
+// runnerPackage returns the name of a registry package without its version (prettier@3,
 // @scope/name@1, ruff==0.5, black[jupyter]), and false when the spec does not name a
 // registry package: a URL, a repository, a path or an archive.
-func packageName(eco ecosystem, spec string) (string, bool) {
+func runnerPackage(eco ecosystem, spec string) (string, bool) {
 	if spec == "" || remoteSpec(spec) {
 		return spec, false
 	}

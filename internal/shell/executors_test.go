@@ -155,7 +155,7 @@ func TestTmuxCommands(t *testing.T) {
 	}
 }
 
-func TestPackageName(t *testing.T) {
+func TestRunnerPackage(t *testing.T) {
 	for _, tc := range []struct {
 		eco      ecosystem
 		spec     string
@@ -177,9 +177,9 @@ func TestPackageName(t *testing.T) {
 		{ecoPyPI, "git+https://x.example/t.git", "git+https://x.example/t.git", false},
 		{ecoPyPI, "dist/t-1.0-py3-none-any.whl", "dist/t-1.0-py3-none-any.whl", false},
 	} {
-		name, registry := packageName(tc.eco, tc.spec)
+		name, registry := runnerPackage(tc.eco, tc.spec)
 		if name != tc.name || registry != tc.registry {
-			t.Errorf("packageName(%q) = %q, %v; want %q, %v", tc.spec, name, registry, tc.name, tc.registry)
+			t.Errorf("runnerPackage(%q) = %q, %v; want %q, %v", tc.spec, name, registry, tc.name, tc.registry)
 		}
 	}
 }
@@ -188,7 +188,7 @@ func TestPackageName(t *testing.T) {
 func TestKnownTools(t *testing.T) {
 	for eco, tools := range knownTools() {
 		for name := range tools {
-			if got, ok := packageName(eco, name); !ok || got != name {
+			if got, ok := runnerPackage(eco, name); !ok || got != name {
 				t.Errorf("%q parses as %q (registry %v)", name, got, ok)
 			}
 		}
