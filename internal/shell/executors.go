@@ -412,12 +412,22 @@ func uniquePrefix(name string, known []string) string {
 
 // runsItsInput reports whether a command line is a shell or an interpreter reading its
 // code on standard input (sh, bash -s, python3 -): what is written into it runs as code.
+// Given its code otherwise (sh -c CODE, python3 script.py), it does not.
 func runsItsInput(code arg) bool {
 	f := strings.Fields(code.lit)
 	if code.dynamic || len(f) == 0 {
 		return false
 	}
 	name := canonicalProgram(baseName(f[0]))
-	_, interp := oneliner.Lookup(name)
-	return shells()[name] || interp && name != "awk"
+	if _, interp := oneliner.Lookup(name); !shells()[name] && !(interp && name != "awk") {
+		return false
+	}
+	for _, w := range f[1:] {
+		switch {
+		case w == "-" || w == "-s" || w == "-i" || w == "--":
+		case w == "-c" || w == "-e" || w == "-m" || !strings.HasPrefix(w, "-"):
+			return false // code in an option, a module or a script
+		}
+	}
+	return true
 }

@@ -454,7 +454,12 @@ func (a *analyzer) exBang(at int, code string, cwd dir, carrier string) {
 		a.opaque(at, carrier+" :! opens a shell the agent can type into")
 		return
 	}
-	a.shellText(at, strings.ReplaceAll(code, `\|`, "|"), cwd)
+	code = strings.ReplaceAll(code, `\|`, "|")
+	a.shellText(at, code, cwd)
+	if runsItsInput(arg{lit: code}) {
+		// :w !sh and :%!sh give the buffer, a file's text, to the shell as its code.
+		a.opaque(at, carrier+" runs the text of a buffer as code: !"+shorten(code))
+	}
 }
 
 // exFile adds the access an Ex command makes to the file it names; % and # name buffers.
@@ -669,6 +674,8 @@ var (
 		"url-retrieve", "url-retrieve-synchronously", "url-copy-file", "url-insert-file-contents", "eval", "funcall", "apply",
 		"intern", "intern-soft", "read", "read-from-string", "load", "load-file", "load-library", "byte-compile-file",
 		"org-babel-execute-src-block", "org-babel-execute-buffer", "org-babel-load-file", "package-install",
+		"shell-command-on-region", "process-send-string", "process-send-region", "dired-do-async-shell-command",
+		"dired-smart-shell-command", "project-shell-command", "project-async-shell-command", "recompile",
 		"package-install-file", "package-vc-install", "dired-do-shell-command", "dired-do-delete", "executable-interpret",
 		"server-eval-at", "symbol-function", "fset", "defalias", "advice-add", "add-hook"}
 )
