@@ -430,6 +430,9 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 		if w.finding != "" {
 			u.findings = append(u.findings, wrapperFinding{w.finding, name})
 		}
+		if r.later != "" {
+			u.findings = append(u.findings, wrapperFinding{findCron, name + " " + r.later})
+		}
 		u.runner = u.runner || w.runner
 		u.xargs = u.xargs || w.xargs
 		if r.dynamic {
@@ -473,6 +476,7 @@ type skipped struct {
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
+	later   string
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -504,6 +508,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 			}
 			if name == w.noJoinLong && w.noJoinLong != "" {
 				r.noJoin = true
+			}
+			if slices.Contains(w.laterLong, name) {
+				r.later = "--" + name // a timer: the program runs later, again
 			}
 
 			dyn := slices.Contains(w.dynamicLong, name)

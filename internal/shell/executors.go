@@ -154,6 +154,8 @@ var (
 	systemdRunValues = []string{"unit", "property", "description", "slice", "setenv", "uid", "gid", "nice", "working-directory",
 		"machine", "host", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar",
 		"timer-property", "path-property", "socket-property", "service-type", "capsule"}
+	systemdRunTimers = []string{"on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar",
+		"on-clock-change", "on-timezone-change"}
 	parallelValues = []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir",
 		"colsep", "delimiter", "max-args", "max-replace-args", "max-lines", "max-procs", "replace", "eof", "env", "basefile",
 		"return", "transfer-file", "sshloginfile", "memfree", "load", "nice", "retries", "block", "halt", "tagstring", "arg-sep", "arg-file-sep"}
@@ -349,7 +351,7 @@ func (a *analyzer) expectArgs(x *execCall) bool {
 	}
 	if len(x.ops) > 0 && !(x.ops[0].lit == "-" && !x.ops[0].dynamic) {
 		a.codeFile(x.at, x.ops[0], x.cwd, "expect")
-	} else if _, _, hidden := a.stdinText(x.at); hidden {
+	} else if text, known, hidden := a.stdinText(x.at); hidden || known && strings.TrimSpace(text) != "" {
 		a.opaque(x.at, "expect runs the Tcl code it reads on standard input")
 	}
 	return true

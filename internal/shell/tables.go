@@ -46,6 +46,9 @@ type wrapper struct {
 	// runner means the program is a package the wrapper fetches (npx): the package is
 	// judged as code moat may not be able to read (executors_runners.go).
 	runner bool
+	// laterLong are options that make the wrapper run the program later, again and again
+	// (systemd-run --on-calendar): running it so is persistence.
+	laterLong []string
 }
 
 // wrappers maps a wrapper's name to how it is unwrapped. Options not listed as taking a
@@ -81,7 +84,7 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1, finding: findNamespace},
 		"unshare":      {valueShort: "SGRw", valueLong: []string{"setuid", "setgid", "root", "wd", "map-user", "map-group", "map-users", "map-groups", "propagation", "setgroups"}, chdirShort: "w", chdirLong: "wd", finding: findNamespace},
 		"nsenter":      {valueShort: "tSG", valueLong: []string{"target", "setuid", "setgid"}, finding: findNamespace},
-		"systemd-run":  {valueShort: "upEMHC", valueLong: systemdRunValues, stopShort: "S", stopLong: []string{"shell"}, chdirLong: "working-directory"},
+		"systemd-run":  {valueShort: "upEMHC", valueLong: systemdRunValues, stopShort: "S", stopLong: []string{"shell"}, chdirLong: "working-directory", laterLong: systemdRunTimers},
 		"toybox":       {stopLong: []string{"help", "version"}},
 		"xargs":        {valueShort: "adEeIiLlnPs", valueLong: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, xargs: true},
 		"watch":        {valueShort: "nqd", valueLong: []string{"interval", "differences", "equexit"}, joinShell: true, noJoinShort: "x", noJoinLong: "exec"},
