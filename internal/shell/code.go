@@ -23,6 +23,13 @@ import (
 func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	m := &a.meta[at]
 	name := m.prog
+	if e, ok := executors()[name]; ok {
+		// Programs that run code given in their arguments (executors.go).
+		if a.executorCode(e, &execCall{at: at, prog: name, rest: rest, ops: ops, opts: opts, cwd: cwd}) {
+			return
+		}
+		m = &a.meta[at]
+	}
 	switch {
 	case shells()[name]:
 		a.shellCode(at, ops, opts, cwd)
@@ -376,7 +383,15 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			c.Opaque = true
+			// The paths found are written to FILE: find / -fprintf ~/.bashrc FORMAT.
+			if i+1 < len(rest) {
+				i++
+				c.Opaque = a.addAccess(&c.Accesses, call.Write, rest[i], false, cwd) || c.Opaque
+				a.pathFindings(c)
+			}
+			if x.lit == "-fprintf" {
+				i++ // the format
+			}
 		}
 	}
 }

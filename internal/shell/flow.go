@@ -27,6 +27,7 @@ const (
 	tDecoded                    // passed through a decoder (base64 -d, xxd -r, rev…)
 	tNetwork                    // read from a raw connection: a remote party controls it
 	tShell                      // the output of an interactive shell
+	tRemote                     // printed by a command run on another host (ssh HOST CMD)
 )
 
 // flowVal is what flows through a stream: its kinds, and its text when it is known.
@@ -340,6 +341,9 @@ func (a *analyzer) sinks(i int) {
 		for _, f := range scanQuery(m.dbStdin, in.text) {
 			*c = withFinding(*c, f.ID, f.Evidence)
 		}
+		if m.piped {
+			a.dbPiped(i, in.text) // what the line shows, the walk read (executors_scripts.go)
+		}
 	}
 }
 
@@ -373,6 +377,9 @@ func (a *analyzer) runFlow(i int, code flowVal) {
 		})
 	case code.t&tDecoded != 0:
 		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
+	case code.t&tRemote != 0:
+		c.Findings = appendFinding(c.Findings, findOpaque, "runs what a command on another host prints, which moat cannot read")
+		c.Opaque = true
 	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst && !a.setupCode(m.codeSubsts):
 		*c = withFinding(*c, findDynamicCommand, "runs code that a command substitution prints")
 	case m.sourced && code.t&(tDownload|tNetwork) == 0 && !m.codeFromSubst:

@@ -510,6 +510,10 @@ func tarRunsCode(a *analyzer, v *view) string {
 			}
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
 			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
+			if o.name == "to-command" && runsItsInput(o.val) {
+				// tar -xf a.tar --to-command=sh: each member's contents are run as code.
+				a.report(findOpaque, "tar --to-command runs the archive's contents as code: "+shorten(o.val.lit))
+			}
 		}
 	}
 	return ""

@@ -42,7 +42,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"nc":         {short: "ceIiOpqsTwXx", long: nil},
 		"netcat":     {short: "ceIiOpqsTwXx", long: nil},
 		"ncat":       {short: "ceIiOpsw", long: []string{"exec", "sh-exec", "lua-exec", "source", "source-port", "wait", "idle-timeout", "output", "hex-dump", "proxy", "proxy-type", "proxy-auth", "allow", "allowfile", "deny", "denyfile", "max-conns", "send-only"}},
-		"tar":        {short: "fCTXbgHKLNV", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
+		"tar":        {short: "fCTXbgHKLNVIF", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
 		"grep":       {short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "include", "exclude", "exclude-dir", "label", "color", "colour", "binary-files", "directories", "devices", "exclude-from"}},
 		"rg":         {short: "eEfgjmMrtTAB", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "replace", "threads", "encoding", "max-depth", "context", "after-context", "before-context", "sort", "sortr", "color", "colors", "ignore-file", "pre", "max-filesize", "path-separator"}},
 		"sed":        {short: "efl", long: []string{"expression", "file", "line-length"}},
@@ -141,7 +141,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 	// The programs of system.go, credstores.go and exfil.go list their options beside
 	// their knowledge.
-	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions()} {
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions()} {
 		for name, o := range more {
 			opts[name] = o
 		}
