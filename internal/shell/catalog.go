@@ -198,6 +198,9 @@ var knownByTables = sync.OnceValue(func() map[string]bool {
 	for n := range dbClients() {
 		add(n)
 	}
+	for n := range executors() {
+		add(n)
+	}
 	for n := range credentialRules() {
 		add(n)
 	}

@@ -23,6 +23,13 @@ import (
 func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	m := &a.meta[at]
 	name := m.prog
+	if e, ok := executors()[name]; ok {
+		// Programs that run code given in their arguments (executors.go).
+		if a.executorCode(e, &execCall{at: at, prog: name, rest: rest, ops: ops, opts: opts, cwd: cwd}) {
+			return
+		}
+		m = &a.meta[at]
+	}
 	switch {
 	case shells()[name]:
 		a.shellCode(at, ops, opts, cwd)
@@ -41,8 +48,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.sshCode(at, ops)
 	case name == "find":
 		a.find(at, rest, cwd)
-	case name == "docker" || name == "podman" || name == "nerdctl" || name == "kubectl":
-		a.containerExec(at, rest, ops, cwd)
+	case containerEngines[name] || composeTools[name] || name == "kubectl":
 		a.containerRun(at, rest, cwd)
 	case name == "flock":
 		a.flock(at, rest, opts, cwd)
@@ -377,7 +383,15 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			c.Opaque = true
+			// The paths found are written to FILE: find / -fprintf ~/.bashrc FORMAT.
+			if i+1 < len(rest) {
+				i++
+				c.Opaque = a.addAccess(&c.Accesses, call.Write, rest[i], false, cwd) || c.Opaque
+				a.pathFindings(c)
+			}
+			if x.lit == "-fprintf" {
+				i++ // the format
+			}
 		}
 	}
 }
@@ -937,44 +951,6 @@ func (a *analyzer) fileTaint(acc call.Access) taint {
 		return tEnvDump
 	}
 	return 0
-}
-
-// containerExec: docker exec CONTAINER COMMAND… and kubectl exec POD -- COMMAND… run the
-// command in a container, whose volumes may hold real data; the command is analysed.
-func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
-	if len(ops) == 0 || ops[0].lit != "exec" {
-		return
-	}
-	if a.meta[at].prog == "kubectl" {
-		for i, x := range rest {
-			if !x.dynamic && x.lit == "--" && i+1 < len(rest) {
-				a.command(rest[i+1:], nil, nil)
-				a.inheritStdin(at)
-				return
-			}
-		}
-		return
-	}
-	// docker exec [OPTIONS] CONTAINER COMMAND [ARG…]: options come before the container.
-	seen := false
-	for i := 0; i < len(rest); i++ {
-		x := rest[i]
-		if x.dynamic || !strings.HasPrefix(x.lit, "-") {
-			if !seen {
-				seen = x.lit == "exec" // the subcommand
-				continue
-			}
-			if i+1 < len(rest) {
-				a.command(rest[i+1:], nil, nil)
-				a.inheritStdin(at)
-			}
-			return
-		}
-		switch x.lit {
-		case "-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys":
-			i++
-		}
-	}
 }
 
 // inheritStdin gives the command just emitted for a container the standard input of the

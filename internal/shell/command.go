@@ -99,7 +99,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	prog, rest := args[i], args[i+1:]
 	if u.xargs {
 		a.curRedirs = redirs
-		rest = a.xargsOperands(rest)
+		rest = a.xargsInput(args[:i], rest)
 		a.curRedirs = nil
 	}
 	var cmd call.Command
@@ -135,6 +135,12 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 	default:
 		cmd.Name = baseName(prog.lit)
+		if u.runner {
+			// npx prisma@5: the package's program, judged with its package (wrappedPackage).
+			if k := strings.IndexByte(cmd.Name, '@'); k > 0 {
+				cmd.Name = cmd.Name[:k]
+			}
+		}
 		if strings.Contains(prog.lit, "/") {
 			cmd.Path = prog.lit
 			opaque = a.addAccess(&cmd.Accesses, call.Exec, prog, false, cwd)
@@ -153,7 +159,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
-	if !dynamic {
+	if !dynamic && !u.runner {
 		a.unknownProgram(&cmd, m.prog, cwd)
 	}
 	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {
@@ -170,6 +176,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	if u.privileged != "" {
 		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
+	}
+	for _, f := range u.findings {
+		cmd.Findings = appendFinding(cmd.Findings, f.id, f.evidence)
 	}
 	a.curAssigns = assigns
 	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
@@ -201,6 +210,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	at := len(a.cmds) - 1
 	a.noteCopies(at)
 	a.runsByPath(at)
+	if u.runner {
+		a.wrappedPackage(at, args[:i], prog)
+	}
 	switch {
 	case u.shell != nil:
 		a.nestedWord(at, *u.shell, cwd)
@@ -384,7 +396,12 @@ type unwrapped struct {
 	privileged string // the wrapper that runs the program as another user (sudo, doas)
 	xargs      bool   // the program's last operands come from standard input
 	shell      *arg   // the program is a shell command line built from the rest (watch)
+	findings   []wrapperFinding
+	runner     bool // a package runner fetches the program (npx)
 }
+
+// wrapperFinding is what a wrapper makes of the program it runs (wrapper.finding).
+type wrapperFinding struct{ id, evidence string }
 
 // unwrap returns the index of the program that args run, past any wrappers. extra are the
 // wrappers the policy declares.
@@ -417,6 +434,13 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 		if w.privileged && u.privileged == "" {
 			u.privileged = name
 		}
+		if w.finding != "" {
+			u.findings = append(u.findings, wrapperFinding{w.finding, name})
+		}
+		if r.later != "" {
+			u.findings = append(u.findings, wrapperFinding{findCron, name + " " + r.later})
+		}
+		u.runner = u.runner || w.runner
 		u.xargs = u.xargs || w.xargs
 		if r.dynamic {
 			if !r.split.dynamic {
@@ -459,6 +483,7 @@ type skipped struct {
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
+	later   string
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -491,6 +516,10 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 			if name == w.noJoinLong && w.noJoinLong != "" {
 				r.noJoin = true
 			}
+			if slices.Contains(w.laterLong, name) {
+				r.later = "--" + name // a timer: the program runs later, again
+			}
+
 			dyn := slices.Contains(w.dynamicLong, name)
 			v := arg{lit: val}
 			if !hasValue && (dyn || slices.Contains(w.valueLong, name)) {
@@ -519,6 +548,7 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				if strings.IndexByte(w.noJoinShort, c) >= 0 {
 					r.noJoin = true
 				}
+
 				dyn := strings.IndexByte(w.dynamicShort, c) >= 0
 				if !dyn && strings.IndexByte(w.valueShort, c) < 0 {
 					continue

@@ -27,6 +27,7 @@ const (
 	tDecoded                    // passed through a decoder (base64 -d, xxd -r, rev…)
 	tNetwork                    // read from a raw connection: a remote party controls it
 	tShell                      // the output of an interactive shell
+	tRemote                     // printed by a command run on another host (ssh HOST CMD)
 )
 
 // flowVal is what flows through a stream: its kinds, and its text when it is known.
@@ -99,6 +100,7 @@ type cmdMeta struct {
 	script        string // a file it runs as code
 	sourced       bool   // the script is sourced into the shell (source, .)
 	runs          []runFile
+	mounts        mounts // for a command run in a container: its mounts (container.go)
 
 	substs []syntax.Node // substitutions in its words
 	// viaVar maps the substitutions its words use through a variable (curl -d "$K" after
@@ -341,6 +343,9 @@ func (a *analyzer) sinks(i int) {
 		for _, f := range scanQuery(m.dbStdin, in.text) {
 			*c = withFinding(*c, f.ID, f.Evidence)
 		}
+		if m.piped {
+			a.dbPiped(i, in.text) // what the line shows, the walk read (executors_scripts.go)
+		}
 	}
 }
 
@@ -365,13 +370,18 @@ func (a *analyzer) runFlow(i int, code flowVal) {
 			*c = withFinding(*c, findEncodedCommand, shorten(strings.TrimSpace(code.text)))
 		}
 		cwd := a.cwdAt(i)
-		if m.execStdin == execInterp {
-			a.inspect(i, m.lang, code.text, cwd)
-		} else {
-			a.nested(i, code.text, cwd, false)
-		}
+		a.inMountsOf(i, func() {
+			if m.execStdin == execInterp {
+				a.inspect(i, m.lang, code.text, cwd)
+			} else {
+				a.nested(i, code.text, cwd, false)
+			}
+		})
 	case code.t&tDecoded != 0:
 		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
+	case code.t&tRemote != 0:
+		c.Findings = appendFinding(c.Findings, findOpaque, "runs what a command on another host prints, which moat cannot read")
+		c.Opaque = true
 	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst && !a.setupCode(m.codeSubsts):
 		*c = withFinding(*c, findDynamicCommand, "runs code that a command substitution prints")
 	case m.sourced && code.t&(tDownload|tNetwork) == 0 && !m.codeFromSubst:

@@ -156,8 +156,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"parted":                {{when: partedWrites, finding: findDiskWipe}},
 		"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
 		"docker": {
-			{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape},
-			{sub: []string{"container", "run|create"}, when: containerEscape, finding: findContainerEscape},
 			{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
@@ -243,7 +241,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
-	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers()} {
+	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers(), engineRules()} {
 		for name, rs := range more {
 			rules[name] = append(rules[name], rs...)
 		}
@@ -251,9 +249,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	for name := range dbClients() {
 		rules[name] = append(rules[name], rule{when: dbArgs})
 	}
-	// Programs that take another's commands: podman and nerdctl take docker's (OpenTofu is
-	// terraform by canonicalProgram).
-	for alias, of := range map[string]string{"podman": "docker", "nerdctl": "docker"} {
+	// Programs that take another's commands: podman, nerdctl and finch take docker's
+	// (OpenTofu is terraform by canonicalProgram).
+	for alias, of := range map[string]string{"podman": "docker", "nerdctl": "docker", "finch": "docker"} {
 		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
@@ -513,6 +511,10 @@ func tarRunsCode(a *analyzer, v *view) string {
 			}
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
 			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
+			if o.name == "to-command" && runsItsInput(o.val) {
+				// tar -xf a.tar --to-command=sh: each member's contents are run as code.
+				a.report(findOpaque, "tar --to-command runs the archive's contents as code: "+shorten(o.val.lit))
+			}
 		}
 	}
 	return ""
@@ -788,46 +790,6 @@ func octal(s string) bool {
 		}
 	}
 	return true
-}
-
-// containerEscape: options that give a container the host: --privileged, host namespaces,
-// the host's root or the Docker socket mounted, powerful capabilities.
-func containerEscape(_ *analyzer, v *view) string {
-	if v.flag("privileged") {
-		return v.name + " run --privileged"
-	}
-	for _, o := range v.opts {
-		if !o.hasValue {
-			continue
-		}
-		val := strings.ToLower(o.val.lit)
-		switch o.name {
-		case "pid", "ipc", "uts", "userns", "cgroupns":
-			if val == "host" {
-				return v.name + " run --" + o.name + "=host"
-			}
-		case "v", "volume":
-			src, _, _ := strings.Cut(val, ":")
-			if src == "/" || strings.HasSuffix(src, "docker.sock") || src == "/etc" || src == "/root" || src == "/var/run" || src == "/run" {
-				return v.name + " run -v " + o.val.lit
-			}
-		case "mount":
-			if strings.Contains(val, "source=/,") || strings.Contains(val, "src=/,") || strings.HasSuffix(val, "source=/") || strings.Contains(val, "docker.sock") {
-				return v.name + " run --mount " + o.val.lit
-			}
-		case "cap-add":
-			if val == "all" || val == "sys_admin" || val == "cap_sys_admin" || val == "sys_ptrace" || val == "sys_module" {
-				return v.name + " run --cap-add=" + o.val.lit
-			}
-		case "security-opt":
-			if strings.Contains(val, "unconfined") {
-				return v.name + " run --security-opt " + o.val.lit
-			}
-		case "device":
-			return v.name + " run --device " + o.val.lit
-		}
-	}
-	return ""
 }
 
 // netcat: -e/-c run a program with its standard input and output on the socket (a

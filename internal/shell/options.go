@@ -31,7 +31,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"git": {short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "exec-path", "message", "file", "author", "date", "template",
 			"reuse-message", "reedit-message", "fixup", "squash", "cleanup", "gpg-sign", "branch", "origin", "depth", "upload-pack", "receive-pack",
 			"repo", "push-option", "strategy", "strategy-option", "onto", "format"}, subcommand: true},
-		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
+		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"unix-socket", "abs-unix-socket", "data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
 			"output", "upload-file", "request", "header", "user", "user-agent", "referer", "cookie", "cookie-jar", "config", "max-time", "connect-timeout",
 			"proxy", "proxy-user", "resolve", "connect-to", "cacert", "cert", "key", "url", "write-out", "retry", "output-dir", "json", "oauth2-bearer", "dump-header", "range", "interface", "limit-rate"}},
 		"wget":       {short: "OoaPUeTtwQiB", long: []string{"output-document", "output-file", "append-output", "directory-prefix", "user-agent", "header", "post-data", "post-file", "body-data", "body-file", "method", "timeout", "tries", "input-file", "user", "password", "load-cookies", "save-cookies", "execute"}},
@@ -42,7 +42,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"nc":         {short: "ceIiOpqsTwXx", long: nil},
 		"netcat":     {short: "ceIiOpqsTwXx", long: nil},
 		"ncat":       {short: "ceIiOpsw", long: []string{"exec", "sh-exec", "lua-exec", "source", "source-port", "wait", "idle-timeout", "output", "hex-dump", "proxy", "proxy-type", "proxy-auth", "allow", "allowfile", "deny", "denyfile", "max-conns", "send-only"}},
-		"tar":        {short: "fCTXbgHKLNV", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
+		"tar":        {short: "fCTXbgHKLNVIF", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
 		"grep":       {short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "include", "exclude", "exclude-dir", "label", "color", "colour", "binary-files", "directories", "devices", "exclude-from"}},
 		"rg":         {short: "eEfgjmMrtTAB", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "replace", "threads", "encoding", "max-depth", "context", "after-context", "before-context", "sort", "sortr", "color", "colors", "ignore-file", "pre", "max-filesize", "path-separator"}},
 		"sed":        {short: "efl", long: []string{"expression", "file", "line-length"}},
@@ -141,7 +141,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 	// The programs of system.go, credstores.go and exfil.go list their options beside
 	// their knowledge.
-	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), editorOptions()} {
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions(), editorOptions()} {
 		for name, o := range more {
 			opts[name] = o
 		}

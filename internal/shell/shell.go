@@ -80,7 +80,7 @@ var findingIDs = []string{
 	findResetHard, findGitClean, findGitDiscard, findStashDrop, findBranchDelete, findHistoryRewrite,
 	findDBDrop, findDBUnbounded, findInfraDelete, findHTTPDelete, findCredentialsRead, findEnvDump,
 	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
-	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
+	findRemoteExec, findSudo, findSetuid, findContainerEscape, findContainerHost, findContainerAPI, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
 	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket,
 	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
@@ -167,6 +167,12 @@ type shared struct {
 	// copies are the files the line made copies or links of a known program (cp
 	// /bin/rm ./x), by absolute path, with the program's name (links.go).
 	copies map[string]string
+	// containers are the containers the line starts with a name, whose mounts a later
+	// docker exec of the same line finds (container.go).
+	containers map[string]container
+	// writes are the paths each level's commands wrote, for the compose files a later
+	// command reads (container.go).
+	writes map[*analyzer]*writeIndex
 }
 
 // result is an analysis and what dataflow needs from it when it is nested in another.

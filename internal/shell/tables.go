@@ -40,6 +40,15 @@ type wrapper struct {
 	joinShell   bool
 	noJoinShort string
 	noJoinLong  string
+	// finding is what running a program through the wrapper is evidence of, besides the
+	// program's own findings (chroot, unshare and nsenter enter other namespaces).
+	finding string
+	// runner means the program is a package the wrapper fetches (npx): the package is
+	// judged as code moat may not be able to read (executors_runners.go).
+	runner bool
+	// laterLong are options that make the wrapper run the program later, again and again
+	// (systemd-run --on-calendar): running it so is persistence.
+	laterLong []string
 }
 
 // wrappers maps a wrapper's name to how it is unwrapped. Options not listed as taking a
@@ -59,12 +68,11 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"doas":         {valueShort: "Cu", privileged: true},
 		"pkexec":       {valueLong: []string{"user"}, privileged: true},
 		"run0":         {valueShort: "uDg", valueLong: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "nice"}, privileged: true, chdirShort: "D", chdirLong: "chdir"},
-		"runuser":      {valueShort: "ugGw", valueLong: []string{"user", "group", "supp-group", "whitelist-environment"}, privileged: true},
 		"ionice":       {valueShort: "cnp", valueLong: []string{"class", "classdata", "pid", "pgid", "uid"}},
 		"stdbuf":       {valueShort: "ioe", valueLong: []string{"input", "output", "error"}},
 		"setsid":       {},
-		"chrt":         {operands: 1},
-		"taskset":      {valueShort: "", operands: 1},
+		"chrt":         {operands: 1, stopShort: "pm", stopLong: []string{"pid", "max"}},
+		"taskset":      {operands: 1, stopShort: "p", stopLong: []string{"pid"}},
 		"unbuffer":     {},
 		"caffeinate":   {valueShort: "tw"},
 		"fakeroot":     {valueShort: "ils", valueLong: []string{"lib", "faked"}},
@@ -73,13 +81,17 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"torsocks":     {valueShort: "uapP", valueLong: []string{"user", "pass", "address", "port"}},
 		"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}},
 		"ltrace":       {valueShort: "aAeEnopsSu"},
-		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1},
+		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1, finding: findNamespace},
+		"unshare":      {valueShort: "SGRw", valueLong: []string{"setuid", "setgid", "root", "wd", "map-user", "map-group", "map-users", "map-groups", "propagation", "setgroups"}, chdirShort: "w", chdirLong: "wd", finding: findNamespace},
+		"nsenter":      {valueShort: "tSG", valueLong: []string{"target", "setuid", "setgid"}, finding: findNamespace},
+		"systemd-run":  {valueShort: "upEMHC", valueLong: systemdRunValues, stopShort: "S", stopLong: []string{"shell"}, chdirLong: "working-directory", laterLong: systemdRunTimers},
+		"toybox":       {stopLong: []string{"help", "version"}},
 		"xargs":        {valueShort: "adEeIiLlnPs", valueLong: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, xargs: true},
 		"watch":        {valueShort: "nqd", valueLong: []string{"interval", "differences", "equexit"}, joinShell: true, noJoinShort: "x", noJoinLong: "exec"},
-		"busybox":      {},
-		"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}},
-		"bunx":         {},
-		"pnpx":         {},
+		"busybox":      {stopLong: []string{"list", "list-full", "install", "help"}},
+		"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}, runner: true},
+		"bunx":         {valueShort: "p", valueLong: []string{"package"}, runner: true},
+		"pnpx":         {valueShort: "pc", valueLong: []string{"package", "call"}, runner: true},
 		"env":          {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
 		"command":      {stopShort: "vV"},
 		"builtin":      {},
@@ -87,8 +99,10 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"nohup":        {},
 		"nice":         {valueShort: "n", valueLong: []string{"adjustment"}},
 		"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
-		"parallel":     {valueShort: "jSaI", valueLong: []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir", "colsep", "delimiter"}, xargs: true},
 		"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+		// lima runs its command in the Lima virtual machine, which mounts the user's home
+		// directory: lima nerdctl run …, lima rm -rf ~/x.
+		"lima": {valueLong: []string{"workdir"}},
 	}
 })
 
