@@ -164,6 +164,9 @@ type shared struct {
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
+	// copies are the files the line made copies or links of a known program (cp
+	// /bin/rm ./x), by absolute path, with the program's name (links.go).
+	copies map[string]string
 	// containers are the containers the line starts with a name, whose mounts a later
 	// docker exec of the same line finds (container.go).
 	containers map[string]container
