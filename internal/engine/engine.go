@@ -92,12 +92,20 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	var protected []*sensitive
+	for _, set := range guardedSets {
+		m, err := newSensitive(set, opts.Host)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		protected = append(protected, m)
+	}
 	files := opts.Files
 	if files == nil {
 		files = fileid.OS{}
 	}
 	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions, self: selfguard.New(opts.Self), files: files, guarded: guarded}
-	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Wrappers: shellWrappers(p)}
+	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Protected: anyTouches(protected), Wrappers: shellWrappers(p)}
 	if len(opts.Host.Temp) > 0 {
 		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which
 		// is also a temporary directory, so reading it as the first one is right either way.
@@ -314,4 +322,16 @@ func (e *Engine) resolvePath(p, cwd string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(cwd, p)
+}
+
+// anyTouches reports whether an access may reach a file of any of the sets.
+func anyTouches(sets []*sensitive) func(call.Access) bool {
+	return func(acc call.Access) bool {
+		for _, s := range sets {
+			if s.touches(acc) {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -99,6 +99,10 @@ type Env struct {
 	// Sensitive reports whether an access touches a file that holds credentials. Dataflow
 	// uses it to tell secret data from other data; nil means no file is sensitive.
 	Sensitive func(call.Access) bool
+	// Protected reports whether an access reaches a file self-protection guards (moat's
+	// files, the agents' hook settings): a program whose file effects moat does not model
+	// is opaque when it is given one. nil means none is.
+	Protected func(call.Access) bool
 	// Wrappers are programs the policy declares as running the program named in their
 	// arguments, besides the built-in ones (sudo, env, nice…).
 	Wrappers map[string]Wrapper
