@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/glob"
@@ -14,6 +15,10 @@ import (
 // prompt injection.
 type sensitive struct {
 	include, exclude []*glob.Path
+	// names are the last literal segment of every include pattern: a path that matches
+	// one holds its name, so a path holding none of them matches none (the test runs for
+	// every path of every command). nil when some pattern has no literal segment.
+	names map[string]bool
 }
 
 func newSensitive(set string, h pathset.Host) (*sensitive, error) {
@@ -21,13 +26,18 @@ func newSensitive(set string, h pathset.Host) (*sensitive, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sensitive{}
+	s := &sensitive{names: map[string]bool{}}
 	for _, p := range r.Include {
 		g, err := glob.CompilePath(p, glob.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
 		}
 		s.include = append(s.include, g)
+		if name := lastLiteral(p); name != "" && s.names != nil {
+			s.names[name] = true
+		} else {
+			s.names = nil
+		}
 	}
 	for _, p := range r.Exclude {
 		g, err := glob.CompilePath(p, glob.Options{})
@@ -46,6 +56,9 @@ func (s *sensitive) touches(acc call.Access) bool {
 	if acc.Glob {
 		p, tree = glob.LiteralPrefix(acc.Path), true
 	}
+	if !tree && s.names != nil && !holdsName(p, s.names) {
+		return false
+	}
 	for _, g := range s.exclude {
 		if g.Match(p) {
 			return false
@@ -53,6 +66,40 @@ func (s *sensitive) touches(acc call.Access) bool {
 	}
 	for _, g := range s.include {
 		if g.Match(p) || tree && g.TouchesTree(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastLiteral returns the last segment of an absolute path pattern that has no
+// metacharacters ("settings.json" of "/**/.claude/settings.json", ".ssh" of
+// "/home/u/.ssh/**"), or "" when it has none or cannot be read that way.
+func lastLiteral(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		seg := segs[i]
+		if seg == "" || seg == "." || seg == ".." {
+			continue
+		}
+		if strings.ContainsAny(seg, "*?[]{}\\") {
+			continue
+		}
+		return seg
+	}
+	return ""
+}
+
+// holdsName reports whether one of the segments of the path p is in names.
+func holdsName(p string, names map[string]bool) bool {
+	for p != "" {
+		seg := p
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			seg, p = p[:i], p[i+1:]
+		} else {
+			p = ""
+		}
+		if names[seg] {
 			return true
 		}
 	}

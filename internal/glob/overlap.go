@@ -38,6 +38,12 @@ func (p *Path) Overlaps(glob *Path, o Overlap) bool {
 		// The glob names the root: it overlaps every pattern when it is a tree.
 		return o.Tree || p.Match("/")
 	}
+	if !p.fold && !glob.fold && !sameBranch(p.head(), glob.head()) {
+		// Every path either names starts with its literal head; heads that part ways
+		// (/home/u/.ssh and /home/u/project/dist) leave no path to share. Most pairs a
+		// policy asks about end here, before the search.
+		return false
+	}
 	// Breadth over states (i, j, e): i segments of p and j of glob consumed, e whether
 	// glob's last consumed segment was matched by a segment p spells (not absorbed by
 	// p's "**"), which is what a tree needs at the end.
@@ -274,4 +280,27 @@ func (p *Path) Anchor(dir string) *Path {
 	}
 	segs = append(segs, p.segs[1:]...)
 	return newPath(p.pattern+" at "+dir, p.fold, segs)
+}
+
+// head is the run of literal segments every path the pattern names starts with, as a
+// path ("" for none).
+func (p *Path) head() string {
+	switch p.kind {
+	case pathLiteral:
+		if p.lit == "/" {
+			return ""
+		}
+		return p.lit
+	case pathTree:
+		return p.lit
+	}
+	return p.pre
+}
+
+// sameBranch reports whether one of two absolute paths is the other or below it.
+func sameBranch(x, y string) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	return x == "" || y == x || len(y) > len(x) && y[len(x)] == '/' && y[:len(x)] == x
 }

@@ -184,3 +184,21 @@ func FuzzOverlaps(f *testing.F) {
 		}
 	})
 }
+
+func TestSameBranch(t *testing.T) {
+	for _, tc := range []struct {
+		x, y string
+		want bool
+	}{
+		{"", "/a", true},
+		{"/a", "/a", true},
+		{"/a", "/a/b", true},
+		{"/a/b", "/a", true},
+		{"/a", "/ab", false},
+		{"/home/u/.ssh", "/home/u/project/dist", false},
+	} {
+		if got := sameBranch(tc.x, tc.y); got != tc.want {
+			t.Errorf("sameBranch(%q, %q) = %v", tc.x, tc.y, got)
+		}
+	}
+}

@@ -235,19 +235,31 @@ var knownByTables = sync.OnceValue(func() map[string]bool {
 // a table describes it, the catalog lists it, or it is an interpreter whose code is
 // inspected.
 func knownProgram(name string) bool {
-	if knownByTables()[name] {
-		return true
-	}
-	if _, ok := agent.ForProgram(name); ok {
-		// An agent CLI launched with its own hooks; agents.go judges how it is launched.
-		return true
-	}
-	if _, ok := catalog()[name]; ok {
+	if knownNames()[name] {
 		return true
 	}
 	_, ok := oneliner.Lookup(name)
 	return ok
 }
+
+// knownNames is every name knownProgram finds without looking further: the tables', the
+// catalog's and the agent CLIs' (launched with their own hooks; agents.go judges how),
+// in one set, since every command of every line is looked up.
+var knownNames = sync.OnceValue(func() map[string]bool {
+	known := make(map[string]bool, len(knownByTables())+len(catalog()))
+	for n := range knownByTables() {
+		known[n] = true
+	}
+	for n := range catalog() {
+		known[n] = true
+	}
+	for _, a := range agent.All() {
+		for _, p := range a.CLI.Programs {
+			known[p] = true
+		}
+	}
+	return known
+})
 
 // unknownProgramNote is in the evidence of every unknown program.
 const unknownProgramNote = "a program moat does not know"
