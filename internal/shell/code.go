@@ -61,7 +61,9 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	case name == "at" || name == "batch":
 		m.execStdin = execShell
 	default:
-		if in, ok := oneliner.Lookup(name); ok {
+		if in, ok := oneliner.Lookup(name); ok && in.Lang == oneliner.PowerShell {
+			a.powershellCode(at, rest, cwd)
+		} else if ok {
 			a.interpreterCode(at, in, ops, opts, cwd)
 		}
 	}
@@ -511,6 +513,20 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 			return // python -m module
 		}
 	}
+	if m.prog == "deno" && len(ops) > 0 && !ops[0].dynamic {
+		// deno eval CODE, deno run SCRIPT: a subcommand comes before the code.
+		switch ops[0].lit {
+		case "eval":
+			if len(ops) > 1 && ops[1].dynamic {
+				a.codeFromWord(at, ops[1], execInterp, in.Lang)
+			} else if len(ops) > 1 {
+				a.inspect(at, in.Lang, ops[1].lit, cwd)
+			}
+			return
+		case "run":
+			ops = ops[1:]
+		}
+	}
 	if len(ops) == 0 || !ops[0].dynamic && ops[0].lit == "-" {
 		m.execStdin, m.lang = execInterp, in.Lang
 		return
@@ -589,7 +605,15 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		return
 	}
 	res := oneliner.Inspect(lang, code)
+	for _, why := range res.Opaque {
+		a.opaque(at, why)
+	}
 	c := &a.cmds[at]
+	if len(res.Opaque) == 0 && lang != oneliner.Awk && !hasFinding(c.Findings, findOpaque) {
+		// The code was read to its end and nothing in it is computed at run time: its
+		// accesses are all it touches, as for a program of the tables (rm -rf build).
+		c.Opaque = false
+	}
 	for _, f := range res.Findings {
 		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)
 		if f.ID == findEnvDump {

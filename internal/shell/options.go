@@ -96,6 +96,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"ruby":       {short: "eIrCEFKTWx", long: []string{"encoding", "external-encoding", "internal-encoding", "enable", "disable", "dump"}},
 		"node":       {short: "epr", long: []string{"eval", "print", "require", "import", "loader", "experimental-loader", "input-type", "inspect-port", "env-file", "conditions", "title", "max-old-space-size", "stack-size"}},
 		"php":        {short: "rBREFcdfz", long: nil},
+		"bun":        {short: "epr", long: []string{"eval", "print", "preload", "require", "cwd", "env-file", "config"}},
 		"lua":        {short: "el"},
 		"osascript":  {short: "eliso"},
 		"mkfs":       {short: "tLbcCEgGjJlmnNoOrT", long: []string{"type"}},

@@ -15,6 +15,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -45,6 +46,9 @@ type Interpreter struct {
 // Lookup returns the interpreter a program name runs (python3.12 is Python).
 func Lookup(program string) (Interpreter, bool) {
 	base := strings.TrimRight(program, "0123456789.-")
+	if strings.HasSuffix(program, ".exe") {
+		base = program
+	}
 	switch base {
 	case "python", "pypy", "python3", "pypy3":
 		return Interpreter{Lang: Python, CodeShort: "c"}, true
@@ -62,6 +66,10 @@ func Lookup(program string) (Interpreter, bool) {
 		return Interpreter{Lang: Lua, CodeShort: "e"}, true
 	case "osascript":
 		return Interpreter{Lang: AppleScript, CodeShort: "e"}, true
+	case "pwsh", "powershell", "pwsh.exe", "powershell.exe":
+		// Its options are words of one dash, case-insensitive and abbreviable: the shell
+		// package reads them itself (-Command, -EncodedCommand, -File).
+		return Interpreter{Lang: PowerShell}, true
 	}
 	return Interpreter{}, false
 }
@@ -96,6 +104,10 @@ type Result struct {
 	Network  bool
 	EnvVars  []string
 	URLHosts []string
+	// Opaque says why moat cannot see what the code does: code run from a value computed
+	// at run time, a module or function looked up by a computed name, a file written or
+	// deleted at a computed path. Each reason makes the command analysis.opaque.
+	Opaque []string
 }
 
 // Finding ids reported.
@@ -118,14 +130,56 @@ const maxDepth = 3
 func Inspect(lang Lang, code string) Result {
 	var r Result
 	inspect(lang, code, &r, 0)
+	r.Reads, r.Writes, r.Opaque, r.Shell = dedupe(r.Reads), dedupe(r.Writes), dedupe(r.Opaque), dedupe(r.Shell)
+	r.Deletes = dedupeDeletes(r.Deletes)
 	return r
 }
 
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func dedupeDeletes(list []Delete) []Delete {
+	var out []Delete
+	for _, d := range list {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func inspect(lang Lang, code string, r *Result, depth int) {
+	if lang == PowerShell {
+		inspectPowerShell(code, r, depth)
+		return
+	}
 	p, ok := patterns()[lang]
 	if !ok || !mentionsAny(code, keywords()[lang]) {
 		return
 	}
+	fd := fold(lang, code)
+	code = fd.code
+	r.Opaque = append(r.Opaque, fd.opaque...)
+	shellBefore := len(r.Shell)
+	defer func() {
+		// A command that a decoder of a literal gave is a command hidden by an encoding.
+		for _, line := range r.Shell[shellBefore:] {
+			for _, d := range fd.decoded {
+				if d != "" && strings.Contains(line, strings.TrimSpace(d)) {
+					r.add(findEncoded, line)
+				}
+			}
+		}
+	}()
+	sinks(lang, code, fd, r, depth)
+	fileAccesses(lang, code, r)
 	execs := findAll(p.exec, code)
 	if len(execs) > maxCalls {
 		r.add(findDynamic, "more calls that run commands than moat reads")
@@ -148,6 +202,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			if path, ok := pathArg(code[from:]); ok {
 				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
 				r.Deletes = append(r.Deletes, Delete{Path: path, Recursive: rec})
+			} else if strings.TrimSpace(callText(code, from)) != "" {
+				r.Opaque = append(r.Opaque, "deletes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
 			}
 		}
 	}
@@ -160,7 +216,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 				case strings.Contains(path, "&") || strings.HasPrefix(path, "|") || strings.HasSuffix(path, "|"):
 					continue
 				case strings.HasPrefix(path, ">"):
-					r.Writes = append(r.Writes, strings.TrimSpace(strings.TrimLeft(path, ">")))
+					if w := strings.TrimSpace(strings.TrimLeft(path, ">")); w != "" {
+						r.Writes = append(r.Writes, w) // open(F, ">file"); the 3-argument form is a file operation
+					}
 					continue
 				case strings.HasPrefix(path, "<"):
 					path = strings.TrimSpace(path[1:])
@@ -265,7 +323,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 			return
 		}
 	}
-	if lit, ok := firstLiteralStrict(rest); ok {
+	if lit, ok := firstLiteralStrict(rest); ok && endsArg(rest[literalEnd(rest):]) {
 		// spawn('rm', ['-rf', '/']) and system('rm', '-rf', '/') pass the words apart.
 		after := strings.TrimLeft(rest[literalEnd(rest):], " \t")
 		if strings.HasPrefix(after, ",") {

@@ -1,0 +1,137 @@
+package oneliner
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Code sinks: the calls that run a string as code of the same language (eval, exec,
+// Function, instance_eval, Perl's string eval, load). Once the code is folded, a sink's
+// argument is either a literal, inspected as the code it is, or computed: then what the
+// code runs is not known before it runs, and the code is opaque.
+
+type codeSink struct {
+	re *regexp.Regexp // the call, ending where its argument begins
+	// lastArg: the code is the call's last argument (new Function('a', 'return a')).
+	lastArg bool
+	// bareVarOnly: only an argument that is a lone variable is code (PHP's assert($x)
+	// runs a string, assert($x > 0) tests a condition).
+	bareVarOnly bool
+}
+
+var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
+	return map[Lang][]codeSink{
+		Python: {
+			{re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:builtins|__builtins__)\.)(?:exec|eval|compile)\s*\(`)},
+		},
+		Node: {
+			{re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
+			{re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(`), lastArg: true},
+		},
+		Ruby: {
+			{re: regexp.MustCompile(`(?:^|[^\w.:]|\bbinding\.|\bKernel\.)(?:eval|instance_eval|class_eval|module_eval)\b\s*\(?`)},
+		},
+		Perl: {
+			{re: regexp.MustCompile(`(?:^|[^\w$>])eval\b\s*\(?`)},
+		},
+		PHP: {
+			{re: regexp.MustCompile(`\beval\s*\(`)},
+			{re: regexp.MustCompile(`\bcreate_function\s*\(`), lastArg: true},
+			{re: regexp.MustCompile(`\bassert\s*\(`), bareVarOnly: true},
+		},
+		Lua: {
+			{re: regexp.MustCompile(`(?:^|[^\w.])(?:load|loadstring|dostring)\s*\(`)},
+		},
+	}
+})
+
+// sinks inspects the literal code that code sinks run and reports the computed code they
+// run as opaque. Decoders and downloads in a sink's argument are left to the patterns,
+// which judge them more precisely (an encoded or downloaded program).
+func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
+	p := patterns()[lang]
+	for _, s := range codeSinks()[lang] {
+		locs := findAll(s.re, code)
+		if len(locs) > maxCalls {
+			r.Opaque = append(r.Opaque, "more calls that run code than moat reads")
+			locs = locs[:maxCalls]
+		}
+		for _, loc := range locs {
+			rest := code[loc[1]:]
+			args := callText(code, loc[1])
+			if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "do ") || strings.HasPrefix(t, "do\n") {
+				continue // a block (eval { … }, instance_eval { … }) is code moat reads in place
+			}
+			if s.lastArg {
+				if parts := splitTop(args); len(parts) > 0 {
+					rest = parts[len(parts)-1]
+				}
+			}
+			lit, n, ok := literalAt(rest)
+			whole := ok && n > 0 && endsArg(rest[n:])
+			switch {
+			case whole:
+				if depth < maxDepth {
+					if contains(fd.decoded, lit) {
+						r.add(findEncoded, lit)
+					}
+					inspect(lang, lit, r, depth+1)
+				} else {
+					r.Opaque = append(r.Opaque, "code nested too deep: "+shorten(lit))
+				}
+			case s.bareVarOnly && !bareVariable().MatchString(strings.TrimSpace(args)):
+			case matches(p.decoder, args) || matches(p.download, args):
+			default:
+				r.Opaque = append(r.Opaque, "runs code computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
+			}
+		}
+	}
+}
+
+var bareVariable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$\w+$`)
+})
+
+// endsArg reports whether what follows a literal ends the argument it begins: the literal
+// is the whole argument, not 'rm ' of 'rm ' + x.
+func endsArg(after string) bool {
+	after = strings.TrimLeft(after, " \t")
+	return after == "" || strings.IndexByte(",);\n]}", after[0]) >= 0 || strings.HasPrefix(after, "if ") || strings.HasPrefix(after, "unless ") ||
+		strings.HasPrefix(after, "or ") || strings.HasPrefix(after, "and ") || strings.HasPrefix(after, "&&") || strings.HasPrefix(after, "||")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// splitTop splits a call's argument text at its top-level commas.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isQuote(c) || c == '`':
+			if _, n, _ := readLiteral(s[i:], false); n > 1 {
+				i += n - 1
+			}
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(s[start:]) != "" || len(out) > 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
