@@ -34,23 +34,26 @@ var cmdlets = sync.OnceValue(func() map[string]psKind {
 			m[n] = k
 		}
 	}
-	add(psRemove, "remove-item", "rm", "del", "erase", "rd", "rmdir", "ri", "rni")
-	add(psWrite, "set-content", "sc", "add-content", "ac", "out-file", "clear-content", "clc", "tee-object", "tee", "export-csv", "export-clixml")
-	add(psNewItem, "new-item", "ni", "mkdir", "md")
-	add(psCopy, "copy-item", "cp", "copy", "cpi")
-	add(psMove, "move-item", "mv", "move", "mi")
-	add(psRename, "rename-item", "ren")
-	add(psRead, "get-content", "gc", "cat", "type", "import-csv")
-	add(psList, "get-childitem", "gci", "ls", "dir")
+	// PowerShell 6 and later define no alias that shadows a Unix program on Linux and
+	// macOS (rm, ls, cp, mv, cat, curl, …): those names run the programs, which the
+	// shell analysis judges, so they are not listed.
+	add(psRemove, "remove-item", "del", "erase", "rd", "ri")
+	add(psWrite, "set-content", "sc", "add-content", "out-file", "clear-content", "clc", "tee-object", "export-csv", "export-clixml")
+	add(psNewItem, "new-item", "ni", "md")
+	add(psCopy, "copy-item", "copy", "cpi")
+	add(psMove, "move-item", "move", "mi")
+	add(psRename, "rename-item", "ren", "rni")
+	add(psRead, "get-content", "gc", "type", "import-csv")
+	add(psList, "get-childitem", "gci", "dir")
 	add(psEval, "invoke-expression", "iex")
-	add(psStart, "start-process", "saps", "start")
-	add(psWeb, "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "curl", "wget", "start-bitstransfer")
+	add(psStart, "start-process", "saps")
+	add(psWeb, "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "start-bitstransfer")
 	add(psBlock, "foreach-object", "%", "where-object", "?", "invoke-command", "icm", "start-job")
 	add(psHarmless, "write-host", "write-output", "echo", "write", "write-verbose", "write-warning", "write-error", "out-host", "out-null",
-		"out-string", "select-object", "select", "sort-object", "sort", "measure-object", "measure", "format-table", "ft", "format-list", "fl",
-		"set-location", "cd", "sl", "chdir", "push-location", "pushd", "pop-location", "popd", "get-location", "pwd", "gl", "exit", "return",
+		"out-string", "select-object", "select", "sort-object", "measure-object", "measure", "format-table", "ft", "format-list", "fl",
+		"set-location", "cd", "sl", "chdir", "push-location", "pushd", "pop-location", "popd", "get-location", "gl", "exit", "return",
 		"clear-host", "cls", "clear", "test-path", "resolve-path", "split-path", "join-path", "get-date", "get-command", "gcm", "get-help",
-		"get-process", "ps", "gps", "get-item", "gi", "get-member", "gm", "convertto-json", "convertfrom-json", "get-filehash", "start-sleep", "sleep")
+		"get-process", "gps", "get-item", "gi", "get-member", "gm", "convertto-json", "convertfrom-json", "get-filehash", "start-sleep")
 	return m
 })
 

@@ -229,6 +229,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			} else {
 				r.Reads = append(r.Reads, path)
 			}
+		} else if !ok && p.writeMode != nil && p.writeMode.MatchString(callText(code, loc[1])) {
+			r.Opaque = append(r.Opaque, "writes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
 		}
 	}
 	for _, loc := range findAll(p.writes, code) {

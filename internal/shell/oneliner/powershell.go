@@ -49,10 +49,16 @@ type psState struct {
 	// downloads says an earlier stage of the pipeline downloads: … | iex runs it.
 	downloads bool
 	depth     int
+	nest      int             // expressions being folded inside each other
+	funcs     map[string]bool // functions the code defines: calling one runs no program
 }
 
+// maxPSNest bounds the groups folded inside each other: (('a')) is 'a', a thousand levels
+// are not worth reading.
+const maxPSNest = 8
+
 func inspectPowerShell(code string, r *Result, depth int) {
-	st := &psState{vars: map[string]string{}, r: r, depth: depth}
+	st := &psState{vars: map[string]string{}, r: r, depth: depth, funcs: map[string]bool{}}
 	if forkBombPS(code) {
 		r.add(findForkBomb, code)
 	}
@@ -225,6 +231,11 @@ func (st *psState) variable(name string) (string, bool) {
 // expr folds an expression: literals and variables joined by +, Join-Path, the home
 // folder, and base64 decoded from a literal.
 func (st *psState) expr(s string) (string, bool) {
+	if st.nest >= maxPSNest {
+		return "", false
+	}
+	st.nest++
+	defer func() { st.nest-- }()
 	s = strings.TrimSpace(s)
 	if m := psDecode().FindStringSubmatch(s); m != nil && len(m[0]) == len(s) {
 		b, err := base64.StdEncoding.DecodeString(m[2])
@@ -323,7 +334,19 @@ func (st *psState) command(words []psWord, piped bool) {
 		st.dotnet(joinTexts(words))
 		return
 	}
+	if first.text[0] == '\'' || first.text[0] == '"' {
+		return // a value, written to the pipeline
+	}
 	name := strings.ToLower(first.val)
+	if name == "function" || name == "filter" {
+		if len(words) > 1 {
+			st.funcs[strings.ToLower(words[1].val)] = true
+		}
+		return
+	}
+	if st.funcs[name] {
+		return // its body is read where it is defined
+	}
 	c, known := cmdlets()[name]
 	if !known {
 		switch {
@@ -493,15 +516,22 @@ func (st *psState) eval(words []psWord, pos []psWord, piped bool) {
 
 // native hands a program and its static words to the shell analysis.
 func (st *psState) native(words []psWord) {
-	var argv []string
-	for _, w := range words {
+	var b strings.Builder
+	for i, w := range words {
 		if !w.static {
 			st.r.add(findDynamic, joinTexts(words))
 			return
 		}
-		argv = append(argv, w.val)
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if w.text == w.val && strings.HasPrefix(w.val, "~") && !strings.ContainsAny(w.val, " \t'\"$`;&|<>()*?[]{}#!") {
+			b.WriteString(w.val) // a bare ~ is the home directory for programs too
+			continue
+		}
+		b.WriteString(joinArgv([]string{w.val}))
 	}
-	st.r.Shell = append(st.r.Shell, joinArgv(argv))
+	st.r.Shell = append(st.r.Shell, b.String())
 }
 
 // dotnet reads the .NET calls of an expression statement.
