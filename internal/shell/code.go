@@ -589,8 +589,13 @@ func isCodeOption(in oneliner.Interpreter, name string) bool {
 }
 
 // maxInterpreterCode bounds the interpreter code inspected: a longer program is not a
-// one-liner, and inspecting it would cost more than a hook may spend.
-const maxInterpreterCode = 16 << 10
+// one-liner, and inspecting it would cost more than a hook may spend. maxInterpreterLine
+// bounds the interpreter code of all the programs of one line, which costs several times
+// more per byte to read than shell code.
+const (
+	maxInterpreterCode = 16 << 10
+	maxInterpreterLine = 16 << 10
+)
 
 // inspect applies what interpreter code does to the command that runs it.
 func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
@@ -599,11 +604,12 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		c.Findings = appendFinding(c.Findings, findTooLarge, fmt.Sprintf("interpreter code of %d bytes; at most %d are inspected", len(code), maxInterpreterCode))
 		return
 	}
-	if !a.spendNested(len(code)) {
+	if !a.spendNested(len(code)) || len(code) > a.sh.interp {
 		c := &a.cmds[at]
 		c.Findings = appendFinding(c.Findings, findTooDeep, "too much nested code to analyse")
 		return
 	}
+	a.sh.interp -= len(code)
 	res := oneliner.Inspect(lang, code)
 	for _, why := range res.Opaque {
 		a.opaque(at, why)

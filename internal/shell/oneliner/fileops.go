@@ -90,8 +90,24 @@ var fileOps = sync.OnceValue(func() map[Lang][]fileOp {
 	}
 })
 
+// fileOpWords are, per language, words one of which every file operation's call
+// contains, so that code with none is not scanned (TestFileOpWordsCoverOps checks them).
+var fileOpWords = sync.OnceValue(func() map[Lang][]string {
+	return map[Lang][]string{
+		Python: {"Path.", "os.", "shutil."},
+		Node:   {"Sync", "rename", "copyFile", "cp", "symlink", "link", "Deno.", "Bun.", "open", "truncate", "chmod", "write", "append", "Stream"},
+		Ruby:   {"File", "IO.", "Path."},
+		Perl:   {"open", "rename", "move", "copy", "link"},
+		PHP:    {"file_put_contents", "touch", "rename", "copy", "link"},
+		Lua:    {"os.rename"},
+	}
+})
+
 // fileAccesses adds what the file operations in folded code read, write and delete.
 func fileAccesses(lang Lang, code string, r *Result) {
+	if !mentionsAny(code, fileOpWords()[lang]) {
+		return
+	}
 	for _, o := range fileOps()[lang] {
 		for _, loc := range findAll(o.re, code) {
 			args := splitTop(callText(code, loc[1]))

@@ -61,6 +61,7 @@ func fold(lang Lang, code string) folded {
 	}
 	toks, ok := lex(lang, code)
 	if !ok {
+		res.opaque = append(res.opaque, "code too long to fold")
 		return res
 	}
 	f := &folder{lang: lang, toks: toks, match: brackets(toks), vars: map[string]*foldVar{}, aliases: map[string]string{}, res: &res, out: &strings.Builder{}}
@@ -137,6 +138,11 @@ func (f *folder) emitOne(i, hi int) int {
 			if v, ok := f.vars[t.text]; !ok || !v.known {
 				f.opaque("calls a function named by a variable: " + f.text(i, i+2))
 			}
+		}
+	}
+	if t.kind == tPunct && t.text == "[" && f.callParen(i) {
+		if n, ok := f.computedMember(i, hi); ok {
+			return n
 		}
 	}
 	if t.kind == tPunct && (t.text != "(" || f.callParen(i)) {
@@ -954,4 +960,22 @@ func (f *folder) varReceiver(i, hi int) (int, bool) {
 		f.out.WriteString(", ")
 	}
 	return k + 1, true
+}
+
+// computedMember reads a member looked up by subscript and called, on any value:
+// require('child_process')['execSync'](…) is require('child_process').execSync(…); a
+// key that does not fold makes the call opaque.
+func (f *folder) computedMember(i, hi int) (int, bool) {
+	closeAt := f.match[i]
+	if closeAt < 0 || closeAt >= hi || !f.is(f.next(closeAt+1, hi), hi, "(") {
+		return 0, false
+	}
+	v, n, ok := f.expr(f.next(i+1, hi), closeAt)
+	if !ok || f.next(n, hi) != closeAt || v.decoded || !isIdentifier(v.val) {
+		f.opaque("a function looked up by a name computed at run time: " + f.text(i, closeAt+1))
+		f.writeRaw(i, closeAt+1)
+		return closeAt + 1, true
+	}
+	f.out.WriteString("." + v.val)
+	return closeAt + 1, true
 }

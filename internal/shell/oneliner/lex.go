@@ -38,8 +38,8 @@ func (t token) value() string {
 	return t.parts[0].text
 }
 
-// maxTokens bounds the tokens folded: longer code is left to the patterns as written.
-const maxTokens = 8192
+// maxTokens bounds the tokens folded: code with more is not read (it is opaque).
+const maxTokens = 1 << 14
 
 // lex splits code into tokens; ok is false when the code has more than maxTokens.
 func lex(lang Lang, code string) ([]token, bool) {

@@ -13,6 +13,8 @@ import (
 
 type codeSink struct {
 	re *regexp.Regexp // the call, ending where its argument begins
+	// need are words one of which any match contains: code with none is not scanned.
+	need []string
 	// lastArg: the code is the call's last argument (new Function('a', 'return a')).
 	lastArg bool
 	// bareVarOnly: only an argument that is a lone variable is code (PHP's assert($x)
@@ -23,25 +25,25 @@ type codeSink struct {
 var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 	return map[Lang][]codeSink{
 		Python: {
-			{re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:builtins|__builtins__)\.)(?:exec|eval|compile)\s*\(`)},
+			{need: []string{"exec", "eval", "compile"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:builtins|__builtins__)\.)(?:exec|eval|compile)\s*\(`)},
 		},
 		Node: {
-			{re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
-			{re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(`), lastArg: true},
+			{need: []string{"eval", "vm.", "Script"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
+			{need: []string{"Function"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(`), lastArg: true},
 		},
 		Ruby: {
-			{re: regexp.MustCompile(`(?:^|[^\w.:]|\bbinding\.|\bKernel\.)(?:eval|instance_eval|class_eval|module_eval)\b\s*\(?`)},
+			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w.:]|\bbinding\.|\bKernel\.)(?:eval|instance_eval|class_eval|module_eval)\b\s*\(?`)},
 		},
 		Perl: {
-			{re: regexp.MustCompile(`(?:^|[^\w$>])eval\b\s*\(?`)},
+			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w$>])eval\b\s*\(?`)},
 		},
 		PHP: {
-			{re: regexp.MustCompile(`\beval\s*\(`)},
-			{re: regexp.MustCompile(`\bcreate_function\s*\(`), lastArg: true},
-			{re: regexp.MustCompile(`\bassert\s*\(`), bareVarOnly: true},
+			{need: []string{"eval"}, re: regexp.MustCompile(`\beval\s*\(`)},
+			{need: []string{"create_function"}, re: regexp.MustCompile(`\bcreate_function\s*\(`), lastArg: true},
+			{need: []string{"assert"}, re: regexp.MustCompile(`\bassert\s*\(`), bareVarOnly: true},
 		},
 		Lua: {
-			{re: regexp.MustCompile(`(?:^|[^\w.])(?:load|loadstring|dostring)\s*\(`)},
+			{need: []string{"load", "dostring"}, re: regexp.MustCompile(`(?:^|[^\w.])(?:load|loadstring|dostring)\s*\(`)},
 		},
 	}
 })
@@ -52,6 +54,9 @@ var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 	p := patterns()[lang]
 	for _, s := range codeSinks()[lang] {
+		if !mentionsAny(code, s.need) {
+			continue
+		}
 		locs := findAll(s.re, code)
 		if len(locs) > maxCalls {
 			r.Opaque = append(r.Opaque, "more calls that run code than moat reads")
