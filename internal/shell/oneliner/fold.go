@@ -249,6 +249,12 @@ func (f *folder) end(i, hi int) int {
 func (f *folder) statement(i, hi int) (int, bool) {
 	t := f.toks[i]
 	end := f.end(i, hi)
+	if f.lang == Ruby && t.text == "include" {
+		if j := f.next(i+1, end); j < end && f.toks[j].kind == tName {
+			f.star(f.toks[j].text)
+		}
+		return 0, false
+	}
 	if f.lang == Python && (t.text == "import" || t.text == "from") {
 		f.imports(i, end)
 		f.writeRaw(i, end)
@@ -354,6 +360,11 @@ func (f *folder) imports(i, end int) {
 			return
 		}
 		module, words = words[1], words[3:]
+		for k := i; k < end; k++ {
+			if f.is(k, end, "*") {
+				f.star(module)
+			}
+		}
 	} else {
 		words = words[1:]
 	}
@@ -978,4 +989,13 @@ func (f *folder) computedMember(i, hi int) (int, bool) {
 	}
 	f.out.WriteString("." + v.val)
 	return closeAt + 1, true
+}
+
+// star brings a module's known members in by bare name (from os import *).
+func (f *folder) star(module string) {
+	for _, m := range starMembers()[module] {
+		if _, isVar := f.vars[m]; !isVar {
+			f.aliases[m] = module + "." + m
+		}
+	}
 }

@@ -133,3 +133,21 @@ var receiverMethods = sync.OnceValue(func() map[Lang]map[string]bool {
 		Ruby: {"write": true, "binwrite": true, "delete": true, "unlink": true, "rename": true, "make_symlink": true, "rmtree": true, "read": true},
 	}
 })
+
+// starMembers are, per module, the members that the patterns and file operations know,
+// which `from os import *` (Python) and `include FileUtils` (Ruby) bring in by bare name.
+var starMembers = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"os": {"system", "popen", "execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe",
+			"spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe", "fork", "kill", "killpg",
+			"remove", "unlink", "rmdir", "removedirs", "rename", "renames", "replace", "symlink", "link", "truncate", "chmod", "chown", "open", "environ", "getenv"},
+		"subprocess": {"run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput"},
+		"shutil":     {"rmtree", "move", "copy", "copy2", "copyfile", "copytree"},
+		"pty":        {"spawn"},
+		"importlib":  {"import_module"},
+		"base64":     {"b64decode", "standard_b64decode", "urlsafe_b64decode"},
+		"FileUtils": {"rm", "rm_r", "rm_rf", "rm_f", "rmtree", "remove", "remove_dir", "remove_entry", "mv", "move", "cp", "copy", "cp_r",
+			"ln", "ln_s", "ln_sf", "touch", "install"},
+		"Open3": {"popen3", "popen2", "capture2", "capture2e", "capture3", "pipeline"},
+	}
+})
