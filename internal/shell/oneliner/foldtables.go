@@ -117,6 +117,7 @@ var lookups = sync.OnceValue(func() map[Lang]map[string]lookupForm {
 		},
 		PHP: {
 			"call_user_func": lkCall, "call_user_func_array": lkCallArray, "forward_static_call": lkCall, "forward_static_call_array": lkCallArray,
+			"array_map": lkCallArray, "register_shutdown_function": lkCall,
 		},
 		Lua: {
 			"require": lkCheck, "rawget": lkAttr,

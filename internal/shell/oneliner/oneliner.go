@@ -481,6 +481,12 @@ func joinArgv(argv []string) string {
 			b.WriteString(w)
 			continue
 		}
+		if home, rest, _ := strings.Cut(w, "/"); home == "~" && !strings.ContainsAny(rest, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+			// ~ in an argument vector is what folding writes for the home directory
+			// (os.path.expanduser('~'), Dir.home): it stays the home directory.
+			b.WriteString(w)
+			continue
+		}
 		b.WriteByte('\'')
 		b.WriteString(strings.ReplaceAll(w, "'", `'\''`))
 		b.WriteByte('\'')

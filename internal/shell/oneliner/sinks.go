@@ -29,7 +29,7 @@ var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 		},
 		Node: {
 			{need: []string{"eval", "vm.", "Script"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
-			{need: []string{"Function"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(`), lastArg: true},
+			{need: []string{"Function", "constructor"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(|\bconstructor\.constructor\s*\(`), lastArg: true},
 		},
 		Ruby: {
 			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w.:]|\bbinding\.|\bKernel\.)(?:eval|instance_eval|class_eval|module_eval)\b\s*\(?`)},
@@ -53,6 +53,11 @@ var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 // which judge them more precisely (an encoded or downloaded program).
 func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 	p := patterns()[lang]
+	if ref, ok := functionRefs()[lang]; ok && mentionsAny(code, ref.need) {
+		if m := ref.re.FindString(code); m != "" {
+			r.Opaque = append(r.Opaque, "a function that runs commands or changes files passed as a value: "+shorten(m))
+		}
+	}
 	for _, s := range codeSinks()[lang] {
 		if !mentionsAny(code, s.need) {
 			continue
@@ -93,6 +98,25 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 		}
 	}
 }
+
+// functionRefs are, per language, functions that run commands, code or change files named
+// as values rather than called (map(os.system, cmds), arr.forEach(execSync),
+// array_map('system', $a), each(&method(:system))): they are called with arguments moat
+// does not see. need are words one of which any match contains.
+type functionRef struct {
+	re   *regexp.Regexp
+	need []string
+}
+
+var functionRefs = sync.OnceValue(func() map[Lang]functionRef {
+	return map[Lang]functionRef{
+		Python: {need: []string{"os.", "subprocess.", "shutil.", "pty."}, re: regexp.MustCompile(`\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|remove|unlink|rmdir|removedirs|rename|replace)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|pty\.spawn)\s*(?:[,)\]}]|$)`)},
+		Node:   {need: []string{"exec", "spawn", "Sync"}, re: regexp.MustCompile(`\b(?:execSync|exec|spawn|spawnSync|execFile|execFileSync|rmSync|unlinkSync|writeFileSync|renameSync)\s*(?:[,)\]}]|$)`)},
+		Ruby:   {need: []string{"&"}, re: regexp.MustCompile(`&\s*:?(?:system|exec|spawn|eval)\b`)},
+		PHP:    {need: []string{"system", "exec", "passthru", "popen", "assert", "eval", "unlink", "file_put_contents"}, re: regexp.MustCompile(`["'](?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|unlink|rmdir|file_put_contents)["']\s*[,)\]]`)},
+		Perl:   {need: []string{"\\&"}, re: regexp.MustCompile(`\\&(?:CORE::)?(?:system|exec|unlink)\b`)},
+	}
+})
 
 var bareVariable = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\$\w+$`)
