@@ -582,20 +582,8 @@ func (f *folder) name(i, hi int) (foldVal, int, bool) {
 	}
 	callee := f.resolve(text)
 	if callee == "require" && f.lang == Node {
-		// require('os').homedir(): the member of a module required by a literal name.
-		k := f.next(i+1, hi)
-		if f.is(k, hi, "(") && f.match[k] > 0 && f.match[k] < hi {
-			lit := f.next(k+1, hi)
-			dot := f.next(f.match[k]+1, hi)
-			if lit < hi && f.toks[lit].kind == tString && f.toks[lit].static && f.next(lit+1, hi) == f.match[k] &&
-				f.is(dot, hi, ".") && dot+1 < hi && f.toks[dot+1].kind == tName {
-				callee = f.toks[lit].value() + "." + f.toks[dot+1].text
-				i = dot // the name's token is now dot+1
-				text = f.toks[dot+1].text
-			}
-		}
-		if i != f.next(i, hi) || f.toks[i].kind != tName {
-			i++
+		if member, at, ok := f.requireMember(i, hi); ok {
+			callee, i = member, at // require('os').homedir is os.homedir, read from its name on
 		}
 	}
 	if c, ok := strings.CutPrefix(callee, "require('"); ok {
@@ -998,4 +986,20 @@ func (f *folder) star(module string) {
 			f.aliases[m] = module + "." + m
 		}
 	}
+}
+
+// requireMember reads require('m').name starting at the token i of require: it returns
+// "m.name" and the index of name's token.
+func (f *folder) requireMember(i, hi int) (string, int, bool) {
+	k := f.next(i+1, hi)
+	if !f.is(k, hi, "(") || f.match[k] < 0 || f.match[k] >= hi {
+		return "", 0, false
+	}
+	lit := f.next(k+1, hi)
+	dot := f.next(f.match[k]+1, hi)
+	if lit >= hi || f.toks[lit].kind != tString || !f.toks[lit].static || f.next(lit+1, hi) != f.match[k] ||
+		!f.is(dot, hi, ".") || dot+1 >= hi || f.toks[dot+1].kind != tName {
+		return "", 0, false
+	}
+	return f.toks[lit].value() + "." + f.toks[dot+1].text, dot + 1, true
 }

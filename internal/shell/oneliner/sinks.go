@@ -110,8 +110,8 @@ type functionRef struct {
 
 var functionRefs = sync.OnceValue(func() map[Lang]functionRef {
 	return map[Lang]functionRef{
-		Python: {need: []string{"os.", "subprocess.", "shutil.", "pty."}, re: regexp.MustCompile(`\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|remove|unlink|rmdir|removedirs|rename|replace)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|pty\.spawn)\s*(?:[,)\]}]|$)`)},
-		Node:   {need: []string{"exec", "spawn", "Sync"}, re: regexp.MustCompile(`\b(?:execSync|exec|spawn|spawnSync|execFile|execFileSync|rmSync|unlinkSync|writeFileSync|renameSync)\s*(?:[,)\]}]|$)`)},
+		Python: {need: []string{"os.", "subprocess.", "shutil.", "pty.", "exec", "eval"}, re: regexp.MustCompile(`\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|remove|unlink|rmdir|removedirs|rename|replace)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|pty\.spawn)\s*(?:[,)\]}]|$)|(?:^|[^\w.])(?:exec|eval)\s*(?:[,)\]}]|$)`)},
+		Node:   {need: []string{"exec", "spawn", "Sync", "eval"}, re: regexp.MustCompile(`\b(?:execSync|exec|spawn|spawnSync|execFile|execFileSync|rmSync|unlinkSync|writeFileSync|renameSync|eval)\s*(?:[,)\]}]|$)`)},
 		Ruby:   {need: []string{"&"}, re: regexp.MustCompile(`&\s*:?(?:system|exec|spawn|eval)\b`)},
 		PHP:    {need: []string{"system", "exec", "passthru", "popen", "assert", "eval", "unlink", "file_put_contents"}, re: regexp.MustCompile(`["'](?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|unlink|rmdir|file_put_contents)["']\s*[,)\]]`)},
 		Perl:   {need: []string{"\\&"}, re: regexp.MustCompile(`\\&(?:CORE::)?(?:system|exec|unlink)\b`)},
