@@ -48,6 +48,7 @@ type foldVar struct {
 	val     string
 	known   bool // false once the variable takes a value that does not fold
 	decoded bool
+	closure bool // it holds a function written in place ($f = function ($x) {…})
 }
 
 // maxFoldDepth bounds the interpolated expressions folded inside interpolated strings.
@@ -135,7 +136,7 @@ func (f *folder) emitOne(i, hi int) int {
 			return n
 		}
 		if f.lang == PHP && strings.HasPrefix(t.text, "$") && f.is(f.next(i+1, hi), hi, "(") {
-			if v, ok := f.vars[t.text]; !ok || !v.known {
+			if v, ok := f.vars[t.text]; !ok || !v.known && !v.closure {
 				f.opaque("calls a function named by a variable: " + f.text(i, i+2))
 			}
 		}
@@ -313,7 +314,11 @@ func (f *folder) statement(i, hi int) (int, bool) {
 		if isReference(text) {
 			f.aliases[name] = text
 		} else {
-			f.vars[name] = &foldVar{}
+			first := ""
+			if rhs < end {
+				first = f.toks[rhs].text
+			}
+			f.vars[name] = &foldVar{closure: first == "function" || first == "fn" || first == "lambda" || first == "sub"}
 		}
 	}
 	f.writeRaw(i, rhs)
