@@ -160,7 +160,8 @@ func (f *folder) emitOne(i, hi int) int {
 			f.out.WriteString(v.val)
 			return n
 		}
-		if n-i == 1 && t.kind == tString && t.static {
+		if n-i == 1 && t.kind == tString && t.static && !strings.Contains(t.text, "\\") {
+			// As written, unless an escape ('\x72m') must be decoded for the patterns.
 			f.out.WriteString(t.text)
 		} else {
 			f.literal(v.val)

@@ -32,7 +32,7 @@ var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 			{need: []string{"Function", "constructor"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(|\bconstructor\.constructor\s*\(`), lastArg: true},
 		},
 		Ruby: {
-			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w.:]|\bbinding\.|\bKernel\.)(?:eval|instance_eval|class_eval|module_eval)\b\s*\(?`)},
+			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w:])(?:eval|instance_eval|class_eval|module_eval|instance_exec)\b\s*\(?`)},
 		},
 		Perl: {
 			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w$>])eval\b\s*\(?`)},
