@@ -76,7 +76,7 @@ func TestSetupAndUninstall(t *testing.T) {
 			t.Errorf("--dry-run changed %s", name)
 		}
 	}
-	if !strings.Contains(dry, "would add moat's hooks") || !strings.Contains(dry, "+ ") {
+	if !strings.Contains(dry, "would add moat's hooks") || !strings.Contains(dry, "\n+") {
 		t.Errorf("--dry-run shows no diff:\n%s", dry)
 	}
 

@@ -52,6 +52,9 @@ type Access struct {
 	// Recursive means the access covers Path and everything below it (rm -r, chmod -R).
 	Recursive bool `json:"recursive,omitempty"`
 	Glob      bool `json:"glob,omitempty"`
+	// Hidden marks a glob whose wildcards also match names starting with a dot, as the
+	// paths a find walks do; a shell's globs skip them.
+	Hidden bool `json:"hidden,omitempty"`
 	// Redirect marks an access made by a shell redirection (`> file`) rather than by the
 	// program. The engine decides redirections as units of their own, so that allowing a
 	// program never allows what its output is redirected onto.

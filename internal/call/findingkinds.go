@@ -8,7 +8,7 @@ import (
 // FindingKinds is the catalog of every finding id analysis can report, sorted by id. It is
 // assembled from one list per analyzer so that each analyzer's kinds live beside each other;
 // tests keep the ids unique and every analyzer's ids catalogued.
-var FindingKinds = catalog(analysisKinds, shellKinds, secretKinds, unicodeKinds, injectionKinds, mcpKinds, toolKinds, selfKinds)
+var FindingKinds = catalog(analysisKinds, shellKinds, secretKinds, unicodeKinds, injectionKinds, mcpKinds, toolKinds, selfKinds, plantedKinds)
 
 // catalog runs at every start of moat, so it allocates the catalog once at its final size
 // rather than growing it list by list.

@@ -56,7 +56,9 @@ var shellKinds = []FindingKind{
 	// Privilege.
 	{ID: "privilege.sudo", Category: "privilege", Severity: Medium, Taxonomy: "T1548.003", Summary: "runs a command as another user (sudo, doas, su, pkexec)"},
 	{ID: "privilege.setuid", Category: "privilege", Severity: High, Taxonomy: "T1548.001", Summary: "sets the setuid or setgid bit on a file"},
-	{ID: "privilege.container-escape", Category: "privilege", Severity: High, Taxonomy: "T1611", Summary: "starts a container with access to the host (privileged, host namespaces, the host's root or Docker socket mounted)"},
+	{ID: "privilege.container-escape", Category: "privilege", Severity: High, Taxonomy: "T1611", Summary: "starts a container with access to the host (privileged, host namespaces, powerful capabilities, confinement off, devices, system directories mounted)"},
+	{ID: "privilege.container-host", Category: "privilege", Severity: Critical, Taxonomy: "T1611", Summary: "gives a container the host: the container engine's socket or the host's root, /etc or /root mounted writable, or an engine API request that creates one with host mounts or privileges"},
+	{ID: "privilege.container-api", Category: "privilege", Severity: High, Taxonomy: "T1610", Summary: "drives a container engine around its command-line tool: its API over its socket, a raw stream to the socket, or the tool pointed at another engine"},
 	{ID: "privilege.namespace", Category: "privilege", Severity: High, Taxonomy: "T1611", Summary: "enters other namespaces or changes the root directory (nsenter, chroot, unshare)"},
 	{ID: "privilege.account", Category: "privilege", Severity: High, Taxonomy: "T1098", Summary: "changes user accounts, groups or sudo rights"},
 	{ID: "permissions.world-writable", Category: "privilege", Severity: Medium, Taxonomy: "T1222", Summary: "makes files writable by every user"},
@@ -73,6 +75,7 @@ var shellKinds = []FindingKind{
 	// Supply chain and network.
 	{ID: "supply-chain.registry-change", Category: "supply-chain", Severity: High, Taxonomy: "T1195.001", Summary: "installs from, or switches to, another package registry or index"},
 	{ID: "supply-chain.direct-url", Category: "supply-chain", Severity: Medium, Taxonomy: "T1195.001", Summary: "installs a package straight from a URL or git repository"},
+	{ID: "supply-chain.lookalike-name", Category: "supply-chain", Severity: High, Taxonomy: "T1195.002", Summary: "installs a package, or clones from an owner or host, whose name imitates a popular one (reqeusts for requests, facebok/react, githib.com)"},
 	{ID: "network.scan", Category: "reconnaissance", Severity: Medium, Taxonomy: "T1046", Summary: "scans hosts or ports"},
 	{ID: "network.raw-socket", Category: "network", Severity: Medium, Taxonomy: "T1095", Summary: "opens a raw TCP or UDP connection or listener (nc, telnet, socat, /dev/tcp)"},
 }

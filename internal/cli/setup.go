@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moatdev/moat/internal/textdiff"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -232,7 +233,7 @@ func (e setupEdit) write(ag setup.Agent, file, old, text string, exists bool, ev
 		would = append(would, "would have "+retargeted+" in")
 	}
 	if e.o.dryRun {
-		fmt.Fprintf(w, "%s: %s %s:\n%s", ag.Agent, strings.Join(would, "; "), file, lineDiff(old, text))
+		fmt.Fprintf(w, "%s: %s %s:\n%s", ag.Agent, strings.Join(would, "; "), file, textdiff.Unified(old, text))
 		return nil
 	}
 	if err := e.replace(file, old, text, exists); err != nil {
@@ -285,7 +286,7 @@ func (e setupEdit) trust(ag setup.Agent, hooksFile, trustFile, old, text string)
 		fmt.Fprintf(w, "%s: %s already trusts moat's hooks (%s)\n", ag.Agent, ag.Agent, trustFile)
 		return nil
 	case e.o.dryRun:
-		fmt.Fprintf(w, "%s: would have changed %s's trust in moat's hooks in %s:\n%s", ag.Agent, ag.Agent, trustFile, lineDiff(cfg, out))
+		fmt.Fprintf(w, "%s: would have changed %s's trust in moat's hooks in %s:\n%s", ag.Agent, ag.Agent, trustFile, textdiff.Unified(cfg, out))
 		return nil
 	}
 	if e.o.uninstall && strings.TrimSpace(out) == "" {
@@ -560,41 +561,4 @@ func agentDirs() string {
 func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
-}
-
-// lineDiff shows, line by line, what turns old into new: lines only in old with "-",
-// lines only in new with "+", a few lines of context around each change.
-func lineDiff(old, new string) string {
-	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
-	// Longest common subsequence by dynamic programming: settings files are small.
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out strings.Builder
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			fmt.Fprintf(&out, "  %s\n", a[i])
-			i++
-			j++
-		case j < len(b) && (i == len(a) || lcs[i][j+1] > lcs[i+1][j]):
-			fmt.Fprintf(&out, "+ %s\n", b[j])
-			j++
-		default:
-			fmt.Fprintf(&out, "- %s\n", a[i])
-			i++
-		}
-	}
-	return out.String()
 }

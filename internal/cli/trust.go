@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/moatdev/moat/internal/textdiff"
+	"io"
 	"path/filepath"
-
-	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/spf13/cobra"
 
@@ -190,6 +190,6 @@ func (a *app) trustDiff(store *trust.Store, file string) (bool, error) {
 		fmt.Fprintf(a.env.Stdout, "%s is trusted as it is\n", file)
 		return false, nil
 	}
-	_, err = a.env.Stdout.Write(diff.Diff(file+" (trusted)", old, file+" (now)", current))
+	_, err = io.WriteString(a.env.Stdout, textdiff.WithHeaders(file+" (trusted)", string(old), file+" (now)", string(current)))
 	return true, err
 }

@@ -378,9 +378,10 @@ wrappers:
 	e := newEngine(t, src)
 	check(t, e, shellCall("with-vault -r admin prod rm -rf ~", "/ws"), want{call.Deny, "deny-delete-root-home-system"})
 	check(t, e, shellCall("with-vault -r admin prod make test", "/ws"), want{call.Allow, call.RuleDefault})
-	// Without the declaration, with-vault is an unknown program and its words are data.
+	// Without the declaration, with-vault is a program moat does not know: it may do
+	// anything with its words, so it is opaque and asked about.
 	plain := newEngine(t, "version: 1\ndefault: allow\npacks: [recommended]\n")
-	check(t, plain, shellCall("with-vault -r admin prod rm -rf ~", "/ws"), want{call.Allow, call.RuleDefault})
+	check(t, plain, shellCall("with-vault -r admin prod rm -rf ~", "/ws"), want{call.Ask, "ask-opaque-code"})
 }
 
 // A failure of moat itself while evaluating (here an engine built without its

@@ -62,6 +62,7 @@ func (e *Engine) units(c *call.Call) []unit {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
 	units := []unit{{label: c.Describe(), subject: s}}
+	units = append(units, e.plantedUnits(c, base)...)
 	if line, ok := mcpShellCommand(c); ok {
 		// A tool that runs shell commands is held to the shell rules too: its command is
 		// analysed as the agent's own shell commands are, and the strictest unit wins.
@@ -200,8 +201,13 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 // shellUnitsAt is shellUnits for a line that moat itself runs depth times removed (0 for
 // the agent's own line).
 func (e *Engine) shellUnitsAt(c *call.Call, base policy.Subject, depth int) []unit {
-	env := e.shell
+	return e.shellUnitsWith(c, base, depth, e.shell)
+}
+
+// shellUnitsWith is shellUnitsAt with the environment the line is analysed in.
+func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, env shell.Env) []unit {
 	env.Cwd = c.Cwd
+	env.Project = c.Project
 	line := c.String(call.ArgCommand)
 	// Invisible and look-alike characters are findings of the line, and the line is
 	// analysed as a reader would take it: ｒｍ －ｒｆ ／ is rm -rf /.

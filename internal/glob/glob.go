@@ -64,7 +64,12 @@ func CompilePath(pattern string, opt Options) (*Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Path{pattern: pattern, fold: opt.FoldCase, segs: segs}
+	return newPath(pattern, opt.FoldCase, segs), nil
+}
+
+// newPath makes a Path of compiled segments, choosing how it matches.
+func newPath(pattern string, fold bool, segs []segment) *Path {
+	p := &Path{pattern: pattern, fold: fold, segs: segs}
 	p.trailing = len(segs) > 0 && segs[len(segs)-1].doubleStar
 
 	literal := 0 // leading literal segments
@@ -84,7 +89,7 @@ func CompilePath(pattern string, opt Options) (*Path, error) {
 	case literal > 0:
 		p.pre = joinLiterals(segs[:literal])
 	}
-	return p, nil
+	return p
 }
 
 func joinLiterals(segs []segment) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/textdiff"
 )
 
 func ExampleClient_Wrap() {
@@ -20,7 +21,7 @@ func ExampleClient_Wrap() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Print(mcpconfig.Diff(text, wrapped))
+	fmt.Print(textdiff.Unified(text, wrapped))
 	for _, c := range changes {
 		fmt.Println(c)
 	}

@@ -1,6 +1,7 @@
 package mcpconfig
 
 import (
+	"github.com/moatdev/moat/internal/textdiff"
 	"os"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func checkWrap(t *testing.T, c Client, text string) {
 	if _, _, err := c.Wrap(back, moatBin, Options{}); err != nil {
 		t.Fatalf("%s: the unwrapped text does not parse: %v\n%q", c.Name, err, back)
 	}
-	_ = Diff(text, wrapped)
+	_ = textdiff.Unified(text, wrapped)
 }
 
 func FuzzJSON(f *testing.F) {
@@ -140,81 +141,4 @@ func FuzzTOML(f *testing.F) {
 		}
 		checkWrap(t, c, text)
 	})
-}
-
-// FuzzDiff checks that Diff's hunks, applied to the old text, give the new one.
-func FuzzDiff(f *testing.F) {
-	for _, g := range goldenCases(f) {
-		f.Add(readFile(f, g.input), readFile(f, g.wrappedPath()))
-	}
-	f.Add("a\nb\nc", "a\nc\nd\n")
-	f.Fuzz(func(t *testing.T, old, new string) {
-		if got := patch(old, Diff(old, new)); got != new {
-			t.Fatalf("patching %q with its diff gives %q, want %q", old, got, new)
-		}
-	})
-}
-
-// patch applies a diff made by Diff.
-func patch(old, diff string) string {
-	if diff == "" {
-		return old
-	}
-	a := splitLines(old)
-	var out strings.Builder
-	at := 0
-	lines := strings.SplitAfter(diff, "\n")
-	var last *string // the line "\ No newline" refers to
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		switch l[0] {
-		case '@':
-			var aStart, aLen int
-			rng := strings.Fields(l)[1][1:]
-			if s, n, ok := strings.Cut(rng, ","); ok {
-				aStart, aLen = atoi(s), atoi(n)
-			} else {
-				aStart, aLen = atoi(rng), 1
-			}
-			if aLen > 0 {
-				aStart--
-			}
-			for ; at < aStart; at++ {
-				out.WriteString(a[at])
-			}
-			last = nil
-		case ' ':
-			out.WriteString(a[at])
-			at++
-			last = nil
-		case '-':
-			at++
-			last = nil
-		case '+':
-			s := l[1:]
-			out.WriteString(s)
-			last = &s
-		case '\\':
-			if last != nil {
-				// The added line had no new line: take back the one written.
-				str := strings.TrimSuffix(out.String(), "\n")
-				out.Reset()
-				out.WriteString(str)
-			}
-		}
-	}
-	for ; at < len(a); at++ {
-		out.WriteString(a[at])
-	}
-	return out.String()
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }

@@ -3,6 +3,7 @@ package mcpconfig
 import (
 	"encoding/json"
 	"errors"
+	"github.com/moatdev/moat/internal/textdiff"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,7 +207,7 @@ func TestUnwrapReformatted(t *testing.T) {
 	// A remote server's entry comes back as it was written, in the old layout, so the
 	// file is compared by value; the servers' command lines are checked exactly.
 	if want := reformat(input); reformat(back) != want {
-		t.Errorf("unwrapping the reformatted file:\n%s", Diff(want, reformat(back)))
+		t.Errorf("unwrapping the reformatted file:\n%s", textdiff.Unified(want, reformat(back)))
 	}
 	if !strings.Contains(back, `"args": [
             "-y",
@@ -396,42 +397,5 @@ func TestFiles(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestDiff(t *testing.T) {
-	for _, tc := range []struct{ old, new, want string }{
-		{"a\nb\n", "a\nb\n", ""},
-		{"a\nb\nc\n", "a\nB\nc\n", "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
-		{"", "x\n", "@@ -0,0 +1 @@\n+x\n"},
-		{"x", "x\n", "@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+x\n"},
-		{
-			"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n",
-			"1\nTWO\n3\n4\n5\n6\n7\n8\n9\n10\nELEVEN\n12\n",
-			"@@ -1,5 +1,5 @@\n 1\n-2\n+TWO\n 3\n 4\n 5\n@@ -8,5 +8,5 @@\n 8\n 9\n 10\n-11\n+ELEVEN\n 12\n",
-		},
-	} {
-		if got := Diff(tc.old, tc.new); got != tc.want {
-			t.Errorf("Diff(%q, %q) =\n%s\nwant\n%s", tc.old, tc.new, got, tc.want)
-		}
-	}
-}
-
-// TestDiffLargeFile: a large file with a small change is diffed quickly and in little
-// memory, as ~/.claude.json must be.
-func TestDiffLargeFile(t *testing.T) {
-	var b strings.Builder
-	for i := range 200000 {
-		b.WriteString(strings.Repeat("x", i%7) + "\n")
-	}
-	old := b.String()
-	new := strings.Replace(old, "xxxxxx\n", "changed\n", 3)
-	if d := Diff(old, new); strings.Count(d, "\n+changed") != 3 {
-		t.Errorf("diff:\n%s", d)
-	}
-	// Texts with nothing in common are shown whole, without searching for long.
-	other := strings.ReplaceAll(old, "x", "y")
-	if d := Diff(old, other); strings.Count(d, "\n-") != 200000-1 || patch(old, d) != other {
-		t.Errorf("a diff of unrelated texts is not the whole of both")
 	}
 }

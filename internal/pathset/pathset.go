@@ -94,7 +94,8 @@ func Resolve(name string, h Host) (Resolved, error) {
 	}
 	for _, s := range staticSets {
 		if s.Name == name {
-			return Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}, nil
+			r := Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}
+			return withoutHome(r, h.Home), nil
 		}
 	}
 	return Resolved{}, fmt.Errorf("unknown path set %s (known: %s)", name, strings.Join(Names, ", "))

@@ -258,19 +258,24 @@ func target(a call.Access) (string, bool) {
 // workspace. They are judged as a stand-in entry of that directory whose name no rule
 // spells; every other glob is judged as its whole literal prefix, as restrictive rules do.
 func coverTarget(a call.Access) (string, bool) {
-	if a.Glob {
-		dir, last := path.Split(a.Path)
-		if dir != "" && !glob.HasMeta(dir) && last != "" && last[0] != '.' && last[0] != '[' {
-			return path.Join(dir, "\x00entry"), true
-		}
+	if dir, ok := entriesOf(a); ok {
+		return path.Join(dir, "\x00entry"), true
 	}
 	return target(a)
 }
 
 func (pl *pathList) touches(a call.Access, ws []string) bool {
 	p, tree := target(a)
+	g := accessGlob(a)
 	hit := false
 	for _, t := range pl.include {
+		if g != nil && t.ws == nil {
+			if t.touchesGlob(a, p, g, ws) {
+				hit = true
+				break
+			}
+			continue
+		}
 		if t.touches(p, tree, ws) {
 			hit = true
 			break

@@ -196,8 +196,14 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			a.bomb++
 		}
 	case *syntax.FuncDecl:
-		if n.Name != nil && forksItself(n) {
-			a.bombs = append(a.bombs, n.Name.Value)
+		if n.Name != nil {
+			if forksItself(n) {
+				a.bombs = append(a.bombs, n.Name.Value)
+			}
+			if a.sh.functions == nil {
+				a.sh.functions = map[string]bool{}
+			}
+			a.sh.functions[n.Name.Value] = true
 		}
 		a.st.push(branch)
 		fr.scopes++

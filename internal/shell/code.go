@@ -23,6 +23,13 @@ import (
 func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	m := &a.meta[at]
 	name := m.prog
+	if e, ok := executors()[name]; ok {
+		// Programs that run code given in their arguments (executors.go).
+		if a.executorCode(e, &execCall{at: at, prog: name, rest: rest, ops: ops, opts: opts, cwd: cwd}) {
+			return
+		}
+		m = &a.meta[at]
+	}
 	switch {
 	case shells()[name]:
 		a.shellCode(at, ops, opts, cwd)
@@ -41,8 +48,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		a.sshCode(at, ops)
 	case name == "find":
 		a.find(at, rest, cwd)
-	case name == "docker" || name == "podman" || name == "nerdctl" || name == "kubectl":
-		a.containerExec(at, rest, ops, cwd)
+	case containerEngines[name] || composeTools[name] || name == "kubectl":
 		a.containerRun(at, rest, cwd)
 	case name == "flock":
 		a.flock(at, rest, opts, cwd)
@@ -67,6 +73,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 			a.interpreterCode(at, in, ops, opts, cwd)
 		}
 	}
+	a.catalogEffects(at, rest, ops, opts, cwd)
 }
 
 // flock [OPTIONS] FILE -c STRING or flock [OPTIONS] FILE COMMAND [ARGS]: runs the command
@@ -329,9 +336,10 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 	if len(roots) == 0 {
 		roots = []arg{{lit: "."}}
 	}
+	name, named := findName(literals(rest[i:]))
 	found := make([]arg, 0, len(roots))
 	for _, r := range roots {
-		found = append(found, belowRoot(r))
+		found = append(found, belowRoot(r, name))
 	}
 	c := &a.cmds[at]
 	for ; i < len(rest); i++ {
@@ -342,7 +350,9 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 		switch x.lit {
 		case "-delete":
 			for _, f := range found {
-				a.addAccess(&c.Accesses, call.Delete, f, true, cwd)
+				// -delete removes a directory only when it is empty: what a name
+				// picks is deleted alone, the whole walk when no name is picked.
+				a.addAccess(&c.Accesses, call.Delete, f, !named, cwd)
 			}
 			c.Findings = appendFinding(c.Findings, findRecursiveDelete, "find "+roots[0].lit+" -delete")
 			a.pathFindings(c)
@@ -359,7 +369,7 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 				case !w.dynamic && strings.Contains(w.lit, "{}"):
 					// GNU find puts the path wherever {} appears in a word: f=@{}.
 					for _, f := range found {
-						x := arg{lit: strings.ReplaceAll(w.lit, "{}", f.lit), glob: f.glob, dynamic: f.dynamic, word: w.word}
+						x := arg{lit: strings.ReplaceAll(w.lit, "{}", f.lit), glob: f.glob, hidden: f.hidden, dynamic: f.dynamic, word: w.word}
 						if f.glob {
 							x.pat = strings.ReplaceAll(escapeGlob(w.lit), "{}", f.pat)
 						}
@@ -375,19 +385,32 @@ func (a *analyzer) find(at int, rest []arg, cwd dir) {
 			}
 			i = j
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
-			c.Opaque = true
+			// The paths found are written to FILE: find / -fprintf ~/.bashrc FORMAT.
+			if i+1 < len(rest) {
+				i++
+				c.Opaque = a.addAccess(&c.Accesses, call.Write, rest[i], false, cwd) || c.Opaque
+				a.pathFindings(c)
+			}
+			if x.lit == "-fprintf" {
+				i++ // the format
+			}
 		}
 	}
 }
 
-// belowRoot is a glob standing for every path below a find root.
-func belowRoot(r arg) arg {
+// belowRoot is a glob standing for every path below a find root, or when name is not
+// empty (find ROOT -name NAME), for the paths at any depth below it with that name. find
+// walks into hidden directories and its -name wildcards match a leading dot.
+func belowRoot(r arg, name string) arg {
 	if r.dynamic || r.glob {
 		return arg{lit: r.lit, dynamic: true, word: r.word}
 	}
 	p := strings.TrimSuffix(r.lit, "/") // find / walks from the root: "" + "/*"
+	if name != "" {
+		return arg{lit: p + "/**/" + name, pat: escapeGlob(p) + "/**/" + name, glob: true, hidden: true}
+	}
 	pat := escapeGlob(p) + "/*"
-	return arg{lit: p + "/*", pat: pat, glob: true}
+	return arg{lit: p + "/*", pat: pat, glob: true, hidden: true}
 }
 
 func escapeGlob(s string) string {
@@ -423,8 +446,10 @@ func (a *analyzer) xargsOperands(rest []arg) []arg {
 			up := &a.meta[from.start]
 			switch {
 			case up.prog == "find":
-				for _, r := range findRoots(a.cmds[from.start].Args) {
-					out = append(out, belowRoot(r))
+				args := a.cmds[from.start].Args
+				name, _ := findName(args[findExpr(args):])
+				for _, r := range findRoots(args) {
+					out = append(out, belowRoot(r, name))
 				}
 				return out
 			case up.out.known && up.out.t == 0 && !up.pass:
@@ -511,20 +536,6 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 	for _, o := range opts {
 		if o.name == "m" && in.Lang == oneliner.Python {
 			return // python -m module
-		}
-	}
-	if m.prog == "deno" && len(ops) > 0 && !ops[0].dynamic {
-		// deno eval CODE, deno run SCRIPT: a subcommand comes before the code.
-		switch ops[0].lit {
-		case "eval":
-			if len(ops) > 1 && ops[1].dynamic {
-				a.codeFromWord(at, ops[1], execInterp, in.Lang)
-			} else if len(ops) > 1 {
-				a.inspect(at, in.Lang, ops[1].lit, cwd)
-			}
-			return
-		case "run":
-			ops = ops[1:]
 		}
 	}
 	if len(ops) == 0 || !ops[0].dynamic && ops[0].lit == "-" {
@@ -723,7 +734,13 @@ func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params 
 	if cwd.known {
 		start = value{cwd.path, true}
 	}
+	if remote {
+		a.sh.remote++
+	}
 	sub := analyze(code, start, a.sh, a.depth+1, params)
+	if remote {
+		a.sh.remote--
+	}
 	c = &a.cmds[at]
 	for _, f := range sub.Findings {
 		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)
@@ -948,44 +965,6 @@ func (a *analyzer) fileTaint(acc call.Access) taint {
 		return tEnvDump
 	}
 	return 0
-}
-
-// containerExec: docker exec CONTAINER COMMAND… and kubectl exec POD -- COMMAND… run the
-// command in a container, whose volumes may hold real data; the command is analysed.
-func (a *analyzer) containerExec(at int, rest, ops []arg, cwd dir) {
-	if len(ops) == 0 || ops[0].lit != "exec" {
-		return
-	}
-	if a.meta[at].prog == "kubectl" {
-		for i, x := range rest {
-			if !x.dynamic && x.lit == "--" && i+1 < len(rest) {
-				a.command(rest[i+1:], nil, nil)
-				a.inheritStdin(at)
-				return
-			}
-		}
-		return
-	}
-	// docker exec [OPTIONS] CONTAINER COMMAND [ARG…]: options come before the container.
-	seen := false
-	for i := 0; i < len(rest); i++ {
-		x := rest[i]
-		if x.dynamic || !strings.HasPrefix(x.lit, "-") {
-			if !seen {
-				seen = x.lit == "exec" // the subcommand
-				continue
-			}
-			if i+1 < len(rest) {
-				a.command(rest[i+1:], nil, nil)
-				a.inheritStdin(at)
-			}
-			return
-		}
-		switch x.lit {
-		case "-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys":
-			i++
-		}
-	}
 }
 
 // inheritStdin gives the command just emitted for a container the standard input of the

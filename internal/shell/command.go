@@ -99,7 +99,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	prog, rest := args[i], args[i+1:]
 	if u.xargs {
 		a.curRedirs = redirs
-		rest = a.xargsOperands(rest)
+		rest = a.xargsInput(args[:i], rest)
 		a.curRedirs = nil
 	}
 	var cmd call.Command
@@ -135,6 +135,12 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 	default:
 		cmd.Name = baseName(prog.lit)
+		if u.runner {
+			// npx prisma@5: the package's program, judged with its package (wrappedPackage).
+			if k := strings.IndexByte(cmd.Name, '@'); k > 0 {
+				cmd.Name = cmd.Name[:k]
+			}
+		}
 		if strings.Contains(prog.lit, "/") {
 			cmd.Path = prog.lit
 			opaque = a.addAccess(&cmd.Accesses, call.Exec, prog, false, cwd)
@@ -148,6 +154,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	ops, opts := a.finish(&cmd, &m, rest, redirs, cwd, dynamic)
 	cmd.Opaque = cmd.Opaque || opaque
+	if !dynamic && !u.runner {
+		a.unknownProgram(&cmd, m.prog, cwd)
+	}
 	if env := a.prefixAssigns(assigns, args, i); len(env) > 0 {
 		a.envEffects(&cmd, &m, env, envReader{prog: m.prog, opts: opts}, cwd)
 	}
@@ -162,6 +171,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	if u.privileged != "" {
 		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
+	}
+	for _, f := range u.findings {
+		cmd.Findings = appendFinding(cmd.Findings, f.id, f.evidence)
 	}
 	a.curAssigns = assigns
 	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
@@ -185,11 +197,15 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 		a.agentLaunch(&cmd, prog, rest, assigns, args[:i], cwd)
+		a.runnerLookalikes(&cmd, args[:i+1])
 	}
 	a.curAssigns = nil
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1
+	if u.runner {
+		a.wrappedPackage(at, args[:i], prog)
+	}
 	switch {
 	case u.shell != nil:
 		a.nestedWord(at, *u.shell, cwd)
@@ -238,7 +254,7 @@ func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*s
 	eff, known := programEffects()[aliasesFor]
 	opaque := dynamic || !known
 	if known && !dynamic {
-		opaque = a.fileAccesses(cmd, eff, ops, cwd)
+		opaque = a.fileAccesses(cmd, eff, ops, opts, cwd)
 	}
 	a.redirects(cmd, m, redirs, cwd)
 	cmd.Opaque = opaque
@@ -373,7 +389,12 @@ type unwrapped struct {
 	privileged string // the wrapper that runs the program as another user (sudo, doas)
 	xargs      bool   // the program's last operands come from standard input
 	shell      *arg   // the program is a shell command line built from the rest (watch)
+	findings   []wrapperFinding
+	runner     bool // a package runner fetches the program (npx)
 }
+
+// wrapperFinding is what a wrapper makes of the program it runs (wrapper.finding).
+type wrapperFinding struct{ id, evidence string }
 
 // unwrap returns the index of the program that args run, past any wrappers. extra are the
 // wrappers the policy declares.
@@ -406,6 +427,13 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 		if w.privileged && u.privileged == "" {
 			u.privileged = name
 		}
+		if w.finding != "" {
+			u.findings = append(u.findings, wrapperFinding{w.finding, name})
+		}
+		if r.later != "" {
+			u.findings = append(u.findings, wrapperFinding{findCron, name + " " + r.later})
+		}
+		u.runner = u.runner || w.runner
 		u.xargs = u.xargs || w.xargs
 		if r.dynamic {
 			if !r.split.dynamic {
@@ -448,6 +476,7 @@ type skipped struct {
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
+	later   string
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -480,6 +509,10 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 			if name == w.noJoinLong && w.noJoinLong != "" {
 				r.noJoin = true
 			}
+			if slices.Contains(w.laterLong, name) {
+				r.later = "--" + name // a timer: the program runs later, again
+			}
+
 			dyn := slices.Contains(w.dynamicLong, name)
 			v := arg{lit: val}
 			if !hasValue && (dyn || slices.Contains(w.valueLong, name)) {
@@ -508,6 +541,7 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				if strings.IndexByte(w.noJoinShort, c) >= 0 {
 					r.noJoin = true
 				}
+
 				dyn := strings.IndexByte(w.dynamicShort, c) >= 0
 				if !dyn && strings.IndexByte(w.valueShort, c) < 0 {
 					continue
@@ -589,6 +623,18 @@ func (a *analyzer) changeDir(name string, ops []arg) {
 		}
 	}
 	a.st.set(cwdVar, value{next.path, next.known}, cur.path, a.at)
+	computed := ""
+	if !next.known && name != "popd" {
+		computed = "1"
+	}
+	a.st.set(cdUnknown, value{computed, true}, "", a.at)
+}
+
+// cdToUnknown reports whether the working directory is unknown because the line changed to
+// a directory known only at run time.
+func (a *analyzer) cdToUnknown() bool {
+	v, _ := a.st.get(cdUnknown)
+	return v.known && v.s == "1"
 }
 
 // option is an option given to a command, by canonical name, with its value when the
@@ -631,6 +677,7 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 		}
 		if s[1] == '-' {
 			n, v, has := strings.Cut(s[2:], "=")
+			n = longOption(name, n)
 			flags = addFlag(flags, aliases, n)
 			o := option{name: canonicalFlag(aliases, n), val: arg{lit: v}, hasValue: has}
 			if !has && slices.Contains(values.long, n) && i+1 < len(args) {
@@ -727,9 +774,19 @@ func addFlag(flags []string, aliases map[string]string, f string) []string {
 
 // fileAccesses adds the accesses a known program makes to its operands, reporting whether
 // some could not be resolved.
-func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, cwd dir) bool {
+func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, opts []option, cwd dir) bool {
 	rec := eff.alwaysRecursive || eff.recursive != "" && cmd.HasFlag(eff.recursive)
 	opaque, selected := false, false
+	for _, o := range opts {
+		if o.hasValue && slices.Contains(eff.outputs, o.name) {
+			opaque = a.addAccess(&cmd.Accesses, call.Write, o.val, false, cwd) || opaque
+		}
+	}
+	for _, o := range opts {
+		if o.hasValue && slices.Contains(eff.targetDir, o.name) {
+			return a.intoDir(cmd, eff, ops, o.val, rec, cwd) || opaque
+		}
+	}
 	for _, r := range eff.rules {
 		if r.operands == linkName && len(ops) == 1 {
 			// `ln -s target` links target's base name in the cwd.
@@ -749,6 +806,29 @@ func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, c
 	}
 	if !selected && (eff.noOperand == cwdAlways || eff.noOperand == cwdIfRecursive && rec) {
 		opaque = a.addAccess(&cmd.Accesses, eff.noOperandKind, arg{lit: "."}, rec, cwd) || opaque
+	}
+	return opaque
+}
+
+// intoDir adds the accesses of cp, mv, ln or install given the directory every operand
+// goes into (-t DIR): the rules that select sources apply to every operand, and those that
+// select the destination to DIR/NAME for each operand's NAME.
+func (a *analyzer) intoDir(cmd *call.Command, eff fileEffects, ops []arg, target arg, rec bool, cwd dir) bool {
+	opaque := false
+	for _, r := range eff.rules {
+		for _, o := range ops {
+			if r.operands != lastOperand && r.operands != linkName {
+				opaque = a.addAccess(&cmd.Accesses, r.kind, o, rec, cwd) || opaque
+				continue
+			}
+			if target.dynamic || o.dynamic || o.glob {
+				// The destination's name is known only at run time: the whole directory.
+				opaque = a.addAccess(&cmd.Accesses, r.kind, target, true, cwd) || opaque
+				continue
+			}
+			dest := strings.TrimRight(target.lit, "/") + "/" + baseName(strings.TrimRight(o.lit, "/"))
+			opaque = a.addAccess(&cmd.Accesses, r.kind, arg{lit: dest}, rec, cwd) || opaque
+		}
 	}
 	return opaque
 }
@@ -964,7 +1044,7 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	if !ok || kind != call.Delete && isStream(abs) {
 		return opaque
 	}
-	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob})
+	*dst = append(*dst, call.Access{Kind: kind, Path: abs, Recursive: rec, Glob: o.glob, Hidden: o.glob && o.hidden})
 	return opaque
 }
 

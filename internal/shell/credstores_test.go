@@ -22,21 +22,3 @@ func TestCredentialServices(t *testing.T) {
 		}
 	}
 }
-
-func TestInetAton(t *testing.T) {
-	for in, want := range map[string]string{
-		"169.254.169.254": "169.254.169.254", "2852039166": "169.254.169.254", "0xa9fea9fe": "169.254.169.254",
-		"0251.0376.0251.0376": "169.254.169.254", "169.254.43518": "169.254.169.254", "169.16689662": "169.254.169.254",
-		"127.1": "127.0.0.1", "0": "0.0.0.0",
-	} {
-		got, ok := inetAton(in)
-		if !ok || got.String() != want {
-			t.Errorf("inetAton(%q) = %v %v, want %s", in, got, ok, want)
-		}
-	}
-	for _, bad := range []string{"256.1.1.1", "1.2.3.4.5", "1..2", "x", "0x", "4294967296", "1.2.65536"} {
-		if got, ok := inetAton(bad); ok && bad != "0x" {
-			t.Errorf("inetAton(%q) = %v, want no address", bad, got)
-		}
-	}
-}

@@ -55,6 +55,8 @@ type envVar struct {
 	// interactive means only an interactive invocation reads it (-i): ENV, PROMPT_COMMAND.
 	interactive bool
 	lang        string // for envOptions and envCode: "node", "perl", "ruby", "jvm", "go", "lua"
+	// off are the values that tell the readers to run nothing (BROWSER=none).
+	off []string
 }
 
 var (
@@ -158,7 +160,7 @@ var envVars = sync.OnceValue(func() map[string]envVar {
 		"AWS_PAGER":                 {kind: envShell, readers: []string{"aws"}, inherited: true},
 		"LESSOPEN":                  {kind: envPipe, readers: []string{"less", "man"}, inherited: true},
 		"LESSCLOSE":                 {kind: envPipe, readers: []string{"less", "man"}, inherited: true},
-		"BROWSER":                   {kind: envShell, readers: []string{"gh", "python", "xdg-open", "sensible-browser", "jupyter", "npm"}, inherited: true},
+		"BROWSER":                   {kind: envShell, readers: []string{"gh", "python", "xdg-open", "sensible-browser", "jupyter", "npm"}, inherited: true, off: []string{"none"}},
 		"SUDO_ASKPASS":              {kind: envProgram, readers: []string{"sudo"}},
 		"SSH_ASKPASS":               {kind: envProgram, readers: []string{"ssh", "scp", "sftp", "ssh-add", "git"}, inherited: true},
 		"CC":                        {kind: envShell, readers: buildReaders, inherited: true},
@@ -390,7 +392,7 @@ func (a *analyzer) envEffects(cmd *call.Command, m *cmdMeta, assigns []envAssign
 					ref.kind, ref.lang = codeInterp, langOf(v.lang)
 				}
 			}
-			if strings.TrimSpace(ref.code.lit) == "" {
+			if strings.TrimSpace(ref.code.lit) == "" || !x.dynamic && slices.Contains(v.off, x.lit) {
 				continue
 			}
 			m.laterCode = append(m.laterCode, ref)

@@ -442,15 +442,36 @@ var setupGenerators = sync.OnceValue(func() map[string][]string {
 	return map[string][]string{
 		"ssh-agent": {""}, "pyenv": initCmd, "rbenv": initCmd, "nodenv": initCmd, "goenv": initCmd, "jenv": initCmd,
 		"plenv": initCmd, "phpenv": initCmd, "scalaenv": initCmd, "swiftenv": initCmd, "exenv": initCmd, "tfenv": initCmd, "direnv": {"hook", "export"}, "brew": {"shellenv"}, "dircolors": {""},
-		"fnm": {"env"}, "zoxide": {"init"}, "starship": {"init"}, "mise": {"activate", "env", "hook-env"}, "rtx": {"activate"},
+		"fnm": {"env", "completions"}, "zoxide": {"init"}, "starship": {"init", "completions"}, "mise": {"activate", "env", "hook-env"}, "rtx": {"activate"},
 		"conda": {"shell.bash", "shell.zsh", "shell.posix"}, "micromamba": {"shell"}, "opam": {"env", "config"},
 		"luarocks": {"path"}, "keychain": {""}, "thefuck": {""}, "register-python-argcomplete": {""},
-		"atuin": {"init"}, "mcfly": {"init"}, "oh-my-posh": {"init"}, "fzf": {""}, "pixi": {"shell-hook"},
-		"rustup": {"completions"}, "kubectl": {"completion"}, "helm": {"completion"}, "gh": {"completion"},
+		"atuin": {"init"}, "mcfly": {"init"}, "oh-my-posh": {"init"}, "fzf": {""}, "pixi": {"shell-hook", "completion"},
+		"rustup": {"completions"}, "kubectl": {"completion"}, "helm": {"completion"}, "gh": {"completion", "alias"},
 		"npm": {"completion"}, "pip": {"completion"}, "poetry": {"completions"}, "minikube": {"docker-env", "completion"},
 		"docker-machine": {"env"}, "uv": {"generate-shell-completion"}, "path_helper": {""}, "hub": {"alias"},
+		"lesspipe": {""}, "lessfile": {""}, "gpg-agent": {""}, "devbox": {"shellenv"}, "navi": {"widget"},
+		"vfox": {"activate"}, "proto": {"activate", "completions"}, "sheldon": {"source"}, "jump": {"shell"},
+		"scmpuff": {"init"}, "tmuxifier": {"init"}, "volta": {"completions"}, "deno": {"completions"},
+		"bun": {"completions"}, "rye": {"completion"}, "zellij": {"setup"},
 	}
 })
+
+// setupGenerator reports whether the program, given these operands, prints set-up code.
+func setupGenerator(prog string, operands []string) bool {
+	subs, ok := setupGenerators()[prog]
+	if !ok {
+		return false
+	}
+	if slices.Contains(subs, "") {
+		return true
+	}
+	for _, o := range operands {
+		if slices.Contains(subs, o) {
+			return true
+		}
+	}
+	return false
+}
 
 // setupCode reports whether the substitutions a command runs as code are each one command
 // that prints set-up code (setupGenerators), reading nothing the line gives it.
@@ -470,15 +491,7 @@ func (a *analyzer) setupCode(substs []syntax.Node) bool {
 			}
 			count++
 			m, c := &a.meta[j], &a.cmds[j]
-			subs, ok := setupGenerators()[m.prog]
-			if !ok || m.piped || m.ownStdin && !m.stdin.known {
-				return false
-			}
-			named := slices.Contains(subs, "")
-			for _, o := range c.Operands {
-				named = named || slices.Contains(subs, o)
-			}
-			if !named {
+			if !setupGenerator(m.prog, c.Operands) || m.piped || m.ownStdin && !m.stdin.known {
 				return false
 			}
 		}

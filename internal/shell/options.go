@@ -31,7 +31,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"git": {short: "Cc", long: []string{"git-dir", "work-tree", "namespace", "exec-path", "message", "file", "author", "date", "template",
 			"reuse-message", "reedit-message", "fixup", "squash", "cleanup", "gpg-sign", "branch", "origin", "depth", "upload-pack", "receive-pack",
 			"repo", "push-option", "strategy", "strategy-option", "onto", "format"}, subcommand: true},
-		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
+		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"unix-socket", "abs-unix-socket", "data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
 			"output", "upload-file", "request", "header", "user", "user-agent", "referer", "cookie", "cookie-jar", "config", "max-time", "connect-timeout",
 			"proxy", "proxy-user", "resolve", "connect-to", "cacert", "cert", "key", "url", "write-out", "retry", "output-dir", "json", "oauth2-bearer", "dump-header", "range", "interface", "limit-rate"}},
 		"wget":       {short: "OoaPUeTtwQiB", long: []string{"output-document", "output-file", "append-output", "directory-prefix", "user-agent", "header", "post-data", "post-file", "body-data", "body-file", "method", "timeout", "tries", "input-file", "user", "password", "load-cookies", "save-cookies", "execute"}},
@@ -42,7 +42,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"nc":         {short: "ceIiOpqsTwXx", long: nil},
 		"netcat":     {short: "ceIiOpqsTwXx", long: nil},
 		"ncat":       {short: "ceIiOpsw", long: []string{"exec", "sh-exec", "lua-exec", "source", "source-port", "wait", "idle-timeout", "output", "hex-dump", "proxy", "proxy-type", "proxy-auth", "allow", "allowfile", "deny", "denyfile", "max-conns", "send-only"}},
-		"tar":        {short: "fCTXbgHKLNV", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
+		"tar":        {short: "fCTXbgHKLNVIF", long: []string{"file", "directory", "files-from", "exclude-from", "exclude", "transform", "use-compress-program", "to-command", "owner", "group", "mode", "mtime", "newer", "format", "label", "blocking-factor", "checkpoint-action", "info-script", "new-volume-script"}},
 		"grep":       {short: "efmABCd", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "include", "exclude", "exclude-dir", "label", "color", "colour", "binary-files", "directories", "devices", "exclude-from"}},
 		"rg":         {short: "eEfgjmMrtTAB", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "replace", "threads", "encoding", "max-depth", "context", "after-context", "before-context", "sort", "sortr", "color", "colors", "ignore-file", "pre", "max-filesize", "path-separator"}},
 		"sed":        {short: "efl", long: []string{"expression", "file", "line-length"}},
@@ -96,7 +96,6 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"ruby":       {short: "eIrCEFKTWx", long: []string{"encoding", "external-encoding", "internal-encoding", "enable", "disable", "dump"}},
 		"node":       {short: "epr", long: []string{"eval", "print", "require", "import", "loader", "experimental-loader", "input-type", "inspect-port", "env-file", "conditions", "title", "max-old-space-size", "stack-size"}},
 		"php":        {short: "rBREFcdfz", long: nil},
-		"bun":        {short: "epr", long: []string{"eval", "print", "preload", "require", "cwd", "env-file", "config"}},
 		"lua":        {short: "el"},
 		"osascript":  {short: "eliso"},
 		"mkfs":       {short: "tLbcCEgGjJlmnNoOrT", long: []string{"type"}},
@@ -116,6 +115,10 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"script":     {short: "cEeTtOIB", long: []string{"command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"}},
 		"truncate":   {short: "sr", long: []string{"size", "reference"}},
 		"install":    {short: "mogtS", long: []string{"mode", "owner", "group", "target-directory", "suffix"}},
+		"mount":      {short: "otLUON", long: []string{"options", "types", "label", "uuid", "test-opts", "namespace", "target", "source", "fstab", "options-mode", "options-source"}},
+		"cp":         {short: "tS", long: []string{"target-directory", "suffix", "reflink", "sparse"}},
+		"mv":         {short: "tS", long: []string{"target-directory", "suffix"}},
+		"ln":         {short: "tS", long: []string{"target-directory", "suffix"}},
 		"zip":        {short: "bnPtx", long: nil},
 		"gpg":        {short: "orRu", long: []string{"output", "recipient", "local-user", "homedir", "keyring"}},
 		"security":   {short: "acdlsD", long: nil, subcommand: true},
@@ -138,8 +141,24 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 	// The programs of system.go, credstores.go and exfil.go list their options beside
 	// their knowledge.
-	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions()} {
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions()} {
 		for name, o := range more {
+			opts[name] = o
+		}
+	}
+	// The catalog's options that name code (make -C DIR, cargo --config K=V) take a value.
+	for name, e := range catalog() {
+		o := opts[name]
+		for _, spelling := range slices.Concat(e.codeOptions, e.inline) {
+			if long, ok := strings.CutPrefix(spelling, "--"); ok {
+				if !slices.Contains(o.long, long) {
+					o.long = append(slices.Clip(o.long), long)
+				}
+			} else if short := strings.TrimPrefix(spelling, "-"); len(short) == 1 && !strings.Contains(o.short, short) {
+				o.short += short
+			}
+		}
+		if len(e.codeOptions)+len(e.inline) > 0 {
 			opts[name] = o
 		}
 	}
@@ -197,6 +216,9 @@ func canonicalProgram(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
+	case "tofu", "opentofu":
+		// OpenTofu is Terraform's fork, with its commands.
+		return "terraform"
 	case "luajit":
 		return "lua"
 	case "netcat", "nc.openbsd", "nc.traditional":
@@ -217,4 +239,65 @@ func isVersion(s string) bool {
 		}
 	}
 	return true
+}
+
+// longOptionNames are, per program, the long options moat knows by name: those its tables
+// give aliases or values, and those its rules test. They are what an abbreviation is
+// resolved against.
+var longOptionNames = sync.OnceValue(func() map[string][]string {
+	names := map[string][]string{}
+	add := func(prog, n string) {
+		if len(n) > 1 && !slices.Contains(names[prog], n) {
+			names[prog] = append(names[prog], n)
+		}
+	}
+	for prog, aliases := range flagAliases() {
+		for from, to := range aliases {
+			add(prog, from)
+			add(prog, to)
+		}
+	}
+	for prog, v := range valueOptions() {
+		for _, n := range v.long {
+			add(prog, n)
+		}
+	}
+	for prog, rules := range effectRules() {
+		for _, r := range rules {
+			for _, n := range r.anyOf {
+				add(prog, n)
+			}
+			for _, n := range r.noneOf {
+				add(prog, n)
+			}
+		}
+	}
+	return names
+})
+
+// longOption resolves an abbreviated long option the way GNU getopt_long and git do: a
+// name that is not one the program's tables know, but the unique prefix of one, is that
+// option (git push --forc is --force). Otherwise the name stays as written: an ambiguous
+// prefix makes the program fail, and an unknown option tests nothing.
+func longOption(prog, n string) string {
+	if n == "" || strings.HasPrefix(n, "no-") {
+		return n
+	}
+	known := longOptionNames()[prog]
+	if slices.Contains(known, n) {
+		return n
+	}
+	match := ""
+	for _, k := range known {
+		if strings.HasPrefix(k, n) {
+			if match != "" {
+				return n
+			}
+			match = k
+		}
+	}
+	if match == "" {
+		return n
+	}
+	return match
 }

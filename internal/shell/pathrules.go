@@ -63,6 +63,7 @@ var pathRuleData = []pathRule{
 	{"~/.bash_login", writeOnly, findShellRC},
 	{"~/.bash_logout", writeOnly, findShellRC},
 	{"~/.profile", writeOnly, findShellRC},
+	{"~/.bash_aliases", writeOnly, findShellRC},
 	{"~/.zshrc", writeOnly, findShellRC},
 	{"~/.zshenv", writeOnly, findShellRC},
 	{"~/.zprofile", writeOnly, findShellRC},
@@ -211,7 +212,7 @@ func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Findi
 			dst = append(dst, call.NewFinding(r.finding, fmt.Sprintf("%s %s", acc.Kind, acc.Path)))
 		}
 	}
-	return dst
+	return plantedShadow(dst, acc, home)
 }
 
 func kindIn(k call.AccessKind, kinds []call.AccessKind) bool {

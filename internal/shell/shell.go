@@ -68,6 +68,7 @@ const (
 	findRedisConfig     = "persistence.redis-config"
 	findRegistry        = "supply-chain.registry-change"
 	findDirectURL       = "supply-chain.direct-url"
+	findLookalike       = "supply-chain.lookalike-name"
 	findNetScan         = "network.scan"
 	findRawSocket       = "network.raw-socket"
 )
@@ -79,9 +80,9 @@ var findingIDs = []string{
 	findResetHard, findGitClean, findGitDiscard, findStashDrop, findBranchDelete, findHistoryRewrite,
 	findDBDrop, findDBUnbounded, findInfraDelete, findHTTPDelete, findCredentialsRead, findEnvDump,
 	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
-	findRemoteExec, findSudo, findSetuid, findContainerEscape, findNamespace, findAccount,
+	findRemoteExec, findSudo, findSetuid, findContainerEscape, findContainerHost, findContainerAPI, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
-	findRegistry, findDirectURL, findNetScan, findRawSocket,
+	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket,
 	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
 }
 
@@ -89,6 +90,9 @@ var findingIDs = []string{
 type Env struct {
 	Cwd  string // absolute working directory
 	Home string // absolute home directory
+	// Project is the absolute root of the project the agent works in (Cwd or above it);
+	// empty means Cwd. Code under it is the project's, which the agent can read anyway.
+	Project string
 	// Vars are environment variables whose value is known before the line runs, such as
 	// TMPDIR. Any other variable is unknown, except IFS, which bash always resets.
 	Vars map[string]string
@@ -98,6 +102,10 @@ type Env struct {
 	// Wrappers are programs the policy declares as running the program named in their
 	// arguments, besides the built-in ones (sudo, env, nice…).
 	Wrappers map[string]Wrapper
+	// Before holds the text that files had before the line, by path, where the caller knows
+	// it (an agent's edit of a file on disk): code a file already carried is not planted
+	// again by writing it back (internal/planted).
+	Before map[string]string
 }
 
 // Wrapper says how to find the program a wrapper runs: skip the wrapper's options and the
@@ -146,11 +154,23 @@ type shared struct {
 	interp int // bytes of interpreter code the line may still inspect (code.go)
 	// aliases are the aliases the line defines, by name, with their text; expanding are
 	// those whose text is being analysed, which bash does not expand again inside it.
-	aliases   map[string]string
+	aliases map[string]string
+	// remote counts the levels of code being analysed that run on another machine (ssh
+	// HOST CMD): its directories are not this project's.
+	remote int
+	// functions are the shell functions the line defines: code the analyser reads where
+	// it is defined, so that calling one runs no unknown program.
+	functions map[string]bool
 	expanding []string
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
+	// containers are the containers the line starts with a name, whose mounts a later
+	// docker exec of the same line finds (container.go).
+	containers map[string]container
+	// writes are the paths each level's commands wrote, for the compose files a later
+	// command reads (container.go).
+	writes map[*analyzer]*writeIndex
 }
 
 // result is an analysis and what dataflow needs from it when it is nested in another.

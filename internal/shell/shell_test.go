@@ -103,6 +103,9 @@ func render(a Analysis) string {
 			if acc.Glob {
 				b.WriteString(" glob")
 			}
+			if acc.Hidden {
+				b.WriteString(" hidden")
+			}
 			if acc.Redirect {
 				b.WriteString(" redirect")
 			}

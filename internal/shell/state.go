@@ -24,9 +24,13 @@ import (
 
 // Pseudo-variables. None is a valid shell name, so no line can assign them.
 const (
-	cwdVar   = "."  // the working directory
-	anyVar   = "*"  // bound when any variable may have changed (read $name)
-	anyState = "**" // bound when any variable and the cwd may have changed (eval, $cmd)
+	cwdVar = "." // the working directory
+	// cdUnknown is "1" after a cd to a directory known only at run time (cd "$(mktemp
+	// -d)"), as opposed to a working directory forgotten because eval or source may have
+	// changed anything.
+	cdUnknown = "./?"
+	anyVar    = "*"  // bound when any variable may have changed (read $name)
+	anyState  = "**" // bound when any variable and the cwd may have changed (eval, $cmd)
 )
 
 // value is a variable's value, when it is known.

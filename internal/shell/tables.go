@@ -40,6 +40,15 @@ type wrapper struct {
 	joinShell   bool
 	noJoinShort string
 	noJoinLong  string
+	// finding is what running a program through the wrapper is evidence of, besides the
+	// program's own findings (chroot, unshare and nsenter enter other namespaces).
+	finding string
+	// runner means the program is a package the wrapper fetches (npx): the package is
+	// judged as code moat may not be able to read (executors_runners.go).
+	runner bool
+	// laterLong are options that make the wrapper run the program later, again and again
+	// (systemd-run --on-calendar): running it so is persistence.
+	laterLong []string
 }
 
 // wrappers maps a wrapper's name to how it is unwrapped. Options not listed as taking a
@@ -59,12 +68,11 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"doas":         {valueShort: "Cu", privileged: true},
 		"pkexec":       {valueLong: []string{"user"}, privileged: true},
 		"run0":         {valueShort: "uDg", valueLong: []string{"user", "group", "chdir", "setenv", "property", "unit", "description", "slice", "nice"}, privileged: true, chdirShort: "D", chdirLong: "chdir"},
-		"runuser":      {valueShort: "ugGw", valueLong: []string{"user", "group", "supp-group", "whitelist-environment"}, privileged: true},
 		"ionice":       {valueShort: "cnp", valueLong: []string{"class", "classdata", "pid", "pgid", "uid"}},
 		"stdbuf":       {valueShort: "ioe", valueLong: []string{"input", "output", "error"}},
 		"setsid":       {},
-		"chrt":         {operands: 1},
-		"taskset":      {valueShort: "", operands: 1},
+		"chrt":         {operands: 1, stopShort: "pm", stopLong: []string{"pid", "max"}},
+		"taskset":      {operands: 1, stopShort: "p", stopLong: []string{"pid"}},
 		"unbuffer":     {},
 		"caffeinate":   {valueShort: "tw"},
 		"fakeroot":     {valueShort: "ils", valueLong: []string{"lib", "faked"}},
@@ -73,13 +81,17 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"torsocks":     {valueShort: "uapP", valueLong: []string{"user", "pass", "address", "port"}},
 		"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}},
 		"ltrace":       {valueShort: "aAeEnopsSu"},
-		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1},
+		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1, finding: findNamespace},
+		"unshare":      {valueShort: "SGRw", valueLong: []string{"setuid", "setgid", "root", "wd", "map-user", "map-group", "map-users", "map-groups", "propagation", "setgroups"}, chdirShort: "w", chdirLong: "wd", finding: findNamespace},
+		"nsenter":      {valueShort: "tSG", valueLong: []string{"target", "setuid", "setgid"}, finding: findNamespace},
+		"systemd-run":  {valueShort: "upEMHC", valueLong: systemdRunValues, stopShort: "S", stopLong: []string{"shell"}, chdirLong: "working-directory", laterLong: systemdRunTimers},
+		"toybox":       {stopLong: []string{"help", "version"}},
 		"xargs":        {valueShort: "adEeIiLlnPs", valueLong: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}, xargs: true},
 		"watch":        {valueShort: "nqd", valueLong: []string{"interval", "differences", "equexit"}, joinShell: true, noJoinShort: "x", noJoinLong: "exec"},
-		"busybox":      {},
-		"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}},
-		"bunx":         {},
-		"pnpx":         {},
+		"busybox":      {stopLong: []string{"list", "list-full", "install", "help"}},
+		"npx":          {valueShort: "pc", valueLong: []string{"package", "call"}, runner: true},
+		"bunx":         {valueShort: "p", valueLong: []string{"package"}, runner: true},
+		"pnpx":         {valueShort: "pc", valueLong: []string{"package", "call"}, runner: true},
 		"env":          {valueShort: "aCu", valueLong: []string{"argv0", "chdir", "unset"}, dynamicShort: "S", dynamicLong: []string{"split-string"}, chdirShort: "C", chdirLong: "chdir", assigns: true},
 		"command":      {stopShort: "vV"},
 		"builtin":      {},
@@ -87,8 +99,10 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"nohup":        {},
 		"nice":         {valueShort: "n", valueLong: []string{"adjustment"}},
 		"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
-		"parallel":     {valueShort: "jSaI", valueLong: []string{"jobs", "sshlogin", "arg-file", "delay", "timeout", "joblog", "results", "workdir", "tmpdir", "colsep", "delimiter"}, xargs: true},
 		"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+		// lima runs its command in the Lima virtual machine, which mounts the user's home
+		// directory: lima nerdctl run …, lima rm -rf ~/x.
+		"lima": {valueLong: []string{"workdir"}},
 	}
 })
 
@@ -146,6 +160,11 @@ type fileEffects struct {
 	// noOperand is the access made to the cwd when the rules select no operand.
 	noOperand     cwdDefault
 	noOperandKind call.AccessKind
+	// outputs are options whose value is a file the program writes (sort -o FILE).
+	outputs []string
+	// targetDir are options whose value is the directory every operand goes into (cp -t
+	// DIR SRC…): then every operand is a source, and the destinations are DIR/SRC's name.
+	targetDir []string
 }
 
 var (
@@ -171,7 +190,7 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"less":      {rules: readEach},
 		"more":      {rules: readEach},
 		"wc":        {rules: readEach},
-		"sort":      {rules: readEach},
+		"sort":      {rules: readEach, outputs: []string{"o", "output"}},
 		"diff":      {rules: readEach, recursive: "r"},
 		"cmp":       {rules: readEach},
 		"md5sum":    {rules: readEach},
@@ -189,16 +208,17 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"truncate": {rules: writeEach},
 		"rimraf":   {rules: deleteEach, alwaysRecursive: true},
 		"zip":      {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r"},
-		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}},
+		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
 		"mkdir":    {rules: writeEach},
 		"tee":      {rules: writeEach},
+		"sponge":   {rules: writeEach},
 
-		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r"},
-		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}},
+		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r", targetDir: []string{"t", "target-directory"}},
+		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
 		"chmod": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
 		"chown": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
 		"chgrp": {rules: []accessRule{{afterFirst, call.Write}}, recursive: "R"},
-		"ln":    {rules: []accessRule{{linkName, call.Write}}},
+		"ln":    {rules: []accessRule{{linkName, call.Write}}, targetDir: []string{"t", "target-directory"}},
 
 		// No file effects. ":" is the null command, which also stands for a statement that is
 		// only redirections (`> f`); the declaration builtins appear because `export x=1` is a
@@ -238,6 +258,9 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"sqlite3": {rules: []accessRule{{firstOperand, call.Read}}},
 		"duckdb":  {rules: []accessRule{{firstOperand, call.Read}}},
 		"ditto":   {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, alwaysRecursive: true},
+		// mount DEVICE DIR covers DIR with another tree: a write of everything below it
+		// (over ~/.claude it replaces the hook settings). -o remount is knowledge.go's.
+		"mount": {rules: []accessRule{{lastOperand, call.Write}}, alwaysRecursive: true},
 	}
 })
 

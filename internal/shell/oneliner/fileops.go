@@ -18,6 +18,7 @@ type fileOp struct {
 	// Argument indexes: read, written, deleted.
 	reads, writes, deletes []int
 	recursive              bool
+	recursiveIf            *regexp.Regexp // recursive when the arguments match ({recursive: true})
 	// mode is the index of an argument that says whether the file is opened for writing
 	// (open(p, 'w')); the path is argument 0 (or modePath), read otherwise.
 	mode, modePath int
@@ -38,6 +39,10 @@ func (o fileOp) r(i ...int) fileOp { o.reads = i; return o }
 func (o fileOp) w(i ...int) fileOp { o.writes = i; return o }
 func (o fileOp) d(i ...int) fileOp { o.deletes = i; return o }
 func (o fileOp) rec() fileOp       { o.recursive = true; return o }
+func (o fileOp) recIf(re string) fileOp {
+	o.recursiveIf = regexp.MustCompile(re)
+	return o
+}
 func (o fileOp) m(mode, path int, re *regexp.Regexp) fileOp {
 	o.mode, o.modePath, o.modeWrite = mode, path, re
 	return o
@@ -61,7 +66,7 @@ var fileOps = sync.OnceValue(func() map[Lang][]fileOp {
 			op(`\brenameSync\s*\(|\.rename\s*\(|\bDeno\.rename(?:Sync)?\s*\(`).d(0).w(1),
 			op(`\b(?:copyFileSync|cpSync)\s*\(|\.(?:copyFile|cp)\s*\(|\bDeno\.copyFile(?:Sync)?\s*\(`).r(0).w(1),
 			op(`\b(?:symlinkSync|linkSync)\s*\(|\.(?:symlink|link)\s*\(|\bDeno\.(?:symlink|link)(?:Sync)?\s*\(`).w(1),
-			op(`\bDeno\.remove(?:Sync)?\s*\(`).d(0).rec(),
+			op(`\bDeno\.remove(?:Sync)?\s*\(`).d(0).recIf(`recursive\s*:\s*true`),
 			op(`\bopenSync\s*\(|\bfs\.open\s*\(|\.promises\.open\s*\(`).m(1, 0, wm),
 		},
 		Ruby: {
@@ -139,7 +144,8 @@ func fileAccesses(lang Lang, code string, r *Result) {
 					continue
 				}
 				if p, ok := wholePath(args[i]); ok {
-					r.Deletes = append(r.Deletes, Delete{Path: p, Recursive: o.recursive})
+					rec := o.recursive || o.recursiveIf != nil && o.recursiveIf.MatchString(callText(code, loc[1]))
+					r.Deletes = append(r.Deletes, Delete{Path: p, Recursive: rec})
 				} else {
 					r.Opaque = append(r.Opaque, "deletes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args[i]))]))
 				}

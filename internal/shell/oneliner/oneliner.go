@@ -74,6 +74,15 @@ func Lookup(program string) (Interpreter, bool) {
 	return Interpreter{}, false
 }
 
+// runsInput reports whether a program runs what it reads on its standard input as code.
+func runsInput(program string) bool {
+	switch program[strings.LastIndexByte(program, '/')+1:] {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "python", "python3", "perl", "ruby", "node", "php", "lua":
+		return true
+	}
+	return false
+}
+
 // Finding is something the code would do, by catalogued finding id.
 type Finding struct {
 	ID       string
@@ -231,6 +240,22 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			}
 		} else if !ok && p.writeMode != nil && p.writeMode.MatchString(callText(code, loc[1])) {
 			r.Opaque = append(r.Opaque, "writes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
+		}
+	}
+	for _, loc := range findAll(p.pipeTo, code) {
+		lit, ok := firstLiteralStrict(strings.TrimLeft(code[loc[1]-1:], " \t("))
+		if !ok {
+			r.add(findDynamic, shorten(strings.TrimSpace(code[loc[0]:min(len(code), loc[1]+40)])))
+			continue
+		}
+		r.Shell = append(r.Shell, lit)
+		if f := strings.Fields(lit); len(f) > 0 && runsInput(f[0]) {
+			r.add(findDynamic, "writes text computed at run time into "+shorten(lit)+", which runs it")
+		}
+	}
+	if p.pipeFrom != nil {
+		for _, m := range p.pipeFrom.FindAllStringSubmatch(code, maxCalls) {
+			r.Shell = append(r.Shell, strings.ReplaceAll(m[1], `\"`, `"`))
 		}
 	}
 	for _, loc := range findAll(p.writes, code) {

@@ -35,6 +35,13 @@ type langPatterns struct {
 	envRead   *regexp.Regexp // an environment variable read by name; its groups capture the name
 	credStore *regexp.Regexp // a library call that reads a keyring or a browser's credential store
 	killAll   *regexp.Regexp // a signal sent to every process (pid -1) or to init (pid 1)
+	// pipeTo is output written into a command (awk's print | "cmd"); the match ends with
+	// the first character of the command, which runs, and which runs the text as code when
+	// it is a shell.
+	pipeTo *regexp.Regexp
+	// pipeFrom is a command whose output the code reads ("cmd" | getline); its group
+	// captures the command.
+	pipeFrom *regexp.Regexp
 }
 
 // endlessLoop matches the loop forms a fork bomb uses. Like patterns, it is compiled on
@@ -168,6 +175,9 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			shellish: regexp.MustCompile(`\|&|\|\s*getline|` + shellNames),
 			send:     regexp.MustCompile(`\|&`),
 			envRead:  regexp.MustCompile(`\bENVIRON\[\s*"([A-Za-z_][A-Za-z0-9_]*)"`),
+			writes:   regexp.MustCompile(`\bprintf?\b(?:[^;{}|>"]|"[^"]*")*>>?\s*`),
+			pipeTo:   regexp.MustCompile(`\bprintf?\b(?:[^;{}|>"]|"[^"]*")*\|\s*[^&\s]`),
+			pipeFrom: regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|\s*getline`),
 		},
 		Lua: {
 			exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
@@ -199,7 +209,7 @@ var keywords = sync.OnceValue(func() map[Lang][]string {
 		Ruby:        {"send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
 		Node:        {"require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
 		PHP:         {"call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
-		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline"},
+		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
 		Lua:         {"rename", "require", "rawget", "_G", "execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
 		AppleScript: {"shell"},
 	}

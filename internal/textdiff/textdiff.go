@@ -1,20 +1,20 @@
-package mcpconfig
+// Package textdiff shows what turns one text into another as a unified diff of lines.
+package textdiff
 
 import (
 	"fmt"
 	"strings"
 )
 
-// Diff shows what turns old into new as a unified diff of lines, without file headers:
+// Unified shows what turns old into new as a unified diff of lines, without file headers:
 // hunks of changed lines ("-" old, "+" new) with three lines of context. It is empty
-// when the texts are equal.
+// when the texts are equal. Every diff moat shows (setup --dry-run, mcp wrap --dry-run,
+// trust --diff) is made here.
 //
 // It finds a shortest edit script with Myers' algorithm, in time and memory that grow
 // with the size of the change, not of the file: ~/.claude.json runs to many thousands
-// of lines, of which wrapping changes a few. (internal/cli's lineDiff, for `moat setup
-// --dry-run`, takes time and memory quadratic in the file's length and prints every
-// line; the two could become one.)
-func Diff(old, new string) string {
+// of lines, of which wrapping changes a few.
+func Unified(old, new string) string {
 	if old == new {
 		return ""
 	}
@@ -204,4 +204,14 @@ func myers(a, b []string) ([]diffOp, bool) {
 		ops[i], ops[j] = ops[j], ops[i]
 	}
 	return ops, true
+}
+
+// WithHeaders is Unified under the ---/+++ lines that name the two texts, as diff -u and
+// patch expect them; empty when the texts are equal.
+func WithHeaders(oldName, old, newName, new string) string {
+	d := Unified(old, new)
+	if d == "" {
+		return ""
+	}
+	return "--- " + oldName + "\n+++ " + newName + "\n" + d
 }

@@ -1,0 +1,160 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
+	"github.com/moatdev/moat/internal/policy"
+)
+
+// maxPlantedFile bounds the file read from disk to apply an edit to; a larger file is
+// judged by the edit's new text alone.
+const maxPlantedFile = 1 << 20
+
+// plantedUnits returns the units of the code a file write or edit plants in a file that
+// tools run later without asking (a Makefile recipe, a package.json script, a git hook…):
+// the write is judged as the shell line that writes the same text (cat > FILE <<EOF), so
+// that one analysis (internal/shell with internal/planted) serves the agents' file tools
+// and their shell commands alike, and the code is decided by the rules it would meet when
+// it runs. An edit is judged by the file it leaves, less the code the file already
+// carried; text that adds no line the file did not already have plants nothing new.
+func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
+	if c.Class != call.FileWrite && c.Class != call.FileEdit {
+		return nil
+	}
+	raw := c.String(call.ArgPath)
+	if raw == "" {
+		return nil
+	}
+	p := e.resolvePath(raw, c.Cwd)
+	if _, ok := planted.Lookup(p, e.host.Home); !ok {
+		return nil
+	}
+	before, readable := readSmall(p)
+	text := plantedText(c, before, readable)
+	if text == "" || readable && addsNoLine(before, text) {
+		return nil
+	}
+	sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: hereDocument(p, text)}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
+	sb := base
+	sb.Call = sc
+	env := e.shell
+	if readable {
+		// Code the file already carried is the user's, judged when it was written.
+		env.Before = map[string]string{p: before}
+	}
+	units := e.shellUnitsWith(sc, sb, 0, env)
+	for i := range units {
+		units[i].label = "the code written into " + p + ", " + units[i].label
+	}
+	return units
+}
+
+// plantedText is the text a write or edit leaves in the file: a write's content; an edit
+// applied to the file as it is on disk, or, when the file cannot be read or the edit does
+// not apply, the edit's new text alone.
+func plantedText(c *call.Call, before string, readable bool) string {
+	if c.Class == call.FileWrite {
+		return c.String(call.ArgContent)
+	}
+	if readable {
+		if after, ok := applyEdits(c, before); ok {
+			return after
+		}
+	}
+	var b strings.Builder
+	for _, w := range writtenTexts(c) {
+		b.WriteString(w.text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// applyEdits applies an edit's replacements to text, as the agents' edit tools do.
+func applyEdits(c *call.Call, text string) (string, bool) {
+	type edit struct {
+		old, new string
+		all      bool
+	}
+	var edits []edit
+	if old, ok := c.Args[call.ArgOld].(string); ok {
+		n, _ := c.Args[call.ArgNew].(string)
+		all, _ := c.Args["replace_all"].(bool)
+		edits = append(edits, edit{old, n, all})
+	}
+	if list, ok := c.Args[call.ArgEdits].([]any); ok {
+		for _, x := range list {
+			m, ok := x.(map[string]any)
+			if !ok {
+				return "", false
+			}
+			old, _ := m[call.ArgOld].(string)
+			n, _ := m[call.ArgNew].(string)
+			all, _ := m["replace_all"].(bool)
+			edits = append(edits, edit{old, n, all})
+		}
+	}
+	if len(edits) == 0 {
+		return "", false
+	}
+	for _, ed := range edits {
+		if ed.old == "" || !strings.Contains(text, ed.old) {
+			return "", false
+		}
+		if ed.all {
+			text = strings.ReplaceAll(text, ed.old, ed.new)
+		} else {
+			text = strings.Replace(text, ed.old, ed.new, 1)
+		}
+	}
+	return text, true
+}
+
+// readSmall reads a file of at most maxPlantedFile bytes.
+func readSmall(p string) (string, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPlantedFile+1))
+	if err != nil && !errors.Is(err, io.EOF) || len(b) > maxPlantedFile {
+		return "", false
+	}
+	return string(b), true
+}
+
+// addsNoLine reports whether every line of after with text on it is already a line of
+// before: the write reorders, removes or keeps code, but plants none.
+func addsNoLine(before, after string) bool {
+	have := make(map[string]bool, strings.Count(before, "\n")+1)
+	for _, l := range strings.Split(before, "\n") {
+		have[strings.TrimRight(l, "\r")] = true
+	}
+	for _, l := range strings.Split(after, "\n") {
+		l = strings.TrimRight(l, "\r")
+		if strings.TrimSpace(l) != "" && !have[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// hereDocument is the shell line that writes text into the file p.
+func hereDocument(p, text string) string {
+	delim := "MOAT_PLANTED_EOF"
+	for strings.Contains(text, delim) {
+		delim += "_"
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return "cat > " + shellWord(p) + " <<'" + delim + "'\n" + text + delim + "\n"
+}
+
+// shellWord quotes s as one shell word.
+func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,0 +1,657 @@
+package planted
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/shell/oneliner"
+	"github.com/moatdev/moat/internal/tomlspan"
+)
+
+// npmLifecycle are the package.json scripts that npm, yarn and pnpm run by themselves on
+// install, publish or pack, besides the scripts run by name.
+var npmLifecycle = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"preinstall": true, "install": true, "postinstall": true, "prepublish": true, "preprepare": true,
+		"prepare": true, "postprepare": true, "prepack": true, "postpack": true, "prepublishOnly": true,
+		"publish": true, "postpublish": true, "dependencies": true, "preuninstall": true, "uninstall": true,
+		"postuninstall": true,
+	}
+})
+
+// packageHookFields are the members of package.json besides scripts whose values are
+// commands that git hook managers run on commits and pushes.
+var packageHookFields = []string{"husky", "simple-git-hooks", "lint-staged", "pre-commit", "git-hooks", "gitHooks"}
+
+// versionLike matches a value of a dependency list, which an edit's fragment of
+// package.json may hold instead of scripts: a version range, a tag, a URL.
+var versionLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([~^<>=*]|\d|v\d|latest$|next$|workspace:|file:|link:|npm:|git[+:]|https?:|github:)`)
+})
+
+// packageJSONCode finds the scripts of a package.json. Every script runs through sh -c;
+// the lifecycle scripts run on npm install without being named.
+func packageJSONCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque("package.json", "text that is not JSON moat can read")
+		return
+	}
+	scripts, whole := doc["scripts"].(map[string]any)
+	if !whole && !hasAny(doc, "name", "version", "dependencies", "devDependencies") {
+		// An edit's fragment of the scripts object.
+		scripts = doc
+	}
+	for _, name := range slices.Sorted(maps.Keys(scripts)) {
+		s, ok := scripts[name].(string)
+		if !ok || !whole && !npmLifecycle()[name] && versionLike().MatchString(s) {
+			continue
+		}
+		where := "scripts." + name
+		if npmLifecycle()[name] {
+			where += " (npm runs it by itself on install or publish)"
+		}
+		x.shell(where, s)
+	}
+	for _, f := range packageHookFields {
+		walkStrings(doc[f], f, func(s, at string) { x.shell(at, s) })
+	}
+}
+
+// decodeJSON decodes a JSON object, or an edit's fragment of one's members.
+func decodeJSON(text string) (map[string]any, bool) {
+	var doc map[string]any
+	if json.Unmarshal([]byte(text), &doc) == nil {
+		return doc, true
+	}
+	if v, err := jsonc.Parse(text); err == nil {
+		if m, ok := jsoncAny(text, v).(map[string]any); ok {
+			return m, true
+		}
+	}
+	frag := "{" + strings.Trim(strings.TrimSpace(text), ",") + "}"
+	if v, err := jsonc.Parse(frag); err == nil {
+		if m, ok := jsoncAny(frag, v).(map[string]any); ok {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// jsoncAny converts a parsed JSONC value to what encoding/json would decode.
+func jsoncAny(text string, v *jsonc.Value) any {
+	if v == nil {
+		return nil
+	}
+	switch v.Kind {
+	case '{':
+		m := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			m[k] = jsoncAny(text, v.Elems[i])
+		}
+		return m
+	case '[':
+		a := make([]any, 0, len(v.Elems))
+		for _, e := range v.Elems {
+			a = append(a, jsoncAny(text, e))
+		}
+		return a
+	case '"':
+		s, _ := jsonc.Unquote(text[v.Start:v.End])
+		return s
+	}
+	return text[v.Start:v.End]
+}
+
+func hasAny(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// walkStrings calls fn with every string in v and where it is.
+func walkStrings(v any, where string, fn func(s, where string)) {
+	switch v := v.(type) {
+	case string:
+		fn(v, where)
+	case []any:
+		for i, e := range v {
+			walkStrings(e, fmt.Sprintf("%s[%d]", where, i), fn)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			walkStrings(v[k], where+"."+k, fn)
+		}
+	}
+}
+
+// walkKeys calls fn with the value of every member named key, at any depth of v, and
+// where it is: the code-carrying keys of YAML configurations are found wherever a
+// fragment puts them.
+func walkKeys(v any, where string, keys map[string]bool, fn func(key string, val any, where string, parent map[string]any)) {
+	walkKeysAt(v, func() string { return where }, keys, fn)
+}
+
+// walkKeysAt is walkKeys with the place computed only when a key is found: most of a
+// large file is not code, and naming every place in it costs more than reading it.
+func walkKeysAt(v any, where func() string, keys map[string]bool, fn func(key string, val any, where string, parent map[string]any)) {
+	switch v := v.(type) {
+	case []any:
+		for i, e := range v {
+			if _, ok := e.(string); ok {
+				continue
+			}
+			walkKeysAt(e, func() string { return fmt.Sprintf("%s[%d]", where(), i) }, keys, fn)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			at := func() string {
+				if w := where(); w != "" {
+					return w + "." + k
+				}
+				return k
+			}
+			if keys[k] {
+				fn(k, v[k], at(), v)
+				continue
+			}
+			switch v[k].(type) {
+			case []any, map[string]any:
+				walkKeysAt(v[k], at, keys, fn)
+			}
+		}
+	}
+}
+
+// decodeYAML decodes YAML into plain values (maps with string keys).
+func decodeYAML(text string, x *extraction) (any, bool) {
+	var doc any
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		x.opaque(x.kind, "YAML moat cannot read: "+err.Error())
+		return nil, false
+	}
+	return plainYAML(doc), true
+}
+
+// plainYAML turns the map[any]any that YAML may decode into map[string]any.
+func plainYAML(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = plainYAML(e)
+		}
+		return v
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[fmt.Sprint(k)] = plainYAML(e)
+		}
+		return m
+	case []any:
+		for i, e := range v {
+			v[i] = plainYAML(e)
+		}
+	}
+	return v
+}
+
+// taskfileCode finds the commands of a Taskfile: cmds (strings or {cmd: …}), cmd, and the
+// sh of dynamic variables, which task runs when it reads the file. Go templates ({{.X}})
+// are variables whose value is left unknown.
+func taskfileCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	walkKeys(doc, "", map[string]bool{"cmds": true, "cmd": true, "sh": true}, func(_ string, v any, at string, _ map[string]any) {
+		walkStrings(v, at, func(s, where string) {
+			if strings.HasSuffix(where, ".task") || strings.HasSuffix(where, ".defer.task") {
+				return // {task: name} calls another task of the file
+			}
+			x.shell(where, goTemplates().ReplaceAllStringFunc(s, templateVar))
+		})
+	})
+}
+
+var goTemplates = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^}]*\}\}`) })
+
+func templateVar(t string) string {
+	return "${" + shellName(strings.Trim(strings.TrimSpace(strings.Trim(t, "{}")), ".")) + "}"
+}
+
+// githubExpr matches a GitHub Actions expression, which the runner substitutes into the
+// script's text before the shell runs it.
+var githubExpr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`) })
+
+// workflowCode finds the run: steps of a GitHub Actions workflow or composite action.
+// Secrets substituted into a script (${{ secrets.X }}, ${{ toJSON(secrets) }}) become
+// variables named as secrets, so that printing or sending them is judged as it would be
+// for any secret; steps' env: variables that carry secrets are renamed the same way.
+func workflowCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	secretEnv := map[string]bool{}
+	walkKeys(doc, "", map[string]bool{"env": true}, func(_ string, v any, _ string, _ map[string]any) {
+		if m, ok := v.(map[string]any); ok {
+			for k, e := range m {
+				if s, ok := e.(string); ok && strings.Contains(s, "secrets") {
+					secretEnv[k] = true
+				}
+			}
+		}
+	})
+	walkKeys(doc, "", map[string]bool{"run": true}, func(_ string, v any, at string, parent map[string]any) {
+		s, ok := v.(string)
+		if !ok {
+			return
+		}
+		if sh, _ := parent["shell"].(string); sh != "" && !strings.Contains(sh, "sh") {
+			if in, ok := oneliner.Lookup(strings.Fields(sh)[0]); ok {
+				x.interp(in.Lang, at, s)
+				return
+			}
+			x.opaque(at, "a step run by "+sh+", which moat cannot read")
+			return
+		}
+		x.shell(at, ciScript(s, secretEnv))
+	})
+}
+
+// ciScript rewrites a CI step's script for analysis: each ${{ … }} becomes a variable
+// (named as a secret when it holds one), quoted so that it stays a variable where the
+// runner would have pasted text inside single quotes, and env: variables that carry
+// secrets are renamed as secrets.
+func ciScript(s string, secretEnv map[string]bool) string {
+	var b strings.Builder
+	inSingle, inDouble := false, false
+	next := strings.Index(s, "${{")
+	for i := 0; i < len(s); i++ {
+		if i > next && next >= 0 {
+			next = strings.Index(s[i:], "${{")
+			if next >= 0 {
+				next += i
+			}
+		}
+		if i == next {
+			m := githubExpr().FindStringSubmatchIndex(s[i:])
+			if m == nil || m[0] != 0 {
+				b.WriteByte(s[i])
+				continue
+			}
+			expr := s[i+m[2] : i+m[3]]
+			name := "GITHUB_EXPRESSION"
+			if strings.Contains(expr, "secrets") {
+				name = "SECRET_" + shellName(strings.TrimPrefix(expr, "secrets."))
+				if !strings.HasPrefix(expr, "secrets.") {
+					name = "ALL_SECRETS"
+				}
+			}
+			if inSingle {
+				b.WriteString(`'"${` + name + `}"'`)
+			} else {
+				b.WriteString("${" + name + "}")
+			}
+			i += m[1] - 1
+			continue
+		}
+		c := s[i]
+		switch {
+		case c == '\'' && !inDouble:
+			inSingle = !inSingle
+		case c == '"' && !inSingle:
+			inDouble = !inDouble
+		case c == '\\' && !inSingle && i+1 < len(s):
+			b.WriteByte(c)
+			i++
+			c = s[i]
+		}
+		b.WriteByte(c)
+	}
+	out := b.String()
+	for _, k := range slices.Sorted(maps.Keys(secretEnv)) {
+		re := regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(k) + `\b\}?`)
+		out = re.ReplaceAllLiteralString(out, "${SECRET_"+shellName(k)+"}")
+	}
+	return out
+}
+
+// gitlabCode finds the scripts of a GitLab CI configuration: script, before_script and
+// after_script, at the top level or in any job.
+func gitlabCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	walkKeys(doc, "", map[string]bool{"script": true, "before_script": true, "after_script": true}, func(_ string, v any, at string, _ map[string]any) {
+		walkStrings(v, at, func(s, where string) { x.shell(where, s) })
+	})
+}
+
+// preCommitCode finds the entry of each hook of a pre-commit configuration, the command
+// pre-commit runs on every commit (repo: local hooks, or overrides of a remote hook's).
+func preCommitCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	walkKeys(doc, "", map[string]bool{"entry": true}, func(_ string, v any, at string, parent map[string]any) {
+		s, ok := v.(string)
+		if !ok {
+			return
+		}
+		switch lang, _ := parent["language"].(string); lang {
+		case "pygrep", "fail":
+			return // a pattern or a message, not a command
+		}
+		if args, ok := parent["args"].([]any); ok {
+			for _, a := range args {
+				if as, ok := a.(string); ok {
+					s += " " + shellQuote(as)
+				}
+			}
+		}
+		x.shell(at, s)
+	})
+}
+
+// vscodeTasksCode finds the commands of VS Code tasks; one that runs when the folder opens
+// runs without anyone asking for it.
+func vscodeTasksCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque(x.kind, "text that is not JSON moat can read")
+		return
+	}
+	tasks, _ := doc["tasks"].([]any)
+	if tasks == nil {
+		tasks = []any{doc} // a fragment: one task's members
+	}
+	for i, t := range tasks {
+		m, ok := t.(map[string]any)
+		if !ok {
+			continue
+		}
+		label, _ := m["label"].(string)
+		where := fmt.Sprintf("tasks[%d] %q", i, label)
+		if ro, ok := m["runOptions"].(map[string]any); ok && ro["runOn"] == "folderOpen" {
+			where += " (runs when the folder is opened)"
+		}
+		for _, os := range []map[string]any{m, sub(m, "linux"), sub(m, "osx"), sub(m, "windows")} {
+			if line := commandLine(os["command"], os["args"]); line != "" {
+				x.shell(where, line)
+			}
+		}
+	}
+}
+
+func sub(m map[string]any, k string) map[string]any {
+	s, _ := m[k].(map[string]any)
+	return s
+}
+
+// commandLine joins a command and its arguments (strings, or {value: …}) into a line.
+func commandLine(cmd, args any) string {
+	line := ""
+	switch c := cmd.(type) {
+	case string:
+		line = c
+	case map[string]any:
+		line, _ = c["value"].(string)
+	}
+	if line == "" {
+		return ""
+	}
+	list, _ := args.([]any)
+	for _, a := range list {
+		switch a := a.(type) {
+		case string:
+			line += " " + shellQuote(a)
+		case map[string]any:
+			if v, ok := a["value"].(string); ok {
+				line += " " + shellQuote(v)
+			}
+		}
+	}
+	return line
+}
+
+// vscodeTerminalPrefixes are the settings of VS Code whose values it runs when a terminal
+// or a task starts: the environment it gives them, the shell and its arguments.
+var vscodeTerminalPrefixes = []string{"terminal.integrated.env.", "terminal.integrated.profiles.", "terminal.integrated.shell.", "terminal.integrated.shellArgs.", "terminal.integrated.automationProfile.", "terminal.integrated.automationShell."}
+
+// vscodeProgramSettings name a program VS Code runs for the workspace.
+var vscodeProgramSettings = []string{"python.defaultInterpreterPath", "python.pythonPath", "git.path", "go.goroot", "go.alternateTools", "eslint.runtime", "typescript.tsdk", "rust-analyzer.server.path", "terminal.external.linuxExec", "terminal.external.osxExec"}
+
+// vscodeSettingsCode finds what a workspace's VS Code settings make VS Code run: the
+// terminal's environment (judged as variables given to an interactive shell) and shell,
+// and programs the settings name.
+func vscodeSettingsCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque(x.kind, "text that is not JSON moat can read")
+		return
+	}
+	if s, ok := doc["settings"].(map[string]any); ok {
+		doc = s // a .code-workspace file
+	}
+	for _, k := range slices.Sorted(maps.Keys(doc)) {
+		v := doc[k]
+		switch {
+		case strings.HasPrefix(k, "terminal.integrated.env."):
+			env, _ := v.(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(env)) {
+				if s, ok := env[name].(string); ok {
+					x.shell(k+"."+name, shellName(name)+"="+shellQuote(s)+" bash -i")
+				}
+			}
+		case strings.HasPrefix(k, "terminal.integrated.profiles."):
+			profiles, _ := v.(map[string]any)
+			for _, name := range slices.Sorted(maps.Keys(profiles)) {
+				if p, ok := profiles[name].(map[string]any); ok {
+					x.shell(k+"."+name, commandLine(firstString(p["path"]), p["args"]))
+				}
+			}
+		case strings.HasPrefix(k, "terminal.integrated.automationProfile."):
+			if p, ok := v.(map[string]any); ok {
+				x.shell(k, commandLine(firstString(p["path"]), p["args"]))
+			}
+		case slices.ContainsFunc(vscodeTerminalPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }):
+			walkStrings(v, k, func(s, where string) { x.shell(where, shellQuote(s)) })
+		case slices.Contains(vscodeProgramSettings, k):
+			walkStrings(v, k, func(s, where string) { x.shell(where, shellQuote(s)+" --version") })
+		}
+	}
+}
+
+func firstString(v any) any {
+	if l, ok := v.([]any); ok && len(l) > 0 {
+		return l[0]
+	}
+	return v
+}
+
+// shellQuote quotes s as one shell word.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,@%+~") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// pyprojectScriptTables are the tables of pyproject.toml whose values are commands that a
+// task runner runs by name (a string, a list of strings, or a table with cmd or shell).
+var pyprojectScriptTables = []string{"tool.poe.tasks", "tool.pdm.scripts", "tool.taskipy.tasks", "tool.hatch.envs.*.scripts", "tool.rye.scripts", "tool.uv.scripts"}
+
+// pyprojectCodeKeys are the keys of a task's table whose value is a command.
+var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"cmd": true, "shell": true, "cmds": true}
+})
+
+// pyprojectCode finds the commands of task runners configured in pyproject.toml, and an
+// in-tree build backend, whose code pip runs on install.
+func pyprojectCode(text string, x *extraction) {
+	doc, err := tomlspan.Parse(text)
+	if err != nil {
+		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
+		return
+	}
+	for _, kv := range doc.KVs {
+		full := kv.Path
+		if kv.Table >= 0 {
+			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
+		}
+		dotted := strings.Join(full, ".")
+		if dotted == "build-system.backend-path" {
+			x.opaque(dotted, "an in-tree build backend, Python code in the project that pip runs on install")
+			continue
+		}
+		for _, t := range pyprojectScriptTables {
+			n := strings.Count(t, ".") + 1
+			if len(full) <= n || !tablePath(t, full[:n]) {
+				continue
+			}
+			rest := full[n:]
+			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || pyprojectCodeKeys()[rest[len(rest)-1]])
+		}
+	}
+}
+
+func tablePath(pattern string, path []string) bool {
+	parts := strings.Split(pattern, ".")
+	for i, p := range parts {
+		if p != "*" && p != path[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// tomlCommands adds the commands in a TOML value: a string when direct (the task's own
+// value, or its cmd), the strings of an array, the cmd or shell of an inline table.
+func (x *extraction) tomlCommands(text, where string, v *jsonc.Value, direct bool) {
+	switch v.Kind {
+	case '"':
+		if s, ok := tomlspan.Unquote(text[v.Start:v.End]); ok && direct {
+			x.shell(where, s)
+		}
+	case '[':
+		for _, e := range v.Elems {
+			x.tomlCommands(text, where, e, direct)
+		}
+	case '{':
+		for i, k := range v.Keys {
+			if pyprojectCodeKeys()[k] {
+				x.tomlCommands(text, where+"."+k, v.Elems[i], true)
+			}
+		}
+	}
+}
+
+// aliasDef matches an alias definition's name and the start of its value.
+var aliasDef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)\balias\s+(?:-g\s+)?([A-Za-z0-9_.:+-]+)=`) })
+
+// rcCode: a shell startup file is shell code, run by every new shell; the text of each
+// alias runs whenever the alias is typed.
+func rcCode(text string, x *extraction) {
+	x.shell(x.kind, text)
+	for _, m := range aliasDef().FindAllStringSubmatchIndex(text, -1) {
+		if v, ok := quotedAt(text, m[1]); ok {
+			x.shell("alias "+text[m[2]:m[3]], v)
+		}
+	}
+}
+
+// quotedAt reads the shell word at s[i:] when it is one quoted string.
+func quotedAt(s string, i int) (string, bool) {
+	if i >= len(s) {
+		return "", false
+	}
+	q := s[i]
+	if q != '\'' && q != '"' {
+		end := strings.IndexAny(s[i:], " \t\n;")
+		if end < 0 {
+			end = len(s) - i
+		}
+		return s[i : i+end], true
+	}
+	var b strings.Builder
+	for j := i + 1; j < len(s); j++ {
+		c := s[j]
+		if c == q {
+			return b.String(), true
+		}
+		if c == '\\' && q == '"' && j+1 < len(s) {
+			j++
+			c = s[j]
+		}
+		b.WriteByte(c)
+	}
+	return "", false
+}
+
+// vimCalls are the functions of Vim script and Neovim's Lua that run a shell command given
+// as a string.
+var vimCalls = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:system|systemlist|jobstart|termopen|vim\.fn\.system|vim\.fn\.systemlist|vim\.fn\.jobstart|vim\.fn\.termopen|os\.execute|io\.popen)\s*\(\s*(?:\[\[(.*?)\]\]|'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"|([^)]*))`)
+})
+
+// vimBang matches a :! command (also after silent, in an autocmd or an execute string).
+var vimBang = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s:|"'(])!([^=\s][^\n]*)`) })
+
+// vimCode finds the shell commands of a Vim or Neovim startup file: :! commands and the
+// strings given to system(), jobstart(), os.execute()…; a command computed from
+// expressions is opaque.
+func vimCode(text string, x *extraction) {
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, `"`) || strings.HasPrefix(t, "--") {
+			continue
+		}
+		for _, m := range vimCalls().FindAllStringSubmatch(t, -1) {
+			switch {
+			case m[1] != "":
+				x.shell("system call", m[1])
+			case m[2] != "":
+				x.shell("system call", m[2])
+			case m[3] != "":
+				x.shell("system call", strings.ReplaceAll(m[3], `\"`, `"`))
+			case strings.TrimSpace(m[4]) != "":
+				x.opaque("system call", "a command computed by the editor's script: "+strings.TrimSpace(m[4]))
+			}
+		}
+		if vimCondition(t) {
+			continue
+		}
+		if m := vimBang().FindStringSubmatch(t); m != nil && !vimCalls().MatchString(t) {
+			cmd := strings.TrimRight(m[1], `"' )`)
+			if strings.HasPrefix(t, "exe") {
+				cmd = strings.Trim(cmd, `"'`)
+			}
+			x.shell(":! command", cmd)
+		}
+	}
+}
+
+// vimCondition reports whether a line is a condition or an expression, where ! is the
+// negation of Vim script, not a shell command.
+func vimCondition(t string) bool {
+	for _, p := range []string{"if ", "if(", "elseif ", "while ", "let ", "return ", "call ", "local ", "for "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,462 @@
+package planted
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/shell/oneliner"
+)
+
+// makeDefaults are the values make gives its built-in variables, so that a recipe
+// `$(CC) -o x x.c` is read as the program it runs.
+var makeDefaults = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as", "LD": "ld", "RM": "rm -f",
+		"MAKE": "make", "SHELL": "/bin/sh", "INSTALL": "install", "FC": "f77", "LEX": "lex", "YACC": "yacc",
+	}
+})
+
+// maxExpansion bounds how many times make variables are expanded inside one another, and
+// maxExpanded the text one recipe line may expand to: variables that each name another
+// twice would otherwise double the text at every level.
+const (
+	maxExpansion = 8
+	maxExpanded  = 64 << 10
+)
+
+// makeCode finds the code of a Makefile: each recipe line (make runs every line in its own
+// shell) and each $(shell …), which runs whenever make reads the file. Variables the file
+// sets are expanded; one it does not set is left to the shell as a variable whose value
+// is unknown, so that a program named only by it is a dynamic command.
+func makeCode(text string, x *extraction) {
+	vars := map[string]string{}
+	target := ""
+	inRecipe := false
+	lines := joinContinued(text)
+	// Variables first: make expands a recipe after reading the whole file.
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") {
+			continue
+		}
+		if name, val, ok := makeAssign(l); ok {
+			vars[name] = val
+		}
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") {
+			line := strings.TrimLeft(l[1:], " \t@-+")
+			if !inRecipe && target == "" {
+				// A fragment (an edit's new text) of recipe lines: still recipes.
+				target = "?"
+			}
+			x.makeShell("recipe of "+target, line, vars, target)
+			continue
+		}
+		trimmed := strings.TrimSpace(l)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if _, val, ok := makeAssign(l); ok {
+			x.makeFuncs(val, vars)
+			inRecipe = false
+			continue
+		}
+		if strings.HasPrefix(trimmed, "define ") || strings.HasPrefix(trimmed, "endef") ||
+			strings.HasPrefix(trimmed, "include ") || strings.HasPrefix(trimmed, "-include ") || strings.HasPrefix(trimmed, "sinclude ") {
+			continue
+		}
+		if i := ruleColon(trimmed); i > 0 {
+			target = strings.TrimSpace(trimmed[:i])
+			inRecipe = true
+			rest := trimmed[i+1:]
+			if j := strings.IndexByte(rest, ';'); j >= 0 {
+				x.makeShell("recipe of "+target, strings.TrimLeft(rest[j+1:], " \t@-+"), vars, target)
+				rest = rest[:j]
+			}
+			x.makeFuncs(rest, vars)
+			continue
+		}
+		// Anything else at the top level (a conditional, a function call) may expand.
+		x.makeFuncs(trimmed, vars)
+	}
+}
+
+// makeShell adds a recipe line, expanded, and what its $(shell …) calls run.
+func (x *extraction) makeShell(where, line string, vars map[string]string, target string) {
+	x.makeFuncs(line, vars)
+	x.shell(where, expandMake(line, vars, target, 0))
+}
+
+// makeFuncs adds the code of the $(shell …) calls in s, which make runs while it reads the
+// file, and notes $(eval …), whose text is only known then.
+func (x *extraction) makeFuncs(s string, vars map[string]string) {
+	for _, fn := range []string{"$(shell ", "${shell "} {
+		for rest := s; ; {
+			i := strings.Index(rest, fn)
+			if i < 0 {
+				break
+			}
+			body, n := balanced(rest[i+1:])
+			x.shell("$(shell …)", expandMake(strings.TrimPrefix(body, "shell "), vars, "", 0))
+			rest = rest[i+1+n:]
+		}
+	}
+}
+
+// makeAssign reads a variable assignment: NAME = value, :=, ::=, ?=, +=, != (whose value is
+// a shell command), optionally after export or override.
+func makeAssign(l string) (name, val string, ok bool) {
+	s := strings.TrimSpace(l)
+	for _, p := range []string{"export ", "override ", "private "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	i := strings.IndexAny(s, "=:?+!")
+	if i <= 0 {
+		return "", "", false
+	}
+	name = strings.TrimSpace(s[:i])
+	if name == "" || strings.ContainsAny(name, " \t$()") {
+		return "", "", false
+	}
+	op := s[i:]
+	for _, o := range []string{"::=", ":::=", ":=", "?=", "+=", "!=", "="} {
+		if strings.HasPrefix(op, o) {
+			val = strings.TrimSpace(op[len(o):])
+			if o == "!=" {
+				val = "$(shell " + val + ")"
+			}
+			return name, val, true
+		}
+	}
+	return "", "", false
+}
+
+// ruleColon returns where the colon of a rule line `targets: prerequisites` is, or -1.
+func ruleColon(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '{':
+			depth++
+		case ')', '}':
+			depth--
+		case ':':
+			if depth == 0 && (i+1 >= len(s) || s[i+1] != '=') {
+				return i
+			}
+		case '=':
+			if depth == 0 {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// expandMake expands make's references in a recipe line: $$ is $, $(VAR) and ${VAR} the
+// variable's value, automatic variables the target or a placeholder file name, and
+// functions a placeholder word.
+func expandMake(s string, vars map[string]string, target string, depth int) string {
+	if depth > maxExpansion || !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if b.Len() > maxExpanded {
+			break
+		}
+		c := s[i]
+		if c != '$' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		n := s[i+1]
+		switch {
+		case n == '$':
+			b.WriteByte('$')
+			i++
+		case n == '(' || n == '{':
+			body, used := balanced(s[i+1:])
+			i += used
+			name := strings.TrimSpace(body)
+			if sp := strings.IndexAny(name, " \t,"); sp >= 0 {
+				// A function ($(wildcard …), $(patsubst …)): its result is a word moat
+				// does not compute.
+				b.WriteString("make-function-result")
+				continue
+			}
+			if v, ok := vars[name]; ok {
+				b.WriteString(expandMake(v, vars, target, depth+1))
+			} else if v, ok := makeDefaults()[name]; ok {
+				b.WriteString(v)
+			} else if v, ok := automatic(name, target); ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("${" + shellName(name) + "}")
+			}
+		default:
+			if v, ok := automatic(string(n), target); ok {
+				b.WriteString(v)
+			} else if v, ok := vars[string(n)]; ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("${" + shellName(string(n)) + "}")
+			}
+			i++
+		}
+	}
+	return b.String()
+}
+
+// automatic returns the value of make's automatic variables: the target for $@, a
+// placeholder file name for the prerequisites.
+func automatic(name, target string) (string, bool) {
+	switch strings.TrimRight(name, "DF") {
+	case "@":
+		if target == "" || target == "?" || strings.ContainsAny(target, " %") {
+			return "target", true
+		}
+		return target, true
+	case "<", "^", "?", "+", "|", "*", "%":
+		return "prerequisite", true
+	}
+	return "", false
+}
+
+// shellName makes a make variable's name a shell variable's name.
+func shellName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 || s[0] >= '0' && s[0] <= '9' {
+		return "MAKE_" + b.String()
+	}
+	return b.String()
+}
+
+// balanced returns the text inside the bracket s starts with and how many bytes the
+// bracketed text takes, brackets included; an unclosed bracket takes the rest of s.
+func balanced(s string) (string, int) {
+	if s == "" {
+		return "", 0
+	}
+	open := s[0]
+	closer := byte(')')
+	if open == '{' {
+		closer = '}'
+	}
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case open:
+			depth++
+		case closer:
+			depth--
+			if depth == 0 {
+				return s[1:i], i + 1
+			}
+		}
+	}
+	return s[1:], len(s)
+}
+
+// joinContinued splits text into lines, joining those that end with a backslash to the
+// next (make passes the backslash and newline of a recipe to the shell, which joins them
+// the same way).
+func joinContinued(text string) []string {
+	raw := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var out []string
+	for i := 0; i < len(raw); i++ {
+		l := raw[i]
+		for strings.HasSuffix(l, "\\") && i+1 < len(raw) {
+			i++
+			l = l[:len(l)-1] + " " + strings.TrimLeft(raw[i], " \t")
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// justCode finds the code of a justfile: recipe bodies (each line its own shell, or the
+// whole body one script when it starts with #!) and backticks, which just runs when it
+// reads the file. {{…}} interpolations are variables whose value is left unknown, unless
+// the file sets them to a literal.
+func justCode(text string, x *extraction) {
+	vars := map[string]string{}
+	lines := joinContinued(text)
+	for _, l := range lines {
+		if l == "" || l[0] == ' ' || l[0] == '\t' {
+			continue
+		}
+		if name, val, ok := justAssign(l); ok {
+			vars[name] = val
+		}
+	}
+	recipe := ""
+	var body []string
+	flush := func() {
+		if recipe == "" || len(body) == 0 {
+			body = body[:0]
+			return
+		}
+		if strings.HasPrefix(body[0], "#!") {
+			x.script("recipe "+recipe, strings.Join(body, "\n"))
+		} else {
+			for _, b := range body {
+				x.shell("recipe "+recipe, expandJust(strings.TrimLeft(b, "@-"), vars))
+			}
+		}
+		body = body[:0]
+	}
+	for _, l := range lines {
+		x.backticks(l)
+		if l != "" && (l[0] == ' ' || l[0] == '\t') {
+			if recipe == "" {
+				recipe = "?" // a fragment of recipe lines
+			}
+			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "# ") {
+				body = append(body, t)
+			}
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "[") {
+			continue
+		}
+		if _, _, ok := justAssign(t); ok || strings.HasPrefix(t, "set ") || strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "mod ") {
+			continue
+		}
+		if i := strings.IndexByte(t, ':'); i > 0 {
+			flush()
+			recipe = strings.Fields(strings.TrimLeft(t[:i], "@"))[0]
+		}
+	}
+	flush()
+}
+
+// justAssign reads NAME := value (optionally after export).
+func justAssign(l string) (string, string, bool) {
+	s := strings.TrimPrefix(strings.TrimSpace(l), "export ")
+	name, val, ok := strings.Cut(s, ":=")
+	if !ok || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+		return "", "", false
+	}
+	val = strings.TrimSpace(val)
+	if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
+		val = val[1 : len(val)-1]
+	} else {
+		val = "${" + shellName(strings.TrimSpace(name)) + "}"
+	}
+	return strings.TrimSpace(name), val, true
+}
+
+// expandJust replaces {{ expr }} with the variable's literal value or an unknown variable.
+func expandJust(s string, vars map[string]string) string {
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 || strings.HasPrefix(s[i:], "{{{{") {
+			return s
+		}
+		j := strings.Index(s[i:], "}}")
+		if j < 0 {
+			return s
+		}
+		expr := strings.TrimSpace(s[i+2 : i+j])
+		v, ok := vars[expr]
+		if !ok {
+			v = "${" + shellName(expr) + "}"
+		}
+		s = s[:i] + v + s[i+j+2:]
+	}
+}
+
+// backticks adds the commands in `…` of a justfile line, run when just reads the file.
+func (x *extraction) backticks(l string) {
+	t := strings.TrimSpace(l)
+	if strings.HasPrefix(t, "#") || !strings.Contains(t, "`") || len(l) > 0 && (l[0] == ' ' || l[0] == '\t') {
+		return
+	}
+	for rest := t; ; {
+		i := strings.IndexByte(rest, '`')
+		if i < 0 {
+			return
+		}
+		j := strings.IndexByte(rest[i+1:], '`')
+		if j < 0 {
+			return
+		}
+		x.shell("backtick", rest[i+1:i+1+j])
+		rest = rest[i+j+2:]
+	}
+}
+
+// script adds a whole script, in the language its #! line names (shell when it has none
+// or names a shell).
+func (x *extraction) script(where, text string) {
+	lang, interp := shebang(text)
+	if !interp {
+		x.shell(where, text)
+		return
+	}
+	if lang == "" {
+		first, _, _ := strings.Cut(text, "\n")
+		x.opaque(where, "a script for "+strings.TrimSpace(strings.TrimPrefix(first, "#!"))+", which moat cannot read")
+		return
+	}
+	x.interp(lang, where, text)
+}
+
+// shebang returns the interpreter a script's #! line names: ("", false) for a shell or no
+// #! line, (lang, true) for an interpreter moat inspects, ("", true) for another program.
+func shebang(text string) (oneliner.Lang, bool) {
+	if !strings.HasPrefix(text, "#!") {
+		return "", false
+	}
+	first, _, _ := strings.Cut(text[2:], "\n")
+	f := strings.Fields(first)
+	if len(f) == 0 {
+		return "", false
+	}
+	prog := f[0]
+	if strings.HasSuffix(prog, "/env") {
+		f = f[1:]
+		for len(f) > 0 && strings.HasPrefix(f[0], "-") {
+			f = f[1:]
+		}
+		if len(f) == 0 {
+			return "", true
+		}
+		prog = f[0]
+	}
+	prog = prog[strings.LastIndexByte(prog, '/')+1:]
+	switch strings.TrimRight(prog, "0123456789.") {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox":
+		return "", false
+	}
+	if in, ok := oneliner.Lookup(prog); ok {
+		return in.Lang, true
+	}
+	return "", true
+}
+
+// scriptCode: the whole file is a script (a git hook, a program, .envrc).
+func scriptCode(text string, x *extraction) { x.script(x.kind, text) }
+
+// pythonFile: the whole file is Python that a tool imports and runs (setup.py on install,
+// conftest.py on pytest, sitecustomize.py on every start of Python).
+func pythonFile(text string, x *extraction) { x.interp(oneliner.Python, x.kind, text) }
+
+// pthCode: lines of a .pth file that start with import are run by every start of Python.
+func pthCode(text string, x *extraction) {
+	for _, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "import\t") {
+			x.interp(oneliner.Python, "import line", t)
+		}
+	}
+}

@@ -1,0 +1,335 @@
+// Package planted finds the code in files that tools run later without asking (a Makefile's
+// recipes, package.json scripts, git hooks, CI steps, shell startup files…), so that writing
+// such a file is judged as the code it plants.
+package planted
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/shell/oneliner"
+)
+
+// Lang is the language a piece of planted code is written in.
+type Lang uint8
+
+const (
+	// Shell code, run by sh or bash.
+	Shell Lang = iota + 1
+	// Interp is code of an interpreter (Code.Interp says which).
+	Interp
+)
+
+// Code is one piece of code a file carries.
+type Code struct {
+	Lang   Lang
+	Interp oneliner.Lang // for Interp
+	Text   string
+	// Where says where in the file the code is and what runs it, for evidence:
+	// "scripts.postinstall (npm runs it on install)".
+	Where string
+	// Opaque, when set, says why the code cannot be read (it names a script file, it is
+	// computed); Text is then empty.
+	Opaque string
+}
+
+// FindShadow is the finding of a program written into a directory on PATH under the name
+// of a common program, so that it runs instead of that program.
+const FindShadow = "persistence.path-shadow"
+
+// File is a kind of file whose content tools run.
+type File struct {
+	// Kind names the kind, for evidence: "Makefile", "package.json".
+	Kind string
+	// GitConfig says the file is git's configuration, which the shell analysis judges
+	// setting by setting (internal/shell/gitcode.go); Extract finds nothing in it.
+	GitConfig bool
+	// PublicLog says what the code prints goes to a log others read (a CI job's): a
+	// secret it prints is sent out as surely as one it posts.
+	PublicLog bool
+	// Functions are the shell functions the tool defines for the file's code (direnv's
+	// standard library for .envrc), which are no unknown programs there.
+	Functions []string
+	extract   func(text string, x *extraction)
+	runsIn    runDir
+}
+
+// runDir is where the code of a file runs.
+type runDir uint8
+
+const (
+	inFileDir runDir = iota // the file's directory (make, npm, just)
+	inRepo                  // the repository's root: the directory above .git or .github
+	inHome                  // the home directory (startup files)
+	inCaller                // wherever it is run from, unknown (a program on PATH)
+)
+
+// kind is one row of the table: the paths of a kind of file and how to find its code.
+type kind struct {
+	File
+	// names are patterns for the last components of a path (path.Match syntax, one pattern
+	// per component): "Makefile", "*.mk", ".github/workflows/*.yml". A pattern starting
+	// with ~/ is a path below the home directory.
+	names []string
+}
+
+// kinds is the table, built on first use rather than at init of files that carry code. Order matters only where two rows could
+// match one path: the first wins.
+var kinds = sync.OnceValue(func() []kind {
+	return []kind{
+		{File{Kind: "Makefile", extract: makeCode}, []string{"Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak"}},
+		{File{Kind: "justfile", extract: justCode}, []string{"justfile", "Justfile", ".justfile", "*.just"}},
+		{File{Kind: "Taskfile", extract: taskfileCode}, []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
+		{File{Kind: "package.json", extract: packageJSONCode}, []string{"package.json"}},
+		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py"}},
+		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
+		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
+		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
+		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
+		{File{Kind: "GitHub Actions workflow", PublicLog: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
+		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
+		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
+		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
+		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
+		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
+		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh"}},
+		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
+	}
+})
+
+// direnvStdlib are the functions direnv defines for .envrc files (direnv-stdlib(1)) that
+// run no code of the file's choosing: source_env, source_up and source_url, which do, are
+// left out, so that their calls are judged as the unknown programs they are there.
+var direnvStdlib = []string{
+	"layout", "use", "dotenv", "dotenv_if_exists", "PATH_add", "path_add", "MANPATH_add",
+	"PATH_rm", "path_rm", "load_prefix", "watch_file", "watch_dir", "env_vars_required",
+	"strict_env", "unstrict_env", "log_status", "log_error", "has", "expand_path", "find_up",
+	"user_rel_path", "semver_search", "direnv_layout_dir", "direnv_version",
+	"on_git_branch", "use_nix", "use_flake", "use_guix", "use_node", "use_nodenv", "use_julia",
+	"use_rbenv", "use_vim", "layout_python", "layout_python3", "layout_pipenv", "layout_poetry",
+	"layout_pyenv", "layout_anaconda", "layout_go", "layout_node", "layout_perl", "layout_ruby",
+	"layout_julia", "layout_php",
+}
+
+// pathDirs are directories that are on PATH for most users, where a program written
+// under the name of another runs in its place.
+var pathDirs = []string{
+	"~/.local/bin", "~/bin", "~/.bin", "~/go/bin", "~/.cargo/bin", "~/.npm-global/bin", "~/.yarn/bin",
+	"~/.deno/bin", "~/.bun/bin", "~/.volta/bin", "~/.pyenv/shims", "~/.rbenv/shims", "~/.asdf/shims",
+	"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/local/bin",
+}
+
+// shadowed are programs that people and agents run by name every day, so that a file of
+// that name in a directory on PATH runs in their place (T1574.007).
+var shadowed = []string{
+	"ls", "cd", "cat", "cp", "mv", "rm", "ln", "mkdir", "chmod", "chown", "touch", "echo", "printf",
+	"grep", "egrep", "rg", "find", "sed", "awk", "head", "tail", "less", "more", "sort", "wc", "diff",
+	"tar", "zip", "unzip", "gzip", "curl", "wget", "ssh", "scp", "sftp", "rsync", "ssh-add", "ssh-keygen",
+	"gpg", "openssl", "sudo", "su", "doas", "passwd", "id", "whoami", "ps", "kill", "top", "env", "which",
+	"clear", "date", "man", "bash", "sh", "zsh", "fish", "dash", "vi", "vim", "nvim", "nano", "emacs", "code",
+	"git", "gh", "make", "cmake", "go", "gofmt", "cargo", "rustc", "rustup", "python", "python3", "pip", "pip3",
+	"pipx", "uv", "poetry", "node", "npm", "npx", "pnpm", "yarn", "bun", "deno", "java", "javac", "mvn", "gradle",
+	"ruby", "gem", "bundle", "perl", "php", "composer", "docker", "podman", "kubectl", "helm", "terraform",
+	"aws", "gcloud", "az", "brew", "apt", "apt-get", "dnf", "yum", "pacman", "systemctl", "journalctl",
+	"claude", "cursor", "cursor-agent", "gemini", "codex", "windsurf", "moat", "moat-hook",
+}
+
+// Lookup returns the kind of file p is, when its content is code tools run: p is an
+// absolute path, home the user's home directory.
+func Lookup(p, home string) (File, bool) {
+	if p == "" {
+		return File{}, false
+	}
+	ix := index()
+	base := path.Base(p)
+	rel := homeRel(p, home)
+	best := -1
+	parent := path.Base(path.Dir(p))
+	try := func(es []entry) {
+		for _, e := range es {
+			if e.suffix != "" && !strings.HasSuffix(base, e.suffix) || e.parent != "" && e.parent != parent {
+				continue
+			}
+			if (best < 0 || e.kind < best) && matches(p, rel, e.pattern) {
+				best = e.kind
+			}
+		}
+	}
+	try(ix.byName[base])
+	try(ix.globbed)
+	if best >= 0 {
+		return kinds()[best].File, true
+	}
+	if _, ok := onPath(p, rel); ok {
+		return File{Kind: "program on PATH", extract: scriptCode, runsIn: inCaller}, true
+	}
+	return File{}, false
+}
+
+// entry is one pattern of the table and the row it belongs to.
+type entry struct {
+	kind    int
+	pattern string
+	// suffix and parent, when set, are what a path must end with and the name of its
+	// directory for the pattern to match: checked first, they spare most path.Match calls.
+	suffix, parent string
+}
+
+// lookupIndex finds the rows a path may match without trying every pattern: Lookup runs
+// for every file a shell line writes, and most of them carry no code.
+type lookupIndex struct {
+	byName  map[string][]entry // patterns whose last component is a literal name, by that name
+	globbed []entry            // patterns whose last component is a wildcard
+}
+
+var index = sync.OnceValue(func() lookupIndex {
+	ix := lookupIndex{byName: map[string][]entry{}}
+	for i, k := range kinds() {
+		for _, n := range k.names {
+			last := path.Base(n)
+			e := entry{kind: i, pattern: n}
+			if dir := path.Dir(n); dir != "." && dir != "~" {
+				if d := path.Base(dir); !strings.ContainsAny(d, "*?[") {
+					e.parent = d
+				}
+			}
+			if !strings.ContainsAny(last, "*?[") {
+				ix.byName[last] = append(ix.byName[last], e)
+				continue
+			}
+			if rest, ok := strings.CutPrefix(last, "*"); ok && !strings.ContainsAny(rest, "*?[") {
+				e.suffix = rest
+			}
+			ix.globbed = append(ix.globbed, e)
+		}
+	}
+	return ix
+})
+
+// Shadow reports the common program that a file written at p would run in place of: p is
+// in a directory on PATH and named like that program.
+func Shadow(p, home string) (string, bool) {
+	name, ok := onPath(p, homeRel(p, home))
+	if !ok {
+		return "", false
+	}
+	for _, s := range shadowed {
+		if s == name {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// onPath returns the name of p when p is a file directly in one of pathDirs.
+func onPath(p, rel string) (string, bool) {
+	dir, name := path.Split(p)
+	dir = strings.TrimSuffix(dir, "/")
+	relDir := ""
+	if rel != "" {
+		relDir = strings.TrimSuffix(path.Dir(rel), "/")
+	}
+	for _, d := range pathDirs {
+		if d == dir || strings.HasPrefix(d, "~/") && d == relDir {
+			return name, name != ""
+		}
+	}
+	return "", false
+}
+
+// homeRel returns p as ~/rest when it is below home, else "".
+func homeRel(p, home string) string {
+	if home == "" || home == "/" {
+		return ""
+	}
+	home = strings.TrimSuffix(home, "/")
+	if len(p) > len(home) && p[len(home)] == '/' && strings.HasPrefix(p, home) {
+		return "~" + p[len(home):]
+	}
+	return ""
+}
+
+// matches reports whether the last components of p match the pattern n, or, for a ~/
+// pattern, whether rel (p below home) does.
+func matches(p, rel, n string) bool {
+	if strings.HasPrefix(n, "~/") {
+		if rel == "" {
+			return false
+		}
+		p = rel
+		if strings.Count(n, "/") != strings.Count(rel, "/") {
+			return false
+		}
+		ok, _ := path.Match(n, p)
+		return ok
+	}
+	parts := strings.Count(n, "/") + 1
+	tail := p
+	for i, cut := len(p), 0; i > 0; i-- {
+		if p[i-1] == '/' {
+			cut++
+			if cut == parts {
+				tail = p[i:]
+				break
+			}
+		}
+	}
+	ok, _ := path.Match(n, tail)
+	return ok
+}
+
+// Extract returns the code text carries, in the file it is written to.
+func (f File) Extract(text string) []Code {
+	if f.extract == nil {
+		return nil
+	}
+	x := &extraction{kind: f.Kind}
+	f.extract(text, x)
+	return x.codes
+}
+
+// RunDir returns the directory the code of the file at p runs in; "" when it is not
+// known (a program on PATH runs wherever it is called).
+func (f File) RunDir(p, home string) string {
+	switch f.runsIn {
+	case inCaller:
+		return ""
+	case inHome:
+		if home != "" {
+			return home
+		}
+	case inRepo:
+		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
+			switch path.Base(d) {
+			case ".git", ".github", ".vscode", ".husky", ".githooks":
+				return path.Dir(d)
+			}
+		}
+	}
+	return path.Dir(p)
+}
+
+// extraction collects the code found in one file.
+type extraction struct {
+	kind  string
+	codes []Code
+}
+
+func (x *extraction) shell(where, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	x.codes = append(x.codes, Code{Lang: Shell, Text: text, Where: where})
+}
+
+func (x *extraction) interp(lang oneliner.Lang, where, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	x.codes = append(x.codes, Code{Lang: Interp, Interp: lang, Text: text, Where: where})
+}
+
+func (x *extraction) opaque(where, why string) {
+	x.codes = append(x.codes, Code{Where: where, Opaque: why})
+}

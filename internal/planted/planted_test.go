@@ -1,0 +1,173 @@
+package planted
+
+import (
+	"path"
+	"strings"
+	"testing"
+)
+
+const home = "/home/u"
+
+// TestLookupTable walks the table: every pattern of every kind names a path that Lookup
+// finds as that kind, so a row added to the table is tested without further work.
+func TestLookupTable(t *testing.T) {
+	for _, k := range kinds() {
+		for _, n := range k.names {
+			p := strings.NewReplacer("*", "x").Replace(n)
+			if rest, ok := strings.CutPrefix(p, "~/"); ok {
+				p = path.Join(home, rest)
+			} else {
+				p = path.Join(home, "project", p)
+			}
+			f, ok := Lookup(p, home)
+			if !ok || f.Kind != k.Kind {
+				t.Errorf("Lookup(%s) = %q, %v; want the kind %q of pattern %q", p, f.Kind, ok, k.Kind, n)
+			}
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		kind string // "" when the file carries no code tools run
+	}{
+		{"/home/u/project/Makefile", "Makefile"},
+		{"/home/u/project/sub/rules.mk", "Makefile"},
+		{"/home/u/project/.github/workflows/ci.yml", "GitHub Actions workflow"},
+		{"/home/u/project/workflows/ci.yml", ""},
+		{"/home/u/project/.git/hooks/pre-commit", "git hook"},
+		{"/home/u/project/src/hooks/useAuth.ts", ""},
+		{"/home/u/.bashrc", "shell startup file"},
+		{"/home/u/project/.bashrc", ""},
+		{"/home/u/.local/bin/ls", "program on PATH"},
+		{"/home/u/.local/bin/sub/ls", ""},
+		{"/home/u/project/src/main.go", ""},
+		{"/home/u/project/package.json", "package.json"},
+		{"/home/u/project/package.json.bak", ""},
+	} {
+		f, ok := Lookup(tt.path, home)
+		if got := f.Kind; ok != (tt.kind != "") || got != tt.kind {
+			t.Errorf("Lookup(%s) = %q, %v; want %q", tt.path, got, ok, tt.kind)
+		}
+	}
+}
+
+func TestShadow(t *testing.T) {
+	for _, tt := range []struct {
+		path, prog string
+	}{
+		{"/home/u/.local/bin/ls", "ls"},
+		{"/home/u/bin/sudo", "sudo"},
+		{"/usr/local/bin/git", "git"},
+		{"/home/u/.local/bin/my-tool", ""},
+		{"/home/u/project/bin/ls", ""},
+	} {
+		got, ok := Shadow(tt.path, home)
+		if ok != (tt.prog != "") || got != tt.prog {
+			t.Errorf("Shadow(%s) = %q, %v; want %q", tt.path, got, ok, tt.prog)
+		}
+	}
+}
+
+// TestExtract checks the code found in each kind of file: what runs, and that text
+// around it (data, settings, dependencies) is not taken for code.
+func TestExtract(t *testing.T) {
+	for _, tt := range []struct {
+		name, path, text string
+		want             []string // the code found, in order; "opaque" for code moat cannot read
+	}{
+		{"make recipes and variables", "Makefile", "DIR = build\nall: x\n\t@rm -rf $(DIR) $$HOME\n\t-$(CC) -o $@ $<\n", []string{"rm -rf build $HOME", "cc -o all prerequisite"}},
+		{"make $(shell)", "Makefile", "V := $(shell git describe)\n", []string{"git describe"}},
+		{"make != assignment", "Makefile", "V != date\n", []string{"date"}},
+		{"make inline recipe and continuation", "Makefile", "a: ; echo a\nb:\n\techo b \\\n\t  c\n", []string{"echo a", "echo b  c"}},
+		{"make fragment of recipe lines", "Makefile", "\tgo vet ./...\n", []string{"go vet ./..."}},
+		{"make unknown variable stays a variable", "Makefile", "x:\n\t$(TOOL) run\n", []string{"${TOOL} run"}},
+		{"just recipes and backticks", "justfile", "v := `git rev-parse HEAD`\nbuild:\n    @cargo build\n", []string{"git rev-parse HEAD", "cargo build"}},
+		{"just shebang recipe", "justfile", "py:\n    #!/usr/bin/env python3\n    print(1)\n", []string{"#!/usr/bin/env python3\nprint(1)"}},
+		{"taskfile", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - go build\n      - cmd: go test {{.ARGS}}\n      - task: b\n", []string{"go build", "go test ${ARGS}"}},
+		{"package.json scripts", "package.json", `{"name":"x","scripts":{"test":"jest","postinstall":"node i.js"},"dependencies":{"a":"1"}}`, []string{"node i.js", "jest"}},
+		{"package.json fragment", "package.json", `"postinstall": "sh x.sh", "lodash": "^4.0.0"`, []string{"sh x.sh"}},
+		{"package.json not JSON", "package.json", `{"scripts": `, []string{"opaque"}},
+		{"pyproject tasks", "pyproject.toml", "[tool.poe.tasks]\na = \"ruff .\"\nb = { cmd = \"pytest\" }\n[tool.hatch.envs.default.scripts]\nc = [\"x\", \"y\"]\n[project]\nname = \"n\"\n", []string{"ruff .", "pytest", "x", "y"}},
+		{"workflow run and secrets", ".github/workflows/x.yml", "jobs:\n  a:\n    steps:\n      - run: echo '${{ secrets.T }}' ${{ github.ref }}\n", []string{`echo ''"${SECRET_T}"'' ${GITHUB_EXPRESSION}`}},
+		{"workflow python step", ".github/workflows/x.yml", "jobs:\n  a:\n    steps:\n      - run: print(1)\n        shell: python\n", []string{"print(1)"}},
+		{"gitlab scripts", ".gitlab-ci.yml", "before_script: [a]\nj:\n  script:\n    - b\n", []string{"a", "b"}},
+		{"vscode task", ".vscode/tasks.json", `{"tasks":[{"label":"l","command":"go","args":["build","a b"]}]}`, []string{"go build 'a b'"}},
+		{"vscode terminal env", ".vscode/settings.json", `{"terminal.integrated.env.linux":{"BASH_ENV":"/tmp/x"}}`, []string{"BASH_ENV=/tmp/x bash -i"}},
+		{"pre-commit entry", ".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n  - id: a\n    entry: ruff\n    args: [--fix]\n    language: system\n  - id: b\n    entry: 'TODO'\n    language: pygrep\n", []string{"ruff --fix"}},
+		{"rc file and alias", "~/.bash_aliases", "alias ls='ls -la'\n", []string{"alias ls='ls -la'\n", "ls -la"}},
+		{"vim", "~/.vimrc", "set nu\nautocmd X * silent !make\ncall system('ls')\nif !exists('x')\n", []string{"make", "ls"}},
+		{"vim computed", "~/.config/nvim/init.lua", "os.execute(cmd)\n", []string{"opaque"}},
+		{"hook by shebang", ".git/hooks/pre-push", "#!/usr/bin/env node\nrequire('x')\n", []string{"#!/usr/bin/env node\nrequire('x')\n"}},
+		{"hook in an unknown language", ".git/hooks/pre-push", "#!/usr/bin/env tclsh\nputs 1\n", []string{"opaque"}},
+		{"pth import lines", "x.pth", "/some/path\nimport os; os.system('id')\n", []string{"import os; os.system('id')"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := path.Join(home, "project", tt.path)
+			if rest, ok := strings.CutPrefix(tt.path, "~/"); ok {
+				p = path.Join(home, rest)
+			}
+			f, ok := Lookup(p, home)
+			if !ok {
+				t.Fatalf("Lookup(%s) found no kind", p)
+			}
+			var got []string
+			for _, c := range f.Extract(tt.text) {
+				if c.Opaque != "" {
+					got = append(got, "opaque")
+					continue
+				}
+				got = append(got, c.Text)
+			}
+			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
+				t.Errorf("Extract(%q)\n got  %q\n want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunDir(t *testing.T) {
+	for _, tt := range []struct{ path, want string }{
+		{"/home/u/project/.git/hooks/pre-commit", "/home/u/project"},
+		{"/home/u/project/.github/workflows/x.yml", "/home/u/project"},
+		{"/home/u/project/sub/Makefile", "/home/u/project/sub"},
+		{"/home/u/.bashrc", "/home/u"},
+	} {
+		f, ok := Lookup(tt.path, home)
+		if !ok {
+			t.Fatalf("Lookup(%s) found no kind", tt.path)
+		}
+		if got := f.RunDir(tt.path, home); got != tt.want {
+			t.Errorf("RunDir(%s) = %s, want %s", tt.path, got, tt.want)
+		}
+	}
+}
+
+// FuzzExtract feeds every kind arbitrary text: extraction never panics and returns code
+// no larger than a bounded multiple of its input.
+func FuzzExtract(f *testing.F) {
+	f.Add("Makefile", "all:\n\t$(shell $(shell x))\n")
+	f.Add("package.json", `{"scripts":{"a":"b"}}`)
+	f.Add(".github/workflows/x.yml", "jobs: {a: {steps: [{run: '${{ secrets.X }}'}]}}")
+	f.Add("~/.vimrc", "!x\nsystem([[y]])")
+	f.Add("pyproject.toml", "[tool.poe.tasks]\na = 'b'")
+	f.Add("justfile", "a:\n    {{x}}\n`y`")
+	f.Fuzz(func(t *testing.T, name, text string) {
+		p := path.Join(home, "project", name)
+		if rest, ok := strings.CutPrefix(name, "~/"); ok {
+			p = path.Join(home, rest)
+		}
+		fl, ok := Lookup(p, home)
+		if !ok {
+			return
+		}
+		total := 0
+		for _, c := range fl.Extract(text) {
+			total += len(c.Text)
+		}
+		if total > 64*len(text)+1024 {
+			t.Errorf("%d bytes of code from %d bytes of text", total, len(text))
+		}
+	})
+}

@@ -1,0 +1,101 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/glob"
+)
+
+// accessGlob compiles the pattern of a glob access, or returns nil for a plain path or a
+// pattern the glob package does not take (then the access is judged as the whole
+// directory its pattern starts from, which is never less than what it can name).
+func accessGlob(a call.Access) *glob.Path {
+	if !a.Glob {
+		return nil
+	}
+	g, err := glob.CompilePath(a.Path, glob.Options{FoldCase: caseInsensitiveFS})
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+// touchesGlob reports whether a glob access (rm *.pyc, find . -name '*.orig' -delete) may
+// reach a path of the term, judging the glob by what its pattern can match rather than by
+// the directory it starts from (prefix). The term is reached when:
+//   - it names that directory itself, or the glob starts from the root: rm -rf ~/*
+//     empties ~, however its names are spelt;
+//   - one of its patterns and the glob can name the same path (glob.Path.Overlaps);
+//   - for a pattern of a file in any directory (/**/moat.yaml), the glob names it
+//     through names it spells (rm */moat.yaml), or can name it in a workspace root,
+//     where such files are known to be (rm *.yaml), but not merely because some other
+//     directory might hold one (rm -rf build/*).
+func (t *pathTerm) touchesGlob(a call.Access, prefix string, g *glob.Path, ws []string) bool {
+	tree := glob.Overlap{Tree: a.Recursive, Hidden: a.Hidden}
+	spelled, shallow := tree, tree
+	spelled.Spelled, shallow.Shallow = true, true
+	for _, inc := range t.include {
+		hit := prefix == "/" || inc.Match(prefix)
+		switch {
+		case hit:
+		case inc.Anywhere():
+			hit = inc.Overlaps(g, spelled)
+			for _, root := range ws {
+				if hit {
+					break
+				}
+				hit = inc.Anchor(root).Overlaps(g, shallow)
+			}
+			if len(ws) == 0 {
+				// No workspace known: any directory may be where the file is.
+				hit = hit || inc.Overlaps(g, tree)
+			}
+		default:
+			hit = inc.Overlaps(g, tree)
+		}
+		if !hit {
+			continue
+		}
+		for _, x := range t.exclude {
+			if coverOne(x, prefix, true) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// entriesOf returns the literal directory a glob access names entries strictly inside of,
+// when it does (see coverTarget): its first segment with wildcards is where the literal
+// part ends, and the first one after any "**" there starts neither with a dot nor with a
+// class, so that it names no hidden entry such as .git (`build/*`, and the paths find
+// picks by name, `/ws/**/*.pyc`). A glob of "**" alone may name the directory itself.
+func entriesOf(a call.Access) (string, bool) {
+	if !a.Glob || len(a.Path) < 2 || a.Path[0] != '/' {
+		return "", false
+	}
+	segs := strings.Split(a.Path[1:], "/")
+	k := 0
+	for k < len(segs) && !glob.HasMeta(segs[k]) {
+		k++
+	}
+	if k == len(segs) {
+		return "", false
+	}
+	dir := "/" + strings.Join(segs[:k], "/")
+	if strings.ContainsRune(dir, '\\') {
+		return "", false // escapes: leave the judging to the glob's literal prefix
+	}
+	for _, s := range segs[k:] {
+		if s == "**" {
+			continue
+		}
+		if s == "" || s[0] == '.' || s[0] == '[' {
+			return "", false
+		}
+		return dir, true
+	}
+	return "", false
+}

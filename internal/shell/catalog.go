@@ -1,0 +1,578 @@
+package shell
+
+import (
+	_ "embed"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/agent"
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/shell/oneliner"
+)
+
+// This file decides whether moat understands a program at all. A program that none of the
+// tables knows is not harmless: it may delete, send or run anything, and an agent steered
+// by injected text picks exactly the name moat has no entry for. Such a command is opaque
+// (analysis.opaque, asked by the recommended policy). What moat knows about a program is
+// the union of its tables (wrappers, file effects, option tables, effect rules, streams,
+// interpreters, databases, credential stores, system and infrastructure CLIs…) and the
+// catalog of everyday programs in catalog.txt, whose entries say which kind of program
+// each is.
+
+//go:embed catalog.txt
+var catalogText string
+
+// programKind is what the catalog knows about a program it lists.
+type programKind uint8
+
+const (
+	// kindBuiltin is a shell builtin or keyword: its effects are the shell's own, which
+	// the analyser models.
+	kindBuiltin programKind = iota + 1
+	// kindTool is an ordinary program whose effects are the ones its operands and options
+	// name (reading, printing, computing, querying): it runs no code it is handed.
+	kindTool
+	// kindProject runs the project's own code or configuration (make, go test, npm run,
+	// pytest): code the agent can read and change anyway, and which is judged when it is
+	// written (planted code). Code files named outside the project are opaque.
+	kindProject
+	// kindRunner has subcommands that run the command given after them (poetry run CMD,
+	// bundle exec CMD): that command is analysed as if run directly.
+	kindRunner
+)
+
+var kindNames = map[string]programKind{
+	"builtin": kindBuiltin, "tool": kindTool, "project": kindProject, "runner": kindRunner,
+}
+
+// catalogEntry is one program of catalog.txt.
+type catalogEntry struct {
+	kind programKind
+	// codeOptions are the options of a project program whose value names a file or
+	// directory whose code it runs (make -f FILE, make -C DIR).
+	codeOptions []string
+	// inline are the options of a project program whose value is code in the program's
+	// own language, which moat does not read (make --eval, cargo --config): opaque.
+	inline []string
+	// runs are the subcommands that run code: a runner's, which run the command after
+	// them, and a project program's, which run a file or a module named by a reference
+	// (go run pkg@version).
+	runs []string
+	// values are a runner's options that take a value (conda run -n ENV), and operands
+	// the words its subcommand takes before the command (aws-vault exec PROFILE).
+	values   []string
+	operands int
+	// shell are a runner's options whose value is a command line it runs (doppler run
+	// --command 'CMD').
+	shell []string
+	// exec are a tool's options after which the remaining words are a command it runs on
+	// each path it finds, with {}-placeholders for the path (fd -x CMD).
+	exec []string
+	// changes are, for a tool that both reports on and changes the machine (ip, mount,
+	// timedatectl), the operands (patterns such as set-*, or * for any) and options
+	// (-a, --add-*) that make it change something; such a use is opaque, as moat does not
+	// model what it changes.
+	changes []string
+}
+
+// catalog parses catalog.txt on first use.
+var catalog = sync.OnceValue(func() map[string]catalogEntry {
+	c, err := parseCatalog(catalogText)
+	if err != nil {
+		// The file is embedded and checked by TestCatalogParses; a broken build is the
+		// only way here, and an empty catalog only makes more commands opaque.
+		return map[string]catalogEntry{}
+	}
+	return c
+})
+
+// parseCatalog reads the catalog's text: "[kind]" lines start a section, other lines list
+// programs, either several names, or one name followed by key=value attributes
+// (options=-f,--file runs=run,exec).
+func parseCatalog(text string) (map[string]catalogEntry, error) {
+	c := map[string]catalogEntry{}
+	var kind programKind
+	for n, line := range strings.Split(text, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if s, ok := strings.CutPrefix(fields[0], "["); ok {
+			k, known := kindNames[strings.TrimSuffix(s, "]")]
+			if !known || len(fields) > 1 || !strings.HasSuffix(s, "]") {
+				return nil, fmt.Errorf("catalog.txt:%d: unknown section %q", n+1, line)
+			}
+			kind = k
+			continue
+		}
+		if kind == 0 {
+			return nil, fmt.Errorf("catalog.txt:%d: program before any [section]", n+1)
+		}
+		e := catalogEntry{kind: kind}
+		names := fields
+		if len(fields) > 1 && strings.Contains(fields[1], "=") {
+			names = fields[:1]
+			for _, attr := range fields[1:] {
+				key, val, ok := strings.Cut(attr, "=")
+				if !ok || val == "" {
+					return nil, fmt.Errorf("catalog.txt:%d: %q is not key=value", n+1, attr)
+				}
+				switch key {
+				case "options":
+					e.codeOptions = strings.Split(val, ",")
+				case "code":
+					e.inline = strings.Split(val, ",")
+				case "runs":
+					e.runs = strings.Split(val, ",")
+				case "values":
+					e.values = strings.Split(val, ",")
+				case "shell":
+					e.shell = strings.Split(val, ",")
+				case "changes":
+					e.changes = strings.Split(val, ",")
+				case "exec":
+					e.exec = strings.Split(val, ",")
+				case "operands":
+					n, err := strconv.Atoi(val)
+					if err != nil || n < 0 {
+						return nil, fmt.Errorf("catalog.txt:%d: operands=%s is not a count", n+1, val)
+					}
+					e.operands = n
+				default:
+					return nil, fmt.Errorf("catalog.txt:%d: unknown attribute %q", n+1, key)
+				}
+			}
+		}
+		if kind == kindRunner && len(e.runs) == 0 {
+			return nil, fmt.Errorf("catalog.txt:%d: runner %s names no subcommand (runs=…)", n+1, names[0])
+		}
+		for _, name := range names {
+			if strings.Contains(name, "=") {
+				return nil, fmt.Errorf("catalog.txt:%d: attributes go on a line of one program: %q", n+1, name)
+			}
+			if _, dup := c[name]; dup {
+				return nil, fmt.Errorf("catalog.txt:%d: %s is listed twice", n+1, name)
+			}
+			c[name] = e
+		}
+	}
+	return c, nil
+}
+
+// knownByTables is every program that one of the analyser's tables describes: each table
+// is knowledge of what the program does.
+var knownByTables = sync.OnceValue(func() map[string]bool {
+	known := map[string]bool{}
+	add := func(names ...string) {
+		for _, n := range names {
+			known[n] = true
+		}
+	}
+	for n := range wrappers() {
+		add(n)
+	}
+	for n := range programEffects() {
+		add(n)
+	}
+	for n := range effectRules() {
+		add(n)
+	}
+	for n := range valueOptions() {
+		add(n)
+	}
+	for n := range shells() {
+		add(n)
+	}
+	for n := range decoders() {
+		add(n)
+	}
+	for n := range downloaders() {
+		add(n)
+	}
+	for n := range dbClients() {
+		add(n)
+	}
+	for n := range executors() {
+		add(n)
+	}
+	for n := range credentialRules() {
+		add(n)
+	}
+	for n := range systemRules() {
+		add(n)
+	}
+	for n := range uploaders() {
+		add(n)
+	}
+	for n := range fileServers() {
+		add(n)
+	}
+	for n := range secretSinks() {
+		add(n)
+	}
+	for n := range evaluators {
+		add(n)
+	}
+	for n := range dirChangers {
+		add(n)
+	}
+	for n := range varSetters() {
+		add(n)
+	}
+	return known
+})
+
+// knownProgram reports whether moat knows what the program of this canonical name does:
+// a table describes it, the catalog lists it, or it is an interpreter whose code is
+// inspected.
+func knownProgram(name string) bool {
+	if knownByTables()[name] {
+		return true
+	}
+	if _, ok := agent.ForProgram(name); ok {
+		// An agent CLI launched with its own hooks; agents.go judges how it is launched.
+		return true
+	}
+	if _, ok := catalog()[name]; ok {
+		return true
+	}
+	_, ok := oneliner.Lookup(name)
+	return ok
+}
+
+// unknownProgramNote is in the evidence of every unknown program.
+const unknownProgramNote = "a program moat does not know"
+
+// unknownProgram makes a command whose program moat does not know opaque: a program given
+// by name that no table or catalog entry describes, or by a path outside the project and
+// the system's directories whose name moat does not know either. A function the line
+// defines, and an alias, are code the analyser reads; the project's own programs
+// (./build.sh, node_modules/.bin/x) are code the agent can read and change anyway, judged
+// when they are written.
+func (a *analyzer) unknownProgram(cmd *call.Command, name string, cwd dir) {
+	if name == "" || a.sh.functions[cmd.Name] || knownProgram(name) || setupGenerator(name, cmd.Operands) {
+		return
+	}
+	if _, alias := a.sh.aliases[cmd.Name]; alias {
+		return
+	}
+	if cmd.Path != "" && !systemPath(cmd.Path) {
+		if a.inProject(cmd.Path, cwd) && !strings.HasPrefix(cmd.Path, "~") {
+			return
+		}
+		opaqueCmd(cmd, "runs "+cmd.Path+", "+unknownProgramNote+", outside the project and the system")
+		return
+	}
+	opaqueCmd(cmd, "runs "+cmd.Name+", "+unknownProgramNote+": it may do anything")
+}
+
+// catalogEffects applies what the catalog knows about a program it lists: a runner's
+// subcommand runs the command after it; a project program's code named outside the project
+// is opaque.
+func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, cwd dir) {
+	e, ok := catalog()[a.meta[at].prog]
+	if !ok {
+		return
+	}
+	switch e.kind {
+	case kindRunner:
+		a.runnerCommand(at, e, rest, cwd)
+	case kindProject:
+		a.projectCode(at, e, ops, opts, cwd)
+	case kindTool:
+		if w := changeWord(e.changes, ops, opts); w != "" {
+			a.opaque(at, a.meta[at].prog+" "+w+" changes the machine in a way moat does not model")
+		}
+		if len(e.exec) > 0 {
+			a.execOnFound(at, e, rest, cwd)
+		}
+	}
+}
+
+// execOnFound analyses the command a finder runs on what it finds (fd -x CMD ARGS): its
+// words, with each {}-placeholder standing for every path below the search root (the
+// finder's second operand, or the working directory) with the extensions it is limited to
+// (-e go).
+func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
+	var operands []arg
+	var exts []string
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if !containsString(e.exec, x.lit) {
+			switch {
+			case x.lit == "-e" || x.lit == "--extension":
+				if i+1 < len(rest) {
+					i++
+					exts = append(exts, rest[i].lit)
+				}
+			case strings.HasPrefix(x.lit, "--extension="):
+				exts = append(exts, strings.TrimPrefix(x.lit, "--extension="))
+			case strings.HasPrefix(x.lit, "-e") && len(x.lit) > 2:
+				exts = append(exts, x.lit[2:])
+			case !strings.HasPrefix(x.lit, "-") || x.dynamic:
+				operands = append(operands, x)
+			}
+			continue
+		}
+		root := arg{lit: "."}
+		if len(operands) >= 2 {
+			root = operands[1]
+		}
+		if root.dynamic {
+			a.opaque(at, a.meta[at].prog+" runs a command on paths below a directory known only at run time")
+			return
+		}
+		found := shellQuote(strings.TrimRight(root.lit, "/")) + "/**/*"
+		switch {
+		case len(exts) == 1 && plainName(exts[0]):
+			found += "." + exts[0]
+		case len(exts) > 1:
+			names := make([]string, 0, len(exts))
+			for _, x := range exts {
+				if plainName(x) {
+					names = append(names, x)
+				}
+			}
+			if len(names) == len(exts) {
+				found += ".{" + strings.Join(names, ",") + "}"
+			}
+		}
+		var line strings.Builder
+		placed := false
+		for k, w := range rest[i+1:] {
+			if w.lit == ";" {
+				break
+			}
+			if k > 0 {
+				line.WriteByte(' ')
+			}
+			if strings.HasPrefix(w.lit, "{") && strings.HasSuffix(w.lit, "}") {
+				line.WriteString(found)
+				placed = true
+				continue
+			}
+			line.WriteString(shellQuote(w.lit))
+		}
+		if line.Len() == 0 {
+			return
+		}
+		if !placed {
+			// Without a placeholder the path is the last argument.
+			line.WriteString(" " + found)
+		}
+		a.nested(at, line.String(), cwd, false)
+		return
+	}
+}
+
+// changeWord returns the first operand or option of a command that matches one of the
+// patterns: operands match the plain ones (path.Match, on the lower-cased word; * is any
+// operand), options those that start with "-".
+func changeWord(patterns []string, ops []arg, opts []option) string {
+	if len(patterns) == 0 {
+		return ""
+	}
+	for _, o := range ops {
+		for _, p := range patterns {
+			if strings.HasPrefix(p, "-") {
+				continue
+			}
+			if o.dynamic || p == "*" {
+				return o.lit
+			}
+			if ok, _ := path.Match(p, strings.ToLower(o.lit)); ok {
+				return o.lit
+			}
+		}
+	}
+	for _, o := range opts {
+		spelt := optionSpelling(o.name)
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, spelt); ok && strings.HasPrefix(p, "-") {
+				return spelt
+			}
+		}
+	}
+	return ""
+}
+
+// runnerCommand analyses the command a runner's subcommand runs: the words after the
+// subcommand, its options (with the values of those listed as taking one) and its leading
+// operands. An option's value not listed may be taken for the program, which then is
+// unknown and opaque: never an allow by mistake.
+func (a *analyzer) runnerCommand(at int, e catalogEntry, rest []arg, cwd dir) {
+	for i := 0; i < len(rest); i++ {
+		x := rest[i]
+		if x.dynamic {
+			return
+		}
+		if strings.HasPrefix(x.lit, "-") {
+			continue
+		}
+		if !containsString(e.runs, x.lit) {
+			return // another subcommand: poetry add, bundle install
+		}
+		operands := e.operands
+		for j := i + 1; j < len(rest); j++ {
+			y := rest[j]
+			switch {
+			case y.dynamic:
+			case y.lit == "--":
+				if j+1 < len(rest) {
+					a.command(rest[j+1:], nil, nil)
+				}
+				return
+			case strings.HasPrefix(y.lit, "-") && len(y.lit) > 1:
+				name, val, attached := strings.Cut(y.lit, "=")
+				if containsString(e.shell, name) {
+					code := arg{lit: val, dynamic: y.dynamic, word: y.word}
+					if !attached && j+1 < len(rest) {
+						code = rest[j+1]
+					}
+					a.nestedWord(at, code, cwd)
+					return
+				}
+				if !attached && containsString(e.values, name) {
+					j++ // the option's value
+				}
+				continue
+			case operands > 0:
+				operands--
+				continue
+			}
+			a.command(rest[j:], nil, nil)
+			return
+		}
+		return
+	}
+}
+
+// codeExtensions are the file extensions of code that project programs run when given a
+// file: a test file, a Go file, a script.
+var codeExtensions = []string{
+	".py", ".go", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".rb", ".sh", ".bash",
+	".mk", ".rs", ".java", ".kt", ".kts", ".scala", ".php", ".pl", ".lua", ".ex", ".exs", ".swift",
+	".groovy", ".gradle", ".cs", ".fsx", ".r", ".jl", ".dart", ".zig", ".nim", ".cr", ".hs",
+	// What open and xdg-open run rather than show.
+	".command", ".tool", ".app", ".desktop", ".jar", ".applescript", ".scpt", ".workflow",
+}
+
+// projectCode makes opaque a project program run on code from outside the project: a code
+// file among its operands, the file or directory of one of its code options, or, under a
+// subcommand that runs code, a remote reference (go run example.com/x@latest).
+func (a *analyzer) projectCode(at int, e catalogEntry, ops []arg, opts []option, cwd dir) {
+	prog := a.meta[at].prog
+	if root := a.projectRoot(); root != "" && a.sh.remote == 0 {
+		switch {
+		case !cwd.known && a.cdToUnknown():
+			// cd "$(mktemp -d)" && git clone … && make: a tree moat cannot name.
+			a.opaque(at, prog+" runs the code of a directory known only at run time")
+			return
+		case cwd.known:
+			// In a container, the directory is the host's it is mounted from; one of the
+			// image's own is the image's code, which runs confined to its mounts.
+			host, ok, _ := a.resolve(cwd.path, cwd)
+			if ok && !under(host, root) && !systemPath(host) {
+				// cd /tmp/x && make: the Makefile, the tests, the scripts are another tree's.
+				a.opaque(at, prog+" runs the code of "+host+", outside the project")
+				return
+			}
+		}
+	}
+	outside := func(p string) bool {
+		return a.foreignCode(p, cwd)
+	}
+	for _, o := range opts {
+		if containsString(e.inline, optionSpelling(o.name)) {
+			a.opaque(at, prog+" "+optionSpelling(o.name)+" holds code in "+prog+"'s own language, which moat does not read")
+			return
+		}
+	}
+	for _, o := range opts {
+		if !o.hasValue || !containsString(e.codeOptions, optionSpelling(o.name)) {
+			continue
+		}
+		if o.val.dynamic {
+			a.opaque(at, "the code "+prog+" runs is in a file named at run time: "+shorten(o.val.lit))
+			return
+		}
+		if outside(o.val.lit) {
+			a.opaque(at, prog+" runs code from "+o.val.lit+", outside the project")
+			return
+		}
+	}
+	running := len(e.runs) > 0 && len(ops) > 0 && containsString(e.runs, ops[0].lit)
+	for _, o := range ops {
+		if o.dynamic {
+			continue
+		}
+		if running && remoteReference(o.lit) {
+			a.opaque(at, prog+" runs code fetched from "+o.lit)
+			return
+		}
+		if running && localPath(o.lit) && outside(o.lit) {
+			a.opaque(at, prog+" runs the code of "+o.lit+", outside the project")
+			return
+		}
+		ext := strings.ToLower(path.Ext(o.lit))
+		if ext != "" && containsString(codeExtensions, ext) && outside(o.lit) {
+			a.opaque(at, prog+" runs "+o.lit+", outside the project")
+			return
+		}
+	}
+}
+
+// projectRoot is the project's root: the Env's, or its working directory; "" when
+// neither is an absolute path other than /.
+func (a *analyzer) projectRoot() string {
+	root := a.sh.env.Project
+	if root == "" {
+		root = a.sh.env.Cwd
+	}
+	if !path.IsAbs(root) || path.Clean(root) == "/" {
+		return ""
+	}
+	return path.Clean(root)
+}
+
+// foreignCode reports whether the file or directory p, named in cwd, holds code that is
+// neither the project's nor the system's. With no project root known it falls back to
+// the working directory's view (trustedDir).
+func (a *analyzer) foreignCode(p string, cwd dir) bool {
+	root := a.projectRoot()
+	abs, ok, _ := a.resolve(p, cwd)
+	if root == "" || !ok {
+		return !a.trustedDir(p, cwd)
+	}
+	return !systemPath(abs) && !under(abs, root)
+}
+
+// optionSpelling is how the catalog writes an option: -f or --file.
+func optionSpelling(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// localPath reports whether an operand is written as a path (pip install /tmp/pkg,
+// ./vendor/x), not as a name to look up.
+func localPath(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."
+}
+
+// remoteReference reports whether an operand names code to fetch: a URL, or a module path
+// whose first element is a host, with or without a version (example.com/x/cmd@v1).
+func remoteReference(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	first, _, hasPath := strings.Cut(s, "/")
+	return hasPath && strings.Contains(first, ".") && !strings.HasPrefix(first, ".") && strings.Contains(s, "@")
+}

@@ -1,0 +1,95 @@
+package shell
+
+import (
+	"strings"
+	"sync"
+)
+
+// findSelectors are the tests of a find expression that only narrow what it picks, by
+// what they take as their value (-type d) or nothing (-empty), without acting or naming:
+// with one -name among them, find picks exactly the paths of that name.
+var findSelectors = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"-type": 1, "-xtype": 1, "-maxdepth": 1, "-mindepth": 1, "-mtime": 1, "-mmin": 1,
+		"-atime": 1, "-amin": 1, "-ctime": 1, "-cmin": 1, "-newer": 1, "-size": 1, "-user": 1,
+		"-group": 1, "-perm": 1, "-links": 1, "-uid": 1, "-gid": 1, "-empty": 0, "-depth": 0,
+		"-mount": 0, "-xdev": 0, "-print": 0, "-print0": 0, "-delete": 0, "-a": 0, "-and": 0,
+		"-nouser": 0, "-nogroup": 0, "-readable": 0, "-writable": 0, "-noleaf": 0,
+	}
+})
+
+// findActions take a command up to ";" or "+", which selects nothing.
+func findAction(w string) bool {
+	return w == "-exec" || w == "-execdir" || w == "-ok" || w == "-okdir"
+}
+
+// findName returns the base-name pattern a find expression picks its paths by (find .
+// -name '*.pyc' -delete), as a path-glob segment: the expression must be a plain
+// conjunction of exactly one -name and selectors. Anything else (-o, !, parentheses,
+// -iname, -path, -regex, tests moat does not list) gives "", false: the expression may
+// pick any path below the roots.
+func findName(expr []string) (string, bool) {
+	name, named := "", false
+	for i := 0; i < len(expr); i++ {
+		w := expr[i]
+		switch {
+		case w == "-name":
+			if named || i+1 >= len(expr) {
+				return "", false
+			}
+			n := expr[i+1]
+			if n == "" || strings.ContainsAny(n, "/\x00") || strings.Contains(n, "**") {
+				return "", false
+			}
+			name, named = n, true
+			i++
+		case findAction(w):
+			for i++; i < len(expr) && expr[i] != ";" && expr[i] != "+"; i++ {
+			}
+		default:
+			n, ok := findSelectors()[w]
+			if !ok {
+				return "", false
+			}
+			i += n
+		}
+	}
+	if !named {
+		return "", false
+	}
+	// find's -name is fnmatch: braces are ordinary characters there, not alternatives.
+	var b strings.Builder
+	for _, r := range name {
+		if r == '{' || r == '}' || r == ',' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), true
+}
+
+// findExpr returns where the expression of a find command's words starts, after its
+// roots (and its leading -H/-L/-P options).
+func findExpr(args []string) int {
+	i := 0
+	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P") {
+		i++
+	}
+	for i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!" {
+		i++
+	}
+	return i
+}
+
+// literals returns the words' values, a dynamic word as a value no find test has.
+func literals(words []arg) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w.dynamic {
+			out[i] = "\x00"
+			continue
+		}
+		out[i] = w.lit
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/scan/lookalike"
+)
+
+// installer is one way a program installs packages by name: after the leading operands
+// sub (each a set of alternatives separated by |), every operand names a package of the
+// ecosystem kind; with first, only the first one does (npx NAME ARGS…).
+type installer struct {
+	sub   []string
+	kind  lookalike.Kind
+	first bool
+}
+
+// installers maps a canonical program name to the ways it installs packages by name. A
+// name that imitates a popular package of its ecosystem (lookalike.Imitates) is a finding:
+// typosquatting is how malicious packages reach developers.
+var installers = sync.OnceValue(func() map[string][]installer {
+	py, js := lookalike.PyPI, lookalike.NPM
+	return map[string][]installer{
+		"pip":    {{sub: []string{"install|download|wheel"}, kind: py}},
+		"pipx":   {{sub: []string{"install|inject|run"}, kind: py}},
+		"uv":     {{sub: []string{"add"}, kind: py}, {sub: []string{"pip", "install"}, kind: py}, {sub: []string{"tool", "install|run"}, kind: py}},
+		"uvx":    {{kind: py, first: true}},
+		"poetry": {{sub: []string{"add"}, kind: py}},
+		"pdm":    {{sub: []string{"add"}, kind: py}},
+		"rye":    {{sub: []string{"add"}, kind: py}},
+		"pipenv": {{sub: []string{"install"}, kind: py}},
+		"npm":    {{sub: []string{"install|i|add|in|isntall|ins|inst|insta|instal|isnt|isnta|isntal"}, kind: js}, {sub: []string{"exec|x"}, kind: js, first: true}},
+		"pnpm":   {{sub: []string{"add|install|i"}, kind: js}, {sub: []string{"dlx"}, kind: js, first: true}},
+		"yarn":   {{sub: []string{"add"}, kind: js}, {sub: []string{"global", "add"}, kind: js}, {sub: []string{"dlx"}, kind: js, first: true}},
+		"bun":    {{sub: []string{"add|install|i|a"}, kind: js}, {sub: []string{"x"}, kind: js, first: true}},
+		"npx":    {{kind: js, first: true}},
+		"bunx":   {{kind: js, first: true}},
+		"pnpx":   {{kind: js, first: true}},
+		"cargo":  {{sub: []string{"add|install"}, kind: lookalike.Crates}},
+		"gem":    {{sub: []string{"install|i"}, kind: lookalike.RubyGems}},
+		"bundle": {{sub: []string{"add"}, kind: lookalike.RubyGems}},
+		"go":     {{sub: []string{"get|install"}, kind: lookalike.Go}},
+	}
+})
+
+// lookalikeEffects reports the package names a command installs, and the owners and
+// hosts of the repositories it clones, that imitate popular ones.
+func (a *analyzer) lookalikeEffects(cmd *call.Command, v *view) {
+	if v.name == "git" || v.name == "gh" {
+		a.cloneLookalikes(cmd, v)
+		return
+	}
+	name, ops, raw := v.name, v.ops, v.raw
+	if name == "python" {
+		// python -m pip install NAME is pip.
+		if m := v.values("m"); len(m) == 1 && m[0].lit == "pip" {
+			name = "pip"
+		} else if len(ops) > 0 && ops[0] == "pip" && v.flag("m") {
+			name, ops, raw = "pip", ops[1:], raw[1:]
+		}
+	}
+	for _, in := range installers()[name] {
+		if len(ops) < len(in.sub) || !subMatches(in.sub, ops) {
+			continue
+		}
+		for i := len(in.sub); i < len(raw); i++ {
+			o := raw[i]
+			if o.dynamic || o.glob {
+				continue
+			}
+			if name, ok := packageName(in.kind, o.lit); ok {
+				a.reportLookalike(cmd, in.kind, name, v.name+" "+o.lit)
+			}
+			if in.first {
+				break
+			}
+		}
+	}
+}
+
+func subMatches(sub, ops []string) bool {
+	for i, alts := range sub {
+		if !containsAlt(alts, ops[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsAlt(alts, s string) bool {
+	for _, a := range strings.Split(alts, "|") {
+		if a == s {
+			return true
+		}
+	}
+	return false
+}
+
+// packageName returns the registry name an installer's operand asks for, or false for
+// what is no registry name: options, paths, URLs and other sources (git+…, github:…,
+// file:…), archives and requirement files, scoped npm names (@org/x, whose owner is
+// the scope's), and local Go packages.
+func packageName(k lookalike.Kind, s string) (string, bool) {
+	if s == "" || s[0] == '-' || s[0] == '.' || s[0] == '/' || s[0] == '~' || strings.Contains(s, "://") {
+		return "", false
+	}
+	for _, ext := range []string{".txt", ".in", ".whl", ".tar.gz", ".tgz", ".zip", ".gem", ".crate", ".toml", ".cfg", ".lock", ".json"} {
+		if strings.HasSuffix(strings.ToLower(s), ext) {
+			return "", false
+		}
+	}
+	switch k {
+	case lookalike.Go:
+		name, _, _ := strings.Cut(s, "@")
+		first, _, _ := strings.Cut(name, "/")
+		if !strings.Contains(first, ".") || strings.Contains(name, "...") {
+			return "", false // std or a local pattern: no module of someone's
+		}
+		return name, true
+	case lookalike.NPM:
+		if s[0] == '@' || strings.ContainsAny(s, "/:") {
+			return "", false
+		}
+		name, _, _ := strings.Cut(s, "@")
+		return name, name != ""
+	case lookalike.PyPI:
+		if strings.ContainsAny(s, "/:") {
+			return "", false
+		}
+		name := s
+		if i := strings.IndexAny(name, "[=<>!~;@ ,"); i >= 0 {
+			name = name[:i]
+		}
+		return strings.TrimSpace(name), name != ""
+	default:
+		if strings.ContainsAny(s, "/:") {
+			return "", false
+		}
+		name, _, _ := strings.Cut(s, "@")
+		return name, name != ""
+	}
+}
+
+// cloneLookalikes: git clone URL, git submodule add URL, git remote add NAME URL and gh
+// repo clone OWNER/REPO name a repository by its host and owner.
+func (a *analyzer) cloneLookalikes(cmd *call.Command, v *view) {
+	var target string
+	switch {
+	case v.name == "git" && len(v.ops) >= 2 && v.ops[0] == "clone":
+		target = v.raw[1].lit
+	case v.name == "git" && len(v.ops) >= 3 && v.ops[0] == "submodule" && v.ops[1] == "add":
+		target = v.raw[2].lit
+	case v.name == "git" && len(v.ops) >= 4 && v.ops[0] == "remote" && v.ops[1] == "add":
+		target = v.raw[3].lit
+	case v.name == "gh" && len(v.ops) >= 3 && v.ops[0] == "repo" && (v.ops[1] == "clone" || v.ops[1] == "fork"):
+		target = "github.com/" + v.raw[2].lit
+	default:
+		return
+	}
+	host, owner := repoOwner(target)
+	if host != "" {
+		a.reportLookalike(cmd, lookalike.Host, host, "host "+host)
+	}
+	if owner != "" {
+		a.reportLookalike(cmd, lookalike.Owner, owner, "owner "+owner+" of "+target)
+	}
+}
+
+// repoOwner returns the host and the owner (first path segment) of a repository address:
+// https://host/owner/repo, ssh://git@host/owner/repo, git@host:owner/repo, host/owner/repo.
+func repoOwner(s string) (host, owner string) {
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	} else if at, rest, ok := strings.Cut(s, "@"); ok && !strings.Contains(at, "/") {
+		s = strings.Replace(rest, ":", "/", 1) // git@host:owner/repo
+	}
+	if _, rest, ok := strings.Cut(s, "@"); ok && !strings.Contains(s[:strings.Index(s, "@")], "/") {
+		s = rest // user@host/…
+	}
+	host, path, ok := strings.Cut(s, "/")
+	if !ok || !strings.Contains(host, ".") {
+		return "", ""
+	}
+	host, _, _ = strings.Cut(host, ":") // a port
+	owner, _, _ = strings.Cut(path, "/")
+	return host, owner
+}
+
+func (a *analyzer) reportLookalike(cmd *call.Command, k lookalike.Kind, name, what string) {
+	m, ok := lookalike.Imitates(k, name)
+	if !ok {
+		return
+	}
+	how := fmt.Sprintf("%d letter(s) from", m.Distance)
+	if m.Confusable {
+		how = "look-alike letters of"
+	}
+	cmd.Findings = appendFinding(cmd.Findings, findLookalike, fmt.Sprintf("%s: %s %s %s", shorten(what), how, k, m.Popular))
+}
+
+// runnerKind tells the wrappers whose program is a package they fetch by that name
+// first (npx NAME): the program's name is a package name.
+func runnerKind(name string) (lookalike.Kind, bool) {
+	switch name {
+	case "npx", "bunx", "pnpx":
+		return lookalike.NPM, true
+	}
+	return 0, false
+}
+
+// runnerLookalikes reports the program of a package runner (words are the wrappers and the
+// program) when its name imitates a popular package.
+func (a *analyzer) runnerLookalikes(cmd *call.Command, words []arg) {
+	for j := 0; j+1 < len(words); j++ {
+		w := words[j]
+		if w.dynamic || w.glob {
+			continue
+		}
+		k, ok := runnerKind(baseName(w.lit))
+		if !ok {
+			continue
+		}
+		p := words[len(words)-1]
+		if p.dynamic || p.glob {
+			return
+		}
+		if name, ok := packageName(k, p.lit); ok {
+			a.reportLookalike(cmd, k, name, baseName(w.lit)+" "+p.lit)
+		}
+		return
+	}
+}

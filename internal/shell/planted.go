@@ -1,0 +1,255 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
+)
+
+// plantedText judges text the command at i writes into a file that tools run later
+// without asking (a Makefile, package.json, a git hook, a CI workflow, a startup file:
+// internal/planted): the code the file carries is analysed as if it ran, in the
+// directory it would run in, and the findings of its commands name the file. A write
+// whose text the line does not show is opaque: moat cannot tell what it plants.
+func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText, home string) {
+	run := kind.RunDir(file, home)
+	cwd := dir{path: run, known: run != ""}
+	if !t.known && !t.partial {
+		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
+		if !ok {
+			a.opaque(i, "writes "+file+", a "+kind.Kind+" whose commands tools run later, with text moat cannot read")
+			return
+		}
+		// An in-place edit: what it puts in is the code it may plant, whatever the rest.
+		for _, text := range inserted {
+			if codes := kind.Extract(text); len(codes) > 0 {
+				a.plantedCodes(i, file, kind, codes, cwd)
+			} else {
+				a.plantedCodes(i, file, kind, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd)
+			}
+		}
+		return
+	}
+	a.plantedCodes(i, file, kind, kind.Extract(t.text), cwd)
+}
+
+// maxPlantedPieces is how many pieces of code of one file are analysed one by one, each
+// with evidence naming where it is; the rest of a larger file (a Makefile of a thousand
+// recipe lines) is analysed in one pass, each piece in a subshell of its own as the tool
+// would run it, because every separate analysis has a fixed cost that a hook cannot pay a
+// thousand times.
+const maxPlantedPieces = 64
+
+// plantedCodes analyses the code found in a file the command at i writes.
+func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []planted.Code, cwd dir) {
+	var had map[planted.Code]bool
+	if before, ok := a.sh.env.Before[file]; ok {
+		had = make(map[planted.Code]bool)
+		for _, c := range kind.Extract(before) {
+			had[c] = true
+		}
+	}
+	var rest strings.Builder
+	pieces := 0
+	for _, code := range codes {
+		if had[code] {
+			continue // the file carried this code before
+		}
+		if code.Opaque != "" {
+			a.opaque(i, file+" "+code.Where+": "+code.Opaque)
+			continue
+		}
+		if pieces++; pieces > maxPlantedPieces && code.Lang == planted.Shell {
+			rest.WriteString("(\n" + code.Text + "\n)\n")
+			continue
+		}
+		a.plantedPiece(i, file+" "+code.Where+": ", kind, code, cwd)
+	}
+	if rest.Len() > 0 {
+		a.plantedPiece(i, file+": ", kind, planted.Code{Lang: planted.Shell, Text: rest.String()}, cwd)
+	}
+}
+
+// plantedPiece analyses one piece of planted code, prefixing the evidence of the findings
+// of the commands it runs.
+func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code planted.Code, cwd dir) {
+	first := len(a.cmds)
+	if len(kind.Functions) > 0 {
+		// The tool's own functions (direnv's layout, use, dotenv…) are known while its
+		// file's code is analysed, and only then.
+		saved := a.sh.functions
+		a.sh.functions = make(map[string]bool, len(saved)+len(kind.Functions))
+		for n := range saved {
+			a.sh.functions[n] = true
+		}
+		for _, n := range kind.Functions {
+			a.sh.functions[n] = true
+		}
+		defer func() { a.sh.functions = saved }()
+	}
+	if code.Lang == planted.Interp {
+		a.inspect(i, code.Interp, code.Text, cwd)
+	} else {
+		a.nested(i, code.Text, cwd, false)
+	}
+	for k := first; k < len(a.cmds); k++ {
+		fs := a.cmds[k].Findings
+		for j := range fs {
+			fs[j].Evidence = prefix + fs[j].Evidence
+		}
+		if kind.PublicLog && (hasFinding(fs, findSecretShown) || hasFinding(fs, findEnvDump)) {
+			a.cmds[k].Findings = appendFinding(fs, findExfiltration, prefix+"prints secrets into the job's log, which everyone who can read the project's CI logs reads")
+		}
+	}
+}
+
+// plantedShadow appends the finding of a write that puts a program on PATH under the name
+// of a common program, which then runs in its place.
+func plantedShadow(dst []call.Finding, acc call.Access, home string) []call.Finding {
+	if acc.Kind != call.Write {
+		return dst
+	}
+	if prog, ok := planted.Shadow(acc.Path, home); ok && !hasFinding(dst, planted.FindShadow) {
+		dst = append(dst, call.NewFinding(planted.FindShadow, "writes "+acc.Path+", which runs in place of "+prog+" for every program that looks "+prog+" up on PATH"))
+	}
+	return dst
+}
+
+// packageScriptCode finds the scripts a package manager's command stores in package.json
+// (npm pkg set scripts.NAME=CODE, npm set-script NAME CODE): code that npm runs later,
+// a lifecycle script on the next install without being named.
+func packageScriptCode(a *analyzer, v *view) string {
+	ops := v.raw
+	if len(ops) < 2 || ops[0].dynamic {
+		return ""
+	}
+	add := func(name string, code arg) {
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: "scripts." + name + " in package.json", direct: true})
+	}
+	switch ops[0].lit {
+	case "pkg":
+		if ops[1].dynamic || ops[1].lit != "set" {
+			return ""
+		}
+		for _, o := range ops[2:] {
+			key, val, ok := strings.Cut(o.lit, "=")
+			name, isScript := strings.CutPrefix(key, "scripts.")
+			if !ok || !isScript {
+				if strings.HasPrefix(key, "scripts") && o.dynamic {
+					add(key, o)
+				}
+				continue
+			}
+			code := o
+			if !o.dynamic {
+				code = arg{lit: val}
+			}
+			add(name, code)
+		}
+	case "set-script":
+		if len(ops) >= 3 {
+			add(ops[1].lit, ops[2])
+		}
+	}
+	return ""
+}
+
+// inPlaceInserted returns the texts an in-place edit by sed -i or perl -pi puts into a
+// file: the replacements of its s commands and the text of sed's a, i and c. ok is false
+// when the script cannot be read (a script file, a command moat does not know).
+func inPlaceInserted(prog string, args []string) (texts []string, ok bool) {
+	var scripts []string
+	operand := false
+	for j := 0; j < len(args); j++ {
+		x := args[j]
+		switch {
+		case x == "-e" || x == "--expression":
+			if j+1 < len(args) {
+				scripts = append(scripts, args[j+1])
+				j++
+			}
+		case strings.HasPrefix(x, "--expression="):
+			scripts = append(scripts, x[len("--expression="):])
+		case x == "-f" || strings.HasPrefix(x, "--file"):
+			return nil, false
+		case strings.HasPrefix(x, "-") && prog == "perl" && strings.HasSuffix(x, "e") && j+1 < len(args):
+			scripts = append(scripts, args[j+1]) // -pie, -pe
+			j++
+		case !strings.HasPrefix(x, "-") && !operand && prog == "sed":
+			operand = true
+			if len(scripts) == 0 {
+				scripts = append(scripts, x)
+			}
+		}
+	}
+	if len(scripts) == 0 || prog != "sed" && prog != "perl" {
+		return nil, false
+	}
+	for _, sc := range scripts {
+		t, ok := editInserts(sc)
+		if !ok {
+			return nil, false
+		}
+		texts = append(texts, t...)
+	}
+	return texts, true
+}
+
+// editInserts reads a sed (or perl -p substitution) script: the replacement of each s
+// command and the text of a, i and c; ok is false for a command it does not know.
+func editInserts(sc string) (out []string, ok bool) {
+	for i := 0; i < len(sc); {
+		c := sc[i]
+		switch {
+		case c == ';' || c == '\n' || c == ' ' || c == '\t' || c == '{' || c == '}' || c == '!' || c == ',' || c == '$' || c >= '0' && c <= '9':
+			i++
+		case c == '/':
+			j := strings.IndexByte(sc[i+1:], '/') // an address /re/
+			if j < 0 {
+				return nil, false
+			}
+			i += j + 2
+		case c == 's' && i+1 < len(sc):
+			d := sc[i+1]
+			parts, n := delimited(sc[i+2:], d, 2)
+			if len(parts) < 2 {
+				return nil, false
+			}
+			repl := strings.NewReplacer(`\`+string(d), string(d), `\n`, "\n", "&", "", `\1`, "", `\2`, "", "$1", "", "$2", "").Replace(parts[1])
+			out = append(out, repl)
+			i += 2 + n
+			for i < len(sc) && strings.IndexByte("gipIM0123456789ewxsmr", sc[i]) >= 0 {
+				i++
+			}
+		case c == 'a' || c == 'i' || c == 'c':
+			text, _, _ := strings.Cut(sc[i+1:], "\n")
+			text = strings.TrimPrefix(strings.TrimLeft(text, " "), "\\")
+			out = append(out, strings.TrimLeft(strings.ReplaceAll(text, `\t`, "\t"), " \t\\"))
+			i = len(sc)
+		case strings.IndexByte("dpqQ=nNDPhHgGxlz", c) >= 0:
+			i++
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// delimited splits s into the n fields that end with the delimiter d (a backslash escapes
+// it), returning them and the bytes they took, delimiters included.
+func delimited(s string, d byte, n int) ([]string, int) {
+	var fields []string
+	start := 0
+	for i := 0; i < len(s) && len(fields) < n; i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == d {
+			fields = append(fields, s[start:i])
+			start = i + 1
+		}
+	}
+	return fields, start
+}
