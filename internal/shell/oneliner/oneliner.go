@@ -1,13 +1,17 @@
 // Package oneliner inspects interpreter one-liners (python -c, perl -e, ruby -e, node -e,
-// php -r, awk programs, lua -e, osascript -e) for what they would do: delete paths, run
-// shell commands, fork without end, connect a shell to a socket, dump the environment,
-// decode data and run it, read and write files, send data over the network.
+// php -r, awk programs, lua -e, osascript -e, pwsh -Command) for what they would do:
+// delete, write, rename or link paths, run shell commands, fork without end, connect a
+// shell to a socket, dump the environment, decode data and run it, send data over the
+// network.
 //
-// It is deliberately a pattern layer, not a parser of these languages: it recognises the
-// calls that do those things by name, and reads their arguments when they are string
-// literals (or lists of them). What it cannot see — a command built from variables, code
-// loaded from elsewhere, a renamed import — it reports as a command known only at run
-// time when a process is started, and otherwise does not guess at. Code that prints,
+// It is a pattern layer over folded code, not an interpreter of these languages. Constant
+// folding (fold.go) first replaces what names and values stand for — import aliases,
+// variables assigned once, concatenations, the home directory's spellings, path joins,
+// decoders of literals, getattr/send/call_user_func lookups of literal names — so that
+// the patterns (patterns.go) and the file operations (fileops.go) read literal calls.
+// What folding cannot see through — code, a module, a function or a path computed at run
+// time, a name reversed or decoded — is reported in Result.Opaque and never guessed at.
+// PowerShell, a shell, is read statement by statement (powershell.go). Code that prints,
 // computes or reads its own inputs gives an empty Result.
 package oneliner
 
