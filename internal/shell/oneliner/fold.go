@@ -135,6 +135,11 @@ func (f *folder) emitOne(i, hi int) int {
 		if n, ok := f.varReceiver(i, hi); ok {
 			return n
 		}
+		if f.lang == Perl && strings.HasPrefix(t.text, "$") && (f.prevIs(i, "&") || f.is(f.next(i+1, hi), hi, "->")) {
+			if v, ok := f.vars[t.text]; !ok || !v.known && !v.closure {
+				f.opaque("calls a function named by a variable: " + f.text(i, i+2))
+			}
+		}
 		if f.lang == PHP && strings.HasPrefix(t.text, "$") && f.is(f.next(i+1, hi), hi, "(") {
 			if v, ok := f.vars[t.text]; !ok || !v.known && !v.closure {
 				f.opaque("calls a function named by a variable: " + f.text(i, i+2))
@@ -155,8 +160,14 @@ func (f *folder) emitOne(i, hi int) int {
 		if n, ok := f.receiver(v.val, n, hi); ok {
 			return n
 		}
-		if f.lang == PHP && t.kind == tName && f.is(f.next(n, hi), hi, "(") {
-			// $f = 'system'; $f('…'): a variable function is the function it names.
+		if f.lang == PHP && f.is(f.next(n, hi), hi, "(") && isIdentifier(v.val) {
+			// $f = 'system'; $f('…') and ('sys'.'tem')('…'): a string called is the
+			// function it names.
+			f.out.WriteString(v.val)
+			return n
+		}
+		if f.lang == Perl && t.kind == tName && f.prevIs(i, "&") && isIdentifier(v.val) {
+			// &$f(…) with $f = 'system': a symbolic call of the function it names.
 			f.out.WriteString(v.val)
 			return n
 		}
@@ -547,6 +558,9 @@ func (f *folder) postfix(v foldVal, n, hi int) (foldVal, int, bool) {
 		}
 		n = j + 2
 		if k := f.next(n, hi); f.is(k, hi, "(") && f.match[k] > 0 && f.match[k] < hi {
+			if (method == "decode" || method == "encode") && !textCodec(f, k) {
+				return v, j, false // 'x'.decode('base64'), .encode('rot13'): another value
+			}
 			n = f.match[k] + 1
 		}
 	}
@@ -851,9 +865,10 @@ func (f *folder) subscript(i, hi int) (int, bool) {
 	for f.is(k, hi, "[") && f.match[k] > 0 && f.match[k] < hi {
 		v, n, ok := f.expr(f.next(k+1, hi), f.match[k])
 		if !ok || f.next(n, hi) != f.match[k] || v.decoded || !isIdentifier(v.val) {
-			keys = nil
 			end = f.match[k] + 1
-			if after := f.next(end, hi); f.is(after, hi, "(") {
+			if after := f.next(end, hi); f.is(after, hi, "(") || len(keys) == 0 && isModule(base) {
+				// Called, or taken from a module (local e = os[x]): a function chosen at
+				// run time.
 				f.opaque("a function looked up by a name computed at run time: " + f.text(i, end))
 				f.writeRaw(i, end)
 				return end, true
@@ -864,7 +879,7 @@ func (f *folder) subscript(i, hi int) (int, bool) {
 		end = f.match[k] + 1
 		k = f.next(end, hi)
 	}
-	if !f.is(k, hi, "(") && !f.is(k, hi, ".") || len(keys) == 0 {
+	if len(keys) == 0 {
 		return 0, false
 	}
 	name := strings.Join(keys, ".")
@@ -873,6 +888,17 @@ func (f *folder) subscript(i, hi int) (int, bool) {
 	}
 	f.out.WriteString(name)
 	return end, true
+}
+
+// isModule reports the names of modules and namespaces whose members run programs or
+// code: a member of one chosen at run time is opaque even before it is called.
+func isModule(s string) bool {
+	switch s {
+	case "os", "subprocess", "shutil", "builtins", "__builtins__", "sys.modules", "pty", "importlib",
+		"_G", "io", "process", "global", "globalThis", "child_process", "fs", "Kernel", "Object", "":
+		return true
+	}
+	return strings.HasPrefix(s, "require(")
 }
 
 // namespaceCalls return the namespace a name is looked up in: globals()['eval'] is eval.
@@ -1008,4 +1034,31 @@ func (f *folder) requireMember(i, hi int) (string, int, bool) {
 		return "", 0, false
 	}
 	return f.toks[lit].value() + "." + f.toks[dot+1].text, dot + 1, true
+}
+
+// prevIs reports whether the token before i, blanks aside, is the punctuation p.
+func (f *folder) prevIs(i int, p string) bool {
+	for j := i - 1; j >= 0; j-- {
+		if f.toks[j].kind != tSpace {
+			return f.toks[j].kind == tPunct && f.toks[j].text == p
+		}
+	}
+	return false
+}
+
+// textCodec reports whether the arguments of .decode(…)/.encode(…) at open leave text as
+// it is: none, or a character encoding (not base64, hex, rot13, zlib).
+func textCodec(f *folder, open int) bool {
+	k := f.next(open+1, f.match[open])
+	if k == f.match[open] {
+		return true
+	}
+	if f.toks[k].kind != tString || !f.toks[k].static {
+		return false
+	}
+	switch strings.ToLower(strings.ReplaceAll(f.toks[k].value(), "_", "-")) {
+	case "utf-8", "utf8", "ascii", "latin-1", "latin1", "iso-8859-1", "utf-16", "binary":
+		return true
+	}
+	return false
 }
