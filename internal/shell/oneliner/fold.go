@@ -975,6 +975,8 @@ func groupsAfter(s string) bool {
 }
 
 // varReceiver writes p.write_text(…), with p a path in a variable, as Path.write_text(p, …).
+// On a path moat does not know (for p in Path('.').glob('*'): p.unlink()), a method that
+// only path objects have writes or deletes where moat cannot see.
 func (f *folder) varReceiver(i, hi int) (int, bool) {
 	head, method, ok := strings.Cut(f.toks[i].text, ".")
 	if !ok || strings.Contains(method, ".") {
@@ -982,6 +984,10 @@ func (f *folder) varReceiver(i, hi int) (int, bool) {
 	}
 	v, known := f.vars[head]
 	k := f.next(i+1, hi)
+	if (!known || !v.known) && f.lang == Python && pathOnlyMethod(method) && f.is(k, hi, "(") {
+		f.opaque("changes a path computed at run time: " + f.text(i, k+1))
+		return 0, false
+	}
 	if !known || !v.known || !receiverMethods()[f.lang][method] || !f.is(k, hi, "(") || f.match[k] < 0 {
 		return 0, false
 	}
@@ -1058,6 +1064,16 @@ func textCodec(f *folder, open int) bool {
 	}
 	switch strings.ToLower(strings.ReplaceAll(f.toks[k].value(), "_", "-")) {
 	case "utf-8", "utf8", "ascii", "latin-1", "latin1", "iso-8859-1", "utf-16", "binary":
+		return true
+	}
+	return false
+}
+
+// pathOnlyMethod reports the methods of Python's path objects that write or delete and
+// that no common other type has (str.replace and DataFrame.rename are not among them).
+func pathOnlyMethod(m string) bool {
+	switch m {
+	case "write_text", "write_bytes", "unlink", "rmdir", "symlink_to", "hardlink_to", "touch":
 		return true
 	}
 	return false
