@@ -50,6 +50,7 @@ type psState struct {
 	downloads bool
 	depth     int
 	nest      int             // expressions being folded inside each other
+	codeSeen  int             // .NET calls that make code from a string, read so far
 	funcs     map[string]bool // functions the code defines: calling one runs no program
 }
 
@@ -324,7 +325,12 @@ func (st *psState) command(words []psWord, piped bool) {
 			return
 		}
 		if !words[1].static {
-			st.r.Opaque = append(st.r.Opaque, "runs a command named at run time: "+shorten(joinTexts(words)))
+			// & ([scriptblock]::Create('…')): the block's code is read where it is made.
+			before := st.codeSeen
+			st.dotnet(joinTexts(words[1:]))
+			if st.codeSeen == before {
+				st.r.Opaque = append(st.r.Opaque, "runs a command named at run time: "+shorten(joinTexts(words)))
+			}
 			return
 		}
 		words = words[1:]
@@ -573,6 +579,7 @@ func (st *psState) dotnet(s string) {
 				}
 			}
 			if c.code {
+				st.codeSeen++
 				if len(args) > 0 {
 					if v, ok := st.expr(args[0]); ok && st.depth < maxDepth {
 						inspectPowerShell(v, st.r, st.depth+1)
