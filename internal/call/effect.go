@@ -59,12 +59,19 @@ type Access struct {
 	// program. The engine decides redirections as units of their own, so that allowing a
 	// program never allows what its output is redirected onto.
 	Redirect bool `json:"redirect,omitempty"`
+	// Link marks the target of a link the command makes (ln, link, cp -l): it is neither
+	// read nor written now, but gets another name through which later writes reach it.
+	// Such an access has Kind Read.
+	Link bool `json:"link,omitempty"`
 }
 
 func (a Access) String() string {
 	s := a.Kind.String() + " " + a.Path
 	if a.Recursive {
 		s += " (recursive)"
+	}
+	if a.Link {
+		s += " (as the target of a link)"
 	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/fileid"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/selfguard"
@@ -38,6 +39,9 @@ type Options struct {
 	// Self locates the running moat binary and the PATH programs are found in, so that
 	// moat under another name (a copy, a fresh build) is known as moat.
 	Self selfguard.Options
+	// Files is the file system written paths are resolved in, to find the protected file
+	// a link or another name stands for; nil means the machine's.
+	Files fileid.FS
 }
 
 // Engine evaluates calls against one compiled policy. It is immutable and safe for
@@ -54,6 +58,10 @@ type Engine struct {
 	shell        shell.Env // what every shell line is analysed with, besides its cwd
 	// self reads the runs of moat's own CLI in shell lines, for self-protection.
 	self *selfguard.Guard
+	// files is where written paths are resolved; guarded are the patterns of the files
+	// self-protection guards, whose other names a write may use.
+	files   fileid.FS
+	guarded []string
 }
 
 // New returns an engine for p. Self-protection is compiled here and cannot be left out.
@@ -80,8 +88,24 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions, self: selfguard.New(opts.Self)}
-	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Wrappers: shellWrappers(p)}
+	guarded, err := guardedPatterns(opts.Host)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	var protected []*sensitive
+	for _, set := range guardedSets {
+		m, err := newSensitive(set, opts.Host)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		protected = append(protected, m)
+	}
+	files := opts.Files
+	if files == nil {
+		files = fileid.OS{}
+	}
+	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions, self: selfguard.New(opts.Self), files: files, guarded: guarded}
+	e.shell = shell.Env{Home: opts.Host.Home, Sensitive: secrets.touches, Protected: anyTouches(protected), Wrappers: shellWrappers(p)}
 	if len(opts.Host.Temp) > 0 {
 		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which
 		// is also a temporary directory, so reading it as the first one is right either way.
@@ -140,6 +164,7 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 		return failClosed(fmt.Sprintf("invalid call: %v", err))
 	}
 	units := e.units(c)
+	ids := e.identities(c) // shared by the units: each protected file is read at most once
 	var (
 		best      call.Decision
 		bestLabel string
@@ -152,7 +177,7 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 			tr.Units = append(tr.Units, UnitTrace{Label: u.label, Accesses: u.subject.Accesses, Opaque: u.subject.Opaque, Findings: u.subject.Findings})
 			ut = &tr.Units[len(tr.Units)-1]
 		}
-		d := e.decideUnit(&u.subject, ut)
+		d := e.decideUnit(&u.subject, ut, ids)
 		findings = appendNew(findings, u.subject.Findings)
 		if !best.Verdict.Valid() || d.Verdict > best.Verdict {
 			best, bestLabel = d, u.label
@@ -169,13 +194,22 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 // When self-protection denies, the unit is denied whatever the policy says; the policy is
 // still consulted so that a deny of its own (rm -rf ~: "this would delete your home
 // directory") can give the more specific reason.
-func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace) call.Decision {
+func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace, ids *fileid.Resolver) call.Decision {
 	var guarded *call.Decision
 	gs := s
-	if linked := withLinkTargets(slices.Clone(s.Accesses)); len(linked) > len(s.Accesses) {
+	linked, unknown := withIdentities(slices.Clip(s.Accesses), ids)
+	if len(linked) > len(s.Accesses) {
 		g := *s
 		g.Accesses = linked
 		gs = &g
+	}
+	if len(unknown) > 0 {
+		// Not knowing what a path is never lets a write through: the unit is opaque.
+		s.Findings = appendNew(slices.Clip(s.Findings), unknown)
+		s.Opaque = true
+	}
+	if links := e.protectedLinks(s, ids); len(links) > 0 {
+		s.Findings = appendNew(slices.Clip(s.Findings), links)
 	}
 	for _, r := range e.guard.Candidates(s.Call.Class) {
 		if matched(r, gs, ut) {
@@ -288,4 +322,16 @@ func (e *Engine) resolvePath(p, cwd string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(cwd, p)
+}
+
+// anyTouches reports whether an access may reach a file of any of the sets.
+func anyTouches(sets []*sensitive) func(call.Access) bool {
+	return func(acc call.Access) bool {
+		for _, s := range sets {
+			if s.touches(acc) {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -330,44 +329,6 @@ func (e *Engine) addShellInjections(units []unit, line string) {
 			found, read = scan.InjectionFindings(line, "command"), true
 		}
 		s.Findings = appendNew(slices.Clip(s.Findings), found)
-	}
-}
-
-// withLinkTargets adds, for each write or delete of a path that is (or lies under) a
-// symbolic link on this machine, the same access to the file the link leads to: writing
-// through a link to moat's policy writes the policy. Self-protection judges the calls
-// with these; the policy's own rules see the paths as written, so that a symlinked home
-// or /tmp does not take a write out of the workspace. The links are resolved when the
-// call is decided; a link made in the same command line is beyond what moat can see.
-func withLinkTargets(accs []call.Access) []call.Access {
-	n := len(accs)
-	for i := 0; i < n; i++ {
-		acc := accs[i]
-		if acc.Kind != call.Write && acc.Kind != call.Delete || acc.Glob || !filepath.IsAbs(acc.Path) {
-			continue
-		}
-		if real := realPath(acc.Path); real != "" && real != acc.Path {
-			acc.Path = real
-			accs = append(accs, acc)
-		}
-	}
-	return accs
-}
-
-// realPath resolves the links in p, or in its longest existing parent when p does not
-// exist yet; "" when nothing can be resolved.
-func realPath(p string) string {
-	rest := ""
-	for dir := p; ; {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
 	}
 }
 

@@ -45,6 +45,8 @@ type analyzer struct {
 	rargs   []arg // scratch for a redirection's word
 	ops     []arg // scratch for a command's operands
 	printer *syntax.Printer
+	// patches are the patch tools whose diff may be in the line (editors.go).
+	patches []patchTarget
 
 	visitFn, forgetFn func(syntax.Node) bool // method values, made once
 

@@ -42,10 +42,13 @@ const (
 	// kindRunner has subcommands that run the command given after them (poetry run CMD,
 	// bundle exec CMD): that command is analysed as if run directly.
 	kindRunner
+	// kindSelf is moat: internal/selfguard reads its command lines with its own CLI's flag
+	// definitions, and the engine judges them.
+	kindSelf
 )
 
 var kindNames = map[string]programKind{
-	"builtin": kindBuiltin, "tool": kindTool, "project": kindProject, "runner": kindRunner,
+	"builtin": kindBuiltin, "tool": kindTool, "project": kindProject, "runner": kindRunner, "self": kindSelf,
 }
 
 // catalogEntry is one program of catalog.txt.
@@ -280,6 +283,9 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 	if !ok {
 		return
 	}
+	if (e.kind == kindTool || e.kind == kindProject) && !knownByTables()[a.meta[at].prog] {
+		a.unmodelledProtected(at, ops, opts, cwd)
+	}
 	switch e.kind {
 	case kindRunner:
 		a.runnerCommand(at, e, rest, cwd)
@@ -291,6 +297,38 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 		}
 		if len(e.exec) > 0 {
 			a.execOnFound(at, e, rest, cwd)
+		}
+	}
+}
+
+// unmodelledProtected makes opaque a program whose file effects moat does not model (a
+// catalogued tool with no table: yq, pandoc, ffmpeg, prettier) when one of its operands or
+// option values names a file self-protection guards: `yq -i … moat.yaml` and `pandoc -o
+// ~/.claude/settings.json` may rewrite it, and moat cannot tell whether they do.
+func (a *analyzer) unmodelledProtected(at int, ops []arg, opts []option, cwd dir) {
+	protected := a.sh.env.Protected
+	if protected == nil {
+		return
+	}
+	check := func(x arg) bool {
+		if x.dynamic || x.lit == "" || strings.Contains(x.lit, "://") {
+			return false
+		}
+		p, ok, _ := a.resolve(x.lit, cwd)
+		if !ok || !protected(call.Access{Kind: call.Write, Path: p, Glob: x.glob}) {
+			return false
+		}
+		a.opaque(at, a.meta[at].prog+" is given "+p+", a file moat protects, and moat does not model what "+a.meta[at].prog+" does to its files")
+		return true
+	}
+	for _, o := range ops {
+		if check(o) {
+			return
+		}
+	}
+	for _, o := range opts {
+		if o.hasValue && check(o.val) {
+			return
 		}
 	}
 }

@@ -452,6 +452,8 @@ func (a *analyzer) xargsOperands(rest []arg) []arg {
 					out = append(out, belowRoot(r, name))
 				}
 				return out
+			case up.prog == "ls":
+				return append(out, lsListing(&a.cmds[from.start])...)
 			case up.out.known && up.out.t == 0 && !up.pass:
 				// echo / | xargs rm -rf: the words are in the line.
 				return append(out, xargsWords(up.out.text)...)

@@ -146,6 +146,11 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 			opaque = a.addAccess(&cmd.Accesses, call.Exec, prog, false, cwd)
 		}
 	}
+	if !dynamic {
+		if name, ok := a.copiedProgram(prog, cwd); ok {
+			cmd.Name = name // ./x after cp /bin/rm ./x is rm
+		}
+	}
 	m.prog = canonicalProgram(cmd.Name)
 	m.cwd = cwd
 	m.params = rest
@@ -203,6 +208,8 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1
+	a.noteCopies(at)
+	a.runsByPath(at)
 	if u.runner {
 		a.wrappedPackage(at, args[:i], prog)
 	}

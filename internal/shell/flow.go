@@ -148,6 +148,8 @@ type cmdMeta struct {
 // flow runs dataflow over the commands the walk emitted.
 func (a *analyzer) flow() {
 	n := len(a.cmds)
+	a.patchedFiles()
+	a.inlineLinks()
 	a.taintFiles(n)
 	for i := 0; i < n; i++ {
 		if a.meta[i].nested {
@@ -589,9 +591,11 @@ func (a *analyzer) writtenCode(n int) {
 		for _, r := range a.meta[i].runs {
 			a.runWritten(i, r, written)
 		}
+		var carried string
+		written, carried = a.copyWritten(i, written)
 		m = &a.meta[i]
 		for _, acc := range a.cmds[i].Accesses {
-			if acc.Kind != call.Write {
+			if acc.Kind != call.Write || !acc.Redirect && (keepsText(m.prog) || acc.Path == carried) {
 				continue
 			}
 			isConfig := gitConfigFile(acc.Path, homeDir)
@@ -643,7 +647,7 @@ func (a *analyzer) runWritten(i int, r runFile, written map[string]fileText) {
 	cwd := m.cwd
 	t, ok := written[r.path]
 	if ok && (t.known || t.partial) {
-		if in, interp := oneliner.Lookup(m.prog); interp && !r.shell {
+		if in, interp := scriptLang(m.prog, r, t.text); interp {
 			a.inspect(i, in.Lang, t.text, cwd)
 		} else {
 			a.nested(i, t.text, cwd, false)

@@ -42,6 +42,10 @@ func FuzzAnalyze(f *testing.F) {
 			f.Add("git " + name + " --" + o.long + "='rm -rf /x' -" + string(o.short) + " x")
 		}
 	}
+	for name := range inPlaceEditors() {
+		f.Add(name + " -i -e 's/a/b/' a +wq ~/c; ln -s ~/c a; echo > a/b; cp /bin/rm ./x; ./x -rf ~")
+	}
+	f.Add("printf '%s\\n' '--- a/x' '+++ b/x' | patch -p1; ls ~ | xargs rm; find . -name '*.o' | xargs rm; unzip -o z -d ~")
 	for _, engine := range []string{"docker", "podman", "nerdctl", "finch", "buildah", "ctr", "docker-compose", "kubectl"} {
 		f.Add(engine + " run -v ~:/h -w /h --name c a sh -c 'rm -rf x'; " + engine + " exec -i c sh <<< 'rm -rf /h'")
 	}

@@ -359,6 +359,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		m.out.t |= tSecret // gpg --export-secret-keys, gh auth token: they print secrets
 	}
 	a.streamEffects(cmd, m, &v, cwd)
+	a.editEffects(cmd, &v, cwd)
 	if m.netArgs {
 		// Dataflow reads a network command's words after the walk (exfil.go), when the
 		// scratch array they were expanded in holds later commands' words.

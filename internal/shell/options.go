@@ -141,7 +141,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 	// The programs of system.go, credstores.go and exfil.go list their options beside
 	// their knowledge.
-	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions()} {
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions(), editorOptions()} {
 		for name, o := range more {
 			opts[name] = o
 		}
@@ -216,6 +216,8 @@ func canonicalProgram(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
+	case "bsdtar", "gtar":
+		return "tar"
 	case "tofu", "opentofu":
 		// OpenTofu is Terraform's fork, with its commands.
 		return "terraform"

@@ -99,6 +99,10 @@ type Env struct {
 	// Sensitive reports whether an access touches a file that holds credentials. Dataflow
 	// uses it to tell secret data from other data; nil means no file is sensitive.
 	Sensitive func(call.Access) bool
+	// Protected reports whether an access reaches a file self-protection guards (moat's
+	// files, the agents' hook settings): a program whose file effects moat does not model
+	// is opaque when it is given one. nil means none is.
+	Protected func(call.Access) bool
 	// Wrappers are programs the policy declares as running the program named in their
 	// arguments, besides the built-in ones (sudo, env, nice…).
 	Wrappers map[string]Wrapper
@@ -165,6 +169,9 @@ type shared struct {
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
+	// copies are the files the line made copies or links of a known program (cp
+	// /bin/rm ./x), by absolute path, with the program's name (links.go).
+	copies map[string]string
 	// containers are the containers the line starts with a name, whose mounts a later
 	// docker exec of the same line finds (container.go).
 	containers map[string]container

@@ -109,6 +109,9 @@ func render(a Analysis) string {
 			if acc.Redirect {
 				b.WriteString(" redirect")
 			}
+			if acc.Link {
+				b.WriteString(" link")
+			}
 			b.WriteString("\n")
 		}
 		for _, n := range c.Net {

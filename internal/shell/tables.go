@@ -178,7 +178,7 @@ var (
 // file effects at all; a program absent from the table is opaque: it may touch paths the
 // analysis cannot see.
 var programEffects = sync.OnceValue(func() map[string]fileEffects {
-	return map[string]fileEffects{
+	effects := map[string]fileEffects{
 		"rm":     {rules: deleteEach, recursive: "r"},
 		"rmdir":  {rules: deleteEach},
 		"unlink": {rules: deleteEach},
@@ -262,6 +262,11 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		// (over ~/.claude it replaces the hook settings). -o remount is knowledge.go's.
 		"mount": {rules: []accessRule{{lastOperand, call.Write}}, alwaysRecursive: true},
 	}
+	// Editing and extracting tools live in editors.go.
+	for name, eff := range editorPrograms() {
+		effects[name] = eff
+	}
+	return effects
 })
 
 // notPaths are device files that name a stream rather than data on disk: reading or writing
