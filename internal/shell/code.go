@@ -67,7 +67,9 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 	case name == "at" || name == "batch":
 		m.execStdin = execShell
 	default:
-		if in, ok := oneliner.Lookup(name); ok {
+		if in, ok := oneliner.Lookup(name); ok && in.Lang == oneliner.PowerShell {
+			a.powershellCode(at, rest, cwd)
+		} else if ok {
 			a.interpreterCode(at, in, ops, opts, cwd)
 		}
 	}
@@ -600,8 +602,13 @@ func isCodeOption(in oneliner.Interpreter, name string) bool {
 }
 
 // maxInterpreterCode bounds the interpreter code inspected: a longer program is not a
-// one-liner, and inspecting it would cost more than a hook may spend.
-const maxInterpreterCode = 16 << 10
+// one-liner, and inspecting it would cost more than a hook may spend. maxInterpreterLine
+// bounds the interpreter code of all the programs of one line, which costs several times
+// more per byte to read than shell code.
+const (
+	maxInterpreterCode = 16 << 10
+	maxInterpreterLine = 16 << 10
+)
 
 // inspect applies what interpreter code does to the command that runs it.
 func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
@@ -610,13 +617,22 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		c.Findings = appendFinding(c.Findings, findTooLarge, fmt.Sprintf("interpreter code of %d bytes; at most %d are inspected", len(code), maxInterpreterCode))
 		return
 	}
-	if !a.spendNested(len(code)) {
+	if !a.spendNested(len(code)) || len(code) > a.sh.interp {
 		c := &a.cmds[at]
 		c.Findings = appendFinding(c.Findings, findTooDeep, "too much nested code to analyse")
 		return
 	}
+	a.sh.interp -= len(code)
 	res := oneliner.Inspect(lang, code)
+	for _, why := range res.Opaque {
+		a.opaque(at, why)
+	}
 	c := &a.cmds[at]
+	if len(res.Opaque) == 0 && lang != oneliner.Awk && !hasFinding(c.Findings, findOpaque) {
+		// The code was read to its end and nothing in it is computed at run time: its
+		// accesses are all it touches, as for a program of the tables (rm -rf build).
+		c.Opaque = false
+	}
 	for _, f := range res.Findings {
 		c.Findings = appendFinding(c.Findings, f.ID, f.Evidence)
 		if f.ID == findEnvDump {

@@ -146,7 +146,7 @@ type Analysis struct {
 // yields a finding that says why, and no commands. Paths are resolved against env; a Cwd
 // or Home that is not absolute is treated as unknown.
 func Analyze(line string, env Env) Analysis {
-	sh := &shared{env: env, budget: 4*len(line) + 1<<16}
+	sh := &shared{env: env, budget: 4*len(line) + 1<<16, interp: maxInterpreterLine}
 	r := analyze(line, absolute(env.Cwd), sh, 0, nil)
 	return r.Analysis
 }
@@ -155,6 +155,7 @@ func Analyze(line string, env Env) Analysis {
 type shared struct {
 	env    Env
 	budget int // bytes nested code may still parse
+	interp int // bytes of interpreter code the line may still inspect (code.go)
 	// aliases are the aliases the line defines, by name, with their text; expanding are
 	// those whose text is being analysed, which bash does not expand again inside it.
 	aliases map[string]string

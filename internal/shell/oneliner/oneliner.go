@@ -1,13 +1,17 @@
 // Package oneliner inspects interpreter one-liners (python -c, perl -e, ruby -e, node -e,
-// php -r, awk programs, lua -e, osascript -e) for what they would do: delete paths, run
-// shell commands, fork without end, connect a shell to a socket, dump the environment,
-// decode data and run it, read and write files, send data over the network.
+// php -r, awk programs, lua -e, osascript -e, pwsh -Command) for what they would do:
+// delete, write, rename or link paths, run shell commands, fork without end, connect a
+// shell to a socket, dump the environment, decode data and run it, send data over the
+// network.
 //
-// It is deliberately a pattern layer, not a parser of these languages: it recognises the
-// calls that do those things by name, and reads their arguments when they are string
-// literals (or lists of them). What it cannot see — a command built from variables, code
-// loaded from elsewhere, a renamed import — it reports as a command known only at run
-// time when a process is started, and otherwise does not guess at. Code that prints,
+// It is a pattern layer over folded code, not an interpreter of these languages. Constant
+// folding (fold.go) first replaces what names and values stand for — import aliases,
+// variables assigned once, concatenations, the home directory's spellings, path joins,
+// decoders of literals, getattr/send/call_user_func lookups of literal names — so that
+// the patterns (patterns.go) and the file operations (fileops.go) read literal calls.
+// What folding cannot see through — code, a module, a function or a path computed at run
+// time, a name reversed or decoded — is reported in Result.Opaque and never guessed at.
+// PowerShell, a shell, is read statement by statement (powershell.go). Code that prints,
 // computes or reads its own inputs gives an empty Result.
 package oneliner
 
@@ -15,6 +19,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -45,6 +50,9 @@ type Interpreter struct {
 // Lookup returns the interpreter a program name runs (python3.12 is Python).
 func Lookup(program string) (Interpreter, bool) {
 	base := strings.TrimRight(program, "0123456789.-")
+	if strings.HasSuffix(program, ".exe") {
+		base = program
+	}
 	switch base {
 	case "python", "pypy", "python3", "pypy3":
 		return Interpreter{Lang: Python, CodeShort: "c"}, true
@@ -62,6 +70,10 @@ func Lookup(program string) (Interpreter, bool) {
 		return Interpreter{Lang: Lua, CodeShort: "e"}, true
 	case "osascript":
 		return Interpreter{Lang: AppleScript, CodeShort: "e"}, true
+	case "pwsh", "powershell", "pwsh.exe", "powershell.exe":
+		// Its options are words of one dash, case-insensitive and abbreviable: the shell
+		// package reads them itself (-Command, -EncodedCommand, -File).
+		return Interpreter{Lang: PowerShell}, true
 	}
 	return Interpreter{}, false
 }
@@ -105,6 +117,10 @@ type Result struct {
 	Network  bool
 	EnvVars  []string
 	URLHosts []string
+	// Opaque says why moat cannot see what the code does: code run from a value computed
+	// at run time, a module or function looked up by a computed name, a file written or
+	// deleted at a computed path. Each reason makes the command analysis.opaque.
+	Opaque []string
 }
 
 // Finding ids reported.
@@ -127,14 +143,56 @@ const maxDepth = 3
 func Inspect(lang Lang, code string) Result {
 	var r Result
 	inspect(lang, code, &r, 0)
+	r.Reads, r.Writes, r.Opaque, r.Shell = dedupe(r.Reads), dedupe(r.Writes), dedupe(r.Opaque), dedupe(r.Shell)
+	r.Deletes = dedupeDeletes(r.Deletes)
 	return r
 }
 
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func dedupeDeletes(list []Delete) []Delete {
+	var out []Delete
+	for _, d := range list {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func inspect(lang Lang, code string, r *Result, depth int) {
+	if lang == PowerShell {
+		inspectPowerShell(code, r, depth)
+		return
+	}
 	p, ok := patterns()[lang]
 	if !ok || !mentionsAny(code, keywords()[lang]) {
 		return
 	}
+	fd := fold(lang, code)
+	code = fd.code
+	r.Opaque = append(r.Opaque, fd.opaque...)
+	shellBefore := len(r.Shell)
+	defer func() {
+		// A command that a decoder of a literal gave is a command hidden by an encoding.
+		for _, line := range r.Shell[shellBefore:] {
+			for _, d := range fd.decoded {
+				if d != "" && strings.Contains(line, strings.TrimSpace(d)) {
+					r.add(findEncoded, line)
+				}
+			}
+		}
+	}()
+	sinks(lang, code, fd, r, depth)
+	fileAccesses(lang, code, r)
 	execs := findAll(p.exec, code)
 	if len(execs) > maxCalls {
 		r.add(findDynamic, "more calls that run commands than moat reads")
@@ -157,6 +215,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			if path, ok := pathArg(code[from:]); ok {
 				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
 				r.Deletes = append(r.Deletes, Delete{Path: path, Recursive: rec})
+			} else if strings.TrimSpace(callText(code, from)) != "" {
+				r.Opaque = append(r.Opaque, "deletes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
 			}
 		}
 	}
@@ -169,7 +229,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 				case strings.Contains(path, "&") || strings.HasPrefix(path, "|") || strings.HasSuffix(path, "|"):
 					continue
 				case strings.HasPrefix(path, ">"):
-					r.Writes = append(r.Writes, strings.TrimSpace(strings.TrimLeft(path, ">")))
+					if w := strings.TrimSpace(strings.TrimLeft(path, ">")); w != "" {
+						r.Writes = append(r.Writes, w) // open(F, ">file"); the 3-argument form is a file operation
+					}
 					continue
 				case strings.HasPrefix(path, "<"):
 					path = strings.TrimSpace(path[1:])
@@ -180,6 +242,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			} else {
 				r.Reads = append(r.Reads, path)
 			}
+		} else if !ok && p.writeMode != nil && p.writeMode.MatchString(callText(code, loc[1])) {
+			r.Opaque = append(r.Opaque, "writes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
 		}
 	}
 	for _, loc := range findAll(p.pipeTo, code) {
@@ -290,7 +354,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 			return
 		}
 	}
-	if lit, ok := firstLiteralStrict(rest); ok {
+	if lit, ok := firstLiteralStrict(rest); ok && endsArg(rest[literalEnd(rest):]) {
 		// spawn('rm', ['-rf', '/']) and system('rm', '-rf', '/') pass the words apart.
 		after := strings.TrimLeft(rest[literalEnd(rest):], " \t")
 		if strings.HasPrefix(after, ",") {
@@ -443,6 +507,12 @@ func joinArgv(argv []string) string {
 			b.WriteByte(' ')
 		}
 		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+			b.WriteString(w)
+			continue
+		}
+		if home, rest, _ := strings.Cut(w, "/"); home == "~" && !strings.ContainsAny(rest, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
+			// ~ in an argument vector is what folding writes for the home directory
+			// (os.path.expanduser('~'), Dir.home): it stays the home directory.
 			b.WriteString(w)
 			continue
 		}

@@ -1,0 +1,143 @@
+package oneliner
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// foldCases are what constant folding makes of code: the folded text the patterns read,
+// and whether it found something it cannot see through.
+var foldCases = []struct {
+	lang   Lang
+	code   string
+	want   string
+	opaque bool
+}{
+	{Python, "import os as o; o.system('x')", "import os as o; os.system('x')", false},
+	{Python, "from os import system as s; s('x')", "from os import system as s; os.system('x')", false},
+	{Python, "from os import *; system('x')", "from os import *; os.system('x')", false},
+	{Python, "getattr(__import__('o'+'s'), 'sys'+'tem')('x')", "os.system('x')", false},
+	{Python, "importlib.import_module('sub' + 'process').run('x')", "subprocess.run('x')", false},
+	{Python, "c = 'a' + 'b'; f(c)", "c = 'ab'; f('ab')", false},
+	{Python, "c = 'a'; c += 'b'; f(c)", "c = 'a'; c += 'b'; f('ab')", false},
+	{Python, "c = 'a'; c = 'b'; f(c)", "c = 'a'; c = 'b'; f(c)", false},
+	{Python, "d = 'x'; f(f'rm {d}')", "d = 'x'; f('rm x')", false},
+	{Python, "f(f'rm {d}')", "f(f'rm {d}')", false},
+	{Python, "f('rm %s' % os.environ['HOME'])", "f('rm ~')", false},
+	{Python, "f(os.path.join(os.path.expanduser('~'), '.a', 'b'))", "f('~/.a/b')", false},
+	{Python, "(Path.home() / '.a' / 'b').write_text('x')", "Path.write_text('~/.a/b', 'x')", false},
+	{Python, "p = Path('a'); p.unlink()", "p = 'a'; Path.unlink('a')", false},
+	{Python, "f(base64.b64decode('aGk=').decode())", "f('hi')", false},
+	{Python, "getattr(os, x)('y')", "getattr(os, x)('y')", true},
+	{Python, "__import__('so'[::-1])", "__import__('so'[::-1])", true},
+	{Python, "getattr(os, base64.b64decode('c3lzdGVt').decode())('x')", "getattr(os, base64.b64decode('c3lzdGVt').decode())('x')", true},
+	{Python, "globals()['ev' + 'al']('1')", "eval('1')", false},
+	{Python, "f('rm ' + x)", "f('rm ' + x)", false},
+	{Python, "re.compile('a')", "re.compile('a')", false},
+	{Node, "const {execSync: e} = require('child_process'); e('x')", "const {execSync: e} = require('child_process'); execSync('x')", false},
+	{Node, "require('child_'+'process')", "require('child_process')", false},
+	{Node, "require(x)", "require(x)", true},
+	{Node, "cp['exec' + 'Sync']('x')", "cp.execSync('x')", false},
+	{Node, "require('child_process')[x]('y')", "require('child_process')[x]('y')", true},
+	{Node, "const d = process.env.HOME; f(`rm ${d}`)", "const d = '~'; f('rm ~')", false},
+	{Node, "f(require('os').homedir() + '/x')", "f('~/x')", false},
+	{Node, "f(Buffer.from('aGk=', 'base64').toString())", "f('hi')", false},
+	{Ruby, "send(:system, 'x')", "system('x')", false},
+	{Ruby, "Kernel.public_send('sys' + 'tem', 'x')", "Kernel.system('x')", false},
+	{Ruby, "method(:system).call('x')", "system('x')", false},
+	{Ruby, "send(x, 'y')", "send(x, 'y')", true},
+	{Ruby, "system(\"rm #{ENV['HOME']}\")", "system('rm ~')", false},
+	{Ruby, "include FileUtils; rm_rf('x')", "include FileUtils; FileUtils.rm_rf('x')", false},
+	{Perl, "my $c = 'rm ' . $ENV{HOME}; system($c)", "my $c = 'rm ~'; system('rm ~')", false},
+	{Perl, `system("rm $ENV{HOME}/x")`, "system('rm ~/x')", false},
+	{PHP, `$f = "sys" . "tem"; $f("x");`, `$f = 'system'; system("x");`, false},
+	{PHP, `$f($x);`, `$f($x);`, true},
+	{PHP, `call_user_func_array("system", ["x"]);`, `system("x");`, false},
+	{Lua, `local c = "rm " .. os.getenv("HOME"); os.execute(c)`, `local c = 'rm ~'; os.execute('rm ~')`, false},
+	{Lua, `_G["os"]["execute"]("x")`, `_G.os.execute("x")`, false},
+}
+
+func TestFold(t *testing.T) {
+	for _, tt := range foldCases {
+		got := fold(tt.lang, tt.code)
+		if got.code != tt.want || (len(got.opaque) > 0) != tt.opaque {
+			t.Errorf("fold(%s, %q)\n got %q opaque %q\nwant %q opaque %v", tt.lang, tt.code, got.code, got.opaque, tt.want, tt.opaque)
+		}
+	}
+}
+
+// The word prefilters of the file operations and the code sinks never hide a call the
+// regexps would find.
+func TestPrefiltersCoverCalls(t *testing.T) {
+	codes := make(map[Lang][]string)
+	for _, c := range loadCases(t) {
+		codes[c.lang] = append(codes[c.lang], fold(c.lang, c.code).code)
+	}
+	for _, c := range foldCases {
+		codes[c.lang] = append(codes[c.lang], c.want)
+	}
+	for lang, list := range codes {
+		for _, code := range list {
+			for _, o := range fileOps()[lang] {
+				if o.re.MatchString(code) && !mentionsAny(code, fileOpWords()[lang]) {
+					t.Errorf("%s: %q: file operation %s, but no word of fileOpWords", lang, code, o.re)
+				}
+			}
+			for _, s := range codeSinks()[lang] {
+				if s.re.MatchString(code) && !mentionsAny(code, s.need) {
+					t.Errorf("%s: %q: sink %s, but none of its words %q", lang, code, s.re, s.need)
+				}
+			}
+		}
+	}
+}
+
+// hostileFold are inputs shaped to make folding slow: deep groups, long chains of
+// concatenation, many assignments and lookups.
+func hostileFold() []string {
+	return []string{
+		strings.Repeat("(", 1<<13) + "'a'" + strings.Repeat(")", 1<<13),
+		"x = " + strings.Repeat("'a' + ", 1<<12) + "'a'",
+		strings.Repeat("x = x + 'a'\n", 1<<11),
+		strings.Repeat("getattr(getattr(o, 'a'), 'b')", 1<<9),
+		strings.Repeat(`"#{"#{"#{x}"}"}"`, 1<<9),
+		strings.Repeat("f'{x}", 1<<12),
+		strings.Repeat("[", 1<<13) + strings.Repeat("](", 1<<12),
+	}
+}
+
+func TestFoldHostile(t *testing.T) {
+	for _, lang := range []Lang{Python, Node, Ruby, Perl, PHP, Lua, PowerShell} {
+		for _, code := range hostileFold() {
+			start := time.Now()
+			Inspect(lang, code)
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("%s: %.20q…: %v", lang, code, d)
+			}
+		}
+	}
+}
+
+func FuzzFold(f *testing.F) {
+	for _, c := range foldCases {
+		f.Add(string(c.lang), c.code)
+	}
+	for _, code := range hostileFold() {
+		f.Add(string(Python), code[:min(len(code), 256)])
+	}
+	f.Fuzz(func(t *testing.T, lang, code string) {
+		if len(code) > 16<<10 {
+			return
+		}
+		got := fold(Lang(lang), code)
+		if len(got.opaque) > 8 {
+			t.Fatalf("%d opaque reasons", len(got.opaque))
+		}
+		for _, why := range got.opaque {
+			if why == "" || len(why) > 80 {
+				t.Fatalf("bad reason %q", why)
+			}
+		}
+	})
+}

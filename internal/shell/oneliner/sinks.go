@@ -1,0 +1,166 @@
+package oneliner
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// Code sinks: the calls that run a string as code of the same language (eval, exec,
+// Function, instance_eval, Perl's string eval, load). Once the code is folded, a sink's
+// argument is either a literal, inspected as the code it is, or computed: then what the
+// code runs is not known before it runs, and the code is opaque.
+
+type codeSink struct {
+	re *regexp.Regexp // the call, ending where its argument begins
+	// need are words one of which any match contains: code with none is not scanned.
+	need []string
+	// lastArg: the code is the call's last argument (new Function('a', 'return a')).
+	lastArg bool
+	// bareVarOnly: only an argument that is a lone variable is code (PHP's assert($x)
+	// runs a string, assert($x > 0) tests a condition).
+	bareVarOnly bool
+}
+
+var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
+	return map[Lang][]codeSink{
+		Python: {
+			{need: []string{"exec", "eval", "compile"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:builtins|__builtins__)\.)(?:exec|eval|compile)\s*\(`)},
+		},
+		Node: {
+			{need: []string{"eval", "vm.", "Script"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
+			{need: []string{"Function", "constructor"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(|\bconstructor\.constructor\s*\(`), lastArg: true},
+		},
+		Ruby: {
+			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w:])(?:eval|instance_eval|class_eval|module_eval|instance_exec)\b\s*\(?`)},
+		},
+		Perl: {
+			{need: []string{"eval"}, re: regexp.MustCompile(`(?:^|[^\w$>])eval\b\s*\(?`)},
+		},
+		PHP: {
+			{need: []string{"eval"}, re: regexp.MustCompile(`\beval\s*\(`)},
+			{need: []string{"create_function"}, re: regexp.MustCompile(`\bcreate_function\s*\(`), lastArg: true},
+			{need: []string{"assert"}, re: regexp.MustCompile(`\bassert\s*\(`), bareVarOnly: true},
+		},
+		Lua: {
+			{need: []string{"load", "dostring"}, re: regexp.MustCompile(`(?:^|[^\w.])(?:load|loadstring|dostring)\s*\(`)},
+		},
+	}
+})
+
+// sinks inspects the literal code that code sinks run and reports the computed code they
+// run as opaque. Decoders and downloads in a sink's argument are left to the patterns,
+// which judge them more precisely (an encoded or downloaded program).
+func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
+	p := patterns()[lang]
+	if ref, ok := functionRefs()[lang]; ok && mentionsAny(code, ref.need) {
+		if m := ref.re.FindString(code); m != "" {
+			r.Opaque = append(r.Opaque, "a function that runs commands or changes files passed as a value: "+shorten(m))
+		}
+	}
+	for _, s := range codeSinks()[lang] {
+		if !mentionsAny(code, s.need) {
+			continue
+		}
+		locs := findAll(s.re, code)
+		if len(locs) > maxCalls {
+			r.Opaque = append(r.Opaque, "more calls that run code than moat reads")
+			locs = locs[:maxCalls]
+		}
+		for _, loc := range locs {
+			rest := code[loc[1]:]
+			args := callText(code, loc[1])
+			if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "do ") || strings.HasPrefix(t, "do\n") {
+				continue // a block (eval { … }, instance_eval { … }) is code moat reads in place
+			}
+			if s.lastArg {
+				if parts := splitTop(args); len(parts) > 0 {
+					rest = parts[len(parts)-1]
+				}
+			}
+			lit, n, ok := literalAt(rest)
+			whole := ok && n > 0 && endsArg(rest[n:])
+			switch {
+			case whole:
+				if depth < maxDepth {
+					if contains(fd.decoded, lit) {
+						r.add(findEncoded, lit)
+					}
+					inspect(lang, lit, r, depth+1)
+				} else {
+					r.Opaque = append(r.Opaque, "code nested too deep: "+shorten(lit))
+				}
+			case s.bareVarOnly && !bareVariable().MatchString(strings.TrimSpace(args)):
+			case matches(p.decoder, args) || matches(p.download, args):
+			default:
+				r.Opaque = append(r.Opaque, "runs code computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
+			}
+		}
+	}
+}
+
+// functionRefs are, per language, functions that run commands, code or change files named
+// as values rather than called (map(os.system, cmds), arr.forEach(execSync),
+// array_map('system', $a), each(&method(:system))): they are called with arguments moat
+// does not see. need are words one of which any match contains.
+type functionRef struct {
+	re   *regexp.Regexp
+	need []string
+}
+
+var functionRefs = sync.OnceValue(func() map[Lang]functionRef {
+	return map[Lang]functionRef{
+		Python: {need: []string{"os.", "subprocess.", "shutil.", "pty.", "exec", "eval"}, re: regexp.MustCompile(`\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|remove|unlink|rmdir|removedirs|rename|replace)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|pty\.spawn)\s*(?:[,)\]}]|$)|(?:^|[^\w.])(?:exec|eval)\s*(?:[,)\]}]|$)`)},
+		Node:   {need: []string{"exec", "spawn", "Sync", "eval"}, re: regexp.MustCompile(`\b(?:execSync|exec|spawn|spawnSync|execFile|execFileSync|rmSync|unlinkSync|writeFileSync|renameSync|eval)\s*(?:[,)\]}]|$)`)},
+		Ruby:   {need: []string{"&"}, re: regexp.MustCompile(`&\s*:?(?:system|exec|spawn|eval)\b`)},
+		PHP:    {need: []string{"system", "exec", "passthru", "popen", "assert", "eval", "unlink", "file_put_contents"}, re: regexp.MustCompile(`["'](?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|unlink|rmdir|file_put_contents)["']\s*[,)\]]`)},
+		Perl:   {need: []string{"\\&"}, re: regexp.MustCompile(`\\&(?:CORE::)?(?:system|exec|unlink)\b`)},
+	}
+})
+
+var bareVariable = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$\w+$`)
+})
+
+// endsArg reports whether what follows a literal ends the argument it begins: the literal
+// is the whole argument, not 'rm ' of 'rm ' + x.
+func endsArg(after string) bool {
+	after = strings.TrimLeft(after, " \t")
+	return after == "" || strings.IndexByte(",);\n]}", after[0]) >= 0 || strings.HasPrefix(after, "if ") || strings.HasPrefix(after, "unless ") ||
+		strings.HasPrefix(after, "or ") || strings.HasPrefix(after, "and ") || strings.HasPrefix(after, "&&") || strings.HasPrefix(after, "||")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// splitTop splits a call's argument text at its top-level commas.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isQuote(c) || c == '`':
+			if _, n, _ := readLiteral(s[i:], false); n > 1 {
+				i += n - 1
+			}
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(s[start:]) != "" || len(out) > 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
