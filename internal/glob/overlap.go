@@ -1,6 +1,9 @@
 package glob
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Overlap says how the glob an access names stands for paths, for Path.Overlaps.
 type Overlap struct {
@@ -136,6 +139,16 @@ func alternatives(m *matcher) []seq {
 // -name '*.pyc' is not taken to name .env.pyc for a policy's .env.*, a name neither
 // pattern spells, while it names .env for a policy's literal .env.
 func segmentsOverlap(pm, gm *matcher, hidden, fold bool) bool {
+	switch {
+	case pm.kind == matchLiteral && gm.kind == matchLiteral:
+		return pm.lit == gm.lit || fold && equalFold(pm.lit, gm.lit)
+	case pm.kind == matchLiteral && (hidden || !strings.HasPrefix(pm.lit, ".")):
+		// The glob must match the name the policy spells. (A name with a leading dot,
+		// which the glob's wildcards may not take, goes through the search below.)
+		return gm.match(pm.lit, fold)
+	case gm.kind == matchLiteral:
+		return pm.match(gm.lit, fold)
+	}
 	if pm.kind != matchLiteral && gm.kind != matchLiteral {
 		hidden = false
 	}
