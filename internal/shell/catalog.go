@@ -121,35 +121,27 @@ func parseCatalog(text string) (map[string]catalogEntry, error) {
 		names := fields
 		if len(fields) > 1 && strings.Contains(fields[1], "=") {
 			names = fields[:1]
+			lists := map[string]*[]string{
+				"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
+				"shell": &e.shell, "changes": &e.changes, "exec": &e.exec,
+			}
 			for _, attr := range fields[1:] {
 				key, val, ok := strings.Cut(attr, "=")
 				if !ok || val == "" {
 					return nil, fmt.Errorf("catalog.txt:%d: %q is not key=value", n+1, attr)
 				}
-				switch key {
-				case "options":
-					e.codeOptions = strings.Split(val, ",")
-				case "code":
-					e.inline = strings.Split(val, ",")
-				case "runs":
-					e.runs = strings.Split(val, ",")
-				case "values":
-					e.values = strings.Split(val, ",")
-				case "shell":
-					e.shell = strings.Split(val, ",")
-				case "changes":
-					e.changes = strings.Split(val, ",")
-				case "exec":
-					e.exec = strings.Split(val, ",")
-				case "operands":
-					n, err := strconv.Atoi(val)
-					if err != nil || n < 0 {
-						return nil, fmt.Errorf("catalog.txt:%d: operands=%s is not a count", n+1, val)
-					}
-					e.operands = n
-				default:
+				if list, ok := lists[key]; ok {
+					*list = strings.Split(val, ",")
+					continue
+				}
+				if key != "operands" {
 					return nil, fmt.Errorf("catalog.txt:%d: unknown attribute %q", n+1, key)
 				}
+				count, err := strconv.Atoi(val)
+				if err != nil || count < 0 {
+					return nil, fmt.Errorf("catalog.txt:%d: operands=%s is not a count", n+1, val)
+				}
+				e.operands = count
 			}
 		}
 		if kind == kindRunner && len(e.runs) == 0 {

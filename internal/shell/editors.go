@@ -39,8 +39,20 @@ func editorOptions() map[string]valueOpts {
 		"unzip": {short: "d"},
 		"7z":    sevenZip, "7za": sevenZip, "7zr": sevenZip,
 		"cpio": {short: "DEFHIMOR", long: []string{"directory", "file", "format", "pattern-file", "message", "owner", "io-size", "block-size", "rsh-command"}},
+		// The editors' options that take a value, whose values are no files they edit.
+		// vim's -s is left out: it is a flag in Ex mode (ex -s, vim -es), and taking its
+		// value for a file only adds a write.
+		"vi": vimOptions, "vim": vimOptions, "nvim": vimOptions, "ex": vimOptions, "vimdiff": vimOptions, "gvim": vimOptions, "view": vimOptions,
+		// ed and red are left out: their commands (with !) are not read, so they stay
+		// programs moat does not know, asked about.
+		"emacs": {short: "lLfe", long: []string{"eval", "load", "funcall", "directory", "chdir", "file", "insert", "visit", "find-file"}},
+		"nano":  {short: "oQTXY", long: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax"}},
+		"kak":   {short: "ecsp"},
 	}
 }
+
+// vimOptions are the value options of vi, vim, nvim and ex.
+var vimOptions = valueOpts{short: "cSuUiTwWqt", long: []string{"cmd", "listen", "startuptime", "server", "remote", "servername", "cmdheight"}}
 
 // inPlace describes a program that rewrites the files named among its operands.
 type inPlace struct {
@@ -50,18 +62,9 @@ type inPlace struct {
 	// expression) unless one of codeOpts gave the program instead.
 	script   bool
 	codeOpts []string
-	// valueShort are its short options that take a value (vim -c CMD): their values are
-	// not files. Its +CMD operands are commands, not files.
-	valueShort string
-	valueLong  []string
 	// deletes means it also removes the names it is given (rename).
 	deletes bool
 }
-
-// vimLike are the value options of vi, vim, nvim and ex.
-// -s is left out: it is a flag in Ex mode (ex -s, vim -es), and taking its value for a
-// file only adds a write.
-var vimLike = inPlace{valueShort: "cSuUiTwWqt", valueLong: []string{"cmd", "listen", "startuptime", "server", "remote", "servername", "cmdheight"}}
 
 // inPlaceEditors maps a program to how it edits its operands. The editors are listed
 // whatever their mode: an agent has no terminal, so an editor run by it reads its
@@ -71,12 +74,10 @@ var inPlaceEditors = sync.OnceValue(func() map[string]inPlace {
 	perlLike := inPlace{when: []string{"i"}, script: true, codeOpts: []string{"e", "E"}}
 	return map[string]inPlace{
 		"perl": perlLike, "ruby": perlLike,
-		"vi": vimLike, "vim": vimLike, "nvim": vimLike, "ex": vimLike, "vimdiff": vimLike, "gvim": vimLike,
-		"ed": {valueShort: "p"}, "red": {valueShort: "p"},
-		"emacs": {valueShort: "lLfe", valueLong: []string{"eval", "load", "funcall", "directory", "chdir", "file", "insert", "visit", "find-file"}},
-		"nano":  {valueShort: "oQTXY", valueLong: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax"}},
-		"kak":   {valueShort: "ecsp"},
-		"micro": {},
+		// Their options that take a value are in editorOptions; +CMD operands are
+		// commands, not files.
+		"vi": {}, "vim": {}, "nvim": {}, "ex": {}, "vimdiff": {}, "gvim": {}, "view": {},
+		"ed": {}, "red": {}, "emacs": {}, "nano": {}, "kak": {}, "micro": {},
 		// Converters that rewrite each file they are given.
 		"dos2unix": {}, "unix2dos": {}, "mac2unix": {}, "unix2mac": {},
 		"rename": {script: true, deletes: true}, "prename": {script: true, deletes: true}, "file-rename": {script: true, deletes: true},
@@ -144,9 +145,6 @@ func (a *analyzer) editedFiles(cmd *call.Command, v *view, e inPlace, cwd dir) {
 		return
 	}
 	files := v.raw
-	if e.valueShort != "" || len(e.valueLong) > 0 {
-		files = editorOperands(v.args, e)
-	}
 	if e.script && !v.flag(e.codeOpts...) && len(files) > 0 {
 		files = files[1:]
 	}
@@ -165,36 +163,6 @@ func (a *analyzer) editedFiles(cmd *call.Command, v *view, e inPlace, cwd dir) {
 			a.addAccess(&cmd.Accesses, call.Delete, f, false, cwd)
 		}
 	}
-}
-
-// editorOperands returns the operands of an editor's words, skipping the values of the
-// options that take one.
-func editorOperands(args []arg, e inPlace) []arg {
-	var ops []arg
-	ended := false
-	for i := 0; i < len(args); i++ {
-		x := args[i]
-		s := x.lit
-		if ended || x.dynamic || len(s) < 2 || s[0] != '-' {
-			ops = append(ops, x)
-			continue
-		}
-		if s == "--" {
-			ended = true
-			continue
-		}
-		if s[1] == '-' {
-			name, _, has := strings.Cut(s[2:], "=")
-			if !has && contains(e.valueLong, name) {
-				i++
-			}
-			continue
-		}
-		if len(s) == 2 && strings.IndexByte(e.valueShort, s[1]) >= 0 {
-			i++ // -c CMD; -cCMD holds its value
-		}
-	}
-	return ops
 }
 
 // patchTarget is a patch applied by a command whose diff may be in the line: the files
