@@ -43,8 +43,7 @@ func editorOptions() map[string]valueOpts {
 		// vim's -s is left out: it is a flag in Ex mode (ex -s, vim -es), and taking its
 		// value for a file only adds a write.
 		"vi": vimOptions, "vim": vimOptions, "nvim": vimOptions, "ex": vimOptions, "vimdiff": vimOptions, "gvim": vimOptions, "view": vimOptions,
-		// ed and red are left out: their commands (with !) are not read, so they stay
-		// programs moat does not know, asked about.
+		"ed": {short: "p"}, "red": {short: "p"},
 		"emacs": {short: "lLfe", long: []string{"eval", "load", "funcall", "directory", "chdir", "file", "insert", "visit", "find-file"}},
 		"nano":  {short: "oQTXY", long: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax"}},
 		"kak":   {short: "ecsp"},
@@ -62,6 +61,9 @@ type inPlace struct {
 	// expression) unless one of codeOpts gave the program instead.
 	script   bool
 	codeOpts []string
+	// unread says why the commands it is given are not read (ed's can run shell
+	// commands with !): the edit is then opaque as well as a write.
+	unread string
 	// deletes means it also removes the names it is given (rename).
 	deletes bool
 }
@@ -71,13 +73,14 @@ type inPlace struct {
 // commands from its options, its script or standard input, and whether those write the
 // file cannot be told cheaply; taking every file it opens as written is the safe answer.
 var inPlaceEditors = sync.OnceValue(func() map[string]inPlace {
+	edLike := inPlace{unread: "its commands, which moat does not read, can run shell commands (!)"}
 	perlLike := inPlace{when: []string{"i"}, script: true, codeOpts: []string{"e", "E"}}
 	return map[string]inPlace{
 		"perl": perlLike, "ruby": perlLike,
 		// Their options that take a value are in editorOptions; +CMD operands are
 		// commands, not files.
 		"vi": {}, "vim": {}, "nvim": {}, "ex": {}, "vimdiff": {}, "gvim": {}, "view": {},
-		"ed": {}, "red": {}, "emacs": {}, "nano": {}, "kak": {}, "micro": {},
+		"ed": edLike, "red": edLike, "emacs": {}, "nano": {}, "kak": {}, "micro": {},
 		// Converters that rewrite each file they are given.
 		"dos2unix": {}, "unix2dos": {}, "mac2unix": {}, "unix2mac": {},
 		"rename": {script: true, deletes: true}, "prename": {script: true, deletes: true}, "file-rename": {script: true, deletes: true},
@@ -143,6 +146,9 @@ func (a *analyzer) extractInto(cmd *call.Command, to arg, cwd dir) {
 func (a *analyzer) editedFiles(cmd *call.Command, v *view, e inPlace, cwd dir) {
 	if len(e.when) > 0 && !v.flag(e.when...) {
 		return
+	}
+	if e.unread != "" {
+		opaqueCmd(cmd, v.name+" edits files with commands moat does not read: "+e.unread)
 	}
 	files := v.raw
 	if e.script && !v.flag(e.codeOpts...) && len(files) > 0 {
