@@ -3,9 +3,7 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -50,19 +48,7 @@ func containerHome(t *testing.T) (h *hookRun, settings string) {
 		settings:                     `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "moat hook claude-code"}]}]}}` + "\n",
 		filepath.Join(bin, "docker"): fakeDocker,
 	}
-	for path, text := range files {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, kv := range h.env {
-		if strings.HasPrefix(kv, "PATH=") {
-			h.env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(kv, "PATH=")
-		}
-	}
+	plant(t, h, bin, files)
 	return h, settings
 }
 

@@ -66,6 +66,15 @@ func agentHome(t *testing.T) (h *hookRun, canary, mcpJSON string) {
 		// The fake editor adds the server it is given to the user's MCP configuration.
 		filepath.Join(bin, "code"): "#!/bin/sh\n[ \"$1\" = --add-mcp ] && printf '{\"servers\": {\"x\": %s}}\\n' \"$2\" > " + mcpJSON + "\n",
 	}
+	plant(t, h, bin, files)
+	return h, canary, mcpJSON
+}
+
+// plant writes the canary files (programs among them, all made executable) and puts bin
+// first on the hook's and the agent's PATH, so that the fake programs run instead of the
+// real ones.
+func plant(t *testing.T, h *hookRun, bin string, files map[string]string) {
+	t.Helper()
 	for path, text := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -79,7 +88,6 @@ func agentHome(t *testing.T) (h *hookRun, canary, mcpJSON string) {
 			h.env[i] = "PATH=" + bin + ":" + strings.TrimPrefix(kv, "PATH=")
 		}
 	}
-	return h, canary, mcpJSON
 }
 
 func fileText(t *testing.T, path string) string {
