@@ -89,7 +89,9 @@ func TestRunPassesThrough(t *testing.T) {
 		{"stdio and status", "from stdin", []string{"--", "sh", "-c", "cat; echo to-stderr >&2; exit 7"}, "from stdin", "to-stderr\n", 7},
 		{"arguments as given", "", []string{"--", "printf", "[%s]", "a b", "$HOME", "*", "; rm -rf ~"}, "[a b][$HOME][*][; rm -rf ~]", "", 0},
 		{"flags end at the command", "", []string{"sh", "-c", "echo $0", "--agent"}, "--agent\n", "", 0},
-		{"not found", "", []string{"--", "moat-no-such-program"}, "", "moat: moat-no-such-program: exec: \"moat-no-such-program\": executable file not found in $PATH\n", 127},
+		// A program moat does not know is asked about, and refused without a terminal.
+		{"unknown program", "", []string{"--", "moat-no-such-program"}, "", "moat: not run: this makes a program run code from a file, library or setting that moat cannot read, so moat cannot tell what it does (rule ask-opaque-code); no terminal to ask on, so it is denied\n", 126},
+		{"not found", "", []string{"--", "./moat-no-such-program"}, "", "moat: ./moat-no-such-program: exec: \"./moat-no-such-program\": stat ./moat-no-such-program: no such file or directory\n", 127},
 		{"usage", "", nil, "", "moat: run needs a command: moat run [flags] -- COMMAND [ARG...]\n", 2},
 		{"bad flag", "", []string{"--nope", "true"}, "", "moat: unknown flag: --nope\n", 2},
 	}

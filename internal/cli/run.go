@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -194,7 +195,8 @@ func (a *app) execArgv(deps guardDeps, argv []string, extra []string) error {
 	}
 	if err != nil {
 		code := exitGuardRefused
-		if errors.Is(err, exec.ErrNotFound) {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			// By name or by path (./x), as a shell says: command not found.
 			code = exitGuardNotFound
 		}
 		return &exitCode{code: code, err: fmt.Errorf("%s: %w", argv[0], err)}

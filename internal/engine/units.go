@@ -237,6 +237,10 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 		var judged selfguard.Judgment
 		if self != nil {
 			judged = self[i]
+			if judged.Moat {
+				// A copy or build of moat under another name: selfguard reads it.
+				s.Findings = slices.DeleteFunc(slices.Clone(s.Findings), shell.UnknownProgram)
+			}
 			s.Findings = appendNew(slices.Clip(s.Findings), judged.Findings)
 		}
 		if len(cmd.Args) > 0 {

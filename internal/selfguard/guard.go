@@ -118,6 +118,9 @@ type Judgment struct {
 	// to be analysed as the agent's own: moat launch and moat mcp proxy do not decide
 	// them, and moat run decides them with whatever policy it was given.
 	Runs []string
+	// Moat says the command runs moat, under whatever name: its uses are judged here, so
+	// it is no unknown program.
+	Moat bool
 }
 
 // line is what the guard knows of the whole line a command is part of.
@@ -138,7 +141,7 @@ func (g *Guard) Line(cmds []call.Command, text, cwd string) []Judgment {
 	l := &line{cmds: cmds, text: text, cwd: cwd}
 	for i := range cmds {
 		j := g.command(l, i)
-		if len(j.Findings) == 0 && len(j.Runs) == 0 {
+		if len(j.Findings) == 0 && len(j.Runs) == 0 && !j.Moat {
 			continue
 		}
 		if out == nil {
@@ -160,6 +163,7 @@ func (g *Guard) command(l *line, i int) Judgment {
 	if !ok {
 		return j
 	}
+	j.Moat = true
 	for _, entry := range id.entries {
 		args := id.args
 		if entry != "" {

@@ -256,6 +256,13 @@ var knownNames = sync.OnceValue(func() map[string]bool {
 // unknownProgramNote is in the evidence of every unknown program.
 const unknownProgramNote = "a program moat does not know"
 
+// UnknownProgram reports whether a finding is the one of a program moat does not know,
+// which a caller that identifies the program another way (moat's own binary under another
+// name, by its content) may drop.
+func UnknownProgram(f call.Finding) bool {
+	return f.ID == findOpaque && strings.Contains(f.Evidence, unknownProgramNote)
+}
+
 // unknownProgram makes a command whose program moat does not know opaque: a program given
 // by name that no table or catalog entry describes, or by a path outside the project and
 // the system's directories whose name moat does not know either. A function the line
