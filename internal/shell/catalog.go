@@ -33,7 +33,8 @@ const (
 	// the analyser models.
 	kindBuiltin programKind = iota + 1
 	// kindTool is an ordinary program whose effects are the ones its operands and options
-	// name (reading, printing, computing, querying): it runs no code it is handed.
+	// name (reading, printing, computing, querying): it runs no code it is handed, unless
+	// its entry says where (exec=).
 	kindTool
 	// kindProject runs the project's own code or configuration (make, go test, npm run,
 	// pytest): code the agent can read and change anyway, and which is judged when it is
@@ -74,7 +75,7 @@ type catalogEntry struct {
 	// exec are a tool's options after which the remaining words are a command it runs on
 	// each path it finds, with {}-placeholders for the path (fd -x CMD).
 	exec []string
-	// changes are, for a tool that both reports on and changes the machine (ip, mount,
+	// changes are, for a tool that both reports on and changes the machine (ip, swapon,
 	// timedatectl), the operands (patterns such as set-*, or * for any) and options
 	// (-a, --add-*) that make it change something; such a use is opaque, as moat does not
 	// model what it changes.
@@ -194,6 +195,9 @@ var knownByTables = sync.OnceValue(func() map[string]bool {
 		add(n)
 	}
 	for n := range executors() {
+		add(n)
+	}
+	for n := range inPlaceEditors() {
 		add(n)
 	}
 	for n := range credentialRules() {
