@@ -168,6 +168,9 @@ func (r *Resolver) ProtectedIn(dir string) ([]string, error) {
 func (r *Resolver) realPath(p string) (real string, fi fs.FileInfo, err error) {
 	rest := ""
 	hops := 0
+	// inP says dir is p itself or one of its directories, so that rest is the end of p
+	// and needs no building.
+	inP := true
 	for dir := p; ; {
 		var err error
 		fi, err = r.fs.Lstat(dir)
@@ -184,6 +187,7 @@ func (r *Resolver) realPath(p string) (real string, fi fs.FileInfo, err error) {
 				target = filepath.Join(filepath.Dir(dir), target)
 			}
 			dir = filepath.Clean(target)
+			inP = false
 			continue
 		case err == nil:
 			// dir is there and no link: the directories above it may still be links.
@@ -202,7 +206,11 @@ func (r *Resolver) realPath(p string) (real string, fi fs.FileInfo, err error) {
 		if parent == dir {
 			return p, nil, nil
 		}
-		rest = join(filepath.Base(dir), rest)
+		if inP && parent != "/" && len(parent) < len(p) && p[len(parent)] == '/' {
+			rest = p[len(parent)+1:]
+		} else {
+			rest = join(filepath.Base(dir), rest)
+		}
 		dir = parent
 	}
 }
