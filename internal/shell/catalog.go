@@ -353,29 +353,57 @@ func (a *analyzer) unmodelledProtected(at int, ops []arg, opts []option, cwd dir
 // finder's second operand, or the working directory) with the extensions it is limited to
 // (-e go).
 func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
-	var operands []arg
+	var operands, roots []arg
 	var exts []string
+	values := valueOptions()[a.meta[at].prog]
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		if !containsString(e.exec, x.lit) {
-			switch {
-			case x.lit == "-e" || x.lit == "--extension":
-				if i+1 < len(rest) {
-					i++
-					exts = append(exts, rest[i].lit)
-				}
-			case strings.HasPrefix(x.lit, "--extension="):
-				exts = append(exts, strings.TrimPrefix(x.lit, "--extension="))
-			case strings.HasPrefix(x.lit, "-e") && len(x.lit) > 2:
-				exts = append(exts, x.lit[2:])
-			case !strings.HasPrefix(x.lit, "-") || x.dynamic:
+			if x.dynamic || !strings.HasPrefix(x.lit, "-") || x.lit == "-" {
 				operands = append(operands, x)
+				continue
+			}
+			// An option, with its value: the next word, or what follows = or the letter.
+			name, val, attached := strings.Cut(strings.TrimLeft(x.lit, "-"), "=")
+			takes := strings.HasPrefix(x.lit, "--") && containsString(values.long, name) ||
+				!strings.HasPrefix(x.lit, "--") && len(name) >= 1 && strings.IndexByte(values.short, name[0]) >= 0
+			if !takes {
+				continue
+			}
+			if !attached && !strings.HasPrefix(x.lit, "--") && len(name) > 1 {
+				val, attached = name[1:], true // -ego
+			}
+			if !attached {
+				if i+1 >= len(rest) {
+					continue
+				}
+				i++
+				val = rest[i].lit
+			}
+			switch {
+			case name == "extension" || !strings.HasPrefix(x.lit, "--") && name[0] == 'e':
+				exts = append(exts, val)
+			case name == "search-path" || name == "base-directory":
+				roots = append(roots, arg{lit: val, dynamic: rest[i].dynamic})
 			}
 			continue
 		}
-		root := arg{lit: "."}
 		if len(operands) >= 2 {
-			root = operands[1]
+			roots = append(roots, operands[1:]...)
+		}
+		if len(roots) == 0 {
+			roots = []arg{{lit: "."}}
+		}
+		root := roots[0]
+		for _, r := range roots {
+			if r.dynamic {
+				root = r
+			}
+		}
+		if len(roots) > 1 && !root.dynamic {
+			// Several roots: the command is judged below each in turn would be; their
+			// common ancestor is the safe stand-in.
+			root = arg{lit: commonDir(roots)}
 		}
 		if root.dynamic {
 			a.opaque(at, a.meta[at].prog+" runs a command on paths below a directory known only at run time")
@@ -424,6 +452,25 @@ func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
 	}
 }
 
+// commonDir is the longest directory every path of roots is in ("/" at worst; relative
+// paths are taken as they are written).
+func commonDir(roots []arg) string {
+	common := strings.TrimRight(roots[0].lit, "/")
+	for _, r := range roots[1:] {
+		p := strings.TrimRight(r.lit, "/")
+		if path.IsAbs(p) != path.IsAbs(common) {
+			return "/"
+		}
+		for common != "" && common != "." && p != common && !strings.HasPrefix(p, common+"/") {
+			common = path.Dir(common)
+		}
+	}
+	if common == "" {
+		return "/"
+	}
+	return common
+}
+
 // changeWord returns the first operand or option of a command that matches one of the
 // patterns: operands match the plain ones (path.Match, on the lower-cased word; * is any
 // operand), options those that start with "-".
@@ -466,6 +513,9 @@ func (a *analyzer) runnerCommand(at int, e catalogEntry, rest []arg, cwd dir) {
 			return
 		}
 		if strings.HasPrefix(x.lit, "-") {
+			if !strings.Contains(x.lit, "=") && containsString(e.values, x.lit) {
+				i++ // poetry -C DIR run: the option's value
+			}
 			continue
 		}
 		if !containsString(e.runs, x.lit) {

@@ -25,6 +25,12 @@ type valueOpts struct {
 
 var shellOptions = valueOpts{short: "oO", long: []string{"rcfile", "init-file"}}
 
+// fdOptions are fd's options that take a value; --search-path and --base-directory name
+// where it looks (catalog.go's execOnFound reads them).
+var fdOptions = valueOpts{short: "etdESojc", long: []string{"extension", "type", "max-depth", "min-depth", "exact-depth",
+	"exclude", "size", "changed-within", "changed-before", "change-newer-than", "change-older-than", "owner", "threads",
+	"color", "search-path", "base-directory", "ignore-file", "max-results", "batch-size", "path-separator", "format"}}
+
 // valueOptions is built on first use, like the tables of tables.go.
 var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	opts := map[string]valueOpts{
@@ -115,6 +121,8 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"script":     {short: "cEeTtOIB", long: []string{"command", "echo", "log-io", "log-in", "log-out", "log-timing", "timing"}},
 		"truncate":   {short: "sr", long: []string{"size", "reference"}},
 		"install":    {short: "mogtS", long: []string{"mode", "owner", "group", "target-directory", "suffix"}},
+		"fd":         fdOptions,
+		"fdfind":     fdOptions,
 		"mount":      {short: "otLUON", long: []string{"options", "types", "label", "uuid", "test-opts", "namespace", "target", "source", "fstab", "options-mode", "options-source"}},
 		"cp":         {short: "tS", long: []string{"target-directory", "suffix", "reflink", "sparse"}},
 		"mv":         {short: "tS", long: []string{"target-directory", "suffix"}},
