@@ -77,11 +77,19 @@ func recommendedEngineWith(tb testing.TB, files fileid.FS) *Engine {
 
 // noFiles is a file system that holds only its root: resolving a written path in it costs
 // no system call, so that a benchmark measures analysis and decision alone.
-type noFiles struct{}
+type noFiles struct{ root fs.FileInfo }
 
-func (noFiles) Lstat(name string) (fs.FileInfo, error) {
+func newNoFiles(tb testing.TB) noFiles {
+	root, err := os.Lstat("/")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return noFiles{root}
+}
+
+func (f noFiles) Lstat(name string) (fs.FileInfo, error) {
 	if name == "/" {
-		return os.Lstat("/")
+		return f.root, nil
 	}
 	return nil, fs.ErrNotExist
 }
@@ -133,7 +141,7 @@ func BenchmarkEvaluateManyRules(b *testing.B) {
 // system call; the whole benchmark adds the identity of every written path on the
 // machine's (internal/fileid: a few lstat calls per path).
 func BenchmarkShellDecision(b *testing.B) {
-	b.Run("analysis", func(b *testing.B) { benchShellDecision(b, recommendedEngineWith(b, noFiles{})) })
+	b.Run("analysis", func(b *testing.B) { benchShellDecision(b, recommendedEngineWith(b, newNoFiles(b))) })
 	b.Run("with-files", func(b *testing.B) { benchShellDecision(b, recommendedEngine(b)) })
 }
 

@@ -60,6 +60,9 @@ type Resolver struct {
 	indexed   bool
 	seen      map[string]result
 	trees     map[string][]string
+	// dirs are the real paths of directories resolved for this decision, which the
+	// several paths a line writes mostly share.
+	dirs map[string]string
 }
 
 type result struct {
@@ -191,7 +194,7 @@ func (r *Resolver) realPath(p string) (real string, fi fs.FileInfo, err error) {
 			continue
 		case err == nil:
 			// dir is there and no link: the directories above it may still be links.
-			real, err := r.fs.EvalSymlinks(dir)
+			real, err := r.realDir(dir)
 			if err != nil {
 				return "", nil, fmt.Errorf("resolving links in %s: %w", dir, err)
 			}
@@ -213,6 +216,27 @@ func (r *Resolver) realPath(p string) (real string, fi fs.FileInfo, err error) {
 		}
 		dir = parent
 	}
+}
+
+// realDir resolves the links of an existing path that is no link itself: its
+// directory's, remembered for the decision, and its own name.
+func (r *Resolver) realDir(p string) (string, error) {
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p, nil
+	}
+	real, ok := r.dirs[parent]
+	if !ok {
+		var err error
+		if real, err = r.fs.EvalSymlinks(parent); err != nil {
+			return "", err
+		}
+		if r.dirs == nil {
+			r.dirs = make(map[string]string)
+		}
+		r.dirs[parent] = real
+	}
+	return filepath.Join(real, filepath.Base(p)), nil
 }
 
 func join(dir, rest string) string {
