@@ -5,6 +5,7 @@ package planted
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -221,6 +222,11 @@ func Shadow(p, home string) (string, bool) {
 	}
 	return "", false
 }
+
+// PathDirs returns the directories on PATH for most users (~/ for the home directory),
+// where moat judges every program written as a possible shadow of a common one: a PATH
+// that puts one of them first adds no program moat has not seen written.
+func PathDirs() []string { return slices.Clone(pathDirs) }
 
 // onPath returns the name of p when p is a file directly in one of pathDirs.
 func onPath(p, rel string) (string, bool) {

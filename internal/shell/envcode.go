@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -95,9 +96,12 @@ var envVars = sync.OnceValue(func() map[string]envVar {
 		"PS4":            {kind: envPrompt, readers: shellReaders, inherited: true}, // shown before each command traced by set -x
 
 		// The dynamic linker, in every dynamically linked program.
-		"LD_PRELOAD":                 library,
-		"LD_AUDIT":                   library,
-		"DYLD_INSERT_LIBRARIES":      library,
+		"LD_PRELOAD":            library,
+		"LD_AUDIT":              library,
+		"DYLD_INSERT_LIBRARIES": library,
+		// The directories the shell and every program look programs up in: one first on
+		// it that moat does not watch can shadow any program (PATH=/tmp/x:$PATH make).
+		"PATH":                       {kind: envSearchPath, inherited: true},
 		"LD_LIBRARY_PATH":            libPath,
 		"DYLD_LIBRARY_PATH":          libPath,
 		"DYLD_FALLBACK_LIBRARY_PATH": libPath,
@@ -584,11 +588,30 @@ func (a *analyzer) searchPath(cmd *call.Command, name string, x arg, cwd dir) {
 		if e == "" || e == "." {
 			continue
 		}
-		if !a.trustedDir(a.tildePath(e), cwd) {
+		if !a.trustedDir(a.tildePath(e), cwd) && !(name == "PATH" && a.watchedBinDir(e)) {
 			opaqueCmd(cmd, name+" loads code from "+e+", outside the project and the system")
 			return
 		}
 	}
+}
+
+// watchedBinDir reports whether a PATH entry is one of the directories where every
+// program written is judged as a possible shadow (planted code): ~/.local/bin, ~/go/bin…
+func (a *analyzer) watchedBinDir(e string) bool {
+	home, _ := a.st.get("HOME")
+	e = strings.TrimRight(e, "/")
+	for _, d := range planted.PathDirs() {
+		if rest, ok := strings.CutPrefix(d, "~/"); ok {
+			if home.known && e == home.s+"/"+rest || e == d {
+				return true
+			}
+			continue
+		}
+		if e == d {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceEntries reads the entries of a computed search path from its source text, for the
