@@ -178,19 +178,14 @@ func (a *analyzer) pyRun(x *execCall, words []arg) {
 			i++
 			break
 		}
-		name, val, has := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
-		takes := contains(vo.long, name) || contains([]string{"spec", "pip-args", "suffix"}, name) || len(name) == 1 && strings.Contains(vo.short, name)
+		name, value, last, takes, more := optionWithValue(words, i, vo, "spec", "pip-args", "suffix")
 		if !takes {
 			continue
 		}
-		value := arg{lit: val}
-		if !has {
-			if i+1 >= len(words) {
-				break
-			}
-			i++
-			value = words[i]
+		if !more {
+			break
 		}
+		i = last
 		switch name {
 		case "from", "spec":
 			from = true
@@ -228,18 +223,14 @@ func (a *analyzer) uvRun(x *execCall, words []arg) {
 			}
 			return
 		}
-		name, val, has := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
-		if !(contains(vo.long, name) || len(name) == 1 && strings.Contains(vo.short, name)) {
+		name, value, last, takes, more := optionWithValue(words, i, vo)
+		if !takes {
 			continue
 		}
-		value := arg{lit: val}
-		if !has {
-			if i+1 >= len(words) {
-				return
-			}
-			i++
-			value = words[i]
+		if !more {
+			return
 		}
+		i = last
 		switch name {
 		case "with", "with-editable":
 			a.judgePackage(x.at, ecoPyPI, value, "uv run --with")
@@ -294,7 +285,7 @@ func (a *analyzer) runPackageProgram(cmd []arg, eco ecosystem) {
 	}
 	name, _ := runnerPackage(eco, cmd[0].lit)
 	bin := name[strings.LastIndexByte(name, '/')+1:]
-	if !knownByTables()[canonicalProgram(bin)] {
+	if !describedByTables(canonicalProgram(bin)) {
 		return
 	}
 	argv := append([]arg{{lit: bin}}, cmd[1:]...)

@@ -251,39 +251,34 @@ func isVersion(s string) bool {
 	return true
 }
 
-// longOptionNames are, per program, the long options moat knows by name: those its tables
-// give aliases or values, and those its rules test. They are what an abbreviation is
-// resolved against.
-var longOptionNames = sync.OnceValue(func() map[string][]string {
-	names := map[string][]string{}
-	add := func(prog, n string) {
-		if len(n) > 1 && !slices.Contains(names[prog], n) {
-			names[prog] = append(names[prog], n)
+// longOptionNames returns the long options moat knows by name for one program: those its
+// tables give aliases or values, and those its rules test. They are what an abbreviation
+// is resolved against. They are gathered for the program asked about only, when an option
+// it is given is none of them: a hook decides one command per process.
+func longOptionNames(prog string) []string {
+	var names []string
+	add := func(n string) {
+		if len(n) > 1 && !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
-	for prog, aliases := range flagAliases() {
-		for from, to := range aliases {
-			add(prog, from)
-			add(prog, to)
-		}
+	for from, to := range flagAliases()[prog] {
+		add(from)
+		add(to)
 	}
-	for prog, v := range valueOptions() {
-		for _, n := range v.long {
-			add(prog, n)
-		}
+	for _, n := range valueOptions()[prog].long {
+		add(n)
 	}
-	for prog, rules := range effectRules() {
-		for _, r := range rules {
-			for _, n := range r.anyOf {
-				add(prog, n)
-			}
-			for _, n := range r.noneOf {
-				add(prog, n)
-			}
+	for _, r := range effectRules()[prog] {
+		for _, n := range r.anyOf {
+			add(n)
+		}
+		for _, n := range r.noneOf {
+			add(n)
 		}
 	}
 	return names
-})
+}
 
 // longOption resolves an abbreviated long option the way GNU getopt_long and git do: a
 // name that is not one the program's tables know, but the unique prefix of one, is that
@@ -293,7 +288,7 @@ func longOption(prog, n string) string {
 	if n == "" || strings.HasPrefix(n, "no-") {
 		return n
 	}
-	known := longOptionNames()[prog]
+	known := longOptionNames(prog)
 	if slices.Contains(known, n) {
 		return n
 	}
@@ -310,4 +305,22 @@ func longOption(prog, n string) string {
 		return n
 	}
 	return match
+}
+
+// optionWithValue reads words[i], an option word, against vo and the extra long options
+// that also take a value: its name without dashes, and when it takes a value (takes), the
+// value (after =, or the next word) and the index of the last word it used. more is false
+// when it takes a value that no word is left for.
+func optionWithValue(words []arg, i int, vo valueOpts, extra ...string) (name string, value arg, last int, takes, more bool) {
+	name, val, has := strings.Cut(strings.TrimLeft(words[i].lit, "-"), "=")
+	takes = slices.Contains(vo.long, name) || slices.Contains(extra, name) || len(name) == 1 && strings.Contains(vo.short, name)
+	switch {
+	case !takes:
+		return name, arg{}, i, false, true
+	case has:
+		return name, arg{lit: val}, i, true, true
+	case i+1 >= len(words):
+		return name, arg{}, i, true, false
+	}
+	return name, words[i+1], i + 1, true, true
 }
