@@ -83,179 +83,144 @@ type catalogEntry struct {
 }
 
 // catalog parses catalog.txt on first use.
-var catalog = sync.OnceValue(func() map[string]catalogEntry {
+var catalog = sync.OnceValue(func() map[string]*catalogEntry {
 	c, err := parseCatalog(catalogText)
 	if err != nil {
 		// The file is embedded and checked by TestCatalogParses; a broken build is the
 		// only way here, and an empty catalog only makes more commands opaque.
-		return map[string]catalogEntry{}
+		return map[string]*catalogEntry{}
 	}
 	return c
 })
 
 // parseCatalog reads the catalog's text: "[kind]" lines start a section, other lines list
 // programs, either several names, or one name followed by key=value attributes
-// (options=-f,--file runs=run,exec).
-func parseCatalog(text string) (map[string]catalogEntry, error) {
-	c := map[string]catalogEntry{}
+// (options=-f,--file runs=run,exec). The programs of a plain line share one entry per
+// section: the catalog is read by the first command of every hook process.
+func parseCatalog(text string) (map[string]*catalogEntry, error) {
+	c := make(map[string]*catalogEntry, 1024)
 	var kind programKind
-	for n, line := range strings.Split(text, "\n") {
+	var plain *catalogEntry // the entry of the section's plain programs
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
+		first, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if first == "" {
 			continue
 		}
-		if s, ok := strings.CutPrefix(fields[0], "["); ok {
+		if s, ok := strings.CutPrefix(first, "["); ok {
 			k, known := kindNames[strings.TrimSuffix(s, "]")]
-			if !known || len(fields) > 1 || !strings.HasSuffix(s, "]") {
-				return nil, fmt.Errorf("catalog.txt:%d: unknown section %q", n+1, line)
+			if !known || strings.TrimSpace(rest) != "" || !strings.HasSuffix(s, "]") {
+				return nil, fmt.Errorf("catalog.txt:%d: unknown section %q", n, strings.TrimSpace(line))
 			}
-			kind = k
+			kind, plain = k, &catalogEntry{kind: k}
 			continue
 		}
 		if kind == 0 {
-			return nil, fmt.Errorf("catalog.txt:%d: program before any [section]", n+1)
+			return nil, fmt.Errorf("catalog.txt:%d: program before any [section]", n)
 		}
-		e := catalogEntry{kind: kind}
-		names := fields
-		if len(fields) > 1 && strings.Contains(fields[1], "=") {
-			names = fields[:1]
-			lists := map[string]*[]string{
-				"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
-				"shell": &e.shell, "changes": &e.changes, "exec": &e.exec,
+		if strings.Contains(rest, "=") {
+			e, err := parseAttributes(kind, rest, n)
+			if err != nil {
+				return nil, err
 			}
-			for _, attr := range fields[1:] {
-				key, val, ok := strings.Cut(attr, "=")
-				if !ok || val == "" {
-					return nil, fmt.Errorf("catalog.txt:%d: %q is not key=value", n+1, attr)
-				}
-				if list, ok := lists[key]; ok {
-					*list = strings.Split(val, ",")
-					continue
-				}
-				if key != "operands" {
-					return nil, fmt.Errorf("catalog.txt:%d: unknown attribute %q", n+1, key)
-				}
-				count, err := strconv.Atoi(val)
-				if err != nil || count < 0 {
-					return nil, fmt.Errorf("catalog.txt:%d: operands=%s is not a count", n+1, val)
-				}
-				e.operands = count
+			if err := addProgram(c, first, e, n); err != nil {
+				return nil, err
 			}
+			continue
 		}
-		if kind == kindRunner && len(e.runs) == 0 {
-			return nil, fmt.Errorf("catalog.txt:%d: runner %s names no subcommand (runs=…)", n+1, names[0])
+		if kind == kindRunner {
+			return nil, fmt.Errorf("catalog.txt:%d: runner %s names no subcommand (runs=…)", n, first)
 		}
-		for _, name := range names {
-			if strings.Contains(name, "=") {
-				return nil, fmt.Errorf("catalog.txt:%d: attributes go on a line of one program: %q", n+1, name)
+		if err := addProgram(c, first, plain, n); err != nil {
+			return nil, err
+		}
+		for name := range strings.FieldsSeq(rest) {
+			if err := addProgram(c, name, plain, n); err != nil {
+				return nil, err
 			}
-			if _, dup := c[name]; dup {
-				return nil, fmt.Errorf("catalog.txt:%d: %s is listed twice", n+1, name)
-			}
-			c[name] = e
 		}
 	}
 	return c, nil
 }
 
-// knownByTables is every program that one of the analyser's tables describes: each table
-// is knowledge of what the program does.
-var knownByTables = sync.OnceValue(func() map[string]bool {
-	known := map[string]bool{}
-	add := func(names ...string) {
-		for _, n := range names {
-			known[n] = true
+// parseAttributes reads the key=value attributes of one program's line.
+func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, error) {
+	e := &catalogEntry{kind: kind}
+	lists := map[string]*[]string{
+		"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
+		"shell": &e.shell, "changes": &e.changes, "exec": &e.exec,
+	}
+	for attr := range strings.FieldsSeq(attrs) {
+		key, val, ok := strings.Cut(attr, "=")
+		if !ok || val == "" {
+			return nil, fmt.Errorf("catalog.txt:%d: %q is not key=value", n, attr)
 		}
+		if list, ok := lists[key]; ok {
+			*list = strings.Split(val, ",")
+			continue
+		}
+		if key != "operands" {
+			return nil, fmt.Errorf("catalog.txt:%d: unknown attribute %q", n, key)
+		}
+		count, err := strconv.Atoi(val)
+		if err != nil || count < 0 {
+			return nil, fmt.Errorf("catalog.txt:%d: operands=%s is not a count", n, val)
+		}
+		e.operands = count
 	}
-	for n := range wrappers() {
-		add(n)
+	if kind == kindRunner && len(e.runs) == 0 {
+		return nil, fmt.Errorf("catalog.txt:%d: runner names no subcommand (runs=…)", n)
 	}
-	for n := range programEffects() {
-		add(n)
+	return e, nil
+}
+
+// addProgram lists one program of line n.
+func addProgram(c map[string]*catalogEntry, name string, e *catalogEntry, n int) error {
+	if strings.Contains(name, "=") {
+		return fmt.Errorf("catalog.txt:%d: attributes go on a line of one program: %q", n, name)
 	}
-	for n := range effectRules() {
-		add(n)
+	if _, dup := c[name]; dup {
+		return fmt.Errorf("catalog.txt:%d: %s is listed twice", n, name)
 	}
-	for n := range valueOptions() {
-		add(n)
-	}
-	for n := range shells() {
-		add(n)
-	}
-	for n := range decoders() {
-		add(n)
-	}
-	for n := range downloaders() {
-		add(n)
-	}
-	for n := range dbClients() {
-		add(n)
-	}
-	for n := range executors() {
-		add(n)
-	}
-	for n := range inPlaceEditors() {
-		add(n)
-	}
-	for n := range credentialRules() {
-		add(n)
-	}
-	for n := range systemRules() {
-		add(n)
-	}
-	for n := range uploaders() {
-		add(n)
-	}
-	for n := range fileServers() {
-		add(n)
-	}
-	for n := range secretSinks() {
-		add(n)
-	}
-	for n := range evaluators {
-		add(n)
-	}
-	for n := range dirChangers {
-		add(n)
-	}
-	for n := range varSetters() {
-		add(n)
-	}
-	return known
-})
+	c[name] = e
+	return nil
+}
+
+// describedByTables reports whether one of the analyser's tables describes the program:
+// each table is knowledge of what it does. The tables are tried commonest first, and
+// each is built only when reached: a hook decides one command per process, and building
+// every table to look up ls would cost it a millisecond.
+func describedByTables(name string) bool {
+	return has(programEffects(), name) || has(effectRules(), name) || has(valueOptions(), name) ||
+		has(wrappers(), name) || has(shells(), name) || evaluators[name] || dirChangers[name] ||
+		has(varSetters(), name) || has(executors(), name) || has(inPlaceEditors(), name) ||
+		has(decoders(), name) || has(downloaders(), name) || has(dbClients(), name) ||
+		has(credentialRules(), name) || has(systemRules(), name) || has(uploaders(), name) ||
+		has(fileServers(), name) || has(secretSinks(), name)
+}
+
+func has[V any](m map[string]V, name string) bool {
+	_, ok := m[name]
+	return ok
+}
 
 // knownProgram reports whether moat knows what the program of this canonical name does:
-// a table describes it, the catalog lists it, or it is an interpreter whose code is
-// inspected.
+// a table describes it, the catalog lists it, it is an agent CLI (launched with its own
+// hooks; agents.go judges how), or it is an interpreter whose code is inspected.
 func knownProgram(name string) bool {
-	if knownNames()[name] {
+	if describedByTables(name) || has(catalog(), name) {
+		return true
+	}
+	if _, ok := agent.ForProgram(name); ok {
 		return true
 	}
 	_, ok := oneliner.Lookup(name)
 	return ok
 }
-
-// knownNames is every name knownProgram finds without looking further: the tables', the
-// catalog's and the agent CLIs' (launched with their own hooks; agents.go judges how),
-// in one set, since every command of every line is looked up.
-var knownNames = sync.OnceValue(func() map[string]bool {
-	known := make(map[string]bool, len(knownByTables())+len(catalog()))
-	for n := range knownByTables() {
-		known[n] = true
-	}
-	for n := range catalog() {
-		known[n] = true
-	}
-	for _, a := range agent.All() {
-		for _, p := range a.CLI.Programs {
-			known[p] = true
-		}
-	}
-	return known
-})
 
 // unknownProgramNote is in the evidence of every unknown program.
 const unknownProgramNote = "a program moat does not know"
@@ -298,7 +263,7 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 	if !ok {
 		return
 	}
-	if (e.kind == kindTool || e.kind == kindProject) && !knownByTables()[a.meta[at].prog] {
+	if (e.kind == kindTool || e.kind == kindProject) && !describedByTables(a.meta[at].prog) {
 		a.unmodelledProtected(at, ops, opts, cwd)
 	}
 	switch e.kind {
@@ -352,7 +317,7 @@ func (a *analyzer) unmodelledProtected(at int, ops []arg, opts []option, cwd dir
 // words, with each {}-placeholder standing for every path below the search root (the
 // finder's second operand, or the working directory) with the extensions it is limited to
 // (-e go).
-func (a *analyzer) execOnFound(at int, e catalogEntry, rest []arg, cwd dir) {
+func (a *analyzer) execOnFound(at int, e *catalogEntry, rest []arg, cwd dir) {
 	var operands, roots []arg
 	var exts []string
 	values := valueOptions()[a.meta[at].prog]
@@ -506,7 +471,7 @@ func changeWord(patterns []string, ops []arg, opts []option) string {
 // subcommand, its options (with the values of those listed as taking one) and its leading
 // operands. An option's value not listed may be taken for the program, which then is
 // unknown and opaque: never an allow by mistake.
-func (a *analyzer) runnerCommand(at int, e catalogEntry, rest []arg, cwd dir) {
+func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		if x.dynamic {
@@ -569,7 +534,7 @@ var codeExtensions = []string{
 // projectCode makes opaque a project program run on code from outside the project: a code
 // file among its operands, the file or directory of one of its code options, or, under a
 // subcommand that runs code, a remote reference (go run example.com/x@latest).
-func (a *analyzer) projectCode(at int, e catalogEntry, ops []arg, opts []option, cwd dir) {
+func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option, cwd dir) {
 	prog := a.meta[at].prog
 	if root := a.projectRoot(); root != "" && a.sh.remote == 0 {
 		switch {

@@ -38,7 +38,7 @@ func opaqueFinding(a Analysis) bool {
 // outside the project is opaque and one inside is not, code in another language is opaque.
 func TestExecutorsTable(t *testing.T) {
 	for prog, e := range executors() {
-		if !knownByTables()[prog] {
+		if !describedByTables(prog) {
 			t.Errorf("%s: an executor must be a program the tables know", prog)
 		}
 		vo := valueOptions()[prog]
