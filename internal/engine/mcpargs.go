@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/injection"
 	"github.com/moatdev/moat/internal/shell/sqlscan"
 )
 
@@ -242,7 +242,7 @@ func (e *Engine) sentInjections(c *call.Call, accesses []call.Access) []call.Fin
 	var fs []call.Finding
 	walkStrings(c.Args, "", func(s, at string) {
 		if len(s) <= maxScanned {
-			fs = append(fs, scan.InjectionFindings(s, at)...)
+			fs = append(fs, injection.Findings(s, at)...)
 		}
 	})
 	return fs

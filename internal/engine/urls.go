@@ -10,7 +10,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/netdest"
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/secrets"
 )
 
 // A URL says where a request goes and can carry what it sends. The findings here are
@@ -80,12 +80,12 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 // the raw text shows is left to the scan of the raw text; each kind is reported once.
 func decodedURLSecrets(raw, where string) []call.Finding {
 	seen := map[string]bool{}
-	for _, f := range scan.SecretFindings(raw, where) {
+	for _, f := range secrets.Findings(raw, where) {
 		seen[f.ID] = true
 	}
 	var fs []call.Finding
 	add := func(text, how string) {
-		for _, f := range scan.SecretFindings(text, where+" ("+how+")") {
+		for _, f := range secrets.Findings(text, where+" ("+how+")") {
 			if !seen[f.ID] {
 				seen[f.ID] = true
 				fs = append(fs, f)

@@ -1,4 +1,4 @@
-package scan
+package secrets
 
 import (
 	"encoding/base64"
@@ -19,7 +19,7 @@ func TestEncodedSecretFindings(t *testing.T) {
 		"Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte("u:"+token)),
 		"q=" + url.QueryEscape("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd"),
 	} {
-		fs := EncodedSecretFindings([]string{"curl", w}, "command")
+		fs := EncodedFindings([]string{"curl", w}, "command")
 		if len(fs) == 0 {
 			t.Errorf("%s: no finding", w)
 			continue
@@ -31,7 +31,7 @@ func TestEncodedSecretFindings(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"aGVsbG8gd29ybGQ=", "3f2a9c0d1e8b7a6f5e4d3c2b1a0f9e8d7c6b5a49", "internal/engine/testdata", "a%20b", "eyJpZCI6MTIzfQ"} {
-		if fs := EncodedSecretFindings([]string{w}, "command"); len(fs) > 0 {
+		if fs := EncodedFindings([]string{w}, "command"); len(fs) > 0 {
 			t.Errorf("%s: %v", w, fs)
 		}
 	}
@@ -43,7 +43,7 @@ func FuzzEncodedSecretFindings(f *testing.F) {
 	f.Add("Z2hwX1I4ZksybVE3eExwNFp0OVZiM05jNldkMVlzNUhqMEFlMkd1NA==", "k=%41%42")
 	f.Add("https://x.example/?d=676870", "Authorization: Basic dTpw")
 	f.Fuzz(func(t *testing.T, a, b string) {
-		for _, fd := range EncodedSecretFindings([]string{a, b}, "command") {
+		for _, fd := range EncodedFindings([]string{a, b}, "command") {
 			if fd.ID == "" || len(a) > 8 && strings.Contains(fd.Evidence, a) || len(b) > 8 && strings.Contains(fd.Evidence, b) {
 				t.Fatalf("bad finding %+v", fd)
 			}

@@ -1,9 +1,10 @@
-package scan
+package secrets
 
 import (
 	"math"
-	"slices"
 	"strings"
+
+	"github.com/moatdev/moat/internal/scan/textmatch"
 )
 
 // entropy returns the Shannon entropy of s in bits per byte.
@@ -282,20 +283,9 @@ func nameParts(name string) []string {
 	return parts
 }
 
-// wordSet is a set of words as a sorted slice. A map literal is built by code that runs
-// when the package loads, in every hook process; a slice literal is laid out by the
-// linker and costs nothing until it is searched.
-type wordSet []string
-
-// has reports whether w is in the set.
-func (s wordSet) has(w string) bool {
-	_, ok := slices.BinarySearch(s, w)
-	return ok
-}
-
 // notSecretNameParts are words that, anywhere in a key name, say that the value is about a
 // secret rather than the secret itself: its id, its name, its length, where it is kept.
-var notSecretNameParts = wordSet{
+var notSecretNameParts = textmatch.WordSet{
 	"checksum", "count", "cursor", "description", "digest", "dir", "enabled", "endpoint", "env",
 	"error", "expiration", "expires", "expiry", "fd", "field", "file", "fingerprint", "format",
 	"generator", "hash", "hashed", "header", "hint", "host", "id", "ids", "integrity", "kind",
@@ -308,9 +298,9 @@ var notSecretNameParts = wordSet{
 }
 
 // notSecretName reports whether the key name marks its value as not itself a secret.
-func notSecretName(name string, extra wordSet) bool {
+func notSecretName(name string, extra textmatch.WordSet) bool {
 	for _, p := range nameParts(name) {
-		if notSecretNameParts.has(p) || extra.has(p) {
+		if notSecretNameParts.Has(p) || extra.Has(p) {
 			return true
 		}
 	}

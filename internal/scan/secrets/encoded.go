@@ -1,4 +1,4 @@
-package scan
+package secrets
 
 import (
 	"encoding/base64"
@@ -13,7 +13,7 @@ import (
 
 // Encoded secrets: a token written base64-, hex- or URL-encoded into an argument is no
 // less a token, and encoding it is how one is slipped past a scanner that reads the text
-// as written. EncodedSecretFindings decodes the words that look encoded and looks for
+// as written. EncodedFindings decodes the words that look encoded and looks for
 // secrets in what they decode to.
 
 // maxEncodedWords and maxEncodedLen bound the decoding work for one command.
@@ -22,11 +22,11 @@ const (
 	maxEncodedLen   = 16 << 10
 )
 
-// EncodedSecretFindings returns the findings of secrets in the decoded text of words
+// EncodedFindings returns the findings of secrets in the decoded text of words
 // written base64-, hex- or URL-encoded, alone or as the value of a KEY=VALUE pair, a
 // query parameter or a header. The evidence names the encoding and the word, never the
 // value.
-func EncodedSecretFindings(words []string, where string) []call.Finding {
+func EncodedFindings(words []string, where string) []call.Finding {
 	var out []call.Finding
 	for i, w := range words {
 		if i >= maxEncodedWords {
@@ -37,7 +37,7 @@ func EncodedSecretFindings(words []string, where string) []call.Finding {
 		}
 		eachEncodedPart(w, func(part string) {
 			for _, d := range decodings(part) {
-				for _, f := range SecretFindings(d.text, "") {
+				for _, f := range Findings(d.text, "") {
 					if slices.ContainsFunc(out, func(g call.Finding) bool { return g.ID == f.ID }) {
 						continue
 					}

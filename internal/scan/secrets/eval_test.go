@@ -1,4 +1,4 @@
-package scan
+package secrets
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 
 // detectSecretsDir holds Yelp/detect-secrets' test data (../shared/evaldata relative to
 // the module root), which is present on the project's machines but not in the repository.
-var detectSecretsDir = filepath.Join("..", "..", "..", "shared", "evaldata", "detect-secrets")
+var detectSecretsDir = filepath.Join("..", "..", "..", "..", "shared", "evaldata", "detect-secrets")
 
 // secretsMinRecall is the share of detect-secrets' baseline that moat must find, once the
 // labels judged wrong below are set aside.
@@ -31,7 +31,7 @@ var secretsAdjudication = map[string]string{
 	"sample.diff:72": "`\"hashed_secret\": \"a2480a…\"`: a SHA-1 digest in detect-secrets' own baseline format; the hash of a secret is not the secret",
 }
 
-// TestEvalSecrets measures FindSecrets on detect-secrets' test data: how many of the
+// TestEvalSecrets measures Find on detect-secrets' test data: how many of the
 // secrets its baseline.file lists (by file and line) moat finds, raw and with the labels of
 // secretsAdjudication set aside. Under MOAT_EVAL=1 (make eval) the adjudicated figure must
 // reach secretsMinRecall. Run with -v for every label.
@@ -86,7 +86,7 @@ func TestEvalSecrets(t *testing.T) {
 			} else {
 				lines[e.file], hashes[e.file] = map[int]bool{}, map[string]bool{}
 				s := string(b)
-				for _, f := range FindSecrets(s) {
+				for _, f := range Find(s) {
 					first := strings.Count(s[:f.Start], "\n") + 1
 					last := first + strings.Count(s[f.Start:f.End], "\n")
 					for l := first; l <= last; l++ {

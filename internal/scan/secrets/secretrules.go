@@ -1,10 +1,12 @@
-package scan
+package secrets
 
 import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
 	"strings"
+
+	"github.com/moatdev/moat/internal/scan/textmatch"
 )
 
 // Pattern fragments shared by the rules.
@@ -39,17 +41,17 @@ const (
 // ("name": "v"), INI, TOML and properties (name = v) and code (name = "v", name := "v",
 // 'name' => 'v', name: 'v'). The rules that use it run it where a name containing one of
 // their keywords starts, and judge the name in their Verify.
-var assignedValue = &Pattern{expr: `^(?:--(?P<name>` + keyName + `)` + flagValue + `|(?P<name>` + keyName + `)` + assignment + `)`}
+var assignedValue = &textmatch.Pattern{Expr: `^(?:--(?P<name>` + keyName + `)` + flagValue + `|(?P<name>` + keyName + `)` + assignment + `)`}
 
 // secretRules is the built-in rule table, most specific first. Token formats are those
 // documented by their issuers (and catalogued by gitleaks); the patterns are our own.
 // The table is static data: a pattern is compiled when a text first gives its rule
 // something to search, so that loading the package compiles nothing.
-var secretRules = []SecretRule{
+var secretRules = []Rule{
 	{
 		ID:          "secret.private-key",
 		Description: "a private key block: PEM (RSA, EC, DSA, PKCS#8, encrypted), OpenSSH or PGP",
-		Pattern: &Pattern{expr: `-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----` +
+		Pattern: &textmatch.Pattern{Expr: `-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----(?s:.*?)-----END[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----` +
 			`|-----BEGIN[ A-Z0-9]{0,32}PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s\\:,.-]*[A-Za-z0-9+/=]`},
 		Keywords: []string{"private key-----", "private key block-----"},
 		Before:   48, After: 64 << 10, Lines: -1,
@@ -59,7 +61,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.aws-access-key-id",
 		Description: "an AWS access key id (AKIA…, ASIA…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"akia", "asia", "abia", "acca", "a3t"},
 		Before:      1, After: 24,
 		MinEntropy: 3,
@@ -67,7 +69,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.aws-secret-access-key",
 		Description: "an AWS secret access key: 40 base64 characters assigned to an AWS secret key name",
-		Pattern: &Pattern{expr: `^(?P<name>[A-Za-z0-9_.-]*(?i:secret[_.-]?access[_.-]?key|aws[_.-]?secret)[A-Za-z0-9_.-]*)` +
+		Pattern: &textmatch.Pattern{Expr: `^(?P<name>[A-Za-z0-9_.-]*(?i:secret[_.-]?access[_.-]?key|aws[_.-]?secret)[A-Za-z0-9_.-]*)` +
 			keyClose + `[ \t]*(?::=|=>|=|:|[ \t])[ \t]*\\?["'\x60]?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`},
 		Keywords: []string{"secret_access_key", "secretaccesskey", "secret-access-key", "aws_secret", "awssecret", "aws-secret"},
 		Before:   64, After: 128, AtName: true,
@@ -76,7 +78,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.github-token",
 		Description: "a GitHub token: personal (classic or fine-grained), OAuth, user-to-server, server-to-server or refresh",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,})(?:[^A-Za-z0-9_]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{40,})(?:[^A-Za-z0-9_]|$)`},
 		Keywords:    []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -84,7 +86,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.gitlab-token",
 		Description: "a GitLab token: personal, project or group access, deploy, runner, CI job, trigger, feed, OAuth or agent",
-		Pattern: &Pattern{expr: tokenStart + `(?P<secret>gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?` +
+		Pattern: &textmatch.Pattern{Expr: tokenStart + `(?P<secret>gl(?:pat|oas|dt|rt|rtr|cbt|ptt|ft|imt|agent|soat|ffct|wt)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?` +
 			`|GR1348941[A-Za-z0-9_-]{20})` + tokenEnd},
 		Keywords: []string{"glpat-", "gloas-", "gldt-", "glrt-", "glrtr-", "glcbt-", "glptt-", "glft-", "glimt-", "glagent-", "glsoat-", "glffct-", "glwt-", "gr1348941"},
 		Before:   1, After: 400,
@@ -93,7 +95,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.slack-token",
 		Description: "a Slack bot, user, app, configuration or refresh token (xoxb-, xoxp-, xapp-, …)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>xox(?:e\.xox)?[abposre]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)+|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)(?:[^A-Za-z0-9-]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>xox(?:e\.xox)?[abposre]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)+|xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)(?:[^A-Za-z0-9-]|$)`},
 		Keywords:    []string{"xox", "xapp-"},
 		Before:      1, After: 300,
 		MinLength: 24, MinEntropy: 3,
@@ -101,7 +103,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.slack-webhook",
 		Description: "the secret path of a Slack incoming webhook or workflow trigger URL",
-		Pattern:     &Pattern{expr: `hooks\.slack\.com/(?P<secret>(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,})`},
+		Pattern:     &textmatch.Pattern{Expr: `hooks\.slack\.com/(?P<secret>(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,})`},
 		Keywords:    []string{"hooks.slack.com"},
 		After:       300,
 		MinEntropy:  3,
@@ -109,7 +111,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.stripe-key",
 		Description: "a Stripe live secret or restricted key, or a webhook signing secret",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>[sr]k_live_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{32,})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>[sr]k_live_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9+/=]{32,})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"sk_live_", "rk_live_", "whsec_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -120,7 +122,7 @@ var secretRules = []SecretRule{
 		// policy can tell them apart from live keys.
 		ID:          "secret.stripe-test-key",
 		Description: "a Stripe test-mode secret or restricted key",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>[sr]k_test_[A-Za-z0-9]{20,})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>[sr]k_test_[A-Za-z0-9]{20,})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"sk_test_", "rk_test_"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -128,7 +130,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.anthropic-api-key",
 		Description: "an Anthropic API, admin or OAuth key (sk-ant-…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,})` + tokenEnd},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,})` + tokenEnd},
 		Keywords:    []string{"sk-ant-"},
 		Before:      1, After: 300,
 		MinEntropy: 3,
@@ -136,7 +138,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.openai-api-key",
 		Description: "an OpenAI API key: project, service account, admin or legacy user key (sk-…)",
-		Pattern: &Pattern{expr: tokenStart + `(?P<secret>sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}` +
+		Pattern: &textmatch.Pattern{Expr: tokenStart + `(?P<secret>sk-(?:(?:proj|svcacct|admin|None)-)?[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,}` +
 			`|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})` + tokenEnd},
 		Keywords: []string{"sk-"},
 		Before:   1, After: 300,
@@ -145,7 +147,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.google-api-key",
 		Description: "a Google API key (AIza…), as used by Maps, Firebase and Gemini",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>AIza[0-9A-Za-z_-]{35})` + tokenEnd},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>AIza[0-9A-Za-z_-]{35})` + tokenEnd},
 		Keywords:    []string{"aiza"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -153,7 +155,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.npm-token",
 		Description: "an npm access token (npm_…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"npm_"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -161,7 +163,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.pypi-token",
 		Description: "a PyPI or TestPyPI API token (pypi-AgE…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})` + tokenEnd},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})` + tokenEnd},
 		Keywords:    []string{"pypi-age"},
 		Before:      1, After: 512,
 		MinEntropy: 3,
@@ -169,7 +171,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.huggingface-token",
 		Description: "a Hugging Face access token (hf_…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)`},
 		Keywords:    []string{"hf_"},
 		Before:      1, After: 48,
 		MinEntropy: 3.5,
@@ -177,7 +179,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.groq-api-key",
 		Description: "a Groq API key (gsk_…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>gsk_[A-Za-z0-9]{52})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"gsk_"},
 		Before:      1, After: 64,
 		MinEntropy: 3,
@@ -185,7 +187,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.sendgrid-api-key",
 		Description: "a SendGrid API key (SG.…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})` + tokenEnd},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})` + tokenEnd},
 		Keywords:    []string{"sg."},
 		Before:      1, After: 80,
 		MinEntropy: 3,
@@ -193,7 +195,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.digitalocean-token",
 		Description: "a DigitalOcean personal access, OAuth or refresh token (dop_v1_…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>do[opr]_v1_[a-f0-9]{64})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>do[opr]_v1_[a-f0-9]{64})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"dop_v1_", "doo_v1_", "dor_v1_"},
 		Before:      1, After: 80,
 		MinEntropy: 3,
@@ -201,7 +203,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.shopify-token",
 		Description: "a Shopify access token or shared secret (shpat_…, shpss_…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})(?:[^A-Za-z0-9]|$)`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})(?:[^A-Za-z0-9]|$)`},
 		Keywords:    []string{"shpat_", "shpca_", "shppa_", "shpss_"},
 		Before:      1, After: 48,
 		MinEntropy: 3,
@@ -209,7 +211,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.vault-token",
 		Description: "a HashiCorp Vault service or batch token (hvs.…, hvb.…)",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>hv[sb]\.[A-Za-z0-9_-]{24,})` + tokenEnd},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>hv[sb]\.[A-Za-z0-9_-]{24,})` + tokenEnd},
 		Keywords:    []string{"hvs.", "hvb."},
 		Before:      1, After: 400,
 		MinEntropy: 3.5,
@@ -217,7 +219,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.age-secret-key",
 		Description: "an age encryption secret key (AGE-SECRET-KEY-1…)",
-		Pattern:     &Pattern{expr: `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`},
+		Pattern:     &textmatch.Pattern{Expr: `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`},
 		Keywords:    []string{"age-secret-key-1"},
 		After:       80,
 		MinEntropy:  3,
@@ -225,7 +227,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.jwt",
 		Description: "a JSON Web Token: three base64url segments whose header is a JSON object naming an algorithm",
-		Pattern:     &Pattern{expr: tokenStart + `(?P<secret>eyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{16,}={0,2})`},
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>eyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{16,}={0,2})`},
 		Keywords:    []string{"eyj"},
 		Before:      1, After: 16 << 10,
 		MinEntropy: 3,
@@ -237,7 +239,7 @@ var secretRules = []SecretRule{
 		// The password runs to the last @ before the host: people write #, ?, / and @ in
 		// passwords without encoding them, and a password cut at one of them would leave
 		// its rest in the record.
-		Pattern:  &Pattern{expr: `\b[A-Za-z][A-Za-z0-9+.-]*://(?P<name>[^\s:@/?#"'\x60<>\\]*):(?P<secret>[^\s"'\x60<>\\]+)@[A-Za-z0-9\[_]`},
+		Pattern:  &textmatch.Pattern{Expr: `\b[A-Za-z][A-Za-z0-9+.-]*://(?P<name>[^\s:@/?#"'\x60<>\\]*):(?P<secret>[^\s"'\x60<>\\]+)@[A-Za-z0-9\[_]`},
 		Keywords: []string{"://"},
 		Before:   32, After: 400,
 		MinLength: 3,
@@ -247,7 +249,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.netrc-password",
 		Description: "the password of a .netrc entry (machine host login user password secret)",
-		Pattern:     &Pattern{expr: `\bmachine[ \t]+\S+\s+(?:(?:login|account)[ \t]+\S+\s+)*password[ \t]+(?P<secret>\S+)`},
+		Pattern:     &textmatch.Pattern{Expr: `\bmachine[ \t]+\S+\s+(?:(?:login|account)[ \t]+\S+\s+)*password[ \t]+(?P<secret>\S+)`},
 		Keywords:    []string{"machine"},
 		After:       512, Lines: 4,
 		MinLength: 4,
@@ -256,7 +258,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.cli-user-password",
 		Description: "a user:password pair given to a command-line client (curl -u, --user, --proxy-user)",
-		Pattern:     &Pattern{expr: `^(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?(?P<name>[^\s:"']+):(?P<secret>[^\s"']+)`},
+		Pattern:     &textmatch.Pattern{Expr: `^(?:-u|--user|--proxy-user)(?:[ \t]+|=)["']?(?P<name>[^\s:"']+):(?P<secret>[^\s"']+)`},
 		Keywords:    []string{"-u", "--user", "--proxy-user"},
 		After:       512, AtName: true,
 		MinLength: 3,
@@ -266,7 +268,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.authorization-header",
 		Description: "the credentials of an HTTP Authorization header (Bearer, Basic or token)",
-		Pattern: &Pattern{expr: `^(?:(?i:proxy-)?(?i:authorization)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?i:bearer|token|basic)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]+=*)` +
+		Pattern: &textmatch.Pattern{Expr: `^(?:(?i:proxy-)?(?i:authorization)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?i:bearer|token|basic)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]+=*)` +
 			`|(?i:bearer)[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*))`},
 		Keywords: []string{"authorization", "bearer"},
 		Before:   16, After: 16 << 10, AtName: true,
@@ -276,7 +278,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.ini-multiline",
 		Description: "a secret, token or password given as the indented lines of a multi-line INI value (key =, then one value per line)",
-		Pattern:     &Pattern{expr: `^(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*[=:][ \t]*\r?\n[ \t]+(?P<secret>[^ \t\r\n#;][^\r\n]*(?:\r?\n[ \t]+[^ \t\r\n#;][^\r\n]*){0,19})`},
+		Pattern:     &textmatch.Pattern{Expr: `^(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})[ \t]*[=:][ \t]*\r?\n[ \t]+(?P<secret>[^ \t\r\n#;][^\r\n]*(?:\r?\n[ \t]+[^ \t\r\n#;][^\r\n]*){0,19})`},
 		Keywords:    []string{"secret", "token", "credential", "password", "passwd", "apikey", "api_key", "api-key"},
 		Before:      64, After: 2048, Lines: 21, AtName: true,
 		MinLength: 8, MinEntropy: 2.5,
@@ -298,7 +300,7 @@ var secretRules = []SecretRule{
 		Description: "a session cookie: the value of a Cookie header, or a random value in a cookie pair of a session name (sessionid=…, PHPSESSID=…, as curl -b and URLs send them), which logs in whoever sends it",
 		// The pair is a cookie's syntax, name=value with neither blanks nor quotes: a
 		// session id assigned in code or test data (session_id = "…") is not being sent.
-		Pattern: &Pattern{expr: `^(?:(?i:set-)?(?i:cookie)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?:[^\s=;"'\x60]+=)?(?P<secret>[^\s;,"'\x60\\]+)` +
+		Pattern: &textmatch.Pattern{Expr: `^(?:(?i:set-)?(?i:cookie)\\?["'\x60]?[ \t]*[:=][ \t]*\\?["'\x60]?[ \t]*(?:[^\s=;"'\x60]+=)?(?P<secret>[^\s;,"'\x60\\]+)` +
 			`|(?P<name>` + keyName + `)=(?P<secret>[^\s;,"'\x60\\&#]+))`},
 		Keywords: []string{"cookie", "sess"},
 		Before:   64, After: 4 << 10, Lines: 1, AtName: true,
@@ -332,7 +334,7 @@ var secretRules = []SecretRule{
 	{
 		ID:          "secret.env-high-entropy",
 		Description: "a long high-entropy value assigned in an env file or shell script (NAME=value) under any name",
-		Pattern: &Pattern{expr: `^(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=` +
+		Pattern: &textmatch.Pattern{Expr: `^(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=` +
 			`(?:"(?P<secret>[A-Za-z0-9+/=_.~-]{20,})"|'(?P<secret>[A-Za-z0-9+/=_.~-]{20,})'|(?P<secret>[A-Za-z0-9+/=_.~-]{20,}))[ \t]*(?:#.*)?\r?$`},
 		LinesWhere: envAssignmentLine,
 		MinLength:  20, MinEntropy: 4.2,
@@ -539,7 +541,7 @@ func mentionsSecretWord(v string) bool {
 }
 
 // passwordNameParts are the words that name a password when they stand alone in a key.
-var passwordNameParts = wordSet{"pass", "pwd"}
+var passwordNameParts = textmatch.WordSet{"pass", "pwd"}
 
 // passwordValue decides on a value assigned to a name containing pass or pwd.
 func passwordValue(c Candidate) bool {
@@ -550,7 +552,7 @@ func passwordValue(c Candidate) bool {
 		parts := nameParts(c.Name)
 		found := false
 		for _, p := range parts {
-			found = found || passwordNameParts.has(p)
+			found = found || passwordNameParts.Has(p)
 		}
 		if !found || len(parts) < 2 || lower == "oldpwd" {
 			return false
@@ -583,7 +585,7 @@ func isSecretName(name string) bool {
 }
 
 // sessionNameParts are the words of a name that make it a session cookie's.
-var sessionNameParts = wordSet{"jsessionid", "phpsessid", "sess", "sessid", "session", "sessionid", "sessiontoken", "sid"}
+var sessionNameParts = textmatch.WordSet{"jsessionid", "phpsessid", "sess", "sessid", "session", "sessionid", "sessiontoken", "sid"}
 
 // sessionValue decides on a session cookie: the value of a Cookie header (no name), or a
 // value assigned to a name with a session word, that looks generated rather than like
@@ -593,10 +595,10 @@ func sessionValue(c Candidate) bool {
 		session := false
 		for _, p := range nameParts(c.Name) {
 			switch {
-			case sessionNameParts.has(p):
+			case sessionNameParts.Has(p):
 				session = true
 			case p == "id" || p == "token" || p == "cookie":
-			case notSecretNameParts.has(p) || sessionSettingParts.has(p):
+			case notSecretNameParts.Has(p) || sessionSettingParts.Has(p):
 				return false // session_timeout, SESSION_DRIVER, session.cookie_path
 			case p == "secret" || p == "key" || p == "salt" || p == "password":
 				return false // SESSION_SECRET signs sessions: the generic rules' to report
@@ -611,7 +613,7 @@ func sessionValue(c Candidate) bool {
 
 // sessionSettingParts are words that make a session name one of a setting about
 // sessions, not of a session.
-var sessionSettingParts = wordSet{
+var sessionSettingParts = textmatch.WordSet{
 	"affinity", "age", "days", "domain", "driver", "duration", "httponly", "lifetime", "samesite",
 	"secure", "storage", "strategy", "timeout",
 }
@@ -627,7 +629,7 @@ func genericSecretValue(c Candidate) bool {
 
 // keyNameStops are words that, in a name ending in "key", make it a lookup key rather than
 // a cryptographic or API one.
-var keyNameStops = wordSet{
+var keyNameStops = textmatch.WordSet{
 	"cache", "column", "dedup", "dedupe", "foreign", "group", "hot", "i18n", "idempotency",
 	"index", "lookup", "map", "object", "partition", "primary", "query", "react", "routing",
 	"row", "s3", "sharding", "shortcut", "sort", "translation", "verification", "verifier",
@@ -669,7 +671,7 @@ func envAssignmentLine(line string) bool {
 
 // envNameStops are words that, in an env variable's name, mark a value that is random but
 // not secret.
-var envNameStops = wordSet{
+var envNameStops = textmatch.WordSet{
 	"build", "commit", "image", "release", "rev", "revision", "tag",
 }
 

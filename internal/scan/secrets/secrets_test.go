@@ -1,8 +1,7 @@
-package scan
+package secrets
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +10,10 @@ import (
 )
 
 func TestFindSecretsCorpus(t *testing.T) {
-	for _, c := range loadCorpus(t) {
-		got := FindSecrets(c.input)
-		if !slices.Equal(got, c.want) {
-			t.Errorf("%s:\n got  %s\n want %s", c.name, describe(c.input, got), describe(c.input, c.want))
+	for _, c := range LoadCorpus(t) {
+		got := Find(c.Input)
+		if !slices.Equal(got, c.Want) {
+			t.Errorf("%s:\n got  %s\n want %s", c.Name, describe(c.Input, got), describe(c.Input, c.Want))
 		}
 	}
 }
@@ -30,21 +29,21 @@ func describe(s string, secrets []Secret) string {
 
 func TestEveryRuleHasCorpusCases(t *testing.T) {
 	seen := map[string]int{}
-	for _, c := range loadCorpus(t) {
-		for _, w := range c.want {
+	for _, c := range LoadCorpus(t) {
+		for _, w := range c.Want {
 			seen[w.RuleID]++
 		}
 	}
 	for _, r := range secretRules {
 		if seen[r.ID] == 0 {
-			t.Errorf("%s: no positive case in testdata/secrets", r.ID)
+			t.Errorf("%s: no positive case in testdata", r.ID)
 		}
 	}
 }
 
 func TestSecretRulesAreCatalogued(t *testing.T) {
 	ids := map[string]bool{}
-	for _, r := range SecretRules() {
+	for _, r := range Rules() {
 		if ids[r.ID] {
 			t.Errorf("%s: duplicate rule id", r.ID)
 		}
@@ -79,7 +78,7 @@ func TestSecretRulesAreCatalogued(t *testing.T) {
 }
 
 func TestSecretRulesIsACopy(t *testing.T) {
-	rules := SecretRules()
+	rules := Rules()
 	rules[0].ID = "changed"
 	rules[0].Keywords[0] = "changed"
 	if secretRules[0].ID == "changed" || secretRules[0].Keywords[0] == "changed" {
@@ -87,51 +86,9 @@ func TestSecretRulesIsACopy(t *testing.T) {
 	}
 }
 
-// redacted returns what Redact should make of s with secrets found.
-func redacted(s string, found []Secret) string {
-	var b strings.Builder
-	prev := 0
-	for _, f := range found {
-		b.WriteString(s[prev:f.Start] + "[REDACTED:" + shortID(f.RuleID) + "]")
-		prev = f.End
-	}
-	return b.String() + s[prev:]
-}
-
-func TestRedactCorpus(t *testing.T) {
-	for _, c := range loadCorpus(t) {
-		got := Redact(c.input)
-		if want := redacted(c.input, c.want); got != want {
-			t.Errorf("%s:\n got  %q\n want %q", c.name, got, want)
-		}
-		for _, w := range c.want {
-			if v := c.input[w.Start:w.End]; strings.Contains(got, v) {
-				t.Errorf("%s: redacted text still holds %q", c.name, v)
-			}
-		}
-		if r := (Redactor{}).RedactString(c.input); r != got {
-			t.Errorf("%s: Redactor and Redact disagree", c.name)
-		}
-	}
-}
-
-func TestRedactLeavesTextAlone(t *testing.T) {
-	for _, s := range []string{
-		"",
-		"no secrets here\n",
-		"password:\n",
-		"\x00\xff\xfe invalid UTF-8 \xc3",
-		"İstanbul ǅ ﬁ — Unicode that changes length when case-mapped: KEY=",
-	} {
-		if got := Redact(s); got != s {
-			t.Errorf("Redact(%q) = %q", s, got)
-		}
-	}
-}
-
 func TestSecretFindings(t *testing.T) {
 	s := "line one\n\tAWS_ACCESS_KEY_ID=AKIAYBIZ4EA5AZKH5Q5I\npassword: Vq8nT2xLp4Rz # ünïcode before nothing\n"
-	got := SecretFindings(s, "content")
+	got := Findings(s, "content")
 	want := []call.Finding{
 		call.NewFinding("secret.aws-access-key-id", "aws-access-key-id at content:2:20"),
 		call.NewFinding("secret.password-assignment", "password-assignment at content:3:11"),
@@ -139,24 +96,24 @@ func TestSecretFindings(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("SecretFindings:\n got  %+v\n want %+v", got, want)
 	}
-	if got := SecretFindings("token: ghp_Ilrd6Vlu1fwYIqBkrW5lHOuCvkVaZ2jB0Fcf", ""); len(got) != 1 || got[0].Evidence != "github-token at 1:8" {
+	if got := Findings("token: ghp_Ilrd6Vlu1fwYIqBkrW5lHOuCvkVaZ2jB0Fcf", ""); len(got) != 1 || got[0].Evidence != "github-token at 1:8" {
 		t.Errorf("SecretFindings without a name: %+v", got)
 	}
-	if got := SecretFindings("nothing to see", "command"); got != nil {
+	if got := Findings("nothing to see", "command"); got != nil {
 		t.Errorf("SecretFindings of clean text = %+v, want nil", got)
 	}
 }
 
 func TestSecretFindingsNeverHoldTheValue(t *testing.T) {
-	for _, c := range loadCorpus(t) {
-		for _, f := range SecretFindings(c.input, "content") {
-			for _, w := range c.want {
-				if v := c.input[w.Start:w.End]; strings.Contains(f.Evidence, v) {
-					t.Errorf("%s: evidence %q holds the secret", c.name, f.Evidence)
+	for _, c := range LoadCorpus(t) {
+		for _, f := range Findings(c.Input, "content") {
+			for _, w := range c.Want {
+				if v := c.Input[w.Start:w.End]; strings.Contains(f.Evidence, v) {
+					t.Errorf("%s: evidence %q holds the secret", c.Name, f.Evidence)
 				}
 			}
 			if f.Category != "credentials" || f.Severity == 0 {
-				t.Errorf("%s: finding %+v is not catalogued", c.name, f)
+				t.Errorf("%s: finding %+v is not catalogued", c.Name, f)
 			}
 		}
 	}
@@ -281,7 +238,7 @@ func TestFindSecretsSpecialInputs(t *testing.T) {
 		{"long line", strings.Repeat("x", 10000) + " password=Vq8nT2xLp4Rz " + strings.Repeat("y", 10000), []string{"secret.password-assignment"}},
 	} {
 		var got []string
-		for _, f := range FindSecrets(tc.s) {
+		for _, f := range Find(tc.s) {
 			got = append(got, f.RuleID)
 		}
 		if !slices.Equal(got, tc.want) {
@@ -303,45 +260,8 @@ func TestFindSecretsInLongText(t *testing.T) {
 		want = append(want, Secret{RuleID: "secret.github-token", Start: b.Len(), End: b.Len() + len(token)})
 		b.WriteString(token + "\n")
 	}
-	if got := FindSecrets(b.String()); !slices.Equal(got, want) {
+	if got := Find(b.String()); !slices.Equal(got, want) {
 		t.Fatalf("found %d secrets, want %d", len(got), len(want))
-	}
-}
-
-func TestKeywordIndex(t *testing.T) {
-	words := []string{"key", "token", "sk-", "sk_live_", "ghp_", "a", "aa", "://"}
-	x := newKeywordIndex(words)
-	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "keyKEYtokenTOKENsk-_liveghpaA:/ \n"
-	for _, n := range []int{0, 1, 5, 100, 4095, 4096, 4097, 10000, 50000} {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		s := string(b)
-		var want []keywordHit
-		lower := strings.ToLower(s)
-		for wi, w := range words {
-			for i := 0; i+len(w) <= len(lower); i++ {
-				if lower[i:i+len(w)] == w {
-					want = append(want, keywordHit{word: wi, start: i})
-				}
-			}
-		}
-		got := x.find(s, nil)
-		sortHits := func(h []keywordHit) {
-			slices.SortFunc(h, func(a, b keywordHit) int {
-				if a.start != b.start {
-					return a.start - b.start
-				}
-				return a.word - b.word
-			})
-		}
-		sortHits(got)
-		sortHits(want)
-		if !slices.Equal(got, want) {
-			t.Errorf("n=%d: %d hits, want %d", n, len(got), len(want))
-		}
 	}
 }
 
@@ -359,7 +279,7 @@ func TestWindow(t *testing.T) {
 		{64, 16, 1, "key = value\nnext li"},
 	} {
 		w := window(s, ki, ki+3, tc.before, tc.after, tc.lines)
-		if got := s[w.lo:w.hi]; got != tc.want {
+		if got := s[w.Lo:w.Hi]; got != tc.want {
 			t.Errorf("window(before %d, after %d, lines %d) = %q, want %q", tc.before, tc.after, tc.lines, got, tc.want)
 		}
 	}

@@ -1,9 +1,9 @@
-package scan
+package textmatch
 
-// keywordIndex finds every occurrence of a fixed set of ASCII keywords in a text in one
+// KeywordIndex finds every occurrence of a fixed set of ASCII keywords in a text in one
 // pass, ignoring ASCII case: an Aho–Corasick automaton compiled to a table-driven DFA over
 // byte classes. It is built once and only read afterwards.
-type keywordIndex struct {
+type KeywordIndex struct {
 	words   []string   // lower-case keywords
 	longest int        // length of the longest word
 	class   [256]int32 // byte → column of the transition table; 0 for bytes in no keyword
@@ -13,9 +13,12 @@ type keywordIndex struct {
 	out  map[int32][]int32 // state → the words that end there
 }
 
-// newKeywordIndex builds the index of words, which must be lower-case and non-empty.
-func newKeywordIndex(words []string) *keywordIndex {
-	x := &keywordIndex{words: words, out: map[int32][]int32{}}
+// Word returns the keyword numbered n, as it was given to NewKeywordIndex.
+func (x *KeywordIndex) Word(n int) string { return x.words[n] }
+
+// NewKeywordIndex builds the index of words, which must be lower-case and non-empty.
+func NewKeywordIndex(words []string) *KeywordIndex {
+	x := &KeywordIndex{words: words, out: map[int32][]int32{}}
 	cols, maxStates := int32(1), int32(1)
 	for _, w := range words {
 		x.longest = max(x.longest, len(w))
@@ -95,17 +98,17 @@ func newKeywordIndex(words []string) *keywordIndex {
 	return x
 }
 
-// keywordHit is one occurrence of word number word starting at byte offset start.
-type keywordHit struct {
-	word, start int
+// KeywordHit is one occurrence of word number Word starting at byte offset Start.
+type KeywordHit struct {
+	Word, Start int
 }
 
-// find appends every keyword occurrence in s to hits, in no particular order.
+// Find appends every keyword occurrence in s to hits, in no particular order.
 //
 // A DFA's speed is bounded by the latency of its dependent table loads, so long texts are
 // cut into four lanes scanned in lock step: each lane runs on past its end by the length
 // of the longest keyword less one and reports only the words that start inside it.
-func (x *keywordIndex) find(s string, hits []keywordHit) []keywordHit {
+func (x *KeywordIndex) Find(s string, hits []KeywordHit) []KeywordHit {
 	const lanes = 4
 	if len(s) < 4096 {
 		_, hits = x.scan(s, 0, len(s), len(s), 0, hits)
@@ -162,7 +165,7 @@ func (x *keywordIndex) find(s string, hits []keywordHit) []keywordHit {
 
 // scan runs the automaton over s[from:to] from state st, appending the words that start
 // before limit, and returns the state it ends in.
-func (x *keywordIndex) scan(s string, from, to, limit int, st int32, hits []keywordHit) (int32, []keywordHit) {
+func (x *KeywordIndex) scan(s string, from, to, limit int, st int32, hits []KeywordHit) (int32, []KeywordHit) {
 	next, class := x.next, &x.class
 	for i := from; i < to; i++ {
 		st = next[st+class[s[i]]]
@@ -175,10 +178,10 @@ func (x *keywordIndex) scan(s string, from, to, limit int, st int32, hits []keyw
 }
 
 // emit appends the words that end at byte i in state st and start before limit.
-func (x *keywordIndex) emit(st int32, i, limit int, hits []keywordHit) []keywordHit {
+func (x *KeywordIndex) emit(st int32, i, limit int, hits []KeywordHit) []KeywordHit {
 	for _, w := range x.out[st] {
 		if start := i + 1 - len(x.words[w]); start < limit {
-			hits = append(hits, keywordHit{word: int(w), start: start})
+			hits = append(hits, KeywordHit{Word: int(w), Start: start})
 		}
 	}
 	return hits

@@ -1,4 +1,4 @@
-package scan
+package injection
 
 import (
 	"cmp"
@@ -13,6 +13,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/smuggling"
+	"github.com/moatdev/moat/internal/scan/textmatch"
 )
 
 // Prompt injection: text that an agent reads (a fetched page, a file, a tool's result or
@@ -20,35 +23,35 @@ import (
 // of the agent. No single phrase proves an injection, so detection is scored: each
 // signal (an instruction override, a fake role tag, a request for secrets, an order to
 // hide something from the user…) has a weight, the signals close to each other in the
-// text form a passage, and a passage whose combined score reaches InjectionThreshold is
+// text form a passage, and a passage whose combined score reaches Threshold is
 // reported. The weights were calibrated on a corpus of benign text (see
-// testdata/injection) so that ordinary documentation, code, issue threads and agent
+// testdata) so that ordinary documentation, code, issue threads and agent
 // instruction files stay below the threshold.
 
 // Finding ids of prompt injection. A passage is reported under the id of its strongest
 // signal.
 const (
-	FindInjectionOverride    = "injection.instruction-override"
-	FindInjectionRoleTag     = "injection.role-tag"
-	FindInjectionHidden      = "injection.hidden-instruction"
-	FindInjectionSecrets     = "injection.secret-request"
-	FindInjectionFiles       = "injection.file-coercion"
-	FindInjectionExfil       = "injection.exfiltration"
-	FindInjectionSafety      = "injection.safety-bypass"
-	FindInjectionConcealment = "injection.concealment"
-	FindInjectionOutput      = "injection.output-manipulation"
-	FindInjectionInvisible   = "injection.invisible-text"
+	FindOverride    = "injection.instruction-override"
+	FindRoleTag     = "injection.role-tag"
+	FindHidden      = "injection.hidden-instruction"
+	FindSecrets     = "injection.secret-request"
+	FindFiles       = "injection.file-coercion"
+	FindExfil       = "injection.exfiltration"
+	FindSafety      = "injection.safety-bypass"
+	FindConcealment = "injection.concealment"
+	FindOutput      = "injection.output-manipulation"
+	FindInvisible   = "injection.invisible-text"
 )
 
-// InjectionFindingIDs lists the ids FindInjections reports.
-var InjectionFindingIDs = []string{
-	FindInjectionOverride, FindInjectionRoleTag, FindInjectionHidden, FindInjectionSecrets,
-	FindInjectionFiles, FindInjectionExfil, FindInjectionSafety, FindInjectionConcealment,
-	FindInjectionOutput, FindInjectionInvisible,
+// FindingIDs lists the ids Find reports.
+var FindingIDs = []string{
+	FindOverride, FindRoleTag, FindHidden, FindSecrets,
+	FindFiles, FindExfil, FindSafety, FindConcealment,
+	FindOutput, FindInvisible,
 }
 
-// InjectionThreshold is the score from which a passage is reported.
-const InjectionThreshold = 0.6
+// Threshold is the score from which a passage is reported.
+const Threshold = 0.6
 
 // Signal weights. A strong signal is reported alone; medium ones need a second signal
 // (0.5 and 0.5 combine to 0.75); weak ones only add to others.
@@ -84,7 +87,7 @@ type injectionSignal struct {
 	Requires string
 	// Pattern is matched around keyword occurrences; when nil, each occurrence of a
 	// keyword is itself a match.
-	Pattern *Pattern
+	Pattern *textmatch.Pattern
 	// ClauseStart widens each window back to the start of its line or sentence, for
 	// patterns that must see where a clause begins.
 	ClauseStart bool
@@ -95,8 +98,8 @@ type injectionSignal struct {
 	Verify func(s string, start, end int) bool
 }
 
-// Injection is one passage of a text that reads as prompt injection.
-type Injection struct {
+// Passage is one passage of a text that reads as prompt injection.
+type Passage struct {
 	Finding    string
 	Score      float64
 	Start, End int      // byte offsets of the passage in the scanned text
@@ -112,7 +115,7 @@ type injectionHit struct {
 
 type injectionDetector struct {
 	signals   []injectionSignal
-	index     *keywordIndex
+	index     *textmatch.KeywordIndex
 	wordUsers [][]int        // keyword number → signals anchored on it
 	also      []map[int]bool // signal → numbers of its Also words
 	requires  []int          // signal → the signal it requires, or -1
@@ -152,26 +155,26 @@ func newInjectionDetector(signals []injectionSignal) *injectionDetector {
 			d.requires[i] = byName[sg.Requires]
 		}
 	}
-	d.index = newKeywordIndex(words)
+	d.index = textmatch.NewKeywordIndex(words)
 	return d
 }
 
 // injections is the detector over the built-in table, built on first use.
 var injections = sync.OnceValue(func() *injectionDetector { return newInjectionDetector(injectionSignals()) })
 
-// FindInjections returns the passages of s that read as prompt injection, in order. The
+// Find returns the passages of s that read as prompt injection, in order. The
 // text is read as Fold normalises it (so fullwidth letters and invisible characters do
 // not hide a phrase); when folding changed s, offsets are those of the folded text.
 // Instructions encoded in base64 or hex are decoded and read, and text hidden in Unicode
 // tag characters is a finding by itself.
-func FindInjections(s string) []Injection {
+func Find(s string) []Passage {
 	found, _ := findInjections(s)
 	return found
 }
 
-// findInjections is FindInjections, also returning the folded text the offsets are in.
-func findInjections(s string) ([]Injection, string) {
-	folded := Fold(s)
+// findInjections is Find, also returning the folded text the offsets are in.
+func findInjections(s string) ([]Passage, string) {
+	folded := smuggling.Fold(s)
 	d := injections()
 	hits := d.hits(folded)
 	if hidden := tagText(s); hidden != "" {
@@ -282,43 +285,43 @@ func decodeRun(run string) (string, bool) {
 // gathered per signal and joined where it overlaps, so that each pattern runs once over
 // each stretch of text however many keywords it holds: the cost stays linear.
 func (d *injectionDetector) hits(s string) []injectionHit {
-	found := d.index.find(s, nil)
+	found := d.index.Find(s, nil)
 	kept := found[:0]
 	for _, h := range found {
 		// A keyword that starts inside a word is not that word: "ai" in "maintain".
-		if h.start == 0 || !isLetter(s[h.start-1]) || !isLetter(d.index.words[h.word][0]) {
+		if h.Start == 0 || !isLetter(s[h.Start-1]) || !isLetter(d.index.Word(h.Word)[0]) {
 			kept = append(kept, h)
 		}
 	}
 	found = kept
-	slices.SortFunc(found, func(a, b keywordHit) int { return cmp.Compare(a.start, b.start) })
-	windows := make([][]span, len(d.signals))
+	slices.SortFunc(found, func(a, b textmatch.KeywordHit) int { return cmp.Compare(a.Start, b.Start) })
+	windows := make([][]textmatch.Span, len(d.signals))
 	var breaks []int // computed when a signal first needs them
 	for _, h := range found {
-		for _, si := range d.wordUsers[h.word] {
+		for _, si := range d.wordUsers[h.Word] {
 			sg := &d.signals[si]
 			if sg.Pattern == nil {
 				continue // the occurrences themselves are the matches, below
 			}
-			lo := runeStart(s, max(0, h.start-sg.Before))
+			lo := runeStart(s, max(0, h.Start-sg.Before))
 			if sg.ClauseStart {
 				if breaks == nil {
 					breaks = clauseBreaks(s, found)
 				}
 				lo = spanStart(s, breaks, lo)
 			}
-			hi := runeEnd(s, min(len(s), h.start+len(d.index.words[h.word])+sg.After))
+			hi := runeEnd(s, min(len(s), h.Start+len(d.index.Word(h.Word))+sg.After))
 			if d.also[si] != nil && !anyWordIn(found, d.also[si], lo, hi) {
 				continue
 			}
-			windows[si] = append(windows[si], span{lo, hi})
+			windows[si] = append(windows[si], textmatch.Span{Lo: lo, Hi: hi})
 		}
 	}
 	var out []injectionHit
 	for _, h := range found {
-		for _, si := range d.wordUsers[h.word] {
+		for _, si := range d.wordUsers[h.Word] {
 			if d.signals[si].Pattern == nil {
-				windows[si] = append(windows[si], span{h.start, h.start + len(d.index.words[h.word])})
+				windows[si] = append(windows[si], textmatch.Span{Lo: h.Start, Hi: h.Start + len(d.index.Word(h.Word))})
 			}
 		}
 	}
@@ -341,10 +344,10 @@ func (d *injectionDetector) hits(s string) []injectionHit {
 }
 
 // anyWordIn reports whether one of words occurs in found (sorted by start) within [lo, hi).
-func anyWordIn(found []keywordHit, words map[int]bool, lo, hi int) bool {
-	i, _ := slices.BinarySearchFunc(found, lo, func(h keywordHit, lo int) int { return cmp.Compare(h.start, lo) })
-	for ; i < len(found) && found[i].start < hi; i++ {
-		if words[found[i].word] {
+func anyWordIn(found []textmatch.KeywordHit, words map[int]bool, lo, hi int) bool {
+	i, _ := slices.BinarySearchFunc(found, lo, func(h textmatch.KeywordHit, lo int) int { return cmp.Compare(h.Start, lo) })
+	for ; i < len(found) && found[i].Start < hi; i++ {
+		if words[found[i].Word] {
 			return true
 		}
 	}
@@ -352,11 +355,11 @@ func anyWordIn(found []keywordHit, words map[int]bool, lo, hi int) bool {
 }
 
 // match appends the hits of signal si's pattern in the windows ws.
-func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHit) []injectionHit {
+func (d *injectionDetector) match(s string, si int, ws []textmatch.Span, out []injectionHit) []injectionHit {
 	sg := &d.signals[si]
 	if sg.Pattern == nil {
 		for _, w := range ws {
-			out = append(out, injectionHit{signal: si, start: w.lo, end: w.hi, weight: sg.Weight})
+			out = append(out, injectionHit{signal: si, start: w.Lo, end: w.Hi, weight: sg.Weight})
 		}
 		return out
 	}
@@ -364,13 +367,13 @@ func (d *injectionDetector) match(s string, si int, ws []span, out []injectionHi
 	// text repeating a phrase) the rest would only cost time.
 	re := sg.Pattern.Regexp() // compiled by the first text that gives the signal windows
 	found := 0
-	for _, w := range mergeSpans(ws) {
+	for _, w := range textmatch.MergeSpans(ws) {
 		if found >= maxSignalMatches {
 			break
 		}
-		for _, m := range re.FindAllStringIndex(s[w.lo:w.hi], maxSignalMatches-found) {
+		for _, m := range re.FindAllStringIndex(s[w.Lo:w.Hi], maxSignalMatches-found) {
 			found++
-			start, end := w.lo+m[0], w.lo+m[1]
+			start, end := w.Lo+m[0], w.Lo+m[1]
 			if sg.Negatable && negated(s, start) {
 				continue
 			}
@@ -388,12 +391,12 @@ const maxSignalMatches = 64
 
 // clauseBreaks returns, in order, the offsets where a line or a sentence starts in s, as
 // far as windows around the keyword occurrences found (sorted) can reach back.
-func clauseBreaks(s string, found []keywordHit) []int {
+func clauseBreaks(s string, found []textmatch.KeywordHit) []int {
 	breaks := []int{}
 	done := 0
 	for _, h := range found {
-		lo := max(done, h.start-maxBefore-256)
-		for i := lo; i < h.start && i < len(s); i++ {
+		lo := max(done, h.Start-maxBefore-256)
+		for i := lo; i < h.Start && i < len(s); i++ {
 			switch s[i] {
 			case '\n':
 				breaks = append(breaks, i+1)
@@ -403,7 +406,7 @@ func clauseBreaks(s string, found []keywordHit) []int {
 				}
 			}
 		}
-		done = max(done, h.start)
+		done = max(done, h.Start)
 	}
 	return breaks
 }
@@ -426,9 +429,9 @@ func spanStart(s string, breaks []int, lo int) int {
 }
 
 // passages groups hits that lie within passageGap of each other and scores each group.
-func (d *injectionDetector) passages(s string, hits []injectionHit) []Injection {
+func (d *injectionDetector) passages(s string, hits []injectionHit) []Passage {
 	slices.SortFunc(hits, func(a, b injectionHit) int { return cmp.Compare(a.start, b.start) })
-	var out []Injection
+	var out []Passage
 	for i := 0; i < len(hits); {
 		j, end := i+1, hits[i].end
 		for j < len(hits) && hits[j].start-end <= passageGap {
@@ -447,7 +450,7 @@ func (d *injectionDetector) passages(s string, hits []injectionHit) []Injection 
 // weight; a signal quoted in a passage that discusses injection counts for less; hidden
 // containers (HTML comments, invisible styles) strengthen what they hide. The combination
 // is a noisy-or: 1 - Π(1 - w).
-func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, bool) {
+func (d *injectionDetector) score(s string, hits []injectionHit) (Passage, bool) {
 	lo, hi := hits[0].start, hits[0].end
 	for _, h := range hits {
 		hi = max(hi, h.end)
@@ -470,21 +473,21 @@ func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, boo
 		}
 		ws = append(ws, weighed{h, w})
 	}
-	if score, _ := d.combine(ws, func(w weighed) (int, float64) { return w.hit.signal, w.weight }); score < InjectionThreshold {
-		return Injection{}, false
+	if score, _ := d.combine(ws, func(w weighed) (int, float64) { return w.hit.signal, w.weight }); score < Threshold {
+		return Passage{}, false
 	}
 	meta := discussionAround(s, lo, hi)
 	score, best := d.combine(ws, func(w weighed) (int, float64) {
 		f := discount(meta, quotedAt(s, w.hit.start))
-		if d.signals[w.hit.signal].Finding == FindInjectionRoleTag && literalToken(s, w.hit.start, w.hit.end) {
+		if d.signals[w.hit.signal].Finding == FindRoleTag && literalToken(s, w.hit.start, w.hit.end) {
 			// `EOT = "<|eot_id|>"`: a control token that is a whole string literal is
 			// code defining the template, not text posing as the model's prompt.
 			f *= 0.3
 		}
 		return w.hit.signal, w.weight * f
 	})
-	if score < InjectionThreshold {
-		return Injection{}, false
+	if score < Threshold {
+		return Passage{}, false
 	}
 	order := make([]int, 0, len(best))
 	for si := range best {
@@ -493,13 +496,13 @@ func (d *injectionDetector) score(s string, hits []injectionHit) (Injection, boo
 	slices.SortFunc(order, func(a, b int) int {
 		return cmp.Or(cmp.Compare(best[b], best[a]), cmp.Compare(a, b))
 	})
-	inj := Injection{Score: score, Start: lo, End: hi}
+	inj := Passage{Score: score, Start: lo, End: hi}
 	for _, si := range order {
 		sg := d.signals[si]
 		if inj.Finding == "" {
 			inj.Finding = sg.Finding
 			if hidden[si] {
-				inj.Finding = FindInjectionHidden
+				inj.Finding = FindHidden
 			}
 		}
 		inj.Signals = append(inj.Signals, sg.Name)
@@ -534,10 +537,10 @@ func (d *injectionDetector) combine(items []weighed, weigh func(weighed) (int, f
 	return 1 - miss, best
 }
 
-// InjectionFindings returns one finding per injection passage of s, the text of the
+// Findings returns one finding per injection passage of s, the text of the
 // argument named where. The evidence gives the score, the signals and the position,
 // and at most 60 bytes of the passage with any secret in it masked.
-func InjectionFindings(s, where string) []call.Finding {
+func Findings(s, where string) []call.Finding {
 	found, folded := findInjections(s)
 	if len(found) == 0 {
 		return nil
@@ -557,7 +560,7 @@ func InjectionFindings(s, where string) []call.Finding {
 // excerpt returns the start of s, at most n bytes ending on a rune boundary, with spaces
 // collapsed and secrets masked.
 func excerpt(s string, n int) string {
-	s = Redact(s)
+	s = scan.Redact(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
@@ -626,10 +629,10 @@ func discount(framing int, quoted bool) float64 {
 }
 
 var (
-	discussionWords = &Pattern{expr: `(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`}
+	discussionWords = &textmatch.Pattern{Expr: `(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`}
 	// The same, in the languages whose "ignore previous instructions" the detector reads.
-	discussionWordsTranslated = &Pattern{expr: `(?i)inyecci[oó]n|injeç[aã]o|injektion|iniezione|инъекц|атак|злоумышленник|注入|インジェクション|攻撃|인젝션|공격자|attaquant|angreifer|atacante|attaccante|προσβολ|επίθεσ`}
-	exampleWords              = &Pattern{expr: `(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`}
+	discussionWordsTranslated = &textmatch.Pattern{Expr: `(?i)inyecci[oó]n|injeç[aã]o|injektion|iniezione|инъекц|атак|злоумышленник|注入|インジェクション|攻撃|인젝션|공격자|attaquant|angreifer|atacante|attaccante|προσβολ|επίθεσ`}
+	exampleWords              = &textmatch.Pattern{Expr: `(?i)\b(?:for (?:example|instance)|e\.g\.|such as|examples? of|an example|test cases?|fixtures?|asserts?|expected|detect(?:s|ed|ion|or)?|classifier|guardrails?|sanitiz(?:e|er|ation)|spoof(?:ing|ed)?|(?:chat[_ ])?templates?|tokenizer|special tokens?|[eb]os_token)\b|\bfunc Test|\bdef test_`}
 )
 
 // quotedAt reports whether s[at] lies inside quotation marks or a code span on its line.
@@ -705,7 +708,7 @@ func hiddenAt(s string, at int) bool {
 	return false
 }
 
-var invisibleStyle = &Pattern{expr: `(?i)style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0(?:\.0+)?\s*[;"']|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)[^"']*["'][^>]*>`}
+var invisibleStyle = &textmatch.Pattern{Expr: `(?i)style\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:px|pt|em)?\s*[;"']|opacity\s*:\s*0(?:\.0+)?\s*[;"']|color\s*:\s*(?:white|#fff(?:fff)?|transparent)\b)[^"']*["'][^>]*>`}
 
 // tagText returns the ASCII hidden in Unicode tag characters in s.
 func tagText(s string) string {
@@ -737,3 +740,14 @@ func runeEnd(s string, i int) int {
 	}
 	return i
 }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }

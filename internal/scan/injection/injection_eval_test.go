@@ -1,4 +1,4 @@
-package scan
+package injection
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func evalDataDir(t *testing.T) string {
 	if dir := os.Getenv("MOAT_EVALDATA"); dir != "" {
 		return dir
 	}
-	return filepath.Join("..", "..", "..", "shared", "evaldata")
+	return filepath.Join("..", "..", "..", "..", "shared", "evaldata")
 }
 
 // injectionSample is one text of an evaluation corpus.
@@ -104,12 +104,12 @@ func readBenign(dir string) ([]injectionSample, error) {
 	return out, nil
 }
 
-// detected scores samples and returns how many FindInjections flags, logging each
+// detected scores samples and returns how many Find flags, logging each
 // sample whose outcome is wrong (misses for positives, hits for benign text).
 func detected(t *testing.T, name string, samples []injectionSample, positive bool) int {
 	n := 0
 	for _, s := range samples {
-		found := FindInjections(s.Text)
+		found := Find(s.Text)
 		if len(found) > 0 {
 			n++
 		}
@@ -124,12 +124,12 @@ func detected(t *testing.T, name string, samples []injectionSample, positive boo
 	return n
 }
 
-// TestEvalInjection scores FindInjections on the public prompt-injection corpora
+// TestEvalInjection scores Find on the public prompt-injection corpora
 // (detection rate: every sample is an attack) and on the repository's benign corpus
 // (false-positive rate). Run by `make eval` (MOAT_EVAL=1), where falling short of the
 // targets fails; otherwise it runs on the benign corpus only.
 func TestEvalInjection(t *testing.T) {
-	benignDir := filepath.Join("testdata", "injection", "benign")
+	benignDir := filepath.Join("testdata", "benign")
 	dev, err := readBenign(filepath.Join(benignDir, "dev"))
 	if err != nil {
 		t.Fatalf("benign corpus: %v", err)
@@ -153,7 +153,7 @@ func TestEvalInjection(t *testing.T) {
 		fpFinal, len(final), 100*finalRate, 100*benignRate, all)
 	// The final split was written independently of the others and of the detector; it
 	// flagged 7 of 213 (3.3%) when first run, and one round of general fixes followed
-	// (see testdata/injection/benign/README.md). The whole corpus must stay within the
+	// (see testdata/benign/README.md). The whole corpus must stay within the
 	// target too.
 	if finalRate > injectionMaxFalsePos || benignRate > injectionMaxFalsePos {
 		t.Errorf("false-positive rate %.1f%% on the final split, %.1f%% on the whole benign corpus; the target is %.0f%%", 100*finalRate, 100*benignRate, 100*injectionMaxFalsePos)
@@ -200,7 +200,7 @@ func TestEvalInjection(t *testing.T) {
 	}
 	n := 0
 	for _, s := range inWords {
-		if len(FindInjections(s.Text)) > 0 {
+		if len(Find(s.Text)) > 0 {
 			n++
 		}
 	}
@@ -242,7 +242,7 @@ func logGroups(t *testing.T, title string, samples []injectionSample, group func
 	for _, s := range samples {
 		g := group(s.ID)
 		all[g]++
-		if len(FindInjections(s.Text)) > 0 {
+		if len(Find(s.Text)) > 0 {
 			hit[g]++
 		}
 	}

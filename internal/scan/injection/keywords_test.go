@@ -1,4 +1,4 @@
-package scan
+package injection
 
 import (
 	"cmp"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/scan/secrets"
+	"github.com/moatdev/moat/internal/scan/textmatch"
 )
 
 // TestKeywordIndexOfTheTables checks the index over the keywords of the built-in secret
@@ -13,7 +16,7 @@ import (
 // does, against a plain search, on text made of pieces of those keywords.
 func TestKeywordIndexOfTheTables(t *testing.T) {
 	var secretWords, injectionWords []string
-	for _, r := range secretRules {
+	for _, r := range secrets.Rules() {
 		secretWords = append(secretWords, r.Keywords...)
 	}
 	for _, sg := range injectionSignals() {
@@ -24,7 +27,7 @@ func TestKeywordIndexOfTheTables(t *testing.T) {
 	for _, words := range [][]string{secretWords, injectionWords} {
 		slices.Sort(words)
 		words = slices.Compact(words)
-		x := newKeywordIndex(words)
+		x := textmatch.NewKeywordIndex(words)
 		for _, n := range []int{10, 1000, 5000} {
 			var b strings.Builder
 			for b.Len() < n {
@@ -47,16 +50,18 @@ func TestKeywordIndexOfTheTables(t *testing.T) {
 			}
 			s := b.String()
 			lower := asciiCase(s, 'A', 'a')
-			var want []keywordHit
+			var want []textmatch.KeywordHit
 			for wi, w := range words {
 				for i := 0; i+len(w) <= len(lower); i++ {
 					if lower[i:i+len(w)] == w {
-						want = append(want, keywordHit{word: wi, start: i})
+						want = append(want, textmatch.KeywordHit{Word: wi, Start: i})
 					}
 				}
 			}
-			got := x.find(s, nil)
-			byPlace := func(a, b keywordHit) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.word, b.word)) }
+			got := x.Find(s, nil)
+			byPlace := func(a, b textmatch.KeywordHit) int {
+				return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Word, b.Word))
+			}
 			slices.SortFunc(got, byPlace)
 			slices.SortFunc(want, byPlace)
 			if !slices.Equal(got, want) {

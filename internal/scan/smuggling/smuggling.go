@@ -1,4 +1,4 @@
-package scan
+package smuggling
 
 import (
 	"fmt"
@@ -26,14 +26,14 @@ const (
 	FindCompatibilityForm = "unicode.compatibility-form"
 )
 
-// UnicodeFindingIDs lists the ids Unicode reports.
-var UnicodeFindingIDs = []string{FindZeroWidth, FindBidiControl, FindTagCharacters, FindVariationSelector, FindCompatibilityForm, FindConfusable}
+// FindingIDs lists the ids Unicode reports.
+var FindingIDs = []string{FindZeroWidth, FindBidiControl, FindTagCharacters, FindVariationSelector, FindCompatibilityForm, FindConfusable}
 
 // Unicode returns the smuggling findings of s: invisible characters (zero-width, bidi
 // controls, tag characters with the ASCII they hide, variation selectors used as
 // carriers) and compatibility forms that normalise to ASCII (ｒｍ is rm). Evidence gives the
 // byte offset and the code points, never more than 80 bytes of text.
-func Unicode(s string) []call.Finding {
+func Findings(s string) []call.Finding {
 	if isASCII(s) {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package scan
+package smuggling
 
 import (
 	"slices"
@@ -55,7 +55,7 @@ func TestUnicode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Unicode(tt.in)
+			got := Findings(tt.in)
 			g := ids(got)
 			slices.Sort(g)
 			w := slices.Clone(tt.want)
@@ -96,7 +96,7 @@ func FuzzUnicode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, fd := range Unicode(s) {
+		for _, fd := range Findings(s) {
 			if fd.ID == "" {
 				t.Fatal("empty id")
 			}
@@ -115,7 +115,7 @@ func BenchmarkUnicode(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tc.in)))
 			for b.Loop() {
-				Unicode(tc.in)
+				Findings(tc.in)
 			}
 		})
 	}

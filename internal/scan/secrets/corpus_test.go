@@ -1,4 +1,4 @@
-package scan
+package secrets
 
 import (
 	"os"
@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// corpusCase is one case of testdata/secrets: an input and the secrets expected in it.
-type corpusCase struct {
-	name  string // file:line of the case header and its description
-	input string
-	want  []Secret
+// CorpusCase is one case of testdata: an input and the secrets expected in it. It is
+// exported for the tests of scan.Redact, which redact the same corpus.
+type CorpusCase struct {
+	Name  string // file:line of the case header and its description
+	Input string
+	Want  []Secret
 }
 
 const (
@@ -20,14 +21,14 @@ const (
 	closeMark = "»"
 )
 
-// loadCorpus reads every case of testdata/secrets/*.txt (see the README there).
-func loadCorpus(t testing.TB) []corpusCase {
+// LoadCorpus reads every case of testdata/*.txt (see the README there).
+func LoadCorpus(t testing.TB) []CorpusCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "secrets", "*.txt"))
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus files: %v", err)
 	}
-	var cases []corpusCase
+	var cases []CorpusCase
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -60,10 +61,10 @@ func loadCorpus(t testing.TB) []corpusCase {
 
 // parseCase removes the markers from text and turns them into expected secrets, whose
 // rule ids the header lists in order.
-func parseCase(t testing.TB, file string, line int, header, text string) corpusCase {
+func parseCase(t testing.TB, file string, line int, header, text string) CorpusCase {
 	t.Helper()
 	ids, desc, _ := strings.Cut(header, " -- ")
-	c := corpusCase{name: file + ":" + strconv.Itoa(line) + " " + desc}
+	c := CorpusCase{Name: file + ":" + strconv.Itoa(line) + " " + desc}
 	var want []string
 	if ids = strings.TrimSpace(ids); ids != "none" {
 		want = strings.Fields(ids)
@@ -76,21 +77,21 @@ func parseCase(t testing.TB, file string, line int, header, text string) corpusC
 		}
 		j := strings.Index(text[i:], closeMark)
 		if j < 0 {
-			t.Fatalf("%s: unclosed %s", c.name, openMark)
+			t.Fatalf("%s: unclosed %s", c.Name, openMark)
 		}
 		b.WriteString(text[:i])
 		start := b.Len()
 		b.WriteString(text[i+len(openMark) : i+j])
-		if len(c.want) >= len(want) {
-			t.Fatalf("%s: more marked secrets than ids in the header", c.name)
+		if len(c.Want) >= len(want) {
+			t.Fatalf("%s: more marked secrets than ids in the header", c.Name)
 		}
-		c.want = append(c.want, Secret{RuleID: "secret." + want[len(c.want)], Start: start, End: b.Len()})
+		c.Want = append(c.Want, Secret{RuleID: "secret." + want[len(c.Want)], Start: start, End: b.Len()})
 		text = text[i+j+len(closeMark):]
 	}
 	b.WriteString(text)
-	if len(c.want) != len(want) {
-		t.Fatalf("%s: header names %d secrets, %d are marked", c.name, len(want), len(c.want))
+	if len(c.Want) != len(want) {
+		t.Fatalf("%s: header names %d secrets, %d are marked", c.Name, len(want), len(c.Want))
 	}
-	c.input = b.String()
+	c.Input = b.String()
 	return c
 }

@@ -1,24 +1,26 @@
-package scan
+package secrets
 
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/scan/textmatch"
 )
 
-// SecretRule describes one kind of secret: how to recognise it and how to tell it from
+// Rule describes one kind of secret: how to recognise it and how to tell it from
 // look-alikes. The rules are data (see secretRules); the matcher that runs them is shared.
-type SecretRule struct {
+type Rule struct {
 	ID          string // finding id, e.g. "secret.aws-access-key-id"
 	Description string
 	// Pattern matches the secret. The value is the first participating capture group
 	// named "secret", or the whole match; a group named "name" holds the key the value is
 	// assigned to, for rules that match assignments.
-	Pattern *Pattern
+	Pattern *textmatch.Pattern
 	// Keywords are lower-case strings one of which must occur (in any ASCII case) for the
 	// rule to run, and Pattern only runs near their occurrences. A rule with no keywords
 	// and no LinesWhere runs on the whole text.
@@ -60,8 +62,8 @@ type Secret struct {
 
 // detector holds a rule table and the keyword index over it.
 type detector struct {
-	rules     []*SecretRule
-	index     *keywordIndex
+	rules     []*Rule
+	index     *textmatch.KeywordIndex
 	wordRules [][]int // keyword number → rules that use it
 	always    []int   // rules without keywords or line selector
 	lineRules []int   // rules with a line selector
@@ -69,7 +71,7 @@ type detector struct {
 
 // newDetector indexes the rules' keywords. It compiles no pattern: find does, for the
 // rules a text gives something to search.
-func newDetector(rules []SecretRule) *detector {
+func newDetector(rules []Rule) *detector {
 	d := &detector{}
 	wordNum := map[string]int{}
 	var words []string
@@ -96,7 +98,7 @@ func newDetector(rules []SecretRule) *detector {
 			d.wordRules[n] = append(d.wordRules[n], i)
 		}
 	}
-	d.index = newKeywordIndex(words)
+	d.index = textmatch.NewKeywordIndex(words)
 	return d
 }
 
@@ -104,9 +106,9 @@ func newDetector(rules []SecretRule) *detector {
 // process that never looks for secrets does not pay for the keyword automaton.
 var builtin = sync.OnceValue(func() *detector { return newDetector(secretRules) })
 
-// SecretRules returns a copy of the built-in secret rules, most specific first: when two
+// Rules returns a copy of the built-in secret rules, most specific first: when two
 // rules match overlapping text, the earlier one wins.
-func SecretRules() []SecretRule {
+func Rules() []Rule {
 	rules := slices.Clone(secretRules)
 	for i := range rules {
 		rules[i].Keywords = slices.Clone(rules[i].Keywords)
@@ -114,13 +116,10 @@ func SecretRules() []SecretRule {
 	return rules
 }
 
-// span is a byte range [lo, hi) of the text.
-type span struct{ lo, hi int }
-
-// FindSecrets returns the secrets in s, sorted by Start and never overlapping: where two
+// Find returns the secrets in s, sorted by Start and never overlapping: where two
 // rules match overlapping text, the more specific rule's secret is kept. It is safe for
 // concurrent use, and its time grows linearly with len(s).
-func FindSecrets(s string) []Secret {
+func Find(s string) []Secret {
 	return builtin().find(s)
 }
 
@@ -128,23 +127,23 @@ func (d *detector) find(s string) []Secret {
 	if s == "" {
 		return nil
 	}
-	windows := make([][]span, len(d.rules))
-	for _, h := range d.index.find(s, nil) {
-		end := h.start + len(d.index.words[h.word])
-		for _, ri := range d.wordRules[h.word] {
+	windows := make([][]textmatch.Span, len(d.rules))
+	for _, h := range d.index.Find(s, nil) {
+		end := h.Start + len(d.index.Word(h.Word))
+		for _, ri := range d.wordRules[h.Word] {
 			r := d.rules[ri]
-			if r.Hit != nil && !r.Hit(s, h.start, end) {
+			if r.Hit != nil && !r.Hit(s, h.Start, end) {
 				continue
 			}
-			w := window(s, h.start, end, r.Before, r.After, r.Lines)
+			w := window(s, h.Start, end, r.Before, r.After, r.Lines)
 			if r.AtName {
-				w.lo = nameStart(s, h.start, w.lo)
+				w.Lo = nameStart(s, h.Start, w.Lo)
 			}
 			windows[ri] = append(windows[ri], w)
 		}
 	}
 	for _, ri := range d.always {
-		windows[ri] = []span{{0, len(s)}}
+		windows[ri] = []textmatch.Span{{Lo: 0, Hi: len(s)}}
 	}
 	for _, ri := range d.lineRules {
 		windows[ri] = selectLines(s, d.rules[ri].LinesWhere)
@@ -157,12 +156,12 @@ func (d *detector) find(s string) []Secret {
 		}
 		// The first text that gives a rule something to search compiles its pattern; a
 		// plain shell command gives most rules nothing.
-		r := compiledRule{d.rules[ri], d.rules[ri].Pattern.compiled()}
+		r := compile(d.rules[ri])
 		var cands []Secret
 		if r.AtName {
 			cands = r.matchAt(s, uniqueStarts(ws), cands)
 		} else {
-			for _, w := range mergeSpans(ws) {
+			for _, w := range textmatch.MergeSpans(ws) {
 				cands = r.match(s, w, cands)
 			}
 		}
@@ -173,7 +172,7 @@ func (d *detector) find(s string) []Secret {
 }
 
 // window returns the text around a keyword occurrence s[start:end] that a rule's pattern sees.
-func window(s string, start, end, before, after, lines int) span {
+func window(s string, start, end, before, after, lines int) textmatch.Span {
 	lo := max(0, start-before)
 	if i := strings.LastIndexByte(s[lo:start], '\n'); i >= 0 {
 		lo += i + 1
@@ -190,12 +189,12 @@ func window(s string, start, end, before, after, lines int) span {
 		}
 		i += j + 1
 	}
-	return span{lo, hi}
+	return textmatch.Span{Lo: lo, Hi: hi}
 }
 
 // selectLines returns the lines of s that keep accepts, without their line breaks.
-func selectLines(s string, keep func(string) bool) []span {
-	var ws []span
+func selectLines(s string, keep func(string) bool) []textmatch.Span {
+	var ws []textmatch.Span
 	for lo := 0; lo < len(s); {
 		hi := strings.IndexByte(s[lo:], '\n')
 		if hi < 0 {
@@ -204,26 +203,11 @@ func selectLines(s string, keep func(string) bool) []span {
 			hi += lo
 		}
 		if keep(s[lo:hi]) {
-			ws = append(ws, span{lo, hi})
+			ws = append(ws, textmatch.Span{Lo: lo, Hi: hi})
 		}
 		lo = hi + 1
 	}
 	return ws
-}
-
-// mergeSpans sorts spans and joins those that overlap or touch.
-func mergeSpans(ws []span) []span {
-	slices.SortFunc(ws, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
-	out := ws[:1]
-	for _, w := range ws[1:] {
-		last := &out[len(out)-1]
-		if w.lo <= last.hi {
-			last.hi = max(last.hi, w.hi)
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
 }
 
 // nameStart returns where the key name that contains s[start] begins, not before lo.
@@ -236,43 +220,50 @@ func nameStart(s string, start, lo int) int {
 
 // uniqueStarts sorts windows by start and joins those that start at the same byte (the
 // hits of several keywords in one name) into the longest of them.
-func uniqueStarts(ws []span) []span {
-	slices.SortFunc(ws, func(a, b span) int { return cmp.Or(cmp.Compare(a.lo, b.lo), cmp.Compare(b.hi, a.hi)) })
-	return slices.CompactFunc(ws, func(a, b span) bool { return a.lo == b.lo })
+func uniqueStarts(ws []textmatch.Span) []textmatch.Span {
+	slices.SortFunc(ws, func(a, b textmatch.Span) int { return cmp.Or(cmp.Compare(a.Lo, b.Lo), cmp.Compare(b.Hi, a.Hi)) })
+	return slices.CompactFunc(ws, func(a, b textmatch.Span) bool { return a.Lo == b.Lo })
 }
 
 // compiledRule is a rule with its pattern compiled.
 type compiledRule struct {
-	*SecretRule
-	*compiledPattern
+	*Rule
+	re                       *regexp.Regexp
+	secretGroups, nameGroups []int // the groups named "secret" and "name"
+}
+
+// compile returns the rule with its pattern compiled.
+func compile(r *Rule) compiledRule {
+	c := r.Pattern.Compiled()
+	return compiledRule{r, c.Re, c.Groups("secret"), c.Groups("name")}
 }
 
 // matchAt appends to found the secrets the rule's anchored pattern accepts at the starts
 // of windows, which are sorted. A window that starts inside the value of the previous
 // match is skipped: it would only see the rest of a value already judged.
-func (r compiledRule) matchAt(s string, ws []span, found []Secret) []Secret {
+func (r compiledRule) matchAt(s string, ws []textmatch.Span, found []Secret) []Secret {
 	var valueLo, valueHi int
 	for _, w := range ws {
-		if valueLo <= w.lo && w.lo < valueHi {
+		if valueLo <= w.Lo && w.Lo < valueHi {
 			continue
 		}
-		text := s[w.lo:w.hi]
+		text := s[w.Lo:w.Hi]
 		m := r.re.FindStringSubmatchIndex(text)
 		if m == nil {
 			continue
 		}
 		a, b := group(m, r.secretGroups, m[0], m[1])
-		valueLo, valueHi = w.lo+a, w.lo+b
-		found = r.keep(text, w.lo, m, found)
+		valueLo, valueHi = w.Lo+a, w.Lo+b
+		found = r.keep(text, w.Lo, m, found)
 	}
 	return found
 }
 
 // match appends to found the secrets the rule accepts in window w of s.
-func (r compiledRule) match(s string, w span, found []Secret) []Secret {
-	text := s[w.lo:w.hi]
+func (r compiledRule) match(s string, w textmatch.Span, found []Secret) []Secret {
+	text := s[w.Lo:w.Hi]
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-		found = r.keep(text, w.lo, m, found)
+		found = r.keep(text, w.Lo, m, found)
 	}
 	return found
 }
@@ -349,52 +340,18 @@ func keepNonOverlapping(kept, cands []Secret) []Secret {
 	return append(out, kept[i:]...)
 }
 
+// Kind is the secret's rule id without its "secret." prefix, as masks and evidence show
+// it: "aws-access-key-id".
+func (s Secret) Kind() string { return shortID(s.RuleID) }
+
 // shortID is a rule id without its "secret." prefix, as masks and evidence show it.
 func shortID(id string) string { return strings.TrimPrefix(id, "secret.") }
 
-// Redact returns s with the value of every secret FindSecrets reports replaced by a mask
-// naming its kind, "[REDACTED:aws-access-key-id]"; every other byte is left as it was.
-func Redact(s string) string {
-	found := FindSecrets(s)
-	if len(found) == 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	prev := 0
-	for _, f := range found {
-		b.WriteString(s[prev:f.Start])
-		b.WriteString("[REDACTED:")
-		b.WriteString(shortID(f.RuleID))
-		b.WriteString("]")
-		prev = f.End
-	}
-	b.WriteString(s[prev:])
-	return b.String()
-}
-
-// Redactor redacts secrets from the strings given to it; the zero value is ready to use.
-type Redactor struct{}
-
-// RedactString returns s with its secrets masked, as Redact does.
-func (Redactor) RedactString(s string) string { return Redact(s) }
-
-// SecretValues returns the values of the secrets in s, so that a record can mask them
-// wherever else they appear.
-func (Redactor) SecretValues(s string) []string {
-	found := FindSecrets(s)
-	values := make([]string, len(found))
-	for i, f := range found {
-		values[i] = s[f.Start:f.End]
-	}
-	return values
-}
-
-// SecretFindings returns one finding per secret in s, the text of the argument named
+// Findings returns one finding per secret in s, the text of the argument named
 // where. The evidence names the kind and position, "aws-access-key-id at content:12:5"
 // (line and byte column, from 1), and never the value.
-func SecretFindings(s, where string) []call.Finding {
-	found := FindSecrets(s)
+func Findings(s, where string) []call.Finding {
+	found := Find(s)
 	if len(found) == 0 {
 		return nil
 	}
