@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package linux
 
 import (
 	"fmt"
@@ -110,8 +110,9 @@ func mptcpFilter(native seccompArch, compat *seccompArch) ([]unix.SockFilter, er
 	return out, nil
 }
 
-// mptcpFilterable reports whether moat has a filter for this architecture.
-func mptcpFilterable() bool {
+// MPTCPFilterable reports whether moat has a filter that refuses multipath TCP sockets
+// for this architecture (a plan needs to know: sandbox.Options.MPTCPFilter).
+func MPTCPFilterable() bool {
 	_, _, ok := seccompArchs()
 	return ok
 }

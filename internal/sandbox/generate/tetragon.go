@@ -1,4 +1,4 @@
-package sandbox
+package generate
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/glob"
+	"github.com/moatdev/moat/internal/sandbox"
 )
 
 // Tetragon writes the section as a Tetragon TracingPolicy. Tetragon watches kernel
@@ -15,13 +16,12 @@ import (
 // lists (reading or writing beneath them) and the TCP connect ports, killing the process
 // that tries; the read, write and exec allow-lists have no Tetragon counterpart that does
 // not also catch pipes and sockets, and are left to Landlock.
-func Tetragon(sec *Section, o GenOptions) ([]byte, error) {
-	r := resolver{host: o.Host, workspace: o.Workspace}
-	deny, err := genPaths(r, sec.Deny)
+func Tetragon(sec *sandbox.Section, o Options) ([]byte, error) {
+	deny, err := genPaths(o, sec.Deny)
 	if err != nil {
 		return nil, err
 	}
-	protect, err := genPaths(r, sec.Protect)
+	protect, err := genPaths(o, sec.Protect)
 	if err != nil {
 		return nil, err
 	}

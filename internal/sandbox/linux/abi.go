@@ -1,7 +1,4 @@
-// Package sandbox runs a command under kernel-enforced limits derived from a policy's
-// sandbox section: Landlock rules on Linux, resource limits and a filtered environment,
-// and generates the equivalent macOS and Tetragon profiles.
-package sandbox
+package linux
 
 import "errors"
 

@@ -1,4 +1,4 @@
-package sandbox
+package generate
 
 import (
 	"fmt"
@@ -8,10 +8,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/sandbox"
 )
 
-// GenOptions are the inputs of the profile generators: the machine the profile is for.
-type GenOptions struct {
+// Options are the inputs of the profile generators: the machine the profile is for.
+type Options struct {
 	Host      pathset.Host
 	Workspace []string
 	// Binaries are the programs a Tetragon policy applies to (with their children);
@@ -26,12 +27,12 @@ type genPath struct {
 	except  []string
 }
 
-// genPaths expands the entries of a list for a generator. Unlike Build, it does not look
+// genPaths expands the entries of a list for a generator. Unlike sandbox.Build, it does not look
 // at the file system: the profile is for another machine.
-func genPaths(r resolver, entries []Entry) ([]genPath, error) {
+func genPaths(o Options, entries []sandbox.Entry) ([]genPath, error) {
 	var out []genPath
 	for _, e := range entries {
-		inc, exc, err := r.expand(e.Pattern)
+		inc, exc, err := sandbox.Expand(e.Pattern, o.Host, o.Workspace)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", e.Origin, e.Pattern, err)
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package linux
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/moatdev/moat/internal/sandbox"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,7 +17,7 @@ import (
 // this goroutine's OS thread alone, just before execve(2): the new program starts on that
 // thread, so it and every process it starts are in the domain, while the rest of moat,
 // which is about to be replaced, never needs to be.
-func Exec(p *Plan, path string, argv []string) error {
+func Exec(p *sandbox.Plan, path string, argv []string) error {
 	// Never unlocked: after restrictSelf this thread must not run other goroutines, and
 	// if execve fails the process exits.
 	runtime.LockOSThread()
@@ -26,7 +27,7 @@ func Exec(p *Plan, path string, argv []string) error {
 		}
 	}
 	if p.Landlock() {
-		if err := p.enterDomain(); err != nil {
+		if err := enterDomain(p); err != nil {
 			return err
 		}
 	}
@@ -34,7 +35,7 @@ func Exec(p *Plan, path string, argv []string) error {
 	return &ExecError{Path: path, Err: err}
 }
 
-func setLimit(l Limit) error {
+func setLimit(l sandbox.Limit) error {
 	var cur syscall.Rlimit
 	if err := syscall.Getrlimit(l.Resource, &cur); err != nil {
 		return fmt.Errorf("reading the %s limit: %w", l.Name, err)
@@ -48,7 +49,7 @@ func setLimit(l Limit) error {
 }
 
 // enterDomain builds the Landlock ruleset and restricts the calling thread with it.
-func (p *Plan) enterDomain() error {
+func enterDomain(p *sandbox.Plan) error {
 	var net uint64
 	if p.NetEnforced {
 		if p.Connect != nil {

@@ -1,6 +1,6 @@
 //go:build linux && !amd64 && !arm64
 
-package sandbox
+package linux
 
 // seccompArchs reports that moat has no MPTCP filter for this architecture.
 func seccompArchs() (seccompArch, *seccompArch, bool) { return seccompArch{}, nil, false }

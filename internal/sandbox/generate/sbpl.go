@@ -1,4 +1,4 @@
-package sandbox
+package generate
 
 import (
 	"bytes"
@@ -7,16 +7,16 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/glob"
+	"github.com/moatdev/moat/internal/sandbox"
 )
 
 // SBPL writes the section as a macOS sandbox-exec profile (Sandbox Profile Language).
 // In SBPL the last rule that matches decides, so the denials and protections come after
 // the grants, and, unlike Landlock, they can name paths that match in any directory.
-func SBPL(sec *Section, o GenOptions) ([]byte, error) {
-	r := resolver{host: o.Host, workspace: o.Workspace}
+func SBPL(sec *sandbox.Section, o Options) ([]byte, error) {
 	lists := map[string][]genPath{}
-	for name, entries := range map[string][]Entry{"read": sec.Read, "write": sec.Write, "exec": sec.Exec, "deny": sec.Deny, "protect": sec.Protect} {
-		ps, err := genPaths(r, entries)
+	for name, entries := range map[string][]sandbox.Entry{"read": sec.Read, "write": sec.Write, "exec": sec.Exec, "deny": sec.Deny, "protect": sec.Protect} {
+		ps, err := genPaths(o, entries)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package sandbox
+package linux
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/sandbox"
 )
 
 // TestExec restricts a re-executed copy of the test binary, never the test process
@@ -51,16 +52,16 @@ func TestExec(t *testing.T) {
 }
 
 func execChild(t *testing.T, dir string) {
-	sec, err := Effective(nil)
+	sec, err := sandbox.Effective(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec.Write = []Entry{{Pattern: "$workspace", Origin: "test"}}
+	sec.Write = []sandbox.Entry{{Pattern: "$workspace", Origin: "test"}}
 	sec.Limits.OpenFiles = 16
 	abi, _ := KernelABI()
-	p, err := Build(Options{
+	p, err := sandbox.Build(sandbox.Options{
 		Section: sec, Host: pathset.Host{Home: filepath.Join(dir, "home")}, Workspace: []string{filepath.Join(dir, "ws")},
-		Environ: []string{"PATH=/usr/bin:/bin"}, ABI: abi, Errata: KernelErrata(),
+		Environ: []string{"PATH=/usr/bin:/bin"}, ABI: abi, Errata: KernelErrata(), MPTCPFilter: MPTCPFilterable(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package sandbox
+package generate
 
 import (
 	"bytes"
@@ -13,13 +13,15 @@ import (
 
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/sandbox"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // genHost is a macOS-like user for the golden files: they must not depend on the
 // machine the tests run on.
-var genOptions = GenOptions{
+var genOptions = Options{
 	Host: pathset.Host{
 		Home: "/Users/dev",
 		Temp: []string{"/tmp", "/var/folders/xy/T"},
@@ -27,6 +29,33 @@ var genOptions = GenOptions{
 	},
 	Workspace: []string{"/Users/dev/src/app"},
 	Binaries:  []string{"/usr/local/bin/claude"},
+}
+
+// section returns the effective sandbox section of a policy's sandbox YAML with the
+// named agent profiles.
+func section(t *testing.T, yaml string, profiles ...string) *sandbox.Section {
+	t.Helper()
+	var sec *policy.Sandbox
+	if yaml != "" {
+		p, err := policy.Load("moat.yaml", []byte("version: 1\nsandbox:\n"+yaml), policy.Host{Home: "/home/u"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec = p.Sandbox
+	}
+	var ps []*sandbox.Profile
+	for _, n := range profiles {
+		p, err := sandbox.LookupProfile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	s, err := sandbox.Effective(sec, ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func golden(t *testing.T, name string, got []byte) {

@@ -1,6 +1,6 @@
 //go:build linux && arm64
 
-package sandbox
+package linux
 
 import "golang.org/x/sys/unix"
 

@@ -1,8 +1,9 @@
-package sandbox
+package linux
 
 import (
 	"os"
-	"strings"
+
+	"github.com/moatdev/moat/internal/sandbox"
 )
 
 // Feature is one thing a sandbox can restrict, and whether this kernel lets moat
@@ -28,7 +29,7 @@ func KernelStatus() Status {
 	if err != nil {
 		s.Error = err.Error()
 	}
-	s.Features = features(abi, kernelErrata(), mptcpEnabled())
+	s.Features = features(abi, kernelErrata(), sandbox.MPTCPEnabled())
 	return s
 }
 
@@ -41,7 +42,7 @@ func features(abi, errata int, mptcp bool) []Feature {
 	}
 	tcpNote := "connect and bind, by port: Landlock does not see host names or addresses"
 	switch {
-	case mptcpFilterable():
+	case MPTCPFilterable():
 		tcpNote += "; Landlock does not see multipath TCP sockets, so moat refuses to create them (seccomp) when ports are restricted"
 	case mptcp:
 		tcpNote += "; multipath TCP is enabled on this kernel, Landlock does not see MPTCP sockets, and moat has no filter for this architecture: a program that opens one is not held to the port lists"
@@ -66,9 +67,4 @@ func rootNote() string {
 		return "running as root: the kernel does not apply the process limit to root"
 	}
 	return ""
-}
-
-func mptcpEnabled() bool {
-	data, err := os.ReadFile("/proc/sys/net/mptcp/enabled")
-	return err == nil && strings.TrimSpace(string(data)) == "1"
 }
