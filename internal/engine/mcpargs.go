@@ -110,7 +110,7 @@ func statementFindings(s, at, key string, ctx []string, searches bool) []call.Fi
 	}
 	fs := make([]call.Finding, 0, len(found))
 	for _, f := range found {
-		fs = append(fs, call.NewFinding(f.ID, at+": "+f.Evidence))
+		fs = append(fs, sqlscan.Kinds.New(f.ID, at+": "+f.Evidence))
 	}
 	return fs
 }

@@ -95,7 +95,7 @@ func writtenInjections(c *call.Call) []call.Finding {
 
 // unscanned is the finding of a text too large to scan; it is never silently skipped.
 func unscanned(where string, n int) call.Finding {
-	return call.NewFinding("input.too-large", fmt.Sprintf("%s of %d bytes; at most %d are scanned for secrets and injection", cmp.Or(where, "argument"), n, maxScanned))
+	return call.InputKinds.New(call.FindTooLarge, fmt.Sprintf("%s of %d bytes; at most %d are scanned for secrets and injection", cmp.Or(where, "argument"), n, maxScanned))
 }
 
 // writtenText is a text a call puts in a file and the argument it came from.
@@ -302,7 +302,7 @@ func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label string, runs 
 		if depth >= maxMoatNesting {
 			s := base
 			s.Opaque = true
-			s.Findings = []call.Finding{call.NewFinding("shell.too-deep", fmt.Sprintf("moat runs moat more than %d times over", maxMoatNesting))}
+			s.Findings = []call.Finding{shell.Kinds.New("shell.too-deep", fmt.Sprintf("moat runs moat more than %d times over", maxMoatNesting))}
 			units = append(units, unit{label: label + " runs " + inner, subject: s})
 			continue
 		}

@@ -87,8 +87,8 @@ const (
 	maxToolText = 1 << 20  // bytes of all the strings of one tool
 )
 
-// findTooLarge is the catalogued finding of input moat did not analyse in full.
-const findTooLarge = "input.too-large"
+// findTooLarge is the finding of input moat did not analyse in full.
+const findTooLarge = call.FindTooLarge
 
 // hit is one match of one of this package's signals.
 type hit struct {
@@ -126,7 +126,7 @@ func (r *report) add(id, field, detail string, signals ...string) {
 		at = r.server + "/" + r.tool
 	}
 	ev := fmt.Sprintf("tool %q %s: %s", at, field, detail)
-	r.findings = append(r.findings, Finding{Finding: call.NewFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
+	r.findings = append(r.findings, Finding{Finding: newFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
 }
 
 // checkName reports a name that hides characters, imitates another tool's name with

@@ -551,7 +551,7 @@ func Findings(s, where string) []call.Finding {
 		if where != "" {
 			at = where + " " + at
 		}
-		out = append(out, call.NewFinding(inj.Finding, fmt.Sprintf("score %.2f (%s) at %s: %q",
+		out = append(out, Kinds.New(inj.Finding, fmt.Sprintf("score %.2f (%s) at %s: %q",
 			inj.Score, strings.Join(inj.Signals, ", "), at, excerpt(folded[inj.Start:inj.End], 60))))
 	}
 	return out

@@ -372,7 +372,7 @@ func Findings(s, where string) []call.Finding {
 		if where != "" {
 			at = where + ":" + at
 		}
-		findings = append(findings, call.NewFinding(f.RuleID, shortID(f.RuleID)+" at "+at))
+		findings = append(findings, Kinds.New(f.RuleID, shortID(f.RuleID)+" at "+at))
 	}
 	return findings
 }

@@ -51,10 +51,10 @@ func TestSecretRulesAreCatalogued(t *testing.T) {
 		if !strings.HasPrefix(r.ID, "secret.") || r.Description == "" || r.Pattern == nil {
 			t.Errorf("%s: rules need a secret.* id, a description and a pattern", r.ID)
 		}
-		k, ok := call.LookupFinding(r.ID)
+		k, ok := Kinds.Lookup(r.ID)
 		switch {
 		case !ok:
-			t.Errorf("%s: not in the finding catalog (internal/call/findings_secrets.go)", r.ID)
+			t.Errorf("%s: not declared in Kinds (kinds.go)", r.ID)
 		case k.Category != "credentials" || !strings.HasPrefix(k.Taxonomy, "T1552"):
 			t.Errorf("%s: catalogued as %q/%q, want credentials/T1552*", r.ID, k.Category, k.Taxonomy)
 		}
@@ -70,9 +70,9 @@ func TestSecretRulesAreCatalogued(t *testing.T) {
 			t.Errorf("%s: AtName patterns must be anchored with ^", r.ID)
 		}
 	}
-	for _, k := range call.FindingKinds {
+	for _, k := range Kinds {
 		if strings.HasPrefix(k.ID, "secret.") && !ids[k.ID] {
-			t.Errorf("%s: catalogued as a credential finding but no rule reports it", k.ID)
+			t.Errorf("%s: declared as a credential finding but no rule reports it", k.ID)
 		}
 	}
 }
@@ -90,8 +90,8 @@ func TestSecretFindings(t *testing.T) {
 	s := "line one\n\tAWS_ACCESS_KEY_ID=AKIAYBIZ4EA5AZKH5Q5I\npassword: Vq8nT2xLp4Rz # ünïcode before nothing\n"
 	got := Findings(s, "content")
 	want := []call.Finding{
-		call.NewFinding("secret.aws-access-key-id", "aws-access-key-id at content:2:20"),
-		call.NewFinding("secret.password-assignment", "password-assignment at content:3:11"),
+		Kinds.New("secret.aws-access-key-id", "aws-access-key-id at content:2:20"),
+		Kinds.New("secret.password-assignment", "password-assignment at content:3:11"),
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("SecretFindings:\n got  %+v\n want %+v", got, want)

@@ -79,23 +79,23 @@ func Findings(s string) []call.Finding {
 		i += size
 	}
 	if len(zw) > 0 {
-		out = append(out, call.NewFinding(FindZeroWidth, strings.Join(zw, ", ")))
+		out = append(out, Kinds.New(FindZeroWidth, strings.Join(zw, ", ")))
 	}
 	if len(bidi) > 0 {
-		out = append(out, call.NewFinding(FindBidiControl, strings.Join(bidi, ", ")))
+		out = append(out, Kinds.New(FindBidiControl, strings.Join(bidi, ", ")))
 	}
 	if tags > 0 {
-		out = append(out, call.NewFinding(FindTagCharacters, fmt.Sprintf("%d tag characters at %d hiding %q", tags, firstTag, hidden.String())))
+		out = append(out, Kinds.New(FindTagCharacters, fmt.Sprintf("%d tag characters at %d hiding %q", tags, firstTag, hidden.String())))
 	}
 	if carriers > 0 {
-		out = append(out, call.NewFinding(FindVariationSelector, fmt.Sprintf("%d variation selectors not after an emoji", carriers)))
+		out = append(out, Kinds.New(FindVariationSelector, fmt.Sprintf("%d variation selectors not after an emoji", carriers)))
 	}
 	if compat > 0 {
 		folded := Fold(s)
 		if len(folded) > 60 {
 			folded = folded[:57] + "..."
 		}
-		out = append(out, call.NewFinding(FindCompatibilityForm, fmt.Sprintf("%d characters at %d that normalise to ASCII; reads as %q", compat, firstCompat, folded)))
+		out = append(out, Kinds.New(FindCompatibilityForm, fmt.Sprintf("%d characters at %d that normalise to ASCII; reads as %q", compat, firstCompat, folded)))
 	}
 	return out
 }
@@ -234,7 +234,7 @@ func Confusables(what, name string) []call.Finding {
 		for _, l := range looks {
 			cps = appendLimited(cps, fmt.Sprintf("U+%04X as %q", l.Rune, l.ASCII))
 		}
-		out = append(out, call.NewFinding(FindConfusable, fmt.Sprintf("%s part %q reads as %q (%s)",
+		out = append(out, Kinds.New(FindConfusable, fmt.Sprintf("%s part %q reads as %q (%s)",
 			what, part, confusable.Skeleton(part), strings.Join(cps, ", "))))
 	}
 	return out

@@ -67,7 +67,7 @@ func TestUnicode(t *testing.T) {
 				t.Errorf("evidence %q does not contain %q", got[0].Evidence, tt.evidence)
 			}
 			for _, f := range got {
-				if _, ok := call.LookupFinding(f.ID); !ok {
+				if _, ok := Kinds.Lookup(f.ID); !ok {
 					t.Errorf("%s is not catalogued", f.ID)
 				}
 			}
