@@ -231,6 +231,7 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 		res.Findings = append(res.Findings, call.NewFinding(findNulByte, fmt.Sprintf("NUL byte at offset %d", i)))
 	}
 	res.out = a.lineOut()
+	a.release()
 	return res
 }
 
