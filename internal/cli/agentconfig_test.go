@@ -10,8 +10,8 @@ import (
 
 	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -78,7 +78,7 @@ func TestEditedFilesAreProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := a.compile(discover.Source{Name: filepath.Join(project, discover.ProjectFile), Data: []byte("version: 1\ndefault: allow\n")}, d)
+	l, err := a.compile(source.Source{Name: filepath.Join(project, source.ProjectFile), Data: []byte("version: 1\ndefault: allow\n")}, d)
 	if err != nil {
 		t.Fatal(err)
 	}

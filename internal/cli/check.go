@@ -17,8 +17,8 @@ import (
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/protocol"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -213,7 +213,7 @@ func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
 	} else if !filepath.IsAbs(c.Cwd) {
 		c.Cwd = filepath.Join(cwd, c.Cwd)
 	}
-	c.Project = discover.RepoRoot(c.Cwd)
+	c.Project = source.RepoRoot(c.Cwd)
 	c.Session = o.session
 	return c, nil
 }
@@ -337,7 +337,7 @@ func (a *app) answer(ctx context.Context, l *loaded, o checkOptions, line []byte
 		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
 	}
 	if c.Project == "" {
-		c.Project = discover.RepoRoot(c.Cwd)
+		c.Project = source.RepoRoot(c.Cwd)
 	}
 	d := l.engine.Evaluate(ctx, c)
 	if o.record {

@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/engine"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/trust"
@@ -162,7 +162,7 @@ func (a *app) host(d dirs.Dirs, policyPath string) pathset.Host {
 		Moat: []string{
 			filepath.Join(d.Config, "**"),
 			filepath.Join(d.State, "**"),
-			"/**/" + discover.ProjectFile,
+			"/**/" + source.ProjectFile,
 		},
 	}
 	if policyPath != "" {
@@ -190,7 +190,7 @@ func (a *app) self() selfguard.Options {
 
 // loaded is a policy ready to evaluate with.
 type loaded struct {
-	source discover.Source
+	source source.Source
 	policy *policy.Policy
 	engine *engine.Engine
 	dirs   dirs.Dirs
@@ -201,7 +201,7 @@ type loaded struct {
 func (a *app) load(flag, cwd string) (*loaded, error) { return a.loadFor(flag, cwd, "") }
 
 // loadFor is load for a call in cwd of a session whose project directory is project
-// ("" when none is known): see discover.Options.Project.
+// ("" when none is known): see source.Options.Project.
 func (a *app) loadFor(flag, cwd, project string) (*loaded, error) {
 	src, d, err := a.findPolicyWarn(flag, cwd, project, a.warn)
 	if err != nil {
@@ -215,27 +215,27 @@ func (a *app) warn(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n"
 
 // findPolicy finds the policy source for cwd (or the one named by flag), as the hooks
 // do. Warnings about skipped sources go to stderr.
-func (a *app) findPolicy(flag, cwd string) (discover.Source, dirs.Dirs, error) {
+func (a *app) findPolicy(flag, cwd string) (source.Source, dirs.Dirs, error) {
 	return a.findPolicyWarn(flag, cwd, "", a.warn)
 }
 
 // findPolicyWarn finds the policy source for a call in cwd of the session project
 // project (or the one named by flag), with the warnings about skipped sources sent to
 // warn.
-func (a *app) findPolicyWarn(flag, cwd, project string, warn func(string)) (discover.Source, dirs.Dirs, error) {
+func (a *app) findPolicyWarn(flag, cwd, project string, warn func(string)) (source.Source, dirs.Dirs, error) {
 	d, err := a.dirs()
 	if err != nil {
-		return discover.Source{}, d, err
+		return source.Source{}, d, err
 	}
-	src, err := discover.Find(discover.Options{
-		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Project: project, Dirs: d,
+	src, err := source.Find(source.Options{
+		Flag: flag, Env: a.env.Getenv(source.EnvVar), Cwd: cwd, Project: project, Dirs: d,
 		Trust: trust.Open(d.TrustStore()),
 		Warn:  warn,
 	})
 	return src, d, err
 }
 
-func (a *app) compile(src discover.Source, d dirs.Dirs) (*loaded, error) {
+func (a *app) compile(src source.Source, d dirs.Dirs) (*loaded, error) {
 	host := a.host(d, src.Path)
 	p, err := policy.Load(src.Name, src.Data, host)
 	if err != nil {
@@ -254,7 +254,7 @@ func (a *app) compileFile(file string) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := discover.ReadFile(file)
+	src, err := source.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +279,7 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 		}
 		return filepath.Clean(arg), nil
 	}
-	p, ok, err := discover.ProjectPolicy(cwd)
+	p, ok, err := source.ProjectPolicy(cwd)
 	if err != nil {
 		return "", err
 	}
@@ -295,5 +295,5 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 	if _, err := os.Lstat(d.UserPolicy()); err == nil {
 		return d.UserPolicy(), nil
 	}
-	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", discover.ProjectFile, cwd, d.UserPolicy())
+	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", source.ProjectFile, cwd, d.UserPolicy())
 }

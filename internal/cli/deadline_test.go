@@ -11,9 +11,9 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 )
 
 // TestWithin: the watchdog answers at the deadline whatever the work does, moves it to
@@ -111,7 +111,7 @@ func (s stuckDecider) Record(hook.Event, call.Call, call.Decision, string) error
 	}
 	return nil
 }
-func (stuckDecider) Skipped() []discover.Skipped { return nil }
+func (stuckDecider) Skipped() []source.Skipped { return nil }
 
 // TestHookDeadline: a hook whose decider is stuck answers in the agent's failure form
 // on the deadline (the policy's, unless MOAT_HOOK_DEADLINE sets one), names what it was

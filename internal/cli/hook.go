@@ -20,9 +20,9 @@ import (
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/proc"
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/trust"
@@ -235,7 +235,7 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 	project := ev.Call.Project
 	if project == "" && slices.Contains(hooksRunInWorkspace, ad.Agent()) {
 		if wd, err := a.cwd(); err == nil {
-			project = discover.RepoRoot(wd)
+			project = source.RepoRoot(wd)
 		}
 	}
 	newDecider := a.hookDecider
@@ -273,7 +273,7 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 				c.Cwd = cwd
 			}
 			if c.Project == "" {
-				c.Project = cmp.Or(project, discover.RepoRoot(c.Cwd))
+				c.Project = cmp.Or(project, source.RepoRoot(c.Cwd))
 			}
 			calls[i] = c
 			d := dec.Decide(ctx, c)
@@ -441,8 +441,8 @@ type hookDecider interface {
 	// reason to change the decision.
 	Record(ev hook.Event, c call.Call, d call.Decision, answer string) error
 	// Skipped are the project policies whose content as it is now is not in force (see
-	// discover.Source.Skipped).
-	Skipped() []discover.Skipped
+	// source.Source.Skipped).
+	Skipped() []source.Skipped
 }
 
 // hookDecider returns the decider for a hook event whose working directory is cwd, in a
@@ -467,7 +467,7 @@ func (ld localDecider) Decide(ctx context.Context, c call.Call) call.Decision {
 	return ld.l.engine.Evaluate(ctx, c)
 }
 
-func (ld localDecider) Skipped() []discover.Skipped { return ld.l.source.Skipped }
+func (ld localDecider) Skipped() []source.Skipped { return ld.l.source.Skipped }
 
 // Record appends a hook decision to the audit log. A failure to record is reported on
 // stderr, returned, and does not change the decision.
@@ -542,7 +542,7 @@ func (a *app) recordFailure(agent call.Agent, ev hook.Event, policyName, reason 
 // whose current content the hooks are not using: an edit to a trusted moat.yaml would
 // otherwise go unnoticed, since warnings on a hook's stderr reach no one. It is "" when
 // there is nothing to say or it was said already.
-func (a *app) skippedPolicyNotice(skipped []discover.Skipped, inForce string) string {
+func (a *app) skippedPolicyNotice(skipped []source.Skipped, inForce string) string {
 	if len(skipped) == 0 {
 		return ""
 	}

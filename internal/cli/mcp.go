@@ -17,10 +17,10 @@ import (
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcp"
 	"github.com/moatdev/moat/internal/mcp/httpproxy"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -186,7 +186,7 @@ before the server starts.`,
 				}
 			}
 			p := &mcp.Proxy{
-				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
+				Server: name, Cwd: cwd, Project: source.RepoRoot(cwd), Log: a.env.Stderr,
 				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools, VetTimeout: listTimeout,
 				Decide: func(ctx context.Context, c call.Call) call.Decision {
 					if ag != "" {

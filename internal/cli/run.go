@@ -15,9 +15,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -286,7 +286,7 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 		failed("cannot make a call of the command: "+err.Error(), false)
 		return refuse("cannot make a call of the command: " + err.Error())
 	}
-	c.Cwd, c.Project = cwd, discover.RepoRoot(cwd)
+	c.Cwd, c.Project = cwd, source.RepoRoot(cwd)
 	ev.Call = c
 	prog.set(func(p *hookProgress) { p.ev = ev })
 

@@ -15,9 +15,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 )
 
 // guardPolicy denies rm, asks before touch and allows the rest.
@@ -331,7 +331,7 @@ func (p panicky) Decide(context.Context, call.Call) call.Decision {
 	}
 	return call.Decision{Verdict: p.verdict, Rule: "r"}
 }
-func (panicky) Skipped() []discover.Skipped { return nil }
+func (panicky) Skipped() []source.Skipped { return nil }
 
 func (p panicky) Record(hook.Event, call.Call, call.Decision, string) error {
 	if p.inRec {
