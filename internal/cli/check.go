@@ -14,10 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
-	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/protocol"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -367,25 +365,4 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 		}
 		return buf, false, err
 	}
-}
-
-// mcpName names the MCP server and tool of c, or "" when c is no MCP call.
-func mcpName(c call.Call) string {
-	if c.MCP == nil {
-		return ""
-	}
-	return c.MCP.String()
-}
-
-// appendRecord appends rec to the audit log of the user whose directories are d.
-func (a *app) appendRecord(d dirs.Dirs, rec audit.Record) error {
-	log, err := audit.Open(audit.Options{Path: d.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
-	if err != nil {
-		return fmt.Errorf("opening audit log: %w", err)
-	}
-	if err := log.Append(rec); err != nil {
-		log.Close()
-		return fmt.Errorf("writing audit log: %w", err)
-	}
-	return log.Close()
 }

@@ -341,9 +341,6 @@ type headlessAgent interface {
 	Headless(ancestors []proc.Info) string
 }
 
-// hookReason is the reason an agent shows for a decision: moat's, with the rule that made it.
-func hookReason(d call.Decision) string { return decide.Reason(d) }
-
 // recordNotice reports on stderr each record that did not reach the audit log, and
 // returns what the user is told of the first through the agent (see recordNotice).
 func (a *app) recordNotice(notRecorded []*decide.RecordError) string {

@@ -369,7 +369,7 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 
 // reasonOf is the decision's reason, or what its verdict means when it has none.
 func reasonOf(d call.Decision) string {
-	return strings.TrimSuffix(strings.TrimPrefix(hookReason(d), "moat: "), fmt.Sprintf(" (rule %s)", d.Rule))
+	return strings.TrimSuffix(strings.TrimPrefix(decide.Reason(d), "moat: "), fmt.Sprintf(" (rule %s)", d.Rule))
 }
 
 // askUser asks on the terminal whether the command may run. It reports the answer and a

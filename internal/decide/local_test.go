@@ -260,4 +260,3 @@ func checkPlain(t *testing.T, ty reflect.Type, path string, seen map[reflect.Typ
 		}
 	}
 }
-

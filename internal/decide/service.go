@@ -127,8 +127,8 @@ type OutputRequest struct {
 	Policy string `json:"policy"`
 	Event  string `json:"event"`
 	// Call is the call whose output this is.
-	Call call.Call `json:"call"`
-	Text string    `json:"text"`
+	Call call.Call  `json:"call"`
+	Text string     `json:"text"`
 	Form OutputForm `json:"form"`
 	// Record records what was found (nothing is recorded of a clean output).
 	Record bool `json:"record,omitempty"`
