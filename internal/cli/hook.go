@@ -158,7 +158,9 @@ func (a *app) answerHookWith(ctx context.Context, ad hook.Adapter, policyFlag st
 	ev, policyName, stage := prog.snapshot()
 	reason := fmt.Sprintf("no answer within the hook's deadline of %s: moat was still %s (%s or the policy's hooks.deadline sets the deadline)", limit, stage, envHookDeadline)
 	// The failure is recorded by a service of its own: what hung may be the one asked.
-	finish = a.recordWithin(func(bg *app) { bg.recordFailure(context.WithoutCancel(ctx), bg.local(nil), ad.Agent(), ev, policyName, reason, false) })
+	finish = a.recordWithin(func(bg *app) {
+		bg.recordFailure(context.WithoutCancel(ctx), bg.local(nil), ad.Agent(), ev, policyName, reason, false)
+	})
 	return ad.Fail(ev, reason, false), finish
 }
 

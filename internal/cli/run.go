@@ -254,7 +254,9 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) bool {
 	reason := fmt.Sprintf("no decision within the deadline of %s: moat was still %s (%s or the policy's hooks.deadline sets the deadline)", limit, stage, envHookDeadline)
 	fmt.Fprintf(a.env.Stderr, "moat: %s; not running the command\n", reason)
 	// The failure is recorded by a service of its own: what hung may be the one asked.
-	a.recordWithin(func(bg *app) { bg.recordFailure(context.WithoutCancel(ctx), bg.local(nil), o.agent, ev, policyName, reason, false) })()
+	a.recordWithin(func(bg *app) {
+		bg.recordFailure(context.WithoutCancel(ctx), bg.local(nil), o.agent, ev, policyName, reason, false)
+	})()
 	return false
 }
 
