@@ -17,10 +17,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcp"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -135,7 +135,7 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 	}
 	project := ""
 	if cwd, err := a.cwd(); err == nil {
-		project = discover.RepoRoot(cwd)
+		project = source.RepoRoot(cwd)
 	}
 	failed := false
 	found := false
@@ -286,7 +286,7 @@ func (a *app) mcpScan(ctx context.Context, agents []string, asJSON, pin bool, ti
 	}
 	project := ""
 	if cwd, err := a.cwd(); err == nil {
-		project = discover.RepoRoot(cwd)
+		project = source.RepoRoot(cwd)
 	}
 	worst := exitOK
 	for _, c := range clients {

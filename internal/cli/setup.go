@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/atomicfile"
-	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -128,7 +128,7 @@ func (a *app) setup(o setupOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		project = discover.RepoRoot(cwd)
+		project = source.RepoRoot(cwd)
 		if project == "" {
 			project = cwd
 		}
@@ -408,7 +408,7 @@ func (a *app) status(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	project := discover.RepoRoot(cwd)
+	project := source.RepoRoot(cwd)
 	var agents []agentStatus
 	for _, ag := range setup.Agents {
 		st := agentStatus{Agent: string(ag.Agent), Installed: isDir(filepath.Join(home, ag.ConfigDir()))}
