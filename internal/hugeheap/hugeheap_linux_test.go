@@ -1,3 +1,5 @@
+//go:build !moat_nohugeheap
+
 package hugeheap
 
 import (

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || moat_nohugeheap
 
 package hugeheap
 
