@@ -15,9 +15,10 @@ import (
 
 // BenchmarkHookHugeheap runs `moat hook claude-code` with and without internal/hugeheap,
 // interleaved in one run (the order alternates every iteration, so neither binary is
-// always the warm one), and reports min/median/max of each and the ratio of the medians
-// and of each back-to-back pair (with/without: below 1 means hugeheap pays). The binary without it is built with the
-// moat_nohugeheap tag, which compiles Advise to nothing.
+// always the warm one), and reports min/median/max of each, the ratio of the medians and
+// the median ratio of the back-to-back pairs (with/without: below 1 means hugeheap pays).
+// The binary without it is built with the moat_nohugeheap tag, which compiles Advise to
+// nothing.
 func BenchmarkHookHugeheap(b *testing.B) {
 	dir := b.TempDir()
 	build := func(name string, tags ...string) string {
