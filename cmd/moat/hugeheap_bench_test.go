@@ -9,16 +9,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // BenchmarkHookHugeheap runs `moat hook claude-code` with and without internal/hugeheap,
 // interleaved in one run (the order alternates every iteration, so neither binary is
-// always the warm one), and reports min/median/max of each, the ratio of the medians and
-// the median ratio of the back-to-back pairs (with/without: below 1 means hugeheap pays).
-// The binary without it is built with the moat_nohugeheap tag, which compiles Advise to
-// nothing.
+// always the warm one). It reports, for each, min/median/max of the wall time, the
+// median CPU time (user+system: what the process itself costs, steadier than wall time
+// on a loaded machine) and the median of minor page faults, which hugeheap is meant to
+// save; and the ratios with/without of the wall medians, of the back-to-back pairs'
+// wall times (median) and of the CPU medians: below 1 means hugeheap pays. The binary
+// without it is built with the moat_nohugeheap tag, which compiles Advise to nothing.
 func BenchmarkHookHugeheap(b *testing.B) {
 	dir := b.TempDir()
 	build := func(name string, tags ...string) string {
@@ -47,7 +50,11 @@ func BenchmarkHookHugeheap(b *testing.B) {
 		pre + `"tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}`,
 		pre + `"tool_name":"Bash","tool_input":{"command":"go test ./... && git status | head"}}`,
 	}
-	answer := func(bin, payload string) (string, time.Duration) {
+	type sample struct {
+		wall, cpu time.Duration
+		minflt    int64
+	}
+	run := func(bin, payload string) (string, sample) {
 		cmd := exec.Command(bin, "hook", "claude-code")
 		cmd.Dir, cmd.Env = project, env
 		cmd.Stdin = strings.NewReader(payload)
@@ -55,54 +62,70 @@ func BenchmarkHookHugeheap(b *testing.B) {
 		cmd.Stdout, cmd.Stderr = &out, &out
 		start := time.Now()
 		err := cmd.Run()
-		d := time.Since(start)
+		wall := time.Since(start)
 		if _, exit := err.(*exec.ExitError); err != nil && !exit {
 			b.Fatalf("%s: %v\n%s", bin, err, out.Bytes())
 		}
-		return out.String() + cmd.ProcessState.String(), d
-	}
-	run := func(bin, payload string) time.Duration {
-		_, d := answer(bin, payload)
-		return d
+		s := sample{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			s.minflt = ru.Minflt
+		}
+		return out.String() + cmd.ProcessState.String(), s
 	}
 	// The advice changes speed, never the answer.
 	for _, p := range payloads {
-		a, _ := answer(with, p)
-		c, _ := answer(without, p)
+		a, _ := run(with, p)
+		c, _ := run(without, p)
 		if a != c {
 			b.Fatalf("the two builds answer differently:\n%s\n%s", a, c)
 		}
 	}
-	var tWith, tWithout []time.Duration
+	var sWith, sWithout []sample
 	i := 0
 	for b.Loop() {
 		p := payloads[i%len(payloads)]
 		if i%2 == 0 {
-			tWith = append(tWith, run(with, p))
-			tWithout = append(tWithout, run(without, p))
+			_, s := run(with, p)
+			sWith = append(sWith, s)
+			_, s = run(without, p)
+			sWithout = append(sWithout, s)
 		} else {
-			tWithout = append(tWithout, run(without, p))
-			tWith = append(tWith, run(with, p))
+			_, s := run(without, p)
+			sWithout = append(sWithout, s)
+			_, s = run(with, p)
+			sWith = append(sWith, s)
 		}
 		i++
 	}
-	report := func(name string, ds []time.Duration) time.Duration {
-		s := slices.Clone(ds)
+	b.StopTimer()
+	median := func(xs []float64) float64 {
+		s := slices.Clone(xs)
 		slices.Sort(s)
-		b.ReportMetric(float64(s[0])/1e6, name+"-min-ms")
-		b.ReportMetric(float64(s[len(s)/2])/1e6, name+"-median-ms")
-		b.ReportMetric(float64(s[len(s)-1])/1e6, name+"-max-ms")
 		return s[len(s)/2]
 	}
-	mw := report("hugeheap", tWith)
-	mo := report("plain", tWithout)
-	b.ReportMetric(float64(mw)/float64(mo), "ratio")
-	// The median of the ratios of each pair, run back to back, is steadier than the
-	// ratio of the medians on a machine whose load drifts.
-	pairs := make([]float64, len(tWith))
-	for i := range tWith {
-		pairs[i] = float64(tWith[i]) / float64(tWithout[i])
+	report := func(name string, ss []sample) (wall, cpu float64) {
+		var walls, cpus, faults []float64
+		for _, s := range ss {
+			walls = append(walls, float64(s.wall)/1e6)
+			cpus = append(cpus, float64(s.cpu)/1e6)
+			faults = append(faults, float64(s.minflt))
+		}
+		b.ReportMetric(slices.Min(walls), name+"-min-ms")
+		b.ReportMetric(median(walls), name+"-median-ms")
+		b.ReportMetric(slices.Max(walls), name+"-max-ms")
+		b.ReportMetric(median(cpus), name+"-cpu-median-ms")
+		b.ReportMetric(median(faults), name+"-minflt-median")
+		return median(walls), median(cpus)
 	}
-	slices.Sort(pairs)
-	b.ReportMetric(pairs[len(pairs)/2], "paired-ratio")
+	ww, cw := report("hugeheap", sWith)
+	wo, co := report("plain", sWithout)
+	b.ReportMetric(ww/wo, "ratio")
+	b.ReportMetric(cw/co, "cpu-ratio")
+	// The median of the ratios of the pairs run back to back is steadier than the ratio
+	// of the medians on a machine whose load drifts.
+	pairs := make([]float64, len(sWith))
+	for i := range sWith {
+		pairs[i] = float64(sWith[i].wall) / float64(sWithout[i].wall)
+	}
+	b.ReportMetric(median(pairs), "paired-ratio")
 }
