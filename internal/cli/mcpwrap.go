@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moatdev/moat/internal/textdiff"
 	"io"
 	"io/fs"
 	"os"
@@ -158,7 +157,7 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 			if o.dryRun && res.Old != res.New {
 				// A remote server's headers are in its diff, and a diff is read on
 				// terminals and in CI logs: credentials are masked.
-				r.Diff = scan.Redact(textdiff.Unified(res.Old, res.New))
+				r.Diff = scan.Redact(proposedDiff(file, res.Old, res.New))
 			}
 			if err != nil {
 				failed = true

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moatdev/moat/internal/textdiff"
 	"io"
 	"path/filepath"
 
@@ -190,6 +189,6 @@ func (a *app) trustDiff(store *trust.Store, file string) (bool, error) {
 		fmt.Fprintf(a.env.Stdout, "%s is trusted as it is\n", file)
 		return false, nil
 	}
-	_, err = io.WriteString(a.env.Stdout, textdiff.WithHeaders(file+" (trusted)", string(old), file+" (now)", string(current)))
+	_, err = io.WriteString(a.env.Stdout, fileDiff(file+" (trusted)", string(old), file+" (now)", string(current)))
 	return true, err
 }
