@@ -116,6 +116,12 @@ func Rules() []Rule {
 	return rules
 }
 
+// ruleWindow is a window of the text that the rule numbered rule searches.
+type ruleWindow struct {
+	rule int
+	w    textmatch.Span
+}
+
 // Find returns the secrets in s, sorted by Start and never overlapping: where two
 // rules match overlapping text, the more specific rule's secret is kept. It is safe for
 // concurrent use, and its time grows linearly with len(s).
@@ -127,7 +133,11 @@ func (d *detector) find(s string) []Secret {
 	if s == "" {
 		return nil
 	}
-	windows := make([][]textmatch.Span, len(d.rules))
+	// The windows are gathered as (rule, window) pairs rather than one list per rule: a
+	// shell command gives a handful of rules something to search, and a list per rule
+	// allocated for every text cost more than the search.
+	var buf [16]ruleWindow
+	hits := buf[:0]
 	for _, h := range d.index.Find(s, nil) {
 		end := h.Start + len(d.index.Word(h.Word))
 		for _, ri := range d.wordRules[h.Word] {
@@ -139,20 +149,27 @@ func (d *detector) find(s string) []Secret {
 			if r.AtName {
 				w.Lo = nameStart(s, h.Start, w.Lo)
 			}
-			windows[ri] = append(windows[ri], w)
+			hits = append(hits, ruleWindow{ri, w})
 		}
 	}
 	for _, ri := range d.always {
-		windows[ri] = []textmatch.Span{{Lo: 0, Hi: len(s)}}
+		hits = append(hits, ruleWindow{ri, textmatch.Span{Lo: 0, Hi: len(s)}})
 	}
 	for _, ri := range d.lineRules {
-		windows[ri] = selectLines(s, d.rules[ri].LinesWhere)
+		for _, w := range selectLines(s, d.rules[ri].LinesWhere) {
+			hits = append(hits, ruleWindow{ri, w})
+		}
 	}
+	// Rules are tried in table order, each over its windows in the order found.
+	slices.SortStableFunc(hits, func(a, b ruleWindow) int { return cmp.Compare(a.rule, b.rule) })
 
 	var found []Secret
-	for ri, ws := range windows {
-		if len(ws) == 0 {
-			continue
+	var ws []textmatch.Span
+	for i := 0; i < len(hits); {
+		ri := hits[i].rule
+		ws = ws[:0]
+		for ; i < len(hits) && hits[i].rule == ri; i++ {
+			ws = append(ws, hits[i].w)
 		}
 		// The first text that gives a rule something to search compiles its pattern; a
 		// plain shell command gives most rules nothing.
