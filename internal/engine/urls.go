@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/engine/toolkinds"
+	"github.com/moatdev/moat/internal/findings"
 	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/scan/secrets"
 )
@@ -18,7 +18,7 @@ import (
 // read from its text alone, so they hold for every channel that makes requests: a web
 // fetch, an MCP tool given a URL, a command that connects to a host.
 
-// Finding ids of URLs, declared in toolkinds.
+// Finding ids of URLs, declared in findings.ToolKinds.
 const (
 	findMetadata   = "network.cloud-metadata"
 	findURLScheme  = "network.url-scheme"
@@ -31,7 +31,7 @@ func hostFindings(host, where string) []call.Finding {
 	if !ok {
 		return nil
 	}
-	return []call.Finding{toolkinds.Kinds.New(findMetadata, fmt.Sprintf("%s: %s is %s", where, host, service))}
+	return []call.Finding{findings.ToolKinds.New(findMetadata, fmt.Sprintf("%s: %s is %s", where, host, service))}
 }
 
 // urlMetadata returns the findings of a URL (u, read from raw) that leads to a cloud
@@ -66,10 +66,10 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 		switch u.Scheme {
 		case "", "http", "https":
 			if len(u.Hosts) == 0 {
-				fs = append(fs, toolkinds.Kinds.New(findUnreadable, fmt.Sprintf("%s: no host in %q", where, shortText(raw))))
+				fs = append(fs, findings.ToolKinds.New(findUnreadable, fmt.Sprintf("%s: no host in %q", where, shortText(raw))))
 			}
 		default:
-			fs = append(fs, toolkinds.Kinds.New(findURLScheme, fmt.Sprintf("%s: a %s: URL", where, u.Scheme)))
+			fs = append(fs, findings.ToolKinds.New(findURLScheme, fmt.Sprintf("%s: a %s: URL", where, u.Scheme)))
 		}
 	}
 	return append(fs, decodedURLSecrets(raw, where)...)

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/engine/toolkinds"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/planted"
 	"github.com/moatdev/moat/internal/scan/injection"
@@ -34,7 +33,7 @@ func declared() []call.FindingKinds {
 		smuggling.Kinds,
 		injection.Kinds,
 		toolscan.Kinds,
-		toolkinds.Kinds,
+		ToolKinds,
 		selfguard.Kinds,
 	}
 }
