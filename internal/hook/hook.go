@@ -1,7 +1,8 @@
 // Package hook speaks the hook protocols of the coding agents: it turns the JSON an agent
 // sends before (or after) a tool runs into moat's canonical events, and moat's answers
-// back into what that agent expects on stdout, stderr and the exit status. It decides
-// nothing itself; the caller evaluates the policy.
+// back into what that agent expects on stdout, stderr and the exit status; and it reads
+// moat's own requests (`moat check --stdin`, moat.go) beside them. It decides nothing
+// itself; the caller evaluates the policy.
 package hook
 
 import (
