@@ -8,12 +8,17 @@ import (
 	"strings"
 )
 
-// Every consumer of agent knowledge reads this one table: `moat setup` finds the hook
-// files it edits here, `moat mcp wrap` the MCP files, the $agent-config path set lists
-// every place of every row (so a file moat edits is always a file moat protects), and
-// shell analysis reads the rows' CLI knowledge to tell a second agent started without
-// its hooks from one started normally. The table is static data: reading it costs no
-// work when moat starts.
+// Every consumer of agent knowledge reads this one table: the agent names policies and
+// calls use (call.Agents, call.ParseAgent) are its guarded rows; `moat hook` has an
+// adapter for each hooked row and `moat setup` finds the hook files it edits here; `moat
+// mcp wrap` finds the MCP files; the $agent-config path set lists every place of every
+// row (so a file moat edits is always a file moat protects) and $agent-instructions
+// every row's instruction files; each sandbox profile is named after a row and opens its
+// data; and shell analysis reads the rows' CLI knowledge to tell a second agent started
+// without its hooks from one started normally. Tests in those packages fail when their
+// set of agents differs from the registry's, and consumers_test.go when any of them
+// names an agent or an agent's file the table does not have. The table is static data:
+// reading it costs no work when moat starts.
 
 // Role says what a place holds and which of moat's commands edits it.
 type Role uint8
