@@ -18,8 +18,9 @@ func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/"
 
 // TestProfilesAreTheRegistrys ties the sandbox profiles to the agent registry: each
 // profile is named after an agent the registry says has one (and each such agent has a
-// profile), and every directory of the home a profile opens is that agent's data in the
-// registry, or a shared tool directory; each of the agent's data is opened for writing.
+// profile), a hooked agent's profile is chosen by the registry's programs, and every
+// directory of the home a profile opens is that agent's data in the registry, or a
+// shared tool directory; each of the agent's data is opened for writing.
 func TestProfilesAreTheRegistrys(t *testing.T) {
 	profiles, err := Profiles()
 	if err != nil {
@@ -34,6 +35,15 @@ func TestProfilesAreTheRegistrys(t *testing.T) {
 			continue
 		}
 		s := p.Sandbox
+		// A hooked agent's program is the registry's: shell analysis knows it by that
+		// name, and the profile is chosen by it.
+		if row.Guard == agent.Hooked {
+			for _, c := range s.Commands {
+				if !slices.Contains(row.CLI.Programs, c) {
+					t.Errorf("profile %s is chosen by the program %s, which the registry does not give %s", p.Name, c, row.Name)
+				}
+			}
+		}
 		for _, list := range [][]policy.SandboxPath{s.Write, s.State, s.Exec, s.Read} {
 			for _, sp := range list {
 				rel, ok := strings.CutPrefix(sp.Pattern, "~/")
