@@ -8,12 +8,17 @@ import (
 	"strings"
 )
 
-// Every consumer of agent knowledge reads this one table: `moat setup` finds the hook
-// files it edits here, `moat mcp wrap` the MCP files, the $agent-config path set lists
-// every place of every row (so a file moat edits is always a file moat protects), and
-// shell analysis reads the rows' CLI knowledge to tell a second agent started without
-// its hooks from one started normally. The table is static data: reading it costs no
-// work when moat starts.
+// Every consumer of agent knowledge reads this one table: the agent names policies and
+// calls use (call.Agents, call.ParseAgent) are its guarded rows; `moat hook` has an
+// adapter for each hooked row and `moat setup` finds the hook files it edits here; `moat
+// mcp wrap` finds the MCP files; the $agent-config path set lists every place of every
+// row (so a file moat edits is always a file moat protects) and $agent-instructions
+// every row's instruction files; each sandbox profile is named after a row and opens its
+// data; and shell analysis reads the rows' CLI knowledge to tell a second agent started
+// without its hooks from one started normally. Tests in those packages fail when their
+// set of agents differs from the registry's, and consumers_test.go when any of them
+// names an agent or an agent's file the table does not have. The table is static data:
+// reading it costs no work when moat starts.
 
 // Role says what a place holds and which of moat's commands edits it.
 type Role uint8
@@ -64,18 +69,46 @@ type Place struct {
 	Why  string
 }
 
+// Guard says how moat sees an agent's tool calls.
+type Guard uint8
+
+// Guards. The zero value is a program whose calls moat does not decide: an MCP client
+// (Claude Desktop, VS Code) whose servers `moat mcp wrap` routes through moat's proxy.
+const (
+	// Hooked agents ask moat's hooks before each tool call: `moat hook NAME` answers
+	// them in the agent's protocol, and `moat setup NAME` installs the hooks.
+	Hooked Guard = iota + 1
+	// Launched agents have no hooks moat answers: they are guarded through moat-shell,
+	// `moat run` or the sandbox (`moat launch`), and policies name them all the same.
+	Launched
+)
+
 // Agent is one row of the registry.
 type Agent struct {
-	// Name is how moat's commands name the agent (setup, mcp wrap, hook).
+	// Name is how moat's commands and policies name the agent (setup, mcp wrap, hook,
+	// a rule's agent:, a sandbox profile).
 	Name  string
 	Title string
+	// Guard says how moat sees the agent's calls; zero for MCP clients only.
+	Guard Guard
 	// Dir is the directory, under the home, whose presence says the agent is installed;
 	// empty for agents whose hooks moat does not set up.
 	Dir    string
 	Places []Place
+	// Instructions are the files the agent reads as standing instructions, as path-set
+	// patterns: the $agent-instructions set is made of them.
+	Instructions []Pattern
+	// Data, for an agent the sandbox has a profile for (internal/sandbox/profiles/
+	// NAME.yaml), are the directories and files under the home, slash separated, where
+	// the agent keeps its own configuration and state: the profile makes them writable,
+	// except its places, which stay protected. Empty for agents without a profile.
+	Data []string
 	// CLI is the agent's command-line program; its zero value for agents without one.
 	CLI CLI
 }
+
+// HasProfile reports whether the sandbox has a profile for the agent.
+func (a Agent) HasProfile() bool { return len(a.Data) > 0 }
 
 // BackupSuffix is added to a file's path for the copy of its old text that moat keeps
 // when it rewrites the file: `moat mcp wrap` keeps it beside the file, `moat setup` under
@@ -118,6 +151,21 @@ func (a Agent) Files(role Role, root Root, goos string) []string {
 	return every
 }
 
+// Guarded returns the agents whose calls moat decides, in the order policies and error
+// messages list them: the hooked agents first, then the launched ones, each in
+// documentation order. The slice is new on every call.
+func Guarded() []Agent {
+	var out []Agent
+	for _, g := range []Guard{Hooked, Launched} {
+		for _, a := range registry {
+			if a.Guard == g {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // File returns the one path of the agent's places of role and root on goos, or "" when
 // it has none.
 func (a Agent) File(role Role, root Root, goos string) string {
@@ -152,6 +200,21 @@ func Protected() []Pattern {
 			add(pat, a.Title+": "+p.Why)
 			if p.Role.Edited() && !p.Tree {
 				add(pat+BackupSuffix, a.Title+": the copy moat keeps when it rewrites "+path.Base(p.Path)+"; restoring it by hand would bring back what it holds")
+			}
+		}
+	}
+	return out
+}
+
+// Instructions returns every agent's instruction files, in documentation order, each once.
+func Instructions() []Pattern {
+	var out []Pattern
+	seen := make(map[string]bool)
+	for _, a := range registry {
+		for _, p := range a.Instructions {
+			if !seen[p.Pattern] {
+				seen[p.Pattern] = true
+				out = append(out, p)
 			}
 		}
 	}

@@ -47,8 +47,27 @@ func TestRegistryRows(t *testing.T) {
 			t.Errorf("two rows are named %s", a.Name)
 		}
 		names[a.Name] = true
-		if len(a.Places) == 0 {
-			t.Errorf("%s has no places", a.Name)
+		if len(a.Places) == 0 && len(a.Data) == 0 {
+			t.Errorf("%s has no places and no data: nothing of it is known", a.Name)
+		}
+		if a.Guard > Launched {
+			t.Errorf("%s: guard %d is not one", a.Name, a.Guard)
+		}
+		if a.Guard == Hooked && (a.Dir == "" || len(a.Files(Hooks, Home, "linux")) == 0) {
+			t.Errorf("%s is hooked, but the registry lacks its directory or its hook files", a.Name)
+		}
+		if a.HasProfile() && a.Guard == 0 {
+			t.Errorf("%s has a sandbox profile, but policies cannot name it: give it a guard", a.Name)
+		}
+		for _, d := range a.Data {
+			if d == "" || strings.HasPrefix(d, "/") || strings.Contains(d, `\`) || strings.Contains(d, "..") || strings.HasSuffix(d, "/") || strings.ContainsAny(d, "*?[{") {
+				t.Errorf("%s: data %q is not a clean path relative to the home", a.Name, d)
+			}
+		}
+		for _, in := range a.Instructions {
+			if !strings.HasPrefix(in.Pattern, "**/") || in.Why == "" {
+				t.Errorf("%s: instruction file %q is not a pattern for any directory, or does not say why", a.Name, in.Pattern)
+			}
 		}
 		for _, p := range a.Places {
 			where := a.Name + ": " + p.Path
@@ -255,6 +274,34 @@ func TestWriterMatches(t *testing.T) {
 	} {
 		if got := w.Matches(strings.Fields(args)); got != want {
 			t.Errorf("claude %s: Matches = %v, want %v", args, got, want)
+		}
+	}
+}
+
+// TestGuarded keeps the order policies and messages list the agents in: hooked agents
+// first, then those guarded without hooks; MCP-only clients are not agents of calls.
+func TestGuarded(t *testing.T) {
+	var got []string
+	for _, a := range Guarded() {
+		got = append(got, a.Name)
+	}
+	want := []string{"claude-code", "cursor", "windsurf", "gemini-cli", "codex", "aider", "cline", "continue", "cursor-agent", "openclaw", "swe-agent"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Guarded = %q, want %q", got, want)
+	}
+}
+
+func TestInstructions(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range Instructions() {
+		if seen[p.Pattern] {
+			t.Errorf("%s is listed twice", p.Pattern)
+		}
+		seen[p.Pattern] = true
+	}
+	for _, want := range []string{"**/CLAUDE.md", "**/AGENTS.md", "**/GEMINI.md", "**/.cursorrules", "**/.windsurfrules", "**/.clinerules", "**/.github/copilot-instructions.md"} {
+		if !seen[want] {
+			t.Errorf("%s is not an instruction file", want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ var HomeEnv = []Env{
 // from their --help and bundles, as the comments say.
 var registry = []Agent{
 	{
-		Name: "claude-code", Title: "Claude Code", Dir: ".claude",
+		Name: "claude-code", Title: "Claude Code", Guard: Hooked, Dir: ".claude",
 		Places: []Place{
 			{Role: Hooks, Root: Home, Path: ".claude/settings.json", Why: "user hooks"},
 			{Role: Hooks, Root: Project, Path: ".claude/settings.json", Why: "project hooks"},
@@ -28,6 +28,13 @@ var registry = []Agent{
 			{Role: MCP, Root: Home, Path: ".claude.json", Why: "MCP servers"},
 			{Role: MCP, Root: Project, Path: ".mcp.json", Why: "project MCP servers"},
 		},
+		Instructions: []Pattern{
+			{"**/CLAUDE.md", "Claude Code project and user memory"},
+			{"**/CLAUDE.local.md", "Claude Code private project memory"},
+			{"**/.claude/commands/**", "Claude Code slash commands"},
+			{"**/.claude/agents/**", "Claude Code subagent definitions"},
+		},
+		Data: []string{".claude", ".claude.json", ".cache/claude", ".cache/claude-cli-nodejs", ".local/state/claude", ".local/share/claude"},
 		CLI: CLI{
 			Programs: []string{"claude"},
 			Packages: []string{"@anthropic-ai/claude-code"},
@@ -59,7 +66,7 @@ var registry = []Agent{
 		},
 	},
 	{
-		Name: "cursor", Title: "Cursor", Dir: ".cursor",
+		Name: "cursor", Title: "Cursor", Guard: Hooked, Dir: ".cursor",
 		Places: []Place{
 			{Role: Hooks, Root: Home, Path: ".cursor/hooks.json", Why: "user hooks"},
 			{Role: Hooks, Root: Project, Path: ".cursor/hooks.json", Why: "project hooks"},
@@ -68,11 +75,15 @@ var registry = []Agent{
 			{Role: MCP, Root: Home, Path: ".cursor/mcp.json", Why: "MCP servers"},
 			{Role: MCP, Root: Project, Path: ".cursor/mcp.json", Why: "project MCP servers"},
 		},
+		Instructions: []Pattern{
+			{"**/.cursorrules", "Cursor rules (legacy file)"},
+			{"**/.cursor/rules/**", "Cursor project rules"},
+		},
 		// The editor and its CLI agent read ~/.cursor from the home directory.
 		CLI: CLI{Programs: []string{"cursor", "cursor-agent"}},
 	},
 	{
-		Name: "windsurf", Title: "Windsurf", Dir: ".codeium/windsurf",
+		Name: "windsurf", Title: "Windsurf", Guard: Hooked, Dir: ".codeium/windsurf",
 		Places: []Place{
 			{Role: Hooks, Root: Home, Path: ".codeium/windsurf/hooks.json", Why: "user hooks"},
 			{Role: Hooks, Root: Project, Path: ".windsurf/hooks.json", Why: "workspace hooks"},
@@ -81,10 +92,14 @@ var registry = []Agent{
 			{Role: Settings, Root: System, Path: "/Library/Application Support/Windsurf/hooks.json", OS: "darwin", Why: "system hooks (macOS)"},
 			{Role: MCP, Root: Home, Path: ".codeium/windsurf/mcp_config.json", Why: "MCP servers"},
 		},
+		Instructions: []Pattern{
+			{"**/.windsurfrules", "Windsurf rules (legacy file)"},
+			{"**/.windsurf/rules/**", "Windsurf workspace rules"},
+		},
 		CLI: CLI{Programs: []string{"windsurf"}},
 	},
 	{
-		Name: "gemini-cli", Title: "Gemini CLI", Dir: ".gemini",
+		Name: "gemini-cli", Title: "Gemini CLI", Guard: Hooked, Dir: ".gemini",
 		Places: []Place{
 			{Role: Hooks, Root: Home, Path: ".gemini/settings.json", Why: "user hooks and MCP servers"},
 			{Role: Hooks, Root: Project, Path: ".gemini/settings.json", Why: "project hooks and MCP servers"},
@@ -95,6 +110,10 @@ var registry = []Agent{
 			{Role: Settings, Root: System, Path: "/etc/gemini-cli", Tree: true, OS: "linux", Why: "system settings, which override the user's"},
 			{Role: Settings, Root: System, Path: "/Library/Application Support/GeminiCli", Tree: true, OS: "darwin", Why: "system settings, which override the user's (macOS)"},
 		},
+		Instructions: []Pattern{
+			{"**/GEMINI.md", "Gemini CLI context files"},
+		},
+		Data: []string{".gemini"},
 		CLI: CLI{
 			Programs: []string{"gemini"},
 			Packages: []string{"@google/gemini-cli"},
@@ -113,7 +132,7 @@ var registry = []Agent{
 		},
 	},
 	{
-		Name: "codex", Title: "Codex", Dir: ".codex",
+		Name: "codex", Title: "Codex", Guard: Hooked, Dir: ".codex",
 		Places: []Place{
 			{Role: Hooks, Root: Home, Path: ".codex/hooks.json", Why: "user hooks"},
 			{Role: Hooks, Root: Project, Path: ".codex/hooks.json", Why: "project hooks"},
@@ -125,6 +144,11 @@ var registry = []Agent{
 			{Role: Settings, Root: Home, Path: ".codex/*.config.toml", Why: "profiles, layered on config.toml by --profile"},
 			{Role: Settings, Root: System, Path: "/etc/codex", Tree: true, Why: "managed configuration and requirements"},
 		},
+		Instructions: []Pattern{
+			{"**/AGENTS.md", "Codex and other agents' project instructions"},
+			{"**/AGENTS.override.md", "Codex instructions that override AGENTS.md"},
+		},
+		Data: []string{".codex"},
 		CLI: CLI{
 			Programs: []string{"codex"},
 			Packages: []string{"@openai/codex"},
@@ -165,6 +189,11 @@ var registry = []Agent{
 			{Role: Settings, Root: Home, Path: "AppData/Roaming/Code/User/profiles/*/mcp.json", OS: "windows", Why: "profiles' MCP servers (Windows)"},
 			{Role: Settings, Root: Home, Path: ".config/Code/User/profiles/*/mcp.json", Why: "profiles' MCP servers"},
 		},
+		// GitHub Copilot, VS Code's agent, reads them.
+		Instructions: []Pattern{
+			{"**/.github/copilot-instructions.md", "GitHub Copilot repository instructions"},
+			{"**/.github/instructions/**", "GitHub Copilot path-specific instructions"},
+		},
 		// code --help: --user-data-dir moves the User directory and its mcp.json;
 		// --add-mcp writes a server into the user's mcp.json.
 		CLI: CLI{
@@ -180,24 +209,50 @@ var registry = []Agent{
 			},
 		},
 	},
+	// The agents below have no hooks moat answers; moat guards them through moat-shell,
+	// `moat run` or the sandbox, whose profiles are named after them.
 	{
-		Name: "cline", Title: "Cline",
+		// aider-chat (pip, pipx or uv); it writes its history and caches into the
+		// repository (.aider*), which is the workspace.
+		Name: "aider", Title: "aider", Guard: Launched,
+		Data: []string{".aider"},
+	},
+	{
+		Name: "cline", Title: "Cline", Guard: Launched,
 		Places: []Place{
 			{Role: Settings, Root: Home, Path: ".cline/data/settings/cline_mcp_settings.json", Why: "MCP servers"},
 			{Role: Settings, Root: Home, Path: ".cline/hooks", Tree: true, Why: "hooks"},
 		},
+		Instructions: []Pattern{
+			{"**/.clinerules", "Cline rules"},
+		},
+		Data: []string{".cline"},
 	},
 	{
-		Name: "continue", Title: "Continue",
+		Name: "continue", Title: "Continue", Guard: Launched,
 		Places: []Place{
 			{Role: Settings, Root: Home, Path: ".continue/config.yaml", Why: "configuration and MCP servers"},
 			{Role: Settings, Root: Home, Path: ".continue/config.json", Why: "configuration (legacy file)"},
 		},
+		Data: []string{".continue"},
 	},
 	{
-		Name: "openclaw", Title: "OpenClaw",
+		// Cursor's command-line agent keeps its own configuration beside the editor's in
+		// ~/.cursor, whose hook and MCP files are the Cursor row's places; its program
+		// is listed there too, as the editor and the CLI read the same files.
+		Name: "cursor-agent", Title: "Cursor Agent CLI", Guard: Launched,
+		Data: []string{".cursor", ".config/cursor", ".local/share/cursor-agent"},
+	},
+	{
+		Name: "openclaw", Title: "OpenClaw", Guard: Launched,
 		Places: []Place{
 			{Role: Settings, Root: Home, Path: ".openclaw/openclaw.json", Why: "configuration"},
 		},
+		Data: []string{".openclaw"},
+	},
+	{
+		// SWE-agent (pip sweagent) writes its trajectories under the working directory.
+		Name: "swe-agent", Title: "SWE-agent", Guard: Launched,
+		Data: []string{".cache/swe-agent", ".cache/swerex"},
 	},
 }

@@ -1,10 +1,18 @@
 package call
 
+import (
+	"sync"
+
+	"github.com/moatdev/moat/internal/agent"
+)
+
 // Agent names the coding agent that makes a call. The set is closed so that a policy that
-// names an agent with a typo is an error rather than a rule that never matches.
+// names an agent with a typo is an error rather than a rule that never matches; it is the
+// agent registry's (internal/agent) agents whose calls moat decides.
 type Agent string
 
-// Agents with native hooks.
+// Agents with native hooks. Each is a registry row (a test ties them); the constants are
+// for the code that speaks one agent's protocol.
 const (
 	ClaudeCode Agent = "claude-code"
 	Cursor     Agent = "cursor"
@@ -23,15 +31,24 @@ const (
 	SWEAgent    Agent = "swe-agent"
 )
 
-// Agents lists every agent moat knows, hooked ones first.
-var Agents = []Agent{ClaudeCode, Cursor, Windsurf, GeminiCLI, Codex, Aider, Cline, Continue, CursorAgent, OpenClaw, SWEAgent}
+// agents is the registry's list, made on first use: moat starts once per tool call.
+var agents = sync.OnceValue(func() []Agent {
+	rows := agent.Guarded()
+	out := make([]Agent, len(rows))
+	for i, r := range rows {
+		out[i] = Agent(r.Name)
+	}
+	return out
+})
+
+// Agents lists every agent moat knows, hooked ones first. The slice is shared: do not
+// modify it.
+func Agents() []Agent { return agents() }
 
 // ParseAgent returns the agent named s, or false when moat knows no such agent.
 func ParseAgent(s string) (Agent, bool) {
-	for _, a := range Agents {
-		if string(a) == s {
-			return a, true
-		}
+	if row, ok := agent.Lookup(s); ok && row.Guard != 0 {
+		return Agent(row.Name), true
 	}
 	return "", false
 }

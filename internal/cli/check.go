@@ -16,7 +16,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
-	"github.com/moatdev/moat/internal/protocol"
+	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -115,7 +115,7 @@ func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error
 			fmt.Fprintf(a.env.Stderr, "moat: note: %s\n", note)
 		}
 	}
-	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: protocol.EventPreToolUse, Calls: []call.Call{c}, Explain: o.explain, Record: o.record})
+	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: hook.MoatPreToolUse, Calls: []call.Call{c}, Explain: o.explain, Record: o.record})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
@@ -248,9 +248,9 @@ func (a *app) printDecision(o checkOptions, d call.Decision, tr *decide.Trace) e
 	w := a.env.Stdout
 	if o.json {
 		out := struct {
-			protocol.Response
+			hook.MoatResponse
 			Trace *decide.Trace `json:"trace,omitempty"`
-		}{protocol.NewResponse(d, scan.Redact), tr}
+		}{hook.NewMoatResponse(d, scan.Redact), tr}
 		data, err := json.Marshal(out)
 		if err != nil {
 			return err
@@ -294,12 +294,12 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for {
-		line, tooLong, err := readLine(in, protocol.MaxRequestBytes)
+		line, tooLong, err := readLine(in, hook.MaxMoatRequest)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return &exitCode{code: exitError, err: fmt.Errorf("reading requests: %w", err)}
 		}
 		if tooLong {
-			if encErr := enc.Encode(protocol.ErrorResponse{Error: fmt.Sprintf("request longer than %d bytes", protocol.MaxRequestBytes)}); encErr != nil {
+			if encErr := enc.Encode(hook.MoatError{Error: fmt.Sprintf("request longer than %d bytes", hook.MaxMoatRequest)}); encErr != nil {
 				return encErr
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
@@ -321,22 +321,22 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 }
 
 func (a *app) answer(ctx context.Context, svc decide.Service, pol decide.Policy, o checkOptions, line []byte) any {
-	req, err := protocol.Decode(line)
+	req, err := hook.DecodeMoat(line)
 	if err != nil {
-		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
+		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}
 	c, err := req.Call()
 	if err != nil {
-		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
+		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}
-	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: protocol.EventPreToolUse, Calls: []call.Call{c}, Record: o.record})
+	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: hook.MoatPreToolUse, Calls: []call.Call{c}, Record: o.record})
 	if err != nil {
-		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
+		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}
 	for _, e := range res.NotRecorded {
 		fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(e.Error()))
 	}
-	return protocol.NewResponse(res.Decision, scan.Redact)
+	return hook.NewMoatResponse(res.Decision, scan.Redact)
 }
 
 // readLine reads one line without its newline. A line longer than limit is consumed and

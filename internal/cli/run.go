@@ -161,8 +161,8 @@ func guardAgent(flag string, getenv func(string) string) (call.Agent, error) {
 	}
 	ag, ok := call.ParseAgent(name)
 	if !ok {
-		names := make([]string, len(call.Agents))
-		for i, a := range call.Agents {
+		names := make([]string, len(call.Agents()))
+		for i, a := range call.Agents() {
 			names[i] = string(a)
 		}
 		return "", fmt.Errorf("%s: unknown agent %q (moat knows %s)", from, name, strings.Join(names, ", "))

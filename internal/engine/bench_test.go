@@ -15,8 +15,8 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/fileid"
+	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
-	"github.com/moatdev/moat/internal/protocol"
 )
 
 // benchCalls reads the realistic mix of calls in testdata/bench_calls.jsonl: ordinary
@@ -31,7 +31,7 @@ func benchCalls(tb testing.TB) []call.Call {
 	var calls []call.Call
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		req, err := protocol.Decode(sc.Bytes())
+		req, err := hook.DecodeMoat(sc.Bytes())
 		if err != nil {
 			tb.Fatalf("%s: %v", sc.Text(), err)
 		}

@@ -1,7 +1,8 @@
 // Package hook speaks the hook protocols of the coding agents: it turns the JSON an agent
 // sends before (or after) a tool runs into moat's canonical events, and moat's answers
-// back into what that agent expects on stdout, stderr and the exit status. It decides
-// nothing itself; the caller evaluates the policy.
+// back into what that agent expects on stdout, stderr and the exit status; and it reads
+// moat's own requests (`moat check --stdin`, moat.go) beside them. It decides nothing
+// itself; the caller evaluates the policy.
 package hook
 
 import (
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
 )
 
@@ -108,16 +110,18 @@ type Adapter interface {
 	Fail(ev Event, reason string, open bool) Output
 }
 
-// Adapters lists the agents whose hook protocol moat speaks.
+// Adapters lists the agents whose hook protocol moat speaks: one per hooked agent of the
+// agent registry (internal/agent), in its order. The protocol is code; which agents are
+// hooked, and their names, are the registry's (a test ties the two).
 var Adapters = []Adapter{claudeCode{}, cursor{}, windsurf{}, geminiCLI{}, codex{}}
 
 // ForAgent returns the adapter of the agent named name.
 func ForAgent(name string) (Adapter, bool) {
-	ag, ok := call.ParseAgent(name)
-	if !ok {
+	row, ok := agent.Lookup(name)
+	if !ok || row.Guard != agent.Hooked {
 		return nil, false
 	}
-	i := slices.IndexFunc(Adapters, func(a Adapter) bool { return a.Agent() == ag })
+	i := slices.IndexFunc(Adapters, func(a Adapter) bool { return string(a.Agent()) == row.Name })
 	if i < 0 {
 		return nil, false
 	}

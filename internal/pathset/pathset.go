@@ -92,6 +92,10 @@ func Resolve(name string, h Host) (Resolved, error) {
 		s := agentConfig()
 		return Resolved{Include: absolute(s.Include, h)}, nil
 	}
+	if name == AgentInstructions {
+		s := agentInstructions()
+		return withoutHome(Resolved{Include: absolute(s.Include, h)}, h.Home), nil
+	}
 	for _, s := range staticSets {
 		if s.Name == name {
 			r := Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}
@@ -104,10 +108,14 @@ func Resolve(name string, h Host) (Resolved, error) {
 // Static returns the data of the sets that do not depend on the host beyond its home, in
 // documentation order.
 func Static() []Set {
-	out := make([]Set, 0, len(staticSets)+1)
+	out := make([]Set, 0, len(staticSets)+2)
 	for _, n := range Names {
-		if n == AgentConfig {
+		switch n {
+		case AgentConfig:
 			out = append(out, agentConfig())
+			continue
+		case AgentInstructions:
+			out = append(out, agentInstructions())
 			continue
 		}
 		for _, s := range staticSets {
@@ -129,6 +137,19 @@ const AgentConfig = "$agent-config"
 func agentConfig() Set {
 	s := Set{Name: AgentConfig, Summary: "the agents' hook and MCP configuration: changing it can switch moat off"}
 	for _, p := range agent.Protected() {
+		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
+	}
+	return s
+}
+
+// AgentInstructions is the set of the files agents read as standing instructions.
+const AgentInstructions = "$agent-instructions"
+
+// agentInstructions makes $agent-instructions from the agent registry: each agent's row
+// names the instruction files it reads, beside its hook and MCP places.
+func agentInstructions() Set {
+	s := Set{Name: AgentInstructions, Summary: "the files agents read as standing instructions: text written there steers every later session"}
+	for _, p := range agent.Instructions() {
 		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
 	}
 	return s

@@ -1,7 +1,8 @@
 package pathset
 
 // staticSets are the sets whose members are fixed paths (given the home directory),
-// except $agent-config, which is made from the agent registry (agentConfig).
+// except $agent-config and $agent-instructions, which are made from the agent registry
+// (agentConfig, agentInstructions).
 var staticSets = []Set{
 	{
 		Name:    "$system",
@@ -133,26 +134,6 @@ var staticSets = []Set{
 			{"**/.env.sample", "templates without values"},
 			{"**/.env.template", "templates without values"},
 			{"**/.env.dist", "templates without values"},
-		},
-	},
-	{
-		Name:    "$agent-instructions",
-		Summary: "the files agents read as standing instructions: text written there steers every later session",
-		Include: []Entry{
-			{"**/CLAUDE.md", "Claude Code project and user memory"},
-			{"**/CLAUDE.local.md", "Claude Code private project memory"},
-			{"**/.claude/commands/**", "Claude Code slash commands"},
-			{"**/.claude/agents/**", "Claude Code subagent definitions"},
-			{"**/AGENTS.md", "Codex and other agents' project instructions"},
-			{"**/AGENTS.override.md", "Codex instructions that override AGENTS.md"},
-			{"**/GEMINI.md", "Gemini CLI context files"},
-			{"**/.cursorrules", "Cursor rules (legacy file)"},
-			{"**/.cursor/rules/**", "Cursor project rules"},
-			{"**/.windsurfrules", "Windsurf rules (legacy file)"},
-			{"**/.windsurf/rules/**", "Windsurf workspace rules"},
-			{"**/.github/copilot-instructions.md", "GitHub Copilot repository instructions"},
-			{"**/.github/instructions/**", "GitHub Copilot path-specific instructions"},
-			{"**/.clinerules", "Cline rules"},
 		},
 	},
 }

@@ -379,8 +379,8 @@ func (l *loader) agents(n *yaml.Node) []call.Agent {
 	if !ok {
 		return nil
 	}
-	known := make([]string, len(call.Agents))
-	for i, a := range call.Agents {
+	known := make([]string, len(call.Agents()))
+	for i, a := range call.Agents() {
 		known[i] = string(a)
 	}
 	var out []call.Agent

@@ -385,6 +385,7 @@ func (a *analyzer) emit(c call.Command, m cmdMeta) {
 	}
 	a.cmds = append(a.cmds, c)
 	a.meta = append(a.meta, m)
+	a.sh.commands++
 }
 
 // maxCommands returns at most how many commands walking f can emit: one per simple command

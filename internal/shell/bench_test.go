@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // typical are commands of the kind coding agents run all day.
@@ -57,9 +60,30 @@ func BenchmarkAnalyzeLarge(b *testing.B) {
 	for i, line := range largeLines() {
 		b.Run(fmt.Sprintf("%02d-%.6s", i, strings.ReplaceAll(line, " ", "_")), func(b *testing.B) {
 			b.ReportAllocs()
+			n := 0
 			for b.Loop() {
 				Analyze(line, testEnv)
+				n++
 			}
+			// What parsing alone costs, measured right after on the same line, so that the
+			// analysis is also read as a multiple of the parse: the absolute times of a
+			// shared machine vary more than the ratio.
+			analysis := b.Elapsed() / time.Duration(n)
+			parse := parseTime(b, line, n)
+			b.ReportMetric(float64(parse.Nanoseconds()), "parse-ns/op")
+			b.ReportMetric(float64(analysis)/float64(parse), "analysis/parse")
 		})
 	}
+}
+
+// parseTime returns the mean time of n parses of line, as analyze parses it.
+func parseTime(b *testing.B, line string, n int) time.Duration {
+	start := time.Now()
+	for range n {
+		p := syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
+		if _, err := p.Parse(strings.NewReader(line), ""); err != nil {
+			b.Fatalf("parse: %v", err)
+		}
+	}
+	return time.Since(start) / time.Duration(n)
 }

@@ -729,6 +729,10 @@ func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params 
 		c.Findings = appendFinding(c.Findings, findTooDeep, "too much nested code to analyse")
 		return
 	}
+	if a.sh.commands >= maxAnalysedCommands {
+		c.Findings = appendFinding(c.Findings, findTooComplex, fmt.Sprintf("the line and the code it runs hold more than %d commands; lines of at most %d are analysed", maxAnalysedCommands, maxAnalysedCommands))
+		return
+	}
 	if strings.TrimSpace(code) == "" {
 		return
 	}

@@ -16,8 +16,9 @@ const MaxInput = 1 << 20
 
 // maxNesting bounds how deeply brackets may nest in a line that is parsed. The parser's time
 // grows faster than the input with nesting (10,000 nested `$(` take about 30 ms), while
-// commands that people and agents write nest a few levels.
-const maxNesting = 500
+// commands that people and agents write nest a few levels. A line nested this deep with a
+// command at every level is still within maxAnalysedCommands.
+const maxNesting = maxAnalysedCommands - 1
 
 // Finding ids this package reports.
 const (
@@ -123,10 +124,19 @@ type Wrapper struct {
 	Operands   int
 }
 
-// maxAnalysedCommands bounds how many commands one line may hold to be analysed. Analysis
-// costs a few microseconds per command, and the hook must answer within milliseconds; no
-// agent writes a thousand commands on one line, and a longer line is reported, not guessed.
-const maxAnalysedCommands = 1000
+// maxAnalysedCommands bounds how many commands one line may hold to be analysed, counting
+// the commands of the code it hands to other programs (sh -c, docker run … sh -c, $(…)
+// followed for dataflow) as it is analysed. A command costs from a few to some tens of
+// microseconds (a container's command is analysed again with its mounts), and the hook
+// must answer within milliseconds; no agent writes hundreds of commands on one line, and
+// a longer line is reported (and asked about), not guessed. The bound keeps the worst
+// line of 64 KiB within a small multiple of what parsing it costs.
+const maxAnalysedCommands = 256
+
+// maxSeparators bounds the bytes that can start a command (see separators) in a line that
+// is parsed at all. It is looser than maxAnalysedCommands: a here-document's lines count
+// too (cat > script.sh <<EOF … EOF writes a script, it runs none of it).
+const maxSeparators = 4000
 
 // maxAnalysedWords bounds the words of the commands of one line, for the same reason: a
 // command line of more than 8,192 words is not one a person or an agent types.
@@ -163,6 +173,9 @@ type shared struct {
 	// remote counts the levels of code being analysed that run on another machine (ssh
 	// HOST CMD): its directories are not this project's.
 	remote int
+	// commands counts the commands emitted at every level of the line, for
+	// maxAnalysedCommands.
+	commands int
 	// functions are the shell functions the line defines: code the analyser reads where
 	// it is defined, so that calling one runs no unknown program.
 	functions map[string]bool
@@ -204,9 +217,9 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 	if d := nesting(line); d > maxNesting {
 		return lineFinding(findTooDeep, fmt.Sprintf("brackets nest %d deep; at most %d are analysed", d, maxNesting))
 	}
-	if n := separators(line); n > 4*maxAnalysedCommands {
+	if n := separators(line); n > maxSeparators {
 		// Checked before parsing, which alone would cost more than the answer may.
-		return lineFinding(findTooComplex, fmt.Sprintf("%d command separators; lines of at most %d commands are analysed", n, maxAnalysedCommands))
+		return lineFinding(findTooComplex, fmt.Sprintf("%d command separators; lines of at most %d are analysed", n, maxSeparators))
 	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(line), "")

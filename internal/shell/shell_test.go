@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -206,8 +207,8 @@ func TestUnprintable(t *testing.T) {
 		{"NUL in $'' ends the word", "$'rm\\0 -x' -rf /", "rm\n  args -rf /\n  flags r f\n  operands /\n  delete / recursive\n  finding destructive.fs.recursive-delete: /\n"},
 		{"too large", strings.Repeat("a", MaxInput+1), fmt.Sprintf("finding input.too-large: shell command of %d bytes; at most %d are analysed\n", MaxInput+1, MaxInput)},
 		{"largest parsed", "echo " + strings.Repeat("a", MaxInput-5), "echo\n  args " + strings.Repeat("a", MaxInput-5) + "\n  operands " + strings.Repeat("a", MaxInput-5) + "\n"},
-		{"deep command substitution", strings.Repeat("$(", 10000) + "rm -rf /" + strings.Repeat(")", 10000), "finding shell.too-deep: brackets nest 10000 deep; at most 500 are analysed\n"},
-		{"deep subshells", strings.Repeat("(", 20000) + strings.Repeat(")", 20000), "finding shell.too-deep: brackets nest 20000 deep; at most 500 are analysed\n"},
+		{"deep command substitution", strings.Repeat("$(", 10000) + "rm -rf /" + strings.Repeat(")", 10000), "finding shell.too-deep: brackets nest 10000 deep; at most 255 are analysed\n"},
+		{"deep subshells", strings.Repeat("(", 20000) + strings.Repeat(")", 20000), "finding shell.too-deep: brackets nest 20000 deep; at most 255 are analysed\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,5 +268,44 @@ func TestFindingsCatalogued(t *testing.T) {
 		if _, ok := lookupKind(id); !ok {
 			t.Errorf("finding %q is not declared (kinds.go)", id)
 		}
+	}
+}
+
+// The commands of code a line hands to other programs count towards the line's bound:
+// past it, the code is not analysed, and the command that runs it says so.
+func TestCommandBudget(t *testing.T) {
+	tests := []struct {
+		name        string
+		reps        int
+		wantTooMany bool
+	}{
+		{"within the bound", maxAnalysedCommands / 2, false},
+		{"nested code past the bound", maxAnalysedCommands/2 + 10, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := strings.Repeat("sh -c 'rm -rf /tmp/x';", tt.reps)
+			a := Analyze(line, testEnv)
+			var tooMany, nested int
+			for _, c := range a.Commands {
+				if c.Name == "rm" {
+					nested++
+				}
+				if slices.ContainsFunc(c.Findings, func(f call.Finding) bool { return f.ID == findTooComplex }) {
+					tooMany++
+				}
+			}
+			if got := tooMany > 0; got != tt.wantTooMany {
+				t.Fatalf("%d commands carry %s, want some: %v", tooMany, findTooComplex, tt.wantTooMany)
+			}
+			// Each sh -c and its rm count two: no code is analysed once the count
+			// reaches the bound, after half as many sh -c as the bound.
+			if nested > maxAnalysedCommands/2 {
+				t.Errorf("%d nested commands analysed, the bound allows %d", nested, maxAnalysedCommands/2)
+			}
+			if nested+tooMany != tt.reps {
+				t.Errorf("%d nested rm analysed and %d sh -c cut short, want %d in all", nested, tooMany, tt.reps)
+			}
+		})
 	}
 }

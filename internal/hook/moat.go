@@ -1,6 +1,8 @@
-// Package protocol defines the request and response messages of `moat check --stdin`, the
-// newline-delimited JSON that scripts and the daemon speak.
-package protocol
+package hook
+
+// The moat adapter: `moat check --stdin` speaks moat's own protocol, newline-delimited
+// JSON requests and responses that scripts (and the daemon) use, beside the agents'
+// hook protocols of the other files.
 
 import (
 	"bytes"
@@ -14,18 +16,18 @@ import (
 	"github.com/moatdev/moat/internal/strictjson"
 )
 
-// Version is the protocol version requests must carry.
-const Version = 1
+// MoatVersion is the version requests must carry.
+const MoatVersion = 1
 
-// MaxRequestBytes is the largest request line accepted, newline excluded. A longer line is
+// MaxMoatRequest is the largest request line accepted, newline excluded. A longer line is
 // answered with an error and skipped without being held in memory.
-const MaxRequestBytes = 1 << 20
+const MaxMoatRequest = 1 << 20
 
-// EventPreToolUse is the only event a request may carry for now: a tool call about to run.
-const EventPreToolUse = "pre_tool_use"
+// MoatPreToolUse is the only event a request may carry for now: a tool call about to run.
+const MoatPreToolUse = "pre_tool_use"
 
-// Request asks for a decision about one tool call.
-type Request struct {
+// MoatRequest asks for a decision about one tool call.
+type MoatRequest struct {
 	Version int    `json:"version"`
 	Agent   string `json:"agent,omitempty"`
 	Event   string `json:"event,omitempty"`
@@ -43,14 +45,14 @@ type Request struct {
 
 var requestFields = map[string]bool{"version": true, "agent": true, "event": true, "tool": true, "class": true, "args": true, "cwd": true, "project": true, "session": true}
 
-// Decode parses one request line strictly: one JSON object, no duplicate or case-variant
+// DecodeMoat parses one request line strictly: one JSON object, no duplicate or case-variant
 // keys, no unknown fields, valid UTF-8. Numbers in args keep their text (json.Number).
-func Decode(line []byte) (Request, error) {
-	var r Request
-	if len(line) > MaxRequestBytes {
-		return r, fmt.Errorf("request is %d bytes; the limit is %d", len(line), MaxRequestBytes)
+func DecodeMoat(line []byte) (MoatRequest, error) {
+	var r MoatRequest
+	if len(line) > MaxMoatRequest {
+		return r, fmt.Errorf("request is %d bytes; the limit is %d", len(line), MaxMoatRequest)
 	}
-	if err := strictjson.Check(line, strictjson.Limits{MaxBytes: MaxRequestBytes}); err != nil {
+	if err := strictjson.Check(line, strictjson.Limits{MaxBytes: MaxMoatRequest}); err != nil {
 		return r, fmt.Errorf("malformed request: %w", err)
 	}
 	var fields map[string]json.RawMessage
@@ -83,12 +85,12 @@ func Decode(line []byte) (Request, error) {
 }
 
 // Call validates the request and turns it into a canonical call.
-func (r Request) Call() (call.Call, error) {
-	if r.Version != Version {
-		return call.Call{}, fmt.Errorf("version must be %d, not %d", Version, r.Version)
+func (r MoatRequest) Call() (call.Call, error) {
+	if r.Version != MoatVersion {
+		return call.Call{}, fmt.Errorf("version must be %d, not %d", MoatVersion, r.Version)
 	}
-	if r.Event != "" && r.Event != EventPreToolUse {
-		return call.Call{}, fmt.Errorf("unknown event %q (supported: %s)", r.Event, EventPreToolUse)
+	if r.Event != "" && r.Event != MoatPreToolUse {
+		return call.Call{}, fmt.Errorf("unknown event %q (supported: %s)", r.Event, MoatPreToolUse)
 	}
 	var agent call.Agent
 	if r.Agent != "" {
@@ -133,8 +135,8 @@ func (r Request) Call() (call.Call, error) {
 	return c, nil
 }
 
-// Response is the answer to one request.
-type Response struct {
+// MoatResponse is the answer to one request.
+type MoatResponse struct {
 	Decision string `json:"decision"`
 	// Reason is null when the decision needs none (an allow).
 	Reason    *string        `json:"reason"`
@@ -143,14 +145,14 @@ type Response struct {
 	LatencyMS float64        `json:"latency_ms"`
 }
 
-// ErrorResponse answers a request that could not be evaluated.
-type ErrorResponse struct {
+// MoatError answers a request that could not be evaluated.
+type MoatError struct {
 	Error string `json:"error"`
 }
 
-// NewResponse renders a decision. redact masks secrets in the reason and evidence.
-func NewResponse(d call.Decision, redact func(string) string) Response {
-	resp := Response{
+// NewMoatResponse renders a decision. redact masks secrets in the reason and evidence.
+func NewMoatResponse(d call.Decision, redact func(string) string) MoatResponse {
+	resp := MoatResponse{
 		Decision:  d.Verdict.String(),
 		Rule:      d.Rule,
 		Findings:  make([]call.Finding, 0, len(d.Findings)),

@@ -1,4 +1,4 @@
-package protocol
+package hook
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/moatdev/moat/internal/findings"
 )
 
-var decodeTests = []struct {
+var moatDecodeTests = []struct {
 	name    string
 	line    string
 	wantErr string
@@ -45,10 +45,10 @@ var decodeTests = []struct {
 	{"relative project", `{"version":1,"tool":"Bash","cwd":"/w","project":"p"}`, "project must be an absolute path", ""},
 }
 
-func TestDecodeAndCall(t *testing.T) {
-	for _, tt := range decodeTests {
+func TestDecodeMoatAndCall(t *testing.T) {
+	for _, tt := range moatDecodeTests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := Decode([]byte(tt.line))
+			req, err := DecodeMoat([]byte(tt.line))
 			var c call.Call
 			if err == nil {
 				c, err = req.Call()
@@ -69,8 +69,8 @@ func TestDecodeAndCall(t *testing.T) {
 	}
 }
 
-func TestDecodeDetails(t *testing.T) {
-	req, err := Decode([]byte(`{"version":1,"agent":"gemini-cli","tool":"run_shell_command","args":{"command":"ls","dir_path":"sub","n":12345678901234567890},"cwd":"/w","session":"s"}`))
+func TestDecodeMoatDetails(t *testing.T) {
+	req, err := DecodeMoat([]byte(`{"version":1,"agent":"gemini-cli","tool":"run_shell_command","args":{"command":"ls","dir_path":"sub","n":12345678901234567890},"cwd":"/w","session":"s"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,19 +84,19 @@ func TestDecodeDetails(t *testing.T) {
 	if n, ok := c.Args["n"].(json.Number); !ok || n.String() != "12345678901234567890" {
 		t.Errorf("numbers must keep their text: %#v", c.Args["n"])
 	}
-	if _, err := Decode([]byte(`{"version":1,"tool":"Bash","args":{"command":"` + strings.Repeat("a", MaxRequestBytes) + `"},"cwd":"/w"}`)); err == nil {
+	if _, err := DecodeMoat([]byte(`{"version":1,"tool":"Bash","args":{"command":"` + strings.Repeat("a", MaxMoatRequest) + `"},"cwd":"/w"}`)); err == nil {
 		t.Error("an oversized request must be refused")
 	}
 }
 
-func TestNewResponse(t *testing.T) {
+func TestNewMoatResponse(t *testing.T) {
 	redact := func(s string) string { return strings.ReplaceAll(s, "SECRET", "[REDACTED]") }
-	r := NewResponse(call.Decision{Verdict: call.Allow, Rule: "default", Latency: 1500 * time.Nanosecond}, redact)
+	r := NewMoatResponse(call.Decision{Verdict: call.Allow, Rule: "default", Latency: 1500 * time.Nanosecond}, redact)
 	b, _ := json.Marshal(r)
 	if string(b) != `{"decision":"allow","reason":null,"rule":"default","findings":[],"latency_ms":0.0015}` {
 		t.Errorf("allow: %s", b)
 	}
-	r = NewResponse(call.Decision{Verdict: call.Deny, Rule: "r", Reason: "has SECRET",
+	r = NewMoatResponse(call.Decision{Verdict: call.Deny, Rule: "r", Reason: "has SECRET",
 		Findings: []call.Finding{findings.New("shell.parse-error", "near SECRET")}}, redact)
 	b, _ = json.Marshal(r)
 	if strings.Contains(string(b), "SECRET") || !strings.Contains(string(b), `"reason":"has [REDACTED]"`) {
@@ -104,12 +104,12 @@ func TestNewResponse(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	for _, tt := range decodeTests {
+func FuzzDecodeMoat(f *testing.F) {
+	for _, tt := range moatDecodeTests {
 		f.Add([]byte(tt.line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		req, err := Decode(line)
+		req, err := DecodeMoat(line)
 		if err != nil {
 			return
 		}
