@@ -15,7 +15,7 @@ check:
 	.ci/run
 
 bench:
-	go test -run='^$$' -bench=. -benchmem ./internal/engine/ ./internal/glob/ ./internal/shell/ ./internal/scan/
+	go test -run='^$$' -bench=. -benchmem ./internal/engine/ ./internal/glob/ ./internal/shell/ ./internal/scan/...
 
 # Run each fuzz target for FUZZTIME (default 30s).
 FUZZTIME ?= 30s
@@ -30,4 +30,4 @@ fuzz:
 # recommended policy on shell commands, the secret detectors on detect-secrets' baseline,
 # the prompt-injection detector on CyberSecEval, BIPIA and the benign corpus.
 eval:
-	MOAT_EVAL=1 go test -count=1 -run '^TestEval' -v ./internal/engine/ ./internal/scan/ | grep -v -E '^\s+\S+_test.go:[0-9]+: (found|listed|cyberseceval MISSED|bipia MISSED)'; exit $${PIPESTATUS[0]}
+	MOAT_EVAL=1 go test -count=1 -run '^TestEval' -v ./internal/engine/ ./internal/scan/... | grep -v -E '^\s+\S+_test.go:[0-9]+: (found|listed|cyberseceval MISSED|bipia MISSED)'; exit $${PIPESTATUS[0]}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/moatdev/moat/internal/sandbox"
+	"github.com/moatdev/moat/internal/sandbox/linux"
 )
 
 // These tests run `moat launch` for real: the kernel enforces what they check. Each uses
@@ -160,7 +161,7 @@ func connectMPTCP(port string) error {
 // requireLandlock skips a test, saying why, where the kernel has no Landlock.
 func requireLandlock(t *testing.T) int {
 	t.Helper()
-	abi, err := sandbox.KernelABI()
+	abi, err := linux.KernelABI()
 	if err != nil {
 		t.Skipf("skipped: this kernel has no Landlock (%v)", err)
 	}
@@ -563,7 +564,7 @@ func agentDir(t *testing.T, p *sandbox.Profile) string {
 }
 
 func TestSandboxStatusAndProfiles(t *testing.T) {
-	abi, abiErr := sandbox.KernelABI()
+	abi, abiErr := linux.KernelABI()
 	out, _, code := runMoat(t, nil, "sandbox", "status", "--json")
 	if abiErr == nil && code != 0 || abiErr != nil && code != 1 {
 		t.Fatalf("sandbox status: exit %d with ABI %d (%v)", code, abi, abiErr)

@@ -25,7 +25,7 @@ func secretSamples(t *testing.T) []secretSample {
 	t.Helper()
 	var out []secretSample
 	for _, name := range []string{"tokens.txt", "structured.txt", "assignments.txt"} {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "internal", "scan", "testdata", "secrets", name))
+		raw, err := os.ReadFile(filepath.Join("..", "..", "internal", "scan", "secrets", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}

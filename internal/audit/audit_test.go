@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 // maskRedactor masks the marker SECRET followed by any digits, as a secret detector would
@@ -157,7 +158,7 @@ func TestAppendRoundTrip(t *testing.T) {
 	in := record(1)
 	in.Time = time.Date(2026, 1, 2, 4, 4, 5, 123456789, time.FixedZone("CET", 3600))
 	in.Args["command"] = "a && b < c > d"
-	in.Findings = []call.Finding{call.NewFinding("input.too-large", "args.content")}
+	in.Findings = []call.Finding{findings.New("input.too-large", "args.content")}
 	unstamped := record(2)
 	unstamped.Time = time.Time{}
 	appendAll(t, l, in, unstamped)
@@ -728,7 +729,7 @@ func BenchmarkAppend(b *testing.B) {
 	defer l.Close()
 	r := record(1)
 	r.Args["command"] = "git commit -m 'fix SECRET1 handling' && git push origin main"
-	r.Findings = []call.Finding{call.NewFinding("input.too-large", "args.content")}
+	r.Findings = []call.Finding{findings.New("input.too-large", "args.content")}
 	for b.Loop() {
 		if err := l.Append(r); err != nil {
 			b.Fatal(err)

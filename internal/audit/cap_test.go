@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 // hugeRecord is a denied call whose every part is large: what an agent can send to make
@@ -27,7 +28,7 @@ func hugeRecord(seq int) Record {
 	}
 	r.Args["nested"] = map[string]any{"deep": []any{big, big}}
 	for i := range 400 {
-		r.Findings = append(r.Findings, call.NewFinding("destructive.fs.recursive-delete", fmt.Sprintf("evidence %d %s", i, strings.Repeat("e", 500))))
+		r.Findings = append(r.Findings, findings.New("destructive.fs.recursive-delete", fmt.Sprintf("evidence %d %s", i, strings.Repeat("e", 500))))
 	}
 	return r
 }
@@ -114,7 +115,7 @@ func FuzzRecordCap(f *testing.F) {
 			r.Args[fmt.Sprint(s, i)] = big
 		}
 		for range nfindings {
-			r.Findings = append(r.Findings, call.NewFinding(s, big))
+			r.Findings = append(r.Findings, findings.New(s, big))
 		}
 		body, err := l.encode(r)
 		if err != nil {

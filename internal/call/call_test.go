@@ -2,7 +2,6 @@ package call
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -157,40 +156,26 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
-func TestFindingCatalog(t *testing.T) {
-	for i, k := range FindingKinds {
-		if i > 0 && FindingKinds[i-1].ID >= k.ID {
-			t.Errorf("catalog not sorted or has a duplicate at %s", k.ID)
-		}
-		if k.Category == "" || k.Summary == "" || k.Severity < Low || k.Severity > Critical {
-			t.Errorf("%s: incomplete entry %+v", k.ID, k)
-		}
-		if got, ok := LookupFinding(k.ID); !ok || got.ID != k.ID {
-			t.Errorf("LookupFinding(%s) = %v %v", k.ID, got, ok)
-		}
+func TestFindingKinds(t *testing.T) {
+	ks := FindingKinds{
+		{ID: "a.one", Category: "x", Severity: Low, Taxonomy: "T1", Summary: "one"},
+		{ID: "a.two", Category: "y", Severity: Critical, Summary: "two"},
 	}
-	if f := NewFinding("not.catalogued", "x"); f.Severity != High || f.Category != "uncatalogued" {
-		t.Errorf("uncatalogued finding: %+v", f)
+	if k, ok := ks.Lookup("a.two"); !ok || k.ID != "a.two" {
+		t.Errorf("Lookup(a.two) = %+v, %v", k, ok)
 	}
-	ids, err := MatchFindingIDs("destructive.*")
-	if err != nil || len(ids) == 0 {
-		t.Errorf("destructive.*: %v %v", ids, err)
+	if _, ok := ks.Lookup("a"); ok {
+		t.Error("Lookup found an id that is not declared")
 	}
-	if _, err := MatchFindingIDs("[unclosed"); err == nil {
-		t.Error("bad pattern must be an error")
+	want := Finding{ID: "a.one", Category: "x", Severity: Low, Taxonomy: "T1", Evidence: "ev"}
+	if f := ks.New("a.one", "ev"); f != want {
+		t.Errorf("New(a.one) = %+v, want %+v", f, want)
 	}
-	// An exact id is looked up, and finds what matching it against every kind finds.
-	for _, pattern := range []string{FindingKinds[0].ID, FindingKinds[len(FindingKinds)-1].ID, "destructive.disk.wipe", "no.such.finding", "destructive", ""} {
-		got, err := MatchFindingIDs(pattern)
-		var want []string
-		for _, k := range FindingKinds {
-			if k.ID == pattern {
-				want = append(want, k.ID)
-			}
-		}
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("MatchFindingIDs(%q) = %v, %v; want %v", pattern, got, err, want)
-		}
+	if f := ks.New("not.declared", "x"); f.ID != "not.declared" || f.Severity != High || f.Category != "uncatalogued" || f.Evidence != "x" {
+		t.Errorf("undeclared finding: %+v", f)
+	}
+	if k, ok := InputKinds.Lookup(FindTooLarge); !ok || k.Category == "" || k.Summary == "" {
+		t.Errorf("InputKinds does not declare %s: %+v", FindTooLarge, k)
 	}
 }
 

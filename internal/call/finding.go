@@ -1,11 +1,6 @@
 package call
 
-import (
-	"fmt"
-	"path"
-	"slices"
-	"strings"
-)
+import "fmt"
 
 // Severity grades a finding. The zero value is not a severity.
 type Severity uint8
@@ -67,51 +62,47 @@ type FindingKind struct {
 	Summary  string
 }
 
-// NewFinding returns a finding of the catalogued kind id with the given evidence. An id
-// missing from the catalog still yields a finding (analysis must never lose one), graded
-// high so that it cannot pass unnoticed; a test keeps every analyzer's ids catalogued.
-func NewFinding(id, evidence string) Finding {
-	k, ok := LookupFinding(id)
-	if !ok {
-		return Finding{ID: id, Category: "uncatalogued", Severity: High, Evidence: evidence}
-	}
+// New returns a finding of kind k with the given evidence.
+func (k FindingKind) New(evidence string) Finding {
 	return Finding{ID: k.ID, Category: k.Category, Severity: k.Severity, Taxonomy: k.Taxonomy, Evidence: evidence}
 }
 
-// LookupFinding returns the catalogued kind of id.
-func LookupFinding(id string) (FindingKind, bool) {
-	i, ok := slices.BinarySearchFunc(FindingKinds, id, func(k FindingKind, id string) int {
-		switch {
-		case k.ID < id:
-			return -1
-		case k.ID > id:
-			return 1
+// FindingKinds is a list of finding kinds: the kinds one analyser declares beside the
+// code that reports them (each such package exports its list as Kinds), or the catalogue
+// of them all (internal/findings).
+type FindingKinds []FindingKind
+
+// Lookup returns the kind of id in ks.
+func (ks FindingKinds) Lookup(id string) (FindingKind, bool) {
+	for _, k := range ks {
+		if k.ID == id {
+			return k, true
 		}
-		return 0
-	})
-	if !ok {
-		return FindingKind{}, false
 	}
-	return FindingKinds[i], true
+	return FindingKind{}, false
 }
 
-// MatchFindingIDs returns the catalogued ids that the glob pattern matches ("destructive.*").
-func MatchFindingIDs(pattern string) ([]string, error) {
-	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, fmt.Errorf("invalid finding pattern %q: %w", pattern, err)
+// New returns a finding of the kind id in ks with the given evidence. An id missing from
+// ks still yields a finding (analysis must never lose one), graded high so that it cannot
+// pass unnoticed; each analyser's tests keep the ids it reports declared.
+func (ks FindingKinds) New(id, evidence string) Finding {
+	if k, ok := ks.Lookup(id); ok {
+		return k.New(evidence)
 	}
-	if !strings.ContainsAny(pattern, `*?[\`) {
-		// Most rules name findings exactly: a lookup, not a match against every kind.
-		if _, ok := LookupFinding(pattern); ok {
-			return []string{pattern}, nil
-		}
-		return nil, nil
-	}
-	var ids []string
-	for _, k := range FindingKinds {
-		if ok, _ := path.Match(pattern, k.ID); ok {
-			ids = append(ids, k.ID)
-		}
-	}
-	return ids, nil
+	return Uncatalogued(id, evidence)
+}
+
+// Uncatalogued returns the finding of an id that no list declares: it keeps the id and
+// the evidence, and is graded high so that it cannot pass unnoticed.
+func Uncatalogued(id, evidence string) Finding {
+	return Finding{ID: id, Category: "uncatalogued", Severity: High, Evidence: evidence}
+}
+
+// FindTooLarge is the finding of an argument larger than moat analyses, which every
+// analyser that reads arguments may report.
+const FindTooLarge = "input.too-large"
+
+// InputKinds are the findings about a call's input itself rather than what it would do.
+var InputKinds = FindingKinds{
+	{ID: FindTooLarge, Category: "analysis", Severity: Medium, Summary: "an argument is larger than moat analyses; it was not inspected in full"},
 }

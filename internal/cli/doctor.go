@@ -17,7 +17,7 @@ import (
 	"github.com/moatdev/moat/internal/doctor"
 	"github.com/moatdev/moat/internal/logview"
 	"github.com/moatdev/moat/internal/policy/source"
-	"github.com/moatdev/moat/internal/sandbox"
+	"github.com/moatdev/moat/internal/sandbox/linux"
 	"github.com/moatdev/moat/internal/trust"
 )
 
@@ -83,7 +83,7 @@ func (a *app) doctor(ctx context.Context, asJSON bool) error {
 			_, err := a.compileFile(path)
 			return err
 		},
-		LandlockABI: sandbox.KernelABI,
+		LandlockABI: linux.KernelABI,
 		Loc:         time.Local,
 		Now:         a.env.Now,
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 func newFindingsCmd(a *app) *cobra.Command {
@@ -25,15 +26,16 @@ func newFindingsCmd(a *app) *cobra.Command {
 					Taxonomy string        `json:"taxonomy,omitempty"`
 					Summary  string        `json:"summary"`
 				}
-				out := make([]kind, len(call.FindingKinds))
-				for i, k := range call.FindingKinds {
+				kinds := findings.Kinds()
+				out := make([]kind, len(kinds))
+				for i, k := range kinds {
 					out[i] = kind{k.ID, k.Category, k.Severity, k.Taxonomy, k.Summary}
 				}
 				return json.NewEncoder(a.env.Stdout).Encode(out)
 			}
 			tw := tabwriter.NewWriter(a.env.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tCATEGORY\tSEVERITY\tATT&CK\tSUMMARY")
-			for _, k := range call.FindingKinds {
+			for _, k := range findings.Kinds() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.ID, k.Category, k.Severity, k.Taxonomy, k.Summary)
 			}
 			return tw.Flush()

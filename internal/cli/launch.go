@@ -16,6 +16,7 @@ import (
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/sandbox"
+	"github.com/moatdev/moat/internal/sandbox/linux"
 )
 
 // Exit codes of `moat launch`, as env(1) and container runtimes use them: any other
@@ -108,7 +109,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 	if l.source.Kind != source.FromProject && l.source.Kind != source.FromEmbedded {
 		policyFile = l.source.Path
 	}
-	abi, abiErr := sandbox.KernelABI()
+	abi, abiErr := linux.KernelABI()
 	if abiErr != nil && !o.allowUnsandboxed && !o.dryRun {
 		return launchErr(fmt.Errorf("%w; nothing was run (--allow-unsandboxed runs the command with only the resource limits and the environment filter)", abiErr))
 	}
@@ -117,14 +118,15 @@ func (a *app) launch(o launchOptions, args []string) error {
 		return launchErr(err)
 	}
 	plan, err := sandbox.Build(sandbox.Options{
-		Section:    sec,
-		Host:       a.host(l.dirs, policyFile),
-		Workspace:  workspace,
-		Environ:    os.Environ(),
-		ABI:        abi,
-		Errata:     sandbox.KernelErrata(),
-		CreateDirs: !o.dryRun,
-		LogFiles:   audit.WriterFiles(l.dirs.AuditLog()),
+		Section:     sec,
+		Host:        a.host(l.dirs, policyFile),
+		Workspace:   workspace,
+		Environ:     os.Environ(),
+		ABI:         abi,
+		Errata:      linux.KernelErrata(),
+		MPTCPFilter: linux.MPTCPFilterable(),
+		CreateDirs:  !o.dryRun,
+		LogFiles:    audit.WriterFiles(l.dirs.AuditLog()),
 	})
 	if err != nil {
 		return launchErr(err)
@@ -165,8 +167,8 @@ func (a *app) launch(o launchOptions, args []string) error {
 	if abiErr != nil {
 		fmt.Fprintf(a.env.Stderr, "moat: warning: %v: running %s WITHOUT a sandbox (--allow-unsandboxed); only the resource limits and the environment filter apply\n", abiErr, args[0])
 	}
-	err = sandbox.Exec(plan, path, args)
-	var ee *sandbox.ExecError
+	err = linux.Exec(plan, path, args)
+	var ee *linux.ExecError
 	if errors.As(err, &ee) {
 		return &exitCode{code: exitLaunchNoExec, err: err}
 	}

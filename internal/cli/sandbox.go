@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/sandbox"
+	"github.com/moatdev/moat/internal/sandbox/generate"
+	"github.com/moatdev/moat/internal/sandbox/linux"
 )
 
 func newSandboxCmd(a *app) *cobra.Command {
@@ -31,7 +33,7 @@ moat launch enforces it here.
 Exit status: 0 when Landlock is available, 1 when it is not.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st := sandbox.KernelStatus()
+			st := linux.KernelStatus()
 			if asJSON {
 				if err := json.NewEncoder(a.env.Stdout).Encode(st); err != nil {
 					return err
@@ -88,7 +90,7 @@ which check the files' structure only.
 Exit status: 0, or 1 on an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			gen := map[string]func(*sandbox.Section, sandbox.GenOptions) ([]byte, error){"sbpl": sandbox.SBPL, "tetragon": sandbox.Tetragon}[format]
+			gen := map[string]func(*sandbox.Section, generate.Options) ([]byte, error){"sbpl": generate.SBPL, "tetragon": generate.Tetragon}[format]
 			if gen == nil {
 				return errors.New("--format must be sbpl or tetragon")
 			}
@@ -123,7 +125,7 @@ Exit status: 0, or 1 on an error.`,
 			if err != nil {
 				return err
 			}
-			out, err := gen(sec, sandbox.GenOptions{Host: a.host(l.dirs, ""), Workspace: ws, Binaries: binaries})
+			out, err := gen(sec, generate.Options{Host: a.host(l.dirs, ""), Workspace: ws, Binaries: binaries})
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,8 @@ import (
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/selfguard"
+	"github.com/moatdev/moat/internal/shell"
 )
 
 // guardedSets are the path sets that self-protection forbids writing and deleting
@@ -72,7 +74,7 @@ func withIdentities(accs []call.Access, r *fileid.Resolver) (out []call.Access, 
 			reached, err := protectedIn(acc, r)
 			if err != nil {
 				if r.ProtectedExists() {
-					unknown = append(unknown, call.NewFinding("analysis.opaque", fmt.Sprintf("cannot tell which of moat's protected files %s reaches: %v", acc.Path, err)))
+					unknown = append(unknown, shell.Kinds.New("analysis.opaque", fmt.Sprintf("cannot tell which of moat's protected files %s reaches: %v", acc.Path, err)))
 				}
 				continue
 			}
@@ -86,7 +88,7 @@ func withIdentities(accs []call.Access, r *fileid.Resolver) (out []call.Access, 
 		id, err := r.Resolve(acc.Path)
 		if err != nil {
 			if r.ProtectedExists() {
-				unknown = append(unknown, call.NewFinding("analysis.opaque", fmt.Sprintf("cannot tell whether %s is another name of one of moat's protected files: %v", acc.Path, err)))
+				unknown = append(unknown, shell.Kinds.New("analysis.opaque", fmt.Sprintf("cannot tell whether %s is another name of one of moat's protected files: %v", acc.Path, err)))
 			}
 			continue
 		}
@@ -182,7 +184,7 @@ func (e *Engine) protectedLinks(s *policy.Subject, ids *fileid.Resolver) []call.
 		g.Accesses, g.Findings, g.Opaque = []call.Access{t}, nil, false
 		for _, r := range e.guard.Candidates(s.Call.Class) {
 			if r.Match(&g) {
-				fs = append(fs, call.NewFinding("tamper.protected-link", "links to "+t.Path+", which "+r.ID+" protects"))
+				fs = append(fs, selfguard.Kinds.New("tamper.protected-link", "links to "+t.Path+", which "+r.ID+" protects"))
 				return fs
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/injection"
 	"github.com/moatdev/moat/internal/shell/sqlscan"
 )
 
@@ -110,7 +110,7 @@ func statementFindings(s, at, key string, ctx []string, searches bool) []call.Fi
 	}
 	fs := make([]call.Finding, 0, len(found))
 	for _, f := range found {
-		fs = append(fs, call.NewFinding(f.ID, at+": "+f.Evidence))
+		fs = append(fs, sqlscan.Kinds.New(f.ID, at+": "+f.Evidence))
 	}
 	return fs
 }
@@ -242,7 +242,7 @@ func (e *Engine) sentInjections(c *call.Call, accesses []call.Access) []call.Fin
 	var fs []call.Finding
 	walkStrings(c.Args, "", func(s, at string) {
 		if len(s) <= maxScanned {
-			fs = append(fs, scan.InjectionFindings(s, at)...)
+			fs = append(fs, injection.Findings(s, at)...)
 		}
 	})
 	return fs

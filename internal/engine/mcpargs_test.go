@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 func TestStartsAsSQL(t *testing.T) {
@@ -81,7 +82,7 @@ func TestDestroys(t *testing.T) {
 // Every kind a destroying tool can take away gives a catalogued finding.
 func TestMCPCatalogueFindings(t *testing.T) {
 	for _, k := range mcpDestroyed {
-		if _, ok := call.LookupFinding(k.finding); !ok {
+		if _, ok := findings.Lookup(k.finding); !ok {
 			t.Errorf("%s (%s): not a catalogued finding", k.finding, k.what)
 		}
 		if len(k.words) == 0 {
@@ -115,7 +116,7 @@ func TestMCPCatalogueFindings(t *testing.T) {
 				}
 			}
 		}
-		if _, ok := call.LookupFinding(a.finding); !ok {
+		if _, ok := findings.Lookup(a.finding); !ok {
 			t.Errorf("%s (%s): not a catalogued finding", a.finding, a.what)
 		}
 		if a.tool == nil && a.args == nil {
@@ -123,7 +124,7 @@ func TestMCPCatalogueFindings(t *testing.T) {
 		}
 	}
 	for _, id := range []string{findMetadata, findURLScheme, findUnreadable} {
-		if _, ok := call.LookupFinding(id); !ok {
+		if _, ok := findings.Lookup(id); !ok {
 			t.Errorf("%s: not catalogued", id)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 // The destructive tools of MCP servers. Servers name their tools for what they do, in
@@ -150,7 +151,7 @@ func mcpDestructive(c *call.Call, accesses []call.Access) []call.Finding {
 			continue
 		}
 		if !slices.ContainsFunc(t.args, func(a mcpArgTest) bool { return !a.holds(c.Args) }) {
-			fs = append(fs, call.NewFinding(t.finding, fmt.Sprintf("%s: %s", c.MCP.Tool, t.what)))
+			fs = append(fs, findings.New(t.finding, fmt.Sprintf("%s: %s", c.MCP.Tool, t.what)))
 		}
 	}
 	if verb, object, ok := destroys(c); ok {
@@ -161,7 +162,7 @@ func mcpDestructive(c *call.Call, accesses []call.Access) []call.Finding {
 			if d.remote && len(accesses) > 0 && !mcpRemote(c.Args) {
 				break
 			}
-			fs = append(fs, call.NewFinding(d.finding, fmt.Sprintf("%s: %s %s (%s)", c.MCP.Tool, verb, object, d.what)))
+			fs = append(fs, findings.New(d.finding, fmt.Sprintf("%s: %s %s (%s)", c.MCP.Tool, verb, object, d.what)))
 			break
 		}
 	}

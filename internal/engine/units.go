@@ -12,7 +12,9 @@ import (
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/policy"
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/injection"
+	"github.com/moatdev/moat/internal/scan/secrets"
+	"github.com/moatdev/moat/internal/scan/smuggling"
 	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/shell"
 )
@@ -70,7 +72,7 @@ func (e *Engine) units(c *call.Call) []unit {
 	case call.WebFetch:
 		raw := c.String(call.ArgURL)
 		if u, err := url.Parse(raw); err == nil {
-			s.Findings = appendNew(s.Findings, scan.Confusables("domain", u.Hostname()))
+			s.Findings = appendNew(s.Findings, smuggling.Confusables("domain", u.Hostname()))
 		}
 		s.Findings = appendNew(s.Findings, urlFindings(raw, call.ArgURL, true))
 		if p := fileURLPath(raw); p != "" {
@@ -79,8 +81,8 @@ func (e *Engine) units(c *call.Call) []unit {
 		}
 	}
 	for _, acc := range s.Accesses {
-		s.Findings = appendNew(s.Findings, scan.Unicode(acc.Path))
-		s.Findings = appendNew(s.Findings, scan.Confusables("path", acc.Path))
+		s.Findings = appendNew(s.Findings, smuggling.Findings(acc.Path))
+		s.Findings = appendNew(s.Findings, smuggling.Confusables("path", acc.Path))
 		// The same knowledge of paths as for shell commands: a Write of ~/.bashrc is
 		// persistence as much as echo >> ~/.bashrc is.
 		s.Findings = appendNew(s.Findings, shell.PathFindings(acc, e.host.Home))
@@ -117,7 +119,7 @@ func writtenInjections(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	for _, w := range writtenTexts(c) {
 		if len(w.text) <= maxScanned {
-			fs = append(fs, scan.InjectionFindings(w.text, w.where)...)
+			fs = append(fs, injection.Findings(w.text, w.where)...)
 		}
 	}
 	return fs
@@ -125,7 +127,7 @@ func writtenInjections(c *call.Call) []call.Finding {
 
 // unscanned is the finding of a text too large to scan; it is never silently skipped.
 func unscanned(where string, n int) call.Finding {
-	return call.NewFinding("input.too-large", fmt.Sprintf("%s of %d bytes; at most %d are scanned for secrets and injection", cmp.Or(where, "argument"), n, maxScanned))
+	return call.InputKinds.New(call.FindTooLarge, fmt.Sprintf("%s of %d bytes; at most %d are scanned for secrets and injection", cmp.Or(where, "argument"), n, maxScanned))
 }
 
 // writtenText is a text a call puts in a file and the argument it came from.
@@ -171,7 +173,7 @@ func carriedSecrets(c *call.Call) []call.Finding {
 				fs = append(fs, unscanned(at, len(s)))
 				return
 			}
-			fs = append(fs, scan.SecretFindings(s, at)...)
+			fs = append(fs, secrets.Findings(s, at)...)
 		})
 	}
 	switch c.Class {
@@ -191,9 +193,9 @@ func carriedSecrets(c *call.Call) []call.Finding {
 				fs = append(fs, unscanned(at, len(s)))
 				return
 			}
-			found := scan.SecretFindings(s, at)
+			found := secrets.Findings(s, at)
 			if key := lastKey(at); len(found) == 0 && key != "" && !strings.HasSuffix(at, "]") {
-				found = scan.SecretFindings(key+": "+s, at)
+				found = secrets.Findings(key+": "+s, at)
 			}
 			fs = append(fs, found...)
 		})
@@ -242,9 +244,9 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 	line := c.String(call.ArgCommand)
 	// Invisible and look-alike characters are findings of the line, and the line is
 	// analysed as a reader would take it: ｒｍ －ｒｆ ／ is rm -rf /.
-	smuggled := scan.Unicode(line)
+	smuggled := smuggling.Findings(line)
 	if len(smuggled) > 0 {
-		line = scan.Fold(line)
+		line = smuggling.Fold(line)
 	}
 	a := shell.Analyze(line, env)
 	a.Findings = append(a.Findings, smuggled...)
@@ -278,10 +280,10 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 		if len(cmd.Args) > 0 {
 			// A secret written into a command line ends up in logs and histories, and goes
 			// wherever the command sends its arguments.
-			if fs := scan.SecretFindings(strings.Join(cmd.Args, " "), "command"); len(fs) > 0 {
+			if fs := secrets.Findings(strings.Join(cmd.Args, " "), "command"); len(fs) > 0 {
 				s.Findings = appendNew(slices.Clip(s.Findings), fs)
 				secretsFound = true
-			} else if fs := scan.EncodedSecretFindings(cmd.Args, "command"); len(fs) > 0 {
+			} else if fs := secrets.EncodedFindings(cmd.Args, "command"); len(fs) > 0 {
 				// A token written base64-, hex- or URL-encoded is still a token.
 				s.Findings = appendNew(slices.Clip(s.Findings), fs)
 				secretsFound = true
@@ -306,7 +308,7 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 	if !secretsFound && len(line) <= maxScanned {
 		// Secrets outside any command's words: in a here-document, a here-string or an
 		// assignment (cat > .env <<EOF … EOF).
-		a.Findings = append(a.Findings, scan.SecretFindings(line, "command")...)
+		a.Findings = append(a.Findings, secrets.Findings(line, "command")...)
 	}
 	if len(a.Findings) > 0 {
 		s := base
@@ -332,7 +334,7 @@ func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label unitLabel, ru
 		if depth >= maxMoatNesting {
 			s := base
 			s.Opaque = true
-			s.Findings = []call.Finding{call.NewFinding("shell.too-deep", fmt.Sprintf("moat runs moat more than %d times over", maxMoatNesting))}
+			s.Findings = []call.Finding{shell.Kinds.New("shell.too-deep", fmt.Sprintf("moat runs moat more than %d times over", maxMoatNesting))}
 			units = append(units, unit{label: fixedLabel(inner).runBy(label.String()), subject: s})
 			continue
 		}
@@ -362,7 +364,7 @@ func (e *Engine) addShellInjections(units []unit, line string) {
 			continue
 		}
 		if !read {
-			found, read = scan.InjectionFindings(line, "command"), true
+			found, read = injection.Findings(line, "command"), true
 		}
 		s.Findings = appendNew(slices.Clip(s.Findings), found)
 	}
@@ -372,12 +374,12 @@ func (e *Engine) addShellInjections(units []unit, line string) {
 // its program, the paths it touches and the hosts it connects to. Its other words (a
 // commit message in Russian) are ordinary text.
 func commandLookalikes(cmd *call.Command) []call.Finding {
-	fs := scan.Confusables("command", cmd.Name)
+	fs := smuggling.Confusables("command", cmd.Name)
 	for _, acc := range cmd.Accesses {
-		fs = append(fs, scan.Confusables("path", acc.Path)...)
+		fs = append(fs, smuggling.Confusables("path", acc.Path)...)
 	}
 	for _, n := range cmd.Net {
-		fs = append(fs, scan.Confusables("domain", n.Host)...)
+		fs = append(fs, smuggling.Confusables("domain", n.Host)...)
 	}
 	return fs
 }

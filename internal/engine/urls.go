@@ -9,15 +9,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 	"github.com/moatdev/moat/internal/netdest"
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/secrets"
 )
 
 // A URL says where a request goes and can carry what it sends. The findings here are
 // read from its text alone, so they hold for every channel that makes requests: a web
 // fetch, an MCP tool given a URL, a command that connects to a host.
 
-// Finding ids of URLs (catalogued in internal/call).
+// Finding ids of URLs, declared in findings.ToolKinds.
 const (
 	findMetadata   = "network.cloud-metadata"
 	findURLScheme  = "network.url-scheme"
@@ -30,7 +31,7 @@ func hostFindings(host, where string) []call.Finding {
 	if !ok {
 		return nil
 	}
-	return []call.Finding{call.NewFinding(findMetadata, fmt.Sprintf("%s: %s is %s", where, host, service))}
+	return []call.Finding{findings.ToolKinds.New(findMetadata, fmt.Sprintf("%s: %s is %s", where, host, service))}
 }
 
 // urlMetadata returns the findings of a URL (u, read from raw) that leads to a cloud
@@ -65,10 +66,10 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 		switch u.Scheme {
 		case "", "http", "https":
 			if len(u.Hosts) == 0 {
-				fs = append(fs, call.NewFinding(findUnreadable, fmt.Sprintf("%s: no host in %q", where, shortText(raw))))
+				fs = append(fs, findings.ToolKinds.New(findUnreadable, fmt.Sprintf("%s: no host in %q", where, shortText(raw))))
 			}
 		default:
-			fs = append(fs, call.NewFinding(findURLScheme, fmt.Sprintf("%s: a %s: URL", where, u.Scheme)))
+			fs = append(fs, findings.ToolKinds.New(findURLScheme, fmt.Sprintf("%s: a %s: URL", where, u.Scheme)))
 		}
 	}
 	return append(fs, decodedURLSecrets(raw, where)...)
@@ -80,12 +81,12 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 // the raw text shows is left to the scan of the raw text; each kind is reported once.
 func decodedURLSecrets(raw, where string) []call.Finding {
 	seen := map[string]bool{}
-	for _, f := range scan.SecretFindings(raw, where) {
+	for _, f := range secrets.Findings(raw, where) {
 		seen[f.ID] = true
 	}
 	var fs []call.Finding
 	add := func(text, how string) {
-		for _, f := range scan.SecretFindings(text, where+" ("+how+")") {
+		for _, f := range secrets.Findings(text, where+" ("+how+")") {
 			if !seen[f.ID] {
 				seen[f.ID] = true
 				fs = append(fs, f)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 func findingIDs(fs []call.Finding) []string {
@@ -103,7 +104,7 @@ func FuzzURLFindings(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		for _, fd := range urlFindings(raw, "url", true) {
-			if _, ok := call.LookupFinding(fd.ID); !ok {
+			if _, ok := findings.Lookup(fd.ID); !ok {
 				t.Errorf("%q: finding %s is not catalogued", raw, fd.ID)
 			}
 		}

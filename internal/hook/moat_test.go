@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 var moatDecodeTests = []struct {
@@ -96,7 +97,7 @@ func TestNewMoatResponse(t *testing.T) {
 		t.Errorf("allow: %s", b)
 	}
 	r = NewMoatResponse(call.Decision{Verdict: call.Deny, Rule: "r", Reason: "has SECRET",
-		Findings: []call.Finding{call.NewFinding("shell.parse-error", "near SECRET")}}, redact)
+		Findings: []call.Finding{findings.New("shell.parse-error", "near SECRET")}}, redact)
 	b, _ = json.Marshal(r)
 	if strings.Contains(string(b), "SECRET") || !strings.Contains(string(b), `"reason":"has [REDACTED]"`) {
 		t.Errorf("deny: %s", b)

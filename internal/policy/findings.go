@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 )
 
 // findingsCond is a rule's `findings` condition: finding ids or globs over them. An ask or
@@ -24,14 +25,15 @@ func (l *loader) findingsCond(n *yaml.Node) *findingsCond {
 	}
 	fc := &findingsCond{ids: make(map[string]bool)}
 	for _, it := range items {
-		ids, err := call.MatchFindingIDs(it.val)
+		ids, err := findings.Match(it.val)
 		if err != nil {
 			l.errorf(it.node, "%v", err)
 			continue
 		}
 		if len(ids) == 0 {
-			known := make([]string, len(call.FindingKinds))
-			for i, k := range call.FindingKinds {
+			kinds := findings.Kinds()
+			known := make([]string, len(kinds))
+			for i, k := range kinds {
 				known[i] = k.ID
 			}
 			l.errorf(it.node, "findings: %q matches no finding moat reports%s; `moat findings` lists them", it.val, suggest(it.val, known))

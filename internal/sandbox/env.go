@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/policy"
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/secrets"
 )
 
 // secretNameWords make a variable's name one of a secret when they appear in it (lower
@@ -41,7 +41,7 @@ func LooksSecret(name, value string) bool {
 			return true
 		}
 	}
-	return len(value) >= 8 && len(scan.FindSecrets(value)) > 0
+	return len(value) >= 8 && len(secrets.Find(value)) > 0
 }
 
 // FilterEnv returns the variables of environ that may reach the sandboxed command, and

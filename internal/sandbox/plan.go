@@ -23,6 +23,9 @@ type Options struct {
 	ABI int
 	// Errata is the kernel's set of fixed Landlock errata.
 	Errata int
+	// MPTCPFilter reports that the enforcer can refuse multipath TCP sockets (a seccomp
+	// filter for this architecture), which Landlock's port rules do not see.
+	MPTCPFilter bool
 	// CreateDirs creates the missing directories of home that profiles make writable
 	// (Entry.Create); a dry run leaves it unset.
 	CreateDirs bool
@@ -81,7 +84,7 @@ type Limit struct {
 }
 
 // Plan is everything a launch will enforce, worked out before anything runs: what
-// `--dry-run` prints and what Exec applies.
+// `--dry-run` prints and what linux.Exec applies.
 type Plan struct {
 	Section *Section
 	ABI     int
@@ -206,7 +209,7 @@ func Build(o Options) (*Plan, error) {
 		p.Notes = append(p.Notes, Note{Kind: NoteUnsupported, Detail: fmt.Sprintf("Landlock ABI %d: %s not restricted", o.ABI, missingRights(o.ABI))})
 	}
 
-	p.network(o.ABI, o.Errata)
+	p.network(o.ABI, o.Errata, o.MPTCPFilter)
 	if err := p.resourceLimits(s.Limits, o.UserTasks); err != nil {
 		return nil, err
 	}
@@ -404,7 +407,7 @@ func missingRights(abi int) string {
 }
 
 // network works out the TCP rules and scopes this kernel enforces.
-func (p *Plan) network(abi, errata int) {
+func (p *Plan) network(abi, errata int, mptcpFilter bool) {
 	s := p.Section
 	p.NetEnforced = abi >= 4
 	if !s.Connect.Any {
@@ -413,7 +416,7 @@ func (p *Plan) network(abi, errata int) {
 	if !s.Bind.Any {
 		p.Bind = nonNil(s.Bind.List())
 	}
-	p.RefuseMPTCP = p.NetEnforced && (p.Connect != nil || p.Bind != nil) && mptcpFilterable()
+	p.RefuseMPTCP = p.NetEnforced && (p.Connect != nil || p.Bind != nil) && mptcpFilter
 	// Signal scoping had a bug fixed by erratum 2: a kernel without the fix gets no scoping
 	// at all, as go-landlock does.
 	scopes := abi >= 6 && errata&2 != 0

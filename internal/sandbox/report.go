@@ -68,7 +68,7 @@ func (p *Plan) WriteReport(w io.Writer) {
 	switch {
 	case p.RefuseMPTCP:
 		fmt.Fprintf(w, "  multipath TCP sockets, which Landlock does not see: refused (seccomp), so programs use plain TCP\n")
-	case p.NetEnforced && (p.Connect != nil || p.Bind != nil) && mptcpEnabled():
+	case p.NetEnforced && (p.Connect != nil || p.Bind != nil) && MPTCPEnabled():
 		fmt.Fprintf(w, "  note: multipath TCP is enabled on this kernel, Landlock does not see MPTCP sockets, and moat has no filter for this architecture: a program that opens one is not held to these ports\n")
 	}
 	fmt.Fprintf(w, "  UDP and pathname unix sockets: not restricted\n")

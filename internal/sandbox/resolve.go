@@ -48,6 +48,13 @@ func (r resolver) expand(pattern string) (include, except []string, err error) {
 	return []string{pathset.Expand(pattern, r.host.Home)}, nil, nil
 }
 
+// Expand returns the absolute patterns a section's pattern stands for on host, with
+// $workspace standing for workspace, and, for a path set, the patterns of its exceptions.
+// It does not look at the file system: the profile generators call it for another machine.
+func Expand(pattern string, host pathset.Host, workspace []string) (include, except []string, err error) {
+	return resolver{host: host, workspace: workspace}.expand(pattern)
+}
+
 // anywhere reports whether a pattern matches in any directory ("**/.env", "/a/**/b"):
 // Landlock grants and carves whole existing hierarchies, so such a pattern cannot be
 // turned into rules.

@@ -1,4 +1,4 @@
-package scan
+package scan_test
 
 import (
 	"go/build"
@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/scan/injection"
+	"github.com/moatdev/moat/internal/scan/secrets"
 )
 
 // benchSources are ordinary source code with no secrets, from the Go distribution that
@@ -45,10 +48,10 @@ func benchText(b *testing.B, dirs []string, suffix string, size int) string {
 
 func BenchmarkFindSecrets(b *testing.B) {
 	benchScan(b, benchSources, func(b *testing.B, s string) {
-		if found := FindSecrets(s); len(found) > 0 {
+		if found := secrets.Find(s); len(found) > 0 {
 			b.Logf("the benchmark text holds %d secrets, first %s %q", len(found), found[0].RuleID, s[found[0].Start:found[0].End])
 		}
-	}, func(s string) { FindSecrets(s) })
+	}, func(s string) { secrets.Find(s) })
 }
 
 // benchSource names text to benchmark on: the files under dirs of GOROOT whose names
@@ -80,19 +83,6 @@ func benchScan(b *testing.B, sources []benchSource, check func(*testing.B, strin
 	}
 }
 
-func BenchmarkRedactWithSecrets(b *testing.B) {
-	var text strings.Builder
-	for _, c := range loadCorpus(b) {
-		text.WriteString(c.input + "\n")
-	}
-	s := text.String()
-	b.SetBytes(int64(len(s)))
-	b.ReportAllocs()
-	for b.Loop() {
-		Redact(s)
-	}
-}
-
 // BenchmarkFindSecretsAdversarial runs on 1 MiB made of one keyword-laden unit repeated:
 // the worst cases for the keyword prefilter, which must stay linear.
 func BenchmarkFindSecretsAdversarial(b *testing.B) {
@@ -108,7 +98,7 @@ func BenchmarkFindSecretsAdversarial(b *testing.B) {
 			s := strings.Repeat(tc.unit, (1<<20)/len(tc.unit))
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {
-				FindSecrets(s)
+				secrets.Find(s)
 			}
 		})
 	}
@@ -119,10 +109,10 @@ func BenchmarkFindSecretsAdversarial(b *testing.B) {
 func BenchmarkFindInjections(b *testing.B) {
 	sources := append(slices.Clone(benchSources), benchSource{"docs", []string{"doc", "src/cmd/go/testdata"}, ".md"})
 	benchScan(b, sources, func(b *testing.B, s string) {
-		if found := FindInjections(s); len(found) > 0 {
+		if found := injection.Find(s); len(found) > 0 {
 			b.Logf("the benchmark text holds %d injection passages, first %+v", len(found), found[0])
 		}
-	}, func(s string) { FindInjections(s) })
+	}, func(s string) { injection.Find(s) })
 }
 
 // BenchmarkFindInjectionsAdversarial runs on 1 MiB made of one keyword-laden unit
@@ -139,7 +129,7 @@ func BenchmarkFindInjectionsAdversarial(b *testing.B) {
 			s := strings.Repeat(tc.unit, (1<<20)/len(tc.unit))
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {
-				FindInjections(s)
+				injection.Find(s)
 			}
 		})
 	}

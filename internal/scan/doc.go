@@ -1,2 +1,2 @@
-// Package scan inspects the text of agent tool calls for secrets and other hazards, and redacts the secrets it finds.
+// Package scan masks the secrets in text before moat records or shows it; its subpackages inspect the text of agent tool calls for secrets, prompt injection and Unicode smuggling.
 package scan

@@ -175,7 +175,7 @@ func (g *Guard) command(l *line, i int) Judgment {
 			if id.how != "" {
 				how = " (" + id.how + ")"
 			}
-			f := call.NewFinding(FindingID, v.finding+how)
+			f := Kinds.New(FindingID, v.finding+how)
 			if !slices.Contains(j.Findings, f) {
 				j.Findings = append(j.Findings, f)
 			}
@@ -206,7 +206,7 @@ func (g *Guard) exported(l *line, cmd *call.Command) (call.Finding, bool) {
 		}
 		for _, v := range g.envGroups {
 			if v.Name == name && v.Group != "" {
-				return call.NewFinding(FindingID, fmt.Sprintf("%s %s: would carry over to the moat commands run later in this shell, where it %s", cmd.Name, name, v.Why)), true
+				return Kinds.New(FindingID, fmt.Sprintf("%s %s: would carry over to the moat commands run later in this shell, where it %s", cmd.Name, name, v.Why)), true
 			}
 		}
 	}

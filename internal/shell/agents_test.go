@@ -9,8 +9,8 @@ import (
 )
 
 func TestUnguardedAgentCatalogued(t *testing.T) {
-	if _, ok := call.LookupFinding(findUnguardedAgent); !ok {
-		t.Errorf("finding %q is not in call.FindingKinds", findUnguardedAgent)
+	if _, ok := lookupKind(findUnguardedAgent); !ok {
+		t.Errorf("finding %q is not declared (kinds.go)", findUnguardedAgent)
 	}
 }
 

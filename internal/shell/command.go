@@ -127,7 +127,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 			cmd.Name = prog.lit // a dynamic word's source text
 		}
 		if !u.dynamic || u.split.dynamic {
-			cmd.Findings = append(cmd.Findings, call.NewFinding(findDynamicCommand, cmd.Name))
+			cmd.Findings = append(cmd.Findings, newFinding(findDynamicCommand, cmd.Name))
 		}
 		if subs := a.codeWord(prog); len(subs) > 0 {
 			// $(curl …) as a command runs what the substitution prints.
@@ -175,7 +175,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		a.nameStrings(&m, m.prog, rest)
 	}
 	if u.privileged != "" {
-		cmd.Findings = append(cmd.Findings, call.NewFinding(findSudo, u.privileged))
+		cmd.Findings = append(cmd.Findings, newFinding(findSudo, u.privileged))
 	}
 	for _, f := range u.findings {
 		cmd.Findings = appendFinding(cmd.Findings, f.id, f.evidence)

@@ -29,7 +29,7 @@ import (
 // to the engine behind the CLI's back: the engine's REST API over its unix socket, a raw
 // stream to that socket, or the CLI pointed at another engine (privilege.container-api).
 
-// The findings of this file; call/findings_shell.go catalogues them.
+// The findings of this file; kinds.go declares them.
 const (
 	findContainerHost = "privilege.container-host"
 	findContainerAPI  = "privilege.container-api"

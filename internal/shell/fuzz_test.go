@@ -166,7 +166,7 @@ func check(t *testing.T, a Analysis) {
 
 func checkFinding(t *testing.T, f call.Finding) {
 	t.Helper()
-	if _, ok := call.LookupFinding(f.ID); !ok {
+	if _, ok := lookupKind(f.ID); !ok {
 		t.Errorf("finding %q is not catalogued", f.ID)
 	}
 }

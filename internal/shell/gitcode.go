@@ -197,7 +197,7 @@ func (a *analyzer) gitPairSetting(x arg, persist bool, cwd dir) ([]codeRef, []ca
 	}
 	if x.dynamic {
 		if strings.ContainsAny(key, "$`\"'\\") {
-			return nil, []call.Finding{call.NewFinding(findDynamicCommand, "a git setting computed at run time: "+shorten(x.lit))}
+			return nil, []call.Finding{newFinding(findDynamicCommand, "a git setting computed at run time: "+shorten(x.lit))}
 		}
 		return a.gitSetting(key, arg{lit: val, dynamic: true, word: x.word}, persist, cwd)
 	}

@@ -473,7 +473,7 @@ func appendFinding(fs []call.Finding, id, evidence string) []call.Finding {
 	if len(evidence) > 120 {
 		evidence = evidence[:117] + "..."
 	}
-	return append(fs, call.NewFinding(id, evidence))
+	return append(fs, newFinding(id, evidence))
 }
 
 // report records a finding from a rule body that reports more than one kind.

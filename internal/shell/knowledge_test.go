@@ -3,8 +3,6 @@ package shell
 import (
 	"strings"
 	"testing"
-
-	"github.com/moatdev/moat/internal/call"
 )
 
 // Every rule of the knowledge table names a catalogued finding, and every rule made only of
@@ -14,7 +12,7 @@ func TestEffectRules(t *testing.T) {
 	for prog, rules := range effectRules() {
 		for i, r := range rules {
 			if r.finding != "" {
-				if _, ok := call.LookupFinding(r.finding); !ok {
+				if _, ok := lookupKind(r.finding); !ok {
 					t.Errorf("%s rule %d: finding %q is not catalogued", prog, i, r.finding)
 				}
 			} else if r.when == nil {

@@ -209,7 +209,7 @@ func pathFindings(dst []call.Finding, acc call.Access, home string) []call.Findi
 		hit := strings.HasPrefix(p, r.prefix) && r.glob.Match(p) ||
 			rel != "" && strings.HasPrefix(rel, r.prefix) && r.glob.Match(rel)
 		if hit && !hasFinding(dst, r.finding) {
-			dst = append(dst, call.NewFinding(r.finding, fmt.Sprintf("%s %s", acc.Kind, acc.Path)))
+			dst = append(dst, newFinding(r.finding, fmt.Sprintf("%s %s", acc.Kind, acc.Path)))
 		}
 	}
 	return plantedShadow(dst, acc, home)

@@ -16,7 +16,7 @@ func TestPathRules(t *testing.T) {
 	}
 	const home = "/home/u"
 	for _, r := range data {
-		if _, ok := call.LookupFinding(r.finding); !ok {
+		if _, ok := lookupKind(r.finding); !ok {
 			t.Errorf("%s: finding %q is not catalogued", r.pattern, r.finding)
 		}
 		example := strings.NewReplacer("**", "a/b", "*", "x").Replace(r.pattern)

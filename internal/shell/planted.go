@@ -111,7 +111,7 @@ func plantedShadow(dst []call.Finding, acc call.Access, home string) []call.Find
 		return dst
 	}
 	if prog, ok := planted.Shadow(acc.Path, home); ok && !hasFinding(dst, planted.FindShadow) {
-		dst = append(dst, call.NewFinding(planted.FindShadow, "writes "+acc.Path+", which runs in place of "+prog+" for every program that looks "+prog+" up on PATH"))
+		dst = append(dst, planted.Kinds.New(planted.FindShadow, "writes "+acc.Path+", which runs in place of "+prog+" for every program that looks "+prog+" up on PATH"))
 	}
 	return dst
 }

@@ -241,7 +241,7 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 	if i := strings.IndexByte(line, 0); i >= 0 {
 		// The parser drops NUL bytes, as bash does reading a script from standard input;
 		// bash -c cannot receive them, and other readers stop at the first one.
-		res.Findings = append(res.Findings, call.NewFinding(findNulByte, fmt.Sprintf("NUL byte at offset %d", i)))
+		res.Findings = append(res.Findings, newFinding(findNulByte, fmt.Sprintf("NUL byte at offset %d", i)))
 	}
 	res.out = a.lineOut()
 	a.release()
@@ -249,7 +249,7 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 }
 
 func lineFinding(id, evidence string) result {
-	return result{Analysis: Analysis{Findings: []call.Finding{call.NewFinding(id, evidence)}}}
+	return result{Analysis: Analysis{Findings: []call.Finding{newFinding(id, evidence)}}}
 }
 
 // separators counts the bytes that can start or separate commands: ; | & newlines,

@@ -10,6 +10,8 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/scan/confusable"
+	"github.com/moatdev/moat/internal/scan/injection"
+	"github.com/moatdev/moat/internal/scan/smuggling"
 )
 
 // Finding is one thing Inspect noticed about one tool of a listing.
@@ -85,8 +87,8 @@ const (
 	maxToolText = 1 << 20  // bytes of all the strings of one tool
 )
 
-// findTooLarge is the catalogued finding of input moat did not analyse in full.
-const findTooLarge = "input.too-large"
+// findTooLarge is the finding of input moat did not analyse in full.
+const findTooLarge = call.FindTooLarge
 
 // hit is one match of one of this package's signals.
 type hit struct {
@@ -124,7 +126,7 @@ func (r *report) add(id, field, detail string, signals ...string) {
 		at = r.server + "/" + r.tool
 	}
 	ev := fmt.Sprintf("tool %q %s: %s", at, field, detail)
-	r.findings = append(r.findings, Finding{Finding: call.NewFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
+	r.findings = append(r.findings, Finding{Finding: newFinding(id, ev), Tool: r.tool, Field: field, Signals: signals})
 }
 
 // checkName reports a name that hides characters, imitates another tool's name with
@@ -134,7 +136,7 @@ func (r *report) checkName(name string, tools []Tool, others []string, listed ma
 	if listed[name] {
 		r.add(FindShadowing, "name", "listed twice by the server", "duplicate name")
 	}
-	for _, f := range scan.Unicode(name) {
+	for _, f := range smuggling.Findings(name) {
 		if hiddenUnicode(f.ID) {
 			r.add(FindHidden, "name", f.Evidence, f.ID)
 		}
@@ -155,14 +157,14 @@ func (r *report) checkName(name string, tools []Tool, others []string, listed ma
 		}
 	}
 	detail := ""
-	for _, f := range scan.Confusables("name", name) {
+	for _, f := range smuggling.Confusables("name", name) {
 		detail = f.Evidence
 	}
 	if imitated != "" {
-		r.add(FindShadowing, "name", fmt.Sprintf("imitates tool %q: %s", imitated, detail), scan.FindConfusable)
+		r.add(FindShadowing, "name", fmt.Sprintf("imitates tool %q: %s", imitated, detail), smuggling.FindConfusable)
 		return
 	}
-	r.add(FindHidden, "name", detail, scan.FindConfusable)
+	r.add(FindHidden, "name", detail, smuggling.FindConfusable)
 }
 
 // checkText runs the detectors over one string of a tool's definition, reports what
@@ -172,7 +174,7 @@ func (r *report) checkText(sc *scope, w *where, s string, key bool, hits []hit) 
 		r.add(findTooLarge, w.field(), fmt.Sprintf("%d bytes; the first %d were inspected", len(s), maxText), "too long to inspect")
 		s = s[:runeStart(s, maxText)]
 	}
-	for _, f := range scan.Unicode(s) {
+	for _, f := range smuggling.Findings(s) {
 		if hiddenUnicode(f.ID) {
 			r.scanned = append(r.scanned, scanned{FindHidden, w.field(), f.Evidence, f.ID})
 		}
@@ -183,13 +185,13 @@ func (r *report) checkText(sc *scope, w *where, s string, key bool, hits []hit) 
 		return hits
 	}
 	sc.param = w.param()
-	folded := scan.Fold(s)
+	folded := smuggling.Fold(s)
 	sc.desc, sc.selfDone = "", false
 	if w.prefix == "" && len(w.segs) == 0 { // the description
 		sc.desc = folded
 	}
 	if wordy(s) {
-		for _, inj := range scan.FindInjections(s) {
+		for _, inj := range injection.Find(s) {
 			if len(inj.Signals) == 1 && inj.Signals[0] == "read a secret file" && inj.Start < sc.self() {
 				// "List the host aliases defined in ~/.ssh/config": the tool saying what
 				// it does, in the imperative that tool descriptions are written in.
@@ -353,14 +355,14 @@ func mergeWindows(s string, occurrences []span, before, after int) []span {
 // tool's documentation for a human reader.
 func findEncoded(sc *scope, s string) []span {
 	var out []span
-	for r := range scan.EncodedTexts(s) {
+	for r := range injection.EncodedTexts(s) {
 		inner := *sc
 		inner.desc, inner.selfDone = "", false // offsets of the decoded text are its own
 		strong := false
 		for _, m := range matchSignals(&inner, r.Text, false, true) {
 			strong = strong || m.sig.Weight >= medium
 		}
-		if strong || len(scan.FindInjections(r.Text)) > 0 {
+		if strong || len(injection.Find(r.Text)) > 0 {
 			out = append(out, span{r.Start, r.End})
 		}
 	}
@@ -415,7 +417,7 @@ var preconditionWords = lazyRegexp(`(?i)\b(?:before|prior\s+to|first|then|after|
 // and Japanese descriptions, and the injection detector reads them normalised anyway.
 func hiddenUnicode(id string) bool {
 	switch id {
-	case scan.FindZeroWidth, scan.FindBidiControl, scan.FindTagCharacters, scan.FindVariationSelector:
+	case smuggling.FindZeroWidth, smuggling.FindBidiControl, smuggling.FindTagCharacters, smuggling.FindVariationSelector:
 		return true
 	}
 	return false
@@ -425,7 +427,7 @@ func hiddenUnicode(id string) bool {
 // in a tool's definition.
 func injectionKind(id string) string {
 	switch id {
-	case scan.FindInjectionHidden, scan.FindInjectionInvisible:
+	case injection.FindHidden, injection.FindInvisible:
 		return FindHidden
 	}
 	return FindPoisoning

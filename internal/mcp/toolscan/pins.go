@@ -75,7 +75,7 @@ func (c Change) Finding(server string) call.Finding {
 	if what == "" {
 		what = "definition"
 	}
-	return call.NewFinding(FindChanged, fmt.Sprintf("tool %q: %s changed since it was pinned (sha256 %s… now %s…); accept with moat mcp pin --accept",
+	return Kinds.New(FindChanged, fmt.Sprintf("tool %q: %s changed since it was pinned (sha256 %s… now %s…); accept with moat mcp pin --accept",
 		server+"/"+c.Tool, what, shortHash(c.OldHash), shortHash(c.NewHash)))
 }
 

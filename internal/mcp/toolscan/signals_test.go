@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/scan/smuggling"
 )
 
 // signalCase is one line of testdata/signals.txt.
@@ -97,7 +97,7 @@ func TestSignalCases(t *testing.T) {
 			neg[c.signal]++
 		}
 		got := false
-		for _, m := range matchSignals(&c.scope, scan.Fold(c.text), !wordy(c.text), false) {
+		for _, m := range matchSignals(&c.scope, smuggling.Fold(c.text), !wordy(c.text), false) {
 			got = got || m.sig.Name == c.signal
 		}
 		if got != c.want {
@@ -156,7 +156,7 @@ func TestWindowsAgreeWithWholeText(t *testing.T) {
 		texts = append(texts, struct {
 			sc *scope
 			s  string
-		}{&c.scope, scan.Fold(c.text)})
+		}{&c.scope, smuggling.Fold(c.text)})
 	}
 	for _, dir := range []string{"benign", "poisoned"} {
 		for _, c := range loadCorpus(t, dir) {
@@ -166,7 +166,7 @@ func TestWindowsAgreeWithWholeText(t *testing.T) {
 					texts = append(texts, struct {
 						sc *scope
 						s  string
-					}{sc, scan.Fold(s)})
+					}{sc, smuggling.Fold(s)})
 				})
 			}
 		}

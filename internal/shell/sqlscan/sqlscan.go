@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// The finding ids, as catalogued in internal/call.
+// The finding ids, declared in Kinds.
 const (
 	// IDDrop is a statement that removes a database, table, column, key space or the like,
 	// or empties one: DROP, TRUNCATE, ALTER … DROP, FLUSHALL, dropDatabase().

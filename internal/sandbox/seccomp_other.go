@@ -1,5 +1,0 @@
-//go:build !linux
-
-package sandbox
-
-func mptcpFilterable() bool { return false }

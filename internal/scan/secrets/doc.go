@@ -1,0 +1,2 @@
+// Package secrets finds credentials in text (tokens, keys, passwords, connection strings), by rule tables of their formats.
+package secrets
