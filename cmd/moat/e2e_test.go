@@ -9,36 +9,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// moat is the real static binary, built on first use and removed by TestMain.
+var moat = testbin.New(testbin.Moat)
 
-// moatBinary builds the real static binary once per test run.
+// moatBinary returns the built binary, for tests that run it as an agent does.
 func moatBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "moat-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "moat")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return moat.Path(t)
 }
 
 // runMoat runs the binary with a fresh HOME and returns stdout, stderr and the exit code.
@@ -48,17 +30,8 @@ func runMoat(t *testing.T, stdin []byte, args ...string) ([]byte, []byte, int) {
 	cmd := exec.Command(moatBinary(t), args...)
 	cmd.Dir = home
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.Bytes(), stderr.Bytes(), code
+	r := testbin.Run(t, cmd, bytes.NewReader(stdin))
+	return r.Stdout, r.Stderr, r.Code
 }
 
 type response struct {
