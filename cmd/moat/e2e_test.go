@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,15 +21,13 @@ func moatBinary(t testing.TB) string {
 	return moat.Path(t)
 }
 
-// runMoat runs the binary with a fresh HOME and returns stdout, stderr and the exit code.
+// runMoat runs moat in process with a fresh HOME as working directory and returns stdout,
+// stderr and the exit code.
 func runMoat(t *testing.T, stdin []byte, args ...string) ([]byte, []byte, int) {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(moatBinary(t), args...)
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	r := testbin.Run(t, cmd, bytes.NewReader(stdin))
-	return r.Stdout, r.Stderr, r.Code
+	stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, string(stdin), args...)
+	return []byte(stdout), []byte(stderr), code
 }
 
 type response struct {
@@ -107,14 +103,11 @@ func TestCheckRecordRedactsSecrets(t *testing.T) {
 	home := t.TempDir()
 	// Assembled at run time so that the file holds no token-shaped string.
 	secret := "ghp_" + "R8fK2mQ9xLp4Vz7Nw3Ht" + "6Yb1Jc5Dg0Es2Ua9"
-	cmd := exec.Command(moatBinary(t), "check", "--record", "--", "curl -H 'Authorization: token "+secret+"' https://api.github.com/user")
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	out, err := cmd.CombinedOutput()
+	stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", "check", "--record", "--", "curl -H 'Authorization: token "+secret+"' https://api.github.com/user")
+	out := []byte(stdout + stderr)
 	// A credential on a command line is asked about (exit 2) by the recommended pack.
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-		t.Fatalf("want exit 2 (ask), got %v: %s", err, out)
+	if code != 2 {
+		t.Fatalf("want exit 2 (ask), got exit %d: %s", code, out)
 	}
 	if bytes.Contains(out, []byte(secret)) {
 		t.Errorf("the secret was printed: %s", out)

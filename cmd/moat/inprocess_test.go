@@ -16,7 +16,13 @@ import (
 // check that: Executable names the built binary, as it would in the released program.
 func runInProcess(t testing.TB, dir string, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	exe := moatBinary(t)
+	return runInProcessAs(t, moatBinary(t), dir, env, stdin, args...)
+}
+
+// runInProcessAs is runInProcess with exe as the path of the running moat binary, as if
+// moat had been started from there.
+func runInProcessAs(t testing.TB, exe, dir string, env []string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	vars := make(map[string]string, len(env))
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
