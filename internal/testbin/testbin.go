@@ -106,3 +106,13 @@ func Run(tb testing.TB, cmd *exec.Cmd, stdin io.Reader) Result {
 	}
 	return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Code: code}
 }
+
+// Rerun returns a command that runs the test named test again, alone and once, in a new
+// process of the running test binary, with env added to this process's environment: for
+// tests whose child must be a process of its own (another lock holder, a restricted
+// process, a fresh start). The child tells itself apart by a variable in env.
+func Rerun(test string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}

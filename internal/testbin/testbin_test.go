@@ -63,3 +63,15 @@ func TestBuildFailureIsReported(t *testing.T) {
 		t.Errorf("err = %v, want the compiler's message", err)
 	}
 }
+
+// TestRerun runs itself again as a child, which reports through its exit status that it
+// saw the variable.
+func TestRerun(t *testing.T) {
+	if os.Getenv("MOAT_TESTBIN_CHILD") == "1" {
+		os.Exit(7)
+	}
+	r := Run(t, Rerun(t.Name(), "MOAT_TESTBIN_CHILD=1"), nil)
+	if r.Code != 7 {
+		t.Errorf("the child exited %d, want 7:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
