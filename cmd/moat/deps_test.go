@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -55,23 +56,46 @@ func TestDependencies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list for every platform")
 	}
+	t.Parallel()
+	// go list mostly waits (on the file system, and on the go command's start): the
+	// platforms are listed at the same time.
+	type listing struct {
+		target string
+		deps   []string // PACKAGE MODULE, for the non-standard packages linked
+		cgo    []string // non-standard packages that use cgo when it is enabled
+	}
+	results := make([]listing, len(depTargets))
+	var wg sync.WaitGroup
+	for i, target := range depTargets {
+		wg.Go(func() {
+			results[i] = listing{
+				target: target,
+				deps:   goList(t, target, "0", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}} {{with .Module}}{{.Path}}{{end}}{{end}}", "github.com/moatdev/moat/cmd/moat"),
+				// With cgo enabled, as on a developer's machine, still no package outside
+				// the standard library may use it: the release is built with CGO_ENABLED=0.
+				cgo: goList(t, target, "1", "-deps", "-f", "{{if and (not .Standard) .CgoFiles}}{{.ImportPath}}{{end}}", "github.com/moatdev/moat/cmd/moat"),
+			}
+			checkDenied(t, target)
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
 	linked := map[string][]string{} // package → the targets that link it
 	modules := map[string]string{}  // package → its module
-	for _, target := range depTargets {
-		for _, line := range goList(t, target, "0", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}} {{with .Module}}{{.Path}}{{end}}{{end}}", "github.com/moatdev/moat/cmd/moat") {
+	for _, r := range results {
+		for _, line := range r.deps {
 			pkg, mod, _ := strings.Cut(line, " ")
 			if mod == "github.com/moatdev/moat" {
 				continue
 			}
-			linked[pkg] = append(linked[pkg], target)
+			linked[pkg] = append(linked[pkg], r.target)
 			modules[pkg] = mod
 		}
-		// With cgo enabled, as on a developer's machine, still no package outside the
-		// standard library may use it: the release is built with CGO_ENABLED=0.
-		for _, pkg := range goList(t, target, "1", "-deps", "-f", "{{if and (not .Standard) .CgoFiles}}{{.ImportPath}}{{end}}", "github.com/moatdev/moat/cmd/moat") {
-			t.Errorf("%s: %s uses cgo; the moat binary is static (CGO_ENABLED=0)", target, pkg)
+		for _, pkg := range r.cgo {
+			t.Errorf("%s: %s uses cgo; the moat binary is static (CGO_ENABLED=0)", r.target, pkg)
 		}
-		checkDenied(t, target)
 	}
 
 	reasons, want, err := readDeps(depsFile)
@@ -124,7 +148,7 @@ func checkDenied(t *testing.T, target string) {
 }
 
 // goList runs go list for target (GOOS/GOARCH) with cgo enabled or not, and returns the
-// lines of its output that are not empty.
+// lines of its output that are not empty; a failure fails the test and returns none.
 func goList(t *testing.T, target, cgo string, args ...string) []string {
 	t.Helper()
 	goos, goarch, _ := strings.Cut(target, "/")
@@ -136,7 +160,9 @@ func goList(t *testing.T, target, cgo string, args ...string) []string {
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = string(ee.Stderr)
 		}
-		t.Fatalf("go list for %s: %v\n%s", target, err, stderr)
+		// Errorf, not Fatalf: the platforms are listed from several goroutines.
+		t.Errorf("go list for %s: %v\n%s", target, err, stderr)
+		return nil
 	}
 	var lines []string
 	for _, l := range strings.Split(string(out), "\n") {
