@@ -1,4 +1,5 @@
-// Package atomicfile writes files so that readers see either the old content or the new, never a mix.
+// Package atomicfile writes files so that readers see either the old content or the new,
+// never a mix, and serialises the writers that update them.
 package atomicfile
 
 import (

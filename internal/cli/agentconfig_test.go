@@ -10,8 +10,9 @@ import (
 
 	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -78,7 +79,8 @@ func TestEditedFilesAreProtected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := a.compile(discover.Source{Name: filepath.Join(project, discover.ProjectFile), Data: []byte("version: 1\ndefault: allow\n")}, d)
+	svc := a.local(nil)
+	l, err := svc.Compile(source.Source{Name: filepath.Join(project, source.ProjectFile), Data: []byte("version: 1\ndefault: allow\n")}, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,11 @@ func TestEditedFilesAreProtected(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Cwd, c.Project = project, project
-			dec := l.engine.Evaluate(ctx, c)
+			res, err := svc.Decide(ctx, decide.CallRequest{Policy: l.Key(), Calls: []call.Call{c}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec := res.Decision
 			if dec.Verdict != call.Deny || !strings.HasPrefix(dec.Rule, "self-protection.") {
 				t.Errorf("%s writes %s, but %s %v is %s (rule %s): add it to the agent registry (internal/agent)",
 					f.by, f.path, tc.tool, tc.args, dec.Verdict, dec.Rule)

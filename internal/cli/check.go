@@ -14,11 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
-	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/protocol"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -108,29 +105,24 @@ func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	l, err := a.load(o.policy, cwd)
+	svc := a.local(nil)
+	pol, err := svc.Lookup(ctx, decide.Scope{Flag: o.policy, Cwd: cwd})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
 	if o.policy != "" {
-		if note := a.hooksNote(l.source.Path, cwd); note != "" {
+		if note := a.hooksNote(pol.Path, cwd); note != "" {
 			fmt.Fprintf(a.env.Stderr, "moat: note: %s\n", note)
 		}
 	}
-	var (
-		d  call.Decision
-		tr *engine.Trace
-	)
-	if o.explain {
-		d, tr = l.engine.Explain(ctx, c)
-	} else {
-		d = l.engine.Evaluate(ctx, c)
+	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: protocol.EventPreToolUse, Calls: []call.Call{c}, Explain: o.explain, Record: o.record})
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
 	}
-	if o.record {
-		if err := a.record(l, protocol.EventPreToolUse, c, d); err != nil {
-			return &exitCode{code: exitError, err: err}
-		}
+	if len(res.NotRecorded) > 0 {
+		return &exitCode{code: exitError, err: res.NotRecorded[0]}
 	}
+	d, tr := res.Decision, res.Trace
 	if err := a.printDecision(o, d, tr); err != nil {
 		return err
 	}
@@ -213,7 +205,7 @@ func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
 	} else if !filepath.IsAbs(c.Cwd) {
 		c.Cwd = filepath.Join(cwd, c.Cwd)
 	}
-	c.Project = discover.RepoRoot(c.Cwd)
+	c.Project = decide.ProjectRoot(c.Cwd)
 	c.Session = o.session
 	return c, nil
 }
@@ -252,12 +244,12 @@ func joinArgs(c call.Class, args []string) (string, error) {
 	return strings.Join(words, " "), nil
 }
 
-func (a *app) printDecision(o checkOptions, d call.Decision, tr *engine.Trace) error {
+func (a *app) printDecision(o checkOptions, d call.Decision, tr *decide.Trace) error {
 	w := a.env.Stdout
 	if o.json {
 		out := struct {
 			protocol.Response
-			Trace *engine.Trace `json:"trace,omitempty"`
+			Trace *decide.Trace `json:"trace,omitempty"`
 		}{protocol.NewResponse(d, scan.Redact), tr}
 		data, err := json.Marshal(out)
 		if err != nil {
@@ -291,7 +283,8 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	}
 	// One policy for the whole stream: the one for the working directory of moat itself,
 	// or --policy, so that every answer in a stream is made under the same rules.
-	l, err := a.load(o.policy, cwd)
+	svc := a.local(nil)
+	pol, err := svc.Lookup(ctx, decide.Scope{Flag: o.policy, Cwd: cwd})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
@@ -310,7 +303,7 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 				return encErr
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if encErr := enc.Encode(a.answer(ctx, l, o, line)); encErr != nil {
+			if encErr := enc.Encode(a.answer(ctx, svc, pol, o, line)); encErr != nil {
 				return encErr
 			}
 		}
@@ -327,7 +320,7 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	}
 }
 
-func (a *app) answer(ctx context.Context, l *loaded, o checkOptions, line []byte) any {
+func (a *app) answer(ctx context.Context, svc decide.Service, pol decide.Policy, o checkOptions, line []byte) any {
 	req, err := protocol.Decode(line)
 	if err != nil {
 		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
@@ -336,16 +329,14 @@ func (a *app) answer(ctx context.Context, l *loaded, o checkOptions, line []byte
 	if err != nil {
 		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
 	}
-	if c.Project == "" {
-		c.Project = discover.RepoRoot(c.Cwd)
+	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: protocol.EventPreToolUse, Calls: []call.Call{c}, Record: o.record})
+	if err != nil {
+		return protocol.ErrorResponse{Error: scan.Redact(err.Error())}
 	}
-	d := l.engine.Evaluate(ctx, c)
-	if o.record {
-		if err := a.record(l, protocol.EventPreToolUse, c, d); err != nil {
-			fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
-		}
+	for _, e := range res.NotRecorded {
+		fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(e.Error()))
 	}
-	return protocol.NewResponse(d, scan.Redact)
+	return protocol.NewResponse(res.Decision, scan.Redact)
 }
 
 // readLine reads one line without its newline. A line longer than limit is consumed and
@@ -374,42 +365,4 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 		}
 		return buf, false, err
 	}
-}
-
-// record appends a decision about c, made for event, to the audit log.
-func (a *app) record(l *loaded, event string, c call.Call, d call.Decision) error {
-	return a.appendRecord(l.dirs, decisionRecord(l, event, c, d))
-}
-
-// decisionRecord is the audit record of decision d on call c, made with policy l.
-func decisionRecord(l *loaded, event string, c call.Call, d call.Decision) audit.Record {
-	return audit.Record{
-		Agent: string(c.Agent), Session: c.Session, Event: event,
-		Class: string(c.Class), Tool: c.Tool, MCP: mcpName(c), Args: c.Args, Cwd: c.Cwd,
-		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
-		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: l.source.Name,
-		// The fail modes' rules are the decisions made when the call could not be.
-		Failure: d.Rule == call.RuleFailClosed || d.Rule == call.RuleFailOpen,
-	}
-}
-
-// mcpName names the MCP server and tool of c, or "" when c is no MCP call.
-func mcpName(c call.Call) string {
-	if c.MCP == nil {
-		return ""
-	}
-	return c.MCP.String()
-}
-
-// appendRecord appends rec to the audit log of the user whose directories are d.
-func (a *app) appendRecord(d dirs.Dirs, rec audit.Record) error {
-	log, err := audit.Open(audit.Options{Path: d.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
-	if err != nil {
-		return fmt.Errorf("opening audit log: %w", err)
-	}
-	if err := log.Append(rec); err != nil {
-		log.Close()
-		return fmt.Errorf("writing audit log: %w", err)
-	}
-	return log.Close()
 }

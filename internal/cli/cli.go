@@ -12,14 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
-	"github.com/moatdev/moat/internal/engine"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
-	"github.com/moatdev/moat/internal/selfguard"
-	"github.com/moatdev/moat/internal/trust"
 )
 
 // Env is everything a command takes from the process, injected so that commands can be
@@ -153,61 +151,41 @@ func (a *app) cwd() (string, error) {
 	return wd, nil
 }
 
-// host describes this user and installation to the policy: home, temp and moat's own paths
-// (which self-protection guards), including the policy file in use.
+// local is the decision service in this process, for this user, with the warnings about
+// skipped policy sources sent to warn (nil: stderr).
+func (a *app) local(warn func(string)) *decide.Local {
+	if warn == nil {
+		warn = a.warn
+	}
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn})
+}
+
+// host describes this user and installation to the policy (see decide.Local.Host).
 func (a *app) host(d dirs.Dirs, policyPath string) pathset.Host {
-	h := pathset.Host{
-		Home: d.Home,
-		Temp: d.Temp,
-		Moat: []string{
-			filepath.Join(d.Config, "**"),
-			filepath.Join(d.State, "**"),
-			"/**/" + discover.ProjectFile,
-		},
-	}
-	if policyPath != "" {
-		h.Moat = append(h.Moat, policyPath)
-	}
-	if exe, err := a.env.Executable(); err == nil && filepath.IsAbs(exe) {
-		h.Moat = append(h.Moat, exe)
-		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
-			h.Moat = append(h.Moat, real)
-		}
-	}
-	return h
+	return a.local(nil).Host(d, policyPath)
 }
 
-// self tells the guard of moat's own commands which binary is moat, and where the
-// agent's shell finds programs named without a slash: the PATH moat was started with,
-// which the agent passed on to its hooks.
-func (a *app) self() selfguard.Options {
-	o := selfguard.Options{Path: a.env.Getenv("PATH")}
-	if exe, err := a.env.Executable(); err == nil && filepath.IsAbs(exe) {
-		o.Binary = exe
-	}
-	return o
-}
-
-// loaded is a policy ready to evaluate with.
+// loaded is a policy compiled for this user, for the commands about policies (validate,
+// test, trust, launch, doctor); deciding calls goes through the decision service.
 type loaded struct {
-	source discover.Source
-	policy *policy.Policy
-	engine *engine.Engine
-	dirs   dirs.Dirs
+	source   source.Source
+	policy   *policy.Policy
+	dirs     dirs.Dirs
+	compiled *decide.Compiled
 }
 
-// load finds the policy for cwd (or the one named by flag), compiles it and builds an
-// engine. Warnings about skipped sources go to stderr.
-func (a *app) load(flag, cwd string) (*loaded, error) { return a.loadFor(flag, cwd, "") }
+func newLoaded(c *decide.Compiled) *loaded {
+	return &loaded{source: c.Source, policy: c.Policy, dirs: c.Dirs, compiled: c}
+}
 
-// loadFor is load for a call in cwd of a session whose project directory is project
-// ("" when none is known): see discover.Options.Project.
-func (a *app) loadFor(flag, cwd, project string) (*loaded, error) {
-	src, d, err := a.findPolicyWarn(flag, cwd, project, a.warn)
+// load finds the policy for cwd (or the one named by flag) and compiles it. Warnings
+// about skipped sources go to stderr.
+func (a *app) load(flag, cwd string) (*loaded, error) {
+	c, err := a.local(nil).Load(decide.Scope{Flag: flag, Cwd: cwd})
 	if err != nil {
 		return nil, err
 	}
-	return a.compile(src, d)
+	return newLoaded(c), nil
 }
 
 // warn writes a warning on stderr.
@@ -215,50 +193,32 @@ func (a *app) warn(msg string) { fmt.Fprintf(a.env.Stderr, "moat: warning: %s\n"
 
 // findPolicy finds the policy source for cwd (or the one named by flag), as the hooks
 // do. Warnings about skipped sources go to stderr.
-func (a *app) findPolicy(flag, cwd string) (discover.Source, dirs.Dirs, error) {
+func (a *app) findPolicy(flag, cwd string) (source.Source, dirs.Dirs, error) {
 	return a.findPolicyWarn(flag, cwd, "", a.warn)
 }
 
 // findPolicyWarn finds the policy source for a call in cwd of the session project
 // project (or the one named by flag), with the warnings about skipped sources sent to
 // warn.
-func (a *app) findPolicyWarn(flag, cwd, project string, warn func(string)) (discover.Source, dirs.Dirs, error) {
-	d, err := a.dirs()
-	if err != nil {
-		return discover.Source{}, d, err
-	}
-	src, err := discover.Find(discover.Options{
-		Flag: flag, Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Project: project, Dirs: d,
-		Trust: trust.Open(d.TrustStore()),
-		Warn:  warn,
-	})
-	return src, d, err
+func (a *app) findPolicyWarn(flag, cwd, project string, warn func(string)) (source.Source, dirs.Dirs, error) {
+	return a.local(warn).Find(decide.Scope{Flag: flag, Cwd: cwd, Project: project})
 }
 
-func (a *app) compile(src discover.Source, d dirs.Dirs) (*loaded, error) {
-	host := a.host(d, src.Path)
-	p, err := policy.Load(src.Name, src.Data, host)
+func (a *app) compile(src source.Source, d dirs.Dirs) (*loaded, error) {
+	c, err := a.local(nil).Compile(src, d)
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(p, engine.Options{Host: host, Now: a.env.Now, Self: a.self()})
-	if err != nil {
-		return nil, err
-	}
-	return &loaded{source: src, policy: p, engine: e, dirs: d}, nil
+	return newLoaded(c), nil
 }
 
 // compileFile reads and compiles one named policy file for this user.
 func (a *app) compileFile(file string) (*loaded, error) {
-	d, err := a.dirs()
+	c, err := a.local(nil).CompileFile(file)
 	if err != nil {
 		return nil, err
 	}
-	src, err := discover.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return a.compile(src, d)
+	return newLoaded(c), nil
 }
 
 // fileArg is the policy file named by a command's optional FILE argument (see policyFile).
@@ -279,7 +239,7 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 		}
 		return filepath.Clean(arg), nil
 	}
-	p, ok, err := discover.ProjectPolicy(cwd)
+	p, ok, err := source.ProjectPolicy(cwd)
 	if err != nil {
 		return "", err
 	}
@@ -295,5 +255,5 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 	if _, err := os.Lstat(d.UserPolicy()); err == nil {
 		return d.UserPolicy(), nil
 	}
-	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", discover.ProjectFile, cwd, d.UserPolicy())
+	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", source.ProjectFile, cwd, d.UserPolicy())
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
 )
@@ -89,29 +89,43 @@ func TestHookDeadlineVar(t *testing.T) {
 	}
 }
 
-// stuckDecider loads nothing and waits, in Decide or Record, on what never comes (a lock
-// another process holds, a disk that does not answer).
+// stuckDecider loads nothing and waits, in deciding or recording, on what never comes (a
+// lock another process holds, a disk that does not answer). Failures are recorded by the
+// embedded service.
 type stuckDecider struct {
-	p                  *policy.Policy
+	decide.Service
+	p                  decide.Policy
 	inDecide, inRecord bool
 	stop               chan struct{}
 	decision           call.Decision
 }
 
-func (s stuckDecider) Policy() *policy.Policy { return s.p }
-func (s stuckDecider) Decide(context.Context, call.Call) call.Decision {
+func (s stuckDecider) Lookup(context.Context, decide.Scope) (decide.Policy, error) { return s.p, nil }
+
+func (s stuckDecider) Decide(ctx context.Context, req decide.CallRequest) (decide.CallResult, error) {
 	if s.inDecide {
 		<-s.stop
 	}
-	return s.decision
+	if req.Record {
+		decide.ReportProgress(ctx, decide.StageRecording)
+		if s.inRecord {
+			<-s.stop
+		}
+	}
+	res := decide.CallResult{Calls: req.Calls, Decisions: []call.Decision{s.decision}, Decision: s.decision}
+	if req.Hook != nil {
+		res.Answer = &decide.HookAnswer{Verdict: s.decision.Verdict, Reason: decide.Reason(s.decision)}
+	}
+	return res, nil
 }
-func (s stuckDecider) Record(hook.Event, call.Call, call.Decision, string) error {
+
+func (s stuckDecider) Record(ctx context.Context, _ decide.RecordRequest) error {
+	decide.ReportProgress(ctx, decide.StageRecording)
 	if s.inRecord {
 		<-s.stop
 	}
 	return nil
 }
-func (stuckDecider) Skipped() []discover.Skipped { return nil }
 
 // TestHookDeadline: a hook whose decider is stuck answers in the agent's failure form
 // on the deadline (the policy's, unless MOAT_HOOK_DEADLINE sets one), names what it was
@@ -139,12 +153,12 @@ func TestHookDeadline(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, _, _ := guardApp(t, guardPolicy, tt.env)
 			a.env.Stdin = strings.NewReader(`{"session_id":"s","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
-			p := &policy.Policy{Source: "stuck.yaml", Fail: policy.FailOpen, Hooks: policy.DefaultHooks}
+			p := decide.Policy{Name: "stuck.yaml", Fail: policy.FailOpen, Hooks: policy.DefaultHooks}
 			p.Hooks.Deadline = tt.policy
-			tt.dec.p, tt.dec.stop = p, stop
+			tt.dec.p, tt.dec.stop, tt.dec.Service = p, stop, a.local(nil)
 			ad, _ := hook.ForAgent("claude-code")
 			start := time.Now()
-			out, finish := a.answerHookWith(context.Background(), ad, "", func(string, string, string) (hookDecider, error) { return tt.dec, nil })
+			out, finish := a.answerHookWith(context.Background(), ad, "", tt.dec)
 			finish()
 			took := time.Since(start)
 			// A timeout is never the policy's fail: open: nothing was decided in time.
@@ -171,12 +185,12 @@ func TestHookDeadline(t *testing.T) {
 func TestGuardDeadline(t *testing.T) {
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
-	p := &policy.Policy{Source: "p.yaml", Fail: policy.FailOpen, Hooks: policy.DefaultHooks}
+	p := decide.Policy{Name: "p.yaml", Fail: policy.FailOpen, Hooks: policy.DefaultHooks}
 	env := map[string]string{envHookDeadline: "200ms"}
 
 	a, stderr, _ := guardApp(t, guardPolicy, env)
-	stuck := stuckDecider{p: p, stop: stop, inDecide: true}
-	deps := guardDeps{decider: func(string, string, string) (hookDecider, error) { return stuck, nil }}
+	stuck := stuckDecider{Service: a.local(nil), p: p, stop: stop, inDecide: true}
+	deps := guardDeps{service: stuck}
 	start := time.Now()
 	if a.guard(context.Background(), guardOptions{event: eventRun, deps: deps}, "true") {
 		t.Error("a command whose decision is stuck ran")
@@ -190,10 +204,10 @@ func TestGuardDeadline(t *testing.T) {
 
 	// An ask the user takes longer than the deadline to answer still runs once approved.
 	a, stderr, _ = guardApp(t, guardPolicy, env)
-	ask := stuckDecider{p: p, stop: stop, decision: call.Decision{Verdict: call.Ask, Rule: "r"}}
+	ask := stuckDecider{Service: a.local(nil), p: p, stop: stop, decision: call.Decision{Verdict: call.Ask, Rule: "r"}}
 	tty := &fakeTTY{Reader: slowReader{r: strings.NewReader("y\n"), delay: 400 * time.Millisecond}}
 	deps = guardDeps{
-		decider: func(string, string, string) (hookDecider, error) { return ask, nil },
+		service: ask,
 		openTTY: func() (io.ReadWriteCloser, error) { return tty, nil },
 	}
 	if !a.guard(context.Background(), guardOptions{event: eventRun, deps: deps}, "true") {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/doctor"
 	"github.com/moatdev/moat/internal/logview"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/sandbox"
 	"github.com/moatdev/moat/internal/trust"
 )
@@ -74,7 +74,7 @@ func (a *app) doctor(ctx context.Context, asJSON bool) error {
 		return err
 	}
 	in := doctor.Inputs{
-		Dirs: d, Cwd: cwd, Project: discover.RepoRoot(cwd), GOOS: runtime.GOOS,
+		Dirs: d, Cwd: cwd, Project: source.RepoRoot(cwd), GOOS: runtime.GOOS,
 		Executable: exe, Version: buildInfo().Version,
 		LookPath:  a.lookPath,
 		VersionOf: func(path string) (string, error) { return moatVersion(ctx, path) },
@@ -145,8 +145,8 @@ func (a *app) doctorPolicy(cwd string) (doctor.PolicyInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	src, err := discover.Find(discover.Options{
-		Env: a.env.Getenv(discover.EnvVar), Cwd: cwd, Dirs: d,
+	src, err := source.Find(source.Options{
+		Env: a.env.Getenv(source.EnvVar), Cwd: cwd, Dirs: d,
 		Trust: trust.Open(d.TrustStore()),
 		Warn:  func(msg string) { info.Warnings = append(info.Warnings, msg) },
 	})

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/atomicfile"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/trust"
 )
 
@@ -46,7 +46,7 @@ Init never overwrites an existing moat.yaml unless --force is given.`,
 			if err != nil {
 				return err
 			}
-			file := filepath.Join(cwd, discover.ProjectFile)
+			file := filepath.Join(cwd, source.ProjectFile)
 			if force {
 				err = atomicfile.WriteFile(file, data, 0o644)
 			} else {

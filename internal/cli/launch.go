@@ -13,8 +13,8 @@ import (
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/sandbox"
 )
 
@@ -105,7 +105,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 	// hooks find it again and refuse it once changed. Any other file is named in
 	// MOAT_POLICY, and so is protected from writes itself.
 	policyFile := ""
-	if l.source.Kind != discover.FromProject && l.source.Kind != discover.FromEmbedded {
+	if l.source.Kind != source.FromProject && l.source.Kind != source.FromEmbedded {
 		policyFile = l.source.Path
 	}
 	abi, abiErr := sandbox.KernelABI()
@@ -134,7 +134,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 			fmt.Fprintf(a.env.Stderr, "moat: warning: the policy %s is inside the workspace; to keep the agent from changing it, the directories above it in the workspace are closed to new, deleted and renamed entries. Trust it (moat trust) and launch without --policy, and the hooks will find it and refuse it once changed.\n", policyFile)
 		}
 	}
-	plan.Env = setEnv(plan.Env, discover.EnvVar, policyFile)
+	plan.Env = setEnv(plan.Env, source.EnvVar, policyFile)
 	state := "none"
 	if abi > 0 {
 		state = "landlock-abi-" + strconv.Itoa(abi)
@@ -175,7 +175,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 
 // launchedPolicy is the policy a launch derives its sandbox from.
 type launchedPolicy struct {
-	source discover.Source
+	source source.Source
 	policy *policy.Policy
 	dirs   dirs.Dirs
 }
@@ -241,7 +241,7 @@ func (a *app) launchWorkspace(flag, fromPolicy []string, cwd string) ([]string, 
 	if len(fromPolicy) > 0 {
 		return fromPolicy, nil
 	}
-	if root := discover.RepoRoot(cwd); root != "" {
+	if root := source.RepoRoot(cwd); root != "" {
 		return []string{root}, nil
 	}
 	return []string{cwd}, nil

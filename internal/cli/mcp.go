@@ -17,7 +17,7 @@ import (
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/mcp"
 	"github.com/moatdev/moat/internal/mcp/httpproxy"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
@@ -171,30 +171,48 @@ before the server starts.`,
 			if err != nil {
 				return err
 			}
-			l, err := a.load(policyFlag, cwd)
+			// Decisions are recorded before each answer, through one open log for the
+			// process's life; the HTTP proxy, which serves many clients at once, queues
+			// them instead (write is set below, before the first call).
+			var write func(audit.Record) error
+			svc := decide.NewLocal(decide.Options{
+				Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn,
+				Write: func(r audit.Record) error { return write(r) },
+			})
+			pol, err := svc.Lookup(cmd.Context(), decide.Scope{Flag: policyFlag, Cwd: cwd})
 			if err != nil {
 				return fmt.Errorf("cannot load the policy, so the MCP server %s is not started: %w", name, err)
 			}
-			// record writes a decision to the audit log before the answer, through one
-			// open log for the process's life; the HTTP proxy, which serves many clients
-			// at once, queues it instead.
-			w := &auditWriter{a: a, path: l.dirs.AuditLog(), lockWait: audit.DefaultLockWait}
+			d, err := svc.Dirs()
+			if err != nil {
+				return err
+			}
+			w := &auditWriter{a: a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
 			defer w.close()
-			record := func(event string, c call.Call, d call.Decision) {
-				if err := w.write(decisionRecord(l, event, c, d)); err != nil {
+			write = w.write
+			warnNotRecorded := func(err error) {
+				if err != nil {
 					fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
 				}
 			}
 			p := &mcp.Proxy{
-				Server: name, Cwd: cwd, Project: discover.RepoRoot(cwd), Log: a.env.Stderr,
-				Output: l.policy.Output, ChangedTools: l.policy.MCP.ChangedTools, VetTimeout: listTimeout,
+				Server: name, Cwd: cwd, Project: decide.ProjectRoot(cwd), Log: a.env.Stderr,
+				Output: pol.Output, ChangedTools: pol.ChangedTools, VetTimeout: listTimeout,
 				Decide: func(ctx context.Context, c call.Call) call.Decision {
 					if ag != "" {
 						c.Agent = ag // else the agent the client's clientInfo names, if any
 					}
-					d := l.engine.Evaluate(ctx, c)
-					record("mcp "+c.MCP.String(), c, d)
-					return d
+					event := "mcp " + c.MCP.String()
+					res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: event, Calls: []call.Call{c}, Record: true})
+					if err != nil {
+						reason := "cannot decide the call: " + err.Error()
+						warnNotRecorded(svc.RecordFailure(ctx, decide.Failure{Agent: c.Agent, Event: event, Call: c, Policy: pol.Name, Reason: reason, Open: pol.FailOpen()}))
+						return decide.FailDecision(pol.FailOpen(), reason)
+					}
+					for _, e := range res.NotRecorded {
+						warnNotRecorded(e)
+					}
+					return res.Decision
 				},
 				Record: func(kind mcp.RecordKind, c call.Call, d call.Decision) {
 					if ag != "" {
@@ -204,10 +222,10 @@ before the server starts.`,
 					if kind != mcp.RecordCall {
 						event = "mcp " + string(kind) + " " + c.MCP.String()
 					}
-					record(event, c, d)
+					warnNotRecorded(svc.Record(cmd.Context(), decide.RecordRequest{Policy: pol.Key, Event: event, Call: c, Decision: d}))
 				},
 			}
-			pins, err := toolscan.Open(l.dirs.MCPPins(), name)
+			pins, err := toolscan.Open(d.MCPPins(), name)
 			if err != nil {
 				return fmt.Errorf("cannot read the pinned tools of %s, so the server is not started: %w", name, err)
 			}
@@ -225,7 +243,7 @@ before the server starts.`,
 				if err != nil {
 					return err
 				}
-				record = func(event string, c call.Call, d call.Decision) { rec.Add(decisionRecord(l, event, c, d)) }
+				write = func(r audit.Record) error { rec.Add(r); return nil }
 				return a.serveMCPHTTP(cmd.Context(), p, up, httpOptions{listen: listen, allowRemote: allowRemote, maxRequests: maxRequests, recorder: rec})
 			}
 			server := exec.Command(args[0], args[1:]...)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moatdev/moat/internal/textdiff"
 	"io"
 	"io/fs"
 	"os"
@@ -17,10 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/mcp"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -135,7 +134,7 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 	}
 	project := ""
 	if cwd, err := a.cwd(); err == nil {
-		project = discover.RepoRoot(cwd)
+		project = source.RepoRoot(cwd)
 	}
 	failed := false
 	found := false
@@ -158,7 +157,7 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 			if o.dryRun && res.Old != res.New {
 				// A remote server's headers are in its diff, and a diff is read on
 				// terminals and in CI logs: credentials are masked.
-				r.Diff = scan.Redact(textdiff.Unified(res.Old, res.New))
+				r.Diff = scan.Redact(proposedDiff(file, res.Old, res.New))
 			}
 			if err != nil {
 				failed = true
@@ -286,7 +285,7 @@ func (a *app) mcpScan(ctx context.Context, agents []string, asJSON, pin bool, ti
 	}
 	project := ""
 	if cwd, err := a.cwd(); err == nil {
-		project = discover.RepoRoot(cwd)
+		project = source.RepoRoot(cwd)
 	}
 	worst := exitOK
 	for _, c := range clients {

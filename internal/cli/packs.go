@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 )
 
 func newPacksCmd(a *app) *cobra.Command {
@@ -97,7 +97,7 @@ func (a *app) loadPacks(names ...string) ([]*policy.Pack, []string, error) {
 		}
 		packs = append(packs, p)
 	}
-	src, err := discover.Embedded()
+	src, err := source.Embedded()
 	if err != nil {
 		return nil, nil, err
 	}

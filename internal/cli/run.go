@@ -15,9 +15,8 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/hook"
-	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -56,8 +55,9 @@ type guardDeps struct {
 	exec func(path string, argv, env []string) error
 	// environ is the environment the program gets.
 	environ func() []string
-	// decider, when set, replaces app.hookDecider (tests of failures while deciding).
-	decider func(policyFlag, cwd, project string) (hookDecider, error)
+	// service, when set, replaces the local decision service (tests of failures while
+	// deciding).
+	service decide.Service
 }
 
 func osGuardDeps() guardDeps {
@@ -253,23 +253,31 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) bool {
 	ev, policyName, stage := prog.snapshot()
 	reason := fmt.Sprintf("no decision within the deadline of %s: moat was still %s (%s or the policy's hooks.deadline sets the deadline)", limit, stage, envHookDeadline)
 	fmt.Fprintf(a.env.Stderr, "moat: %s; not running the command\n", reason)
-	a.recordWithin(func(bg *app) { bg.recordFailure(o.agent, ev, policyName, reason, false) })()
+	// The failure is recorded by a service of its own: what hung may be the one asked.
+	a.recordWithin(func(bg *app) {
+		bg.recordFailure(context.WithoutCancel(ctx), bg.local(nil), o.agent, ev, policyName, reason, false)
+	})()
 	return false
 }
 
 // guardWork is guard's work, run under its watchdog.
 func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *watchdog, prog *hookProgress, deadlineErr error) (run bool) {
+	svc := o.deps.service
+	if svc == nil {
+		svc = a.local(nil)
+	}
 	refuse := func(msg string) bool {
 		fmt.Fprintf(a.env.Stderr, "moat: %s\n", printable(scan.Redact(msg)))
 		return false
 	}
 	stage := func(s string) { prog.set(func(p *hookProgress) { p.stage = s }) }
+	ctx = decide.WithProgress(ctx, stage)
 	// A command moat could not decide is refused, and recorded as a failure.
 	ev := hook.Event{Kind: hook.PreTool, Name: o.event}
 	policyName := ""
 	failed := func(msg string, open bool) {
 		stage("recording a failure (" + msg + ")")
-		a.recordFailure(o.agent, ev, policyName, msg, open)
+		a.recordFailure(ctx, svc, o.agent, ev, policyName, msg, open)
 	}
 	if deadlineErr != nil {
 		failed(deadlineErr.Error(), false)
@@ -286,31 +294,36 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 		failed("cannot make a call of the command: "+err.Error(), false)
 		return refuse("cannot make a call of the command: " + err.Error())
 	}
-	c.Cwd, c.Project = cwd, discover.RepoRoot(cwd)
+	c.Cwd, c.Project = cwd, decide.ProjectRoot(cwd)
 	ev.Call = c
 	prog.set(func(p *hookProgress) { p.ev = ev })
 
-	newDecider := a.hookDecider
-	if o.deps.decider != nil {
-		newDecider = o.deps.decider
-	}
-	dec, err := newDecider(o.policy, cwd, "")
+	pol, err := svc.Lookup(ctx, decide.Scope{Flag: o.policy, Cwd: cwd})
 	if err != nil {
 		failed("cannot load the policy: "+err.Error(), false)
 		return refuse("cannot load the policy, so the command does not run: " + err.Error())
 	}
-	policyName = dec.Policy().Source
-	w.usePolicy(dec.Policy().Hooks.Deadline)
-	prog.set(func(p *hookProgress) { p.policyName, p.stage = policyName, "deciding" })
+	policyName = pol.Name
+	w.usePolicy(pol.Hooks.Deadline)
+	prog.set(func(p *hookProgress) { p.policyName, p.stage = policyName, decide.StageDeciding })
 	var d call.Decision
+	// undecided follows the fail mode: only a call that could not be decided at all
+	// does; a failure after a decision (asking, recording) never turns it into an allow.
+	undecided := func(why string) bool {
+		if pol.FailOpen() {
+			failed(why, true)
+			fmt.Fprintf(a.env.Stderr, "moat: warning: %s; running the command because the policy says fail: open\n", printable(scan.Redact(why)))
+			return true
+		}
+		failed(why, false)
+		return refuse(why + "; not running the command")
+	}
 	defer func() {
 		r := recover()
 		if r == nil {
 			return
 		}
-		// Only a call that could not be decided at all follows the fail mode: a failure
-		// after a decision (asking, recording) never turns it into an allow.
-		if !d.Verdict.Valid() && dec.Policy().Fail == policy.FailOpen {
+		if !d.Verdict.Valid() && pol.FailOpen() {
 			failed(fmt.Sprintf("internal error: %v", r), true)
 			fmt.Fprintf(a.env.Stderr, "moat: warning: internal error (%v); running the command because the policy says fail: open\n", r)
 			run = true
@@ -322,11 +335,22 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 		run = refuse(fmt.Sprintf("internal error (%v); not running the command", r))
 	}()
 
-	d = dec.Decide(ctx, c)
+	// Decided first and recorded after: an ask is recorded with the user's answer.
+	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: o.event, Calls: []call.Call{c}})
+	if err != nil {
+		return undecided("cannot decide the command: " + err.Error())
+	}
+	d = res.Decision
+	record := func(d call.Decision) {
+		stage(decide.StageRecording)
+		// A failure to record is on stderr, which the user sees.
+		if err := svc.Record(ctx, decide.RecordRequest{Policy: pol.Key, Event: o.event, Call: c, Decision: d}); err != nil {
+			fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(err.Error()))
+		}
+	}
 	switch d.Verdict {
 	case call.Allow, call.Audit:
-		stage("recording the decision")
-		dec.Record(ev, c, d, "") // a failure to record is on stderr, which the user sees
+		record(d)
 		return true
 	case call.Ask:
 		w.holding(true)
@@ -334,22 +358,20 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 		w.holding(false)
 		rec := d
 		rec.Reason = strings.TrimSpace(d.Reason + " (" + note + ")")
-		stage("recording the decision")
-		dec.Record(ev, c, rec, "")
+		record(rec)
 		if !ok {
 			return refuse(fmt.Sprintf("not run: %s (rule %s); %s", reasonOf(d), d.Rule, note))
 		}
 		return true
 	}
 	// Deny, and anything that is not a verdict: the zero Decision never runs a command.
-	stage("recording the decision")
-	dec.Record(ev, c, d, "")
+	record(d)
 	return refuse(fmt.Sprintf("denied: %s (rule %s)", reasonOf(d), d.Rule))
 }
 
 // reasonOf is the decision's reason, or what its verdict means when it has none.
 func reasonOf(d call.Decision) string {
-	return strings.TrimSuffix(strings.TrimPrefix(hookReason(d), "moat: "), fmt.Sprintf(" (rule %s)", d.Rule))
+	return strings.TrimSuffix(strings.TrimPrefix(decide.Reason(d), "moat: "), fmt.Sprintf(" (rule %s)", d.Rule))
 }
 
 // askUser asks on the terminal whether the command may run. It reports the answer and a

@@ -15,8 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/discover"
-	"github.com/moatdev/moat/internal/hook"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/policy"
 )
 
@@ -317,23 +316,28 @@ func TestReadAnswerLeavesTypeahead(t *testing.T) {
 	}
 }
 
-// panicky is a decider that fails where told to.
+// panicky is a decision service that fails where told to; failures are recorded by the
+// embedded one.
 type panicky struct {
+	decide.Service
 	fail            policy.FailMode
 	verdict         call.Verdict
 	inDecide, inRec bool
 }
 
-func (p panicky) Policy() *policy.Policy { return &policy.Policy{Fail: p.fail} }
-func (p panicky) Decide(context.Context, call.Call) call.Decision {
+func (p panicky) Lookup(context.Context, decide.Scope) (decide.Policy, error) {
+	return decide.Policy{Fail: p.fail}, nil
+}
+
+func (p panicky) Decide(context.Context, decide.CallRequest) (decide.CallResult, error) {
 	if p.inDecide {
 		panic("boom")
 	}
-	return call.Decision{Verdict: p.verdict, Rule: "r"}
+	d := call.Decision{Verdict: p.verdict, Rule: "r"}
+	return decide.CallResult{Decisions: []call.Decision{d}, Decision: d}, nil
 }
-func (panicky) Skipped() []discover.Skipped { return nil }
 
-func (p panicky) Record(hook.Event, call.Call, call.Decision, string) error {
+func (p panicky) Record(context.Context, decide.RecordRequest) error {
 	if p.inRec {
 		panic("boom")
 	}
@@ -357,7 +361,8 @@ func TestGuardInternalErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, stderr, _ := guardApp(t, guardPolicy, nil)
-			deps := guardDeps{decider: func(string, string, string) (hookDecider, error) { return tt.p, nil }}
+			tt.p.Service = a.local(nil)
+			deps := guardDeps{service: tt.p}
 			if got := a.guard(context.Background(), guardOptions{event: eventRun, deps: deps}, "true"); got != tt.run {
 				t.Errorf("guard = %v, want %v; stderr %q", got, tt.run, stderr)
 			}

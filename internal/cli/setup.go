@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moatdev/moat/internal/textdiff"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/atomicfile"
-	"github.com/moatdev/moat/internal/discover"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -128,7 +127,7 @@ func (a *app) setup(o setupOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		project = discover.RepoRoot(cwd)
+		project = source.RepoRoot(cwd)
 		if project == "" {
 			project = cwd
 		}
@@ -233,7 +232,7 @@ func (e setupEdit) write(ag setup.Agent, file, old, text string, exists bool, ev
 		would = append(would, "would have "+retargeted+" in")
 	}
 	if e.o.dryRun {
-		fmt.Fprintf(w, "%s: %s %s:\n%s", ag.Agent, strings.Join(would, "; "), file, textdiff.Unified(old, text))
+		fmt.Fprintf(w, "%s: %s %s:\n%s", ag.Agent, strings.Join(would, "; "), file, proposedDiff(file, old, text))
 		return nil
 	}
 	if err := e.replace(file, old, text, exists); err != nil {
@@ -286,7 +285,7 @@ func (e setupEdit) trust(ag setup.Agent, hooksFile, trustFile, old, text string)
 		fmt.Fprintf(w, "%s: %s already trusts moat's hooks (%s)\n", ag.Agent, ag.Agent, trustFile)
 		return nil
 	case e.o.dryRun:
-		fmt.Fprintf(w, "%s: would have changed %s's trust in moat's hooks in %s:\n%s", ag.Agent, ag.Agent, trustFile, textdiff.Unified(cfg, out))
+		fmt.Fprintf(w, "%s: would have changed %s's trust in moat's hooks in %s:\n%s", ag.Agent, ag.Agent, trustFile, proposedDiff(trustFile, cfg, out))
 		return nil
 	}
 	if e.o.uninstall && strings.TrimSpace(out) == "" {
@@ -408,7 +407,7 @@ func (a *app) status(asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	project := discover.RepoRoot(cwd)
+	project := source.RepoRoot(cwd)
 	var agents []agentStatus
 	for _, ag := range setup.Agents {
 		st := agentStatus{Agent: string(ag.Agent), Installed: isDir(filepath.Join(home, ag.ConfigDir()))}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -42,7 +42,7 @@ Exit status: 0 when every test passes, 1 when one fails or the policy is invalid
 			if err != nil {
 				return err
 			}
-			results := l.engine.RunTests(cmd.Context(), l.policy.Tests, filepath.Dir(file))
+			results := l.compiled.RunTests(cmd.Context(), filepath.Dir(file))
 			return a.reportTests(file, results, asJSON, verbose)
 		},
 	}
@@ -51,7 +51,7 @@ Exit status: 0 when every test passes, 1 when one fails or the policy is invalid
 	return cmd
 }
 
-func (a *app) reportTests(file string, results []engine.TestResult, asJSON, verbose bool) error {
+func (a *app) reportTests(file string, results []decide.TestResult, asJSON, verbose bool) error {
 	failed := 0
 	for _, r := range results {
 		if !r.Passed() {

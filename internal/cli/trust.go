@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/moatdev/moat/internal/textdiff"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/discover"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/trust"
 )
 
@@ -81,12 +80,12 @@ Trust refuses a policy that does not validate.`,
 			}
 			file := firstArg(args)
 			if file == "" {
-				p, ok, err := discover.ProjectPolicy(cwd)
+				p, ok, err := source.ProjectPolicy(cwd)
 				if err != nil {
 					return err
 				}
 				if !ok {
-					return fmt.Errorf("no %s from %s up to the repository root; name the file to trust", discover.ProjectFile, cwd)
+					return fmt.Errorf("no %s from %s up to the repository root; name the file to trust", source.ProjectFile, cwd)
 				}
 				file = p
 			} else if file, err = a.policyFile(file, cwd); err != nil {
@@ -119,11 +118,11 @@ Trust refuses a policy that does not validate.`,
 			// Trust is kept by real path: a link whose real file lies outside the
 			// repository would lend that file's trust to this repository, so it is not
 			// trusted; a copy can be.
-			root := discover.RepoRoot(filepath.Dir(file))
+			root := source.RepoRoot(filepath.Dir(file))
 			if root == "" {
 				root = filepath.Dir(file)
 			}
-			why, err := discover.Escape(file, root)
+			why, err := source.Escape(file, root)
 			if err != nil {
 				return err
 			}
@@ -161,7 +160,7 @@ Trust refuses a policy that does not validate.`,
 // trustDiff prints what changed in file since it was trusted, and reports whether it
 // differs from the trusted version (or was never trusted).
 func (a *app) trustDiff(store *trust.Store, file string) (bool, error) {
-	src, err := discover.ReadFile(file)
+	src, err := source.ReadFile(file)
 	if err != nil {
 		return false, err
 	}
@@ -190,6 +189,6 @@ func (a *app) trustDiff(store *trust.Store, file string) (bool, error) {
 		fmt.Fprintf(a.env.Stdout, "%s is trusted as it is\n", file)
 		return false, nil
 	}
-	_, err = io.WriteString(a.env.Stdout, textdiff.WithHeaders(file+" (trusted)", string(old), file+" (now)", string(current)))
+	_, err = io.WriteString(a.env.Stdout, fileDiff(file+" (trusted)", string(old), file+" (now)", string(current)))
 	return true, err
 }

@@ -167,14 +167,14 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 	ids := e.identities(c) // shared by the units: each protected file is read at most once
 	var (
 		best      call.Decision
-		bestLabel string
+		bestLabel unitLabel
 		findings  []call.Finding
 	)
 	for i := range units {
 		u := &units[i]
 		var ut *UnitTrace
 		if tr != nil {
-			tr.Units = append(tr.Units, UnitTrace{Label: u.label, Accesses: u.subject.Accesses, Opaque: u.subject.Opaque, Findings: u.subject.Findings})
+			tr.Units = append(tr.Units, UnitTrace{Label: u.label.String(), Accesses: u.subject.Accesses, Opaque: u.subject.Opaque, Findings: u.subject.Findings})
 			ut = &tr.Units[len(tr.Units)-1]
 		}
 		d := e.decideUnit(&u.subject, ut, ids)
@@ -184,7 +184,7 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 		}
 	}
 	if len(units) > 1 && best.Reason != "" {
-		best.Reason = bestLabel + ": " + best.Reason
+		best.Reason = bestLabel.String() + ": " + best.Reason
 	}
 	best.Findings = findings
 	return best

@@ -49,7 +49,7 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 	}
 	units := e.shellUnitsWith(sc, sb, 0, env)
 	for i := range units {
-		units[i].label = "the code written into " + p + ", " + units[i].label
+		units[i].label.prefix = "the code written into " + p + ", " + units[i].label.prefix
 	}
 	return units
 }

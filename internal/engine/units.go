@@ -20,8 +20,40 @@ import (
 // unit is one part of a call that is decided on its own: a command of a shell line, one of
 // its redirections, the line as a whole (for findings about it), or a whole non-shell call.
 type unit struct {
-	label   string
+	label   unitLabel
 	subject policy.Subject
+}
+
+// unitLabel says which part of a call a unit is, for the trace and for the reason of a
+// call made of several units. Most decisions need neither, so the text is built only when
+// asked for: formatting it for every command cost more than matching some of them.
+type unitLabel struct {
+	// prefix says what runs the part (another tool, a run of moat, written code).
+	prefix string
+	text   string
+	// cmd, when set, is the command the unit is, number n of its line; with redirect set,
+	// the unit is that redirection of the command.
+	cmd      *call.Command
+	n        int
+	redirect *call.Access
+}
+
+func fixedLabel(text string) unitLabel { return unitLabel{text: text} }
+
+func (l unitLabel) String() string {
+	switch {
+	case l.redirect != nil:
+		return fmt.Sprintf("%sredirection of command %d (%s)", l.prefix, l.n, *l.redirect)
+	case l.cmd != nil:
+		return fmt.Sprintf("%scommand %d (%s)", l.prefix, l.n, commandText(l.cmd))
+	}
+	return l.prefix + l.text
+}
+
+// runBy returns the label of the part when what runs it.
+func (l unitLabel) runBy(what string) unitLabel {
+	l.prefix = what + " runs " + l.prefix
+	return l
 }
 
 func (e *Engine) units(c *call.Call) []unit {
@@ -60,7 +92,7 @@ func (e *Engine) units(c *call.Call) []unit {
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
-	units := []unit{{label: c.Describe(), subject: s}}
+	units := []unit{{label: fixedLabel(c.Describe()), subject: s}}
 	units = append(units, e.plantedUnits(c, base)...)
 	if line, ok := mcpShellCommand(c); ok {
 		// A tool that runs shell commands is held to the shell rules too: its command is
@@ -69,7 +101,7 @@ func (e *Engine) units(c *call.Call) []unit {
 		sb := base
 		sb.Call = sc
 		for _, u := range e.shellUnits(sc, sb) {
-			u.label = c.MCP.String() + " runs " + u.label
+			u.label = u.label.runBy(c.MCP.String())
 			units = append(units, u)
 		}
 	}
@@ -223,7 +255,7 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 	secretsFound := false
 	for i := range a.Commands {
 		cmd := &a.Commands[i]
-		label := fmt.Sprintf("command %d (%s)", i+1, commandText(cmd))
+		label := unitLabel{cmd: cmd, n: i + 1}
 		s := base
 		s.Command = cmd
 		s.Opaque = cmd.Opaque
@@ -261,11 +293,11 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 			}
 		}
 		units = append(units, unit{label: label, subject: s})
-		for _, acc := range cmd.Accesses {
-			if acc.Redirect {
+		for j := range cmd.Accesses {
+			if acc := &cmd.Accesses[j]; acc.Redirect {
 				r := base
-				r.Accesses = []call.Access{acc}
-				units = append(units, unit{label: fmt.Sprintf("redirection of command %d (%s)", i+1, acc), subject: r})
+				r.Accesses = []call.Access{*acc}
+				units = append(units, unit{label: unitLabel{cmd: cmd, n: i + 1, redirect: acc}, subject: r})
 			}
 		}
 		units = append(units, e.moatRuns(c, base, label, judged.Runs, depth)...)
@@ -280,11 +312,11 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 		s := base
 		s.Findings = a.Findings
 		s.Opaque = true
-		units = append(units, unit{label: "the command line", subject: s})
+		units = append(units, unit{label: fixedLabel("the command line"), subject: s})
 	}
 	if len(units) == 0 {
 		// Nothing runs (an empty line, only assignments): still one unit to decide.
-		units = append(units, unit{label: "the command line", subject: base})
+		units = append(units, unit{label: fixedLabel("the command line"), subject: base})
 	}
 	return units
 }
@@ -294,14 +326,14 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 // the agent's own lines, since moat launch and the proxy do not decide them at all, and
 // moat run and moat shell decide them by a policy the line may have chosen. A line
 // nested too deep is opaque.
-func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label string, runs []string, depth int) []unit {
+func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label unitLabel, runs []string, depth int) []unit {
 	var units []unit
 	for _, inner := range runs {
 		if depth >= maxMoatNesting {
 			s := base
 			s.Opaque = true
 			s.Findings = []call.Finding{call.NewFinding("shell.too-deep", fmt.Sprintf("moat runs moat more than %d times over", maxMoatNesting))}
-			units = append(units, unit{label: label + " runs " + inner, subject: s})
+			units = append(units, unit{label: fixedLabel(inner).runBy(label.String()), subject: s})
 			continue
 		}
 		sc := *c
@@ -309,7 +341,7 @@ func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label string, runs 
 		sb := base
 		sb.Call = &sc
 		for _, u := range e.shellUnitsAt(&sc, sb, depth+1) {
-			u.label = label + " runs " + u.label
+			u.label = u.label.runBy(label.String())
 			units = append(units, u)
 		}
 	}

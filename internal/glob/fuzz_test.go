@@ -110,6 +110,9 @@ func FuzzPath(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, pattern, path string, fold bool) {
+		if got, ok := plainPrefix(pattern); ok && got != parsedPrefix(pattern) {
+			t.Fatalf("plainPrefix(%q) = %q, the parser says %q", pattern, got, parsedPrefix(pattern))
+		}
 		p, err := CompilePath(pattern, Options{FoldCase: fold})
 		if err != nil {
 			if _, ok := err.(*PatternError); !ok {

@@ -4,7 +4,9 @@ package glob
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Options change how a path pattern matches.
@@ -240,6 +242,14 @@ func nextSegment(path string, pos int) (string, int) {
 // gives "/home/u", "/etc/passwd" gives "/etc/passwd", and "/*/x" gives "/". It returns ""
 // for a pattern CompilePath would reject.
 func LiteralPrefix(pattern string) string {
+	if prefix, ok := plainPrefix(pattern); ok {
+		return prefix
+	}
+	return parsedPrefix(pattern)
+}
+
+// parsedPrefix is LiteralPrefix for any pattern, through the parser.
+func parsedPrefix(pattern string) string {
 	segs, err := parsePath(pattern, false)
 	if err != nil {
 		return ""
@@ -252,6 +262,37 @@ func LiteralPrefix(pattern string) string {
 		return "/"
 	}
 	return joinLiterals(segs[:n])
+}
+
+// plainPrefix is LiteralPrefix without compiling the pattern, for the patterns shell
+// globs usually are (/p/build/*.o): absolute, valid UTF-8, with no escapes, classes,
+// braces or "**", and no "." or ".." segment after the first one with a wildcard. Such a
+// pattern has no error for the parser to find, and its literal prefix is its leading
+// segments, cleaned. It reports false for any other pattern.
+func plainPrefix(pattern string) (string, bool) {
+	if pattern == "" || pattern[0] != '/' || strings.ContainsAny(pattern, `\[{`) ||
+		strings.Contains(pattern, "**") || !utf8.ValidString(pattern) {
+		return "", false
+	}
+	wild := strings.IndexAny(pattern, "*?")
+	if wild < 0 {
+		return path.Clean(pattern), true
+	}
+	dir := pattern[:strings.LastIndexByte(pattern[:wild], '/')]
+	for rest := pattern[len(dir)+1:]; ; {
+		seg, after, more := strings.Cut(rest, "/")
+		if seg == "." || seg == ".." {
+			return "", false
+		}
+		if !more {
+			break
+		}
+		rest = after
+	}
+	if dir == "" {
+		return "/", true
+	}
+	return path.Clean(dir), true
 }
 
 // HasMeta reports whether s contains an unescaped '*', '?', '[' or '{'.

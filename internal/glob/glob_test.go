@@ -256,9 +256,21 @@ func TestLiteralPrefix(t *testing.T) {
 		{"/a/{b,c}/d", "/a"},
 		{"relative/x", ""},
 		{"/a/[", ""},
+		{"/a/b/../c/*.o", "/a/c"},
+		{"/../*", "/"},
+		{"/a/*/..", ""},
+		{"/a/*/./b", "/a"},
+		{"/a/b**", ""},
+		{"/a/b/", "/a/b"},
+		{"/a/?/", "/a"},
+		{"/a/\xff/*", ""},
 	} {
 		if got := LiteralPrefix(tc.pattern); got != tc.want {
 			t.Errorf("LiteralPrefix(%q) = %q, want %q", tc.pattern, got, tc.want)
+		}
+		// The shortcut for plain patterns answers as the parser does, or leaves it to it.
+		if got, ok := plainPrefix(tc.pattern); ok && got != parsedPrefix(tc.pattern) {
+			t.Errorf("plainPrefix(%q) = %q, the parser says %q", tc.pattern, got, parsedPrefix(tc.pattern))
 		}
 	}
 }

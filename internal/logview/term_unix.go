@@ -2,13 +2,13 @@
 
 package logview
 
-import "golang.org/x/sys/unix"
+import "golang.org/x/term"
 
 // terminalWidth asks the terminal driver for the window size, which only a terminal has.
 func terminalWidth(fd uintptr) (int, bool) {
-	ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
+	width, _, err := term.GetSize(int(fd))
 	if err != nil {
 		return 0, false
 	}
-	return int(ws.Col), true
+	return width, true
 }

@@ -11,9 +11,11 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
 )
 
 // denyTools is a decider that denies the named tools and asks about the ones named
@@ -238,23 +240,26 @@ func TestCallOf(t *testing.T) {
 	}
 }
 
-// recommendedDecider decides with the embedded recommended policy, as `moat mcp proxy`
-// does without a policy file.
+// recommendedDecider decides with the embedded recommended policy through the decision
+// service, as `moat mcp proxy` does without a policy file.
 func recommendedDecider(tb testing.TB) Decider {
-	host := policy.Host{Home: "/home/u", Temp: []string{"/tmp"}}
 	data, err := policy.Template(policy.DefaultTemplate)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := policy.Load(policy.EmbeddedPrefix+policy.DefaultTemplate, data, host)
+	svc := decide.NewLocal(decide.Options{Getenv: func(string) string { return "" }})
+	d := dirs.Dirs{Home: "/home/u", Temp: []string{"/tmp"}, Config: "/home/u/.config/moat", State: "/home/u/.local/state/moat"}
+	compiled, err := svc.Compile(source.Source{Kind: source.FromEmbedded, Name: policy.EmbeddedPrefix + policy.DefaultTemplate, Data: data}, d)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e, err := engine.New(p, engine.Options{Host: host})
-	if err != nil {
-		tb.Fatal(err)
+	return func(ctx context.Context, c call.Call) call.Decision {
+		res, err := svc.Decide(ctx, decide.CallRequest{Policy: compiled.Key(), Calls: []call.Call{c}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return res.Decision
 	}
-	return e.Evaluate
 }
 
 // BenchmarkToolsCall is what the proxy adds to a tools/call: reading the frame strictly

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // Remote servers run through moat's stdio bridge.
@@ -167,7 +167,7 @@ func (c Client) bridge(text string, sx syntax, v *value, name, moat string) (ed 
 	if len(headers) == 0 {
 		note = "it sends no credentials of its own: if the agent signs in to it (OAuth), the bridge cannot, and the server will refuse it"
 	}
-	return edit{start, end, repl}, note, ""
+	return edit{Start: start, End: end, Text: repl}, note, ""
 }
 
 // transport is the reason the entry v, whose URL is given by r, is not for the bridge,
@@ -285,14 +285,14 @@ func (c Client) headers(text string, sx syntax, v *value) (hs []header, envVars 
 // env values finds them as they were written in the entry.
 func upstream(target string, headers []header) string {
 	var b strings.Builder
-	b.WriteString(`{"url":` + jsonc.Quote(target))
+	b.WriteString(`{"url":` + textedit.Quote(target))
 	if len(headers) > 0 {
 		b.WriteString(`,"headers":{`)
 		for i, h := range headers {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(jsonc.Quote(h.name) + ":" + jsonc.Quote(h.value))
+			b.WriteString(textedit.Quote(h.name) + ":" + textedit.Quote(h.value))
 		}
 		b.WriteByte('}')
 	}
@@ -305,14 +305,14 @@ func upstream(target string, headers []header) string {
 func jsonStdio(text string, v *value, typed bool, moat, name, up, orig string, carried []int) string {
 	args := make([]string, 0, 7)
 	for _, a := range bridgeArgs(name) {
-		args = append(args, jsonc.Quote(a))
+		args = append(args, textedit.Quote(a))
 	}
 	var members []string
 	if typed {
 		members = append(members, `"type": "stdio"`)
 	}
-	members = append(members, `"command": `+jsonc.Quote(moat), `"args": [`+strings.Join(args, ", ")+`]`)
-	envPair := [2]string{jsonc.Quote(upstreamEnv) + ": " + jsonc.Quote(up), jsonc.Quote(originalEnv) + ": " + jsonc.Quote(orig)}
+	members = append(members, `"command": `+textedit.Quote(moat), `"args": [`+strings.Join(args, ", ")+`]`)
+	envPair := [2]string{textedit.Quote(upstreamEnv) + ": " + textedit.Quote(up), textedit.Quote(originalEnv) + ": " + textedit.Quote(orig)}
 	obj := text[v.Start:v.End]
 	if !strings.Contains(obj, "\n") {
 		members = append(members, `"env": {`+envPair[0]+", "+envPair[1]+"}")
@@ -354,17 +354,17 @@ func jsonStdio(text string, v *value, typed bool, moat, name, up, orig string, c
 func tomlStdio(text string, v *value, moat, name, up, orig string, envVars []string, carried []int) string {
 	args := make([]string, 0, 7)
 	for _, a := range bridgeArgs(name) {
-		args = append(args, jsonc.Quote(a))
+		args = append(args, textedit.Quote(a))
 	}
 	lines := []string{
-		"command = " + jsonc.Quote(moat),
+		"command = " + textedit.Quote(moat),
 		"args = [" + strings.Join(args, ", ") + "]",
-		"env = { " + upstreamEnv + " = " + tomlString(up) + ", " + originalEnv + " = " + jsonc.Quote(orig) + " }",
+		"env = { " + upstreamEnv + " = " + tomlString(up) + ", " + originalEnv + " = " + textedit.Quote(orig) + " }",
 	}
 	if len(envVars) > 0 {
 		names := make([]string, len(envVars))
 		for i, n := range envVars {
-			names[i] = jsonc.Quote(n)
+			names[i] = textedit.Quote(n)
 		}
 		lines = append(lines, "env_vars = ["+strings.Join(names, ", ")+"]")
 	}
@@ -388,7 +388,7 @@ func tomlStdio(text string, v *value, moat, name, up, orig string, envVars []str
 func tomlString(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == '\'' || c < 0x20 || c == 0x7f {
-			return jsonc.Quote(s)
+			return textedit.Quote(s)
 		}
 	}
 	return "'" + s + "'"
@@ -448,7 +448,7 @@ func (c Client) unwrapBridge(text string, e entry, sx syntax, moat string, argv 
 			" would undo the change: edit it by hand, or restore the file from its " + BackupSuffix)
 	}
 	start, end := c.span(v)
-	return []edit{{start, end, orig}}, ch, true
+	return []edit{{Start: start, End: end, Text: orig}}, ch, true
 }
 
 // parseEntry reads the text of one entry as span gives it: a JSON object, or the keys
@@ -497,7 +497,7 @@ func canon(text string, sx syntax, v *value) string {
 			slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(v.Keys[a], v.Keys[b]) })
 			b.WriteByte('{')
 			for _, i := range order {
-				b.WriteString(jsonc.Quote(v.Keys[i]) + ":")
+				b.WriteString(textedit.Quote(v.Keys[i]) + ":")
 				walk(v.Elems[i])
 				b.WriteByte(',')
 			}
@@ -514,7 +514,7 @@ func canon(text string, sx syntax, v *value) string {
 			if !ok {
 				s = "\x00" + text[v.Start:v.End]
 			}
-			b.WriteString(jsonc.Quote(s))
+			b.WriteString(textedit.Quote(s))
 		default:
 			raw := text[v.Start:v.End]
 			if f, err := strconv.ParseFloat(raw, 64); err == nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // remoteLayouts are remote servers in the layouts each rule of bridge.go has a case for,
@@ -216,7 +216,7 @@ func TestUnwrapEditedRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	const changed = "it was changed since moat wrapped it, and restoring MOAT_MCP_ORIGINAL would undo the change: edit it by hand, or restore the file from its .moat-backup"
-	original := `"MOAT_MCP_ORIGINAL": ` + jsonc.Quote("{\n      \"url\": \"https://x.example.com/mcp\",\n      \"headers\": {\"A\": \"b\"}\n    }")
+	original := `"MOAT_MCP_ORIGINAL": ` + textedit.Quote("{\n      \"url\": \"https://x.example.com/mcp\",\n      \"headers\": {\"A\": \"b\"}\n    }")
 	if !strings.Contains(wrapped, original) {
 		t.Fatalf("the wrapped entry does not hold %s:\n%s", original, wrapped)
 	}

@@ -5,8 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/moatdev/moat/internal/jsonc"
-	"github.com/moatdev/moat/internal/tomlspan"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // jsonEntries finds the server entries of a JSON file, following the client's paths.
@@ -62,7 +61,7 @@ func step(where, key string, quoted bool) string {
 	}
 	switch {
 	case quoted || !plain:
-		return where + "[" + jsonc.Quote(key) + "]"
+		return where + "[" + textedit.Quote(key) + "]"
 	case where == "":
 		return key
 	}
@@ -166,13 +165,13 @@ func tomlEntries(text string) ([]entry, error) {
 
 type jsonSyntax struct{}
 
-func (jsonSyntax) unquote(raw string) (string, bool) { return jsonc.Unquote(raw) }
+func (jsonSyntax) unquote(raw string) (string, bool) { return textedit.UnquoteJSON(raw) }
 
 // addArgs puts the new member right after the command's value, so that whatever
 // followed the command (a comma, a comment, the closing brace) still follows: on a line
 // of its own, indented like the command, when the command's key starts its line.
 func (jsonSyntax) addArgs(text string, cmdKey int, cmd *value, list string) edit {
-	return edit{cmd.End, cmd.End, jsonArgsSep(text, cmdKey) + `"args": ` + list}
+	return edit{Start: cmd.End, End: cmd.End, Text: jsonArgsSep(text, cmdKey) + `"args": ` + list}
 }
 
 func (jsonSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool) {
@@ -180,7 +179,7 @@ func (jsonSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey i
 	if argsKey != cmd.End+len(sep) || text[cmd.End:args.Start] != sep+`"args": ` {
 		return edit{}, false
 	}
-	return edit{cmd.End, args.End, ""}, true
+	return edit{Start: cmd.End, End: args.End, Text: ""}, true
 }
 
 // jsonArgsSep is what separates the command's value from an added args member. It is
@@ -199,11 +198,11 @@ func jsonArgsSep(text string, cmdKey int) string {
 	return "," + nl + indent
 }
 
-func (jsonSyntax) skipSpace(text string, pos int) int { return jsonc.SkipSpace(text, pos) }
+func (jsonSyntax) skipSpace(text string, pos int) int { return textedit.SkipJSONSpace(text, pos) }
 
 type tomlSyntax struct{}
 
-func (tomlSyntax) skipSpace(text string, pos int) int { return tomlspan.SkipSpace(text, pos) }
+func (tomlSyntax) skipSpace(text string, pos int) int { return textedit.SkipTOMLSpace(text, pos) }
 
 func (tomlSyntax) unquote(raw string) (string, bool) { return unquoteTOML(raw) }
 
@@ -211,7 +210,7 @@ func (tomlSyntax) unquote(raw string) (string, bool) { return unquoteTOML(raw) }
 // on a line.
 func (tomlSyntax) addArgs(text string, cmdKey int, cmd *value, list string) edit {
 	at, nl, indent := tomlLineAfter(text, cmdKey, cmd)
-	return edit{at, at, nl + indent + "args = " + list}
+	return edit{Start: at, End: at, Text: nl + indent + "args = " + list}
 }
 
 func (tomlSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey int, args *value) (edit, bool) {
@@ -222,7 +221,7 @@ func (tomlSyntax) removeAddedArgs(text string, cmdKey int, cmd *value, argsKey i
 	if rest := text[args.End:]; rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
 		return edit{}, false
 	}
-	return edit{at, args.End, ""}, true
+	return edit{Start: at, End: args.End, Text: ""}, true
 }
 
 // tomlLineAfter returns where the line holding the end of the command's value ends, the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/moatdev/moat/internal/mcpconfig"
-	"github.com/moatdev/moat/internal/textdiff"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 func ExampleClient_Wrap() {
@@ -21,13 +21,16 @@ func ExampleClient_Wrap() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Print(textdiff.Unified(text, wrapped))
+	fmt.Printf("%s", diff.Diff("mcp.json (now)", []byte(text), "mcp.json (after)", []byte(wrapped)))
 	for _, c := range changes {
 		fmt.Println(c)
 	}
 	restored, _, _ := cursor.Unwrap(wrapped)
 	fmt.Println("restored exactly:", restored == text)
 	// Output:
+	// diff mcp.json (now) mcp.json (after)
+	// --- mcp.json (now)
+	// +++ mcp.json (after)
 	// @@ -1,7 +1,7 @@
 	//  {
 	//    // my servers

@@ -18,7 +18,7 @@ type FileResult struct {
 	// and the link stays a link.
 	Path string
 	// Old and New are the file's text before and after; they are equal when nothing
-	// changed. textdiff.Unified(Old, New) shows the change.
+	// changed. A unified diff of the two shows the change (moat mcp wrap --dry-run).
 	Old, New string
 	// Changes has a Change per server entry, as Wrap or Unwrap reports them.
 	Changes []Change

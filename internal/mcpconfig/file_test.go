@@ -2,7 +2,7 @@ package mcpconfig
 
 import (
 	"errors"
-	"github.com/moatdev/moat/internal/textdiff"
+	"github.com/rogpeppe/go-internal/diff"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,7 +54,7 @@ func TestWrapFileAndBack(t *testing.T) {
 		t.Fatalf("unwrap: %+v %v", back, err)
 	}
 	if readFile(t, path) != input {
-		t.Errorf("unwrapping did not restore the file:\n%s", textdiff.Unified(input, readFile(t, path)))
+		t.Errorf("unwrapping did not restore the file:\n%s", diff.Diff("input", []byte(input), path, []byte(readFile(t, path))))
 	}
 }
 

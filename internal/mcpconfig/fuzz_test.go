@@ -1,7 +1,7 @@
 package mcpconfig
 
 import (
-	"github.com/moatdev/moat/internal/textdiff"
+	"github.com/rogpeppe/go-internal/diff"
 	"os"
 	"strings"
 	"testing"
@@ -84,7 +84,7 @@ func checkWrap(t *testing.T, c Client, text string) {
 	if _, _, err := c.Wrap(back, moatBin, Options{}); err != nil {
 		t.Fatalf("%s: the unwrapped text does not parse: %v\n%q", c.Name, err, back)
 	}
-	_ = textdiff.Unified(text, wrapped)
+	_ = diff.Diff("text", []byte(text), "wrapped", []byte(wrapped))
 }
 
 func FuzzJSON(f *testing.F) {

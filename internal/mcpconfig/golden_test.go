@@ -3,7 +3,7 @@ package mcpconfig
 import (
 	"encoding/json"
 	"flag"
-	"github.com/moatdev/moat/internal/textdiff"
+	"github.com/rogpeppe/go-internal/diff"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,7 +83,7 @@ func checkGolden(t *testing.T, name, got string) {
 	}
 	want := readFile(t, name)
 	if got != want {
-		t.Errorf("%s differs from what moat gives:\n%s", name, textdiff.Unified(want, got))
+		t.Errorf("%s differs from what moat gives:\n%s", name, diff.Diff("want", []byte(want), "got", []byte(got)))
 	}
 }
 
@@ -109,11 +109,11 @@ func TestGolden(t *testing.T) {
 			checkGolden(t, g.changesPath(), renderChanges(changes)+"-- unwrap --\n"+renderChanges(restored))
 
 			if unwrapped != input {
-				t.Errorf("unwrapping did not restore the file byte for byte:\n%s", textdiff.Unified(input, unwrapped))
+				t.Errorf("unwrapping did not restore the file byte for byte:\n%s", diff.Diff("input", []byte(input), "unwrapped", []byte(unwrapped)))
 			}
 			again, changes2, err := g.client.Wrap(wrapped, moatBin, Options{})
 			if err != nil || again != wrapped {
-				t.Errorf("wrapping twice changed the file (%v):\n%s", err, textdiff.Unified(wrapped, again))
+				t.Errorf("wrapping twice changed the file (%v):\n%s", err, diff.Diff("wrapped", []byte(wrapped), "again", []byte(again)))
 			}
 			for i, c := range changes2 {
 				if !c.Already && !c.Skipped {

@@ -3,7 +3,7 @@ package mcpconfig
 import (
 	"encoding/json"
 	"errors"
-	"github.com/moatdev/moat/internal/textdiff"
+	"github.com/rogpeppe/go-internal/diff"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -207,7 +207,7 @@ func TestUnwrapReformatted(t *testing.T) {
 	// A remote server's entry comes back as it was written, in the old layout, so the
 	// file is compared by value; the servers' command lines are checked exactly.
 	if want := reformat(input); reformat(back) != want {
-		t.Errorf("unwrapping the reformatted file:\n%s", textdiff.Unified(want, reformat(back)))
+		t.Errorf("unwrapping the reformatted file:\n%s", diff.Diff("want", []byte(want), "unwrapped", []byte(reformat(back))))
 	}
 	if !strings.Contains(back, `"args": [
             "-y",

@@ -3,10 +3,10 @@ package mcpconfig
 import (
 	"errors"
 
-	"github.com/moatdev/moat/internal/tomlspan"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
-// Codex keeps its MCP servers in TOML. The reader is internal/tomlspan, the one moat
+// Codex keeps its MCP servers in TOML. The reader is internal/textedit, the one moat
 // setup edits Codex's hook trust with; this file only gives its spans the names the rest
 // of the package uses and turns its errors into *ParseErrors.
 
@@ -33,8 +33,8 @@ type tomlKV struct {
 }
 
 func parseTOML(text string) (*tomlDoc, error) {
-	d, err := tomlspan.Parse(text)
-	if se, ok := errors.AsType[*tomlspan.SyntaxError](err); ok {
+	d, err := textedit.ParseTOML(text)
+	if se, ok := errors.AsType[*textedit.SyntaxError](err); ok {
 		return nil, newParseError(text, se.Offset, "%s", se.Msg)
 	}
 	if err != nil {
@@ -51,6 +51,6 @@ func parseTOML(text string) (*tomlDoc, error) {
 }
 
 // unquoteTOML decodes a string token of any of the four kinds.
-func unquoteTOML(raw string) (string, bool) { return tomlspan.Unquote(raw) }
+func unquoteTOML(raw string) (string, bool) { return textedit.UnquoteTOML(raw) }
 
-func isBare(c byte) bool { return tomlspan.IsBare(c) }
+func isBare(c byte) bool { return textedit.IsBareKey(c) }

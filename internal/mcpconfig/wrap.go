@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // How Unwrap gives back exactly what Wrap changed.
@@ -125,11 +125,8 @@ type entry struct {
 	subtable string
 }
 
-// edit replaces text[start:end] with repl.
-type edit struct {
-	start, end int
-	repl       string
-}
+// edit replaces text[Start:End] with Text.
+type edit = textedit.Edit
 
 // syntax is what differs between the JSON and TOML files when moat edits an entry.
 type syntax interface {
@@ -279,19 +276,19 @@ func (c Client) wrapEntry(text string, e entry, sx syntax, moat string, opts Opt
 		return nil, ch
 	}
 
-	prefix := []string{jsonc.Quote("mcp"), jsonc.Quote("proxy"), jsonc.Quote("--name"), jsonc.Quote(e.name), jsonc.Quote("--"), text[cmd.Start:cmd.End]}
-	edits := []edit{{cmd.Start, cmd.End, jsonc.Quote(moat)}}
+	prefix := []string{textedit.Quote("mcp"), textedit.Quote("proxy"), textedit.Quote("--name"), textedit.Quote(e.name), textedit.Quote("--"), text[cmd.Start:cmd.End]}
+	edits := []edit{{Start: cmd.Start, End: cmd.End, Text: textedit.Quote(moat)}}
 	switch {
 	case args == nil:
 		edits = append(edits, sx.addArgs(text, keyOf(v, cmd), cmd, "["+strings.Join(prefix, ",")+"]"))
 	case len(args.Elems) == 0:
-		edits = append(edits, edit{args.Start + 1, args.Start + 1, strings.Join(prefix, ", ")})
+		edits = append(edits, edit{Start: args.Start + 1, End: args.Start + 1, Text: strings.Join(prefix, ", ")})
 	default:
 		in := args.Start + 1
 		if ws := leadingBlanks(text[in:args.Elems[0].Start]); strings.Contains(ws, "\n") {
-			edits = append(edits, edit{in, in, ws + strings.Join(prefix, ", ") + ","})
+			edits = append(edits, edit{Start: in, End: in, Text: ws + strings.Join(prefix, ", ") + ","})
 		} else {
-			edits = append(edits, edit{in, in, strings.Join(prefix, ", ") + ", "})
+			edits = append(edits, edit{Start: in, End: in, Text: strings.Join(prefix, ", ") + ", "})
 		}
 	}
 	return edits, ch
@@ -329,24 +326,24 @@ func (c Client) unwrapEntry(text string, e entry, sx syntax) ([]edit, Change, bo
 		return nil, ch, true
 	}
 	el := args.Elems
-	edits := []edit{{cmd.Start, cmd.End, text[el[k+1].Start:el[k+1].End]}}
+	edits := []edit{{Start: cmd.Start, End: cmd.End, Text: text[el[k+1].Start:el[k+1].End]}}
 	if ed, ok := exactArgs(text, sx, v, cmd, args, k); ok {
 		return append(edits, ed), ch, true
 	}
 	ch.Reason = reasonLayout
 	if len(el) > k+2 {
-		return append(edits, edit{el[0].Start, el[k+2].Start, ""}), ch, true
+		return append(edits, edit{Start: el[0].Start, End: el[k+2].Start, Text: ""}), ch, true
 	}
-	return append(edits, edit{args.Start, args.End, "[]"}), ch, true
+	return append(edits, edit{Start: args.Start, End: args.End, Text: "[]"}), ch, true
 }
 
 // exactArgs is the edit that undoes Wrap's insertion into args, if args holds it as
 // Wrap wrote it (see the top of this file). k is the index of the "--" element.
 func exactArgs(text string, sx syntax, v, cmd, args *value, k int) (edit, bool) {
 	el := args.Elems
-	if k != 4 || len(el) < 6 || text[el[2].Start:el[2].End] != jsonc.Quote("--name") ||
-		text[el[0].Start:el[0].End] != jsonc.Quote("mcp") || text[el[1].Start:el[1].End] != jsonc.Quote("proxy") ||
-		text[el[4].Start:el[4].End] != jsonc.Quote("--") {
+	if k != 4 || len(el) < 6 || text[el[2].Start:el[2].End] != textedit.Quote("--name") ||
+		text[el[0].Start:el[0].End] != textedit.Quote("mcp") || text[el[1].Start:el[1].End] != textedit.Quote("proxy") ||
+		text[el[4].Start:el[4].End] != textedit.Quote("--") {
 		return edit{}, false
 	}
 	seps := func(sep string) bool {
@@ -368,13 +365,13 @@ func exactArgs(text string, sx syntax, v, cmd, args *value, k int) (edit, bool) 
 	case el[0].Start == in && len(el) == 6 && strings.HasPrefix(text[sx.skipSpace(text, x.End):], "]"):
 		// Nothing but space and comments after the command: Wrap never writes a
 		// trailing comma there, and cutting before one would leave "[,]".
-		return edit{in, x.End, ""}, true
+		return edit{Start: in, End: x.End, Text: ""}, true
 	case el[0].Start == in && strings.HasPrefix(text[x.End:], ", "):
-		return edit{in, x.End + 2, ""}, true
+		return edit{Start: in, End: x.End + 2, Text: ""}, true
 	case len(el) > 6:
 		ws := text[in:el[0].Start]
 		if isBlank(ws) && strings.Contains(ws, "\n") && text[x.End] == ',' && leadingBlanks(text[x.End+1:el[6].Start]) == ws {
-			return edit{in, x.End + 1, ""}, true
+			return edit{Start: in, End: x.End + 1, Text: ""}, true
 		}
 	}
 	return edit{}, false
@@ -480,21 +477,4 @@ func remoteKeys(rs []remote) string {
 
 // apply makes the edits to text. Edits of different entries cannot overlap, nor can
 // those of one entry; should that ever be wrong, the text is refused, not garbled.
-func apply(text string, edits []edit) (string, error) {
-	if len(edits) == 0 {
-		return text, nil
-	}
-	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
-	var b strings.Builder
-	at := 0
-	for _, e := range edits {
-		if e.start < at || e.end < e.start || e.end > len(text) {
-			return "", fmt.Errorf("internal error: overlapping edits at %d:%d", lineOf(text, e.start), e.start)
-		}
-		b.WriteString(text[at:e.start])
-		b.WriteString(e.repl)
-		at = e.end
-	}
-	b.WriteString(text[at:])
-	return b.String(), nil
-}
+func apply(text string, edits []edit) (string, error) { return textedit.Apply(text, edits) }

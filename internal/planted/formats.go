@@ -11,9 +11,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/moatdev/moat/internal/jsonc"
 	"github.com/moatdev/moat/internal/shell/oneliner"
-	"github.com/moatdev/moat/internal/tomlspan"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // npmLifecycle are the package.json scripts that npm, yarn and pnpm run by themselves on
@@ -72,13 +71,13 @@ func decodeJSON(text string) (map[string]any, bool) {
 	if json.Unmarshal([]byte(text), &doc) == nil {
 		return doc, true
 	}
-	if v, err := jsonc.Parse(text); err == nil {
+	if v, err := textedit.ParseJSON(text); err == nil {
 		if m, ok := jsoncAny(text, v).(map[string]any); ok {
 			return m, true
 		}
 	}
 	frag := "{" + strings.Trim(strings.TrimSpace(text), ",") + "}"
-	if v, err := jsonc.Parse(frag); err == nil {
+	if v, err := textedit.ParseJSON(frag); err == nil {
 		if m, ok := jsoncAny(frag, v).(map[string]any); ok {
 			return m, true
 		}
@@ -87,7 +86,7 @@ func decodeJSON(text string) (map[string]any, bool) {
 }
 
 // jsoncAny converts a parsed JSONC value to what encoding/json would decode.
-func jsoncAny(text string, v *jsonc.Value) any {
+func jsoncAny(text string, v *textedit.Value) any {
 	if v == nil {
 		return nil
 	}
@@ -105,7 +104,7 @@ func jsoncAny(text string, v *jsonc.Value) any {
 		}
 		return a
 	case '"':
-		s, _ := jsonc.Unquote(text[v.Start:v.End])
+		s, _ := textedit.UnquoteJSON(text[v.Start:v.End])
 		return s
 	}
 	return text[v.Start:v.End]
@@ -503,7 +502,7 @@ var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {
 // pyprojectCode finds the commands of task runners configured in pyproject.toml, and an
 // in-tree build backend, whose code pip runs on install.
 func pyprojectCode(text string, x *extraction) {
-	doc, err := tomlspan.Parse(text)
+	doc, err := textedit.ParseTOML(text)
 	if err != nil {
 		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
 		return
@@ -541,10 +540,10 @@ func tablePath(pattern string, path []string) bool {
 
 // tomlCommands adds the commands in a TOML value: a string when direct (the task's own
 // value, or its cmd), the strings of an array, the cmd or shell of an inline table.
-func (x *extraction) tomlCommands(text, where string, v *jsonc.Value, direct bool) {
+func (x *extraction) tomlCommands(text, where string, v *textedit.Value, direct bool) {
 	switch v.Kind {
 	case '"':
-		if s, ok := tomlspan.Unquote(text[v.Start:v.End]); ok && direct {
+		if s, ok := textedit.UnquoteTOML(text[v.Start:v.End]); ok && direct {
 			x.shell(where, s)
 		}
 	case '[':

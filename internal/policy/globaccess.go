@@ -68,7 +68,7 @@ func (t *pathTerm) touchesGlob(a call.Access, prefix string, g *glob.Path, ws []
 }
 
 // entriesOf returns the literal directory a glob access names entries strictly inside of,
-// when it does (see coverTarget): its first segment with wildcards is where the literal
+// when it does (see judgedAccess.cover): its first segment with wildcards is where the literal
 // part ends, and the first one after any "**" there starts neither with a dot nor with a
 // class, so that it names no hidden entry such as .git (`build/*`, and the paths find
 // picks by name, `/ws/**/*.pyc`). A glob of "**" alone may name the directory itself.

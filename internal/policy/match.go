@@ -21,6 +21,32 @@ type Subject struct {
 	Findings []call.Finding
 	// Workspace lists the absolute roots $workspace stands for in this call.
 	Workspace []string
+
+	// judged is what path conditions need of each access, computed by the first rule
+	// that looks and kept for the unit's other rules: compiling a glob access once per
+	// rule cost more than the rest of the matching. It is for the slice Accesses was
+	// then, and rebuilt when Accesses is another slice; elements of Accesses are not
+	// changed in place once a subject is matched.
+	judged *judgedAccesses
+}
+
+// judgedAccesses are a subject's accesses with what matching them needs.
+type judgedAccesses struct {
+	of  []call.Access
+	all []judgedAccess
+}
+
+// judgedAccesses returns the subject's accesses, each with what path conditions need.
+func (s *Subject) judgedAccesses() []judgedAccess {
+	if j := s.judged; j != nil && len(j.of) == len(s.Accesses) && (len(j.of) == 0 || &j.of[0] == &s.Accesses[0]) {
+		return j.all
+	}
+	all := make([]judgedAccess, len(s.Accesses))
+	for i, a := range s.Accesses {
+		all[i] = judge(a)
+	}
+	s.judged = &judgedAccesses{of: s.Accesses, all: all}
+	return all
 }
 
 // Check is the outcome of one condition, for the explain trace.
@@ -98,7 +124,7 @@ func (r *Rule) match(s *Subject, checks *[]Check) bool {
 		}
 	}
 	if r.paths != nil {
-		held := r.paths.match(s.Accesses, s.Opaque, permissive, s.Workspace)
+		held := r.paths.match(s.judgedAccesses(), s.Opaque, permissive, s.Workspace)
 		if !note(checks, "paths", held, func() string {
 			quant := "touches any of"
 			if permissive {

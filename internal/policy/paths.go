@@ -210,21 +210,22 @@ func classCanAccess(c call.Class, k call.AccessKind) bool {
 
 // match applies the condition to a unit's accesses: any access for restrictive rules,
 // every access for permissive ones (see pathsCond).
-func (pc *pathsCond) match(accesses []call.Access, opaque, permissive bool, workspace []string) bool {
+func (pc *pathsCond) match(accesses []judgedAccess, opaque, permissive bool, workspace []string) bool {
 	if permissive {
 		// A unit that touches no path at all is inside any set of paths, but only when
 		// analysis can see everything it does.
 		if opaque {
 			return false
 		}
-		for _, a := range accesses {
-			if !pc.covers(a, workspace) {
+		for i := range accesses {
+			if !pc.covers(&accesses[i], workspace) {
 				return false
 			}
 		}
 		return true
 	}
-	for _, a := range accesses {
+	for i := range accesses {
+		a := &accesses[i]
 		for _, list := range pc.kinds[a.Kind] {
 			if list.touches(a, workspace) {
 				return true
@@ -234,13 +235,44 @@ func (pc *pathsCond) match(accesses []call.Access, opaque, permissive bool, work
 	return false
 }
 
-func (pc *pathsCond) covers(a call.Access, workspace []string) bool {
+func (pc *pathsCond) covers(a *judgedAccess, workspace []string) bool {
 	for _, list := range pc.kinds[a.Kind] {
 		if list.covers(a, workspace) {
 			return true
 		}
 	}
 	return false
+}
+
+// judgedAccess is an access with the paths it is judged by.
+type judgedAccess struct {
+	call.Access
+	// target is the path the access is judged by, and tree whether it stands for
+	// everything below it too.
+	target string
+	tree   bool
+	// cover and coverTree are what a permissive rule judges it by. A glob whose only
+	// wildcard is its last segment, not starting with a dot, names entries strictly inside
+	// its literal directory, never the directory itself nor a hidden entry such as .git
+	// (the shell's `*` skips names starting with a dot): `rm -rf build/*` and `rm -rf ./*`
+	// stay inside the workspace. They are judged as a stand-in entry of that directory
+	// whose name no rule spells; every other access as restrictive rules judge it.
+	cover     string
+	coverTree bool
+	// glob is the compiled pattern of a glob access; nil for a plain path or a pattern
+	// the glob package does not take.
+	glob *glob.Path
+}
+
+func judge(a call.Access) judgedAccess {
+	j := judgedAccess{Access: a}
+	j.target, j.tree = target(a)
+	j.cover, j.coverTree = j.target, j.tree
+	if dir, ok := entriesOf(a); ok {
+		j.cover, j.coverTree = path.Join(dir, "\x00entry"), true
+	}
+	j.glob = accessGlob(a)
+	return j
 }
 
 // target is the path an access is judged by, and whether it stands for a whole tree.
@@ -251,26 +283,12 @@ func target(a call.Access) (string, bool) {
 	return a.Path, a.Recursive
 }
 
-// coverTarget is the path a permissive rule judges an access by. A glob whose only wildcard
-// is its last segment, not starting with a dot, names entries strictly inside its literal
-// directory, never the directory itself nor a hidden entry such as .git (the shell's `*`
-// skips names starting with a dot): `rm -rf build/*` and `rm -rf ./*` stay inside the
-// workspace. They are judged as a stand-in entry of that directory whose name no rule
-// spells; every other glob is judged as its whole literal prefix, as restrictive rules do.
-func coverTarget(a call.Access) (string, bool) {
-	if dir, ok := entriesOf(a); ok {
-		return path.Join(dir, "\x00entry"), true
-	}
-	return target(a)
-}
-
-func (pl *pathList) touches(a call.Access, ws []string) bool {
-	p, tree := target(a)
-	g := accessGlob(a)
+func (pl *pathList) touches(a *judgedAccess, ws []string) bool {
+	p, tree, g := a.target, a.tree, a.glob
 	hit := false
 	for _, t := range pl.include {
 		if g != nil && t.ws == nil {
-			if t.touchesGlob(a, p, g, ws) {
+			if t.touchesGlob(a.Access, p, g, ws) {
 				hit = true
 				break
 			}
@@ -292,8 +310,8 @@ func (pl *pathList) touches(a call.Access, ws []string) bool {
 	return true
 }
 
-func (pl *pathList) covers(a call.Access, ws []string) bool {
-	p, tree := coverTarget(a)
+func (pl *pathList) covers(a *judgedAccess, ws []string) bool {
+	p, tree := a.cover, a.coverTree
 	hit := false
 	for _, t := range pl.include {
 		if t.covers(p, tree, ws) {

@@ -117,6 +117,12 @@ func SecretRules() []SecretRule {
 // span is a byte range [lo, hi) of the text.
 type span struct{ lo, hi int }
 
+// ruleWindow is a window of the text that the rule numbered rule searches.
+type ruleWindow struct {
+	rule int
+	w    span
+}
+
 // FindSecrets returns the secrets in s, sorted by Start and never overlapping: where two
 // rules match overlapping text, the more specific rule's secret is kept. It is safe for
 // concurrent use, and its time grows linearly with len(s).
@@ -128,7 +134,11 @@ func (d *detector) find(s string) []Secret {
 	if s == "" {
 		return nil
 	}
-	windows := make([][]span, len(d.rules))
+	// The windows are gathered as (rule, window) pairs rather than one list per rule: a
+	// shell command gives a handful of rules something to search, and a list per rule
+	// allocated for every text cost more than the search.
+	var buf [16]ruleWindow
+	hits := buf[:0]
 	for _, h := range d.index.find(s, nil) {
 		end := h.start + len(d.index.words[h.word])
 		for _, ri := range d.wordRules[h.word] {
@@ -140,20 +150,27 @@ func (d *detector) find(s string) []Secret {
 			if r.AtName {
 				w.lo = nameStart(s, h.start, w.lo)
 			}
-			windows[ri] = append(windows[ri], w)
+			hits = append(hits, ruleWindow{ri, w})
 		}
 	}
 	for _, ri := range d.always {
-		windows[ri] = []span{{0, len(s)}}
+		hits = append(hits, ruleWindow{ri, span{0, len(s)}})
 	}
 	for _, ri := range d.lineRules {
-		windows[ri] = selectLines(s, d.rules[ri].LinesWhere)
+		for _, w := range selectLines(s, d.rules[ri].LinesWhere) {
+			hits = append(hits, ruleWindow{ri, w})
+		}
 	}
+	// Rules are tried in table order, each over its windows in the order found.
+	slices.SortStableFunc(hits, func(a, b ruleWindow) int { return cmp.Compare(a.rule, b.rule) })
 
 	var found []Secret
-	for ri, ws := range windows {
-		if len(ws) == 0 {
-			continue
+	var ws []span
+	for i := 0; i < len(hits); {
+		ri := hits[i].rule
+		ws = ws[:0]
+		for ; i < len(hits) && hits[i].rule == ri; i++ {
+			ws = append(ws, hits[i].w)
 		}
 		// The first text that gives a rule something to search compiles its pattern; a
 		// plain shell command gives most rules nothing.

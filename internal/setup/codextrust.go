@@ -11,8 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/moatdev/moat/internal/jsonc"
-	"github.com/moatdev/moat/internal/tomlspan"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // Codex runs a command hook from a hooks.json only once the user has trusted it: its
@@ -97,7 +96,7 @@ func CodexHooks(file, text string) ([]CodexHook, error) {
 			}
 			var matcher *string
 			if m := member(g, "matcher"); ev.matcher && m != nil && m.Kind == '"' {
-				s, ok := jsonc.Unquote(text[m.Start:m.End])
+				s, ok := textedit.UnquoteJSON(text[m.Start:m.End])
 				if !ok {
 					return nil, fmt.Errorf("%s: a matcher of %s is not a valid string", file, ev.name)
 				}
@@ -140,21 +139,21 @@ func codexHookHash(label string, matcher *string, h codexHandler) string {
 	}
 	var b strings.Builder
 	b.WriteString(`{"event_name":`)
-	b.WriteString(jsonc.QuoteJSON(label))
+	b.WriteString(textedit.QuoteJSON(label))
 	b.WriteString(`,"hooks":[{"async":`)
 	b.WriteString(strconv.FormatBool(h.Async))
 	b.WriteString(`,"command":`)
-	b.WriteString(jsonc.QuoteJSON(h.Command))
+	b.WriteString(textedit.QuoteJSON(h.Command))
 	if h.StatusMessage != nil {
 		b.WriteString(`,"statusMessage":`)
-		b.WriteString(jsonc.QuoteJSON(*h.StatusMessage))
+		b.WriteString(textedit.QuoteJSON(*h.StatusMessage))
 	}
 	b.WriteString(`,"timeout":`)
 	b.WriteString(strconv.FormatUint(timeout, 10))
 	b.WriteString(`,"type":"command"}]`)
 	if matcher != nil {
 		b.WriteString(`,"matcher":`)
-		b.WriteString(jsonc.QuoteJSON(*matcher))
+		b.WriteString(textedit.QuoteJSON(*matcher))
 	}
 	b.WriteString("}")
 	sum := sha256.Sum256([]byte(b.String()))
@@ -202,7 +201,7 @@ var (
 // written as tables or dotted keys are read; those inside inline tables are not (their
 // keys, which hold dots, cannot be told apart), and read as absent.
 func CodexHookStates(text string) (map[string]CodexHookState, error) {
-	doc, err := tomlspan.Parse(text)
+	doc, err := textedit.ParseTOML(text)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +215,7 @@ func CodexHookStates(text string) (map[string]CodexHookState, error) {
 		raw := text[kv.Val.Start:kv.Val.End]
 		switch {
 		case full[3] == "trusted_hash" && kv.Val.Kind == '"':
-			if s, ok := tomlspan.Unquote(raw); ok {
+			if s, ok := textedit.UnquoteTOML(raw); ok {
 				st.TrustedHash = s
 			}
 		case full[3] == "enabled":
@@ -228,7 +227,7 @@ func CodexHookStates(text string) (map[string]CodexHookState, error) {
 }
 
 // fullPath is the key path of kv from the document's root.
-func fullPath(doc *tomlspan.Doc, kv tomlspan.KV) []string {
+func fullPath(doc *textedit.TOMLDoc, kv textedit.TOMLKV) []string {
 	if kv.Table < 0 {
 		return kv.Path
 	}
@@ -241,7 +240,7 @@ func fullPath(doc *tomlspan.Doc, kv tomlspan.KV) []string {
 // at the end of the file. Everything else is kept byte for byte.
 func RecordCodexTrust(text string, hooks []CodexHook) (string, error) {
 	for _, h := range hooks {
-		doc, err := tomlspan.Parse(text)
+		doc, err := textedit.ParseTOML(text)
 		if err != nil {
 			return "", err
 		}
@@ -253,8 +252,8 @@ func RecordCodexTrust(text string, hooks []CodexHook) (string, error) {
 				continue
 			}
 			found = true
-			if s, ok := tomlspan.Unquote(text[kv.Val.Start:kv.Val.End]); !ok || s != h.Hash || kv.Val.Kind != '"' {
-				text = text[:kv.Val.Start] + jsonc.Quote(h.Hash) + text[kv.Val.End:]
+			if s, ok := textedit.UnquoteTOML(text[kv.Val.Start:kv.Val.End]); !ok || s != h.Hash || kv.Val.Kind != '"' {
+				text = text[:kv.Val.Start] + textedit.Quote(h.Hash) + text[kv.Val.End:]
 			}
 			break
 		}
@@ -271,7 +270,7 @@ func RecordCodexTrust(text string, hooks []CodexHook) (string, error) {
 			return "", errCodexTrustAt
 		}
 		nl := lineEnding(text)
-		line := "trusted_hash = " + jsonc.Quote(h.Hash) + nl
+		line := "trusted_hash = " + textedit.Quote(h.Hash) + nl
 		if table >= 0 {
 			// The table exists (the user disabled or enabled the hook): the record goes
 			// on the line after its header.
@@ -289,14 +288,14 @@ func RecordCodexTrust(text string, hooks []CodexHook) (string, error) {
 		if strings.TrimSpace(text) != "" {
 			text += nl
 		}
-		text += "[hooks.state." + jsonc.Quote(h.Key) + "]" + nl + line
+		text += "[hooks.state." + textedit.Quote(h.Key) + "]" + nl + line
 	}
 	return text, nil
 }
 
 // definedOtherwise reports whether text gives the table path want a value other than by
 // a [table] header: an inline table or dotted keys, to which a header cannot be added.
-func definedOtherwise(doc *tomlspan.Doc, want []string) bool {
+func definedOtherwise(doc *textedit.TOMLDoc, want []string) bool {
 	for _, kv := range doc.KVs {
 		full := fullPath(doc, kv)
 		n := min(len(full), len(want))
@@ -318,7 +317,7 @@ func definedOtherwise(doc *tomlspan.Doc, want []string) bool {
 // holds more (enabled = false) keeps the rest.
 func RemoveCodexTrust(text string, keys []string) (string, error) {
 	for _, key := range keys {
-		doc, err := tomlspan.Parse(text)
+		doc, err := textedit.ParseTOML(text)
 		if err != nil {
 			return "", err
 		}
@@ -358,7 +357,7 @@ func RemoveCodexTrust(text string, keys []string) (string, error) {
 }
 
 // onlyKV reports whether table i of doc holds exactly one key.
-func onlyKV(doc *tomlspan.Doc, i int) bool {
+func onlyKV(doc *textedit.TOMLDoc, i int) bool {
 	n := 0
 	for _, kv := range doc.KVs {
 		if kv.Table == i {

@@ -5,20 +5,20 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // The agents' settings files are edited in place, as text: what moat adds is spliced in
 // and what it removes is cut out, so every byte moat does not touch (the user's other
 // settings, their order, spacing and comments) stays as it was.
 
-// node is a parsed JSON value and where it lies in the text. The reader, internal/jsonc,
+// node is a parsed JSON value and where it lies in the text. The reader, internal/textedit,
 // is the one moat mcp wrap edits the agents' MCP configs with; it accepts JSON with // and
 // /* */ comments (some agents' settings allow them) and trailing commas.
-type node = jsonc.Value
+type node = textedit.Value
 
 // parseJSON parses text, which must hold one value (an empty text gives a nil node).
-func parseJSON(text string) (*node, error) { return jsonc.Parse(text) }
+func parseJSON(text string) (*node, error) { return textedit.ParseJSON(text) }
 
 // member returns the value of key in an object node, or nil. A key written twice is read
 // as the agents' JSON parsers read it: the last one counts.

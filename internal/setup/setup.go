@@ -11,7 +11,7 @@ import (
 
 	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/jsonc"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // Scope says whose settings are edited: the user's, or one project's.
@@ -206,7 +206,7 @@ func (a Agent) Retarget(text, moat string) (string, []string, error) {
 // agent other than command.
 func (a Agent) staleCommands(text string, n *node, command string) [][2]int {
 	if n.Kind == '"' {
-		s, ok := jsonc.Unquote(text[n.Start:n.End])
+		s, ok := textedit.UnquoteJSON(text[n.Start:n.End])
 		if ok && s != command && isMoatCommand(s, string(a.Agent)) {
 			return [][2]int{{n.Start, n.End}}
 		}

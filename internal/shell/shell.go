@@ -4,6 +4,7 @@ package shell
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 	"mvdan.cc/sh/v3/syntax"
@@ -180,6 +181,13 @@ type shared struct {
 	writes map[*analyzer]*writeIndex
 }
 
+// parsers keeps bash parsers between lines: a parser is 2 KiB of buffers that every line,
+// and every line nested in one, would otherwise allocate and clear. Parse resets a parser
+// before it reads, so one holds nothing of the line it parsed last that a later parse sees.
+var parsers = sync.Pool{New: func() any {
+	return syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
+}}
+
 // result is an analysis and what dataflow needs from it when it is nested in another.
 type result struct {
 	Analysis
@@ -200,8 +208,9 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 		// Checked before parsing, which alone would cost more than the answer may.
 		return lineFinding(findTooComplex, fmt.Sprintf("%d command separators; lines of at most %d commands are analysed", n, maxAnalysedCommands))
 	}
-	p := syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
+	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(line), "")
+	parsers.Put(p)
 	if err != nil {
 		return lineFinding(findParseError, err.Error())
 	}
@@ -222,6 +231,7 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 		res.Findings = append(res.Findings, call.NewFinding(findNulByte, fmt.Sprintf("NUL byte at offset %d", i)))
 	}
 	res.out = a.lineOut()
+	a.release()
 	return res
 }
 

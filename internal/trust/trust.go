@@ -95,6 +95,11 @@ func (s *Store) Trust(policyPath string, data []byte, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	entries, err := s.load()
 	if err != nil {
 		return err
@@ -107,6 +112,18 @@ func (s *Store) Trust(policyPath string, data []byte, now time.Time) error {
 	entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Path == key })
 	entries = append(entries, Entry{Path: key, SHA256: Hash(data), TrustedAt: now.UTC()})
 	return s.save(entries)
+}
+
+// lock serialises the updates of the store (Trust, Revoke), which read the file, change
+// it and write it back: two at once, in one process or two, would otherwise both start
+// from the same entries and the later write would drop the other's. Check and the other
+// readers take no lock: the file is replaced atomically, so they see it whole.
+func (s *Store) lock() (unlock func(), err error) {
+	unlock, err = atomicfile.Lock(s.path)
+	if err != nil {
+		return nil, fmt.Errorf("locking trust store: %w", err)
+	}
+	return unlock, nil
 }
 
 // copies is the directory holding a copy of each trusted content, named by its hash, so
@@ -159,6 +176,11 @@ func (s *Store) Revoke(policyPath string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	unlock, err := s.lock()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	entries, err := s.load()
 	if err != nil {
 		return false, err

@@ -25,8 +25,8 @@ import (
 //
 // Pins live in one JSON file per server, <dir>/<server>.json (mode 0600), holding
 // hashes only. Several proxies for the same server may share the file: Save rereads it
-// and merges (see Save), and every write replaces the whole file atomically, so a
-// reader sees the old file or the new one, never a mix. A Pins value is not safe for
+// and merges under the file's lock (see Save), and every write replaces the whole file
+// atomically, so a reader sees the old file or the new one, never a mix. A Pins value is not safe for
 // concurrent use; a long-running proxy that wants to see another process's
 // acceptance opens the file again.
 type Pins struct {
@@ -255,13 +255,18 @@ func (p *Pins) AcceptAll() []string {
 // as it is here; a tool whose pin another process moved since this one read it (an
 // acceptance by moat mcp pin) keeps that pin, and what this Pins last saw becomes
 // pending if it differs; an acceptance made here wins over one made there (the last
-// writer wins). Between the reread and the rename another writer can still slip in, and
-// then its changes to the same tools are lost: the next Check finds them again, so the
-// cost is a repeated report, never a definition accepted without the user.
+// writer wins). Writers hold the file's lock (atomicfile.Lock) from the reread to the
+// rename, so none of them, in this process or another, slips in between and has its
+// changes dropped.
 func (p *Pins) Save() error {
 	if len(p.dirty) == 0 {
 		return nil
 	}
+	unlock, err := atomicfile.Lock(p.path)
+	if err != nil {
+		return fmt.Errorf("mcp pins: %w", err)
+	}
+	defer unlock()
 	disk, err := readPins(p.path, p.server)
 	if err != nil {
 		return err

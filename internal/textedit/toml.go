@@ -1,68 +1,51 @@
-// Package tomlspan reads TOML as spans of text, for moat to edit TOML files (Codex's
-// config.toml) in place: every table header, key and value is found with where it lies,
-// so that what moat adds is spliced in and what it removes cut out, and every other byte
-// stays as it was.
-//
-// moat needs no TOML library for this, only the spans. The reader understands the whole
-// of TOML's syntax that can hide a header or a key (strings of the four kinds, multi-line
-// arrays with comments, inline tables, dotted and quoted keys), so that a "[" or "#"
-// inside a string is never taken for a header or a comment; it does not check what a
-// full TOML parser would (duplicate keys, the exact grammar of dates and numbers), which
-// concerns values moat does not touch. Values are jsonc.Values, as JSON's are, so that
-// one splicing code serves both formats.
-package tomlspan
+package textedit
+
+// Codex keeps its settings and MCP servers in TOML. moat needs no TOML library to edit
+// them, only the spans. The reader understands the whole of TOML's syntax that can hide a
+// header or a key (strings of the four kinds, multi-line arrays with comments, inline
+// tables, dotted and quoted keys), so that a "[" or "#" inside a string is never taken for
+// a header or a comment; it does not check what a full TOML parser would (duplicate keys,
+// the exact grammar of dates and numbers), which concerns values moat does not touch.
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/moatdev/moat/internal/jsonc"
 )
 
-// SyntaxError says where text stops being TOML moat can read.
-type SyntaxError struct {
-	Offset    int // bytes from the start of the text
-	Line, Col int // 1-based; Col counts bytes, as Go's own parsers do
-	Msg       string
+// TOMLDoc is a TOML document as spans.
+type TOMLDoc struct {
+	Tables []TOMLTable
+	KVs    []TOMLKV
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
-
-// Doc is a TOML document as spans.
-type Doc struct {
-	Tables []Table
-	KVs    []KV
-}
-
-// Table is a [table] or [[array.of.tables]] header.
-type Table struct {
+// TOMLTable is a [table] or [[array.of.tables]] header.
+type TOMLTable struct {
 	Path       []string // decoded key parts
 	Array      bool
 	Start, End int // the header, brackets included
 }
 
-// KV is a key = value line.
-type KV struct {
+// TOMLKV is a key = value line.
+type TOMLKV struct {
 	Table     int      // index in Tables of the table it belongs to; -1 for the root
 	Path      []string // the key's decoded parts (more than one for a dotted key)
 	KeyStart  int
 	LineStart int // where the key's line starts
-	Val       *jsonc.Value
+	Val       *Value
 }
 
-type parser struct {
+type tomlParser struct {
 	s   string
 	pos int
 }
 
-// Parse reads text. A mistake is a *SyntaxError.
-func Parse(text string) (*Doc, error) {
-	p := &parser{s: text}
+// ParseTOML reads text. A mistake is a *SyntaxError.
+func ParseTOML(text string) (*TOMLDoc, error) {
+	p := &tomlParser{s: text}
 	if strings.HasPrefix(text, "\uFEFF") {
 		p.pos = len("\uFEFF")
 	}
-	doc := &Doc{}
+	doc := &TOMLDoc{}
 	table := -1
 	for {
 		p.blanks()
@@ -81,7 +64,7 @@ func Parse(text string) (*Doc, error) {
 				return nil, err
 			}
 		case c == '[':
-			t := Table{Start: p.pos}
+			t := TOMLTable{Start: p.pos}
 			p.pos++
 			if p.pos < len(p.s) && p.s[p.pos] == '[' {
 				t.Array = true
@@ -122,24 +105,18 @@ func Parse(text string) (*Doc, error) {
 	}
 }
 
-func (p *parser) errorf(format string, args ...any) error {
-	pos := max(0, min(p.pos, len(p.s)))
-	return &SyntaxError{
-		Offset: pos,
-		Line:   strings.Count(p.s[:pos], "\n") + 1,
-		Col:    pos - strings.LastIndexByte(p.s[:pos], '\n'),
-		Msg:    fmt.Sprintf(format, args...),
-	}
+func (p *tomlParser) errorf(format string, args ...any) error {
+	return syntaxError(p.s, p.pos, format, args...)
 }
 
 // blanks skips spaces and tabs.
-func (p *parser) blanks() {
+func (p *tomlParser) blanks() {
 	for p.pos < len(p.s) && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t') {
 		p.pos++
 	}
 }
 
-func (p *parser) newline() error {
+func (p *tomlParser) newline() error {
 	switch {
 	case strings.HasPrefix(p.s[p.pos:], "\r\n"):
 		p.pos += 2
@@ -152,7 +129,7 @@ func (p *parser) newline() error {
 }
 
 // comment skips a comment up to, not including, the end of its line.
-func (p *parser) comment() error {
+func (p *tomlParser) comment() error {
 	for p.pos < len(p.s) && p.s[p.pos] != '\n' {
 		if c := p.s[p.pos]; c == '\r' && !strings.HasPrefix(p.s[p.pos:], "\r\n") || c < 0x20 && c != '\t' && c != '\r' || c == 0x7f {
 			return p.errorf("control character in a comment")
@@ -164,7 +141,7 @@ func (p *parser) comment() error {
 
 // endOfLine skips what may follow a header or a value on its line: blanks, a comment,
 // the line's end.
-func (p *parser) endOfLine() error {
+func (p *tomlParser) endOfLine() error {
 	p.blanks()
 	if p.pos < len(p.s) && p.s[p.pos] == '#' {
 		if err := p.comment(); err != nil {
@@ -182,7 +159,7 @@ func (p *parser) endOfLine() error {
 
 // space skips what may lie between the elements of an array: blanks, comments and line
 // ends.
-func (p *parser) space() error {
+func (p *tomlParser) space() error {
 	for p.pos < len(p.s) {
 		switch p.s[p.pos] {
 		case ' ', '\t':
@@ -202,13 +179,13 @@ func (p *parser) space() error {
 	return nil
 }
 
-// IsBare reports whether c may appear in a bare key.
-func IsBare(c byte) bool {
+// IsBareKey reports whether c may appear in a bare TOML key.
+func IsBareKey(c byte) bool {
 	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
 // key reads a possibly dotted key and returns its decoded parts.
-func (p *parser) key() ([]string, error) {
+func (p *tomlParser) key() ([]string, error) {
 	var parts []string
 	for {
 		start := p.pos
@@ -220,14 +197,14 @@ func (p *parser) key() ([]string, error) {
 			if err := p.str(); err != nil {
 				return nil, err
 			}
-			k, ok := Unquote(p.s[start:p.pos])
+			k, ok := UnquoteTOML(p.s[start:p.pos])
 			if !ok {
 				p.pos = start
 				return nil, p.errorf("invalid quoted key")
 			}
 			parts = append(parts, k)
 		default:
-			for p.pos < len(p.s) && IsBare(p.s[p.pos]) {
+			for p.pos < len(p.s) && IsBareKey(p.s[p.pos]) {
 				p.pos++
 			}
 			if p.pos == start {
@@ -248,8 +225,8 @@ func (p *parser) key() ([]string, error) {
 }
 
 // keyValue reads key = value.
-func (p *parser) keyValue(depth int) (KV, error) {
-	kv := KV{KeyStart: p.pos}
+func (p *tomlParser) keyValue(depth int) (TOMLKV, error) {
+	kv := TOMLKV{KeyStart: p.pos}
 	path, err := p.key()
 	if err != nil {
 		return kv, err
@@ -268,8 +245,8 @@ func (p *parser) keyValue(depth int) (KV, error) {
 	return kv, nil
 }
 
-func (p *parser) value(depth int) (*jsonc.Value, error) {
-	if depth > jsonc.MaxDepth {
+func (p *tomlParser) value(depth int) (*Value, error) {
+	if depth > MaxDepth {
 		return nil, p.errorf("values nested too deeply")
 	}
 	if p.pos >= len(p.s) {
@@ -281,7 +258,7 @@ func (p *parser) value(depth int) (*jsonc.Value, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		return &jsonc.Value{Kind: '"', Start: start, End: p.pos}, nil
+		return &Value{Kind: '"', Start: start, End: p.pos}, nil
 	case '[':
 		return p.array(depth)
 	case '{':
@@ -292,7 +269,7 @@ func (p *parser) value(depth int) (*jsonc.Value, error) {
 	end := p.pos
 	for p.pos < len(p.s) && strings.IndexByte(",]}#\r\n", p.s[p.pos]) < 0 {
 		if c := p.s[p.pos]; c != ' ' && c != '\t' {
-			if !IsBare(c) && c != '+' && c != '.' && c != ':' {
+			if !IsBareKey(c) && c != '+' && c != '.' && c != ':' {
 				break
 			}
 			end = p.pos + 1
@@ -304,11 +281,11 @@ func (p *parser) value(depth int) (*jsonc.Value, error) {
 		r, _ := utf8.DecodeRuneInString(p.s[start:])
 		return nil, p.errorf("unexpected %q", r)
 	}
-	return &jsonc.Value{Kind: 'v', Start: start, End: end}, nil
+	return &Value{Kind: 'v', Start: start, End: end}, nil
 }
 
-func (p *parser) array(depth int) (*jsonc.Value, error) {
-	v := &jsonc.Value{Kind: '[', Start: p.pos}
+func (p *tomlParser) array(depth int) (*Value, error) {
+	v := &Value{Kind: '[', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
@@ -345,8 +322,8 @@ func (p *parser) array(depth int) (*jsonc.Value, error) {
 
 // inlineTable reads { k = v, ... }, taking TOML 1.1's new lines, comments and trailing
 // comma too, since Codex's parser may.
-func (p *parser) inlineTable(depth int) (*jsonc.Value, error) {
-	v := &jsonc.Value{Kind: '{', Start: p.pos}
+func (p *tomlParser) inlineTable(depth int) (*Value, error) {
+	v := &Value{Kind: '{', Start: p.pos}
 	p.pos++
 	for {
 		if err := p.space(); err != nil {
@@ -384,7 +361,7 @@ func (p *parser) inlineTable(depth int) (*jsonc.Value, error) {
 }
 
 // str skips a string of any of the four kinds, checking the escapes of basic strings.
-func (p *parser) str() error {
+func (p *tomlParser) str() error {
 	start := p.pos
 	q := p.s[p.pos]
 	multi := strings.HasPrefix(p.s[p.pos:], strings.Repeat(string(q), 3))
@@ -425,10 +402,10 @@ func (p *parser) str() error {
 				p.pos += 2
 			case 'u', 'U', 'x':
 				n := hexDigits(e)
-				if p.pos+2+n > len(p.s) || !jsonc.IsHex(p.s[p.pos+2:p.pos+2+n]) {
+				if p.pos+2+n > len(p.s) || !IsHex(p.s[p.pos+2:p.pos+2+n]) {
 					return p.errorf(`invalid \%c escape`, e)
 				}
-				if _, ok := Unquote(`"` + p.s[p.pos:p.pos+2+n] + `"`); !ok {
+				if _, ok := UnquoteTOML(`"` + p.s[p.pos:p.pos+2+n] + `"`); !ok {
 					return p.errorf("the escape %s is not a Unicode scalar value", p.s[p.pos:p.pos+2+n])
 				}
 				p.pos += 2 + n
@@ -468,8 +445,8 @@ func (p *parser) str() error {
 	return p.errorf("unterminated string")
 }
 
-// Unquote decodes a string token of any of the four kinds.
-func Unquote(raw string) (string, bool) {
+// UnquoteTOML decodes a TOML string token of any of the four kinds.
+func UnquoteTOML(raw string) (string, bool) {
 	if len(raw) < 2 || raw[0] != raw[len(raw)-1] || raw[0] != '"' && raw[0] != '\'' {
 		return "", false
 	}
@@ -517,7 +494,7 @@ func Unquote(raw string) (string, bool) {
 			b.WriteByte(e)
 		case 'u', 'U', 'x':
 			n := hexDigits(e)
-			if i+1+n > len(raw) || !jsonc.IsHex(raw[i+1:i+1+n]) {
+			if i+1+n > len(raw) || !IsHex(raw[i+1:i+1+n]) {
 				return "", false
 			}
 			var r rune
@@ -565,10 +542,10 @@ func hexVal(c byte) byte {
 	}
 }
 
-// SkipSpace returns where the blanks, comments and line ends that start at text[pos] end:
-// what may lie between the elements of an array.
-func SkipSpace(text string, pos int) int {
-	p := &parser{s: text, pos: pos}
+// SkipTOMLSpace returns where the blanks, comments and line ends that start at text[pos]
+// end: what may lie between the elements of an array.
+func SkipTOMLSpace(text string, pos int) int {
+	p := &tomlParser{s: text, pos: pos}
 	_ = p.space() // a malformed comment ends the space; the caller's parse reports it
 	return p.pos
 }

@@ -1,58 +1,25 @@
-// Package jsonc reads the JSON with comments that agents keep their settings in, for
-// moat to edit those files in place: every value is found with where it lies in the text,
-// so that what moat adds is spliced in and what it removes cut out, and every byte it does
-// not touch (the user's other settings, their order, spacing and comments) stays as it was.
-//
-// It is strict where a loose reading could corrupt a file moat splices into: members and
-// elements must be separated by commas, literals must be literals and comments must be
-// closed. What it accepts beyond JSON is what the agents' own JSONC parsers accept: // and
-// /* */ comments, trailing commas and a leading byte order mark.
-package jsonc
+package textedit
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
-
-// Value is a parsed value and where it lies in the text: text[Start:End]. (moat's TOML
-// reader builds Values too, for Codex's config.)
-// Strings and scalars keep only their span; they are decoded when moat needs them, since
-// a settings file like ~/.claude.json holds megabytes of history moat never looks at.
-type Value struct {
-	Kind       byte // '{' object or inline table, '[' array, '"' string, 'v' any other scalar
-	Start, End int
-	Keys       []string // objects: the members' keys, decoded
-	KeyStarts  []int    // objects: where each member's key starts
-	Elems      []*Value // objects: the members' values; arrays: the elements
-}
-
-// Member returns the value of the last Member named key (the one JSON.parse keeps), and
-// how many members have that key.
-func (v *Value) Member(key string) (*Value, int) {
-	var found *Value
-	n := 0
-	for i, k := range v.Keys {
-		if k == key {
-			found = v.Elems[i]
-			n++
-		}
-	}
-	return found, n
-}
 
 type jsonParser struct {
 	s   string
 	pos int
 }
 
-// MaxDepth bounds nesting, so that a hostile file cannot exhaust the stack.
-const MaxDepth = 512
-
-// Parse parses text, which must hold one value. An empty text (white space and comments
-// only) gives a nil value and no error. A mistake is a *SyntaxError.
-func Parse(text string) (*Value, error) {
+// ParseJSON parses text, which must hold one value: the JSON with comments that agents
+// keep their settings in. An empty text (white space and comments only) gives a nil value
+// and no error. A mistake is a *SyntaxError.
+//
+// It is strict where a loose reading could corrupt a file moat splices into: members and
+// elements must be separated by commas, literals must be literals and comments must be
+// closed. What it accepts beyond JSON is what the agents' own JSONC parsers accept: // and
+// /* */ comments, trailing commas and a leading byte order mark.
+func ParseJSON(text string) (*Value, error) {
 	p := &jsonParser{s: text}
 	if strings.HasPrefix(text, "\uFEFF") {
 		p.pos = len("\uFEFF")
@@ -76,27 +43,12 @@ func Parse(text string) (*Value, error) {
 	return v, nil
 }
 
-// SyntaxError says where text stops being JSON moat can read.
-type SyntaxError struct {
-	Offset    int // bytes from the start of the text
-	Line, Col int // 1-based; Col counts bytes, as Go's own parsers do
-	Msg       string
-}
-
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
-
 func (p *jsonParser) errorf(format string, args ...any) error {
-	pos := max(0, min(p.pos, len(p.s)))
-	return &SyntaxError{
-		Offset: pos,
-		Line:   strings.Count(p.s[:pos], "\n") + 1,
-		Col:    pos - strings.LastIndexByte(p.s[:pos], '\n'),
-		Msg:    fmt.Sprintf(format, args...),
-	}
+	return syntaxError(p.s, p.pos, format, args...)
 }
 
-// SkipSpace returns where the white space and comments that start at text[pos] end.
-func SkipSpace(text string, pos int) int {
+// SkipJSONSpace returns where the white space and comments that start at text[pos] end.
+func SkipJSONSpace(text string, pos int) int {
 	p := &jsonParser{s: text, pos: pos}
 	p.space() // an unclosed comment runs to the end
 	return p.pos
@@ -241,17 +193,6 @@ func (p *jsonParser) str() error {
 	return p.errorf("unterminated string")
 }
 
-// IsHex reports whether s is made of hexadecimal digits only.
-func IsHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 func (p *jsonParser) object(depth int) (*Value, error) {
 	v := &Value{Kind: '{', Start: p.pos}
 	p.pos++
@@ -272,7 +213,7 @@ func (p *jsonParser) object(depth int) (*Value, error) {
 		if err := p.str(); err != nil {
 			return nil, err
 		}
-		key, _ := Unquote(p.s[keyStart:p.pos])
+		key, _ := UnquoteJSON(p.s[keyStart:p.pos])
 		if err := p.space(); err != nil {
 			return nil, err
 		}
@@ -337,11 +278,11 @@ func (p *jsonParser) array(depth int) (*Value, error) {
 	}
 }
 
-// Unquote decodes a JSON string token (quotes included). The parser has checked its
+// UnquoteJSON decodes a JSON string token (quotes included). The parser has checked its
 // escapes; ok is false only for text that is not a string token. Raw control characters,
 // which strict JSON forbids, are kept: some editors' JSONC parsers let them through, and
 // a name is a name.
-func Unquote(raw string) (s string, ok bool) {
+func UnquoteJSON(raw string) (s string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -410,47 +351,4 @@ func jsonRune(s string) (rune, int, bool) {
 		return utf8.RuneError, 4, true
 	}
 	return r, 4, true
-}
-
-// Quote writes s as a double-quoted string that is valid JSON and valid TOML alike:
-// quotes, backslashes and control characters are escaped and nothing else, so that the
-// paths and names moat writes stay readable.
-func Quote(s string) string { return quote(s, true) }
-
-// QuoteJSON writes s as a double-quoted JSON string the way serde_json does, which is
-// what Codex hashes: like Quote, but DEL (0x7f), which JSON allows bare, is left as it is.
-func QuoteJSON(s string) string { return quote(s, false) }
-
-func quote(s string, escapeDEL bool) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 || c == 0x7f && escapeDEL {
-				const hex = "0123456789abcdef"
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&15])
-				continue
-			}
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

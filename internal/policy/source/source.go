@@ -1,6 +1,6 @@
-// Package discover finds the policy that applies to a call: a flag, the environment, the
+// Package source finds the policy that applies to a call: a flag, the environment, the
 // trusted project file (as trusted), the user's file, or the embedded default.
-package discover
+package source
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package discover
+package source
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package tomlspan
+package textedit
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestParseSpans(t *testing.T) {
+func TestParseTOMLSpans(t *testing.T) {
 	text := `model = "o3" # a comment with [brackets]
 [hooks.state."/h/.codex/hooks.json:pre_tool_use:0:0"]
 trusted_hash = "sha256:ab"
@@ -17,7 +17,7 @@ a.b = [1, # c
 s = """x
 [not = a header]"""
 `
-	doc, err := Parse(text)
+	doc, err := ParseTOML(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,37 +48,37 @@ s = """x
 	}
 }
 
-func TestParseErrors(t *testing.T) {
+func TestParseTOMLErrors(t *testing.T) {
 	for _, tc := range []struct{ text, where string }{
 		{"a = \"open\n", "1:5"},
 		{"[t\nx = 1\n", "1:3"},
 		{"a = 1\nb 2\n", "2:3"},
 		{"a = [1,,]\n", "1:8"},
 	} {
-		_, err := Parse(tc.text)
+		_, err := ParseTOML(tc.text)
 		var se *SyntaxError
 		if !errors.As(err, &se) {
-			t.Errorf("Parse(%q) = %v, want a *SyntaxError", tc.text, err)
+			t.Errorf("ParseTOML(%q) = %v, want a *SyntaxError", tc.text, err)
 			continue
 		}
 		if !strings.HasPrefix(se.Error(), tc.where+":") {
-			t.Errorf("Parse(%q) = %v, want it at %s", tc.text, err, tc.where)
+			t.Errorf("ParseTOML(%q) = %v, want it at %s", tc.text, err, tc.where)
 		}
 	}
 }
 
-func TestUnquote(t *testing.T) {
+func TestUnquoteTOML(t *testing.T) {
 	for raw, want := range map[string]string{
 		`"a\"b"`:          `a"b`,
 		`'C:\x'`:          `C:\x`,
 		`"\u00e9"`:        "é",
 		"\"\"\"\nx\"\"\"": "x",
 	} {
-		if got, ok := Unquote(raw); !ok || got != want {
-			t.Errorf("Unquote(%q) = %q, %v, want %q", raw, got, ok, want)
+		if got, ok := UnquoteTOML(raw); !ok || got != want {
+			t.Errorf("UnquoteTOML(%q) = %q, %v, want %q", raw, got, ok, want)
 		}
 	}
-	if _, ok := Unquote(`"\q"`); ok {
-		t.Error(`Unquote("\q") accepted an invalid escape`)
+	if _, ok := UnquoteTOML(`"\q"`); ok {
+		t.Error(`UnquoteTOML("\q") accepted an invalid escape`)
 	}
 }

@@ -1,4 +1,4 @@
-package jsonc
+package textedit
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-func TestParse(t *testing.T) {
+func TestParseJSON(t *testing.T) {
 	for _, tt := range []struct {
 		name, text string
 		err        string // "" when the text must parse
@@ -25,16 +25,16 @@ func TestParse(t *testing.T) {
 		{"too deep", strings.Repeat("[", MaxDepth+2), "values nested too deeply"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(tt.text)
+			_, err := ParseJSON(tt.text)
 			switch {
 			case tt.err == "" && err != nil:
-				t.Errorf("Parse: %v", err)
+				t.Errorf("ParseJSON: %v", err)
 			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
-				t.Errorf("Parse = %v; want an error with %q", err, tt.err)
+				t.Errorf("ParseJSON = %v; want an error with %q", err, tt.err)
 			}
 		})
 	}
-	v, err := Parse(`{"a": 1, "b": {"c": "d"}, "a": 2}`)
+	v, err := ParseJSON(`{"a": 1, "b": {"c": "d"}, "a": 2}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,33 +46,33 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestUnquoteQuote(t *testing.T) {
+func TestUnquoteJSONQuote(t *testing.T) {
 	for _, s := range []string{"", "plain", "quo\"te", "back\\slash", "tab\tnew\nline", "\x01\x7f", "é😀"} {
-		got, ok := Unquote(Quote(s))
+		got, ok := UnquoteJSON(Quote(s))
 		if !ok || got != s {
-			t.Errorf("Unquote(Quote(%q)) = %q, %v", s, got, ok)
+			t.Errorf("UnquoteJSON(Quote(%q)) = %q, %v", s, got, ok)
 		}
 	}
-	if s, ok := Unquote(`"\ud83d\ude00 \u00e9"`); !ok || s != "😀 é" {
+	if s, ok := UnquoteJSON(`"\ud83d\ude00 \u00e9"`); !ok || s != "😀 é" {
 		t.Errorf("surrogate pair: %q, %v", s, ok)
 	}
 }
 
-func TestSkipSpace(t *testing.T) {
+func TestSkipJSONSpace(t *testing.T) {
 	text := "[1, // one\n /* two */ 2]"
-	if got := SkipSpace(text, 3); text[got] != '2' {
-		t.Errorf("SkipSpace stopped at %q", text[got:])
+	if got := SkipJSONSpace(text, 3); text[got] != '2' {
+		t.Errorf("SkipJSONSpace stopped at %q", text[got:])
 	}
 }
 
-// FuzzParse: whatever Parse accepts has values that nest inside each other, in order,
+// FuzzParseJSON: whatever ParseJSON accepts has values that nest inside each other, in order,
 // and keys that decode as encoding/json decodes them.
-func FuzzParse(f *testing.F) {
+func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{`{"a": [1, -2.5e3, true, null, {"b": "c\"d\u00e9"}], /* x */ "e": {},}`, "[", `{"a":"\ud800"}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		v, err := Parse(text)
+		v, err := ParseJSON(text)
 		if err != nil || v == nil {
 			return
 		}

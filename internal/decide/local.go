@@ -1,0 +1,372 @@
+package decide
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/dirs"
+	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/pathset"
+	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/policy/source"
+	"github.com/moatdev/moat/internal/scan"
+	"github.com/moatdev/moat/internal/selfguard"
+	"github.com/moatdev/moat/internal/trust"
+)
+
+// Options are what a Local takes from its process.
+type Options struct {
+	Getenv func(string) string
+	Now    func() time.Time
+	// Executable returns the path of the running moat binary, which self-protection
+	// guards; nil or an error leaves it out.
+	Executable func() (string, error)
+	// Warn receives warnings about policy sources passed over (an untrusted project
+	// policy); nil drops them.
+	Warn func(string)
+	// Write records a decision; nil appends it to the user's audit log, opening the log
+	// for each record. Callers that record many (the MCP proxy) keep one writer.
+	Write func(audit.Record) error
+}
+
+// Local is the Service in the caller's process. It compiles each policy once per source
+// and content for its life, and is safe for concurrent use.
+type Local struct {
+	opts Options
+
+	mu       sync.Mutex
+	compiled map[string]*Compiled // by Key
+}
+
+var _ Service = (*Local)(nil)
+
+// NewLocal returns a Local deciding for the user and process that opts describe.
+func NewLocal(opts Options) *Local {
+	return &Local{opts: opts, compiled: map[string]*Compiled{}}
+}
+
+// Compiled is a policy compiled for this user and host, ready to decide with.
+type Compiled struct {
+	Source source.Source
+	Policy *policy.Policy
+	Dirs   dirs.Dirs
+	key    string
+	engine *engine.Engine
+}
+
+// Key names the compiled policy in requests.
+func (c *Compiled) Key() string { return c.key }
+
+// RunTests runs the policy's own tests, with dir as the directory their paths are
+// relative to.
+func (c *Compiled) RunTests(ctx context.Context, dir string) []TestResult {
+	return c.engine.RunTests(ctx, c.Policy.Tests, dir)
+}
+
+// Dirs are the user's directories, from the environment.
+func (l *Local) Dirs() (dirs.Dirs, error) { return dirs.FromEnv(l.opts.Getenv) }
+
+// Find finds the policy source for a scope: the flag, $MOAT_POLICY, the trusted project
+// policy, the user's, or the embedded one.
+func (l *Local) Find(s Scope) (source.Source, dirs.Dirs, error) {
+	d, err := l.Dirs()
+	if err != nil {
+		return source.Source{}, d, err
+	}
+	warn := l.opts.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	src, err := source.Find(source.Options{
+		Flag: s.Flag, Env: l.opts.Getenv(source.EnvVar), Cwd: s.Cwd, Project: s.Project, Dirs: d,
+		Trust: trust.Open(d.TrustStore()),
+		Warn:  warn,
+	})
+	return src, d, err
+}
+
+// Load finds and compiles the policy for a scope.
+func (l *Local) Load(s Scope) (*Compiled, error) {
+	src, d, err := l.Find(s)
+	if err != nil {
+		return nil, err
+	}
+	return l.Compile(src, d)
+}
+
+// CompileFile reads and compiles one named policy file for this user.
+func (l *Local) CompileFile(file string) (*Compiled, error) {
+	d, err := l.Dirs()
+	if err != nil {
+		return nil, err
+	}
+	src, err := source.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return l.Compile(src, d)
+}
+
+// Compile compiles a policy source for the user whose directories are d, or returns the
+// one compiled before from the same source and content.
+func (l *Local) Compile(src source.Source, d dirs.Dirs) (*Compiled, error) {
+	key := sourceKey(src, d)
+	l.mu.Lock()
+	c, ok := l.compiled[key]
+	l.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	host := l.Host(d, src.Path)
+	p, err := policy.Load(src.Name, src.Data, host)
+	if err != nil {
+		return nil, err
+	}
+	e, err := engine.New(p, engine.Options{Host: host, Now: l.opts.Now, Self: l.self()})
+	if err != nil {
+		return nil, err
+	}
+	c = &Compiled{Source: src, Policy: p, Dirs: d, key: key, engine: e}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.compiled[key]; ok {
+		return prev, nil
+	}
+	l.compiled[key] = c
+	return c, nil
+}
+
+// sourceKey names a policy by everything its compiled form depends on: where it came
+// from, its content, and the user's directories (moat's own paths, which it protects).
+func sourceKey(src source.Source, d dirs.Dirs) string {
+	h := sha256.New()
+	parts := append([]string{string(src.Kind), src.Path, src.Name, d.Home, d.Config, d.State}, d.Temp...)
+	for _, s := range parts {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	h.Write(src.Data)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Host describes this user and installation to the policy: home, temp and moat's own
+// paths (which self-protection guards), including the policy file in use.
+func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
+	h := pathset.Host{
+		Home: d.Home,
+		Temp: d.Temp,
+		Moat: []string{
+			filepath.Join(d.Config, "**"),
+			filepath.Join(d.State, "**"),
+			"/**/" + source.ProjectFile,
+		},
+	}
+	if policyPath != "" {
+		h.Moat = append(h.Moat, policyPath)
+	}
+	if exe, ok := l.executable(); ok {
+		h.Moat = append(h.Moat, exe)
+		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+			h.Moat = append(h.Moat, real)
+		}
+	}
+	return h
+}
+
+// self tells the guard of moat's own commands which binary is moat, and where the
+// agent's shell finds programs named without a slash: the PATH moat was started with,
+// which the agent passed on to its hooks.
+func (l *Local) self() selfguard.Options {
+	o := selfguard.Options{Path: l.opts.Getenv("PATH")}
+	if exe, ok := l.executable(); ok {
+		o.Binary = exe
+	}
+	return o
+}
+
+func (l *Local) executable() (string, bool) {
+	if l.opts.Executable == nil {
+		return "", false
+	}
+	exe, err := l.opts.Executable()
+	return exe, err == nil && filepath.IsAbs(exe)
+}
+
+// Lookup finds and compiles the policy for a scope.
+func (l *Local) Lookup(_ context.Context, s Scope) (Policy, error) {
+	c, err := l.Load(s)
+	if err != nil {
+		return Policy{}, err
+	}
+	return c.Info(), nil
+}
+
+// Info is what an entry point knows of the policy.
+func (c *Compiled) Info() Policy {
+	return Policy{
+		Key: c.key, Name: c.Source.Name, Path: c.Source.Path,
+		Fail: c.Policy.Fail, Hooks: c.Policy.Hooks, Output: c.Policy.Output, ChangedTools: c.Policy.MCP.ChangedTools,
+		Skipped: c.Source.Skipped,
+	}
+}
+
+// ErrUnknownPolicy is returned for a request naming a policy this service has not
+// compiled (see Lookup).
+var ErrUnknownPolicy = errors.New("no such policy: look it up first")
+
+func (l *Local) byKey(key string) (*Compiled, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.compiled[key]
+	if !ok {
+		return nil, fmt.Errorf("deciding under policy %q: %w", key, ErrUnknownPolicy)
+	}
+	return c, nil
+}
+
+// Decide decides the calls of one event.
+func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error) {
+	c, err := l.byKey(req.Policy)
+	if err != nil {
+		return CallResult{}, err
+	}
+	if len(req.Calls) == 0 {
+		return CallResult{}, errors.New("deciding an event: no call to decide")
+	}
+	ReportProgress(ctx, StageDeciding)
+	res := CallResult{Calls: make([]call.Call, len(req.Calls)), Decisions: make([]call.Decision, len(req.Calls))}
+	for i, cl := range req.Calls {
+		if cl.Project == "" {
+			cl.Project = projectOf(req.Project, cl.Cwd)
+		}
+		var d call.Decision
+		if req.Explain && i == 0 {
+			d, res.Trace = c.engine.Explain(ctx, cl)
+		} else {
+			d = c.engine.Evaluate(ctx, cl)
+		}
+		res.Calls[i], res.Decisions[i] = cl, d
+		if i == 0 || d.Verdict > res.Decision.Verdict {
+			res.Decision = d
+		}
+	}
+	var form string
+	if req.Hook != nil {
+		res.Answer = hookAnswer(c.Policy.Hooks, res.Decision, *req.Hook)
+		form = res.Answer.Form
+	}
+	if req.Record {
+		ReportProgress(ctx, StageRecording)
+		for i, cl := range res.Calls {
+			rec := c.record(req.Event, cl, res.Decisions[i])
+			rec.Answer = form
+			if err := l.write(c.Dirs, rec); err != nil {
+				res.NotRecorded = append(res.NotRecorded, recordError(err))
+			}
+		}
+	}
+	return res, nil
+}
+
+// DecideOutput reads a tool's output under the policy's output section.
+func (l *Local) DecideOutput(ctx context.Context, req OutputRequest) (OutputResult, error) {
+	c, err := l.byKey(req.Policy)
+	if err != nil {
+		return OutputResult{}, err
+	}
+	tool := req.Call.Tool
+	if req.Call.MCP != nil && req.Form == ToolResult {
+		tool = req.Call.MCP.String()
+	}
+	res := OutputResult{Outcome: ScanOutput(c.Policy.Output, req.Form, tool, req.Text)}
+	if res.Found && req.Record {
+		ReportProgress(ctx, StageRecording)
+		res.NotRecorded = recordError(l.write(c.Dirs, c.record(req.Event, req.Call, res.Decision)))
+	}
+	return res, nil
+}
+
+// DecidePrompt reads a prompt for Unicode smuggling; no policy is needed.
+func (l *Local) DecidePrompt(_ context.Context, req PromptRequest) (Outcome, error) {
+	return ScanPrompt(req.Text), nil
+}
+
+// Record records a decision made outside Decide.
+func (l *Local) Record(ctx context.Context, req RecordRequest) error {
+	c, err := l.byKey(req.Policy)
+	if err != nil {
+		return err
+	}
+	ReportProgress(ctx, StageRecording)
+	rec := c.record(req.Event, req.Call, req.Decision)
+	rec.Answer = req.Answer
+	return l.write(c.Dirs, rec)
+}
+
+// RecordFailure records a decision that could not be made, as the fail mode answered.
+// The event may be only partly read; whatever it said of the call is kept.
+func (l *Local) RecordFailure(_ context.Context, f Failure) error {
+	d, err := l.Dirs()
+	if err != nil {
+		return fmt.Errorf("recording the failure: %w", err)
+	}
+	dec := FailDecision(f.Open, f.Reason)
+	c := f.Call
+	err = l.write(d, audit.Record{
+		Agent: string(f.Agent), Session: c.Session, Event: f.Event,
+		Class: string(c.Class), Tool: c.Tool, MCP: mcpName(c), Args: c.Args, Cwd: cmp.Or(c.Cwd, f.Cwd),
+		Decision: dec.Verdict, Failure: true, Rule: dec.Rule, Reason: dec.Reason, Policy: f.Policy,
+	})
+	if err != nil {
+		return fmt.Errorf("recording decision: %w", err)
+	}
+	return nil
+}
+
+// record is the audit record of decision d on call cl, made for event.
+func (c *Compiled) record(event string, cl call.Call, d call.Decision) audit.Record {
+	return audit.Record{
+		Agent: string(cl.Agent), Session: cl.Session, Event: event,
+		Class: string(cl.Class), Tool: cl.Tool, MCP: mcpName(cl), Args: cl.Args, Cwd: cl.Cwd,
+		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
+		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: c.Source.Name,
+		// The fail modes' rules are the decisions made when the call could not be.
+		Failure: d.Rule == call.RuleFailClosed || d.Rule == call.RuleFailOpen,
+	}
+}
+
+// mcpName names the MCP server and tool of c, or "" when c is no MCP call.
+func mcpName(c call.Call) string {
+	if c.MCP == nil {
+		return ""
+	}
+	return c.MCP.String()
+}
+
+// write records rec through the configured writer, or appends it to the audit log of
+// the user whose directories are d.
+func (l *Local) write(d dirs.Dirs, rec audit.Record) error {
+	if l.opts.Write != nil {
+		return l.opts.Write(rec)
+	}
+	log, err := audit.Open(audit.Options{Path: d.AuditLog(), Redactor: scan.Redactor{}, Now: l.opts.Now})
+	if err != nil {
+		return fmt.Errorf("opening audit log: %w", err)
+	}
+	if err := log.Append(rec); err != nil {
+		log.Close()
+		return fmt.Errorf("writing audit log: %w", err)
+	}
+	return log.Close()
+}
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }

@@ -1,0 +1,17 @@
+package decide
+
+import (
+	"cmp"
+
+	"github.com/moatdev/moat/internal/policy/source"
+)
+
+// ProjectRoot is the project a call in cwd belongs to when the agent names none: the
+// nearest directory at or above cwd holding a .git entry, or "" outside any repository
+// (the call's own directory then stands for its project). Every entry point resolves a
+// call's project through it.
+func ProjectRoot(cwd string) string { return source.RepoRoot(cwd) }
+
+// projectOf is the project of a call in cwd of a session whose project is session ("":
+// none named).
+func projectOf(session, cwd string) string { return cmp.Or(session, ProjectRoot(cwd)) }

@@ -1,6 +1,0 @@
-//go:build !linux
-
-package hugeheap
-
-// Advise does nothing where the kernel has no transparent huge pages to ask for.
-func Advise() {}
