@@ -156,7 +156,8 @@ func newAgentEnv(t *testing.T) *agentEnv {
 	return e
 }
 
-// moat runs the built moat in the fake home, from the workspace.
+// moat runs moat (in process, as the built binary) in the fake home, from the workspace:
+// setup and mcp wrap; the agents themselves then run the built binary as their hooks.
 func (e *agentEnv) moat(t *testing.T, args ...string) string {
 	t.Helper()
 	stdout, stderr, code := inHome(t, e.home, os.Getenv("PATH"), e.ws, args...)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,23 +20,11 @@ type doctorReport struct {
 	} `json:"findings"`
 }
 
-// inHome runs the built moat with HOME=home, PATH=path and the working directory dir,
-// and returns its stdout, stderr and exit code.
+// inHome runs moat in process with HOME=home, PATH=path and the working directory dir,
+// as the built binary, and returns its stdout, stderr and exit code.
 func inHome(t *testing.T, home, path, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(moatBinary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + home, "PATH=" + path}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return runInProcess(t, dir, []string{"HOME=" + home, "PATH=" + path}, "", args...)
 }
 
 func writeFiles(t *testing.T, root string, files map[string]string) {

@@ -3,62 +3,31 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// moat is the real static binary, built on first use and removed by TestMain.
+var moat = testbin.New(testbin.Moat)
 
-// moatBinary builds the real static binary once per test run.
+// moatBinary returns the built binary, for tests that run it as an agent does.
 func moatBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "moat-e2e-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "moat")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return moat.Path(t)
 }
 
-// runMoat runs the binary with a fresh HOME and returns stdout, stderr and the exit code.
+// runMoat runs moat in process with a fresh HOME as working directory and returns stdout,
+// stderr and the exit code.
 func runMoat(t *testing.T, stdin []byte, args ...string) ([]byte, []byte, int) {
 	t.Helper()
 	home := t.TempDir()
-	cmd := exec.Command(moatBinary(t), args...)
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.Bytes(), stderr.Bytes(), code
+	stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, string(stdin), args...)
+	return []byte(stdout), []byte(stderr), code
 }
 
 type response struct {
@@ -134,14 +103,11 @@ func TestCheckRecordRedactsSecrets(t *testing.T) {
 	home := t.TempDir()
 	// Assembled at run time so that the file holds no token-shaped string.
 	secret := "ghp_" + "R8fK2mQ9xLp4Vz7Nw3Ht" + "6Yb1Jc5Dg0Es2Ua9"
-	cmd := exec.Command(moatBinary(t), "check", "--record", "--", "curl -H 'Authorization: token "+secret+"' https://api.github.com/user")
-	cmd.Dir = home
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	out, err := cmd.CombinedOutput()
+	stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", "check", "--record", "--", "curl -H 'Authorization: token "+secret+"' https://api.github.com/user")
+	out := []byte(stdout + stderr)
 	// A credential on a command line is asked about (exit 2) by the recommended pack.
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
-		t.Fatalf("want exit 2 (ask), got %v: %s", err, out)
+	if code != 2 {
+		t.Fatalf("want exit 2 (ask), got exit %d: %s", code, out)
 	}
 	if bytes.Contains(out, []byte(secret)) {
 		t.Errorf("the secret was printed: %s", out)

@@ -11,10 +11,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
-// hookRun runs the built binary as an agent runs its hook: the event on stdin, in a
-// fresh HOME, with the project directory as working directory.
+// hookRun runs moat as an agent runs its hook: the event on stdin, in a fresh HOME, with
+// the project directory as working directory.
 type hookRun struct {
 	home, project string
 	env           []string
@@ -35,23 +37,11 @@ func (h *hookRun) run(t *testing.T, payload string, args ...string) (stdout, std
 	return h.moat(t, payload, append([]string{"hook"}, args...)...)
 }
 
-// moat runs the built binary with args, stdin in, as run does.
+// moat runs moat with args, stdin in, as run does: in this process, through cli.Main,
+// with the environment and working directory the binary would have.
 func (h *hookRun) moat(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	payload := h.expand(stdin)
-	cmd := exec.Command(moatBinary(t), args...)
-	cmd.Dir = h.project
-	cmd.Env = h.env
-	cmd.Stdin = strings.NewReader(payload)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runInProcess(t, h.project, h.env, h.expand(stdin), args...)
 }
 
 func (h *hookRun) expand(s string) string {
@@ -296,12 +286,9 @@ func emptyGoProgram(b *testing.B) string {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	bin := filepath.Join(dir, "empty")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("building the empty program: %v\n%s", err, out)
+	bin, err := testbin.Build(b.TempDir(), dir, ".")
+	if err != nil {
+		b.Fatalf("building the empty program: %v", err)
 	}
 	return bin
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // TestMain lets the scripts run moat as a real process: `exec moat …` re-executes this
-// test binary as the moat command. The MCP tests' peers are commands of it too.
+// test binary as the moat command. The MCP tests' peers are commands of it too. The
+// built binary (see moatBinary) is removed after the tests.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removeAfter{m}, map[string]func(){
 		"moat":            func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
 		"mcp-test-server": runSDKServer,
 		"mcp-raw-server":  runRawServer,
@@ -38,4 +39,12 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 	})
+}
+
+// removeAfter runs the tests, then removes the binary they built.
+type removeAfter struct{ m *testing.M }
+
+func (r removeAfter) Run() int {
+	defer moat.Remove()
+	return r.m.Run()
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -79,17 +78,16 @@ func (u *bridgeUpstream) handler(opts *mcp.StreamableHTTPOptions) http.Handler {
 	})
 }
 
-// bridgeCmd is `moat mcp proxy --stdio --upstream-env`, as `moat mcp wrap` writes it
-// for an HTTP server, with the token in a variable the description refers to.
-func bridgeCmd(t *testing.T, e *mcpEnv, url, token string) *exec.Cmd {
+// startBridge starts `moat mcp proxy --stdio --upstream-env`, as `moat mcp wrap` writes
+// it for an HTTP server, with the token in a variable the description refers to. It runs
+// in process: the bridge starts no process of its own.
+func startBridge(t *testing.T, e *mcpEnv, url, token string, stderr io.Writer) *moatOnPipes {
 	spec, err := json.Marshal(map[string]any{"url": url, "headers": map[string]string{"Authorization": "Bearer ${UPSTREAM_TOKEN}"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(moatBinary(t), "mcp", "proxy", "--policy", e.policy, "--name", "peer", "--stdio", "--upstream-env", "MOAT_MCP_UPSTREAM")
-	cmd.Dir = e.project
-	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "MOAT_MCP_UPSTREAM=" + string(spec), "UPSTREAM_TOKEN=" + token}
-	return cmd
+	env := []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "MOAT_MCP_UPSTREAM=" + string(spec), "UPSTREAM_TOKEN=" + token}
+	return startOnPipes(t, e.project, env, stderr, "mcp", "proxy", "--policy", e.policy, "--name", "peer", "--stdio", "--upstream-env", "MOAT_MCP_UPSTREAM")
 }
 
 // TestMCPBridgeHTTP runs the Go SDK client over stdio against the SDK's Streamable HTTP
@@ -119,10 +117,9 @@ func TestMCPBridgeHTTP(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			var stderr syncBuffer
-			cmd := bridgeCmd(t, e, srv.URL+"/mcp", "test-token-123")
-			cmd.Stderr = &stderr
+			bridge := startBridge(t, e, srv.URL+"/mcp", "test-token-123", &stderr)
 			client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
-			session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			session, err := client.Connect(ctx, bridge.transport(), &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
 			if err != nil {
 				t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 			}
@@ -192,10 +189,9 @@ func TestMCPBridgeUnauthorized(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var stderr syncBuffer
-	cmd := bridgeCmd(t, e, srv.URL+"/mcp", "wrong-token")
-	cmd.Stderr = &stderr
+	bridge := startBridge(t, e, srv.URL+"/mcp", "wrong-token", &stderr)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil)
-	_, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	_, err := client.Connect(ctx, bridge.transport(), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err == nil || !strings.Contains(err.Error(), "answered HTTP 401") {
 		t.Errorf("connect: %v; want the 401 explained", err)
 	}
@@ -251,20 +247,9 @@ func TestMCPBridgeBytes(t *testing.T) {
 		io.WriteString(w, "id: 1\ndata: "+a+"\n\n")
 	}))
 	defer srv.Close()
-	cmd := bridgeCmd(t, e, srv.URL, "test-token-123")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewReader(out)
+	bridge := startBridge(t, e, srv.URL, "test-token-123", nil)
+	in := bridge.in
+	lines := bufio.NewReader(bridge.out)
 	roundTrip := func(send, want string) {
 		t.Helper()
 		io.WriteString(in, send+"\n")
@@ -289,8 +274,8 @@ func TestMCPBridgeBytes(t *testing.T) {
 	if got, err := lines.ReadString('\n'); err != nil || got != `{"jsonrpc":"2.0","id":"last","result":{}}`+"\n" {
 		t.Errorf("the request sent before the input ended: got %q, %v", got, err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("the bridge exited with %v", err)
+	if code := bridge.wait(t); code != 0 {
+		t.Errorf("the bridge exited with status %d", code)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -83,19 +83,7 @@ bearer_token_env_var = "FIGMA_TOKEN"
 	}
 	run := func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = home
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), errb.String(), code
+		return runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", args...)
 	}
 	read := func(name string) string {
 		data, err := os.ReadFile(filepath.Join(home, name))

@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // sysLandlockCreateRuleset is landlock_create_ruleset's number, the same on every
@@ -63,16 +65,8 @@ func TestLaunchWithoutLandlock(t *testing.T) {
 		cmd := exec.Command("no-landlock", append([]string{moatBinary(t)}, args...)...)
 		cmd.Dir = e.ws
 		cmd.Env = e.env
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return stdout.String(), stderr.String(), code
+		r := testbin.Run(t, cmd, nil)
+		return string(r.Stdout), string(r.Stderr), r.Code
 	}
 	script := "echo ran > " + canary
 

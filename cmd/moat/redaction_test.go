@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -142,16 +141,8 @@ func TestSecretsNeverReachStateDir(t *testing.T) {
 	var printed bytes.Buffer
 	run := func(stdin []byte, args ...string) {
 		t.Helper()
-		cmd := exec.Command(moatBinary(t), args...)
-		cmd.Dir = work
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		cmd.Stdin = bytes.NewReader(stdin)
-		cmd.Stdout, cmd.Stderr = &printed, &printed
-		if err := cmd.Run(); err != nil {
-			if _, ok := err.(*exec.ExitError); !ok {
-				t.Fatal(err)
-			}
-		}
+		stdout, stderr, _ := runInProcess(t, work, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, string(stdin), args...)
+		printed.WriteString(stdout + stderr)
 	}
 	run(requests.Bytes(), "check", "--stdin", "--record")
 	for i, s := range samples[:10] {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // guardEnv is a fresh HOME with a canary file and a fake private key, and a bin directory
@@ -63,18 +64,9 @@ func (e *guardEnv) run(t *testing.T, stdin string, extraEnv []string, argv ...st
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = e.home
 	cmd.Env = e.env(extraEnv...)
-	cmd.Stdin = strings.NewReader(stdin)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	r := testbin.Run(t, cmd, strings.NewReader(stdin))
+	return string(r.Stdout), string(r.Stderr), r.Code
 }
 
 func TestRunPassesThrough(t *testing.T) {

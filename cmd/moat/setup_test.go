@@ -44,14 +44,11 @@ func TestSetupAndUninstall(t *testing.T) {
 	}
 	moat := func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(moatBinary(t), args...)
-		cmd.Dir = project
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("moat %v: %v\n%s", args, err, out)
+		stdout, stderr, code := runInProcess(t, project, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", args...)
+		if code != 0 {
+			t.Fatalf("moat %v: exit %d\n%s%s", args, code, stdout, stderr)
 		}
-		return string(out)
+		return stdout + stderr
 	}
 	// backup is where setup keeps the copy of a file in the home, relative to the home.
 	backup := func(name string) string {
@@ -192,16 +189,14 @@ func TestSetupMovedMoat(t *testing.T) {
 	if err := os.WriteFile(other, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// run runs moat in process as if started from bin.
 	run := func(bin string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Dir = home
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+		stdout, stderr, code := runInProcessAs(t, bin, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", args...)
+		if code != 0 {
+			t.Fatalf("%s %v: exit %d\n%s%s", bin, args, code, stdout, stderr)
 		}
-		return string(out)
+		return stdout + stderr
 	}
 	trusted := func(bin string) string {
 		t.Helper()
@@ -246,23 +241,18 @@ func TestSetupErrors(t *testing.T) {
 		{[]string{"setup", "--all", "codex"}, "not both"},
 		{[]string{"setup", "--scope", "team", "codex"}, "--scope must be user or project"},
 	} {
-		cmd := exec.Command(moatBinary(t), tc.args...)
-		cmd.Dir = home
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(string(out), tc.want) {
-			t.Errorf("moat %v: %v\n%s", tc.args, err, out)
+		stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", tc.args...)
+		if code == 0 || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("moat %v: exit %d\n%s%s", tc.args, code, stdout, stderr)
 		}
 	}
 	// A settings file moat cannot read is left alone, and the run fails.
 	p := filepath.Join(home, ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("{ not json"), 0o644)
-	cmd := exec.Command(moatBinary(t), "setup", "claude-code")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	out, err := cmd.CombinedOutput()
-	if b, _ := os.ReadFile(p); err == nil || string(b) != "{ not json" || !strings.Contains(string(out), "left as it is") {
-		t.Errorf("broken settings: %v\n%s", err, out)
+	stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", "setup", "claude-code")
+	if b, _ := os.ReadFile(p); code == 0 || string(b) != "{ not json" || !strings.Contains(stdout+stderr, "left as it is") {
+		t.Errorf("broken settings: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 
@@ -278,10 +268,8 @@ func TestSetupKeepsLinkedSettings(t *testing.T) {
 	if err := os.Symlink(dotfiles, link); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(moatBinary(t), "setup", "claude-code")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
+	if stdout, stderr, code := runInProcess(t, home, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, "", "setup", "claude-code"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the settings link was replaced: %v %v", fi.Mode(), err)

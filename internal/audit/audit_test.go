@@ -20,6 +20,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/findings"
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // maskRedactor masks the marker SECRET followed by any digits, as a secret detector would
@@ -573,8 +574,8 @@ func TestCrossProcess(t *testing.T) {
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
 	for i := range children {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrossProcess$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), childEnv+"="+strconv.Itoa(i), childDir+"="+dir)
+		cmd := testbin.Rerun("TestCrossProcess", childEnv+"="+strconv.Itoa(i), childDir+"="+dir)
+		cmd.Args = append(cmd.Args, "-test.v")
 		out := new(bytes.Buffer)
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 func moduleRoot(t *testing.T) string {
@@ -107,11 +109,9 @@ func TestLittleWorkAtInit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "moat")
-	build := exec.Command("go", "build", "-o", bin, "github.com/moatdev/moat/cmd/moat")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbin.Build(t.TempDir(), "", testbin.Moat)
+	if err != nil {
+		t.Fatal(err)
 	}
 	run := exec.Command(bin, "version")
 	run.Env = append(os.Environ(), "GODEBUG=inittrace=1")

@@ -2,11 +2,12 @@ package proc
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // fakeProc writes a /proc with the processes given, each as pid → (ppid, cmdline, the
@@ -75,8 +76,7 @@ func TestAncestorsOfThisProcess(t *testing.T) {
 		}
 		os.Exit(0)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAncestorsOfThisProcess$")
-	cmd.Env = append(os.Environ(), "MOAT_PROC_CHILD=1")
+	cmd := testbin.Rerun("TestAncestorsOfThisProcess", "MOAT_PROC_CHILD=1")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)

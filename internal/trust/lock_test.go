@@ -3,12 +3,13 @@ package trust
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // trustMany trusts n policy files named prefix0.yaml … in dir, in the store at storePath.
@@ -45,8 +46,7 @@ func TestConcurrentWritersAllLand(t *testing.T) {
 	}
 	for p := range 2 {
 		wg.Go(func() {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestTrustWriterProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(), "MOAT_TRUST_TEST_WRITER=p"+strconv.Itoa(p)+"-",
+			cmd := testbin.Rerun("TestTrustWriterProcess", "MOAT_TRUST_TEST_WRITER=p"+strconv.Itoa(p)+"-",
 				"MOAT_TRUST_TEST_STORE="+storePath, "MOAT_TRUST_TEST_DIR="+dir, "MOAT_TRUST_TEST_N="+strconv.Itoa(perWriter))
 			if out, err := cmd.CombinedOutput(); err != nil {
 				errs <- fmt.Errorf("writer process %d: %v\n%s", p, err, out)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/sandbox"
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // TestExec restricts a re-executed copy of the test binary, never the test process
@@ -36,8 +37,7 @@ func TestExec(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestExec$")
-	cmd.Env = append(os.Environ(), "MOAT_SANDBOX_EXEC_CHILD="+dir)
+	cmd := testbin.Rerun("TestExec", "MOAT_SANDBOX_EXEC_CHILD="+dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)

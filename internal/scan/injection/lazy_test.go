@@ -2,7 +2,6 @@ package injection
 
 import (
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/moatdev/moat/internal/scan/secrets"
 	"github.com/moatdev/moat/internal/scan/textmatch"
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // A hook process runs once per agent tool call, so the scanners' start-up cost is paid on
@@ -30,8 +30,8 @@ func inFreshProcess(t *testing.T, name string) (out string, parent bool) {
 	if os.Getenv(freshEnv) == "1" {
 		return "", false
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), freshEnv+"=1", "GODEBUG=inittrace=1")
+	cmd := testbin.Rerun(name, freshEnv+"=1", "GODEBUG=inittrace=1")
+	cmd.Args = append(cmd.Args, "-test.v")
 	b, err := cmd.CombinedOutput()
 	out = string(b)
 	if err != nil || !strings.Contains(out, "--- PASS: "+name) {
