@@ -25,7 +25,12 @@ type arg struct {
 // Past them, words are dynamic, which is always a safe answer.
 const (
 	maxBraceFields = 256 // fields one word's brace expansion may produce
-	argCost        = 64  // budget charged per field, besides its bytes
+	// maxLineBraceFields bounds the fields brace expansion may produce in a whole line,
+	// nested code included. A field made by braces costs several times a plain word to
+	// build, and a line of 64 KiB of `{a,b}{c,d}…` words cost ten times its parse;
+	// `mkdir -p src/{a,b}/{x,y}` makes four.
+	maxLineBraceFields = 1024
+	argCost            = 64 // budget charged per field, besides its bytes
 )
 
 // fieldBuf accumulates one field of a word being expanded.
@@ -119,10 +124,13 @@ func (a *analyzer) expandWord(dst []arg, w *syntax.Word, vars bool) ([]arg, bool
 		return dst, false // the line has produced all the text it may: the rest is unknown
 	}
 	if hasBrace(w.Parts) {
+		if a.sh.braceFields >= maxLineBraceFields {
+			return dst, false // checked first: splitting the word is what costs
+		}
 		cp := *w // SplitBraces replaces the word's parts; the tree must stay as parsed
 		if syntax.SplitBraces(&cp) {
 			alts, ok := a.braceAlternatives(cp.Parts)
-			if !ok {
+			if a.sh.braceFields += len(alts); !ok || a.sh.braceFields > maxLineBraceFields {
 				return dst, false
 			}
 			for _, alt := range alts {

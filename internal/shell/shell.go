@@ -176,6 +176,9 @@ type shared struct {
 	// commands counts the commands emitted at every level of the line, for
 	// maxAnalysedCommands.
 	commands int
+	// braceFields counts the fields brace expansion produced at every level, for
+	// maxLineBraceFields.
+	braceFields int
 	// functions are the shell functions the line defines: code the analyser reads where
 	// it is defined, so that calling one runs no unknown program.
 	functions map[string]bool

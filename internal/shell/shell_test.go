@@ -309,3 +309,32 @@ func TestCommandBudget(t *testing.T) {
 		})
 	}
 }
+
+// Brace expansion is bounded for the whole line: past the bound, words are unknown (and
+// the command opaque), however many words each produced alone.
+func TestLineBraceFields(t *testing.T) {
+	tests := []struct {
+		words      int
+		wantOpaque bool
+	}{
+		{maxLineBraceFields / 8, false},
+		{maxLineBraceFields/8 + 1, true},
+	}
+	for _, tt := range tests {
+		// The long word after gives the line the expansion budget of its length, so that
+		// it is the bound on brace fields, not the budget, that is reached.
+		line := "touch " + strings.Repeat("{a,b}{c,d}{e,f} ", tt.words) + "; : " + strings.Repeat("x", 30000)
+		a := Analyze(line, testEnv)
+		if len(a.Commands) != 2 {
+			t.Fatalf("%d words: %d commands", tt.words, len(a.Commands))
+		}
+		c := a.Commands[0]
+		if c.Opaque != tt.wantOpaque {
+			t.Errorf("%d words of 8 fields: opaque %v, want %v", tt.words, c.Opaque, tt.wantOpaque)
+		}
+		// The word past the bound stays one argument, whose value is unknown.
+		if len(c.Args) > maxLineBraceFields+1 {
+			t.Errorf("%d words of 8 fields: %d arguments, at most %d", tt.words, len(c.Args), maxLineBraceFields+1)
+		}
+	}
+}
