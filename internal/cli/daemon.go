@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/decide"
 )
@@ -102,8 +103,17 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 			return &exitCode{code: exitError, err: err}
 		}
 	}
+	d, err := a.dirs()
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	// Decisions are recorded through one open log for the daemon's life, as the MCP
+	// proxy records them: opening the log per record makes concurrent requests queue
+	// on its lock file.
+	w := &auditWriter{a: a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
+	defer w.close()
 	svc := decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable,
-		Warn: func(msg string) { a.daemonLog("warning: " + msg) }})
+		Warn: func(msg string) { a.daemonLog("warning: " + msg) }, Write: w.write})
 	srv := daemon.New(daemon.Options{Service: svc, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
 	failed := make(chan error, 2)
 	serve := func(ln net.Listener) {
