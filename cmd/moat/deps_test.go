@@ -49,7 +49,7 @@ var deniedDeps = []struct {
 	{"github.com/moatdev/moat/internal/engine", "deciding a call is pure computation over the call and the policy: no network client, no CLI, no proxy, no sandbox, no recording",
 		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/audit/...", "github.com/moatdev/moat/internal/cli/..."}, mcpProxy...)},
 	{"github.com/moatdev/moat/internal/decide", "the decision service is what a hook and, through the daemon's socket, the thin hook client decide with: it records, but serves no HTTP and links no CLI, proxy or sandbox",
-		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/cli/..."}, mcpProxy...)},
+		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/cli/...", "github.com/moatdev/moat/internal/daemon/..."}, mcpProxy...)},
 	{"github.com/moatdev/moat/internal/policy", "the policy language is read by every entry point, the hook's included",
 		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/..."}, mcpProxy...)},
 	{"github.com/moatdev/moat/internal/shell", "shell analysis is on the hook path",
