@@ -119,6 +119,9 @@ var lineCases = []lineCase{
 	{line: "moat approvals list", want: "moat approvals: answers"},
 	{line: "moat daemon stop", want: "moat daemon stop: stops"},
 	{line: "moat daemon uninstall", want: "moat daemon uninstall: removes"},
+	{line: "moat daemon --force uninstall", want: "moat daemon uninstall: removes"},
+	{line: "moat daemon --force stop", want: "moat daemon stop: stops"},
+	{line: "moat mcp --force unwrap"}, // no placeholder under mcp: this build's refusal stands
 	// The daemon decides for every process that asks it: one from an unknown binary, or
 	// with a policy the line chooses, would decide with rules the agent chose.
 	{line: "moat daemon start", want: "starts moat's daemon from a moat binary other than"},
