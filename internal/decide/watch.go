@@ -18,6 +18,11 @@ import (
 // directory its clients call from.
 const maxLiveScopes = 256
 
+// maxRetired bounds the policies kept after a refresh replaced them: a request that
+// looked one up just before the refresh is decided under it (as if it had come a moment
+// earlier) rather than failing for a key the cache let go.
+const maxRetired = 8
+
 // Problem is a change to a policy's inputs that could not be used: the file no longer
 // compiles, cannot be read, or its trust cannot be checked. The last good policy stays
 // in force; nothing falls back to another one.
@@ -42,6 +47,8 @@ type liveScopes struct {
 	notices map[string]*Problem
 	// added is signalled when a scope is added, whose inputs the watcher has not seen.
 	added chan struct{}
+	// retired are the policies refreshes replaced, most recent last.
+	retired []*Compiled
 }
 
 type scopeState struct {
@@ -73,7 +80,20 @@ func (s *liveScopes) inForce(key string) (*Compiled, bool) {
 			found = st.compiled
 		}
 	})
+	for _, c := range s.retired {
+		if found == nil && c.key == key {
+			found = c
+		}
+	}
 	return found, found != nil
+}
+
+// retire keeps c, replaced by a refresh, among the last maxRetired.
+func (s *liveScopes) retire(c *Compiled) {
+	if len(s.retired) == maxRetired {
+		s.retired = slices.Delete(s.retired, 0, 1)
+	}
+	s.retired = append(s.retired, c)
 }
 
 // lookupLive returns the policy kept for s, finding it the first time. A first lookup
@@ -146,6 +166,9 @@ func (l *Local) Refresh() {
 		case err == nil:
 			if st.problem != nil {
 				delete(l.live.notices, st.compiled.key)
+			}
+			if st.compiled != c {
+				l.live.retire(st.compiled)
 			}
 			st.compiled, st.skipped, st.inputs, st.problem = c, skipped, inputs, nil
 		case st.problem == nil || st.problem.digest != digest:

@@ -189,9 +189,24 @@ func TestManyEditsBoundedCache(t *testing.T) {
 	if d := decideLine(t, l, dir, "cmd49 x"); d.Verdict != call.Deny {
 		t.Errorf("the last edit is not in force: %s", d.Verdict)
 	}
+	// A request that looked up a policy just before a refresh is decided under it.
+	pol, err := l.Lookup(context.Background(), Scope{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxRetired {
+		write(t, user, policyDenying(fmt.Sprintf("late%d", i)))
+		l.Refresh()
+	}
+	res, err := l.Decide(context.Background(), CallRequest{Policy: pol.Key, Event: "test", Calls: []call.Call{shellCall(t, dir, "cmd49 x")}})
+	if err != nil || res.Decision.Verdict != call.Deny {
+		t.Errorf("deciding under the policy a refresh replaced: %v, %v; want deny", res.Decision.Verdict, err)
+	}
+	write(t, user, policyDenying("cmd49"))
+	l.Refresh()
 	// Another scope's lookups push the policy in force out of the cache: it still decides.
 	ctx := context.Background()
-	pol, err := l.Lookup(ctx, Scope{Cwd: dir})
+	pol, err = l.Lookup(ctx, Scope{Cwd: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +217,7 @@ func TestManyEditsBoundedCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := l.Decide(ctx, CallRequest{Policy: pol.Key, Event: "test", Calls: []call.Call{shellCall(t, dir, "cmd49 x")}})
+	res, err = l.Decide(ctx, CallRequest{Policy: pol.Key, Event: "test", Calls: []call.Call{shellCall(t, dir, "cmd49 x")}})
 	if err != nil {
 		t.Fatalf("deciding under the policy in force, out of the cache: %v", err)
 	}
@@ -271,5 +286,63 @@ func TestInputsOfLiveScopes(t *testing.T) {
 		if !found {
 			t.Errorf("inputs %q lack %s", in, want)
 		}
+	}
+}
+
+// Lookups and decisions while edits are refreshed: under -race, the live state is
+// guarded; every decision is made by one of the two policies, never an error.
+func TestLiveConcurrentRefresh(t *testing.T) {
+	l, user, dir := liveService(t, policyDenying("rm"), Options{CacheSize: 2})
+	decideLine(t, l, dir, "ls")
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			ctx := context.Background()
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				pol, err := l.Lookup(ctx, Scope{Cwd: dir})
+				if err == nil {
+					_, err = l.Decide(ctx, CallRequest{Policy: pol.Key, Event: "test", Calls: []call.Call{shellCall(t, dir, "rm x")}})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		write(t, user, policyDenying([]string{"rm", "curl", "wget"}[i%3]))
+		l.Refresh()
+		l.Problems()
+		l.Inputs()
+		time.Sleep(5 * time.Millisecond) // a refresh follows a debounce in use
+	}
+	close(done)
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func BenchmarkLookup(b *testing.B) {
+	for _, live := range []bool{false, true} {
+		b.Run(fmt.Sprintf("live=%v", live), func(b *testing.B) {
+			l, _, dir := liveService(&testing.T{}, policyDenying("rm"), Options{})
+			l = NewLocal(Options{Getenv: l.opts.Getenv, Now: l.opts.Now, Live: live})
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := l.Lookup(ctx, Scope{Cwd: dir}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
