@@ -71,6 +71,10 @@ func Start(l *decide.Local, o Options) (*Watcher, error) {
 	}
 	// Scopes looked up before Start: their files are watched from now on, and a change
 	// made before that is caught by the refresh the loop starts with.
+	select {
+	case <-l.Added():
+	default:
+	}
 	w.sync()
 	go w.loop()
 	return w, nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,15 +31,23 @@ type env struct {
 
 func newEnv(t *testing.T, userPolicy string) *env {
 	t.Helper()
+	return newEnvWith(t, func(e *env) {
+		if userPolicy != "" {
+			e.write(e.user, userPolicy)
+		}
+	})
+}
+
+// newEnvWith is newEnv with the files set up by setup before the first lookup.
+func newEnvWith(t *testing.T, setup func(*env)) *env {
+	t.Helper()
 	home := t.TempDir()
 	dir := filepath.Join(home, "work", "app")
 	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, home: home, dir: dir, user: filepath.Join(home, ".config", "moat", "moat.yaml")}
-	if userPolicy != "" {
-		e.write(e.user, userPolicy)
-	}
+	setup(e)
 	e.local = decide.NewLocal(decide.Options{
 		Getenv: func(k string) string {
 			if k == "HOME" {
@@ -49,10 +58,14 @@ func newEnv(t *testing.T, userPolicy string) *env {
 		Live: true,
 	})
 	e.verdict("ls") // the scope is looked up before watching starts, as the entry points do
-	w, err := Start(e.local, Options{Debounce: 20 * time.Millisecond, Warn: func(s string) { t.Log(s) }})
+	var refreshes atomic.Int32
+	w, err := Start(e.local, Options{Debounce: 20 * time.Millisecond, Warn: func(s string) { t.Log(s) }, Refreshed: func() { refreshes.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The refresh Start begins with is done before the test edits anything, so that
+	// only the watch can see the edits.
+	e.eventually("the first refresh", func() bool { return refreshes.Load() > 0 })
 	e.w = w
 	t.Cleanup(func() { w.Close() })
 	return e
