@@ -370,3 +370,28 @@ func TestConcurrentPublishAndClose(t *testing.T) {
 		t.Errorf("delivered %d + dropped %d + refused %d = %d, want 1600", st.Delivered, st.Dropped, refused, got)
 	}
 }
+
+func TestRecordsReachOnlyTheStore(t *testing.T) {
+	var got []audit.Record
+	fail := errors.New("database is locked")
+	store := Records(func(_ context.Context, r audit.Record) error {
+		got = append(got, r)
+		if r.Tool == "fail" {
+			return fail
+		}
+		return nil
+	})
+	b := newBus(t, Options{}, Lossless("audit", store))
+	if err := b.Record(audit.Record{Tool: "Bash", Decision: call.Deny}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Publish(context.Background(), RoundTrip{Agent: "codex"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Record(audit.Record{Tool: "fail", Decision: call.Deny}); !errors.Is(err, fail) {
+		t.Errorf("Record = %v, want the store's error", err)
+	}
+	if len(got) != 2 || got[0].Tool != "Bash" {
+		t.Errorf("stored %v, want the two decisions only", got)
+	}
+}

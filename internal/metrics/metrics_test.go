@@ -319,3 +319,39 @@ func ExampleListenLoopback() {
 	fmt.Println(err)
 	// Output: metrics: listen address "0.0.0.0:9464" is not a loopback address (use 127.0.0.1 or [::1])
 }
+
+// BenchmarkHandle is the cost of counting one decision.
+func BenchmarkHandle(b *testing.B) {
+	m := New(Options{})
+	ev := record(call.Deny, "no-delete", "claude-code", "shell", 40*time.Microsecond)
+	ctx := context.Background()
+	for b.Loop() {
+		m.Handle(ctx, ev)
+	}
+}
+
+// BenchmarkPublish is what publishing a decision costs its publisher, with a lossless
+// sink that stores nothing and the metrics behind a buffer.
+func BenchmarkPublish(b *testing.B) {
+	m := New(Options{})
+	bus, err := events.New(events.Options{OnDrop: m.Dropped},
+		events.Lossless("audit", events.SinkFunc(func(context.Context, events.Event) error { return nil })),
+		events.Lossy("metrics", m, 4096))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := record(call.Deny, "no-delete", "claude-code", "shell", 40*time.Microsecond)
+	ctx := context.Background()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			bus.Publish(ctx, ev)
+		}
+	})
+	b.StopTimer()
+	bus.Close(ctx)
+	for _, s := range bus.Stats() {
+		if s.Name == "metrics" {
+			b.ReportMetric(float64(s.Dropped)/float64(s.Dropped+s.Delivered), "dropped/op")
+		}
+	}
+}
