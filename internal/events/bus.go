@@ -69,11 +69,14 @@ type Bus struct {
 	lossless []*lossless
 	lossy    []*lossy
 
-	// mu guards closed and the lossy queues' channels: sends hold it for reading, Close
-	// for writing, so nothing is sent on a closed channel. It is never held while a sink
-	// works.
-	mu     sync.RWMutex
-	closed bool
+	// mu guards closing, queuesClosed and the lossy queues' channels: sends hold it for
+	// reading, Close for writing, so nothing is sent on a closed channel. It is never
+	// held while a sink works.
+	mu sync.RWMutex
+	// closing refuses new events; queuesClosed says the lossy queues are closed.
+	closing, queuesClosed bool
+	// publishing counts the Publish calls under way, which Close waits for.
+	publishing sync.WaitGroup
 
 	// stop cancels the lossy sinks' deliveries when Close runs out of time.
 	stop    context.Context
@@ -130,18 +133,21 @@ func New(opts Options, regs ...Registration) (*Bus, error) {
 // Publish hands ev to every lossless sink, in the order they were registered, and queues
 // it for every lossy sink. It returns the lossless sinks' errors, joined: the event did
 // not reach them. A lossy sink's failure or full buffer is reported (Options, Stats),
-// never returned. A Publish that Close overtakes still reaches the lossless sinks; the
-// lossy ones then count it as dropped.
+// never returned. After Close, Publish returns ErrClosed.
 func (b *Bus) Publish(ctx context.Context, ev Event) error {
 	if ev == nil {
 		return errors.New("events: nil event")
 	}
 	b.mu.RLock()
-	closed := b.closed
+	closing := b.closing
+	if !closing {
+		b.publishing.Add(1)
+	}
 	b.mu.RUnlock()
-	if closed {
+	if closing {
 		return ErrClosed
 	}
+	defer b.publishing.Done()
 	// The lossless sinks are handed the event outside the lock, so that one stuck in a
 	// write cannot keep Close from ending the lossy sinks' work.
 	var errs []error
@@ -161,7 +167,7 @@ func (b *Bus) Publish(ctx context.Context, ev Event) error {
 		b.reportLocked(r, "")
 	}
 	for _, s := range b.lossy {
-		if b.closed {
+		if b.queuesClosed {
 			s.dropped.Add(1)
 			continue
 		}
@@ -210,7 +216,7 @@ func (b *Bus) reportLocked(e SinkError, skip string) {
 	if b.opts.OnError != nil {
 		b.opts.OnError(e)
 	}
-	if b.closed || e.Event == (SinkError{}).Kind() {
+	if b.queuesClosed || e.Event == (SinkError{}).Kind() {
 		return
 	}
 	for _, s := range b.lossy {
@@ -252,31 +258,47 @@ func handle(ctx context.Context, s Sink, ev Event) (err error) {
 	return s.Handle(ctx, ev)
 }
 
-// Close stops taking events and waits until the lossy sinks have been handed what their
-// buffers hold. When ctx ends first, the deliveries under way are cancelled, what is
-// still queued is counted as dropped, and ctx's error is returned without waiting for a
-// sink that ignores cancellation. Close is safe to call more than once.
+// Close stops taking events, waits for the Publish calls under way, and then until the
+// lossy sinks have been handed what their buffers hold: once it returns nil, no sink is
+// handed anything more, and the stores behind them can be closed. When ctx ends first,
+// the deliveries under way are cancelled, what is still queued is counted as dropped,
+// and ctx's error is returned without waiting for a sink that ignores cancellation.
+// Close is safe to call more than once.
 func (b *Bus) Close(ctx context.Context) error {
 	b.mu.Lock()
-	if !b.closed {
-		b.closed = true
+	b.closing = true
+	b.mu.Unlock()
+	err := waitCtx(ctx, &b.publishing)
+	b.mu.Lock()
+	if !b.queuesClosed {
+		b.queuesClosed = true
 		for _, s := range b.lossy {
 			close(s.queue)
 		}
 	}
 	b.mu.Unlock()
+	if err == nil {
+		err = waitCtx(ctx, &b.workers)
+	}
+	b.cancel()
+	if err != nil {
+		return fmt.Errorf("events: closing the bus: %w", err)
+	}
+	return nil
+}
+
+// waitCtx waits for wg, or until ctx ends and returns its error.
+func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
 	done := make(chan struct{})
 	go func() {
-		b.workers.Wait()
+		wg.Wait()
 		close(done)
 	}()
 	select {
 	case <-done:
-		b.cancel()
 		return nil
 	case <-ctx.Done():
-		b.cancel()
-		return fmt.Errorf("events: closing the bus: %w", ctx.Err())
+		return ctx.Err()
 	}
 }
 

@@ -395,3 +395,40 @@ func TestRecordsReachOnlyTheStore(t *testing.T) {
 		t.Errorf("stored %v, want the two decisions only", got)
 	}
 }
+
+// TestCloseWaitsForPublish: Close returns only once a Publish under way has been handed
+// to the lossless sinks, so the store behind them can be closed after it; a Publish that
+// starts after Close is refused.
+func TestCloseWaitsForPublish(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	slow := SinkFunc(func(context.Context, Event) error {
+		close(entered)
+		<-release
+		return nil
+	})
+	after := &recorder{}
+	b := newBus(t, Options{}, Lossless("audit", slow), Lossy("metrics", after, 4))
+	published := make(chan error)
+	go func() { published <- b.Publish(context.Background(), decision(1)) }()
+	<-entered
+	closed := make(chan error)
+	go func() { closed <- b.Close(context.Background()) }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a Publish was under way", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if err := b.Publish(context.Background(), decision(2)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Publish while closing = %v, want ErrClosed", err)
+	}
+	close(release)
+	if err := <-published; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if got := tools(after.events()); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("the lossy sink got %v, want the event published before Close", got)
+	}
+}
