@@ -58,7 +58,14 @@ var deniedDeps = []struct {
 	{"github.com/moatdev/moat/internal/scan/secrets", "content scanning is on the hook path", scannerDenied},
 	{"github.com/moatdev/moat/internal/scan/injection", "content scanning is on the hook path", scannerDenied},
 	{"github.com/moatdev/moat/internal/scan/smuggling", "content scanning is on the hook path", scannerDenied},
+	{"github.com/moatdev/moat/internal/decide", "metrics and notifications are the daemon's sinks: the decision path (and the engine, policy, shell and scanners under it) counts and announces nothing itself", daemonSinks},
+	{"github.com/moatdev/moat/internal/hook", "metrics and notifications are the daemon's sinks, never the hook adapters'", daemonSinks},
+	{"github.com/moatdev/moat/internal/events", "the event bus only fans events out: each sink brings its own libraries, so a process links only the sinks it registers",
+		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/..."}, daemonSinks...)},
 }
+
+// daemonSinks are the daemon's event sinks and what they link.
+var daemonSinks = []string{"github.com/prometheus/...", "github.com/moatdev/moat/internal/metrics/...", "github.com/moatdev/moat/internal/notify/..."}
 
 // scannerDenied is what no content scanner links.
 var scannerDenied = append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "go.yaml.in/yaml/v3/...", "github.com/moatdev/moat/internal/sandbox/..."}, mcpProxy...)
