@@ -41,6 +41,10 @@ type Options struct {
 	// watcher (package decide/watch) calls Refresh when a policy input changes. Without
 	// it, every Lookup finds the policy afresh.
 	Live bool
+	// Reloaded, with Live, is told of each policy Refresh compiled again after a change,
+	// with the error when the change was refused (the last good policy then stays in
+	// force): for the daemon's event bus and metrics. It is called outside any lock.
+	Reloaded func(policy string, err error)
 	// CacheSize bounds the compiled policies kept: 0 is DefaultCacheSize for a live
 	// Local and no bound otherwise (a short-lived process compiles few).
 	CacheSize int

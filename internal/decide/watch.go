@@ -159,11 +159,15 @@ func (l *Local) Refresh() {
 		if err != nil {
 			digest = inputsDigest(inputs, err)
 		}
+		var reloaded string // the policy reloaded, or kept over a refused change
 		l.mu.Lock()
 		st, ok := l.live.scopes.get(s)
 		switch {
 		case !ok: // let go meanwhile
 		case err == nil:
+			if st.compiled != c {
+				reloaded = c.Source.Name
+			}
 			if st.problem != nil {
 				delete(l.live.notices, st.compiled.key)
 			}
@@ -175,8 +179,12 @@ func (l *Local) Refresh() {
 			p := &Problem{Scope: s, InForce: st.compiled.Source.Name, Error: err.Error(), Since: l.now(), digest: digest}
 			st.inputs, st.problem = mergeInputs(st.inputs, inputs), p
 			l.live.notices[st.compiled.key] = p
+			reloaded = p.InForce
 		}
 		l.mu.Unlock()
+		if reloaded != "" && l.opts.Reloaded != nil {
+			l.opts.Reloaded(reloaded, err)
+		}
 	}
 }
 

@@ -346,3 +346,25 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
+
+func TestRefreshTellsReloads(t *testing.T) {
+	type reload struct {
+		policy string
+		failed bool
+	}
+	var got []reload
+	l, user, dir := liveService(t, policyDenying("rm"), Options{Reloaded: func(p string, err error) {
+		got = append(got, reload{p, err != nil})
+	}})
+	decideLine(t, l, dir, "ls")
+	l.Refresh() // nothing changed: nothing to tell
+	write(t, user, policyDenying("curl"))
+	l.Refresh()
+	write(t, user, brokenPolicy)
+	l.Refresh()
+	l.Refresh() // the same refused change: told once
+	want := []reload{{user, false}, {user, true}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reloads %v; want %v", got, want)
+	}
+}
