@@ -20,6 +20,10 @@ import (
 // half written must not be read.
 const DefaultDebounce = 100 * time.Millisecond
 
+// maxDebounces bounds the wait for quiet: a file rewritten without pause (a tool that
+// saves every few milliseconds) is refreshed after this many debounce periods anyway.
+const maxDebounces = 10
+
 // Options tune a Watcher.
 type Options struct {
 	// Debounce is the quiet time after a change before the refresh; 0 is DefaultDebounce.
@@ -95,6 +99,14 @@ func (w *Watcher) loop() {
 	defer close(w.stopped)
 	timer := time.NewTimer(0) // the first refresh covers changes made before Start
 	defer timer.Stop()
+	var pending time.Time // the first change not refreshed yet, or zero
+	changed := func() {
+		now := time.Now()
+		if pending.IsZero() {
+			pending = now
+		}
+		timer.Reset(max(0, min(w.opts.Debounce, pending.Add(maxDebounces*w.opts.Debounce).Sub(now))))
+	}
 	for {
 		select {
 		case <-w.done:
@@ -107,7 +119,7 @@ func (w *Watcher) loop() {
 				return
 			}
 			if w.relevant[filepath.Clean(ev.Name)] {
-				timer.Reset(w.opts.Debounce)
+				changed()
 			}
 		case err, ok := <-w.fs.Errors:
 			if !ok {
@@ -115,8 +127,9 @@ func (w *Watcher) loop() {
 			}
 			// An overflow loses events: refresh, as if everything changed.
 			w.opts.Warn(fmt.Sprintf("watching policies: %v", err))
-			timer.Reset(w.opts.Debounce)
+			changed()
 		case <-timer.C:
+			pending = time.Time{}
 			w.local.Refresh()
 			w.sync()
 			if w.opts.Refreshed != nil {

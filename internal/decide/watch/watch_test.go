@@ -211,3 +211,16 @@ func TestStartNeedsLive(t *testing.T) {
 		t.Error("watching a Local that is not live: no error")
 	}
 }
+
+// A policy rewritten without pause is still refreshed: the wait for quiet is bounded.
+func TestEndlessWritesRefreshed(t *testing.T) {
+	e := newEnv(t, policyDenying("rm"))
+	deadline := time.Now().Add(2 * time.Second) // 100 debounce periods of 20ms
+	for e.verdict("curl x") != call.Deny {
+		if time.Now().After(deadline) {
+			t.Fatal("a policy rewritten every few milliseconds was never refreshed")
+		}
+		e.write(e.user, policyDenying("curl"))
+		time.Sleep(5 * time.Millisecond)
+	}
+}
