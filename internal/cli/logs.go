@@ -116,18 +116,32 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		}
 	}
 	path := o.file
+	var store recordStore
 	if path == "" {
 		d, err := a.dirs()
 		if err != nil {
 			return err
 		}
 		path = d.AuditLog()
+		db, err := openAuditDB(ctx, d.State)
+		if err != nil {
+			return err
+		}
+		if db != nil {
+			defer db.Close()
+			if o.verify {
+				return a.verifyDB(ctx, db, o.json)
+			}
+			store = dbStore{ctx: ctx, db: db, filter: dbFilter(filter)}
+		}
 	}
-	if o.verify {
-		return a.verifyLog(path, o.json)
+	if store == nil {
+		if o.verify {
+			return a.verifyLog(path, o.json)
+		}
+		defer a.spoolNotice(path)
+		store = jsonlStore{path}
 	}
-	defer a.spoolNotice(path)
-	var store recordStore = jsonlStore{path}
 
 	if o.summary {
 		var s logview.Summary
@@ -205,7 +219,7 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		}
 		return nil
 	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && store == recordStore(jsonlStore{path}) {
 		fmt.Fprintf(a.env.Stderr, "moat: no audit log at %s yet; waiting for the first decision\n", path)
 	}
 	caught := func() error {
@@ -221,8 +235,8 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 	}, deliver)
 }
 
-// recordStore is where `moat logs` reads decisions: the JSONL audit log today; the
-// daemon's database is meant to be another, behind the same command.
+// recordStore is where `moat logs` reads decisions: the JSONL audit log, or the daemon's
+// database (see logsdb.go).
 type recordStore interface {
 	// Read delivers every record, oldest first.
 	Read(fn func(audit.Record) error) error

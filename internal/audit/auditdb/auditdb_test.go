@@ -338,6 +338,10 @@ func TestReadOnly(t *testing.T) {
 	if err := w.Append(context.Background(), record(0, 1)); err != nil {
 		t.Fatal(err)
 	}
+	w.Close() // the WAL is checkpointed and removed: a reader opens the database alone
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		t.Fatal("the WAL is still there")
+	}
 	r := open(t, path, Options{ReadOnly: true})
 	if got := readAll(t, r); len(got) != 1 {
 		t.Errorf("read %d records, want 1", len(got))
