@@ -42,7 +42,8 @@ with its rotated files), oldest first, as a table: time, decision, agent, tool a
 call (the command, path or URL, cut to fit the line); under each row, the rule that
 decided and its reason (left out for what the policy's default allowed). Colours are used
 only when the output is a terminal and NO_COLOR is not set. Records are redacted when they are written; logs shows only what
-they hold.
+they hold. Where the daemon keeps its audit database ($XDG_STATE_HOME/moat/audit.db),
+logs reads that instead, with the same output (--file reads a JSONL log still).
 
 Filters combine: a record is shown when it passes all of them. --decision, --agent,
 --tool and --session may be repeated or given a comma-separated list; a record passes

@@ -216,6 +216,16 @@ func (d *DB) Append(ctx context.Context, r audit.Record) error {
 	return nil
 }
 
+// AppendBatch stores rs, in order, in one transaction, as Append stores each: a writer
+// with several records at hand (the daemon under load) commits once rather than once per
+// record, which is most of the cost of storing one. Either every record is stored or none.
+func (d *DB) AppendBatch(ctx context.Context, rs []audit.Record) error {
+	if err := d.appendAll(ctx, rs); err != nil {
+		return fmt.Errorf("append to audit database %s: %w", d.path, err)
+	}
+	return nil
+}
+
 // appendAll stores rs, in order, in one transaction.
 func (d *DB) appendAll(ctx context.Context, rs []audit.Record) error {
 	if d.readOnly {

@@ -1,6 +1,7 @@
 package auditdb
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -348,5 +349,62 @@ func TestReadOnly(t *testing.T) {
 	}
 	if err := r.Append(context.Background(), record(0, 2)); err == nil {
 		t.Error("Append on a read-only database succeeded")
+	}
+}
+
+// A writer killed (SIGKILL) in the middle of its appends loses none of the records it
+// was told were committed, leaves a database that opens and verifies, and the next writer
+// chains on.
+func TestKilledWriterLosesNothingCommitted(t *testing.T) {
+	if path := os.Getenv("MOAT_AUDITDB_KILLED"); path != "" {
+		d := open(t, path, Options{})
+		for n := 0; ; n++ {
+			if err := d.Append(context.Background(), record(0, n)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Println("committed", n) // stdout is unbuffered: the parent sees it at once
+		}
+	}
+	path := filepath.Join(t.TempDir(), FileName)
+	cmd := testbin.Rerun("TestKilledWriterLosesNothingCommitted", "MOAT_AUDITDB_KILLED="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	committed := -1
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if n, ok := strings.CutPrefix(sc.Text(), "committed "); ok {
+			committed, _ = strconv.Atoi(n)
+		}
+		if committed >= 300 {
+			break
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait() //nolint:errcheck // killed
+	if committed < 300 {
+		t.Fatalf("the writer stopped after %d records", committed)
+	}
+	d := open(t, path, Options{})
+	got := readAll(t, d)
+	if len(got) < committed+1 {
+		t.Fatalf("%d records stored, but %d were committed", len(got), committed+1)
+	}
+	for i, r := range got {
+		if key(t, r) != fmt.Sprint("0/", i) {
+			t.Fatalf("record %d is %s", i, key(t, r))
+		}
+	}
+	if err := d.Append(context.Background(), record(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if problems, _, err := d.Verify(context.Background()); err != nil || len(problems) > 0 {
+		t.Errorf("Verify after the kill: %v %v", problems, err)
 	}
 }

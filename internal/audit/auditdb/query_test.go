@@ -24,7 +24,7 @@ func filled(t testing.TB, count int) (*DB, []audit.Record) {
 		rs[n] = record(0, n)
 	}
 	for chunk := range slices.Chunk(rs, 5000) {
-		if err := d.appendAll(context.Background(), chunk); err != nil {
+		if err := d.AppendBatch(context.Background(), chunk); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,4 +136,21 @@ func BenchmarkAppend(b *testing.B) {
 		}
 		n++
 	}
+}
+
+// BenchmarkAppendBatch measures storing one record within batches of 100.
+func BenchmarkAppendBatch(b *testing.B) {
+	d := open(b, filepath.Join(b.TempDir(), FileName), Options{})
+	ctx := context.Background()
+	batch := make([]audit.Record, 100)
+	for i := range batch {
+		batch[i] = record(0, i)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := d.AppendBatch(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/record")
 }

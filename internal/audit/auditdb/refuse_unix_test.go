@@ -83,8 +83,12 @@ func TestOpenRefuses(t *testing.T) {
 // A database Open creates is the user's alone, in a directory of the user's alone.
 func TestOpenCreatesPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	open(t, filepath.Join(dir, FileName), Options{})
-	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, FileName): 0o600} {
+	d := open(t, filepath.Join(dir, FileName), Options{})
+	if err := d.Append(context.Background(), record(0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, FileName)
+	for path, want := range map[string]os.FileMode{dir: 0o700, db: 0o600, db + "-wal": 0o600, db + "-shm": 0o600} {
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
