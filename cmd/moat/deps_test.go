@@ -45,11 +45,11 @@ var deniedDeps = []struct {
 	{"github.com/moatdev/moat/cmd/moat", "test support is never shipped",
 		[]string{"github.com/moatdev/moat/internal/testbin/...", "github.com/moatdev/moat/internal/modelstub/...", "github.com/rogpeppe/go-internal/testscript/...", "testing"}},
 	{"github.com/moatdev/moat/internal/hook", "a hook adapter only reads an agent's event and writes its answer: the thin hook client links it without YAML, the CLI framework or the network",
-		append([]string{"go.yaml.in/yaml/v3/...", "github.com/spf13/cobra/...", "net/http/...", "crypto/tls/...", "github.com/moatdev/moat/internal/audit/...", "github.com/moatdev/moat/internal/sandbox/..."}, mcpProxy...)},
+		append([]string{"go.yaml.in/yaml/v3/...", "github.com/spf13/cobra/...", "net/http/...", "crypto/tls/...", "github.com/moatdev/moat/internal/audit/...", "github.com/moatdev/moat/internal/sandbox/...", "modernc.org/sqlite/..."}, mcpProxy...)},
 	{"github.com/moatdev/moat/internal/engine", "deciding a call is pure computation over the call and the policy: no network client, no CLI, no proxy, no sandbox, no recording",
-		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/audit/...", "github.com/moatdev/moat/internal/cli/..."}, mcpProxy...)},
-	{"github.com/moatdev/moat/internal/decide", "the decision service is what a hook and, through the daemon's socket, the thin hook client decide with: it records, but serves no HTTP and links no CLI, proxy or sandbox",
-		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/cli/...", "github.com/moatdev/moat/internal/daemon/..."}, mcpProxy...)},
+		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/audit/...", "github.com/moatdev/moat/internal/cli/...", "modernc.org/sqlite/..."}, mcpProxy...)},
+	{"github.com/moatdev/moat/internal/decide", "the decision service is what a hook and, through the daemon's socket, the thin hook client decide with: it records, but serves no HTTP and links no CLI, proxy or sandbox; a hook decides once and watches no file (the watcher is internal/decide/watch); the daemon, not the hook, writes the audit database (SQLite); the daemon serves decide, never the reverse",
+		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/...", "github.com/moatdev/moat/internal/cli/...", "github.com/fsnotify/fsnotify/...", "github.com/moatdev/moat/internal/decide/watch", "github.com/moatdev/moat/internal/audit/auditdb/...", "modernc.org/sqlite/...", "github.com/moatdev/moat/internal/daemon/..."}, mcpProxy...)},
 	{"github.com/moatdev/moat/internal/policy", "the policy language is read by every entry point, the hook's included",
 		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "github.com/moatdev/moat/internal/sandbox/..."}, mcpProxy...)},
 	{"github.com/moatdev/moat/internal/shell", "shell analysis is on the hook path",
@@ -58,7 +58,14 @@ var deniedDeps = []struct {
 	{"github.com/moatdev/moat/internal/scan/secrets", "content scanning is on the hook path", scannerDenied},
 	{"github.com/moatdev/moat/internal/scan/injection", "content scanning is on the hook path", scannerDenied},
 	{"github.com/moatdev/moat/internal/scan/smuggling", "content scanning is on the hook path", scannerDenied},
+	{"github.com/moatdev/moat/internal/decide", "metrics and notifications are the daemon's sinks: the decision path (and the engine, policy, shell and scanners under it) counts and announces nothing itself", daemonSinks},
+	{"github.com/moatdev/moat/internal/hook", "metrics and notifications are the daemon's sinks, never the hook adapters'", daemonSinks},
+	{"github.com/moatdev/moat/internal/events", "the event bus only fans events out: each sink brings its own libraries, so a process links only the sinks it registers",
+		append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/..."}, daemonSinks...)},
 }
+
+// daemonSinks are the daemon's event sinks and what they link.
+var daemonSinks = []string{"github.com/prometheus/...", "github.com/moatdev/moat/internal/metrics/...", "github.com/moatdev/moat/internal/notify/..."}
 
 // scannerDenied is what no content scanner links.
 var scannerDenied = append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "go.yaml.in/yaml/v3/...", "github.com/moatdev/moat/internal/sandbox/..."}, mcpProxy...)

@@ -328,23 +328,28 @@ func (s *syncBuffer) String() string {
 
 func startRawProxy(t *testing.T, e *mcpEnv, extraEnv ...string) *rawProxy {
 	t.Helper()
-	cmd := e.proxy(t, "mcp-raw-server", extraEnv...)
-	p := &rawProxy{cmd: cmd, stderr: &syncBuffer{}}
-	cmd.Stderr = p.stderr
-	in, err := cmd.StdinPipe()
+	p := &rawProxy{cmd: e.proxy(t, "mcp-raw-server", extraEnv...), stderr: &syncBuffer{}}
+	startProxyCmd(t, p)
+	return p
+}
+
+// startProxyCmd starts p.cmd with its pipes, driven a line at a time.
+func startProxyCmd(t *testing.T, p *rawProxy) {
+	t.Helper()
+	p.cmd.Stderr = p.stderr
+	in, err := p.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
+	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	p.in, p.out = in, bufio.NewReaderSize(out, 1<<20)
-	t.Cleanup(func() { in.Close(); cmd.Wait() })
-	return p
+	t.Cleanup(func() { in.Close(); p.cmd.Wait() })
 }
 
 func (p *rawProxy) send(t *testing.T, line string) {

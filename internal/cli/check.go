@@ -281,13 +281,15 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	if err != nil {
 		return err
 	}
-	// One policy for the whole stream: the one for the working directory of moat itself,
-	// or --policy, so that every answer in a stream is made under the same rules.
-	svc := a.local(nil)
-	pol, err := svc.Lookup(ctx, decide.Scope{Flag: o.policy, Cwd: cwd})
-	if err != nil {
+	// One scope for the whole stream: the working directory of moat itself, or --policy.
+	// Its policy is watched: an edit applies from the next request, and an edit that
+	// cannot be used keeps the policy in force (with a notice in the next reason).
+	svc := a.liveLocal(decide.Options{})
+	scope := decide.Scope{Flag: o.policy, Cwd: cwd}
+	if _, err := svc.Lookup(ctx, scope); err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
+	defer a.watchPolicies(svc)()
 	in := bufio.NewReaderSize(a.env.Stdin, 64<<10)
 	out := bufio.NewWriter(a.env.Stdout)
 	defer out.Flush()
@@ -303,7 +305,7 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 				return encErr
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if encErr := enc.Encode(a.answer(ctx, svc, pol, o, line)); encErr != nil {
+			if encErr := enc.Encode(a.answer(ctx, svc, scope, o, line)); encErr != nil {
 				return encErr
 			}
 		}
@@ -320,12 +322,16 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	}
 }
 
-func (a *app) answer(ctx context.Context, svc decide.Service, pol decide.Policy, o checkOptions, line []byte) any {
+func (a *app) answer(ctx context.Context, svc decide.Service, scope decide.Scope, o checkOptions, line []byte) any {
 	req, err := hook.DecodeMoat(line)
 	if err != nil {
 		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}
 	c, err := req.Call()
+	if err != nil {
+		return hook.MoatError{Error: scan.Redact(err.Error())}
+	}
+	pol, err := svc.Lookup(ctx, scope)
 	if err != nil {
 		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}

@@ -175,13 +175,21 @@ before the server starts.`,
 			// process's life; the HTTP proxy, which serves many clients at once, queues
 			// them instead (write is set below, before the first call).
 			var write func(audit.Record) error
-			svc := decide.NewLocal(decide.Options{
-				Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn,
-				Write: func(r audit.Record) error { return write(r) },
-			})
-			pol, err := svc.Lookup(cmd.Context(), decide.Scope{Flag: policyFlag, Cwd: cwd})
+			svc := a.liveLocal(decide.Options{Write: func(r audit.Record) error { return write(r) }})
+			scope := decide.Scope{Flag: policyFlag, Cwd: cwd}
+			pol, err := svc.Lookup(cmd.Context(), scope)
 			if err != nil {
 				return fmt.Errorf("cannot load the policy, so the MCP server %s is not started: %w", name, err)
+			}
+			// The policy's rules are watched: an edit decides the calls that follow (its
+			// output and changed-tools settings apply from the next start).
+			defer a.watchPolicies(svc)()
+			// current is the policy in force; the live service keeps the last good one.
+			current := func(ctx context.Context) decide.Policy {
+				if p, err := svc.Lookup(ctx, scope); err == nil {
+					return p
+				}
+				return pol
 			}
 			d, err := svc.Dirs()
 			if err != nil {
@@ -203,6 +211,7 @@ before the server starts.`,
 						c.Agent = ag // else the agent the client's clientInfo names, if any
 					}
 					event := "mcp " + c.MCP.String()
+					pol := current(ctx)
 					res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: event, Calls: []call.Call{c}, Record: true})
 					if err != nil {
 						reason := "cannot decide the call: " + err.Error()
@@ -222,7 +231,7 @@ before the server starts.`,
 					if kind != mcp.RecordCall {
 						event = "mcp " + string(kind) + " " + c.MCP.String()
 					}
-					warnNotRecorded(svc.Record(cmd.Context(), decide.RecordRequest{Policy: pol.Key, Event: event, Call: c, Decision: d}))
+					warnNotRecorded(svc.Record(cmd.Context(), decide.RecordRequest{Policy: current(cmd.Context()).Key, Event: event, Call: c, Decision: d}))
 				},
 			}
 			pins, err := toolscan.Open(d.MCPPins(), name)

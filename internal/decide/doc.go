@@ -12,6 +12,9 @@
 // Local is the implementation in the caller's process: it finds the policy (flag,
 // environment, the trusted project file, the user's, the embedded one: see
 // policy/source), compiles it once per source and content for the process's life, and
-// appends the records to the user's audit log. What stays with the entry points is only
+// appends the records to the user's audit log. A long-lived process makes it live
+// (Options.Live): each scope's policy is kept, refreshed by package decide/watch when its
+// files change, and an edit that cannot be used keeps the last good policy, reported by
+// Problems and in the next decision's reason. What stays with the entry points is only
 // their own protocol: reading the event, deadlines, rendering the answer.
 package decide

@@ -36,22 +36,43 @@ type Options struct {
 	// Write records a decision; nil appends it to the user's audit log, opening the log
 	// for each record. Callers that record many (the MCP proxy) keep one writer.
 	Write func(audit.Record) error
+	// Live makes Lookup keep each scope's policy, and keep the last good one when an edit
+	// cannot be used, until Refresh finds it again: for a long-lived process whose
+	// watcher (package decide/watch) calls Refresh when a policy input changes. Without
+	// it, every Lookup finds the policy afresh.
+	Live bool
+	// Reloaded, with Live, is told of each policy Refresh compiled again after a change,
+	// with the error when the change was refused (the last good policy then stays in
+	// force): for the daemon's event bus and metrics. It is called outside any lock.
+	Reloaded func(policy string, err error)
+	// CacheSize bounds the compiled policies kept: 0 is DefaultCacheSize for a live
+	// Local and no bound otherwise (a short-lived process compiles few).
+	CacheSize int
 }
 
 // Local is the Service in the caller's process. It compiles each policy once per source
-// and content for its life, and is safe for concurrent use.
+// and content (keeping at most Options.CacheSize), and is safe for concurrent use.
 type Local struct {
 	opts Options
 
 	mu       sync.Mutex
-	compiled map[string]*Compiled // by Key
+	compiled *lru[string, *Compiled] // by Key
+	live     *liveScopes             // with Options.Live
 }
 
 var _ Service = (*Local)(nil)
 
 // NewLocal returns a Local deciding for the user and process that opts describe.
 func NewLocal(opts Options) *Local {
-	return &Local{opts: opts, compiled: map[string]*Compiled{}}
+	size := opts.CacheSize
+	if size == 0 && opts.Live {
+		size = DefaultCacheSize
+	}
+	l := &Local{opts: opts, compiled: newLRU[string, *Compiled](size)}
+	if opts.Live {
+		l.live = newLiveScopes()
+	}
+	return l
 }
 
 // Compiled is a policy compiled for this user and host, ready to decide with.
@@ -121,7 +142,7 @@ func (l *Local) CompileFile(file string) (*Compiled, error) {
 func (l *Local) Compile(src source.Source, d dirs.Dirs) (*Compiled, error) {
 	key := sourceKey(src, d)
 	l.mu.Lock()
-	c, ok := l.compiled[key]
+	c, ok := l.compiled.get(key)
 	l.mu.Unlock()
 	if ok {
 		return c, nil
@@ -138,10 +159,10 @@ func (l *Local) Compile(src source.Source, d dirs.Dirs) (*Compiled, error) {
 	c = &Compiled{Source: src, Policy: p, Dirs: d, key: key, engine: e}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if prev, ok := l.compiled[key]; ok {
+	if prev, ok := l.compiled.get(key); ok {
 		return prev, nil
 	}
-	l.compiled[key] = c
+	l.compiled.put(key, c)
 	return c, nil
 }
 
@@ -209,6 +230,9 @@ func (l *Local) executable() (string, bool) {
 
 // Lookup finds and compiles the policy for a scope.
 func (l *Local) Lookup(_ context.Context, s Scope) (Policy, error) {
+	if l.live != nil {
+		return l.lookupLive(s)
+	}
 	c, err := l.Load(s)
 	if err != nil {
 		return Policy{}, err
@@ -232,7 +256,10 @@ var ErrUnknownPolicy = errors.New("no such policy: look it up first")
 func (l *Local) byKey(key string) (*Compiled, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	c, ok := l.compiled[key]
+	c, ok := l.compiled.get(key)
+	if !ok && l.live != nil {
+		c, ok = l.live.inForce(key)
+	}
 	if !ok {
 		return nil, fmt.Errorf("deciding under policy %q: %w", key, ErrUnknownPolicy)
 	}
@@ -250,6 +277,7 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 	}
 	ReportProgress(ctx, StageDeciding)
 	res := CallResult{Calls: make([]call.Call, len(req.Calls)), Decisions: make([]call.Decision, len(req.Calls))}
+	strictest := 0
 	for i, cl := range req.Calls {
 		if cl.Project == "" {
 			cl.Project = projectOf(req.Project, cl.Cwd)
@@ -262,8 +290,12 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 		}
 		res.Calls[i], res.Decisions[i] = cl, d
 		if i == 0 || d.Verdict > res.Decision.Verdict {
-			res.Decision = d
+			res.Decision, strictest = d, i
 		}
+	}
+	if note := l.takeNotice(c.key); note != "" {
+		res.Decisions[strictest].Reason = withNotice(res.Decisions[strictest].Reason, note)
+		res.Decision = res.Decisions[strictest]
 	}
 	var form string
 	if req.Hook != nil {

@@ -1,0 +1,2 @@
+// Package notify shows a desktop notification when moat asks about or denies a call.
+package notify
