@@ -112,8 +112,9 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	// on its lock file.
 	w := &auditWriter{a: a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
 	defer w.close()
-	svc := decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable,
-		Warn: func(msg string) { a.daemonLog("warning: " + msg) }, Write: w.write})
+	// A live service: each scope's policy is kept, and followed when its files change.
+	svc := a.liveLocal(decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }, Write: w.write})
+	defer a.watchPolicies(svc)()
 	srv := daemon.New(daemon.Options{Service: svc, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
 	failed := make(chan error, 2)
 	serve := func(ln net.Listener) {
