@@ -187,3 +187,20 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestAccessKindText(t *testing.T) {
+	for _, k := range AccessKinds {
+		b, err := k.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got AccessKind
+		if err := got.UnmarshalText(b); err != nil || got != k {
+			t.Errorf("%s: decoded %v, %v", k, got, err)
+		}
+	}
+	var k AccessKind
+	if err := k.UnmarshalText([]byte("frob")); err == nil {
+		t.Error("decoded an unknown kind")
+	}
+}

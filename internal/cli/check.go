@@ -296,7 +296,7 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for {
-		line, tooLong, err := readLine(in, hook.MaxMoatRequest)
+		line, tooLong, err := hook.ReadLine(in, hook.MaxMoatRequest)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return &exitCode{code: exitError, err: fmt.Errorf("reading requests: %w", err)}
 		}
@@ -343,32 +343,4 @@ func (a *app) answer(ctx context.Context, svc decide.Service, scope decide.Scope
 		fmt.Fprintf(a.env.Stderr, "moat: recording decision: %s\n", scan.Redact(e.Error()))
 	}
 	return hook.NewMoatResponse(res.Decision, scan.Redact)
-}
-
-// readLine reads one line without its newline. A line longer than limit is consumed and
-// dropped, reported by tooLong, without holding more than limit bytes.
-func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
-	var buf []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > limit+1 {
-				tooLong, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if tooLong {
-			return nil, true, err
-		}
-		buf = bytes.TrimSuffix(buf, []byte("\n"))
-		buf = bytes.TrimSuffix(buf, []byte("\r"))
-		if len(buf) > limit {
-			return nil, true, err
-		}
-		return buf, false, err
-	}
 }

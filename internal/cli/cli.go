@@ -108,6 +108,7 @@ var commands = []struct {
 	{"doctor", newDoctorCmd},
 	{"run", newRunCmd},
 	{"shell", newShellCmd},
+	{"daemon", newDaemonCmd},
 }
 
 // newRoot builds the command tree for a run with args. A run that names a command gets

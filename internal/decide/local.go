@@ -171,6 +171,7 @@ func (l *Local) Compile(src source.Source, d dirs.Dirs) (*Compiled, error) {
 func sourceKey(src source.Source, d dirs.Dirs) string {
 	h := sha256.New()
 	parts := append([]string{string(src.Kind), src.Path, src.Name, d.Home, d.Config, d.State}, d.Temp...)
+	parts = append(append(parts, "runtime"), d.Runtime...)
 	for _, s := range parts {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
@@ -190,6 +191,11 @@ func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
 			filepath.Join(d.State, "**"),
 			"/**/" + source.ProjectFile,
 		},
+	}
+	// The daemon's socket and token live there: a process that could replace them could
+	// answer for moat.
+	for _, r := range d.Runtime {
+		h.Moat = append(h.Moat, filepath.Join(r, "**"))
 	}
 	if policyPath != "" {
 		h.Moat = append(h.Moat, policyPath)

@@ -4,7 +4,9 @@ package dirs
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Dirs are the directories moat uses for one user.
@@ -16,6 +18,11 @@ type Dirs struct {
 	State string
 	// Temp lists the directories $temp stands for.
 	Temp []string
+	// Runtime lists where the daemon may keep its socket, preferred first:
+	// $XDG_RUNTIME_DIR/moat when that is set, then a per-user directory in the
+	// temporary directory. The daemon takes the first it finds safe; all of them are
+	// moat's own paths, which self-protection guards.
+	Runtime []string
 }
 
 // UserPolicy is the path of the user's own policy file.
@@ -57,11 +64,30 @@ func FromEnv(getenv func(string) string) (Dirs, error) {
 		return filepath.Join(home, fallback, "moat")
 	}
 	return Dirs{
-		Home:   home,
-		Config: base("XDG_CONFIG_HOME", ".config"),
-		State:  base("XDG_STATE_HOME", filepath.Join(".local", "state")),
-		Temp:   tempDirs(getenv),
+		Home:    home,
+		Config:  base("XDG_CONFIG_HOME", ".config"),
+		State:   base("XDG_STATE_HOME", filepath.Join(".local", "state")),
+		Temp:    tempDirs(getenv),
+		Runtime: runtimeDirs(getenv, os.Getuid()),
 	}, nil
+}
+
+// runtimeDirs lists the daemon's candidate directories for the user uid. The per-user
+// fallback is named by uid, not by user name, so that no name lookup (and no cgo) is
+// needed; a system without uids (Windows, uid -1) has none.
+func runtimeDirs(getenv func(string) string, uid int) []string {
+	var out []string
+	if v := getenv("XDG_RUNTIME_DIR"); v != "" && filepath.IsAbs(v) {
+		out = append(out, filepath.Join(filepath.Clean(v), "moat"))
+	}
+	if uid < 0 {
+		return out
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" || !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	return append(out, filepath.Join(filepath.Clean(tmp), "moat-"+strconv.Itoa(uid)))
 }
 
 func tempDirs(getenv func(string) string) []string {

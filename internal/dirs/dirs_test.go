@@ -1,6 +1,7 @@
 package dirs
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -35,6 +36,29 @@ func TestFromEnv(t *testing.T) {
 			}
 			if d.UserPolicy() != tt.wantConfig+"/moat.yaml" || d.AuditLog() != tt.wantState+"/audit.jsonl" {
 				t.Errorf("derived paths wrong: %s %s", d.UserPolicy(), d.AuditLog())
+			}
+		})
+	}
+}
+
+func TestRuntimeDirs(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		uid  int
+		want []string
+	}{
+		{"xdg first", map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000/"}, 1000, []string{"/run/user/1000/moat", "/tmp/moat-1000"}},
+		{"no xdg", map[string]string{}, 1000, []string{"/tmp/moat-1000"}},
+		{"relative xdg ignored", map[string]string{"XDG_RUNTIME_DIR": "run"}, 0, []string{"/tmp/moat-0"}},
+		{"tmpdir", map[string]string{"TMPDIR": "/var/folders/x/T/"}, 501, []string{"/var/folders/x/T/moat-501"}},
+		{"no uid", map[string]string{"XDG_RUNTIME_DIR": "/run/user/1"}, -1, []string{"/run/user/1/moat"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runtimeDirs(func(k string) string { return tt.env[k] }, tt.uid)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("runtimeDirs = %q, want %q", got, tt.want)
 			}
 		})
 	}

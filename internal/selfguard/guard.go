@@ -566,6 +566,9 @@ func (g *Guard) judge(l *line, args []string, id identity) verdict {
 			return placeholderVerdict(n, rest)
 		}
 		p := n.parse(rest)
+		if p.Err != nil && n.parentOfPlaceholders() {
+			return placeholderVerdict(n, rest)
+		}
 		if p.Err != nil || p.Help {
 			return verdict{}
 		}
@@ -621,6 +624,9 @@ func (g *Guard) judge(l *line, args []string, id identity) verdict {
 		}
 	}
 	p := n.parse(rest)
+	if p.Err != nil && n.parentOfPlaceholders() {
+		return placeholderVerdict(n, rest)
+	}
 	if p.Err != nil {
 		if len(n.uses) > 0 {
 			return verdict{finding: fmt.Sprintf("moat %s: %v; another build of moat may read these arguments otherwise, and a use of this command loosens protection", n.Path, p.Err)}
@@ -659,6 +665,22 @@ func placeholderWhy(n *node, rest []string) string {
 		}
 	}
 	return ""
+}
+
+// parentOfPlaceholders reports whether some children of n, a command below the root,
+// are commands to come. Another build may have them with flags this one refuses (daemon
+// --force uninstall): past arguments this build cannot read, any child named in them is
+// taken to run.
+func (n *node) parentOfPlaceholders() bool {
+	if n.Path == "" {
+		return false
+	}
+	for _, c := range n.children {
+		if c.placeholder {
+			return true
+		}
+	}
+	return false
 }
 
 func unknownArgs(n *node, what string) string {

@@ -118,8 +118,14 @@ var lineCases = []lineCase{
 	{line: "moat approve 3", want: "moat approve: answers an approval"},
 	{line: "moat approvals list", want: "moat approvals: answers"},
 	{line: "moat daemon stop", want: "moat daemon stop: stops"},
+	{line: "moat daemon uninstall", want: "moat daemon uninstall: removes"},
 	{line: "moat daemon --force uninstall", want: "moat daemon uninstall: removes"},
-	{line: "moat daemon start"},
+	{line: "moat daemon --force stop", want: "moat daemon stop: stops"},
+	{line: "moat mcp --force unwrap"}, // no placeholder under mcp: this build's refusal stands
+	// The daemon decides for every process that asks it: one from an unknown binary, or
+	// with a policy the line chooses, would decide with rules the agent chose.
+	{line: "moat daemon start", want: "starts moat's daemon from a moat binary other than"},
+	{line: "moat daemon status"},
 }
 
 func analyse(line string) []call.Command {
@@ -191,8 +197,13 @@ func TestIdentity(t *testing.T) {
 		{line: copyOfMoat + " trust", want: copyOfMoat + " is a build of " + mainPackage},
 		{line: "tool setup --uninstall=1", want: "moat setup (--uninstall)"},
 		{line: "tool setup", want: "points the agents' hooks at a moat binary other than the one that runs them"},
-		{line: "link setup"},              // the running binary: a new install is no loosening
-		{line: "link mcp wrap --all"},     // likewise
+		{line: "link setup"},          // the running binary: a new install is no loosening
+		{line: "link mcp wrap --all"}, // likewise
+		{line: "link daemon start --tcp 127.0.0.1:7000"},
+		{line: "link daemon stop", want: "moat daemon stop: stops moat's daemon"},
+		{line: "link daemon run --no-record", want: "without recording"},
+		{line: "MOAT_POLICY=/tmp/p link daemon start", want: "for every call the daemon decides"},
+		{line: "tool daemon run", want: "runs moat's daemon from a moat binary other than"},
 		{line: "tool mcp wrap --dry-run"}, // a dry run
 		{line: "other setup --uninstall"},
 		{line: "other init"},

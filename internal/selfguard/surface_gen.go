@@ -33,6 +33,19 @@ func Surface() []Command {
 		{Path: "completion zsh", Runnable: true, Flags: []Flag{
 			{Name: "no-descriptions", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "daemon"},
+		{Path: "daemon run", Runnable: true, Flags: []Flag{
+			{Name: "no-record", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "tcp", Kind: "string"},
+		}},
+		{Path: "daemon start", Runnable: true, Flags: []Flag{
+			{Name: "no-record", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "tcp", Kind: "string"},
+		}},
+		{Path: "daemon status", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+		}},
+		{Path: "daemon stop", Runnable: true},
 		{Path: "doctor", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},

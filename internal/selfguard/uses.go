@@ -142,6 +142,15 @@ func Uses() []Use {
 		{Command: "mcp proxy", When: []string{"$policy"}, Why: whyPolicyEnv},
 		{Command: "mcp proxy", When: []string{"agent"}, Why: whyAgentFlag},
 		{Command: "mcp proxy", When: []string{"$agent"}, Why: whyAgentEnv},
+		{Command: "daemon stop", Why: "stops moat's daemon, which decides and records calls"},
+		// The daemon decides for every process that asks it, with the policy of its own
+		// environment and from its own binary.
+		{Command: "daemon run", When: []string{"$policy"}, Why: whyPolicyEnv + ", for every call the daemon decides"},
+		{Command: "daemon start", When: []string{"$policy"}, Why: whyPolicyEnv + ", for every call the daemon decides"},
+		{Command: "daemon run", When: []string{notSelf}, Why: "runs moat's daemon from a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change"},
+		{Command: "daemon start", When: []string{notSelf}, Why: "starts moat's daemon from a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change"},
+		{Command: "daemon run", When: []string{"no-record"}, Why: "runs moat's daemon without recording the decisions it makes"},
+		{Command: "daemon start", When: []string{"no-record"}, Why: "starts moat's daemon without recording the decisions it makes"},
 	}
 }
 
@@ -150,7 +159,6 @@ func Placeholders() []Placeholder {
 	return []Placeholder{
 		{Path: "approve", Why: "answers an approval request that only the user may answer"},
 		{Path: "approvals", Why: "answers or changes approval requests that only the user may answer"},
-		{Path: "daemon stop", Why: "stops moat's daemon, which decides and records calls"},
 		{Path: "daemon uninstall", Why: "removes moat's daemon, which decides and records calls"},
 	}
 }
@@ -162,6 +170,11 @@ func Others() []Other {
 		{Command: ""},
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "session", "tool"}},
 		{Command: "completion"},
+		{Command: "daemon"},
+		{Command: "daemon run", Flags: []string{"tcp"}},
+		{Command: "daemon start", Flags: []string{"tcp"}},
+		{Command: "daemon status", Flags: []string{"json"}},
+		{Command: "daemon stop"},
 		{Command: "completion bash", Flags: []string{"no-descriptions"}},
 		{Command: "completion fish", Flags: []string{"no-descriptions"}},
 		{Command: "completion powershell", Flags: []string{"no-descriptions"}},
@@ -213,6 +226,7 @@ func EnvVars() []EnvVar {
 		{Name: "USERPROFILE", Group: "policy", Why: "locates the home directory when HOME is not set"},
 		{Name: "XDG_CONFIG_HOME", Group: "policy", Why: "locates the user policy"},
 		{Name: "XDG_STATE_HOME", Group: "policy", Why: "locates the trust store and the audit log"},
+		{Name: "XDG_RUNTIME_DIR", Group: "policy", Why: "locates the daemon's socket, which decides calls for the processes that ask it"},
 		{Name: "TMPDIR", Group: "policy", Why: "adds a directory to $temp, where policies let agents write"},
 		{Name: "CLAUDE_PROJECT_DIR", Group: "policy", Why: projectDir},
 		{Name: "CURSOR_PROJECT_DIR", Group: "policy", Why: projectDir},

@@ -1,0 +1,290 @@
+package daemon
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/hook"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Service decides; the daemon keeps one for its life, so that each policy is
+	// compiled once per source and content.
+	Service decide.Service
+	// Record records the decisions of requests in the seeds' format (the service's own
+	// requests say themselves whether to record).
+	Record bool
+	// Token, when set, is what a TCP peer must present on its first line.
+	Token string
+	// Log receives one line per event worth a note (a refused peer, a failed request);
+	// nil drops them.
+	Log func(string)
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// IdleTimeout ends a connection that sends no complete request for that long (a
+	// slow sender included); zero is DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// WriteTimeout ends a connection whose peer does not read its answer; zero is
+	// DefaultWriteTimeout.
+	WriteTimeout time.Duration
+}
+
+// Default timeouts of a connection.
+const (
+	DefaultIdleTimeout  = 60 * time.Second
+	DefaultWriteTimeout = 10 * time.Second
+)
+
+// Server serves the decision service on listeners. It is safe for concurrent use.
+type Server struct {
+	opts    Options
+	svc     decide.Service
+	started time.Time
+	uid     int
+
+	decisions atomic.Uint64
+	policies  sync.Map // policy keys looked up
+
+	mu        sync.Mutex
+	closing   bool
+	listeners []net.Listener
+	conns     map[net.Conn]struct{}
+	wg        sync.WaitGroup
+
+	stopOnce sync.Once
+	stop     chan struct{}
+}
+
+// New returns a server of opts.Service.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = DefaultWriteTimeout
+	}
+	return &Server{
+		opts: opts, svc: opts.Service, started: opts.Now(), uid: os.Getuid(),
+		conns: map[net.Conn]struct{}{}, stop: make(chan struct{}),
+	}
+}
+
+// Status is what the daemon says of itself.
+type Status struct {
+	PID int `json:"pid"`
+	// Started is when the daemon started, and Uptime how long ago, in seconds.
+	Started time.Time `json:"started"`
+	Uptime  float64   `json:"uptime_s"`
+	// Policies counts the policies compiled (by source and content).
+	Policies int `json:"policies"`
+	// Decisions counts the calls decided.
+	Decisions uint64 `json:"decisions"`
+	// Socket and TCP are where the daemon listens; the server leaves them to its owner.
+	Socket string `json:"socket,omitempty"`
+	TCP    string `json:"tcp,omitempty"`
+}
+
+// Status reports the server's figures.
+func (s *Server) Status() Status {
+	n := 0
+	s.policies.Range(func(any, any) bool { n++; return true })
+	now := s.opts.Now()
+	st := Status{PID: os.Getpid(), Started: s.started, Uptime: now.Sub(s.started).Seconds(), Policies: n, Decisions: s.decisions.Load()}
+	s.mu.Lock()
+	for _, ln := range s.listeners {
+		switch a := ln.Addr().(type) {
+		case *net.UnixAddr:
+			st.Socket = a.Name
+		case *net.TCPAddr:
+			st.TCP = a.String()
+		}
+	}
+	s.mu.Unlock()
+	return st
+}
+
+// Stopped is closed when a peer asks the daemon to stop (`moat daemon stop`).
+func (s *Server) Stopped() <-chan struct{} { return s.stop }
+
+func (s *Server) requestStop() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// ErrServerClosed is returned by Serve once Shutdown was called.
+var ErrServerClosed = errors.New("daemon: server closed")
+
+// Serve answers the connections of ln until Shutdown. On a unix socket only peers of
+// the daemon's own user are served; on any other listener, only peers presenting the
+// token (and none without one).
+func (s *Server) Serve(ln net.Listener) error {
+	isUnix := ln.Addr().Network() == "unix"
+	if isUnix {
+		if err := peersSupported(); err != nil {
+			return err
+		}
+	} else if s.opts.Token == "" {
+		return errors.New("daemon: a TCP listener needs a token")
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		ln.Close()
+		return ErrServerClosed
+	}
+	s.listeners = append(s.listeners, ln)
+	s.mu.Unlock()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closing := s.closing
+			s.mu.Unlock()
+			if closing {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("daemon: accepting: %w", err)
+		}
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			conn.Close()
+			return ErrServerClosed
+		}
+		s.conns[conn] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serveConn(conn, isUnix)
+	}
+}
+
+// Shutdown stops accepting, lets each request in progress finish and be answered, and
+// closes every connection; it returns when they are closed or ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for _, ln := range s.listeners {
+		ln.Close()
+	}
+	// A connection waiting for its next request stops waiting; one deciding finishes
+	// and answers first (serveConn sets its deadline under mu, seeing closing).
+	for c := range s.conns {
+		c.SetReadDeadline(time.Unix(1, 0))
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// serveConn authenticates the peer of conn, then answers its requests in order.
+func (s *Server) serveConn(conn net.Conn, isUnix bool) {
+	defer func() {
+		conn.Close()
+		s.mu.Lock()
+		delete(s.conns, conn)
+		s.mu.Unlock()
+		s.wg.Done()
+	}()
+	in := bufio.NewReaderSize(conn, 64<<10)
+	out := bufio.NewWriter(conn)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	reply := func(v any) bool {
+		conn.SetWriteDeadline(s.opts.Now().Add(s.opts.WriteTimeout))
+		return enc.Encode(v) == nil && out.Flush() == nil
+	}
+	if isUnix {
+		uid, err := peerUID(conn.(*net.UnixConn))
+		if err != nil || uid != s.uid {
+			s.logf("refused a peer of uid %d on the socket: only uid %d is served (%v)", uid, s.uid, err)
+			reply(decide.WireResponse{Error: "refused: the daemon serves only its own user"})
+			return
+		}
+	} else if !s.handshake(conn, in, reply) {
+		return
+	}
+	ctx := context.Background()
+	for {
+		if !s.waitNext(conn) {
+			return
+		}
+		line, tooLong, err := hook.ReadLine(in, decide.MaxWireRequest)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return // idle, slow, closed or shut down
+		}
+		if tooLong {
+			if !reply(decide.WireResponse{Error: fmt.Sprintf("request longer than %d bytes", decide.MaxWireRequest)}) {
+				return
+			}
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			if !reply(s.answer(ctx, line, peer{local: isUnix})) {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// waitNext arms the idle deadline for the next request, unless the server is shutting
+// down; it is under mu so that Shutdown's deadline is never overwritten.
+func (s *Server) waitNext(conn net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	return conn.SetReadDeadline(s.opts.Now().Add(s.opts.IdleTimeout)) == nil
+}
+
+// handshake reads a TCP peer's first line, {"token":"…"}, and says whether it holds the
+// daemon's token.
+func (s *Server) handshake(conn net.Conn, in *bufio.Reader, reply func(any) bool) bool {
+	conn.SetReadDeadline(s.opts.Now().Add(s.opts.IdleTimeout))
+	line, tooLong, err := hook.ReadLine(in, 4<<10)
+	var hello struct {
+		Token string `json:"token"`
+	}
+	if err == nil && !tooLong && json.Unmarshal(line, &hello) == nil && s.opts.Token != "" &&
+		subtle.ConstantTimeCompare([]byte(hello.Token), []byte(s.opts.Token)) == 1 {
+		return reply(decide.WireResponse{Result: json.RawMessage(`{}`)})
+	}
+	s.logf("refused a TCP peer %s: no valid token", conn.RemoteAddr())
+	reply(decide.WireResponse{Error: "refused: the first line must be {\"token\":\"…\"} with the daemon's token"})
+	return false
+}
