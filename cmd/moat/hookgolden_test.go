@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
 	"github.com/moatdev/moat/internal/hookcase"
 	"github.com/moatdev/moat/internal/testbin"
 )
@@ -30,13 +28,9 @@ func TestHookGoldensThroughBinary(t *testing.T) {
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			t.Parallel()
-			ar, err := txtar.ParseFile(file)
+			_, c, err := hookcase.ParseFile(file)
 			if err != nil {
 				t.Fatal(err)
-			}
-			c, err := hookcase.Parse(ar)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
 			}
 			h, err := c.Prepare(t.TempDir())
 			if err != nil {

@@ -35,13 +35,9 @@ func TestHookGoldens(t *testing.T) {
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			t.Parallel()
-			ar, err := txtar.ParseFile(file)
+			ar, c, err := hookcase.ParseFile(file)
 			if err != nil {
 				t.Fatal(err)
-			}
-			c, err := hookcase.Parse(ar)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
 			}
 			h, err := c.Prepare(t.TempDir())
 			if err != nil {

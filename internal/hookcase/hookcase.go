@@ -47,6 +47,20 @@ type Case struct {
 	State  map[string]string // state/FILE → contents
 }
 
+// ParseFile reads the archive at path and the case it holds; the archive is returned too,
+// for rewriting the expected answer (-update).
+func ParseFile(path string) (*txtar.Archive, *Case, error) {
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := Parse(ar)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ar, c, nil
+}
+
 // Parse reads an archive.
 func Parse(ar *txtar.Archive) (*Case, error) {
 	c := &Case{State: map[string]string{}}
