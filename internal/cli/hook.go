@@ -301,13 +301,7 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 		if err != nil {
 			return fail("reading the tool's output: "+scan.Redact(err.Error()), failOpen)
 		}
-		var ans hook.Answer
-		switch {
-		case res.Block():
-			ans = hook.Answer{Block: true, Reason: res.Decision.Reason}
-		case res.Found:
-			ans = hook.Answer{Context: res.Decision.Reason}
-		}
+		ans := outcomeAnswer(res.Outcome)
 		var notRecorded []*decide.RecordError
 		if res.NotRecorded != nil {
 			notRecorded = append(notRecorded, res.NotRecorded)
@@ -319,17 +313,23 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 		if err != nil {
 			return fail("reading the prompt: "+scan.Redact(err.Error()), failOpen)
 		}
-		var ans hook.Answer
-		switch {
-		case res.Block():
-			ans = hook.Answer{Block: true, Reason: res.Decision.Reason}
-		case res.Found:
-			ans = hook.Answer{Context: res.Decision.Reason}
-		}
+		ans := outcomeAnswer(res)
 		ans.Notice = notice
 		return ad.Render(ev, ans)
 	}
 	return fail("moat does not handle this event", failOpen)
+}
+
+// outcomeAnswer is the hook's answer to what reading a tool's output or a prompt found:
+// a block when the policy blocks it, the finding as context for the agent otherwise.
+func outcomeAnswer(o decide.Outcome) hook.Answer {
+	switch {
+	case o.Block():
+		return hook.Answer{Block: true, Reason: o.Decision.Reason}
+	case o.Found:
+		return hook.Answer{Context: o.Decision.Reason}
+	}
+	return hook.Answer{}
 }
 
 // hooksRunInWorkspace are the agents whose hook events name no project directory but
