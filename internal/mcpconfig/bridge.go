@@ -468,14 +468,14 @@ func (c Client) parseEntry(text string) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(doc.tables) > 0 || len(doc.kvs) == 0 || strings.HasPrefix(text, "\uFEFF") {
+	if len(doc.Tables) > 0 || len(doc.KVs) == 0 || strings.HasPrefix(text, "\uFEFF") {
 		return nil, fmt.Errorf("not the keys of one table")
 	}
 	v := &value{Kind: '{', Start: 0, End: len(text)}
-	for _, kv := range doc.kvs {
-		v.Keys = append(v.Keys, strings.Join(kv.path, "."))
-		v.KeyStarts = append(v.KeyStarts, kv.keyStart)
-		v.Elems = append(v.Elems, kv.val)
+	for _, kv := range doc.KVs {
+		v.Keys = append(v.Keys, strings.Join(kv.Path, "."))
+		v.KeyStarts = append(v.KeyStarts, kv.KeyStart)
+		v.Elems = append(v.Elems, kv.Val)
 	}
 	return v, nil
 }

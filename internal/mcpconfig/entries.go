@@ -106,30 +106,30 @@ func tomlEntries(text string) ([]entry, error) {
 		out = append(out, e)
 	}
 	tables := map[int]*value{}
-	for i, t := range doc.tables {
-		if len(t.path) != 2 || t.path[0] != where {
+	for i, t := range doc.Tables {
+		if len(t.Path) != 2 || t.Path[0] != where {
 			continue
 		}
-		e := entry{where: where, name: t.path[1], pos: t.start, val: &value{Kind: '{', Start: t.start, End: t.end}}
-		if t.array {
+		e := entry{where: where, name: t.Path[1], pos: t.Start, val: &value{Kind: '{', Start: t.Start, End: t.End}}
+		if t.Array {
 			e.skip = "it is an array of tables, not a table"
 		}
 		tables[i] = e.val
 		add(e)
 	}
-	for _, kv := range doc.kvs {
-		if v, ok := tables[kv.table]; ok {
-			v.Keys = append(v.Keys, strings.Join(kv.path, "."))
-			v.KeyStarts = append(v.KeyStarts, kv.keyStart)
-			v.Elems = append(v.Elems, kv.val)
+	for _, kv := range doc.KVs {
+		if v, ok := tables[kv.Table]; ok {
+			v.Keys = append(v.Keys, strings.Join(kv.Path, "."))
+			v.KeyStarts = append(v.KeyStarts, kv.KeyStart)
+			v.Elems = append(v.Elems, kv.Val)
 			continue
 		}
 		var full []string
-		if kv.table >= 0 {
-			full = slices.Clone(doc.tables[kv.table].path)
+		if kv.Table >= 0 {
+			full = slices.Clone(doc.Tables[kv.Table].Path)
 		}
-		full = append(full, kv.path...)
-		if len(full) == 0 || full[0] != where || kv.table >= 0 && len(doc.tables[kv.table].path) > 2 {
+		full = append(full, kv.Path...)
+		if len(full) == 0 || full[0] != where || kv.Table >= 0 && len(doc.Tables[kv.Table].Path) > 2 {
 			// Not a server, or inside one's subtable ([mcp_servers.NAME.env]).
 			continue
 		}
@@ -140,22 +140,22 @@ func tomlEntries(text string) ([]entry, error) {
 			if len(full) == 2 {
 				how = "an inline table"
 			}
-			add(entry{where: where, name: full[1], pos: kv.keyStart, val: kv.val, skip: fmt.Sprintf(reason, how)})
-		case kv.val.Kind == '{':
-			for i, name := range kv.val.Keys {
+			add(entry{where: where, name: full[1], pos: kv.KeyStart, val: kv.Val, skip: fmt.Sprintf(reason, how)})
+		case kv.Val.Kind == '{':
+			for i, name := range kv.Val.Keys {
 				name, _, _ = strings.Cut(name, ".")
-				add(entry{where: where, name: name, pos: kv.val.KeyStarts[i], val: kv.val.Elems[i], skip: fmt.Sprintf(reason, "an inline table")})
+				add(entry{where: where, name: name, pos: kv.Val.KeyStarts[i], val: kv.Val.Elems[i], skip: fmt.Sprintf(reason, "an inline table")})
 			}
 		default:
-			add(entry{where: where, pos: kv.keyStart, val: kv.val, skip: "mcp_servers is not a table"})
+			add(entry{where: where, pos: kv.KeyStart, val: kv.Val, skip: "mcp_servers is not a table"})
 		}
 	}
 	// A server's own subtables ([mcp_servers.NAME.env]) lie outside its table's span;
 	// wrapping a remote server rewrites the whole entry, so it must know of them.
-	for _, t := range doc.tables {
-		if len(t.path) > 2 && t.path[0] == where {
-			if i, ok := byName[t.path[1]]; ok && out[i].subtable == "" {
-				out[i].subtable = strings.Join(t.path[2:], ".")
+	for _, t := range doc.Tables {
+		if len(t.Path) > 2 && t.Path[0] == where {
+			if i, ok := byName[t.Path[1]]; ok && out[i].subtable == "" {
+				out[i].subtable = strings.Join(t.Path[2:], ".")
 			}
 		}
 	}

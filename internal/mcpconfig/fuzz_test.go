@@ -123,20 +123,20 @@ func FuzzTOML(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, kv := range doc.kvs {
-			if kv.lineStart > kv.keyStart || kv.keyStart >= kv.val.Start {
-				t.Fatalf("key at %d, line at %d, value at %d", kv.keyStart, kv.lineStart, kv.val.Start)
+		for _, kv := range doc.KVs {
+			if kv.LineStart > kv.KeyStart || kv.KeyStart >= kv.Val.Start {
+				t.Fatalf("key at %d, line at %d, value at %d", kv.KeyStart, kv.LineStart, kv.Val.Start)
 			}
-			checkSpans(t, text, kv.val, kv.keyStart, len(text))
-			if kv.val.Kind == '"' {
-				if _, ok := unquoteTOML(text[kv.val.Start:kv.val.End]); !ok {
-					t.Fatalf("a string the reader took cannot be decoded: %q", text[kv.val.Start:kv.val.End])
+			checkSpans(t, text, kv.Val, kv.KeyStart, len(text))
+			if kv.Val.Kind == '"' {
+				if _, ok := unquoteTOML(text[kv.Val.Start:kv.Val.End]); !ok {
+					t.Fatalf("a string the reader took cannot be decoded: %q", text[kv.Val.Start:kv.Val.End])
 				}
 			}
 		}
-		for _, tb := range doc.tables {
-			if tb.start >= tb.end || tb.end > len(text) || !strings.HasPrefix(text[tb.start:], "[") {
-				t.Fatalf("table header at %d-%d", tb.start, tb.end)
+		for _, tb := range doc.Tables {
+			if tb.Start >= tb.End || tb.End > len(text) || !strings.HasPrefix(text[tb.Start:], "[") {
+				t.Fatalf("table header at %d-%d", tb.Start, tb.End)
 			}
 		}
 		checkWrap(t, c, text)
