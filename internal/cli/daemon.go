@@ -115,7 +115,10 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	// A live service: each scope's policy is kept, and followed when its files change.
 	svc := a.liveLocal(decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }, Write: w.write})
 	defer a.watchPolicies(svc)()
-	srv := daemon.New(daemon.Options{Service: svc, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
+	srv, err := daemon.New(daemon.Options{Service: svc, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
 	failed := make(chan error, 2)
 	serve := func(ln net.Listener) {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, daemon.ErrServerClosed) {

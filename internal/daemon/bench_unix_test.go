@@ -16,7 +16,7 @@ import (
 func BenchmarkDecide(b *testing.B) {
 	env := newTestEnv(b)
 	local := env.local()
-	p := serve(b, New(Options{Service: env.local()}))
+	p := serve(b, newServer(b, Options{Service: env.local()}))
 	remote := decide.NewRemote(decide.DialUnix(p.Socket))
 	defer remote.Close()
 	c, err := call.Canonicalize(call.ClaudeCode, "Bash", map[string]any{"command": "git status && rm -rf build"})

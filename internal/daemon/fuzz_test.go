@@ -40,14 +40,14 @@ func FuzzAnswer(f *testing.F) {
 		f.Add(`{"version":1,"method":"decide_output","params":{"policy":"` + pol.Key + `","event":"e","form":"result","text":"AKIAIOSFODNN7EXAMPLE","call":` + c + `}}`)
 	}
 	var panicked []string
-	s := New(Options{Service: env.local(), Log: func(msg string) {
+	s := newServer(f, Options{Service: env.local(), Log: func(msg string) {
 		if strings.HasPrefix(msg, "request failed") {
 			panicked = append(panicked, msg)
 		}
 	}})
 	f.Fuzz(func(t *testing.T, line string) {
 		panicked = panicked[:0]
-		resp := s.answer(context.Background(), []byte(line), peer{local: true})
+		resp := s.answer(context.Background(), []byte(line), Peer{Local: true})
 		b, err := json.Marshal(resp)
 		if err != nil {
 			t.Fatalf("answer cannot be encoded: %v", err)

@@ -28,7 +28,7 @@ func TestPeerOfAnotherUserRefused(t *testing.T) {
 	}
 	env := newTestEnv(t)
 	logged := make(chan string, 16)
-	s := New(Options{Service: env.local(), Log: func(msg string) { logged <- msg }})
+	s := newServer(t, Options{Service: env.local(), Log: func(msg string) { logged <- msg }})
 	dir, err := os.MkdirTemp("", "moatd-open-")
 	if err != nil {
 		t.Fatal(err)

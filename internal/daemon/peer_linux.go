@@ -6,12 +6,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID is the user of the process at the other end of c, as the kernel says
-// (SO_PEERCRED): what it was when it connected, whatever it claims.
-func peerUID(c *net.UnixConn) (int, error) {
+// peerCred is the user and process at the other end of c, as the kernel says
+// (SO_PEERCRED): what they were when it connected, whatever the peer claims.
+func peerCred(c *net.UnixConn) (uid, pid int, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
 	var cred *unix.Ucred
 	var credErr error
@@ -22,9 +22,9 @@ func peerUID(c *net.UnixConn) (int, error) {
 		err = credErr
 	}
 	if err != nil {
-		return -1, err
+		return -1, 0, err
 	}
-	return int(cred.Uid), nil
+	return int(cred.Uid), int(cred.Pid), nil
 }
 
 func peersSupported() error { return nil }

@@ -12,6 +12,6 @@ import (
 // can reach it.
 var errNoPeers = errors.New("the daemon cannot authenticate its peers on " + runtime.GOOS + " (it needs SO_PEERCRED or LOCAL_PEERCRED): it runs on Linux and macOS only")
 
-func peerUID(*net.UnixConn) (int, error) { return -1, errNoPeers }
+func peerCred(*net.UnixConn) (uid, pid int, err error) { return -1, 0, errNoPeers }
 
 func peersSupported() error { return errNoPeers }

@@ -48,15 +48,15 @@ var seedTools = map[string]call.Class{
 // wireFields are the fields of a method request.
 var wireFields = map[string]bool{"version": true, "method": true, "params": true}
 
-// peer says who sent a request.
-type peer struct {
-	// local is a peer on the unix socket, authenticated by its uid; a TCP peer presented
-	// the token, and may not stop the daemon.
-	local bool
+// builtinMethods are the methods the server answers itself.
+var builtinMethods = map[string]bool{
+	decide.MethodLookup: true, decide.MethodDecide: true, decide.MethodDecideOutput: true,
+	decide.MethodDecidePrompt: true, decide.MethodRecord: true, decide.MethodRecordFailure: true,
+	MethodStatus: true, MethodShutdown: true,
 }
 
 // answer answers one request line.
-func (s *Server) answer(ctx context.Context, line []byte, p peer) (resp any) {
+func (s *Server) answer(ctx context.Context, line []byte, p Peer) (resp any) {
 	defer func() {
 		// The service is built for calls the adapters made; a call on the wire may be
 		// shaped in ways no adapter makes. Whatever it breaks, the answer is an error.
@@ -108,7 +108,7 @@ func decodeWire(fields map[string]json.RawMessage) (decide.WireRequest, error) {
 }
 
 // method answers a request for one of the service's methods or the daemon's own.
-func (s *Server) method(ctx context.Context, req decide.WireRequest, p peer) decide.WireResponse {
+func (s *Server) method(ctx context.Context, req decide.WireRequest, p Peer) decide.WireResponse {
 	var result any
 	var err error
 	switch req.Method {
@@ -153,13 +153,17 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, p peer) dec
 	case MethodStatus:
 		result = s.Status()
 	case MethodShutdown:
-		if !p.local {
+		if !p.Local {
 			err = errors.New("shutdown is only taken from the unix socket")
 			break
 		}
 		s.requestStop()
 		result = struct{}{}
 	default:
+		if m, ok := s.opts.Methods[req.Method]; ok {
+			result, err = m(ctx, req.Params, p)
+			break
+		}
 		err = fmt.Errorf("unknown method %q", req.Method)
 	}
 	if err != nil {

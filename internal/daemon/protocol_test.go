@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,11 +59,11 @@ func (e testEnv) local() *decide.Local {
 }
 
 func (e testEnv) server(t testing.TB, log func(string)) *Server {
-	return New(Options{Service: e.local(), Log: log})
+	return newServer(t, Options{Service: e.local(), Log: log})
 }
 
 // answerLine answers one request line as the server would on its socket.
-func answerLine(t testing.TB, s *Server, line string, p peer) string {
+func answerLine(t testing.TB, s *Server, line string, p Peer) string {
 	t.Helper()
 	b, err := json.Marshal(s.answer(context.Background(), []byte(line), p))
 	if err != nil {
@@ -119,7 +120,7 @@ func TestAnswer(t *testing.T) {
 	s := env.server(t, func(msg string) { t.Errorf("logged: %s", msg) })
 	for _, tt := range protocolCases {
 		t.Run(tt.name, func(t *testing.T) {
-			got := answerLine(t, s, strings.ReplaceAll(tt.line, "%P", env.project), peer{local: true})
+			got := answerLine(t, s, strings.ReplaceAll(tt.line, "%P", env.project), Peer{Local: true})
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("answer %s\nlacks %s", got, w)
@@ -137,7 +138,7 @@ func TestSeedOversized(t *testing.T) {
 	env := newTestEnv(t)
 	s := env.server(t, nil)
 	line := `{"version":1,"tool":"Bash","args":{"command":"` + strings.Repeat("a", hook.MaxMoatRequest) + `"},"cwd":"/"}`
-	if got := answerLine(t, s, line, peer{local: true}); got != `{"error":"request longer than 1048576 bytes"}` {
+	if got := answerLine(t, s, line, Peer{Local: true}); got != `{"error":"request longer than 1048576 bytes"}` {
 		t.Errorf("answer %.200s", got)
 	}
 }
@@ -147,7 +148,7 @@ func TestShutdownOnlyLocal(t *testing.T) {
 	env := newTestEnv(t)
 	s := env.server(t, nil)
 	line := `{"version":1,"method":"shutdown","params":{}}`
-	if got := answerLine(t, s, line, peer{}); !strings.Contains(got, `"error":"shutdown is only taken from the unix socket"`) {
+	if got := answerLine(t, s, line, Peer{}); !strings.Contains(got, `"error":"shutdown is only taken from the unix socket"`) {
 		t.Errorf("TCP shutdown answered %s", got)
 	}
 	select {
@@ -155,12 +156,52 @@ func TestShutdownOnlyLocal(t *testing.T) {
 		t.Fatal("stopped by a TCP peer")
 	default:
 	}
-	if got := answerLine(t, s, line, peer{local: true}); got != `{"result":{}}` {
+	if got := answerLine(t, s, line, Peer{Local: true}); got != `{"result":{}}` {
 		t.Errorf("shutdown answered %s", got)
 	}
 	select {
 	case <-s.Stopped():
 	default:
 		t.Fatal("not stopped")
+	}
+}
+
+// newServer is New for a test, which fails when New refuses opts.
+func newServer(t testing.TB, opts Options) *Server {
+	t.Helper()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRegisteredMethods(t *testing.T) {
+	env := newTestEnv(t)
+	var got Peer
+	s := newServer(t, Options{Service: env.local(), Methods: map[string]Method{
+		"echo": func(_ context.Context, params json.RawMessage, p Peer) (any, error) {
+			got = p
+			return params, nil
+		},
+		"fail": func(context.Context, json.RawMessage, Peer) (any, error) {
+			return nil, errors.New("it failed")
+		},
+	}})
+	tests := []struct{ line, want string }{
+		{`{"version":1,"method":"echo","params":{"a":1}}`, `{"result":{"a":1}}`},
+		{`{"version":1,"method":"fail","params":{}}`, `{"error":"it failed"}`},
+		{`{"version":1,"method":"nope","params":{}}`, `{"error":"unknown method \"nope\""}`},
+	}
+	for _, tt := range tests {
+		if out := answerLine(t, s, tt.line, Peer{Local: true, PID: 42}); out != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.line, out, tt.want)
+		}
+	}
+	if got != (Peer{Local: true, PID: 42}) {
+		t.Errorf("the method saw peer %+v", got)
+	}
+	if _, err := New(Options{Service: env.local(), Methods: map[string]Method{decide.MethodDecide: nil}}); err == nil {
+		t.Error("New took a method that replaces the service's decide")
 	}
 }

@@ -40,6 +40,25 @@ type Options struct {
 	// WriteTimeout ends a connection whose peer does not read its answer; zero is
 	// DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// Methods are served beside the decision service's and the daemon's own, by name
+	// (a name the daemon serves already is refused by New). They let the daemon's owner
+	// serve what needs more than the service: the hook adapters, the sandbox.
+	Methods map[string]Method
+}
+
+// Method answers one request of a registered method: params as sent, and who sent it.
+// Its result is encoded as the response's result; its error as the response's error.
+type Method func(ctx context.Context, params json.RawMessage, p Peer) (any, error)
+
+// Peer says who sent a request.
+type Peer struct {
+	// Local is a peer on the unix socket, authenticated by its uid; a TCP peer presented
+	// the token, and may not stop the daemon.
+	Local bool
+	// PID is the peer's process as the kernel gave it when it connected (unix socket on
+	// Linux and macOS), 0 when unknown. It is for reading the peer's process tree, not
+	// for authenticating: the process may have exited and its number been reused.
+	PID int
 }
 
 // Default timeouts of a connection.
@@ -69,7 +88,12 @@ type Server struct {
 }
 
 // New returns a server of opts.Service.
-func New(opts Options) *Server {
+func New(opts Options) (*Server, error) {
+	for name := range opts.Methods {
+		if builtinMethods[name] {
+			return nil, fmt.Errorf("daemon: method %q is served already", name)
+		}
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -82,7 +106,7 @@ func New(opts Options) *Server {
 	return &Server{
 		opts: opts, svc: opts.Service, started: opts.Now(), uid: os.Getuid(),
 		conns: map[net.Conn]struct{}{}, stop: make(chan struct{}),
-	}
+	}, nil
 }
 
 // Status is what the daemon says of itself.
@@ -227,8 +251,10 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 		conn.SetWriteDeadline(s.opts.Now().Add(s.opts.WriteTimeout))
 		return enc.Encode(v) == nil && out.Flush() == nil
 	}
+	p := Peer{Local: isUnix}
 	if isUnix {
-		uid, err := peerUID(conn.(*net.UnixConn))
+		uid, pid, err := peerCred(conn.(*net.UnixConn))
+		p.PID = pid
 		if err != nil || uid != s.uid {
 			s.logf("refused a peer of uid %d on the socket: only uid %d is served (%v)", uid, s.uid, err)
 			reply(decide.WireResponse{Error: "refused: the daemon serves only its own user"})
@@ -251,7 +277,7 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 				return
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if !reply(s.answer(ctx, line, peer{local: isUnix})) {
+			if !reply(s.answer(ctx, line, p)) {
 				return
 			}
 		}

@@ -116,7 +116,7 @@ func TestSocketOversizedLine(t *testing.T) {
 // A connection that sends nothing, or half a line, is closed after the idle timeout.
 func TestSocketIdleTimeout(t *testing.T) {
 	env := newTestEnv(t)
-	s := New(Options{Service: env.local(), IdleTimeout: 100 * time.Millisecond})
+	s := newServer(t, Options{Service: env.local(), IdleTimeout: 100 * time.Millisecond})
 	p := serve(t, s)
 	for _, sent := range []string{"", `{"version":1,"meth`} {
 		conn, err := net.Dial("unix", p.Socket)
@@ -181,7 +181,7 @@ func TestTCPToken(t *testing.T) {
 	if got, err := ReadToken(p); err != nil || got != token {
 		t.Fatalf("ReadToken = %q, %v", got, err)
 	}
-	s := New(Options{Service: env.local(), Token: token})
+	s := newServer(t, Options{Service: env.local(), Token: token})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +214,7 @@ func TestTCPToken(t *testing.T) {
 // Shutdown lets a request in progress finish and answers it.
 func TestShutdownDrains(t *testing.T) {
 	slow := &slowService{Service: newTestEnv(t).local(), entered: make(chan struct{}), release: make(chan struct{})}
-	s := New(Options{Service: slow})
+	s := newServer(t, Options{Service: slow})
 	p := socketDir(t)
 	sock, err := ListenUnix(p)
 	if err != nil {
@@ -383,7 +383,7 @@ func TestRemoteRecords(t *testing.T) {
 // A kept connection the daemon has closed (a restart) is replaced, not an error.
 func TestRemoteReconnects(t *testing.T) {
 	env := newTestEnv(t)
-	s := New(Options{Service: env.local(), IdleTimeout: 50 * time.Millisecond})
+	s := newServer(t, Options{Service: env.local(), IdleTimeout: 50 * time.Millisecond})
 	p := serve(t, s)
 	remote := decide.NewRemote(decide.DialUnix(p.Socket))
 	defer remote.Close()
