@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/decide"
 )
@@ -103,19 +102,15 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 			return &exitCode{code: exitError, err: err}
 		}
 	}
-	d, err := a.dirs()
+	// One live service per environment of the daemon's clients, each recording into its
+	// own environment's audit log.
+	services := newDaemonServices(a, decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }})
+	defer services.close()
+	own, err := services.own()
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	// Decisions are recorded through one open log for the daemon's life, as the MCP
-	// proxy records them: opening the log per record makes concurrent requests queue
-	// on its lock file.
-	w := &auditWriter{a: a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
-	defer w.close()
-	// A live service: each scope's policy is kept, and followed when its files change.
-	svc := a.liveLocal(decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }, Write: w.write})
-	defer a.watchPolicies(svc)()
-	srv, err := daemon.New(daemon.Options{Service: svc, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
+	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}

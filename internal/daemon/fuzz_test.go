@@ -47,7 +47,7 @@ func FuzzAnswer(f *testing.F) {
 	}})
 	f.Fuzz(func(t *testing.T, line string) {
 		panicked = panicked[:0]
-		resp := s.answer(context.Background(), []byte(line), Peer{Local: true})
+		resp := s.answer(context.Background(), []byte(line), s.newSession(Peer{Local: true}))
 		b, err := json.Marshal(resp)
 		if err != nil {
 			t.Fatalf("answer cannot be encoded: %v", err)

@@ -25,7 +25,25 @@ import (
 const (
 	MethodStatus   = "status"
 	MethodShutdown = "shutdown"
+	// MethodBind selects, for the rest of the connection, the service for the client's
+	// environment (BindParams); without it a connection is served by the daemon's own.
+	MethodBind = "bind"
 )
+
+// BindParams are the params of MethodBind: the client's values of the variables that
+// shape the service (daemonenv.Service).
+type BindParams struct {
+	Env map[string]string `json:"env"`
+}
+
+// session is one connection's state: who is at the other end, and the service that
+// answers it.
+type session struct {
+	peer Peer
+	svc  decide.Service
+}
+
+func (s *Server) newSession(p Peer) *session { return &session{peer: p, svc: s.svc} }
 
 // SeedResponse is the answer to a request in the seeds' format: check --stdin's answer
 // with the name of the policy that decided.
@@ -52,11 +70,11 @@ var wireFields = map[string]bool{"version": true, "method": true, "params": true
 var builtinMethods = map[string]bool{
 	decide.MethodLookup: true, decide.MethodDecide: true, decide.MethodDecideOutput: true,
 	decide.MethodDecidePrompt: true, decide.MethodRecord: true, decide.MethodRecordFailure: true,
-	MethodStatus: true, MethodShutdown: true,
+	MethodStatus: true, MethodShutdown: true, MethodBind: true,
 }
 
 // answer answers one request line.
-func (s *Server) answer(ctx context.Context, line []byte, p Peer) (resp any) {
+func (s *Server) answer(ctx context.Context, line []byte, sess *session) (resp any) {
 	defer func() {
 		// The service is built for calls the adapters made; a call on the wire may be
 		// shaped in ways no adapter makes. Whatever it breaks, the answer is an error.
@@ -73,13 +91,13 @@ func (s *Server) answer(ctx context.Context, line []byte, p Peer) (resp any) {
 		return decide.WireResponse{Error: "malformed request: a request is a JSON object"}
 	}
 	if _, ok := fields["method"]; !ok {
-		return s.seed(ctx, line)
+		return s.seed(ctx, line, sess.svc)
 	}
 	req, err := decodeWire(fields)
 	if err != nil {
 		return decide.WireResponse{Error: err.Error()}
 	}
-	return s.method(ctx, req, p)
+	return s.method(ctx, req, sess)
 }
 
 // decodeWire reads a method request from its fields.
@@ -108,15 +126,16 @@ func decodeWire(fields map[string]json.RawMessage) (decide.WireRequest, error) {
 }
 
 // method answers a request for one of the service's methods or the daemon's own.
-func (s *Server) method(ctx context.Context, req decide.WireRequest, p Peer) decide.WireResponse {
+func (s *Server) method(ctx context.Context, req decide.WireRequest, sess *session) decide.WireResponse {
 	var result any
 	var err error
+	svc := sess.svc
 	switch req.Method {
 	case decide.MethodLookup:
 		var sc decide.Scope
 		if err = params(req, &sc); err == nil {
 			var pol decide.Policy
-			if pol, err = s.svc.Lookup(ctx, sc); err == nil {
+			if pol, err = svc.Lookup(ctx, sc); err == nil {
 				s.policies.Store(pol.Key, true)
 			}
 			result = pol
@@ -125,7 +144,7 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, p Peer) dec
 		var cr decide.CallRequest
 		if err = params(req, &cr); err == nil {
 			var res decide.CallResult
-			if res, err = s.svc.Decide(ctx, cr); err == nil {
+			if res, err = svc.Decide(ctx, cr); err == nil {
 				s.decisions.Add(uint64(len(res.Decisions)))
 			}
 			result = res
@@ -133,27 +152,33 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, p Peer) dec
 	case decide.MethodDecideOutput:
 		var or decide.OutputRequest
 		if err = params(req, &or); err == nil {
-			result, err = s.svc.DecideOutput(ctx, or)
+			result, err = svc.DecideOutput(ctx, or)
 		}
 	case decide.MethodDecidePrompt:
 		var pr decide.PromptRequest
 		if err = params(req, &pr); err == nil {
-			result, err = s.svc.DecidePrompt(ctx, pr)
+			result, err = svc.DecidePrompt(ctx, pr)
 		}
 	case decide.MethodRecord:
 		var rr decide.RecordRequest
 		if err = params(req, &rr); err == nil {
-			result, err = struct{}{}, s.svc.Record(ctx, rr)
+			result, err = struct{}{}, svc.Record(ctx, rr)
 		}
 	case decide.MethodRecordFailure:
 		var f decide.Failure
 		if err = params(req, &f); err == nil {
-			result, err = struct{}{}, s.svc.RecordFailure(ctx, f)
+			result, err = struct{}{}, svc.RecordFailure(ctx, f)
 		}
 	case MethodStatus:
 		result = s.Status()
+	case MethodBind:
+		var bp BindParams
+		if err = params(req, &bp); err == nil {
+			err = s.bind(sess, bp.Env)
+			result = struct{}{}
+		}
 	case MethodShutdown:
-		if !p.Local {
+		if !sess.peer.Local {
 			err = errors.New("shutdown is only taken from the unix socket")
 			break
 		}
@@ -161,7 +186,7 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, p Peer) dec
 		result = struct{}{}
 	default:
 		if m, ok := s.opts.Methods[req.Method]; ok {
-			result, err = m(ctx, req.Params, p)
+			result, err = m(ctx, req.Params, sess.peer)
 			break
 		}
 		err = fmt.Errorf("unknown method %q", req.Method)
@@ -174,6 +199,19 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, p Peer) dec
 		return decide.WireResponse{Error: fmt.Sprintf("encoding the result: %v", err)}
 	}
 	return decide.WireResponse{Result: b}
+}
+
+// bind makes the service for env the one that answers sess.
+func (s *Server) bind(sess *session, env map[string]string) error {
+	if s.opts.Bind == nil {
+		return errors.New("this daemon serves only its own environment")
+	}
+	svc, err := s.opts.Bind(env)
+	if err != nil {
+		return fmt.Errorf("bind: %w", err)
+	}
+	sess.svc = svc
+	return nil
 }
 
 // params decodes a request's params into v: every field known, numbers kept as text
@@ -193,7 +231,7 @@ func params(req decide.WireRequest, v any) error {
 
 // seed answers a request in the seeds' format, under the policy for its directory, and
 // records the decision.
-func (s *Server) seed(ctx context.Context, line []byte) any {
+func (s *Server) seed(ctx context.Context, line []byte, svc decide.Service) any {
 	if len(line) > hook.MaxMoatRequest {
 		return hook.MoatError{Error: fmt.Sprintf("request longer than %d bytes", hook.MaxMoatRequest)}
 	}
@@ -208,12 +246,12 @@ func (s *Server) seed(ctx context.Context, line []byte) any {
 	if err != nil {
 		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}
-	pol, err := s.svc.Lookup(ctx, decide.Scope{Cwd: req.Cwd, Project: req.Project})
+	pol, err := svc.Lookup(ctx, decide.Scope{Cwd: req.Cwd, Project: req.Project})
 	if err != nil {
 		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}
 	s.policies.Store(pol.Key, true)
-	res, err := s.svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: hook.MoatPreToolUse, Calls: []call.Call{c}, Project: req.Project, Record: s.opts.Record})
+	res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: hook.MoatPreToolUse, Calls: []call.Call{c}, Project: req.Project, Record: s.opts.Record})
 	if err != nil {
 		return hook.MoatError{Error: scan.Redact(err.Error())}
 	}

@@ -65,7 +65,7 @@ func (e testEnv) server(t testing.TB, log func(string)) *Server {
 // answerLine answers one request line as the server would on its socket.
 func answerLine(t testing.TB, s *Server, line string, p Peer) string {
 	t.Helper()
-	b, err := json.Marshal(s.answer(context.Background(), []byte(line), p))
+	b, err := json.Marshal(s.answer(context.Background(), []byte(line), s.newSession(p)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,5 +203,55 @@ func TestRegisteredMethods(t *testing.T) {
 	}
 	if _, err := New(Options{Service: env.local(), Methods: map[string]Method{decide.MethodDecide: nil}}); err == nil {
 		t.Error("New took a method that replaces the service's decide")
+	}
+}
+
+// boundService answers lookups with the environment it was bound for.
+type boundService struct {
+	decide.Service
+	home string
+}
+
+func (b boundService) Lookup(context.Context, decide.Scope) (decide.Policy, error) {
+	return decide.Policy{Name: "bound to " + b.home}, nil
+}
+
+func TestBind(t *testing.T) {
+	env := newTestEnv(t)
+	bind := func(e map[string]string) (decide.Service, error) {
+		if e["HOME"] == "" {
+			return nil, errors.New("no HOME")
+		}
+		return boundService{home: e["HOME"]}, nil
+	}
+	s := newServer(t, Options{Service: env.local(), Bind: bind})
+	sess := s.newSession(Peer{Local: true})
+	lookup := `{"version":1,"method":"lookup","params":{"cwd":"/"}}`
+	ask := func(line string) string {
+		b, err := json.Marshal(s.answer(context.Background(), []byte(line), sess))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := ask(lookup); strings.Contains(got, "bound to") {
+		t.Fatalf("an unbound connection was answered by a bound service: %s", got)
+	}
+	if got := ask(`{"version":1,"method":"bind","params":{"env":{}}}`); got != `{"error":"bind: no HOME"}` {
+		t.Errorf("a refused binding answered %s", got)
+	}
+	if got := ask(`{"version":1,"method":"bind","params":{"env":{"HOME":"/other"}}}`); got != `{"result":{}}` {
+		t.Fatalf("bind answered %s", got)
+	}
+	if got := ask(lookup); !strings.Contains(got, `"name":"bound to /other"`) {
+		t.Errorf("after bind, lookup answered %s", got)
+	}
+	// Another connection is not bound by this one's request.
+	if got := answerLine(t, s, lookup, Peer{Local: true}); strings.Contains(got, "bound to") {
+		t.Errorf("a binding leaked to another connection: %s", got)
+	}
+	plain := newServer(t, Options{Service: env.local()})
+	if got := answerLine(t, plain, `{"version":1,"method":"bind","params":{"env":{"HOME":"/h"}}}`, Peer{Local: true}); got != `{"error":"this daemon serves only its own environment"}` {
+		t.Errorf("a daemon without Bind answered %s", got)
 	}
 }

@@ -44,6 +44,11 @@ type Options struct {
 	// (a name the daemon serves already is refused by New). They let the daemon's owner
 	// serve what needs more than the service: the hook adapters, the sandbox.
 	Methods map[string]Method
+	// Bind, when set, gives the service for a client's environment (the variables of
+	// daemonenv.Service), which a connection selects with MethodBind: the daemon may
+	// serve processes whose HOME, policy or PATH differ from its own. An error refuses
+	// the binding, and the client decides without the daemon.
+	Bind func(env map[string]string) (decide.Service, error)
 }
 
 // Method answers one request of a registered method: params as sent, and who sent it.
@@ -264,6 +269,7 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 		return
 	}
 	ctx := context.Background()
+	sess := s.newSession(p)
 	for {
 		if !s.waitNext(conn) {
 			return
@@ -277,7 +283,7 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 				return
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if !reply(s.answer(ctx, line, p)) {
+			if !reply(s.answer(ctx, line, sess)) {
 				return
 			}
 		}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/daemonenv"
+	"github.com/moatdev/moat/internal/decide"
+)
+
+// maxDaemonEnvs bounds the environments one daemon serves. A client whose environment
+// would be one more is refused the binding and decides in its own process: the answer is
+// the same, only slower.
+const maxDaemonEnvs = 16
+
+// daemonServices are the daemon's decision services, one per environment of its clients
+// (daemonenv.Service: HOME, the XDG directories, MOAT_POLICY, PATH). Each is a live Local
+// that sees only that environment and records into that environment's audit log, so that
+// a decision is the one the client's own process would have made, recorded where its own
+// process would have recorded it.
+type daemonServices struct {
+	base *app
+	opts decide.Options // Warn and whatever the daemon adds; Getenv and Write are per environment
+
+	mu     sync.Mutex
+	byKey  map[string]*daemonService
+	closed bool
+}
+
+// daemonService is the service of one environment, with what it holds open.
+type daemonService struct {
+	app   *app // the daemon's app, seeing only this environment
+	svc   *decide.Local
+	audit *auditWriter
+	stop  func()
+}
+
+func newDaemonServices(base *app, opts decide.Options) *daemonServices {
+	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}}
+}
+
+// forEnv returns the service of env, starting it on first use.
+func (s *daemonServices) forEnv(env map[string]string) (*daemonService, error) {
+	if err := daemonenv.Check(env); err != nil {
+		return nil, err
+	}
+	key := daemonenv.Key(env)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("the daemon is stopping")
+	}
+	if ds, ok := s.byKey[key]; ok {
+		return ds, nil
+	}
+	if len(s.byKey) >= maxDaemonEnvs {
+		return nil, fmt.Errorf("the daemon serves %d environments already (HOME, XDG directories, MOAT_POLICY, PATH); this one is decided without it", maxDaemonEnvs)
+	}
+	ds, err := s.start(env)
+	if err != nil {
+		return nil, err
+	}
+	s.byKey[key] = ds
+	return ds, nil
+}
+
+// own returns the service of the daemon's own environment.
+func (s *daemonServices) own() (*daemonService, error) {
+	return s.forEnv(daemonenv.Capture(s.base.env.Getenv))
+}
+
+// bind is forEnv for daemon.Options.Bind.
+func (s *daemonServices) bind(env map[string]string) (decide.Service, error) {
+	ds, err := s.forEnv(env)
+	if err != nil {
+		return nil, err
+	}
+	return ds.svc, nil
+}
+
+func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
+	a := *s.base
+	a.env.Getenv = func(name string) string { return env[name] }
+	d, err := a.dirs()
+	if err != nil {
+		return nil, err
+	}
+	// Decisions are recorded through one open log per environment for the daemon's
+	// life, as the MCP proxy records them: opening the log per record makes concurrent
+	// requests queue on its lock file.
+	w := &auditWriter{a: &a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
+	opts := s.opts
+	opts.Write = w.write
+	svc := a.liveLocal(opts)
+	return &daemonService{app: &a, svc: svc, audit: w, stop: a.watchPolicies(svc)}, nil
+}
+
+// count is the number of environments served.
+func (s *daemonServices) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byKey)
+}
+
+// close stops watching every service's policies and closes their audit logs; no request
+// may be under way.
+func (s *daemonServices) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for _, ds := range s.byKey {
+		ds.stop()
+		ds.audit.close()
+	}
+}
