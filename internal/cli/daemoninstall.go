@@ -18,11 +18,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/atomicfile"
+	"github.com/moatdev/moat/internal/doctor"
 	"github.com/moatdev/moat/internal/userservice"
 )
 
-// managerWait bounds one command of the service manager (systemctl, launchctl).
-const managerWait = 30 * time.Second
+// managerWait bounds one command of the service manager (systemctl, launchctl), and
+// doctorDaemonWait how long doctor waits for the daemon's status.
+const (
+	managerWait      = 30 * time.Second
+	doctorDaemonWait = 2 * time.Second
+)
 
 // serviceEnv lists the variables a service is given from the environment of the
 // install: the service manager's environment is not the user's shell's, and the daemon
@@ -115,16 +120,9 @@ func (a *app) serviceUnit(o serviceOptions) (userservice.Unit, error) {
 	if err != nil {
 		return userservice.Unit{}, err
 	}
-	exe, err := a.env.Executable()
+	exe, err := a.serviceExecutable()
 	if err != nil {
-		return userservice.Unit{}, fmt.Errorf("finding moat's binary: %w", err)
-	}
-	// The service names the binary itself: a link may later point elsewhere.
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return userservice.Unit{}, fmt.Errorf("finding moat's binary: %w", err)
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return userservice.Unit{}, fmt.Errorf("finding moat's binary: %w", err)
+		return userservice.Unit{}, err
 	}
 	args := []string{"daemon", "run"}
 	if o.tcp != "" {
@@ -145,6 +143,63 @@ func (a *app) serviceUnit(o serviceOptions) (userservice.Unit, error) {
 		return u, fmt.Errorf("%w: run `moat daemon start` when you log in instead", err)
 	}
 	return u, err
+}
+
+// serviceExecutable is the moat binary a service runs: this one, the file itself, since
+// a link may later point elsewhere.
+func (a *app) serviceExecutable() (string, error) {
+	exe, err := a.env.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		return "", fmt.Errorf("finding moat's binary: %w", err)
+	}
+	return exe, nil
+}
+
+// doctorDaemon finds the user's daemon and its service, for doctor.
+func (a *app) doctorDaemon(ctx context.Context, goos string) doctor.DaemonInfo {
+	var info doctor.DaemonInfo
+	ctx, cancel := context.WithTimeout(ctx, doctorDaemonWait)
+	defer cancel()
+	st, paths, err := a.daemonStatus(ctx)
+	switch {
+	case err == nil:
+		info.Running, info.PID, info.Socket = true, st.PID, st.Socket
+		info.Uptime = time.Duration(st.Uptime * float64(time.Second))
+		info.Policies, info.Decisions = st.Policies, st.Decisions
+	case paths.Socket == "":
+		// No directory yet is no daemon yet; one that exists and is refused is news.
+		if !errors.Is(err, fs.ErrNotExist) {
+			info.Err = err
+		}
+	default:
+		// A socket that refuses connections was left by a daemon that ended; one that
+		// accepts them but does not answer belongs to a daemon that is busy or stuck.
+		if fi, lerr := os.Lstat(paths.Socket); lerr == nil && fi.Mode().Type() == fs.ModeSocket {
+			if conn, derr := net.DialTimeout("unix", paths.Socket, doctorDaemonWait); derr == nil {
+				conn.Close()
+				info.Err = fmt.Errorf("a process listens on %s but did not answer within %s: %v", paths.Socket, doctorDaemonWait, err)
+			} else {
+				info.StaleSocket = paths.Socket
+			}
+		}
+	}
+	u, err := a.serviceUnit(serviceOptions{goos: goos})
+	if err != nil {
+		return info // no service on this system, or no binary to compare with
+	}
+	info.Service, info.Manager = u.Path, string(u.Manager)
+	if installed, err := os.ReadFile(u.Path); err == nil {
+		info.Installed = true
+		exe, _ := a.serviceExecutable()
+		info.RunsThis = userservice.RunsProgram(u.Manager, installed, exe)
+	}
+	return info
 }
 
 // serviceEnv is the service's environment: serviceEnv's variables that are set here,

@@ -197,3 +197,26 @@ func launchdAgent(s Spec) []byte {
 	b.WriteString("</dict>\n</plist>\n")
 	return b.Bytes()
 }
+
+// RunsProgram reports whether installed, the content of a service file of manager m,
+// runs the program exe; other arguments and variables may differ. It reads the files
+// that For writes, not every file a user could write.
+func RunsProgram(m Manager, installed []byte, exe string) bool {
+	switch m {
+	case Systemd:
+		prefix := "ExecStart=" + systemdQuote(exe, true)
+		for line := range strings.Lines(string(installed)) {
+			line = strings.TrimRight(line, "\n")
+			if line == prefix || strings.HasPrefix(line, prefix+" ") {
+				return true
+			}
+		}
+	case Launchd:
+		var want bytes.Buffer
+		want.WriteString("<key>ProgramArguments</key>\n\t<array>\n\t\t<string>")
+		xml.EscapeText(&want, []byte(exe))
+		want.WriteString("</string>\n")
+		return bytes.Contains(installed, want.Bytes())
+	}
+	return false
+}

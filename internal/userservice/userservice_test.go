@@ -138,3 +138,30 @@ func TestProtected(t *testing.T) {
 		}
 	}
 }
+
+func TestRunsProgram(t *testing.T) {
+	spec := Spec{Executable: "/opt/my tools/moat", Args: []string{"daemon", "run", "--tcp", "127.0.0.1:1"}, Log: "/l/daemon.log"}
+	for _, goos := range []string{"linux", "darwin"} {
+		u, err := For(goos, testDirs, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			exe  string
+			want bool
+		}{
+			{"/opt/my tools/moat", true},
+			{"/opt/my", false},
+			{"/opt/my tools/moat2", false},
+			{"/usr/bin/moat", false},
+		}
+		for _, tt := range tests {
+			if got := RunsProgram(u.Manager, u.Content, tt.exe); got != tt.want {
+				t.Errorf("%s: RunsProgram(%q) = %v, want %v", goos, tt.exe, got, tt.want)
+			}
+		}
+	}
+	if RunsProgram("other", []byte("ExecStart=/bin/moat"), "/bin/moat") {
+		t.Error("an unknown manager's file runs the program")
+	}
+}
