@@ -314,6 +314,17 @@ func (a *app) systemdInstall(ctx context.Context, u userservice.Unit, r *service
 		r.Next = next
 		return fmt.Errorf("%s is installed, but %w (%v); start it with:\n  %s", u.Path, errNoManager, err, next)
 	}
+	if _, _, err := a.daemonStatus(ctx); err == nil && r.File == "written" {
+		// A daemon started by hand holds the runtime directory: the service would fail
+		// to take it, and systemd give up on it after a few restarts.
+		if _, err := a.manager(ctx, r, "systemctl", "--user", "enable", u.Name); err != nil {
+			r.Next = "systemctl --user status " + u.Name
+			return fmt.Errorf("%s is installed, but enabling it failed: %w", u.Path, err)
+		}
+		r.Next = "moat daemon stop && systemctl --user start " + u.Name
+		a.warn("a daemon started outside the service runs now: the service starts at the next login, or now with `" + r.Next + "`")
+		return nil
+	}
 	if _, err := a.manager(ctx, r, "systemctl", "--user", "enable", "--now", u.Name); err != nil {
 		r.Next = "systemctl --user status " + u.Name
 		return fmt.Errorf("%s is installed, but enabling it failed: %w", u.Path, err)
@@ -380,9 +391,7 @@ func (a *app) daemonUninstall(ctx context.Context, o serviceOptions) error {
 	var stopErr error
 	switch r.Manager {
 	case userservice.Systemd:
-		if _, stopErr = a.manager(ctx, &r, "systemctl", "--user", "disable", "--now", r.Name); stopErr != nil {
-			stopErr = fmt.Errorf("%w (%v)", errNoManager, stopErr)
-		}
+		_, stopErr = a.manager(ctx, &r, "systemctl", "--user", "disable", "--now", r.Name)
 	case userservice.Launchd:
 		target := "gui/" + strconv.Itoa(o.uid) + "/" + r.Name
 		if _, stopErr = a.manager(ctx, &r, "launchctl", "bootout", target); stopErr != nil {
@@ -402,7 +411,7 @@ func (a *app) daemonUninstall(ctx context.Context, o serviceOptions) error {
 		// The file is gone, so the service does not start at the next login; a daemon
 		// it started may still run.
 		r.Next = "moat daemon stop"
-		a.warn(fmt.Sprintf("the service manager was not told (%v): a daemon it started may still run until `moat daemon stop`", stopErr))
+		a.warn(fmt.Sprintf("the service manager could not stop the service (%v): a daemon it started may still run until `moat daemon stop`", stopErr))
 		return a.serviceDone(o, r, nil)
 	}
 	r.Active = true
@@ -446,18 +455,19 @@ func (a *app) serviceDone(o serviceOptions, r serviceReport, err error) error {
 		return nil
 	}
 	w := a.env.Stdout
-	for _, c := range r.Ran {
-		fmt.Fprintf(w, "moat daemon: ran %s\n", c)
-	}
 	switch r.File {
 	case "written", "replaced":
 		fmt.Fprintf(w, "moat daemon: %s %s\n", r.File, r.Path)
 	case "unchanged":
 		fmt.Fprintf(w, "moat daemon: %s is installed already\n", r.Path)
-	case "removed":
-		fmt.Fprintf(w, "moat daemon: removed %s\n", r.Path)
 	case "absent":
 		fmt.Fprintf(w, "moat daemon: no service installed (%s does not exist); nothing to do\n", r.Path)
+	}
+	for _, c := range r.Ran {
+		fmt.Fprintf(w, "moat daemon: ran %s\n", c)
+	}
+	if r.File == "removed" {
+		fmt.Fprintf(w, "moat daemon: removed %s\n", r.Path)
 	}
 	if err != nil {
 		return &exitCode{code: exitError, err: err}

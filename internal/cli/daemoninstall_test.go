@@ -47,6 +47,8 @@ func newServiceTest(t *testing.T) *serviceTest {
 		t.Fatal(err)
 	}
 	st.env = map[string]string{"HOME": home, "PATH": st.bin}
+	// Never the user's daemon: a runtime directory of the test's own.
+	st.shortRuntimeDir()
 	st.stdout, st.stderr = new(syncBuffer), new(syncBuffer)
 	st.app = &app{env: Env{
 		Stdin: strings.NewReader(""), Stdout: st.stdout, Stderr: st.stderr,
@@ -123,6 +125,11 @@ func (st *serviceTest) want(goos string, spec userservice.Spec) userservice.Unit
 	}
 	if spec.Args == nil {
 		spec.Args = []string{"daemon", "run"}
+	}
+	if spec.Env == nil {
+		if spec.Env, err = st.app.serviceEnv(); err != nil {
+			st.t.Fatal(err)
+		}
 	}
 	spec.Log = filepath.Join(d.State, "daemon.log")
 	u, err := userservice.For(goos, d, spec)
@@ -321,9 +328,18 @@ func TestDaemonInstallPrintAndJSON(t *testing.T) {
 	st.manager("systemctl", "exit 0")
 	st.env["XDG_CONFIG_HOME"] = filepath.Join(st.home, "cfg")
 	st.env["MOAT_POLICY"] = "policies/p.yaml"
-	u := st.want("linux", userservice.Spec{Env: []string{"MOAT_POLICY=" + filepath.Join(st.home, "policies", "p.yaml"), "XDG_CONFIG_HOME=" + filepath.Join(st.home, "cfg")}})
+	u := st.want("linux", userservice.Spec{})
 	if u.Path != filepath.Join(st.home, "cfg", "systemd", "user", "moat.service") {
 		t.Fatalf("unit path %s", u.Path)
+	}
+	for _, want := range []string{
+		"Environment=MOAT_POLICY=" + filepath.Join(st.home, "policies", "p.yaml") + "\n",
+		"Environment=XDG_CONFIG_HOME=" + filepath.Join(st.home, "cfg") + "\n",
+		"Environment=XDG_RUNTIME_DIR=" + st.env["XDG_RUNTIME_DIR"] + "\n",
+	} {
+		if !strings.Contains(string(u.Content), want) {
+			t.Errorf("the unit lacks %q:\n%s", want, u.Content)
+		}
 	}
 
 	if code := st.run(true, serviceOptions{print: true}); code != exitOK {

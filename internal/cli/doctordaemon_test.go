@@ -20,13 +20,6 @@ import (
 func TestDoctorDaemon(t *testing.T) {
 	st := newServiceTest(t)
 	st.manager("systemctl", "exit 0")
-	// A short runtime directory: a unix socket's path is limited to about 100 bytes.
-	runtime, err := os.MkdirTemp("", "rt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	st.env["XDG_RUNTIME_DIR"] = runtime
 	ctx := context.Background()
 	unit := filepath.Join(st.home, ".config", "systemd", "user", "moat.service")
 
@@ -53,17 +46,7 @@ func TestDoctorDaemon(t *testing.T) {
 		t.Errorf("stale socket: %+v", info)
 	}
 
-	// A daemon that serves.
-	sock, err := daemon.ListenUnix(paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := daemon.New(daemon.Options{Service: st.app.local(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(sock)
-	defer srv.Shutdown(ctx)
+	st.serveDaemon(paths)
 	info = st.app.doctorDaemon(ctx, "linux")
 	if !info.Running || info.PID != os.Getpid() || info.Socket != paths.Socket || info.StaleSocket != "" {
 		t.Errorf("running: %+v", info)
@@ -99,5 +82,51 @@ func TestDoctorDaemon(t *testing.T) {
 		if !strings.Contains(st.stdout.String(), want) {
 			t.Errorf("doctor --json lacks %q", want)
 		}
+	}
+}
+
+// shortRuntimeDir gives the user a runtime directory of its own, with a short path: a
+// unix socket's is limited to about 100 bytes.
+func (st *serviceTest) shortRuntimeDir() {
+	st.t.Helper()
+	dir, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		st.t.Fatal(err)
+	}
+	st.t.Cleanup(func() { os.RemoveAll(dir) })
+	st.env["XDG_RUNTIME_DIR"] = dir
+}
+
+// serveDaemon runs a daemon in this process on paths until the test ends.
+func (st *serviceTest) serveDaemon(paths daemon.Paths) {
+	st.t.Helper()
+	sock, err := daemon.ListenUnix(paths)
+	if err != nil {
+		st.t.Fatal(err)
+	}
+	srv, err := daemon.New(daemon.Options{Service: st.app.local(nil)})
+	if err != nil {
+		st.t.Fatal(err)
+	}
+	go srv.Serve(sock)
+	st.t.Cleanup(func() { srv.Shutdown(context.Background()) })
+}
+
+// A daemon started by hand runs: the new service is enabled for the next login, not
+// started to fail on the daemon's lock.
+func TestDaemonInstallBesideARunningDaemon(t *testing.T) {
+	st := newServiceTest(t)
+	st.manager("systemctl", "exit 0")
+	paths, err := st.app.daemonPaths(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.serveDaemon(paths)
+	if code := st.run(true, serviceOptions{}); code != exitOK {
+		t.Fatalf("install: exit %d\n%s", code, st.stderr)
+	}
+	equalLines(t, "install ran", st.ran(), []string{"systemctl --user daemon-reload", "systemctl --user enable moat.service"})
+	if !strings.Contains(st.stderr.String(), "moat daemon stop && systemctl --user start moat.service") {
+		t.Errorf("stderr: %s", st.stderr)
 	}
 }
