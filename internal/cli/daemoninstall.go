@@ -29,11 +29,6 @@ const (
 	doctorDaemonWait = 2 * time.Second
 )
 
-// serviceEnv lists the variables a service is given from the environment of the
-// install: the service manager's environment is not the user's shell's, and the daemon
-// must find the policy, state and socket that this user's moat finds.
-var serviceEnv = []string{"MOAT_POLICY", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "TMPDIR"}
-
 // serviceOptions are the flags of daemon install and uninstall, and what the tests set
 // instead of the running system.
 type serviceOptions struct {
@@ -74,8 +69,9 @@ manager start it: on Linux a systemd user unit ($XDG_CONFIG_HOME/systemd/user/mo
 then 'systemctl --user enable --now'), on macOS a launchd agent
 (~/Library/LaunchAgents/dev.moat.daemon.plist, loaded with 'launchctl bootstrap'; its
 output goes to daemon.log in moat's state directory). The service runs with this shell's
-MOAT_POLICY, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_RUNTIME_DIR and TMPDIR, so that it finds
-the policy and socket this moat finds.
+HOME, MOAT_POLICY, XDG_CONFIG_HOME, XDG_STATE_HOME, TMPDIR (empty when unset) and
+XDG_RUNTIME_DIR, so that it finds the policy and socket this moat finds, whatever the
+service manager's own environment says.
 
 Installing the same service again changes nothing; a service file with other content
 (another moat, other flags) is replaced only with --force. Where the service manager
@@ -202,24 +198,34 @@ func (a *app) doctorDaemon(ctx context.Context, goos string) doctor.DaemonInfo {
 	return info
 }
 
-// serviceEnv is the service's environment: serviceEnv's variables that are set here,
-// paths made absolute as the daemon will not run in this directory.
+// serviceEnv is the service's environment. The service manager's own is not the user's
+// shell's, and whoever writes ~/.config/environment.d or runs `systemctl --user
+// set-environment` or `launchctl setenv` changes it: so HOME and every variable that
+// chooses moat's policy, its directories or $temp are pinned to their values here, empty
+// when unset (moat reads an empty variable as unset), paths made absolute as the daemon
+// does not run in this directory. XDG_RUNTIME_DIR only locates the socket, and the
+// manager's is the login sessions' own: it is passed only when set here.
 func (a *app) serviceEnv() ([]string, error) {
-	var env []string
-	for _, k := range serviceEnv {
+	d, err := a.dirs()
+	if err != nil {
+		return nil, err
+	}
+	env := []string{"HOME=" + d.Home}
+	for _, k := range []string{"MOAT_POLICY", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "TMPDIR"} {
 		v := a.env.Getenv(k)
-		if v == "" {
-			continue
-		}
-		if !filepath.IsAbs(v) {
-			if k != "MOAT_POLICY" {
-				continue // moat ignores a relative XDG directory, as the specification says
-			}
+		switch {
+		case v == "" || filepath.IsAbs(v):
+		case k == "MOAT_POLICY":
 			cwd, err := a.cwd()
 			if err != nil {
 				return nil, err
 			}
 			v = filepath.Join(cwd, v)
+		default:
+			v = "" // moat ignores a relative XDG directory or TMPDIR, as the specification says
+		}
+		if v == "" && k == "XDG_RUNTIME_DIR" {
+			continue
 		}
 		env = append(env, k+"="+v)
 	}

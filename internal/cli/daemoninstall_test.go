@@ -336,6 +336,10 @@ func TestDaemonInstallPrintAndJSON(t *testing.T) {
 		"Environment=MOAT_POLICY=" + filepath.Join(st.home, "policies", "p.yaml") + "\n",
 		"Environment=XDG_CONFIG_HOME=" + filepath.Join(st.home, "cfg") + "\n",
 		"Environment=XDG_RUNTIME_DIR=" + st.env["XDG_RUNTIME_DIR"] + "\n",
+		// Pinned, so that the service manager's environment cannot choose them.
+		"Environment=HOME=" + st.home + "\n",
+		"Environment=XDG_STATE_HOME=\n",
+		"Environment=TMPDIR=\n",
 	} {
 		if !strings.Contains(string(u.Content), want) {
 			t.Errorf("the unit lacks %q:\n%s", want, u.Content)
