@@ -179,7 +179,7 @@ func (a *app) doctorDaemon(ctx context.Context, goos string) doctor.DaemonInfo {
 		if fi, lerr := os.Lstat(paths.Socket); lerr == nil && fi.Mode().Type() == fs.ModeSocket {
 			if conn, derr := net.DialTimeout("unix", paths.Socket, doctorDaemonWait); derr == nil {
 				conn.Close()
-				info.Err = fmt.Errorf("a process listens on %s but did not answer within %s: %v", paths.Socket, doctorDaemonWait, err)
+				info.Unresponsive = paths.Socket
 			} else {
 				info.StaleSocket = paths.Socket
 			}

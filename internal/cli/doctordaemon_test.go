@@ -35,10 +35,14 @@ func TestDoctorDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A socket that nothing listens on any more.
+	// A process that listens and never answers, then a socket that nothing listens on
+	// any more.
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: paths.Socket, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if info := st.app.doctorDaemon(ctx, "linux"); info.Running || info.Unresponsive != paths.Socket || info.StaleSocket != "" {
+		t.Errorf("unresponsive: %+v", info)
 	}
 	ln.SetUnlinkOnClose(false)
 	ln.Close()

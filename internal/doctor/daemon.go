@@ -19,8 +19,11 @@ type DaemonInfo struct {
 	Uptime    time.Duration
 	Policies  int
 	Decisions uint64
-	// StaleSocket is a socket where no daemon answers, left by one that ended.
+	// StaleSocket is a socket where nothing listens, left by a daemon that ended.
 	StaleSocket string
+	// Unresponsive is a socket where a process accepts connections but does not
+	// answer the status request: a daemon that is stuck, or something else.
+	Unresponsive string
 	// Service is the service file `moat daemon install` writes on this system, ""
 	// where it installs none; Installed says it exists, and RunsThis that it runs
 	// this moat (another binary is a moat left from an upgrade, or another build).
@@ -44,6 +47,10 @@ func checkDaemon(in Inputs) []Finding {
 		f.Status = Warn
 		f.Message = fmt.Sprintf("the daemon cannot use its runtime directory, so nothing uses a daemon (every entry point decides in its own process): %v", oneLine(info.Err.Error()))
 		f.Fix = "remove the directory named above if it is not yours, or set XDG_RUNTIME_DIR to a private directory of yours"
+	case info.Unresponsive != "":
+		f.Status = Warn
+		f.Message = fmt.Sprintf("a process listens on %s but does not answer: the thin hook client and the other entry points wait for it before deciding in their own process", info.Unresponsive)
+		f.Fix = fmt.Sprintf("stop the process that holds the socket (fuser -v %s shows it), then `moat daemon start`", shellQuote(info.Unresponsive))
 	case info.Running:
 		f.Message = fmt.Sprintf("running: pid %d on %s, up %s, %d %s compiled, %d %s decided",
 			info.PID, info.Socket, info.Uptime.Round(time.Second), info.Policies, plural(info.Policies, "policy", "policies"),

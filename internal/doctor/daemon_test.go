@@ -19,6 +19,7 @@ func TestCheckDaemon(t *testing.T) {
 		{"not running, not installed", DaemonInfo{Service: unit, Manager: "systemd"}, []Status{OK, OK}, []string{"not running (optional", "not installed as a service"}},
 		{"running", running, []Status{OK, OK}, []string{"pid 42", "up 1m30s, 2 policies compiled, 1 call decided", "not installed"}},
 		{"stale socket", DaemonInfo{StaleSocket: "/run/user/1/moat/daemon.sock"}, []Status{OK}, []string{"left by a daemon that ended"}},
+		{"unresponsive", DaemonInfo{Unresponsive: "/run/user/1/moat/daemon.sock"}, []Status{Warn}, []string{"listens on /run/user/1/moat/daemon.sock but does not answer", "fuser -v /run/user/1/moat/daemon.sock"}},
 		{"unsafe runtime directory", DaemonInfo{Err: errors.New("runtime directory /run/user/1/moat belongs to uid 0")}, []Status{Warn}, []string{"belongs to uid 0", "XDG_RUNTIME_DIR"}},
 		{"installed, running", func() DaemonInfo { i := running; i.Installed, i.RunsThis = true, true; return i }(), []Status{OK, OK}, []string{"pid 42", "installed as a systemd service"}},
 		{"installed, not running", DaemonInfo{Service: unit, Manager: "systemd", Installed: true, RunsThis: true}, []Status{OK, Warn}, []string{"not running", "no daemon answers", "systemctl --user restart moat.service"}},
