@@ -44,7 +44,8 @@ The socket speaks newline-delimited JSON, one request and one answer per line:
 
 Exit status: 0 on success, 1 on an error (status: 1 when no daemon runs).`,
 	}
-	cmd.AddCommand(newDaemonRunCmd(a), newDaemonStartCmd(a), newDaemonStopCmd(a), newDaemonStatusCmd(a))
+	cmd.AddCommand(newDaemonRunCmd(a), newDaemonStartCmd(a), newDaemonStopCmd(a), newDaemonStatusCmd(a),
+		newDaemonInstallCmd(a), newDaemonUninstallCmd(a))
 	return cmd
 }
 
