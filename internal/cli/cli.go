@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,26 +63,34 @@ func (e *exitCode) Error() string {
 // Main runs moat with args (without the program name) and returns the exit status. It is
 // the one place where errors become exit codes.
 func Main(args []string, env Env) int {
-	root := newRoot(&app{env: env}, args)
+	return (&app{env: env}).main(context.Background(), args)
+}
+
+// main runs the command args names with a's environment and returns its exit status.
+func (a *app) main(ctx context.Context, args []string) int {
+	root := newRoot(a, args)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
 	var ec *exitCode
 	if errors.As(err, &ec) {
 		if ec.err != nil {
-			fmt.Fprintf(env.Stderr, "moat: %s\n", scan.Redact(ec.err.Error()))
+			fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(ec.err.Error()))
 		}
 		return ec.code
 	}
-	fmt.Fprintf(env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
+	fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
 	return exitError
 }
 
 // app is what the commands share: the injected environment and what is derived from it.
 type app struct {
 	env Env
+	// hook is where `moat hook` does its work: the zero value in its own process, the
+	// daemon's for a thin hook client (see hookHost).
+	hook hookHost
 }
 
 // commands builds each of moat's commands, by name.
