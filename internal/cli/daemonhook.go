@@ -105,7 +105,8 @@ func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int)
 	root := bareRoot(&a)
 	root.AddCommand(newHookCmd(&a))
 	code := a.execute(ctx, root, append([]string{"hook", hp.Agent}, hp.Args...))
-	res := hookResult{Stdout: bytes.Clone(stdout.Bytes()), Stderr: stderr.String(), Code: code}
+	// Stdout is never null on the wire, where the client reads a missing answer as none.
+	res := hookResult{Stdout: append([]byte{}, stdout.Bytes()...), Stderr: stderr.String(), Code: code}
 	if finish != nil {
 		go finish()
 	}

@@ -123,6 +123,9 @@ func TestDaemonHookRequests(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "deny", params: params(nil), peer: daemon.Peer{Local: true}, wantCode: 0, wantStdout: `"permissionDecision":"deny"`},
+		{name: "allow, nothing on stdout", params: params(func(hp *hookParams) {
+			hp.Payload = []byte(`{"session_id":"s","cwd":"` + project + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+		}), peer: daemon.Peer{Local: true}, wantCode: 0},
 		{name: "unknown agent", params: params(func(hp *hookParams) { hp.Agent = "vim" }), peer: daemon.Peer{Local: true},
 			wantCode: 2, wantStderr: `moat: no hook for agent "vim"`},
 		{name: "bad flag", params: params(func(hp *hookParams) { hp.Args = []string{"--nope"} }), peer: daemon.Peer{Local: true},
@@ -152,6 +155,10 @@ func TestDaemonHookRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := res.(hookResult)
+			// The client takes a null field for a missing answer.
+			if b, err := json.Marshal(got); err != nil || strings.Contains(string(b), "null") {
+				t.Errorf("on the wire: %s (%v)", b, err)
+			}
 			if got.Code != tt.wantCode || !strings.Contains(string(got.Stdout), tt.wantStdout) || !strings.Contains(got.Stderr, tt.wantStderr) {
 				t.Errorf("exit %d, stdout %s, stderr %q; want exit %d, stdout with %q, stderr with %q", got.Code, got.Stdout, got.Stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
 			}
