@@ -76,7 +76,9 @@ func TestMainFallback(t *testing.T) {
 			home := t.TempDir()
 			code := Main([]string{"gemini-cli", "--policy", "p.yaml"}, Env{
 				Stdin: strings.NewReader("{\"a\":\"\x00\"}"), Stdout: &stdout, Stderr: &stderr,
-				Getenv:     func(k string) string { return map[string]string{"HOME": home, "XDG_RUNTIME_DIR": filepath.Join(home, "run")}[k] },
+				Getenv: func(k string) string {
+					return map[string]string{"HOME": home, "XDG_RUNTIME_DIR": filepath.Join(home, "run")}[k]
+				},
 				Getwd:      func() (string, error) { return home, nil },
 				Executable: func() (string, error) { return link, nil },
 				LookPath: func(string) (string, error) {

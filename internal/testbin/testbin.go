@@ -29,9 +29,9 @@ type Binary struct {
 	pkg    string
 	beside *Binary // built into that program's directory
 	once   sync.Once
-	dir  string
-	path string
-	err  error
+	dir    string
+	path   string
+	err    error
 }
 
 // New returns the program with the given import path, not yet built.
