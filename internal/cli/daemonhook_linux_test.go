@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/moatdev/moat/internal/daemon"
 )
@@ -73,5 +74,60 @@ func TestDaemonHookGeminiHeadless(t *testing.T) {
 				t.Errorf("stdout %s, want %s", got.Stdout, tt.want)
 			}
 		})
+	}
+}
+
+// A hook the daemon cannot answer in time (the audit log's lock is held by another
+// process) gets the hook's failure form at its deadline, as in process, and the timeout
+// is recorded after the answer is sent.
+func TestDaemonHookDeadline(t *testing.T) {
+	home := t.TempDir()
+	state := filepath.Join(home, ".local", "state", "moat")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(state, "audit.jsonl.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	payload := `{"session_id":"s","cwd":"` + home + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}`
+	params, err := json.Marshal(hookParams{Agent: "claude-code", Payload: []byte(payload), Cwd: home,
+		Env: map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "MOAT_HOOK_DEADLINE": "100ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, method, _ := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, home)
+	res, err := method(context.Background(), params, daemon.Peer{Local: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.(hookResult)
+	if got.Code != 2 || !strings.Contains(string(got.Stdout)+got.Stderr, "deadline of 100ms") {
+		t.Fatalf("exit %d, stdout %s, stderr %q; want the failure form naming the deadline", got.Code, got.Stdout, got.Stderr)
+	}
+	// The timeout is recorded in the background: in the log's spool, while the lock is
+	// held.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var found bool
+		filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if data, _ := os.ReadFile(path); strings.Contains(string(data), "deadline of 100ms") {
+					found = true
+				}
+			}
+			return nil
+		})
+		if found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the timeout was not recorded")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
