@@ -111,7 +111,9 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
+	methods := map[string]daemon.Method{}
+	methods[daemonMethodHook] = a.daemonHookMethod(services)
+	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
@@ -328,6 +330,7 @@ func newDaemonStatusCmd(a *app) *cobra.Command {
 			}
 			fmt.Fprintf(a.env.Stdout, "  uptime     %s\n  policies   %d compiled\n  decisions  %d served\n",
 				time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String(), st.Policies, st.Decisions)
+			fmt.Fprintf(a.env.Stdout, "  environments %d served\n", st.Environments)
 			return nil
 		},
 	}
