@@ -111,7 +111,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
+	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now, Methods: launchMethods()})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}

@@ -32,3 +32,31 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCarveKept gives the carving of BenchmarkBuild from a Cache: what checking
+// that every answer it used still holds costs, against carving again.
+func BenchmarkCarveKept(b *testing.B) {
+	home := b.TempDir()
+	if err := os.MkdirAll(home+"/.ssh", 0o700); err != nil {
+		b.Fatal(err)
+	}
+	sec, err := Effective(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := CarveInput{
+		Section:   sec,
+		Host:      pathset.Host{Home: home, Temp: []string{"/tmp", "/var/tmp", "/dev/shm"}},
+		Workspace: []string{b.TempDir()},
+		ABI:       7,
+	}
+	c := NewCache(0, nil)
+	if _, _, err := c.Carve(in); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, kept, err := c.Carve(in); err != nil || !kept {
+			b.Fatalf("kept %v, %v", kept, err)
+		}
+	}
+}
