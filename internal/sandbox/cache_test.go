@@ -25,8 +25,16 @@ func cacheTree(t *testing.T) (home string, in CarveInput) {
 			t.Fatal(err)
 		}
 	}
-	// A link out of home, to a directory granted through it alone.
+	// A link out of home, to a directory granted through it alone; and the AWS keys in
+	// a directory reached through a link.
 	if err := os.Symlink(t.TempDir(), filepath.Join(home, "link")); err != nil {
+		t.Fatal(err)
+	}
+	aws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(aws, "credentials"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(aws, filepath.Join(home, ".aws")); err != nil {
 		t.Fatal(err)
 	}
 	return home, CarveInput{
@@ -73,6 +81,13 @@ func TestCacheMatchesFresh(t *testing.T) {
 			// Renamed over the old link: the directory keeps its names and kinds.
 			must(os.Symlink(t.TempDir(), filepath.Join(home, "link.new")))
 			must(os.Rename(filepath.Join(home, "link.new"), filepath.Join(home, "link")))
+		}, false},
+		{"a linked directory holding a secret swapped", func(t *testing.T, home string, _ *CarveInput) {
+			// ~/.aws leads elsewhere: the secret ~/.aws/credentials is now another file.
+			other := t.TempDir()
+			must(os.WriteFile(filepath.Join(other, "credentials"), nil, 0o600))
+			must(os.Symlink(other, filepath.Join(home, ".aws.new")))
+			must(os.Rename(filepath.Join(home, ".aws.new"), filepath.Join(home, ".aws")))
 		}, false},
 		{"a directory replaced by a file", func(t *testing.T, home string, _ *CarveInput) {
 			must(os.RemoveAll(filepath.Join(home, "docs")))

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -56,6 +58,11 @@ type answer struct {
 // record is the questions one carving asked, with their answers.
 type record struct {
 	answers map[question]answer
+	// deps lists, for each question about a path, the directories whose entries decide
+	// its answer (see lookupDirs); dirs holds each such directory's state, taken before
+	// it was first looked into.
+	deps map[question][]string
+	dirs map[string]dirState
 	// unusable is set when the carving changed the file system (it created a missing
 	// directory or file) or got two answers to one question: the answers then do not
 	// describe one state of the file system, and the carving is not kept.
@@ -68,7 +75,7 @@ func newRecord(now func() time.Time) *record {
 	if now == nil {
 		now = time.Now
 	}
-	return &record{answers: map[question]answer{}, now: now}
+	return &record{answers: map[question]answer{}, deps: map[question][]string{}, dirs: map[string]dirState{}, now: now}
 }
 
 func (r *record) note(q question, a answer) {
@@ -86,29 +93,109 @@ func (fs probe) changed() {
 }
 
 func (fs probe) exists(path string) bool {
+	q := question{op: opExists, path: path}
+	fs.lookup(q)
 	_, err := os.Lstat(path)
 	if fs.rec != nil {
-		fs.rec.note(question{op: opExists, path: path}, answer{ok: err == nil})
+		fs.rec.note(q, answer{ok: err == nil})
 	}
 	return err == nil
 }
 
 // stat reports whether path exists, following symbolic links, and is a directory.
 func (fs probe) stat(path string) (ok, dir bool) {
+	q := question{op: opStat, path: path}
+	fs.lookup(q)
 	fi, err := os.Stat(path)
 	ok, dir = err == nil, err == nil && fi.IsDir()
 	if fs.rec != nil {
-		fs.rec.note(question{op: opStat, path: path}, answer{ok: ok, dir: dir})
+		fs.rec.note(q, answer{ok: ok, dir: dir})
 	}
 	return ok, dir
 }
 
 func (fs probe) realPath(path string) (string, error) {
+	q := question{op: opReal, path: path}
+	fs.lookup(q)
 	real, err := filepath.EvalSymlinks(path)
 	if fs.rec != nil {
-		fs.rec.note(question{op: opReal, path: path}, answer{ok: err == nil, real: real})
+		fs.rec.note(q, answer{ok: err == nil, real: real})
 	}
 	return real, err
+}
+
+// lookup records the directories that decide the answer to a question about a path,
+// each with its state taken before anything in it was looked up: a change after that
+// shows as a newer change time.
+func (fs probe) lookup(q question) {
+	if fs.rec == nil {
+		return
+	}
+	fs.rec.deps[q] = lookupDirs(q.path, func(dir string) {
+		if _, ok := fs.rec.dirs[dir]; !ok {
+			fs.rec.dirs[dir] = statDir(dir, fs.rec.now())
+		}
+	})
+}
+
+// maxLinks bounds the symbolic links lookupDirs follows, as the kernel bounds them.
+const maxLinks = 40
+
+// lookupDirs returns the directories whose entries are read in resolving path, every
+// symbolic link followed (the last one too), visiting each before looking into it: each
+// component is looked up in the directory resolved so far. While none of them changes, the same names lead to the same
+// inodes (a symbolic link's target never changes in place, nor an inode's type), so
+// whether path exists, what it is and where it leads stay the same. A component that is
+// missing ends the walk: its directory's entries prove it missing.
+func lookupDirs(path string, visit func(dir string)) []string {
+	var dirs []string
+	if !filepath.IsAbs(path) {
+		return nil // never asked: every path of a carving is absolute
+	}
+	cur := "/"
+	comps := splitPath(path)
+	links := 0
+	for len(comps) > 0 {
+		name := comps[0]
+		comps = comps[1:]
+		switch name {
+		case ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		if !slices.Contains(dirs, cur) {
+			visit(cur)
+			dirs = append(dirs, cur)
+		}
+		next := filepath.Join(cur, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return dirs
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			links++
+			target, err := os.Readlink(next)
+			if err != nil || links > maxLinks {
+				return dirs
+			}
+			if filepath.IsAbs(target) {
+				cur = "/"
+			}
+			comps = append(splitPath(target), comps...)
+			continue
+		}
+		if !fi.IsDir() {
+			return dirs
+		}
+		cur = next
+	}
+	return dirs
+}
+
+func splitPath(p string) []string {
+	return strings.FieldsFunc(p, func(r rune) bool { return r == '/' })
 }
 
 func (fs probe) closed(path string, mask Access) bool {
@@ -173,7 +260,23 @@ func (r *record) holds() bool {
 		return false
 	}
 	check := probe{}
+	now := r.now()
+	states := map[string]dirState{}
+	unchanged := func(dir string, was dirState) bool {
+		if was.racy {
+			return false
+		}
+		st, ok := states[dir]
+		if !ok {
+			st = statDir(dir, now)
+			states[dir] = st
+		}
+		return was.same(st)
+	}
 	for q, a := range r.answers {
+		if deps, ok := r.deps[q]; ok && len(deps) > 0 && !slices.ContainsFunc(deps, func(d string) bool { return !unchanged(d, r.dirs[d]) }) {
+			continue // the directories that decide it are as they were
+		}
 		var got answer
 		switch q.op {
 		case opExists:
@@ -188,7 +291,7 @@ func (r *record) holds() bool {
 		case opReadDir:
 			// The times prove the listing unchanged when they are the same and old
 			// enough; otherwise the directory is listed again.
-			if a.ok && !a.dirID.racy && a.dirID.same(statDir(q.path, r.now())) {
+			if a.ok && unchanged(q.path, a.dirID) {
 				continue
 			}
 			entries, err := os.ReadDir(q.path)
