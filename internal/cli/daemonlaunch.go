@@ -222,20 +222,24 @@ func launchThroughDaemon(ctx context.Context, dial decide.Dial, req launchReques
 	if err != nil && len(answer) == 0 {
 		return nil, fmt.Errorf("reading the daemon's answer: %w", err)
 	}
-	var resp decide.WireResponse
-	if err := json.Unmarshal(answer, &resp); err != nil {
+	// One pass over the answer, into a decide.WireResponse whose result is the setup.
+	var resp struct {
+		Result *launchAnswer `json:"result"`
+		Error  string        `json:"error"`
+		Code   string        `json:"code"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&resp); err != nil {
 		return nil, fmt.Errorf("the daemon's answer: %w", err)
 	}
 	if resp.Error != "" {
 		return nil, fmt.Errorf("the daemon answered: %s", resp.Error)
 	}
-	var ans launchAnswer
-	dec := json.NewDecoder(bytes.NewReader(resp.Result))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ans); err != nil {
-		return nil, fmt.Errorf("the daemon's setup: %w", err)
+	if resp.Result == nil {
+		return nil, errors.New("the daemon's answer has no result")
 	}
-	return &ans, nil
+	return resp.Result, nil
 }
 
 // setup checks a daemon's answer to the launch req of the user whose directories are d,
