@@ -90,6 +90,12 @@ func (a *app) launch(o launchOptions, args []string) error {
 	if err != nil {
 		return launchErr(err)
 	}
+	// Which variables look like secrets is worked out meanwhile: it starts the secret
+	// scanner, the costliest part of finishing the plan, and needs nothing the setup
+	// finds.
+	environ := os.Environ()
+	secretLooking := make(chan sandbox.SecretLooking, 1)
+	go func() { secretLooking <- sandbox.FindSecretLooking(environ) }()
 	abi, abiErr := linux.KernelABI()
 	var s *launchSetup
 	if abi > 0 && !o.dryRun {
@@ -103,7 +109,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 		}
 	}
 	opts := s.opts
-	opts.Environ = os.Environ()
+	opts.Environ, opts.SecretLooking = environ, <-secretLooking
 	opts.Errata = linux.KernelErrata()
 	opts.MPTCPFilter = linux.MPTCPFilterable()
 	plan, err := sandbox.Finish(opts, s.carving)
