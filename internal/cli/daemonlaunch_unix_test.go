@@ -46,7 +46,7 @@ type launchUser struct {
 	stderr     *syncBuffer
 }
 
-func newLaunchUser(t *testing.T) *launchUser {
+func newLaunchUser(t testing.TB) *launchUser {
 	t.Helper()
 	// Outside the shared temporary directories, which the default sandbox grants: a
 	// home or a runtime directory beneath /tmp would make each carving list /tmp, which
@@ -86,7 +86,7 @@ func newLaunchUser(t *testing.T) *launchUser {
 	return u
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -538,5 +538,32 @@ func TestLaunchThroughDaemonNoDaemon(t *testing.T) {
 	_, err := launchThroughDaemon(context.Background(), decide.DialUnix(filepath.Join(shortDir(t), "none.sock")), u.request(launchOptions{}, "/bin/true"))
 	if !errors.Is(err, errNoDaemon) {
 		t.Errorf("err = %v, want errNoDaemon", err)
+	}
+}
+
+// BenchmarkSandboxLaunchMethod is the daemon's work for one launch with everything kept:
+// finding the policy, the profiles and the workspace, and proving the kept carving, in a
+// tree at rest (made more than two seconds before, so that its directories' times are
+// proof: see sandbox's racyWindow).
+func BenchmarkSandboxLaunchMethod(b *testing.B) {
+	u := newLaunchUser(b)
+	services := newDaemonServices(u.a, decide.Options{Warn: func(string) {}})
+	b.Cleanup(services.close)
+	m := sandboxLaunchMethod(services, sandbox.NewCache(0, nil))
+	params, err := json.Marshal(u.request(launchOptions{profiles: []string{"none"}}, "/bin/true"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 2 { // made, then kept
+		if _, err := m(context.Background(), params, daemon.Peer{Local: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond)
+	for b.Loop() {
+		res, err := m(context.Background(), params, daemon.Peer{Local: true})
+		if err != nil || !res.(launchAnswer).Kept {
+			b.Fatalf("%+v, %v", res, err)
+		}
 	}
 }
