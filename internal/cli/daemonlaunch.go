@@ -196,11 +196,12 @@ func (ds *daemonService) launch(req launchRequest) (launchAnswer, error) {
 func launchThroughDaemon(ctx context.Context, dial decide.Dial, req launchRequest) (*launchAnswer, error) {
 	ctx, cancel := context.WithTimeout(ctx, launchDaemonWait)
 	defer cancel()
-	params, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	line, err := json.Marshal(decide.WireRequest{Version: decide.WireVersion, Method: methodSandboxLaunch, Params: params})
+	// One pass, into a decide.WireRequest whose params are the request.
+	line, err := json.Marshal(struct {
+		Version int           `json:"version"`
+		Method  string        `json:"method"`
+		Params  launchRequest `json:"params"`
+	}{decide.WireVersion, methodSandboxLaunch, req})
 	if err != nil {
 		return nil, err
 	}
