@@ -53,7 +53,9 @@ func benchCorpus(tb testing.TB) []call.Call {
 // BenchmarkLocalDecide measures in-process evaluation of the mixed corpus as every entry
 // point asks for it: Local.Decide under the embedded recommended policy, looked up once
 // (warm), not recording (recording is the audit log's cost, not evaluation's). It reports
-// the median and 99th percentile per call besides the mean. Target: p50 ≤ 20 µs.
+// the median and 99th percentile per call besides the mean, and the median of each
+// call's fastest time (p50-fastest: what the median call costs when no other process
+// takes the CPU from it). Target: p50 ≤ 20 µs.
 //
 // "project-known" passes the session's project, as the hooks (from the agent's payload)
 // and the MCP proxy do; "project-found" leaves it to Decide, which looks for the
@@ -84,6 +86,9 @@ func benchLocalDecide(b *testing.B, project string) {
 		}
 	}
 	durations := make([]time.Duration, 0, 1<<16)
+	// fastest is each call's shortest time: on a shared machine, the median of these is
+	// the median call's own cost, without the time other processes took from it.
+	fastest := make([]time.Duration, len(reqs))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -91,8 +96,12 @@ func benchLocalDecide(b *testing.B, project string) {
 		if _, err := l.Decide(ctx, reqs[i%len(reqs)]); err != nil {
 			b.Fatal(err)
 		}
+		d := time.Since(start)
 		if len(durations) < cap(durations) {
-			durations = append(durations, time.Since(start))
+			durations = append(durations, d)
+		}
+		if f := &fastest[i%len(reqs)]; *f == 0 || d < *f {
+			*f = d
 		}
 	}
 	b.StopTimer()
@@ -100,5 +109,9 @@ func benchLocalDecide(b *testing.B, project string) {
 	if len(durations) > 0 {
 		b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds()), "p50-ns/op")
 		b.ReportMetric(float64(durations[len(durations)*99/100].Nanoseconds()), "p99-ns/op")
+	}
+	if len(durations) >= len(reqs) {
+		slices.Sort(fastest)
+		b.ReportMetric(float64(fastest[len(fastest)/2].Nanoseconds()), "p50-fastest-ns/op")
 	}
 }
