@@ -47,6 +47,13 @@ type serviceOptions struct {
 // daemon's, when its socket is there and binds to this process's environment, else this
 // process's own. Both decide exactly alike (the daemon's service for the environment is a
 // Local seeing the same variables); only the time differs. Close releases it.
+//
+// Even a process that decides once gains: the daemon has the policy compiled, which this
+// process would load and compile first. Measured side by side (100-150 pairs on a
+// shared 2-core machine), one `moat check --stdin` request took 7.4 ms at best and
+// 18.5 ms in the median with the daemon, 11.9 and 30.1 ms without (median paired ratio
+// 0.62); `moat run -- /bin/true` 8.6 and 24.5 ms against 13.2 and 42.0 (0.63). So every
+// entry point here asks the daemon when it runs; the hook has its thin client.
 func (a *app) decisionService(ctx context.Context, o serviceOptions) *daemonOrLocal {
 	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}}
 	s.newLocal = func() (decide.Service, func()) {
