@@ -13,6 +13,7 @@ import (
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/scan"
 )
 
@@ -55,7 +56,7 @@ type serviceOptions struct {
 // 0.62); `moat run -- /bin/true` 8.6 and 24.5 ms against 13.2 and 42.0 (0.63). So every
 // entry point here asks the daemon when it runs; the hook has its thin client.
 func (a *app) decisionService(ctx context.Context, o serviceOptions) *daemonOrLocal {
-	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}}
+	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}, warned: map[string]bool{}}
 	s.newLocal = func() (decide.Service, func()) {
 		if !o.live {
 			opts := o.local
@@ -129,6 +130,7 @@ type daemonOrLocal struct {
 
 	mu     sync.Mutex
 	scopes map[string]decide.Scope // by policy key, from either service
+	warned map[string]bool         // the skipped policies warned of, by warning
 }
 
 var _ decide.Service = (*daemonOrLocal)(nil)
@@ -236,11 +238,30 @@ func (s *daemonOrLocal) Lookup(ctx context.Context, sc decide.Scope) (decide.Pol
 	})
 	if !done {
 		p, err = s.localService().Lookup(ctx, sc)
+	} else if err == nil {
+		// The daemon's service warns in the daemon's log; this process's user is told
+		// here, once, of the project policies it passed over, as a local service would.
+		s.warnSkipped(p.Skipped)
 	}
 	if err == nil {
 		s.remember(p.Key, sc)
 	}
 	return p, err
+}
+
+// warnSkipped warns of each project policy the daemon passed over, once per process.
+func (s *daemonOrLocal) warnSkipped(skipped []source.Skipped) {
+	for _, sk := range skipped {
+		s.mu.Lock()
+		seen := s.warned[sk.Why]
+		if !seen && len(s.warned) < maxKnownScopes {
+			s.warned[sk.Why] = true
+		}
+		s.mu.Unlock()
+		if !seen {
+			s.warn(sk.Why)
+		}
+	}
 }
 
 // Decide decides the calls of one event.

@@ -89,7 +89,8 @@ func startTestDaemon(t *testing.T, a *app) *testDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := newDaemonServices(a, decide.Options{})
+	// As the daemon does, its warnings go to its own log, not to the client's stderr.
+	services := newDaemonServices(a, decide.Options{Warn: func(m string) { t.Log("daemon warning: " + m) }})
 	own, err := services.own()
 	if err != nil {
 		t.Fatal(err)
@@ -337,5 +338,39 @@ func TestDecisionServiceCancelled(t *testing.T) {
 	}
 	if !svc.usesDaemon() {
 		t.Error("a cancelled request turned the daemon off")
+	}
+}
+
+// A project policy the daemon passes over (untrusted) is warned of on this process's
+// stderr, as when this process looks it up, once however many lookups follow.
+func TestDecisionServiceWarnsSkipped(t *testing.T) {
+	for _, viaDaemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "alone", true: "daemon"}[viaDaemon], func(t *testing.T) {
+			a, home := clientApp(t, nil)
+			project := filepath.Join(home, "app")
+			if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(project, "moat.yaml"), []byte("version: 1\ndefault: allow\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if viaDaemon {
+				startTestDaemon(t, a)
+			}
+			svc := a.decisionService(context.Background(), serviceOptions{live: true})
+			defer svc.Close()
+			if svc.usesDaemon() != viaDaemon {
+				t.Fatalf("usesDaemon = %v", svc.usesDaemon())
+			}
+			for range 3 {
+				if _, err := svc.Lookup(context.Background(), decide.Scope{Cwd: project}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stderr := a.env.Stderr.(*bytes.Buffer).String()
+			if n := strings.Count(stderr, "moat: warning: "); n != 1 || !strings.Contains(stderr, filepath.Join(project, "moat.yaml")) {
+				t.Errorf("stderr, want one warning naming the project policy:\n%s", stderr)
+			}
+		})
 	}
 }
