@@ -289,7 +289,7 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	// cannot be used keeps the policy in force (with a notice in the next reason).
 	// The daemon decides when it runs (it watches the policies itself); else a live
 	// service in this process.
-	svc := a.decisionService(ctx, serviceOptions{noDaemon: o.noDaemon, live: true})
+	svc := a.decisionService(ctx, decisionServiceOptions{noDaemon: o.noDaemon, live: true})
 	defer svc.Close()
 	scope := decide.Scope{Flag: o.policy, Cwd: cwd}
 	if _, err := svc.Lookup(ctx, scope); err != nil {

@@ -33,8 +33,8 @@ const (
 // them up again in its own process; a long-lived process sees a new key per policy edit.
 const maxKnownScopes = 64
 
-// serviceOptions say which decision service an entry point gets.
-type serviceOptions struct {
+// decisionServiceOptions say which decision service an entry point gets.
+type decisionServiceOptions struct {
 	// noDaemon decides in this process whether or not the daemon runs (--no-daemon).
 	noDaemon bool
 	// live makes the local service keep and watch its policies, for a long-lived
@@ -55,7 +55,7 @@ type serviceOptions struct {
 // 18.5 ms in the median with the daemon, 11.9 and 30.1 ms without (median paired ratio
 // 0.62); `moat run -- /bin/true` 8.6 and 24.5 ms against 13.2 and 42.0 (0.63). So every
 // entry point here asks the daemon when it runs; the hook has its thin client.
-func (a *app) decisionService(ctx context.Context, o serviceOptions) *daemonOrLocal {
+func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *daemonOrLocal {
 	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}, warned: map[string]bool{}}
 	s.newLocal = func() (decide.Service, func()) {
 		if !o.live {

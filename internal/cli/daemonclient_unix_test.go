@@ -198,7 +198,7 @@ func TestDecisionServiceUsesDaemon(t *testing.T) {
 			}
 			calls := clientCorpus(t, home)
 			want := decideAll(t, a.local(nil), home, calls)
-			svc := a.decisionService(context.Background(), serviceOptions{noDaemon: tt.noDaemon, live: tt.name == "live"})
+			svc := a.decisionService(context.Background(), decisionServiceOptions{noDaemon: tt.noDaemon, live: tt.name == "live"})
 			defer svc.Close()
 			if got := svc.usesDaemon(); got != tt.wantDaemon {
 				t.Fatalf("usesDaemon = %v, want %v", got, tt.wantDaemon)
@@ -228,7 +228,7 @@ func TestDecisionServiceDaemonGoes(t *testing.T) {
 			d := startTestDaemon(t, a)
 			calls := clientCorpus(t, home)
 			want := decideAll(t, a.local(nil), home, calls)
-			svc := a.decisionService(context.Background(), serviceOptions{})
+			svc := a.decisionService(context.Background(), decisionServiceOptions{})
 			defer svc.Close()
 			ctx := context.Background()
 			pol, err := svc.Lookup(ctx, decide.Scope{Cwd: home})
@@ -305,7 +305,7 @@ func TestDecisionServiceHungDaemon(t *testing.T) {
 			}()
 		}
 	}()
-	svc := a.decisionService(context.Background(), serviceOptions{})
+	svc := a.decisionService(context.Background(), decisionServiceOptions{})
 	defer svc.Close()
 	if !svc.usesDaemon() {
 		t.Fatal("the bound connection was not used")
@@ -329,7 +329,7 @@ func TestDecisionServiceHungDaemon(t *testing.T) {
 func TestDecisionServiceCancelled(t *testing.T) {
 	a, home := clientApp(t, nil)
 	startTestDaemon(t, a)
-	svc := a.decisionService(context.Background(), serviceOptions{})
+	svc := a.decisionService(context.Background(), decisionServiceOptions{})
 	defer svc.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -357,7 +357,7 @@ func TestDecisionServiceWarnsSkipped(t *testing.T) {
 			if viaDaemon {
 				startTestDaemon(t, a)
 			}
-			svc := a.decisionService(context.Background(), serviceOptions{live: true})
+			svc := a.decisionService(context.Background(), decisionServiceOptions{live: true})
 			defer svc.Close()
 			if svc.usesDaemon() != viaDaemon {
 				t.Fatalf("usesDaemon = %v", svc.usesDaemon())

@@ -178,7 +178,7 @@ before the server starts.`,
 			// The daemon decides and records when it runs; else a service in this process.
 			// Either way the policy's rules are watched: an edit decides the calls that
 			// follow (its output and changed-tools settings apply from the next start).
-			svc := a.decisionService(cmd.Context(), serviceOptions{noDaemon: noDaemon, live: true, local: decide.Options{Write: func(r audit.Record) error { return write(r) }}})
+			svc := a.decisionService(cmd.Context(), decisionServiceOptions{noDaemon: noDaemon, live: true, local: decide.Options{Write: func(r audit.Record) error { return write(r) }}})
 			defer svc.Close()
 			scope := decide.Scope{Flag: policyFlag, Cwd: cwd}
 			pol, err := svc.Lookup(cmd.Context(), scope)

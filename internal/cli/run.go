@@ -270,7 +270,7 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 	if svc == nil {
 		// The daemon decides when it runs: one process per command, so each saves the
 		// compilation of its policy (measured: see decisionService).
-		ds := a.decisionService(ctx, serviceOptions{noDaemon: o.noDaemon})
+		ds := a.decisionService(ctx, decisionServiceOptions{noDaemon: o.noDaemon})
 		defer ds.Close()
 		svc = ds
 	}
