@@ -324,8 +324,7 @@ func TestDecisionServiceHungDaemon(t *testing.T) {
 	}
 }
 
-// An error the daemon answers for a decision is checked by this process, which answers
-// it; the caller's own cancellation is not.
+// A request the caller cancelled is not a daemon gone: the daemon is still asked after.
 func TestDecisionServiceCancelled(t *testing.T) {
 	a, home := clientApp(t, nil)
 	startTestDaemon(t, a)
@@ -333,8 +332,12 @@ func TestDecisionServiceCancelled(t *testing.T) {
 	defer svc.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := svc.Lookup(ctx, decide.Scope{Cwd: home}); !errors.Is(err, context.Canceled) {
-		t.Errorf("a cancelled lookup answered %v", err)
+	// The daemon may answer before the cancellation reaches the connection; what it
+	// must not do is fail in some other way, or be taken for gone.
+	for range 20 {
+		if _, err := svc.Lookup(ctx, decide.Scope{Cwd: home}); err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("a cancelled lookup answered %v", err)
+		}
 	}
 	if !svc.usesDaemon() {
 		t.Error("a cancelled request turned the daemon off")
