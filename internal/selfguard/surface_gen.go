@@ -14,6 +14,7 @@ func Surface() []Command {
 			{Name: "cwd", Kind: "string"},
 			{Name: "explain", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "no-daemon", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "policy", Kind: "string"},
 			{Name: "record", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "session", Kind: "string"},
@@ -102,6 +103,7 @@ func Surface() []Command {
 			{Name: "listen", Kind: "string"},
 			{Name: "max-requests", Kind: "int"},
 			{Name: "name", Kind: "string"},
+			{Name: "no-daemon", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "policy", Kind: "string"},
 			{Name: "stdio", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "upstream", Kind: "string"},
@@ -139,6 +141,7 @@ func Surface() []Command {
 		{Path: "profile show", Runnable: true},
 		{Path: "run", NoInterspersed: true, Runnable: true, Flags: []Flag{
 			{Name: "agent", Kind: "string"},
+			{Name: "no-daemon", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "policy", Kind: "string"},
 		}},
 		{Path: "sandbox"},

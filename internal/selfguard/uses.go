@@ -173,7 +173,7 @@ func Placeholders() []Placeholder {
 func Others() []Other {
 	return []Other{
 		{Command: ""},
-		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "session", "tool"}},
+		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},
 		// --force replaces a service file with the one this moat writes, which is judged
@@ -199,7 +199,7 @@ func Others() []Other {
 		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "session", "since", "summary", "tool", "verify"}},
 		{Command: "mcp"},
 		{Command: "mcp pin", Flags: []string{"json"}},
-		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "stdio", "upstream", "upstream-env"}},
+		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "no-daemon", "stdio", "upstream", "upstream-env"}},
 		// --pin pins tools seen for the first time only; a changed tool is never accepted.
 		{Command: "mcp scan", Flags: []string{"agent", "json", "pin", "timeout"}},
 		{Command: "mcp unwrap", Flags: []string{"agent", "all", "json"}},
@@ -210,7 +210,8 @@ func Others() []Other {
 		{Command: "profile"},
 		{Command: "profile list"},
 		{Command: "profile show"},
-		{Command: "run"},
+		// --no-daemon decides in moat's own process: the same decisions, only slower.
+		{Command: "run", Flags: []string{"no-daemon"}},
 		{Command: "sandbox"},
 		// sandbox profile prints a profile derived from a policy; it runs nothing.
 		{Command: "sandbox profile", Flags: []string{"binary", "format", "policy", "profile"}},
@@ -251,6 +252,7 @@ func EnvVars() []EnvVar {
 		{Name: "MOAT_MCP_TOKEN", Why: "the token moat's HTTP proxy asks of its clients"},
 		{Name: "MOAT_MCP_UPSTREAM", Why: "the server moat mcp proxy --upstream-env relays to"},
 		{Name: "MOAT_MCP_ORIGINAL", Why: "the server entry moat mcp wrap replaced, for unwrap"},
+		{Name: "MOAT_DAEMON", Why: "off decides in moat's own process instead of the daemon's: the same decisions, only slower"},
 		{Name: "MOAT_SANDBOX", Why: "tells the processes moat launch starts which sandbox they are in"},
 		{Name: "NO_COLOR", Why: "turns colour off"},
 		// Programs are looked up in PATH whether or not moat runs them; a moat binary
