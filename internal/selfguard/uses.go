@@ -151,6 +151,9 @@ func Uses() []Use {
 		{Command: "daemon start", When: []string{notSelf}, Why: "starts moat's daemon from a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change"},
 		{Command: "daemon run", When: []string{"no-record"}, Why: "runs moat's daemon without recording the decisions it makes"},
 		{Command: "daemon start", When: []string{"no-record"}, Why: "starts moat's daemon without recording the decisions it makes"},
+		// The JSONL log keeps every record, but moat logs reads the database.
+		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
+		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
 	}
 }
 
@@ -171,8 +174,9 @@ func Others() []Other {
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},
-		{Command: "daemon run", Flags: []string{"tcp"}},
-		{Command: "daemon start", Flags: []string{"tcp"}},
+		// Metrics are served on loopback only; notifications only tell.
+		{Command: "daemon run", Flags: []string{"metrics", "notify", "tcp"}},
+		{Command: "daemon start", Flags: []string{"metrics", "notify", "tcp"}},
 		{Command: "daemon status", Flags: []string{"json"}},
 		{Command: "daemon stop"},
 		{Command: "completion bash", Flags: []string{"no-descriptions"}},
