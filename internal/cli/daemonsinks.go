@@ -194,8 +194,9 @@ type envRecorder struct {
 	log    func(string)
 	bus    *events.Bus
 	mirror *auditMirror
-	cancel context.CancelFunc
-	done   chan struct{}
+	stop   chan struct{} // closed to end mirrorLoop
+	done   chan struct{} // closed when it has ended
+	closed sync.Once
 }
 
 // logWriteError marks the JSONL log's failure among the bus's sinks' errors: it is the
@@ -241,14 +242,13 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter) (*envRecorde
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &envRecorder{log: s.log, bus: bus, mirror: m, cancel: cancel, done: make(chan struct{})}
+	r := &envRecorder{log: s.log, bus: bus, mirror: m, stop: make(chan struct{}), done: make(chan struct{})}
 	m.report = func(err error) {
 		if s.metrics != nil && err != nil {
-			s.metrics.Handle(ctx, events.SinkError{Sink: sinkAuditDB, Event: "import", Err: err})
+			s.metrics.Handle(context.Background(), events.SinkError{Sink: sinkAuditDB, Event: "import", Err: err})
 		}
 	}
-	go r.mirrorLoop(ctx)
+	go r.mirrorLoop()
 	return r, nil
 }
 
@@ -281,9 +281,11 @@ func (r *envRecorder) reloaded(policy string, err error) {
 }
 
 // mirrorLoop imports the log into the database at once, then every mirrorPoll, and
-// applies the retention setting every pruneEvery, until ctx ends.
-func (r *envRecorder) mirrorLoop(ctx context.Context) {
+// applies the retention setting at once and every pruneEvery, until stop is closed. An
+// import under way is finished, not cut off.
+func (r *envRecorder) mirrorLoop() {
 	defer close(r.done)
+	ctx := context.Background()
 	tick := time.NewTicker(mirrorPoll)
 	defer tick.Stop()
 	var pruned time.Time
@@ -294,21 +296,24 @@ func (r *envRecorder) mirrorLoop(ctx context.Context) {
 			r.mirror.prune(ctx)
 		}
 		select {
-		case <-ctx.Done():
+		case <-r.stop:
 			return
 		case <-tick.C:
 		}
 	}
 }
 
-// close drains the bus, imports what is left and closes the database.
-func (r *envRecorder) close() {
+// close drains the bus, imports what is left and closes the database. Calls after the
+// first do nothing.
+func (r *envRecorder) close() { r.closed.Do(r.closeOnce) }
+
+func (r *envRecorder) closeOnce() {
 	ctx, cancel := context.WithTimeout(context.Background(), daemonDrainWait)
 	defer cancel()
 	if err := r.bus.Close(ctx); err != nil {
 		r.log("warning: " + err.Error())
 	}
-	r.cancel()
+	close(r.stop)
 	<-r.done
 	r.mirror.sync(ctx)
 	r.mirror.close()
