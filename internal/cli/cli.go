@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,26 +63,35 @@ func (e *exitCode) Error() string {
 // Main runs moat with args (without the program name) and returns the exit status. It is
 // the one place where errors become exit codes.
 func Main(args []string, env Env) int {
-	root := newRoot(&app{env: env}, args)
+	a := &app{env: env}
+	return a.execute(context.Background(), newRoot(a, args), args)
+}
+
+// execute runs root with args and returns the exit status, having written the error
+// that ends the run, if any, on a's stderr.
+func (a *app) execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}
 	var ec *exitCode
 	if errors.As(err, &ec) {
 		if ec.err != nil {
-			fmt.Fprintf(env.Stderr, "moat: %s\n", scan.Redact(ec.err.Error()))
+			fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(ec.err.Error()))
 		}
 		return ec.code
 	}
-	fmt.Fprintf(env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
+	fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
 	return exitError
 }
 
 // app is what the commands share: the injected environment and what is derived from it.
 type app struct {
 	env Env
+	// hook is where `moat hook` does its work: the zero value in its own process, the
+	// daemon's for a thin hook client (see hookHost).
+	hook hookHost
 }
 
 // commands builds each of moat's commands, by name.
@@ -115,6 +125,21 @@ var commands = []struct {
 // only that one: `moat hook` runs once per tool call, and has no use for the others' flags
 // and help. Any other run (help, completion, a mistyped command) gets them all.
 func newRoot(a *app, args []string) *cobra.Command {
+	root := bareRoot(a)
+	for _, c := range commands {
+		if len(args) > 0 && args[0] == c.name {
+			root.AddCommand(c.make(a))
+			return root
+		}
+	}
+	for _, c := range commands {
+		root.AddCommand(c.make(a))
+	}
+	return root
+}
+
+// bareRoot is the root command without its subcommands, writing to a's streams.
+func bareRoot(a *app) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "moat",
 		Short: "A guardrail for AI coding agents",
@@ -130,15 +155,6 @@ to see how a command would be decided, and 'moat check --explain -- CMD' to see 
 	root.SetIn(a.env.Stdin)
 	root.SetOut(a.env.Stdout)
 	root.SetErr(a.env.Stderr)
-	for _, c := range commands {
-		if len(args) > 0 && args[0] == c.name {
-			root.AddCommand(c.make(a))
-			return root
-		}
-	}
-	for _, c := range commands {
-		root.AddCommand(c.make(a))
-	}
 	return root
 }
 

@@ -44,7 +44,8 @@ The socket speaks newline-delimited JSON, one request and one answer per line:
 
 Exit status: 0 on success, 1 on an error (status: 1 when no daemon runs).`,
 	}
-	cmd.AddCommand(newDaemonRunCmd(a), newDaemonStartCmd(a), newDaemonStopCmd(a), newDaemonStatusCmd(a))
+	cmd.AddCommand(newDaemonRunCmd(a), newDaemonStartCmd(a), newDaemonStopCmd(a), newDaemonStatusCmd(a),
+		newDaemonInstallCmd(a), newDaemonUninstallCmd(a))
 	return cmd
 }
 
@@ -118,7 +119,9 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
+	methods := launchMethods()
+	methods[daemonMethodHook] = a.daemonHookMethod(services)
+	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
 		Observe: sinks.observe, Sinks: sinks.describe(services)})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
@@ -337,6 +340,7 @@ func newDaemonStatusCmd(a *app) *cobra.Command {
 			}
 			fmt.Fprintf(a.env.Stdout, "  uptime     %s\n  policies   %d compiled\n  decisions  %d served\n",
 				time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String(), st.Policies, st.Decisions)
+			fmt.Fprintf(a.env.Stdout, "  environments %d served\n", st.Environments)
 			writeSinkStatus(a.env.Stdout, st.Sinks)
 			return nil
 		},

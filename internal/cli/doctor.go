@@ -46,6 +46,10 @@ command that fixes it:
   audit.log         the audit log is readable and well formed
   audit.chain       no record of the trail was edited, removed, inserted or moved since it
                     was written (moat logs --verify)
+  daemon            the optional daemon: running (pid, socket, uptime, policies, decisions)
+                    or not, a socket left by one that ended
+  daemon.service    installed as a service ('moat daemon install') or not; one that runs
+                    another moat, or does not run, is a warning
 
 Each finding is ok, warn (protection is weaker than it could be) or fail (something
 is not protected, or every call will be blocked).
@@ -86,6 +90,7 @@ func (a *app) doctor(ctx context.Context, asJSON bool) error {
 		LandlockABI: linux.KernelABI,
 		Loc:         time.Local,
 		Now:         a.env.Now,
+		Daemon:      func() doctor.DaemonInfo { return a.doctorDaemon(ctx, runtime.GOOS) },
 	}
 	findings := doctor.Run(in)
 	worst := doctor.Worst(findings)

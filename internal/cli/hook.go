@@ -116,7 +116,7 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 				return &exitCode{code: exitHookUsage, err: err}
 			}
 			io.WriteString(a.env.Stderr, scan.Redact(out.Stderr))
-			finish()
+			a.hook.finish(finish)
 			if out.Code != 0 {
 				return &exitCode{code: out.Code}
 			}
@@ -136,7 +136,7 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 // one. finish, called once the answer is written, gives recording that timeout a moment
 // (recordGrace): what hung may be the recording itself.
 func (a *app) answerHook(ctx context.Context, ad hook.Adapter, policyFlag string) (out hook.Output, finish func()) {
-	return a.answerHookWith(ctx, ad, policyFlag, nil)
+	return a.answerHookWith(ctx, ad, policyFlag, a.hook.service)
 }
 
 // answerHookWith is answerHook with the decision service svc (nil: the local one), for
@@ -149,7 +149,7 @@ func (a *app) answerHookWith(ctx context.Context, ad hook.Adapter, policyFlag st
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	out, limit, ok := within(w, func() hook.Output {
-		return worker.runHook(ctx, ad, policyFlag, hookRun{watch: w, progress: prog, deadlineErr: deadlineErr, service: svc})
+		return worker.runHook(ctx, ad, policyFlag, hookRun{watch: w, progress: prog, deadlineErr: deadlineErr, service: svc, ancestors: a.hook.readAncestors})
 	})
 	stderr.flush(a.env.Stderr)
 	if ok {
@@ -172,6 +172,41 @@ type hookRun struct {
 	deadlineErr error
 	// service, when set, replaces the local decision service.
 	service decide.Service
+	// ancestors reads the processes above the hook, nearest first (the agent's, for
+	// Gemini CLI's headless check).
+	ancestors func(n int) []proc.Info
+}
+
+// hookHost is where a hook's work is done. The zero value is a moat process of its own,
+// started by the agent. The daemon, answering for a thin hook client, brings the
+// decision service of the client's environment, the client's process tree (the client's
+// parent is the agent, not the daemon's), and answers before a timeout is recorded.
+type hookHost struct {
+	// service replaces the local decision service when set.
+	service decide.Service
+	// ancestors reads the processes above the hook, nearest first; nil is this
+	// process's (proc.Ancestors).
+	ancestors func(n int) []proc.Info
+	// deferFinish, when set, is given the finish of an answer (recording a timeout)
+	// instead of the command waiting for it: the daemon sends the answer first.
+	deferFinish func(finish func())
+}
+
+// readAncestors reads the processes above the hook, nearest first, at most n of them.
+func (h hookHost) readAncestors(n int) []proc.Info {
+	if h.ancestors == nil {
+		return proc.Ancestors(n)
+	}
+	return h.ancestors(n)
+}
+
+// finish runs an answer's finish, or hands it to deferFinish.
+func (h hookHost) finish(finish func()) {
+	if h.deferFinish == nil {
+		finish()
+		return
+	}
+	h.deferFinish(finish)
 }
 
 // hookProgress is what the hook's work has got to, for the answer on its deadline: the
@@ -275,7 +310,7 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 			// Whether anyone can answer an ask is read from the process tree, for the
 			// agents that say so only there (Gemini CLI).
 			if h, ok := ad.(headlessAgent); ok {
-				ev.Unattended = h.Headless(proc.Ancestors(4))
+				ev.Unattended = h.Headless(run.ancestors(4))
 			}
 		}
 		holds, _ := ad.AskHolds(ev)

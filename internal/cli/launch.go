@@ -117,7 +117,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 	if err != nil {
 		return launchErr(err)
 	}
-	plan, err := sandbox.Build(sandbox.Options{
+	opts := sandbox.Options{
 		Section:     sec,
 		Host:        a.host(l.dirs, policyFile),
 		Workspace:   workspace,
@@ -127,7 +127,18 @@ func (a *app) launch(o launchOptions, args []string) error {
 		MPTCPFilter: linux.MPTCPFilterable(),
 		CreateDirs:  !o.dryRun,
 		LogFiles:    audit.WriterFiles(l.dirs.AuditLog()),
-	})
+	}
+	var plan *sandbox.Plan
+	if o.dryRun || abi == 0 {
+		plan, err = sandbox.Build(opts)
+	} else {
+		// A launch that will enforce the plan asks the daemon for its carving, which
+		// the daemon keeps while the directories it looked at stay the same.
+		var cv *sandbox.Carving
+		if cv, err = a.launchCarving(opts); err == nil {
+			plan, err = sandbox.Finish(opts, cv)
+		}
+	}
 	if err != nil {
 		return launchErr(err)
 	}

@@ -49,6 +49,8 @@ type Options struct {
 	// serve processes whose HOME, policy or PATH differ from its own. An error refuses
 	// the binding, and the client decides without the daemon.
 	Bind func(env map[string]string) (decide.Service, error)
+	// Environments, when set, counts the client environments served (Status).
+	Environments func() int
 	// Observe, when set, is told of each request once it is answered: its method (empty
 	// for a request in the seeds' format), how long the server took from reading it to
 	// writing the answer, and the error it was answered with. It is called on the
@@ -132,6 +134,8 @@ type Status struct {
 	Policies int `json:"policies"`
 	// Decisions counts the calls decided.
 	Decisions uint64 `json:"decisions"`
+	// Environments counts the client environments the daemon keeps a service for.
+	Environments int `json:"environments"`
 	// Socket and TCP are where the daemon listens; the server leaves them to its owner.
 	Socket string `json:"socket,omitempty"`
 	TCP    string `json:"tcp,omitempty"`
@@ -145,6 +149,9 @@ func (s *Server) Status() Status {
 	s.policies.Range(func(any, any) bool { n++; return true })
 	now := s.opts.Now()
 	st := Status{PID: os.Getpid(), Started: s.started, Uptime: now.Sub(s.started).Seconds(), Policies: n, Decisions: s.decisions.Load()}
+	if s.opts.Environments != nil {
+		st.Environments = s.opts.Environments()
+	}
 	s.mu.Lock()
 	for _, ln := range s.listeners {
 		switch a := ln.Addr().(type) {

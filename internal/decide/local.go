@@ -21,6 +21,7 @@ import (
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/trust"
+	"github.com/moatdev/moat/internal/userservice"
 )
 
 // Options are what a Local takes from its process.
@@ -197,6 +198,9 @@ func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
 	for _, r := range d.Runtime {
 		h.Moat = append(h.Moat, filepath.Join(r, "**"))
 	}
+	// The daemon's service files choose the program that answers on that socket after
+	// the next login.
+	h.Moat = append(h.Moat, userservice.Protected(d)...)
 	if policyPath != "" {
 		h.Moat = append(h.Moat, policyPath)
 	}

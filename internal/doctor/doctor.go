@@ -72,6 +72,9 @@ type Inputs struct {
 	Loc *time.Location
 	// Now is the time; nil means time.Now.
 	Now func() time.Time
+	// Daemon looks for the user's daemon and its service; nil skips the daemon's
+	// checks.
+	Daemon func() DaemonInfo
 }
 
 // Run runs every check, in a fixed order.
@@ -82,6 +85,7 @@ func Run(in Inputs) []Finding {
 	out = append(out, checkHooks(in)...)
 	out = append(out, checkMCP(in)...)
 	out = append(out, checkLandlock(in))
+	out = append(out, checkDaemon(in)...)
 	out = append(out, checkFiles(in)...)
 	return out
 }

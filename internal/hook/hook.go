@@ -16,11 +16,12 @@ import (
 
 	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/hookpayload"
 )
 
 // MaxPayload is the largest hook payload read. A larger one is not evaluated: it fails
 // (closed, unless the policy says open), since part of a call cannot be judged.
-const MaxPayload = 16 << 20
+const MaxPayload = hookpayload.MaxPayload
 
 // Kind is what a hook event is about.
 type Kind int

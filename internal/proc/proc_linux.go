@@ -12,7 +12,17 @@ import (
 // most n of them (and never more than maxDepth), as /proc shows them. A process that
 // cannot be read ends the list: what is returned is what is known.
 func Ancestors(n int) []Info {
-	return ancestors("/proc", os.Getpid(), min(n, maxDepth))
+	return AncestorsOf(os.Getpid(), n)
+}
+
+// AncestorsOf is Ancestors for the process pid: its parent and their parents, nearest
+// first. The daemon reads the tree of the client that asked it, whose parent is the
+// agent; a pid of 0 or less (unknown) has none.
+func AncestorsOf(pid, n int) []Info {
+	if pid <= 0 {
+		return nil
+	}
+	return ancestors("/proc", pid, min(n, maxDepth))
 }
 
 func ancestors(root string, pid, n int) []Info {

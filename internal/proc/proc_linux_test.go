@@ -1,10 +1,14 @@
 package proc
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/moatdev/moat/internal/testbin"
@@ -83,5 +87,55 @@ func TestAncestorsOfThisProcess(t *testing.T) {
 	}
 	if strings.TrimSpace(string(out)) != strconv.Itoa(os.Getpid()) {
 		t.Errorf("child saw parent %q, want %d", out, os.Getpid())
+	}
+}
+
+// TestAncestorsOf reads a real process tree: this test starts a shell that starts a
+// sleep, and the sleep's ancestors are the shell, then this test.
+func TestAncestorsOf(t *testing.T) {
+	sh := exec.Command("/bin/sh", "-c", "sleep 30 & echo $!; wait")
+	out, err := sh.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sh.Process.Kill()
+		sh.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleep, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(sleep, syscall.SIGKILL) })
+	tests := []struct {
+		name     string
+		pid, n   int
+		wantPIDs []int
+	}{
+		{"the sleep's parents", sleep, 2, []int{sh.Process.Pid, os.Getpid()}},
+		{"one", sleep, 1, []int{sh.Process.Pid}},
+		{"unknown pid", 0, 4, nil},
+		{"negative pid", -1, 4, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var pids []int
+			for _, a := range AncestorsOf(tt.pid, tt.n) {
+				pids = append(pids, a.PID)
+			}
+			if !slices.Equal(pids, tt.wantPIDs) {
+				t.Errorf("AncestorsOf(%d, %d) = %v, want %v", tt.pid, tt.n, pids, tt.wantPIDs)
+			}
+		})
+	}
+	if got := AncestorsOf(sleep, 2); len(got) > 0 && (len(got[0].Args) == 0 || got[0].Args[0] != "/bin/sh") {
+		t.Errorf("the shell's arguments: %q", got[0].Args)
 	}
 }

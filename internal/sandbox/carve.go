@@ -108,6 +108,7 @@ func (l *limit) reopens(dir string) bool {
 }
 
 type carver struct {
+	fs     probe
 	limits []*limit
 	// absentDirs are protected directories that do not exist: REMOVE_DIR on their parent
 	// would let a writable directory be renamed to their name.
@@ -120,8 +121,8 @@ type carver struct {
 // maxCarveDepth bounds the walk, and so the symbolic-link loops it could follow.
 const maxCarveDepth = 40
 
-func newCarver(limits []*limit) *carver {
-	return &carver{limits: limits, rules: make(map[string]*rule), hit: make(map[*limit]bool)}
+func newCarver(fs probe, limits []*limit) *carver {
+	return &carver{fs: fs, limits: limits, rules: make(map[string]*rule), hit: make(map[*limit]bool)}
 }
 
 // grant gives access beneath p (a real path), except what the limits take away.
@@ -166,12 +167,12 @@ func (c *carver) walk(p string, k kind, access Access, why string, depth int, st
 		}
 	}
 	if k == unknownKind {
-		fi, err := os.Stat(p)
-		if err != nil {
+		ok, isDir := c.fs.stat(p)
+		if !ok {
 			return
 		}
 		k = fileKind
-		if fi.IsDir() {
+		if isDir {
 			k = dirKind
 		}
 	}
@@ -180,7 +181,7 @@ func (c *carver) walk(p string, k kind, access Access, why string, depth int, st
 		return
 	}
 	c.emit(p, k, chain, why+" (split)")
-	entries, err := os.ReadDir(p)
+	entries, err := c.fs.readDir(p)
 	if err != nil {
 		return
 	}
@@ -190,7 +191,7 @@ func (c *carver) walk(p string, k kind, access Access, why string, depth int, st
 		ck := fileKind
 		switch {
 		case e.Type()&os.ModeSymlink != 0:
-			real, err := filepath.EvalSymlinks(child)
+			real, err := c.fs.realPath(child)
 			if err != nil {
 				continue
 			}

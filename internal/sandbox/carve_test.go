@@ -60,7 +60,7 @@ func TestCarveDeny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCarver([]*limit{{path: filepath.Join(root, "secret"), mask: 0, why: "deny", except: []*glob.Path{pub}}})
+	c := newCarver(probe{}, []*limit{{path: filepath.Join(root, "secret"), mask: 0, why: "deny", except: []*glob.Path{pub}}})
 	c.grant(root, readAccess, "read")
 	got := rulesOf(root, c.result())
 	want := map[string]string{
@@ -89,7 +89,7 @@ func TestCarveDeny(t *testing.T) {
 
 func TestCarveProtect(t *testing.T) {
 	root := tree(t, "a/policy.yaml", "a/other", "b/c")
-	c := newCarver([]*limit{{path: filepath.Join(root, "a/policy.yaml"), mask: protectedAccess, why: "protect"}})
+	c := newCarver(probe{}, []*limit{{path: filepath.Join(root, "a/policy.yaml"), mask: protectedAccess, why: "protect"}})
 	c.grant(root, readAccess|writeAccess, "write")
 	got := rulesOf(root, c.result())
 	want := map[string]string{
@@ -162,7 +162,7 @@ func TestCarveChainRights(t *testing.T) {
 				l.path = filepath.Join(root, l.path)
 				limits = append(limits, &l)
 			}
-			c := newCarver(limits)
+			c := newCarver(probe{}, limits)
 			for _, a := range tc.absent {
 				c.absentDirs = append(c.absentDirs, filepath.Join(root, a))
 			}
@@ -202,7 +202,7 @@ func effective(rules []*rule, p string) Access {
 
 func TestCarveNothingToCarve(t *testing.T) {
 	root := tree(t, "a/x")
-	c := newCarver([]*limit{{path: "/elsewhere/secret", mask: 0}})
+	c := newCarver(probe{}, []*limit{{path: "/elsewhere/secret", mask: 0}})
 	c.grant(root, readAccess, "read")
 	c.grant(filepath.Join(root, "a"), readAccess, "read again")
 	rules := c.result()

@@ -116,13 +116,47 @@ func (p *Plan) Landlock() bool { return p.ABI > 0 }
 // Build works out the plan of a launch. It looks at the file system (to find what exists
 // and to carve the grants around denied paths) but changes nothing.
 func Build(o Options) (*Plan, error) {
+	cv, err := carve(o, probe{})
+	if err != nil {
+		return nil, err
+	}
+	return Finish(o, cv)
+}
+
+// Finish completes a carving into the plan of a launch: the network rules and scopes,
+// the resource limits and the environment, which depend on o alone (and on the number
+// of tasks now, for a relative process limit), never on the file system.
+func Finish(o Options, cv *Carving) (*Plan, error) {
+	p := &Plan{Section: o.Section, ABI: cv.ABI, Handled: cv.Handled, Rules: make([]Rule, len(cv.Rules)), Notes: slices.Clone(cv.Notes)}
+	for i, r := range cv.Rules {
+		p.Rules[i] = Rule{Path: r.Path, Access: r.Access, Why: slices.Clone(r.Why)}
+	}
+	s := o.Section
+	p.network(o.ABI, o.Errata, o.MPTCPFilter)
+	if err := p.resourceLimits(s.Limits, o.UserTasks); err != nil {
+		return nil, err
+	}
+	p.Env, p.Dropped = FilterEnv(o.Environ, s.Env)
+	for _, v := range s.Env.Set {
+		if slices.ContainsFunc(p.Env, func(kv string) bool { return strings.HasPrefix(kv, v.Name+"=") }) {
+			continue // the user's own value wins
+		}
+		kv := v.Name + "=" + pathset.Expand(v.Value, o.Host.Home)
+		p.Env = append(p.Env, kv)
+		p.Set = append(p.Set, kv)
+	}
+	return p, nil
+}
+
+// carve works out the part of a plan that depends on the file system, asking fs.
+func carve(o Options, fs probe) (*Carving, error) {
 	s := o.Section
 	p := &Plan{Section: s, ABI: o.ABI, Handled: handledAccess(o.ABI)}
-	r := resolver{host: o.Host, workspace: o.Workspace}
+	r := resolver{host: o.Host, workspace: o.Workspace, fs: fs}
 	if o.CreateDirs {
 		// Before the carving, so that the protection of moat's directories reaches a
 		// state directory that did not exist yet.
-		if err := createLogFiles(o.LogFiles); err != nil {
+		if err := createLogFiles(fs, o.LogFiles); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +170,7 @@ func Build(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := newCarver(limits)
+	c := newCarver(fs, limits)
 	for _, a := range absent {
 		if a.dir {
 			c.absentDirs = append(c.absentDirs, a.path)
@@ -158,16 +192,16 @@ func Build(o Options) (*Plan, error) {
 					p.note(NoteAnywhere, pat, e, "Landlock grants whole existing hierarchies; a pattern that matches in any directory is not granted")
 					continue
 				}
-				paths := existing(pat)
+				paths := fs.existing(pat)
 				if len(paths) == 0 && e.Create && g.verb == "write" {
 					if !o.CreateDirs {
 						p.note(NoteMissing, pat, e, "nothing there yet: the launch creates it")
 						continue
 					}
-					if err := os.MkdirAll(strings.TrimSuffix(pat, "/**"), 0o700); err != nil {
+					if err := fs.mkdirAll(strings.TrimSuffix(pat, "/**")); err != nil {
 						return nil, fmt.Errorf("%s: creating %s: %w", e.Origin, pat, err)
 					}
-					paths = existing(pat)
+					paths = fs.existing(pat)
 				}
 				if len(paths) == 0 {
 					p.note(NoteMissing, pat, e, "nothing there; skipped")
@@ -179,7 +213,7 @@ func Build(o Options) (*Plan, error) {
 		}
 	}
 	for _, d := range baselineDevices {
-		if real, err := filepath.EvalSymlinks(d.path); err == nil {
+		if real, err := fs.realPath(d.path); err == nil {
 			c.grant(real, d.access, "device")
 		}
 	}
@@ -187,14 +221,14 @@ func Build(o Options) (*Plan, error) {
 		p.Rules = append(p.Rules, Rule{Path: rr.path, Access: rr.access, Why: rr.why})
 	}
 	for _, a := range absent {
-		if a.creatable(p.Rules) {
+		if a.creatable(fs, p.Rules) {
 			p.Notes = append(p.Notes, Note{Kind: NoteAbsent, Pattern: a.path, Origin: a.why, Detail: "nothing there yet, and Landlock protects only what exists: a process inside could create it"})
 		}
 	}
 	for _, cv := range s.Caveats {
 		p.Notes = append(p.Notes, Note{Kind: NoteCaveat, Origin: cv.Origin, Detail: cv.Text})
 	}
-	p.logFiles(o.LogFiles)
+	p.logFiles(fs, o.LogFiles)
 	for _, l := range limits {
 		kind := NoteDenied
 		if l.mask != 0 {
@@ -208,21 +242,7 @@ func Build(o Options) (*Plan, error) {
 	if o.ABI > 0 && o.ABI < 5 {
 		p.Notes = append(p.Notes, Note{Kind: NoteUnsupported, Detail: fmt.Sprintf("Landlock ABI %d: %s not restricted", o.ABI, missingRights(o.ABI))})
 	}
-
-	p.network(o.ABI, o.Errata, o.MPTCPFilter)
-	if err := p.resourceLimits(s.Limits, o.UserTasks); err != nil {
-		return nil, err
-	}
-	p.Env, p.Dropped = FilterEnv(o.Environ, s.Env)
-	for _, v := range s.Env.Set {
-		if slices.ContainsFunc(p.Env, func(kv string) bool { return strings.HasPrefix(kv, v.Name+"=") }) {
-			continue // the user's own value wins
-		}
-		kv := v.Name + "=" + pathset.Expand(v.Value, o.Host.Home)
-		p.Env = append(p.Env, kv)
-		p.Set = append(p.Set, kv)
-	}
-	return p, nil
+	return &Carving{ABI: p.ABI, Handled: p.Handled, Rules: p.Rules, Notes: p.Notes}, nil
 }
 
 // state creates the profiles' missing state paths (with create), or notes them.
@@ -231,7 +251,7 @@ func Build(o Options) (*Plan, error) {
 func (p *Plan) state(r resolver, entries []Entry, create bool) error {
 	for _, e := range entries {
 		path := pathset.Expand(strings.TrimSuffix(e.Pattern, "/"), r.host.Home)
-		if _, err := os.Lstat(path); err == nil {
+		if r.fs.exists(path) {
 			continue
 		}
 		if !create {
@@ -243,12 +263,13 @@ func (p *Plan) state(r resolver, entries []Entry, create bool) error {
 		if !isDir {
 			dir = filepath.Dir(path)
 		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := r.fs.mkdirAll(dir); err != nil {
 			return fmt.Errorf("%s: creating the agent's state %s: %w", e.Origin, dir, err)
 		}
 		if isDir {
 			continue
 		}
+		r.fs.changed()
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil && !os.IsExist(err) {
 			return fmt.Errorf("%s: creating the agent's state %s: %w", e.Origin, path, err)
@@ -269,15 +290,15 @@ type absentPath struct {
 // creatable reports whether the rules let a process create something at the path:
 // whether a rule on its nearest existing directory or above gives a create right other
 // than MAKE_DIR (an empty directory holds nothing, see carve.go), or REFER.
-func (a absentPath) creatable(rules []Rule) bool {
+func (a absentPath) creatable(fs probe, rules []Rule) bool {
 	dir := filepath.Dir(a.path)
 	for {
-		if _, err := os.Stat(dir); err == nil || dir == "/" {
+		if ok, _ := fs.stat(dir); ok || dir == "/" {
 			break
 		}
 		dir = filepath.Dir(dir)
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := fs.realPath(dir)
 	if err != nil {
 		return false
 	}
@@ -294,9 +315,9 @@ func (a absentPath) creatable(rules []Rule) bool {
 // file append-only: whoever may append may also overwrite it, which the report says.
 // Rotation needs the directory, which stays protected, so a log written inside grows
 // until a moat outside rotates it (audit.Log keeps appending when it cannot rotate).
-func (p *Plan) logFiles(files []string) {
+func (p *Plan) logFiles(fs probe, files []string) {
 	for _, f := range files {
-		real, err := filepath.EvalSymlinks(f)
+		real, err := fs.realPath(f)
 		if err != nil {
 			p.Notes = append(p.Notes, Note{Kind: NoteMissing, Pattern: f, Detail: "moat's decision log: nothing there yet; the launch creates it"})
 			continue
@@ -307,9 +328,12 @@ func (p *Plan) logFiles(files []string) {
 }
 
 // createLogFiles creates the log files that do not exist yet, and their directory.
-func createLogFiles(files []string) error {
+func createLogFiles(fs probe, files []string) error {
 	for _, f := range files {
-		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+		if !fs.exists(f) {
+			fs.changed()
+		}
+		if err := fs.mkdirAll(filepath.Dir(f)); err != nil {
 			return fmt.Errorf("creating the directory of %s: %w", f, err)
 		}
 		fh, err := os.OpenFile(f, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -347,17 +371,17 @@ func (p *Plan) limits(r resolver, s *Section) ([]*limit, []absentPath, error) {
 					p.note(NoteAnywhere, pat, e, "matches in any directory: Landlock cannot take it out of a granted tree (the hooks still judge it)")
 					continue
 				}
-				paths := existing(pat)
+				paths := r.fs.existing(pat)
 				if len(paths) == 0 && list.mask != 0 && !glob.HasMeta(strings.TrimSuffix(pat, "/**")) {
 					absent = append(absent, absentPath{path: filepath.Clean(strings.TrimSuffix(pat, "/**")), why: e.Pattern + ", " + e.Origin, dir: strings.HasSuffix(pat, "/**")})
 				}
 				for _, path := range paths {
-					if closedByDAC(path, list.mask) {
+					if r.fs.closed(path, list.mask) {
 						p.Notes = append(p.Notes, Note{Kind: NoteClosed, Pattern: path, Origin: e.Pattern + ", " + e.Origin})
 						continue
 					}
-					fi, err := os.Stat(path)
-					out = append(out, &limit{path: path, mask: list.mask, why: list.verb + " " + e.Pattern + " (" + pat + ", " + e.Origin + ")", except: except, dir: err == nil && fi.IsDir()})
+					_, isDir := r.fs.stat(path)
+					out = append(out, &limit{path: path, mask: list.mask, why: list.verb + " " + e.Pattern + " (" + pat + ", " + e.Origin + ")", except: except, dir: isDir})
 				}
 			}
 		}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 type resolver struct {
 	host      pathset.Host
 	workspace []string
+	fs        probe
 }
 
 // expand returns the absolute patterns an entry stands for and, for a path set, the
@@ -65,20 +65,20 @@ func anywhere(pattern string) bool {
 // existing returns the real paths (symbolic links resolved) of what pattern names on
 // this machine. A trailing /** names the directory itself; other glob segments are
 // matched against the directories as they are now.
-func existing(pattern string) []string {
+func (fs probe) existing(pattern string) []string {
 	base := strings.TrimSuffix(pattern, "/**")
 	if base == "" {
 		base = "/"
 	}
 	var paths []string
 	if glob.HasMeta(base) {
-		paths = expandGlob(base)
-	} else if _, err := os.Lstat(base); err == nil {
+		paths = fs.expandGlob(base)
+	} else if fs.exists(base) {
 		paths = []string{filepath.Clean(base)}
 	}
 	out := paths[:0]
 	for _, p := range paths {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
+		if real, err := fs.realPath(p); err == nil {
 			out = append(out, real)
 		}
 	}
@@ -87,7 +87,7 @@ func existing(pattern string) []string {
 
 // expandGlob lists the paths that match an absolute pattern without "**", one segment
 // at a time from its literal prefix.
-func expandGlob(pattern string) []string {
+func (fs probe) expandGlob(pattern string) []string {
 	prefix := glob.LiteralPrefix(pattern)
 	if prefix == "" {
 		return nil
@@ -104,7 +104,7 @@ func expandGlob(pattern string) []string {
 		var next []string
 		if !glob.HasMeta(seg) {
 			for _, p := range paths {
-				if _, err := os.Lstat(filepath.Join(p, seg)); err == nil {
+				if fs.exists(filepath.Join(p, seg)) {
 					next = append(next, filepath.Join(p, seg))
 				}
 			}
@@ -116,7 +116,7 @@ func expandGlob(pattern string) []string {
 			return nil
 		}
 		for _, p := range paths {
-			entries, err := os.ReadDir(p)
+			entries, err := fs.readDir(p)
 			if err != nil {
 				continue
 			}

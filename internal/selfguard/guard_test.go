@@ -117,11 +117,17 @@ var lineCases = []lineCase{
 	// Commands to come.
 	{line: "moat approve 3", want: "moat approve: answers an approval"},
 	{line: "moat approvals list", want: "moat approvals: answers"},
+	{line: "moat mcp --force unwrap"}, // no placeholder under mcp: this build's refusal stands
+
+	// The daemon's service: removing it is loosening; installing it is not, unless the
+	// service runs another binary or a policy the line chooses.
 	{line: "moat daemon stop", want: "moat daemon stop: stops"},
 	{line: "moat daemon uninstall", want: "moat daemon uninstall: removes"},
-	{line: "moat daemon --force uninstall", want: "moat daemon uninstall: removes"},
-	{line: "moat daemon --force stop", want: "moat daemon stop: stops"},
-	{line: "moat mcp --force unwrap"}, // no placeholder under mcp: this build's refusal stands
+	{line: "moat daemon uninstall --json", want: "moat daemon uninstall: removes"},
+	{line: "moat daemon --force uninstall"}, // no placeholder under daemon now: this build refuses the line
+	{line: "moat daemon --force stop"},
+	{line: "moat daemon install", want: "installs moat's daemon as a service that runs a moat binary other than"},
+	{line: "moat daemon install --print"},
 	// The daemon decides for every process that asks it: one from an unknown binary, or
 	// with a policy the line chooses, would decide with rules the agent chose.
 	{line: "moat daemon start", want: "starts moat's daemon from a moat binary other than"},
@@ -204,6 +210,13 @@ func TestIdentity(t *testing.T) {
 		{line: "link daemon run --no-record", want: "without recording"},
 		{line: "MOAT_POLICY=/tmp/p link daemon start", want: "for every call the daemon decides"},
 		{line: "tool daemon run", want: "runs moat's daemon from a moat binary other than"},
+		{line: "link daemon install"}, // the running binary: a service of the moat that runs the hooks
+		{line: "link daemon install --force --tcp 127.0.0.1:7000 --json"},
+		{line: "tool daemon install", want: "installs moat's daemon as a service that runs a moat binary other than"},
+		{line: "MOAT_POLICY=/tmp/p link daemon install", want: "for every call the daemon decides, at every login"},
+		{line: "XDG_CONFIG_HOME=/tmp/c link daemon install --force", want: "for every call the daemon decides, at every login"},
+		{line: "MOAT_POLICY=/tmp/p link daemon install --print"},
+		{line: "link daemon uninstall", want: "moat daemon uninstall: removes moat's daemon service"},
 		{line: "tool mcp wrap --dry-run"}, // a dry run
 		{line: "other setup --uninstall"},
 		{line: "other init"},

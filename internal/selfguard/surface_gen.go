@@ -34,6 +34,12 @@ func Surface() []Command {
 			{Name: "no-descriptions", Kind: "bool", NoOptDefVal: "true"},
 		}},
 		{Path: "daemon"},
+		{Path: "daemon install", Runnable: true, Flags: []Flag{
+			{Name: "force", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "print", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "tcp", Kind: "string"},
+		}},
 		{Path: "daemon run", Runnable: true, Flags: []Flag{
 			{Name: "audit-retention", Kind: "string"},
 			{Name: "metrics", Kind: "string"},
@@ -52,6 +58,9 @@ func Surface() []Command {
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
 		{Path: "daemon stop", Runnable: true},
+		{Path: "daemon uninstall", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+		}},
 		{Path: "doctor", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},

@@ -151,6 +151,12 @@ func Uses() []Use {
 		{Command: "daemon start", When: []string{notSelf}, Why: "starts moat's daemon from a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change"},
 		{Command: "daemon run", When: []string{"no-record"}, Why: "runs moat's daemon without recording the decisions it makes"},
 		{Command: "daemon start", When: []string{"no-record"}, Why: "starts moat's daemon without recording the decisions it makes"},
+		// An installed daemon runs at every login with the binary and the environment of
+		// the install (its policy's variables are written into the service); uninstalling
+		// it takes the daemon away from the processes that use it.
+		{Command: "daemon install", When: []string{notSelf}, Unless: []string{"print"}, Why: "installs moat's daemon as a service that runs a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change, at every login"},
+		{Command: "daemon install", When: []string{"$policy"}, Unless: []string{"print"}, Why: whyPolicyEnv + ", for every call the daemon decides, at every login"},
+		{Command: "daemon uninstall", Why: "removes moat's daemon service, which decides and records calls"},
 		// The JSONL log keeps every record, but moat logs reads the database.
 		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
 		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
@@ -162,7 +168,6 @@ func Placeholders() []Placeholder {
 	return []Placeholder{
 		{Path: "approve", Why: "answers an approval request that only the user may answer"},
 		{Path: "approvals", Why: "answers or changes approval requests that only the user may answer"},
-		{Path: "daemon uninstall", Why: "removes moat's daemon, which decides and records calls"},
 	}
 }
 
@@ -174,11 +179,15 @@ func Others() []Other {
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},
+		// --force replaces a service file with the one this moat writes, which is judged
+		// by the uses above like any other install.
+		{Command: "daemon install", Flags: []string{"force", "json", "tcp"}},
 		// Metrics are served on loopback only; notifications only tell.
 		{Command: "daemon run", Flags: []string{"metrics", "notify", "tcp"}},
 		{Command: "daemon start", Flags: []string{"metrics", "notify", "tcp"}},
 		{Command: "daemon status", Flags: []string{"json"}},
 		{Command: "daemon stop"},
+		{Command: "daemon uninstall", Flags: []string{"json"}},
 		{Command: "completion bash", Flags: []string{"no-descriptions"}},
 		{Command: "completion fish", Flags: []string{"no-descriptions"}},
 		{Command: "completion powershell", Flags: []string{"no-descriptions"}},

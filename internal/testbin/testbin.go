@@ -14,18 +14,24 @@ import (
 	"testing"
 )
 
-// Moat is the import path of the moat command.
-const Moat = "github.com/moatdev/moat/cmd/moat"
+// Import paths of the programs of this module.
+const (
+	// Moat is the moat command.
+	Moat = "github.com/moatdev/moat/cmd/moat"
+	// MoatHook is the thin hook client, installed beside moat (see Beside).
+	MoatHook = "github.com/moatdev/moat/cmd/moat-hook"
+)
 
 // Binary is one program built on first use, static (CGO_ENABLED=0) as it is released, in
 // a temporary directory that Remove deletes. A test package keeps one Binary per program
 // it runs and calls Remove from its TestMain, after the tests.
 type Binary struct {
-	pkg  string
-	once sync.Once
-	dir  string
-	path string
-	err  error
+	pkg    string
+	beside *Binary // built into that program's directory
+	once   sync.Once
+	dir    string
+	path   string
+	err    error
 }
 
 // New returns the program with the given import path, not yet built.
@@ -44,7 +50,21 @@ func (b *Binary) Path(tb testing.TB) string {
 	return b.path
 }
 
+// Beside returns the program pkg, built on first use into the directory of b's program,
+// as moat-hook is installed beside moat (it falls back on the moat beside it). b's
+// Remove deletes both.
+func (b *Binary) Beside(pkg string) *Binary {
+	return &Binary{pkg: pkg, beside: b}
+}
+
 func (b *Binary) build() {
+	if b.beside != nil {
+		b.beside.once.Do(b.beside.build)
+		if b.err = b.beside.err; b.err == nil {
+			b.path, b.err = Build(b.beside.dir, "", b.pkg)
+		}
+		return
+	}
 	dir, err := os.MkdirTemp("", "moat-testbin-")
 	if err != nil {
 		b.err = fmt.Errorf("building %s: %w", b.pkg, err)

@@ -45,9 +45,22 @@ func TestBinaryBuildsOnceAndRemoves(t *testing.T) {
 	if r.Code != 0 || !strings.Contains(string(r.Stdout), "moat") {
 		t.Errorf("moat version: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
+	// The hook client, beside moat: run without an agent and without a daemon, it is
+	// answered by the moat beside it.
+	client := b.Beside(MoatHook).Path(t)
+	if filepath.Dir(client) != filepath.Dir(first) {
+		t.Errorf("moat-hook built in %s, not beside moat in %s", client, first)
+	}
+	cmd := exec.Command(client)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + t.TempDir(), "PATH=/nonexistent"}
+	if r := Run(t, cmd, nil); r.Code != 2 || !strings.Contains(string(r.Stderr), "hook takes one agent name") {
+		t.Errorf("moat-hook without an agent: exit %d, stderr %q; want moat hook's answer", r.Code, r.Stderr)
+	}
 	b.Remove()
-	if _, err := os.Stat(first); !os.IsNotExist(err) {
-		t.Errorf("after Remove, %s: %v", first, err)
+	for _, p := range []string{first, client} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("after Remove, %s: %v", p, err)
+		}
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package daemon
+package rundir
 
 import (
 	"os"
@@ -102,3 +102,6 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// nobody is the uid a directory is given to in the tests that run as root.
+const nobody = 65534

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/moatdev/moat/internal/daemon"
+	"github.com/moatdev/moat/internal/daemonenv"
+	"github.com/moatdev/moat/internal/proc"
+)
+
+// daemonMethodHook is the daemon's method that answers a thin hook client (moat-hook):
+// the agent's event, answered exactly as `moat hook AGENT` would have answered it in the
+// client's own process.
+const daemonMethodHook = "hook"
+
+// hookParams are the params of daemonMethodHook: what the client's `moat hook` would
+// have read (its arguments after the agent, its standard input, working directory and
+// environment: daemonenv.Service's and daemonenv.Hook's variables).
+type hookParams struct {
+	Agent   string            `json:"agent"`
+	Args    []string          `json:"args"`
+	Payload []byte            `json:"payload"`
+	Cwd     string            `json:"cwd"`
+	Env     map[string]string `json:"env"`
+}
+
+// hookResult is the answer of daemonMethodHook: what `moat hook` would have written and
+// its exit status, which the client passes on as its own.
+type hookResult struct {
+	Stdout []byte `json:"stdout"`
+	Stderr string `json:"stderr"`
+	Code   int    `json:"code"`
+}
+
+// daemonHookMethod serves daemonMethodHook with the service of each client's
+// environment. A request it cannot run at all (malformed, an environment the daemon does
+// not serve) is an error, on which the client decides in its own process; every failure
+// once the hook runs is the hook's own answer, as in process.
+func (a *app) daemonHookMethod(services *daemonServices) daemon.Method {
+	return func(ctx context.Context, raw json.RawMessage, p daemon.Peer) (any, error) {
+		if !p.Local {
+			return nil, errors.New("hook is served on the unix socket only")
+		}
+		hp, err := decodeHookParams(raw)
+		if err != nil {
+			return nil, err
+		}
+		env, err := daemonenv.SplitHook(hp.Env)
+		if err != nil {
+			return nil, err
+		}
+		ds, err := services.forEnv(env)
+		if err != nil {
+			return nil, err
+		}
+		return ds.answerHook(ctx, hp, p.PID), nil
+	}
+}
+
+// decodeHookParams reads the params of daemonMethodHook, every field known.
+func decodeHookParams(raw json.RawMessage) (hookParams, error) {
+	var hp hookParams
+	if len(raw) == 0 {
+		return hp, errors.New("hook needs params")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&hp); err != nil {
+		return hp, fmt.Errorf("params of hook: %w", err)
+	}
+	switch {
+	case hp.Agent == "":
+		return hp, errors.New("params of hook: no agent")
+	case !filepath.IsAbs(hp.Cwd):
+		return hp, fmt.Errorf("params of hook: the working directory %q is not absolute", hp.Cwd)
+	}
+	return hp, nil
+}
+
+// answerHook runs `moat hook AGENT ARGS` as the client's process would have: the
+// daemon's app seeing only the client's environment, stdin, working directory and
+// process tree (the client's parent is the agent), deciding with this environment's
+// live service. A timeout is recorded after the answer is sent, as the client's own
+// process records it after writing its answer.
+func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int) hookResult {
+	a := *ds.app
+	var stdout, stderr bytes.Buffer
+	env, cwd := hp.Env, hp.Cwd
+	a.env.Stdin = bytes.NewReader(hp.Payload)
+	a.env.Stdout, a.env.Stderr = &stdout, &stderr
+	a.env.Getenv = func(name string) string { return env[name] }
+	a.env.Getwd = func() (string, error) { return cwd, nil }
+	var finish func()
+	a.hook = hookHost{
+		service:     ds.svc,
+		ancestors:   func(n int) []proc.Info { return proc.AncestorsOf(pid, n) },
+		deferFinish: func(f func()) { finish = f },
+	}
+	// The root with the hook command only, as Main builds it for `moat hook`.
+	root := bareRoot(&a)
+	root.AddCommand(newHookCmd(&a))
+	code := a.execute(ctx, root, append([]string{"hook", hp.Agent}, hp.Args...))
+	// Stdout is never null on the wire, where the client reads a missing answer as none.
+	res := hookResult{Stdout: append([]byte{}, stdout.Bytes()...), Stderr: stderr.String(), Code: code}
+	if finish != nil {
+		go finish()
+	}
+	return res
+}

@@ -1,0 +1,187 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moatdev/moat/internal/daemon"
+	"github.com/moatdev/moat/internal/daemonenv"
+	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/hookcase"
+)
+
+// hookDaemon is a daemon's services and hook method for the environment vars, as
+// daemonRun builds them, with the daemon's log in log.
+func hookDaemon(t *testing.T, vars map[string]string, dir string) (*daemonServices, daemon.Method, *bytes.Buffer) {
+	t.Helper()
+	log := &bytes.Buffer{}
+	a := &app{env: Env{
+		Stdin: strings.NewReader(""), Stdout: log, Stderr: log,
+		Getenv:     func(k string) string { return vars[k] },
+		Getwd:      func() (string, error) { return "/", nil },
+		Now:        func() time.Time { return goldenNow },
+		Executable: func() (string, error) { return filepath.Join(dir, ".local", "bin", "moat"), nil },
+	}}
+	services := newDaemonServices(a, decide.Options{Warn: func(msg string) { log.WriteString("warning: " + msg + "\n") }})
+	t.Cleanup(services.close)
+	return services, a.daemonHookMethod(services), log
+}
+
+// TestDaemonHookGoldens answers every hook golden case through the daemon's hook
+// method, as moat-hook sends it, and compares the answer and the records with the
+// golden, which TestHookGoldens holds to moat hook's answer in process.
+func TestDaemonHookGoldens(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "hook", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata/hook/*.txtar (%v)", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			_, c, err := hookcase.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := c.Prepare(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			vars := map[string]string{}
+			for _, kv := range c.Environ(h) {
+				k, v, _ := strings.Cut(kv, "=")
+				vars[k] = v
+			}
+			args := c.ExpandedArgs(h)
+			if len(args) < 2 || args[0] != "hook" {
+				t.Fatalf("not a hook case: %q", args)
+			}
+			// The daemon runs in an environment of its own; the client's is relayed.
+			services, method, log := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, h.Dir)
+			params, err := json.Marshal(hookParams{Agent: args[1], Args: args[2:], Payload: []byte(h.Expand(c.Stdin)), Cwd: h.Project, Env: daemonenv.CaptureHook(func(k string) string { return vars[k] })})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := method(context.Background(), params, daemon.Peer{Local: true, PID: os.Getpid()})
+			if err != nil {
+				t.Fatalf("hook method: %v", err)
+			}
+			// Through the wire, as the client reads it.
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got hookResult
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			services.close() // the records are written
+			state, err := h.State()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := c.Diff(h.Unexpand(string(got.Stdout)), h.Unexpand(got.Stderr), got.Code, state); d != "" {
+				t.Errorf("%s through the daemon:\n%s\ndaemon log:\n%s", file, d, log)
+			}
+		})
+	}
+}
+
+// TestDaemonHookRequests: what the daemon answers with the hook's own answer, and what
+// it refuses (the client then decides in its own process).
+func TestDaemonHookRequests(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	client := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "CLAUDE_PROJECT_DIR": project}
+	payload := []byte(`{"session_id":"s","cwd":"` + project + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}`)
+	params := func(edit func(*hookParams)) json.RawMessage {
+		hp := hookParams{Agent: "claude-code", Payload: payload, Cwd: project, Env: client}
+		if edit != nil {
+			edit(&hp)
+		}
+		b, err := json.Marshal(hp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name       string
+		params     json.RawMessage
+		peer       daemon.Peer
+		wantErr    string // the request is refused
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "deny", params: params(nil), peer: daemon.Peer{Local: true}, wantCode: 0, wantStdout: `"permissionDecision":"deny"`},
+		{name: "allow, nothing on stdout", params: params(func(hp *hookParams) {
+			hp.Payload = []byte(`{"session_id":"s","cwd":"` + project + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+		}), peer: daemon.Peer{Local: true}, wantCode: 0},
+		{name: "unknown agent", params: params(func(hp *hookParams) { hp.Agent = "vim" }), peer: daemon.Peer{Local: true},
+			wantCode: 2, wantStderr: `moat: no hook for agent "vim"`},
+		{name: "bad flag", params: params(func(hp *hookParams) { hp.Args = []string{"--nope"} }), peer: daemon.Peer{Local: true},
+			wantCode: 2, wantStderr: "unknown flag: --nope"},
+		{name: "empty payload", params: params(func(hp *hookParams) { hp.Payload = nil }), peer: daemon.Peer{Local: true},
+			wantCode: 2, wantStdout: `"deny"`},
+		{name: "tcp peer", params: params(nil), peer: daemon.Peer{}, wantErr: "unix socket only"},
+		{name: "no params", params: nil, peer: daemon.Peer{Local: true}, wantErr: "needs params"},
+		{name: "not an object", params: json.RawMessage(`[1]`), peer: daemon.Peer{Local: true}, wantErr: "params of hook"},
+		{name: "unknown field", params: json.RawMessage(`{"agent":"claude-code","cwd":"/","stdin":"x"}`), peer: daemon.Peer{Local: true}, wantErr: `unknown field "stdin"`},
+		{name: "no agent", params: params(func(hp *hookParams) { hp.Agent = "" }), peer: daemon.Peer{Local: true}, wantErr: "no agent"},
+		{name: "relative cwd", params: params(func(hp *hookParams) { hp.Cwd = "project" }), peer: daemon.Peer{Local: true}, wantErr: "not absolute"},
+		{name: "another variable", params: params(func(hp *hookParams) { hp.Env = map[string]string{"HOME": home, "AWS_SECRET_ACCESS_KEY": "x"} }),
+			peer: daemon.Peer{Local: true}, wantErr: "AWS_SECRET_ACCESS_KEY"},
+	}
+	_, method, _ := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, home)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := method(context.Background(), tt.params, tt.peer)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q (result %+v)", err, tt.wantErr, res)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.(hookResult)
+			// The client takes a null field for a missing answer.
+			if b, err := json.Marshal(got); err != nil || strings.Contains(string(b), "null") {
+				t.Errorf("on the wire: %s (%v)", b, err)
+			}
+			if got.Code != tt.wantCode || !strings.Contains(string(got.Stdout), tt.wantStdout) || !strings.Contains(got.Stderr, tt.wantStderr) {
+				t.Errorf("exit %d, stdout %s, stderr %q; want exit %d, stdout with %q, stderr with %q", got.Code, got.Stdout, got.Stderr, tt.wantCode, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// A daemon serving maxDaemonEnvs environments refuses one more: its client decides in
+// its own process.
+func TestDaemonHookRefusedEnvironment(t *testing.T) {
+	_, method, _ := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, t.TempDir())
+	payload := []byte(`{"session_id":"s","cwd":"/","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	for i := range maxDaemonEnvs + 1 {
+		b, err := json.Marshal(hookParams{Agent: "claude-code", Payload: payload, Cwd: "/", Env: map[string]string{"HOME": t.TempDir()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = method(context.Background(), b, daemon.Peer{Local: true})
+		if i < maxDaemonEnvs && err != nil {
+			t.Fatalf("environment %d: %v", i+1, err)
+		}
+		if i == maxDaemonEnvs && (err == nil || !strings.Contains(err.Error(), "environments already")) {
+			t.Fatalf("environment %d: err %v, want a refusal", i+1, err)
+		}
+	}
+}
