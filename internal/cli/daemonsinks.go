@@ -217,9 +217,11 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter) (*envRecorde
 			}
 			return nil
 		})),
-		events.Lossless(sinkAuditDB, events.SinkFunc(func(ctx context.Context, ev events.Event) error {
+		// The database imports the record from the log, where the sink before put it:
+		// the decision only wakes the import, which batches what a burst wrote.
+		events.Lossless(sinkAuditDB, events.SinkFunc(func(_ context.Context, ev events.Event) error {
 			if _, ok := ev.(events.Decision); ok {
-				return m.trySync(ctx)
+				m.wake()
 			}
 			return nil
 		})),
@@ -242,6 +244,7 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter) (*envRecorde
 	if err != nil {
 		return nil, err
 	}
+	m.woken = make(chan struct{}, 1)
 	r := &envRecorder{log: s.log, bus: bus, mirror: m, stop: make(chan struct{}), done: make(chan struct{})}
 	m.report = func(err error) {
 		if s.metrics != nil && err != nil {
@@ -280,7 +283,8 @@ func (r *envRecorder) reloaded(policy string, err error) {
 	r.bus.Publish(context.Background(), events.PolicyReload{Policy: policy, Err: err})
 }
 
-// mirrorLoop imports the log into the database at once, then every mirrorPoll, and
+// mirrorLoop imports the log into the database at once, then when a decision wakes it
+// and every mirrorPoll (for the records of other processes), and
 // applies the retention setting at once and every pruneEvery, until stop is closed. An
 // import under way is finished, not cut off.
 func (r *envRecorder) mirrorLoop() {
@@ -299,6 +303,7 @@ func (r *envRecorder) mirrorLoop() {
 		case <-r.stop:
 			return
 		case <-tick.C:
+		case <-r.mirror.woken:
 		}
 	}
 }
@@ -338,6 +343,8 @@ type auditMirror struct {
 	log             func(string)
 	report          func(error) // counts a failure in the metrics
 
+	woken chan struct{} // a decision was appended to the log: import it
+
 	mu       sync.Mutex
 	db       *auditdb.DB // nil until opened
 	tail     *audit.Tail // nil: read the log from its start
@@ -346,14 +353,12 @@ type auditMirror struct {
 	failures atomic.Uint64
 }
 
-// trySync imports what the log has gained, unless an import is under way already: that
-// one, or the next poll, imports it.
-func (m *auditMirror) trySync(ctx context.Context) error {
-	if !m.mu.TryLock() {
-		return nil
+// wake asks the mirror loop to import what the log has gained, without waiting.
+func (m *auditMirror) wake() {
+	select {
+	case m.woken <- struct{}{}:
+	default: // woken already: that import reads this record too
 	}
-	defer m.mu.Unlock()
-	return m.syncLocked(ctx)
 }
 
 func (m *auditMirror) sync(ctx context.Context) error {
