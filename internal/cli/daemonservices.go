@@ -23,6 +23,9 @@ const maxDaemonEnvs = 16
 type daemonServices struct {
 	base *app
 	opts decide.Options // Warn and whatever the daemon adds; Getenv and Write are per environment
+	// sinks, when set, are where each environment's decisions go besides its JSONL log
+	// (see daemonsinks.go); nil records to the JSONL log alone.
+	sinks *daemonSinks
 
 	mu     sync.Mutex
 	byKey  map[string]*daemonService
@@ -34,6 +37,7 @@ type daemonService struct {
 	app   *app // the daemon's app, seeing only this environment
 	svc   *decide.Local
 	audit *auditWriter
+	rec   *envRecorder // nil without sinks
 	stop  func()
 }
 
@@ -93,8 +97,17 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 	w := &auditWriter{a: &a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
 	opts := s.opts
 	opts.Write = w.write
+	var rec *envRecorder
+	if s.sinks != nil {
+		// The record goes through the environment's bus: the JSONL log, the database
+		// mirroring it, metrics and notifications.
+		if rec, err = s.sinks.recorder(&a, d, w); err != nil {
+			return nil, err
+		}
+		opts.Write, opts.Reloaded = rec.write, rec.reloaded
+	}
 	svc := a.liveLocal(opts)
-	return &daemonService{app: &a, svc: svc, audit: w, stop: a.watchPolicies(svc)}, nil
+	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil
 }
 
 // count is the number of environments served.
@@ -112,6 +125,9 @@ func (s *daemonServices) close() {
 	s.closed = true
 	for _, ds := range s.byKey {
 		ds.stop()
+		if ds.rec != nil {
+			ds.rec.close() // before the log it writes through
+		}
 		ds.audit.close()
 	}
 }

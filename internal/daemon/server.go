@@ -51,6 +51,14 @@ type Options struct {
 	Bind func(env map[string]string) (decide.Service, error)
 	// Environments, when set, counts the client environments served (Status).
 	Environments func() int
+	// Observe, when set, is told of each request once it is answered: its method (empty
+	// for a request in the seeds' format), how long the server took from reading it to
+	// writing the answer, and the error it was answered with. It is called on the
+	// connection's goroutine, so it must be quick (a metric).
+	Observe func(method string, took time.Duration, err error)
+	// Sinks, when set, describes where the daemon's owner sends decisions (audit stores,
+	// metrics, notifications), for Status.
+	Sinks func() *SinkStatus
 }
 
 // Method answers one request of a registered method: params as sent, and who sent it.
@@ -131,6 +139,8 @@ type Status struct {
 	// Socket and TCP are where the daemon listens; the server leaves them to its owner.
 	Socket string `json:"socket,omitempty"`
 	TCP    string `json:"tcp,omitempty"`
+	// Sinks is what Options.Sinks describes.
+	Sinks *SinkStatus `json:"sinks,omitempty"`
 }
 
 // Status reports the server's figures.
@@ -152,6 +162,9 @@ func (s *Server) Status() Status {
 		}
 	}
 	s.mu.Unlock()
+	if s.opts.Sinks != nil {
+		st.Sinks = s.opts.Sinks()
+	}
 	return st
 }
 
@@ -290,7 +303,13 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 				return
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if !reply(s.answer(ctx, line, sess)) {
+			start := time.Now()
+			resp := s.answer(ctx, line, sess)
+			ok := reply(resp)
+			if s.opts.Observe != nil {
+				s.opts.Observe(observed(line, resp, time.Since(start)))
+			}
+			if !ok {
 				return
 			}
 		}

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -25,6 +26,9 @@ type Options struct {
 	// AuditSink is the name the audit sink has on the bus: its failures count as audit
 	// write errors. Empty means "audit".
 	AuditSink string
+	// AuditSinks name more audit sinks whose failures count as audit write errors (the
+	// daemon's database beside its JSONL log).
+	AuditSinks []string
 }
 
 // DefaultMaxRules is Options.MaxRules when left zero.
@@ -39,10 +43,11 @@ var reservedRules = []string{call.RuleDefault, call.RuleFailClosed, call.RuleFai
 // Metrics is a Prometheus registry of moat's metrics, and the events.Sink that feeds it.
 // It is safe for concurrent use.
 type Metrics struct {
-	reg       *prometheus.Registry
-	auditSink string
-	rules     *boundedSet
-	sinks     *boundedSet
+	reg        *prometheus.Registry
+	auditSinks map[string]bool
+	rules      *boundedSet
+	sinks      *boundedSet
+	methods    *boundedSet
 
 	decisions    *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
@@ -52,6 +57,7 @@ type Metrics struct {
 	auditErrors  prometheus.Counter
 	sinkErrors   *prometheus.CounterVec
 	dropped      *prometheus.CounterVec
+	requests     *prometheus.HistogramVec
 }
 
 var _ events.Sink = (*Metrics)(nil)
@@ -64,13 +70,14 @@ func New(opts Options) *Metrics {
 		maxRules = DefaultMaxRules
 	}
 	m := &Metrics{
-		reg:       prometheus.NewRegistry(),
-		auditSink: opts.AuditSink,
-		rules:     newBoundedSet(maxRules, reservedRules...),
-		sinks:     newBoundedSet(maxSinks),
+		reg:        prometheus.NewRegistry(),
+		auditSinks: map[string]bool{cmp.Or(opts.AuditSink, "audit"): true},
+		rules:      newBoundedSet(maxRules, reservedRules...),
+		sinks:      newBoundedSet(maxSinks),
+		methods:    newBoundedSet(maxMethods),
 	}
-	if m.auditSink == "" {
-		m.auditSink = "audit"
+	for _, name := range opts.AuditSinks {
+		m.auditSinks[name] = true
 	}
 	for _, r := range opts.Rules {
 		m.rules.label(r)
@@ -111,7 +118,13 @@ func New(opts Options) *Metrics {
 		Name: "moat_events_dropped_total",
 		Help: "Events a lossy sink (metrics, notifications) never received because its buffer was full, by sink.",
 	}, []string{"sink"})
-	m.reg.MustRegister(m.decisions, m.latency, m.roundTrip, m.reloads, m.reloadErrors, m.auditErrors, m.sinkErrors, m.dropped)
+	m.requests = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "moat_daemon_request_seconds",
+		Help: "Daemon requests, from reading the request to writing its answer as the daemon sees it, by method and outcome (ok or error).",
+		// A decision over the socket takes tens of microseconds; a first policy compile more.
+		Buckets: []float64{25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3, 250e-3, 1},
+	}, []string{"method", "outcome"})
+	m.reg.MustRegister(m.decisions, m.latency, m.roundTrip, m.reloads, m.reloadErrors, m.auditErrors, m.sinkErrors, m.dropped, m.requests)
 	return m
 }
 
@@ -147,11 +160,25 @@ func (m *Metrics) Handle(_ context.Context, ev events.Event) error {
 			reason = "panic"
 		}
 		m.sinkErrors.WithLabelValues(m.sinks.label(ev.Sink), reason).Inc()
-		if ev.Sink == m.auditSink && reason != "slow" {
+		if m.auditSinks[ev.Sink] && reason != "slow" {
 			m.auditErrors.Inc()
 		}
 	}
 	return nil
+}
+
+// maxMethods bounds the daemon method names given their own label value.
+const maxMethods = 32
+
+// Request observes one daemon request as the server answered it: its method (empty for
+// a request in the seeds' format, counted as "seed"), how long it took, and whether it
+// was answered with an error. It is the daemon server's observer.
+func (m *Metrics) Request(method string, took time.Duration, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = "error"
+	}
+	m.requests.WithLabelValues(m.methods.label(cmp.Or(method, "seed")), outcome).Observe(took.Seconds())
 }
 
 // Dropped counts an event a lossy sink's full buffer dropped: events.Options.OnDrop.

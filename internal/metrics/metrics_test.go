@@ -355,3 +355,35 @@ func BenchmarkPublish(b *testing.B) {
 		}
 	}
 }
+
+// The daemon's requests are observed by method and outcome; a second audit sink's
+// failures count as audit write errors.
+func TestRequestsAndAuditSinks(t *testing.T) {
+	m := New(Options{AuditSinks: []string{"audit-db"}})
+	m.Request("decide", 2*time.Millisecond, nil)
+	m.Request("decide", 3*time.Millisecond, errors.New("bad params"))
+	m.Request("", time.Millisecond, nil)
+	for i := range maxMethods + 5 {
+		m.Request(fmt.Sprint("made-up-", i), time.Millisecond, nil)
+	}
+	m.Handle(context.Background(), events.SinkError{Sink: "audit-db", Event: "decision", Err: errors.New("database is locked")})
+	m.Handle(context.Background(), events.SinkError{Sink: "notify", Event: "decision", Err: errors.New("no display")})
+	f := scrape(t, m)
+	for _, tc := range []struct {
+		method, outcome string
+		want            uint64
+	}{
+		{"decide", "ok", 1},
+		{"decide", "error", 1},
+		{"seed", "ok", 1},
+		{"other", "ok", 7}, // "decide" and "seed" took two of the bounded values
+	} {
+		h := sample(t, f, "moat_daemon_request_seconds", map[string]string{"method": tc.method, "outcome": tc.outcome}).GetHistogram()
+		if h.GetSampleCount() != tc.want {
+			t.Errorf("requests %s/%s: %d, want %d", tc.method, tc.outcome, h.GetSampleCount(), tc.want)
+		}
+	}
+	if got := counter(t, f, "moat_audit_write_errors_total", nil); got != 1 {
+		t.Errorf("moat_audit_write_errors_total = %v, want 1 (the database's failure, not the notifier's)", got)
+	}
+}

@@ -42,11 +42,17 @@ func Surface() []Command {
 			{Name: "tcp", Kind: "string"},
 		}},
 		{Path: "daemon run", Runnable: true, Flags: []Flag{
+			{Name: "audit-retention", Kind: "string"},
+			{Name: "metrics", Kind: "string"},
 			{Name: "no-record", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "notify", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "tcp", Kind: "string"},
 		}},
 		{Path: "daemon start", Runnable: true, Flags: []Flag{
+			{Name: "audit-retention", Kind: "string"},
+			{Name: "metrics", Kind: "string"},
 			{Name: "no-record", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "notify", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "tcp", Kind: "string"},
 		}},
 		{Path: "daemon status", Runnable: true, Flags: []Flag{

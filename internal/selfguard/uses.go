@@ -157,6 +157,9 @@ func Uses() []Use {
 		{Command: "daemon install", When: []string{notSelf}, Unless: []string{"print"}, Why: "installs moat's daemon as a service that runs a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change, at every login"},
 		{Command: "daemon install", When: []string{"$policy"}, Unless: []string{"print"}, Why: whyPolicyEnv + ", for every call the daemon decides, at every login"},
 		{Command: "daemon uninstall", Why: "removes moat's daemon service, which decides and records calls"},
+		// The JSONL log keeps every record, but moat logs reads the database.
+		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
+		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
 	}
 }
 
@@ -179,8 +182,9 @@ func Others() []Other {
 		// --force replaces a service file with the one this moat writes, which is judged
 		// by the uses above like any other install.
 		{Command: "daemon install", Flags: []string{"force", "json", "tcp"}},
-		{Command: "daemon run", Flags: []string{"tcp"}},
-		{Command: "daemon start", Flags: []string{"tcp"}},
+		// Metrics are served on loopback only; notifications only tell.
+		{Command: "daemon run", Flags: []string{"metrics", "notify", "tcp"}},
+		{Command: "daemon start", Flags: []string{"metrics", "notify", "tcp"}},
 		{Command: "daemon status", Flags: []string{"json"}},
 		{Command: "daemon stop"},
 		{Command: "daemon uninstall", Flags: []string{"json"}},
