@@ -90,6 +90,10 @@ const notSelf = "!self"
 // mainPackage is the import path of the moat binary's main package.
 const mainPackage = Module + "/cmd/moat"
 
+// HookClient is the name of the thin hook client, installed beside moat: setup has the
+// agents' hooks run it when it is there, and self-protection guards it as it guards moat.
+const HookClient = "moat-hook"
+
 // Programs lists moat's binaries.
 func Programs() []Program {
 	return []Program{
@@ -97,7 +101,7 @@ func Programs() []Program {
 		// A link named moat-shell to moat is the guarded shell (cli.ProgramArgs).
 		{Name: "moat-shell", Package: mainPackage, Entry: "shell"},
 		// The thin hook client relays a hook payload, and falls back to moat hook.
-		{Name: "moat-hook", Package: Module + "/cmd/moat-hook", Entry: "hook"},
+		{Name: HookClient, Package: Module + "/cmd/" + HookClient, Entry: "hook"},
 	}
 }
 
