@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -153,9 +154,9 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 			f.Message = fmt.Sprintf("moat's hooks for %s run %s, which is not an executable file: the hook fails on every call, and %s carries on regardless", name, bin, name)
 			f.Fix = fmt.Sprintf("moat setup --uninstall %s && moat setup %s", name, name)
 			return f
-		case setup.IsClient(bin) && !sameFile(resolve(bin), setup.ClientPath(in.Executable)):
+		case setup.IsClient(bin) && !sameFile(resolve(bin), selfguard.ClientPath(in.Executable)):
 			f.Status = Warn
-			f.Message = fmt.Sprintf("moat's hooks for %s run %s, not the hook client of this moat (%s)", name, bin, setup.ClientPath(in.Executable))
+			f.Message = fmt.Sprintf("moat's hooks for %s run %s, not the hook client of this moat (%s)", name, bin, selfguard.ClientPath(in.Executable))
 			f.Fix = fmt.Sprintf("moat setup %s   # with the moat you want the hooks to run", name)
 			return f
 		case !setup.IsClient(bin) && !sameFile(resolve(bin), in.Executable):

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/dirs"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/setup"
 )
 
 // fakeClient writes an executable hook client beside the moat at moat and returns its path.
 func fakeClient(t *testing.T, moat string) string {
 	t.Helper()
-	p := setup.ClientPath(moat)
+	p := selfguard.ClientPath(moat)
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package selfguard
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -93,6 +94,19 @@ const mainPackage = Module + "/cmd/moat"
 // HookClient is the name of the thin hook client, installed beside moat: setup has the
 // agents' hooks run it when it is there, and self-protection guards it as it guards moat.
 const HookClient = "moat-hook"
+
+// ClientPath returns where the hook client of the moat binary at moat is: beside it,
+// under its own name (with moat's .exe, if moat has one). Setup has the hooks run it
+// when it is there, since it answers from a running daemon at the cost of a bare
+// process and otherwise runs moat hook itself; so it is guarded as moat is, there or not
+// (an agent that could plant one would have the next setup install it).
+func ClientPath(moat string) string {
+	ext := ""
+	if strings.HasSuffix(strings.ToLower(moat), ".exe") {
+		ext = moat[len(moat)-len(".exe"):]
+	}
+	return filepath.Join(filepath.Dir(moat), HookClient+ext)
+}
 
 // Programs lists moat's binaries.
 func Programs() []Program {

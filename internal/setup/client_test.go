@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/selfguard"
 )
 
 const clientBin = "/usr/local/bin/moat-hook"
@@ -114,12 +116,12 @@ func TestCodexTrustsClientHooks(t *testing.T) {
 func TestHookProgram(t *testing.T) {
 	dir := t.TempDir()
 	moat := filepath.Join(dir, "moat")
-	client := ClientPath(moat)
+	client := selfguard.ClientPath(moat)
 	if client != filepath.Join(dir, "moat-hook") {
 		t.Fatalf("ClientPath = %q", client)
 	}
-	if got := ClientPath(`C:\bin\moat.exe`); !strings.HasSuffix(got, "moat-hook.exe") {
-		t.Errorf("ClientPath(moat.exe) = %q", got)
+	if got := selfguard.ClientPath(`C:\bin\moat.exe`); !strings.HasSuffix(got, "moat-hook.exe") {
+		t.Errorf("selfguard.ClientPath(moat.exe) = %q", got)
 	}
 	if got := HookProgram(moat); got != moat {
 		t.Errorf("with no client, HookProgram = %q", got)

@@ -117,7 +117,7 @@ func (a Agent) File(scope Scope, home, project string) string {
 }
 
 // Command is the hook command moat writes for the agent to run program: moat itself
-// (`moat hook AGENT`) or the hook client beside it (`moat-hook AGENT`, see ClientPath),
+// (`moat hook AGENT`) or the hook client beside it (`moat-hook AGENT`, see selfguard.ClientPath),
 // named by absolute path (or, in a project's shared settings, by the bare name moat),
 // quoted for the shell if it needs to be.
 func (a Agent) Command(program string) string {
@@ -131,22 +131,10 @@ func (a Agent) Command(program string) string {
 	return quoted + " hook " + string(a.Agent)
 }
 
-// ClientPath returns where the hook client of the moat binary at moat is: beside it,
-// under its own name (with moat's .exe, if moat has one). Setup has the hooks run it when
-// an executable file is there, since it answers from a running daemon at the cost of a
-// bare process and otherwise runs `moat hook` itself.
-func ClientPath(moat string) string {
-	ext := ""
-	if strings.HasSuffix(strings.ToLower(moat), ".exe") {
-		ext = moat[len(moat)-len(".exe"):]
-	}
-	return filepath.Join(filepath.Dir(moat), selfguard.HookClient+ext)
-}
-
 // HookProgram returns what the user's hooks should run for the moat binary at moat: the
 // hook client beside it when that is an executable file, else moat itself.
 func HookProgram(moat string) string {
-	client := ClientPath(moat)
+	client := selfguard.ClientPath(moat)
 	st, err := os.Stat(client)
 	if err != nil || !st.Mode().IsRegular() {
 		return moat
