@@ -154,7 +154,7 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 			f.Message = fmt.Sprintf("moat's hooks for %s run %s, which is not an executable file: the hook fails on every call, and %s carries on regardless", name, bin, name)
 			f.Fix = fmt.Sprintf("moat setup --uninstall %s && moat setup %s", name, name)
 			return f
-		case setup.IsClient(bin) && !sameFile(resolve(bin), selfguard.ClientPath(in.Executable)):
+		case setup.IsClient(bin) && !clientOf(bin, in.Executable):
 			f.Status = Warn
 			f.Message = fmt.Sprintf("moat's hooks for %s run %s, not the hook client of this moat (%s)", name, bin, selfguard.ClientPath(in.Executable))
 			f.Fix = fmt.Sprintf("moat setup %s   # with the moat you want the hooks to run", name)
@@ -172,6 +172,17 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 		f.Message += ", and " + name + " trusts them"
 	}
 	return f
+}
+
+// clientOf reports whether the hook client at client is that of the moat at exe: the
+// file beside exe, or a client beside a file that is exe (a link or another name of it).
+func clientOf(client, exe string) bool {
+	client = resolve(client)
+	if sameFile(client, selfguard.ClientPath(exe)) {
+		return true
+	}
+	moat := filepath.Join(filepath.Dir(client), "moat"+strings.TrimPrefix(filepath.Base(client), selfguard.HookClient))
+	return sameFile(moat, exe)
 }
 
 // untrustedHooks returns the events whose moat hook in file (with text) the agent will
