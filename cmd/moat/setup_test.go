@@ -204,10 +204,11 @@ func TestSetupMovedMoat(t *testing.T) {
 		t.Helper()
 		text, _ := os.ReadFile(filepath.Join(home, ".codex/hooks.json"))
 		cfg, _ := os.ReadFile(filepath.Join(home, ".codex/config.toml"))
-		if !strings.Contains(string(text), `"`+bin+` hook codex"`) {
+		codex, _ := setup.ForAgent("codex")
+		// moat hook, or the hook client when a test has built it beside bin.
+		if !strings.Contains(string(text), `"`+codex.Command(setup.HookProgram(bin))+`"`) {
 			t.Errorf("the hooks do not run %s:\n%s", bin, text)
 		}
-		codex, _ := setup.ForAgent("codex")
 		trust, err := codex.HookTrust(filepath.Join(home, ".codex/hooks.json"), string(text), string(cfg))
 		if err != nil || len(trust) != 2 || trust["PreToolUse"] != setup.Trusted || trust["UserPromptSubmit"] != setup.Trusted {
 			t.Errorf("after setup with %s: trust %v, %v\n%s", bin, trust, err, cfg)
