@@ -46,7 +46,7 @@ type memoryFigures struct {
 func daemonMemory(tb testing.TB, e daemonEnv, pid int) []memoryFigures {
 	tb.Helper()
 	calls := benchCalls(tb)
-	remote := decide.NewRemote(daemon.DialBound(e.socket(), daemonenv.Capture(e.getenv)))
+	remote := decide.NewRemote(daemon.DialBound(e.socket(), daemon.BindParams{Env: daemonenv.Capture(e.getenv)}))
 	defer remote.Close()
 	ctx := context.Background()
 	pol, err := remote.Lookup(ctx, decide.Scope{Cwd: calls[0].Cwd})

@@ -87,7 +87,11 @@ func (a *app) dialDaemon(ctx context.Context) *decide.Remote {
 	if _, err := os.Lstat(paths.Socket); err != nil {
 		return nil
 	}
-	dial := daemon.DialBound(paths.Socket, daemonenv.Capture(a.env.Getenv))
+	bp := daemon.BindParams{Env: daemonenv.Capture(a.env.Getenv)}
+	if exe, err := a.env.Executable(); err == nil {
+		bp.Executable = exe
+	}
+	dial := daemon.DialBound(paths.Socket, bp)
 	dctx, cancel := context.WithTimeout(ctx, daemonDialWait)
 	defer cancel()
 	first, err := dial(dctx)

@@ -3,9 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/decide"
 )
@@ -75,13 +78,40 @@ func (s *daemonServices) own() (*daemonService, error) {
 	return s.forEnv(daemonenv.Capture(s.base.env.Getenv))
 }
 
-// bind is forEnv for daemon.Options.Bind.
-func (s *daemonServices) bind(env map[string]string) (decide.Service, error) {
-	ds, err := s.forEnv(env)
+// bind is forEnv for daemon.Options.Bind. A client that runs another moat binary than
+// the daemon's is refused: the decisions protect the daemon's binary as moat's own, and
+// the client's would go unprotected. It decides in its own process instead.
+func (s *daemonServices) bind(p daemon.BindParams) (decide.Service, error) {
+	if err := s.sameMoat(p.Executable); err != nil {
+		return nil, err
+	}
+	ds, err := s.forEnv(p.Env)
 	if err != nil {
 		return nil, err
 	}
 	return ds.svc, nil
+}
+
+// sameMoat checks that exe, a client's moat binary, is the daemon's own ("" is a client
+// that is no moat binary, which the daemon's binary's protection covers as it covers
+// requests in the seeds' format).
+func (s *daemonServices) sameMoat(exe string) error {
+	if exe == "" {
+		return nil
+	}
+	own, err := s.base.env.Executable()
+	if err != nil {
+		return fmt.Errorf("the daemon cannot tell which moat it runs: %w", err)
+	}
+	if filepath.Clean(exe) == filepath.Clean(own) {
+		return nil
+	}
+	a, errA := os.Stat(own)
+	b, errB := os.Stat(exe)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return fmt.Errorf("the client runs %s, the daemon %s: a client of another moat decides in its own process", exe, own)
+	}
+	return nil
 }
 
 func (s *daemonServices) start(env map[string]string) (*daemonService, error) {

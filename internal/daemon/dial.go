@@ -15,17 +15,18 @@ import (
 // DialBound dials the daemon's unix socket at socket, makes sure the process listening
 // there is the user's own (a socket of another user's, put where the client looks,
 // would otherwise see every call and answer them all with allow), and binds the
-// connection to the service for env, the client's values of daemonenv.Service. The
+// connection to the service for p: the client's values of daemonenv.Service and its moat
+// binary. The
 // connection it returns is ready for decide.Remote. A daemon of another user, a refused
 // binding, or no daemon at all is an error: the client then decides in its own process.
-func DialBound(socket string, env map[string]string) decide.Dial {
+func DialBound(socket string, p BindParams) decide.Dial {
 	return func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "unix", socket)
 		if err != nil {
 			return nil, err
 		}
-		if err := bindConn(ctx, conn, env); err != nil {
+		if err := bindConn(ctx, conn, p); err != nil {
 			conn.Close()
 			return nil, err
 		}
@@ -34,7 +35,7 @@ func DialBound(socket string, env map[string]string) decide.Dial {
 }
 
 // bindConn checks the server at the other end of conn and sends it the bind request.
-func bindConn(ctx context.Context, conn net.Conn, env map[string]string) error {
+func bindConn(ctx context.Context, conn net.Conn, p BindParams) error {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return fmt.Errorf("daemon: %T is no unix socket", conn)
@@ -46,7 +47,7 @@ func bindConn(ctx context.Context, conn net.Conn, env map[string]string) error {
 	if self := os.Getuid(); uid != self {
 		return fmt.Errorf("daemon: the socket %s is served by uid %d, not this user's %d: refused", uc.RemoteAddr(), uid, self)
 	}
-	params, err := json.Marshal(BindParams{Env: env})
+	params, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("daemon: bind: %w", err)
 	}

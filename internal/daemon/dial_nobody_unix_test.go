@@ -64,7 +64,7 @@ func TestDialBoundRefusesAnotherUser(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_, err = DialBound(sock, map[string]string{"HOME": "/h"})(context.Background())
+	_, err = DialBound(sock, BindParams{Env: map[string]string{"HOME": "/h"}})(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "served by uid 65534") {
 		t.Fatalf("dialling another user's socket: %v", err)
 	}

@@ -17,7 +17,8 @@ import (
 // served by another environment's service.
 func TestDialBound(t *testing.T) {
 	env := newTestEnv(t)
-	bind := func(e map[string]string) (decide.Service, error) {
+	bind := func(p BindParams) (decide.Service, error) {
+		e := p.Env
 		if e["HOME"] == "" {
 			return nil, errors.New("no HOME")
 		}
@@ -37,7 +38,7 @@ func TestDialBound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := decide.NewRemote(DialBound(tt.socket, tt.env))
+			r := decide.NewRemote(DialBound(tt.socket, BindParams{Env: tt.env}))
 			defer r.Close()
 			pol, err := r.Lookup(context.Background(), decide.Scope{Cwd: "/"})
 			if tt.wantErr != "" {

@@ -48,7 +48,7 @@ type Options struct {
 	// daemonenv.Service), which a connection selects with MethodBind: the daemon may
 	// serve processes whose HOME, policy or PATH differ from its own. An error refuses
 	// the binding, and the client decides without the daemon.
-	Bind func(env map[string]string) (decide.Service, error)
+	Bind func(BindParams) (decide.Service, error)
 	// Environments, when set, counts the client environments served (Status).
 	Environments func() int
 	// Observe, when set, is told of each request once it is answered: its method (empty
