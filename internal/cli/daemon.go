@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -121,7 +123,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	}
 	methods := launchMethods()
 	methods[daemonMethodHook] = a.daemonHookMethod(services)
-	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
+	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Problems: services.problems, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
 		Observe: sinks.observe, Sinks: sinks.describe(services)})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
@@ -341,6 +343,13 @@ func newDaemonStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.env.Stdout, "  uptime     %s\n  policies   %d compiled\n  decisions  %d served\n",
 				time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String(), st.Policies, st.Decisions)
 			fmt.Fprintf(a.env.Stdout, "  environments %d served\n", st.Environments)
+			for _, name := range slices.Sorted(maps.Keys(st.Answered)) {
+				fmt.Fprintf(a.env.Stdout, "  %-10s %d requests\n", name, st.Answered[name])
+			}
+			for _, p := range st.Problems {
+				fmt.Fprintf(a.env.Stdout, "  policy edit not used (since %s): %s; %s still decides for %s\n",
+					p.Since.Local().Format(time.DateTime), p.Error, p.InForce, p.Scope.Cwd)
+			}
 			writeSinkStatus(a.env.Stdout, st.Sinks)
 			return nil
 		},

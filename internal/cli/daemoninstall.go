@@ -168,6 +168,9 @@ func (a *app) doctorDaemon(ctx context.Context, goos string) doctor.DaemonInfo {
 		info.Running, info.PID, info.Socket = true, st.PID, st.Socket
 		info.Uptime = time.Duration(st.Uptime * float64(time.Second))
 		info.Policies, info.Decisions = st.Policies, st.Decisions
+		for _, p := range st.Problems {
+			info.PolicyProblems = append(info.PolicyProblems, fmt.Sprintf("%s (still deciding for %s: %s)", p.Error, p.Scope.Cwd, p.InForce))
+		}
 	case paths.Socket == "":
 		// No directory yet is no daemon yet; one that exists and is refused is news.
 		if !errors.Is(err, fs.ErrNotExist) {

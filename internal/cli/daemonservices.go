@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/moatdev/moat/internal/audit"
@@ -138,6 +141,20 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 	}
 	svc := a.liveLocal(opts)
 	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil
+}
+
+// problems lists the policy edits every environment's service could not use.
+func (s *daemonServices) problems() []decide.Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []decide.Problem
+	for _, ds := range s.byKey {
+		out = append(out, ds.svc.Problems()...)
+	}
+	slices.SortFunc(out, func(a, b decide.Problem) int {
+		return cmp.Or(strings.Compare(a.Scope.Cwd, b.Scope.Cwd), strings.Compare(a.Error, b.Error))
+	})
+	return out
 }
 
 // count is the number of environments served.

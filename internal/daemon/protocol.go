@@ -189,6 +189,7 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, sess *sessi
 		result = struct{}{}
 	default:
 		if m, ok := s.opts.Methods[req.Method]; ok {
+			s.answered[req.Method].Add(1)
 			result, err = m(ctx, req.Params, sess.peer)
 			break
 		}

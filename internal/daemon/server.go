@@ -51,6 +51,9 @@ type Options struct {
 	Bind func(BindParams) (decide.Service, error)
 	// Environments, when set, counts the client environments served (Status).
 	Environments func() int
+	// Problems, when set, lists the policy edits the daemon's services could not use,
+	// with the policy each kept in force (Status): a broken edit is never a silent switch.
+	Problems func() []decide.Problem
 	// Observe, when set, is told of each request once it is answered: its method (empty
 	// for a request in the seeds' format), how long the server took from reading it to
 	// writing the answer, and the error it was answered with. It is called on the
@@ -90,7 +93,9 @@ type Server struct {
 	uid     int
 
 	decisions atomic.Uint64
-	policies  sync.Map // policy keys looked up
+	// answered counts the requests of each registered method; its keys are fixed by New.
+	answered map[string]*atomic.Uint64
+	policies sync.Map // policy keys looked up
 
 	mu        sync.Mutex
 	closing   bool
@@ -118,9 +123,13 @@ func New(opts Options) (*Server, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
+	answered := make(map[string]*atomic.Uint64, len(opts.Methods))
+	for name := range opts.Methods {
+		answered[name] = new(atomic.Uint64)
+	}
 	return &Server{
 		opts: opts, svc: opts.Service, started: opts.Now(), uid: os.Getuid(),
-		conns: map[net.Conn]struct{}{}, stop: make(chan struct{}),
+		conns: map[net.Conn]struct{}{}, stop: make(chan struct{}), answered: answered,
 	}, nil
 }
 
@@ -136,6 +145,12 @@ type Status struct {
 	Decisions uint64 `json:"decisions"`
 	// Environments counts the client environments the daemon keeps a service for.
 	Environments int `json:"environments"`
+	// Answered counts the requests answered by each registered method (the hook
+	// client's "hook", launch's "sandbox_carve"), errors included.
+	Answered map[string]uint64 `json:"answered,omitempty"`
+	// Problems are the policy edits the daemon could not use; the last good policy
+	// decides meanwhile.
+	Problems []decide.Problem `json:"problems,omitempty"`
 	// Socket and TCP are where the daemon listens; the server leaves them to its owner.
 	Socket string `json:"socket,omitempty"`
 	TCP    string `json:"tcp,omitempty"`
@@ -151,6 +166,15 @@ func (s *Server) Status() Status {
 	st := Status{PID: os.Getpid(), Started: s.started, Uptime: now.Sub(s.started).Seconds(), Policies: n, Decisions: s.decisions.Load()}
 	if s.opts.Environments != nil {
 		st.Environments = s.opts.Environments()
+	}
+	if s.opts.Problems != nil {
+		st.Problems = s.opts.Problems()
+	}
+	for name, n := range s.answered {
+		if st.Answered == nil {
+			st.Answered = map[string]uint64{}
+		}
+		st.Answered[name] = n.Load()
 	}
 	s.mu.Lock()
 	for _, ln := range s.listeners {
