@@ -166,13 +166,8 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 // listenLoopback listens on addr, which must be a loopback address: the token is the
 // only thing between the port and the service.
 func listenLoopback(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--tcp %q: %w", addr, err)
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("--tcp %q: only a loopback address (127.0.0.1, ::1) is allowed", addr)
+	if err := checkLoopback("--tcp", addr); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -80,6 +80,18 @@ func (o daemonSinkOptions) args() []string {
 	return out
 }
 
+// check refuses what the daemon would refuse at its start, so that `daemon install`
+// never installs a service that fails at every login.
+func (o daemonSinkOptions) check() error {
+	if o.metrics != "" {
+		if err := checkLoopback("--metrics", o.metrics); err != nil {
+			return err
+		}
+	}
+	_, err := parseRetention(o.retention)
+	return err
+}
+
 // parseRetention reads a span: a Go duration (36h) or a number of days (90d).
 func parseRetention(s string) (time.Duration, error) {
 	if s == "" {

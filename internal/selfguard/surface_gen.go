@@ -36,8 +36,11 @@ func Surface() []Command {
 		}},
 		{Path: "daemon"},
 		{Path: "daemon install", Runnable: true, Flags: []Flag{
+			{Name: "audit-retention", Kind: "string"},
 			{Name: "force", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "metrics", Kind: "string"},
+			{Name: "notify", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "print", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "tcp", Kind: "string"},
 		}},

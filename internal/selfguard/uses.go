@@ -178,6 +178,7 @@ func Uses() []Use {
 		// The JSONL log keeps every record, but moat logs reads the database.
 		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
 		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
+		{Command: "daemon install", When: []string{"audit-retention"}, Unless: []string{"print"}, Why: "installs moat's daemon as a service removing older records from the audit database that moat logs reads"},
 	}
 }
 
@@ -199,7 +200,7 @@ func Others() []Other {
 		{Command: "daemon"},
 		// --force replaces a service file with the one this moat writes, which is judged
 		// by the uses above like any other install.
-		{Command: "daemon install", Flags: []string{"force", "json", "tcp"}},
+		{Command: "daemon install", Flags: []string{"force", "json", "metrics", "notify", "tcp"}},
 		// Metrics are served on loopback only; notifications only tell.
 		{Command: "daemon run", Flags: []string{"metrics", "notify", "tcp"}},
 		{Command: "daemon start", Flags: []string{"metrics", "notify", "tcp"}},
