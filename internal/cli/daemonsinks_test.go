@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/audit/auditdb"
@@ -196,17 +200,21 @@ func TestRecorderRetention(t *testing.T) {
 	}
 }
 
-// counterOf finds the unlabelled counter name in m's registry.
+// counterOf finds the unlabelled counter name in m's exposition, read with Prometheus's
+// own parser.
 func counterOf(t *testing.T, m *metrics.Metrics, name string) float64 {
 	t.Helper()
-	families, err := m.Gatherer().Gather()
-	if err != nil {
+	var b bytes.Buffer
+	if err := m.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range families {
-		if f.GetName() == name && len(f.GetMetric()) == 1 {
-			return f.GetMetric()[0].GetCounter().GetValue()
-		}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(&b)
+	if err != nil {
+		t.Fatalf("parsing the exposition: %v", err)
+	}
+	if f := families[name]; f != nil && len(f.GetMetric()) == 1 {
+		return f.GetMetric()[0].GetCounter().GetValue()
 	}
 	t.Fatalf("no counter %s", name)
 	return 0
