@@ -30,7 +30,7 @@ type daemonEnv struct {
 	env           []string
 }
 
-func newDaemonEnv(t *testing.T) daemonEnv {
+func newDaemonEnv(t testing.TB) daemonEnv {
 	t.Helper()
 	home := t.TempDir()
 	// A short runtime directory: a socket's path is limited to about 100 bytes.
@@ -59,7 +59,7 @@ func (e daemonEnv) getenv(k string) string {
 func (e daemonEnv) socket() string { return filepath.Join(e.runtime, "moat", "daemon.sock") }
 
 // moatCmd runs the real binary with the daemon's environment.
-func (e daemonEnv) moatCmd(t *testing.T, args ...string) (string, int) {
+func (e daemonEnv) moatCmd(t testing.TB, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(moatBinary(t), args...)
 	cmd.Env, cmd.Dir = e.env, e.home
@@ -77,7 +77,7 @@ func (e daemonEnv) moatCmd(t *testing.T, args ...string) (string, int) {
 }
 
 // startDaemon runs `moat daemon run` and waits until its socket answers.
-func (e daemonEnv) startDaemon(t *testing.T) (*exec.Cmd, *bytes.Buffer) {
+func (e daemonEnv) startDaemon(t testing.TB) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(moatBinary(t), "daemon", "run")
 	cmd.Env, cmd.Dir = e.env, e.home
@@ -119,7 +119,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 }
 
 // benchCalls are the mixed corpus of the engine's benchmark, as canonical calls.
-func benchCalls(t *testing.T) []call.Call {
+func benchCalls(t testing.TB) []call.Call {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "engine", "testdata", "bench_calls.jsonl"))
 	if err != nil {

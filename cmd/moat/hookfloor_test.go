@@ -39,9 +39,11 @@ func main() {
 `
 
 // BenchmarkHookVsFloor runs, alternately in one benchmark, the floor program above and
-// `moat hook claude-code` on the same Bash event, as Claude Code runs its hook: a fresh
-// process per tool call. It reports min/median/max of each and the median of the paired
-// ratios (moat/floor), the figure issue 20 sets targets on: what moat costs beyond any Go
+// the installed hook paths on the same Bash event, as Claude Code runs its hook: a fresh
+// process per tool call. The paths are `moat hook claude-code` and, where the daemon
+// runs (hookClientArms), the hook client with the daemon running and with none (its
+// fallback). It reports min/median/max of each and the median of the paired ratios
+// (path/floor), the figure issue 20 sets targets on: what moat costs beyond any Go
 // process doing the same I/O, on the same machine at the same moment.
 func BenchmarkHookVsFloor(b *testing.B) {
 	bin := moatBinary(b)
@@ -61,10 +63,15 @@ func BenchmarkHookVsFloor(b *testing.B) {
 		b.Fatal(err)
 	}
 	payload := `{"session_id":"s","cwd":"` + project + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"go test ./... && git status"}}`
-	run := func(prog string, args ...string) time.Duration {
-		cmd := exec.Command(prog, args...)
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	arms := append([]hookArm{
+		{name: "floor", prog: floor, env: env},
+		{name: "hook", prog: bin, args: []string{"hook", "claude-code"}, env: env},
+	}, hookClientArms(b, home)...)
+	run := func(a hookArm) time.Duration {
+		cmd := exec.Command(a.prog, a.args...)
 		cmd.Dir = project
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+		cmd.Env = a.env
 		cmd.Stdin = strings.NewReader(payload)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -72,36 +79,43 @@ func BenchmarkHookVsFloor(b *testing.B) {
 		err := cmd.Run()
 		d := time.Since(start)
 		if err != nil {
-			b.Fatalf("%s: %v: %s", filepath.Base(prog), err, out.Bytes())
+			b.Fatalf("%s: %v: %s", a.name, err, out.Bytes())
 		}
 		return d
 	}
-	var floors, hooks, ratios []float64
+	times := make([][]float64, len(arms))
+	ratios := make([][]float64, len(arms))
 	i := 0
 	for b.Loop() {
-		// The order alternates, so that neither side always runs on a warmer machine.
-		var f, h time.Duration
-		if i%2 == 0 {
-			f, h = run(floor), run(bin, "hook", "claude-code")
-		} else {
-			h, f = run(bin, "hook", "claude-code"), run(floor)
+		// The order rotates, so that no path always runs on a warmer machine.
+		d := make([]time.Duration, len(arms))
+		for k := range arms {
+			j := (i + k) % len(arms)
+			d[j] = run(arms[j])
 		}
 		i++
-		floors = append(floors, millis(f))
-		hooks = append(hooks, millis(h))
-		ratios = append(ratios, float64(h)/float64(f))
+		for j := range arms {
+			times[j] = append(times[j], millis(d[j]))
+			ratios[j] = append(ratios[j], float64(d[j])/float64(d[0]))
+		}
 	}
-	for _, m := range []struct {
-		unit string
-		v    []float64
-	}{{"floor", floors}, {"hook", hooks}} {
-		slices.Sort(m.v)
-		b.ReportMetric(m.v[0], m.unit+"-min-ms")
-		b.ReportMetric(m.v[len(m.v)/2], m.unit+"-median-ms")
-		b.ReportMetric(m.v[len(m.v)-1], m.unit+"-max-ms")
+	for j, a := range arms {
+		v := times[j]
+		slices.Sort(v)
+		b.ReportMetric(v[0], a.name+"-min-ms")
+		b.ReportMetric(v[len(v)/2], a.name+"-median-ms")
+		b.ReportMetric(v[len(v)-1], a.name+"-max-ms")
+		if j > 0 {
+			slices.Sort(ratios[j])
+			b.ReportMetric(ratios[j][len(ratios[j])/2], a.name+"/floor-median")
+		}
 	}
-	slices.Sort(ratios)
-	b.ReportMetric(ratios[len(ratios)/2], "hook/floor-median")
+}
+
+// hookArm is one program the benchmark runs on the event: its arguments and environment.
+type hookArm struct {
+	name, prog string
+	args, env  []string
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -81,7 +82,8 @@ func TestSetupAndUninstall(t *testing.T) {
 	bin := moatBinary(t)
 	for name, text := range files {
 		got := read(name)
-		if !strings.Contains(got, bin+" hook ") {
+		// The hooks run moat, or the hook client when a test has built it beside moat.
+		if !strings.Contains(got, bin+" hook ") && !strings.Contains(got, selfguard.ClientPath(bin)+" ") {
 			t.Errorf("%s has no moat hook:\n%s", name, got)
 		}
 		if read(backup(name)) != text {
@@ -202,10 +204,11 @@ func TestSetupMovedMoat(t *testing.T) {
 		t.Helper()
 		text, _ := os.ReadFile(filepath.Join(home, ".codex/hooks.json"))
 		cfg, _ := os.ReadFile(filepath.Join(home, ".codex/config.toml"))
-		if !strings.Contains(string(text), `"`+bin+` hook codex"`) {
+		codex, _ := setup.ForAgent("codex")
+		// moat hook, or the hook client when a test has built it beside bin.
+		if !strings.Contains(string(text), `"`+codex.Command(setup.HookProgram(bin))+`"`) {
 			t.Errorf("the hooks do not run %s:\n%s", bin, text)
 		}
-		codex, _ := setup.ForAgent("codex")
 		trust, err := codex.HookTrust(filepath.Join(home, ".codex/hooks.json"), string(text), string(cfg))
 		if err != nil || len(trust) != 2 || trust["PreToolUse"] != setup.Trusted || trust["UserPromptSubmit"] != setup.Trusted {
 			t.Errorf("after setup with %s: trust %v, %v\n%s", bin, trust, err, cfg)

@@ -46,7 +46,7 @@ type FollowOptions struct {
 // Follow polls rather than subscribing to file system events: it works the same on every
 // platform and file system, and a record is seen at most Poll after it is written.
 func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Record) error) error {
-	fl := &follower{path: path, fn: fn, bad: opts.Bad}
+	fl := &follower{path: path, fn: func(_ []byte, r Record) error { return fn(r) }, bad: opts.Bad}
 	if fl.bad == nil {
 		fl.bad = func(error) {}
 	}
@@ -90,7 +90,7 @@ func Follow(ctx context.Context, path string, opts FollowOptions, fn func(Record
 // follower is the state of one Follow: the file being read and how far.
 type follower struct {
 	path string
-	fn   func(Record) error
+	fn   func(line []byte, r Record) error // the line as the log holds it, and its record
 	bad  func(error)
 
 	f       *os.File // the file last seen at path; nil when there was none
@@ -174,7 +174,15 @@ func countLines(sf snapFile) (int, error) {
 // readWhole delivers every record of files, which no writer appends to any more.
 func (fl *follower) readWhole(files []snapFile) error {
 	for _, sf := range files {
-		err := readFile(sf, fl.fn, func(le *LineError) { fl.bad(le) })
+		err := scanFile(sf, func(line []byte, lineNo int, r Record, perr error) error {
+			switch {
+			case perr == nil:
+				return fl.fn(line, r)
+			case line[len(line)-1] == '\n':
+				fl.bad(&LineError{File: sf.name, Line: lineNo, Err: perr})
+			}
+			return nil // a cut-off last line, as Read skips it
+		})
 		if err != nil {
 			return err
 		}
@@ -248,7 +256,7 @@ func (fl *follower) deliver(line []byte, complete bool) error {
 	r, err := parseLine(line)
 	switch {
 	case err == nil:
-		return fl.fn(r)
+		return fl.fn(line, r)
 	case complete:
 		fl.bad(&LineError{File: fl.name, Line: fl.line, Err: err})
 	}

@@ -36,7 +36,7 @@ func newFollower(t *testing.T, path string, history bool) (*follower, *[]Record,
 	var got []Record
 	var bad []error
 	fl := &follower{path: path,
-		fn:  func(r Record) error { got = append(got, r); return nil },
+		fn:  func(_ []byte, r Record) error { got = append(got, r); return nil },
 		bad: func(err error) { bad = append(bad, err) },
 	}
 	t.Cleanup(fl.close)

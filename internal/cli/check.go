@@ -37,6 +37,8 @@ type checkOptions struct {
 	json    bool
 	stdin   bool
 	record  bool
+	// noDaemon decides in this process even when the daemon runs (--stdin only).
+	noDaemon bool
 }
 
 func newCheckCmd(a *app) *cobra.Command {
@@ -93,6 +95,7 @@ Decisions are not written to the audit log unless --record is given.`,
 	f.BoolVar(&o.json, "json", false, "print the decision as JSON")
 	f.BoolVar(&o.stdin, "stdin", false, "read newline-delimited JSON requests and answer each with a JSON line")
 	f.BoolVar(&o.record, "record", false, "append each decision to the audit log")
+	f.BoolVar(&o.noDaemon, "no-daemon", false, "with --stdin, decide in this process even when the daemon runs (MOAT_DAEMON=off does the same)")
 	return cmd
 }
 
@@ -284,12 +287,14 @@ func (a *app) checkStream(ctx context.Context, o checkOptions) error {
 	// One scope for the whole stream: the working directory of moat itself, or --policy.
 	// Its policy is watched: an edit applies from the next request, and an edit that
 	// cannot be used keeps the policy in force (with a notice in the next reason).
-	svc := a.liveLocal(decide.Options{})
+	// The daemon decides when it runs (it watches the policies itself); else a live
+	// service in this process.
+	svc := a.decisionService(ctx, decisionServiceOptions{noDaemon: o.noDaemon, live: true})
+	defer svc.Close()
 	scope := decide.Scope{Flag: o.policy, Cwd: cwd}
 	if _, err := svc.Lookup(ctx, scope); err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	defer a.watchPolicies(svc)()
 	in := bufio.NewReaderSize(a.env.Stdin, 64<<10)
 	out := bufio.NewWriter(a.env.Stdout)
 	defer out.Flush()

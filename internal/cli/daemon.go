@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -52,12 +54,14 @@ Exit status: 0 on success, 1 on an error (status: 1 when no daemon runs).`,
 type daemonOptions struct {
 	tcp      string
 	noRecord bool
+	sinks    daemonSinkOptions
 }
 
 func (o *daemonOptions) flags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.tcp, "tcp", "", "also listen on this loopback address (127.0.0.1:PORT), for peers presenting the token in the runtime directory")
 	f.BoolVar(&o.noRecord, "no-record", false, "do not record the decisions of requests in the seed format")
+	o.sinks.flags(cmd)
 }
 
 func newDaemonRunCmd(a *app) *cobra.Command {
@@ -105,7 +109,13 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	}
 	// One live service per environment of the daemon's clients, each recording into its
 	// own environment's audit log.
+	sinks, err := a.startDaemonSinks(o.sinks)
+	if err != nil {
+		return &exitCode{code: exitError, err: err}
+	}
+	defer sinks.close()
 	services := newDaemonServices(a, decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }})
+	services.sinks = sinks
 	defer services.close()
 	own, err := services.own()
 	if err != nil {
@@ -113,7 +123,8 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	}
 	methods := launchMethods(services)
 	methods[daemonMethodHook] = a.daemonHookMethod(services)
-	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now})
+	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Problems: services.problems, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
+		Observe: sinks.observe, Sinks: sinks.describe(services)})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
@@ -155,13 +166,8 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 // listenLoopback listens on addr, which must be a loopback address: the token is the
 // only thing between the port and the service.
 func listenLoopback(addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--tcp %q: %w", addr, err)
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("--tcp %q: only a loopback address (127.0.0.1, ::1) is allowed", addr)
+	if err := checkLoopback("--tcp", addr); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -233,6 +239,7 @@ func (a *app) daemonStart(ctx context.Context, o daemonOptions) error {
 	if o.noRecord {
 		args = append(args, "--no-record")
 	}
+	args = append(args, o.sinks.args()...)
 	child := exec.Command(exe, args...)
 	child.Stdout, child.Stderr = logFile, logFile
 	child.SysProcAttr = daemon.Detached()
@@ -331,6 +338,14 @@ func newDaemonStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.env.Stdout, "  uptime     %s\n  policies   %d compiled\n  decisions  %d served\n",
 				time.Duration(st.Uptime*float64(time.Second)).Round(time.Second).String(), st.Policies, st.Decisions)
 			fmt.Fprintf(a.env.Stdout, "  environments %d served\n", st.Environments)
+			for _, name := range slices.Sorted(maps.Keys(st.Answered)) {
+				fmt.Fprintf(a.env.Stdout, "  %-10s %d requests\n", name, st.Answered[name])
+			}
+			for _, p := range st.Problems {
+				fmt.Fprintf(a.env.Stdout, "  policy edit not used (since %s): %s; %s still decides for %s\n",
+					p.Since.Local().Format(time.DateTime), p.Error, p.InForce, p.Scope.Cwd)
+			}
+			writeSinkStatus(a.env.Stdout, st.Sinks)
 			return nil
 		},
 	}

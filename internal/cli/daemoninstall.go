@@ -33,6 +33,7 @@ const (
 // instead of the running system.
 type serviceOptions struct {
 	tcp                  string
+	sinks                daemonSinkOptions
 	force, print, asJSON bool
 	// goos picks the service manager (runtime.GOOS); uid names the launchd domain.
 	goos string
@@ -89,6 +90,7 @@ Exit status: 0 when the service is installed and running (or with --print), 1 ot
 	f.BoolVar(&o.force, "force", false, "replace a service file that has other content")
 	f.BoolVar(&o.print, "print", false, "print the service file and change nothing")
 	f.BoolVar(&o.asJSON, "json", false, "print what was done as JSON")
+	o.sinks.flags(cmd)
 	return cmd
 }
 
@@ -123,11 +125,15 @@ func (a *app) serviceUnit(o serviceOptions) (userservice.Unit, error) {
 	args := []string{"daemon", "run"}
 	if o.tcp != "" {
 		// Checked now, so that a service is never installed that fails at every start.
-		if err := checkLoopback(o.tcp); err != nil {
+		if err := checkLoopback("--tcp", o.tcp); err != nil {
 			return userservice.Unit{}, err
 		}
 		args = append(args, "--tcp", o.tcp)
 	}
+	if err := o.sinks.check(); err != nil {
+		return userservice.Unit{}, err
+	}
+	args = append(args, o.sinks.args()...)
 	env, err := a.serviceEnv()
 	if err != nil {
 		return userservice.Unit{}, err
@@ -168,6 +174,9 @@ func (a *app) doctorDaemon(ctx context.Context, goos string) doctor.DaemonInfo {
 		info.Running, info.PID, info.Socket = true, st.PID, st.Socket
 		info.Uptime = time.Duration(st.Uptime * float64(time.Second))
 		info.Policies, info.Decisions = st.Policies, st.Decisions
+		for _, p := range st.Problems {
+			info.PolicyProblems = append(info.PolicyProblems, fmt.Sprintf("%s (still deciding for %s: %s)", p.Error, p.Scope.Cwd, p.InForce))
+		}
 	case paths.Socket == "":
 		// No directory yet is no daemon yet; one that exists and is refused is news.
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -232,15 +241,15 @@ func (a *app) serviceEnv() ([]string, error) {
 	return env, nil
 }
 
-// checkLoopback checks that addr is HOST:PORT with a loopback host, as daemon run
-// --tcp requires (listenLoopback), without listening on it.
-func checkLoopback(addr string) error {
+// checkLoopback checks that addr, the value of flag, is HOST:PORT with a loopback host:
+// the daemon's TCP listener and metrics are for this machine only.
+func checkLoopback(flag, addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--tcp %q: %w", addr, err)
+		return fmt.Errorf("%s %q: %w", flag, addr, err)
 	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("--tcp %q: only a loopback address (127.0.0.1, ::1) is allowed", addr)
+		return fmt.Errorf("%s %q: only a loopback address (127.0.0.1, ::1) is allowed", flag, addr)
 	}
 	return nil
 }

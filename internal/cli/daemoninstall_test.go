@@ -323,6 +323,20 @@ func TestDaemonInstallLaunchdLoadFallback(t *testing.T) {
 	equalLines(t, "install ran", st.ran(), []string{"launchctl bootout gui/501/dev.moat.daemon", "launchctl bootstrap gui/501 " + u.Path, "launchctl load -w " + u.Path})
 }
 
+// The daemon's sink flags are passed on to the service's command line.
+func TestDaemonInstallSinkFlags(t *testing.T) {
+	st := newServiceTest(t)
+	st.manager("systemctl", "exit 0")
+	sinks := daemonSinkOptions{metrics: "127.0.0.1:9464", notify: true, retention: "90d"}
+	if code := st.run(true, serviceOptions{sinks: sinks}); code != exitOK {
+		t.Fatalf("exit %d: %s", code, st.stderr)
+	}
+	u := st.want("linux", userservice.Spec{Args: []string{"daemon", "run", "--metrics", "127.0.0.1:9464", "--notify", "--audit-retention", "90d"}})
+	if got := st.content(u.Path); got != string(u.Content) {
+		t.Errorf("unit:\n%s\nwant:\n%s", got, u.Content)
+	}
+}
+
 func TestDaemonInstallPrintAndJSON(t *testing.T) {
 	st := newServiceTest(t)
 	st.manager("systemctl", "exit 0")
@@ -382,6 +396,8 @@ func TestDaemonInstallRefuses(t *testing.T) {
 		{"another system", serviceOptions{goos: "windows"}, "moat daemon start"},
 		{"tcp not loopback", serviceOptions{tcp: "0.0.0.0:7070"}, "only a loopback address"},
 		{"tcp without a port", serviceOptions{tcp: "127.0.0.1"}, "--tcp"},
+		{"metrics not loopback", serviceOptions{sinks: daemonSinkOptions{metrics: "0.0.0.0:9464"}}, `--metrics "0.0.0.0:9464": only a loopback address`},
+		{"bad retention", serviceOptions{sinks: daemonSinkOptions{retention: "soon"}}, "--audit-retention"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/decide"
 )
@@ -23,6 +29,9 @@ const maxDaemonEnvs = 16
 type daemonServices struct {
 	base *app
 	opts decide.Options // Warn and whatever the daemon adds; Getenv and Write are per environment
+	// sinks, when set, are where each environment's decisions go besides its JSONL log
+	// (see daemonsinks.go); nil records to the JSONL log alone.
+	sinks *daemonSinks
 
 	mu     sync.Mutex
 	byKey  map[string]*daemonService
@@ -34,6 +43,7 @@ type daemonService struct {
 	app   *app // the daemon's app, seeing only this environment
 	svc   *decide.Local
 	audit *auditWriter
+	rec   *envRecorder // nil without sinks
 	stop  func()
 }
 
@@ -71,13 +81,40 @@ func (s *daemonServices) own() (*daemonService, error) {
 	return s.forEnv(daemonenv.Capture(s.base.env.Getenv))
 }
 
-// bind is forEnv for daemon.Options.Bind.
-func (s *daemonServices) bind(env map[string]string) (decide.Service, error) {
-	ds, err := s.forEnv(env)
+// bind is forEnv for daemon.Options.Bind. A client that runs another moat binary than
+// the daemon's is refused: the decisions protect the daemon's binary as moat's own, and
+// the client's would go unprotected. It decides in its own process instead.
+func (s *daemonServices) bind(p daemon.BindParams) (decide.Service, error) {
+	if err := s.sameMoat(p.Executable); err != nil {
+		return nil, err
+	}
+	ds, err := s.forEnv(p.Env)
 	if err != nil {
 		return nil, err
 	}
 	return ds.svc, nil
+}
+
+// sameMoat checks that exe, a client's moat binary, is the daemon's own ("" is a client
+// that is no moat binary, which the daemon's binary's protection covers as it covers
+// requests in the seeds' format).
+func (s *daemonServices) sameMoat(exe string) error {
+	if exe == "" {
+		return nil
+	}
+	own, err := s.base.env.Executable()
+	if err != nil {
+		return fmt.Errorf("the daemon cannot tell which moat it runs: %w", err)
+	}
+	if filepath.Clean(exe) == filepath.Clean(own) {
+		return nil
+	}
+	a, errA := os.Stat(own)
+	b, errB := os.Stat(exe)
+	if errA != nil || errB != nil || !os.SameFile(a, b) {
+		return fmt.Errorf("the client runs %s, the daemon %s: a client of another moat decides in its own process", exe, own)
+	}
+	return nil
 }
 
 func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
@@ -93,8 +130,31 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 	w := &auditWriter{a: &a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
 	opts := s.opts
 	opts.Write = w.write
+	var rec *envRecorder
+	if s.sinks != nil {
+		// The record goes through the environment's bus: the JSONL log, the database
+		// mirroring it, metrics and notifications.
+		if rec, err = s.sinks.recorder(&a, d, w); err != nil {
+			return nil, err
+		}
+		opts.Write, opts.Reloaded = rec.write, rec.reloaded
+	}
 	svc := a.liveLocal(opts)
-	return &daemonService{app: &a, svc: svc, audit: w, stop: a.watchPolicies(svc)}, nil
+	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil
+}
+
+// problems lists the policy edits every environment's service could not use.
+func (s *daemonServices) problems() []decide.Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []decide.Problem
+	for _, ds := range s.byKey {
+		out = append(out, ds.svc.Problems()...)
+	}
+	slices.SortFunc(out, func(a, b decide.Problem) int {
+		return cmp.Or(strings.Compare(a.Scope.Cwd, b.Scope.Cwd), strings.Compare(a.Error, b.Error))
+	})
+	return out
 }
 
 // count is the number of environments served.
@@ -112,6 +172,9 @@ func (s *daemonServices) close() {
 	s.closed = true
 	for _, ds := range s.byKey {
 		ds.stop()
+		if ds.rec != nil {
+			ds.rec.close() // before the log it writes through
+		}
 		ds.audit.close()
 	}
 }

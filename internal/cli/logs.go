@@ -116,18 +116,31 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		}
 	}
 	path := o.file
+	var stateDir string
 	if path == "" {
 		d, err := a.dirs()
 		if err != nil {
 			return err
 		}
-		path = d.AuditLog()
+		path, stateDir = d.AuditLog(), d.State
 	}
 	if o.verify {
 		return a.verifyLog(path, o.json)
 	}
 	defer a.spoolNotice(path)
 	var store recordStore = jsonlStore{path}
+	if stateDir != "" && !o.follow {
+		// The daemon's database, when it holds what the log holds, answers from its
+		// indexes; --follow reads the log, which every writer appends to, daemon or not.
+		db, err := a.dbStoreFor(ctx, stateDir, path, filter)
+		if err != nil {
+			return err
+		}
+		if db != nil {
+			defer db.close()
+			store = db
+		}
+	}
 
 	if o.summary {
 		var s logview.Summary
@@ -221,8 +234,8 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 	}, deliver)
 }
 
-// recordStore is where `moat logs` reads decisions: the JSONL audit log today; the
-// daemon's database is meant to be another, behind the same command.
+// recordStore is where `moat logs` reads decisions: the JSONL audit log, or the daemon's
+// database mirroring it (see logsdb.go).
 type recordStore interface {
 	// Read delivers every record, oldest first.
 	Read(fn func(audit.Record) error) error

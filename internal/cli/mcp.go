@@ -40,7 +40,7 @@ unwrap' restores them.`,
 
 func newMCPProxyCmd(a *app) *cobra.Command {
 	var policyFlag, name, agent, upstream, upstreamEnv, listen string
-	var allowRemote, stdio bool
+	var allowRemote, stdio, noDaemon bool
 	var listTimeout time.Duration
 	var maxRequests int
 	cmd := &cobra.Command{
@@ -175,15 +175,16 @@ before the server starts.`,
 			// process's life; the HTTP proxy, which serves many clients at once, queues
 			// them instead (write is set below, before the first call).
 			var write func(audit.Record) error
-			svc := a.liveLocal(decide.Options{Write: func(r audit.Record) error { return write(r) }})
+			// The daemon decides and records when it runs; else a service in this process.
+			// Either way the policy's rules are watched: an edit decides the calls that
+			// follow (its output and changed-tools settings apply from the next start).
+			svc := a.decisionService(cmd.Context(), decisionServiceOptions{noDaemon: noDaemon, live: true, local: decide.Options{Write: func(r audit.Record) error { return write(r) }}})
+			defer svc.Close()
 			scope := decide.Scope{Flag: policyFlag, Cwd: cwd}
 			pol, err := svc.Lookup(cmd.Context(), scope)
 			if err != nil {
 				return fmt.Errorf("cannot load the policy, so the MCP server %s is not started: %w", name, err)
 			}
-			// The policy's rules are watched: an edit decides the calls that follow (its
-			// output and changed-tools settings apply from the next start).
-			defer a.watchPolicies(svc)()
 			// current is the policy in force; the live service keeps the last good one.
 			current := func(ctx context.Context) decide.Policy {
 				if p, err := svc.Lookup(ctx, scope); err == nil {
@@ -191,7 +192,7 @@ before the server starts.`,
 				}
 				return pol
 			}
-			d, err := svc.Dirs()
+			d, err := a.dirs()
 			if err != nil {
 				return err
 			}
@@ -279,6 +280,7 @@ before the server starts.`,
 	cmd.Flags().StringVar(&listen, "listen", httpproxy.DefaultListen, "with --upstream: the address moat serves on")
 	cmd.Flags().DurationVar(&listTimeout, "list-timeout", mcp.DefaultVetTimeout, "how long moat waits for the server to list its tools when a call needs them vetted; the call is refused after it")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "with --upstream: accept a non-loopback --listen address and Host (clients still need the token)")
+	cmd.Flags().BoolVar(&noDaemon, "no-daemon", false, "decide in this process even when the daemon runs (MOAT_DAEMON=off does the same)")
 	cmd.Flags().IntVar(&maxRequests, "max-requests", httpproxy.DefaultMaxInFlight, "with --upstream: requests handled at once (and, apart, GET streams); beyond them a request waits up to 1s, then gets 503 with Retry-After")
 	return cmd
 }

@@ -77,12 +77,15 @@ type guardOptions struct {
 	agent  call.Agent
 	event  string // eventRun or eventShell
 	deps   guardDeps
+	// noDaemon decides in this process even when the daemon runs.
+	noDaemon bool
 }
 
 func newRunCmd(a *app) *cobra.Command { return newRunCmdWith(a, osGuardDeps()) }
 
 func newRunCmdWith(a *app, deps guardDeps) *cobra.Command {
 	var policyFlag, agentFlag string
+	var noDaemon bool
 	cmd := &cobra.Command{
 		Use:   "run [--policy FILE] [--agent NAME] -- COMMAND [ARG...]",
 		Short: "Decide a command as a hook would, then run it in moat's place",
@@ -133,7 +136,7 @@ usage error of moat run itself.`,
 			if err != nil {
 				return &exitCode{code: exitGuardUsage, err: err}
 			}
-			o := guardOptions{policy: policyFlag, agent: agent, event: eventRun, deps: deps}
+			o := guardOptions{policy: policyFlag, agent: agent, event: eventRun, deps: deps, noDaemon: noDaemon}
 			if !a.guard(cmd.Context(), o, line) {
 				return &exitCode{code: exitGuardRefused}
 			}
@@ -147,6 +150,7 @@ usage error of moat run itself.`,
 	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&policyFlag, "policy", "", "policy file to use instead of the one found from the working directory")
 	cmd.Flags().StringVar(&agentFlag, "agent", "", "agent the command is run for (claude-code, aider, openclaw, …); default $"+envAgent)
+	cmd.Flags().BoolVar(&noDaemon, "no-daemon", false, "decide in this process even when the daemon runs (MOAT_DAEMON=off does the same)")
 	return cmd
 }
 
@@ -264,7 +268,11 @@ func (a *app) guard(ctx context.Context, o guardOptions, line string) bool {
 func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *watchdog, prog *hookProgress, deadlineErr error) (run bool) {
 	svc := o.deps.service
 	if svc == nil {
-		svc = a.local(nil)
+		// The daemon decides when it runs: one process per command, so each saves the
+		// compilation of its policy (measured: see decisionService).
+		ds := a.decisionService(ctx, decisionServiceOptions{noDaemon: o.noDaemon})
+		defer ds.Close()
+		svc = ds
 	}
 	refuse := func(msg string) bool {
 		fmt.Fprintf(a.env.Stderr, "moat: %s\n", printable(scan.Redact(msg)))

@@ -121,6 +121,8 @@ func (a *app) setup(o setupOptions, args []string) error {
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
+	// The user's hooks run the hook client when it was installed beside moat.
+	moat = setup.HookProgram(moat)
 	project := ""
 	if scope == setup.Project {
 		cwd, err := a.cwd()

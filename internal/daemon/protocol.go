@@ -34,6 +34,9 @@ const (
 // shape the service (daemonenv.Service).
 type BindParams struct {
 	Env map[string]string `json:"env"`
+	// Executable is the moat binary the client runs (os.Executable), which the decisions
+	// protect as moat's own; "" when the client is no moat binary.
+	Executable string `json:"executable,omitempty"`
 }
 
 // session is one connection's state: who is at the other end, and the service that
@@ -174,7 +177,7 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, sess *sessi
 	case MethodBind:
 		var bp BindParams
 		if err = params(req, &bp); err == nil {
-			err = s.bind(sess, bp.Env)
+			err = s.bind(sess, bp)
 			result = struct{}{}
 		}
 	case MethodShutdown:
@@ -186,6 +189,7 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, sess *sessi
 		result = struct{}{}
 	default:
 		if m, ok := s.opts.Methods[req.Method]; ok {
+			s.answered[req.Method].Add(1)
 			result, err = m(ctx, req.Params, sess.peer)
 			break
 		}
@@ -202,11 +206,11 @@ func (s *Server) method(ctx context.Context, req decide.WireRequest, sess *sessi
 }
 
 // bind makes the service for env the one that answers sess.
-func (s *Server) bind(sess *session, env map[string]string) error {
+func (s *Server) bind(sess *session, p BindParams) error {
 	if s.opts.Bind == nil {
 		return errors.New("this daemon serves only its own environment")
 	}
-	svc, err := s.opts.Bind(env)
+	svc, err := s.opts.Bind(p)
 	if err != nil {
 		return fmt.Errorf("bind: %w", err)
 	}

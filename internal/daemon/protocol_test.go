@@ -218,7 +218,8 @@ func (b boundService) Lookup(context.Context, decide.Scope) (decide.Policy, erro
 
 func TestBind(t *testing.T) {
 	env := newTestEnv(t)
-	bind := func(e map[string]string) (decide.Service, error) {
+	bind := func(p BindParams) (decide.Service, error) {
+		e := p.Env
 		if e["HOME"] == "" {
 			return nil, errors.New("no HOME")
 		}

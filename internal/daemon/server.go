@@ -48,9 +48,20 @@ type Options struct {
 	// daemonenv.Service), which a connection selects with MethodBind: the daemon may
 	// serve processes whose HOME, policy or PATH differ from its own. An error refuses
 	// the binding, and the client decides without the daemon.
-	Bind func(env map[string]string) (decide.Service, error)
+	Bind func(BindParams) (decide.Service, error)
 	// Environments, when set, counts the client environments served (Status).
 	Environments func() int
+	// Problems, when set, lists the policy edits the daemon's services could not use,
+	// with the policy each kept in force (Status): a broken edit is never a silent switch.
+	Problems func() []decide.Problem
+	// Observe, when set, is told of each request once it is answered: its method (empty
+	// for a request in the seeds' format), how long the server took from reading it to
+	// writing the answer, and the error it was answered with. It is called on the
+	// connection's goroutine, so it must be quick (a metric).
+	Observe func(method string, took time.Duration, err error)
+	// Sinks, when set, describes where the daemon's owner sends decisions (audit stores,
+	// metrics, notifications), for Status.
+	Sinks func() *SinkStatus
 }
 
 // Method answers one request of a registered method: params as sent, and who sent it.
@@ -82,7 +93,9 @@ type Server struct {
 	uid     int
 
 	decisions atomic.Uint64
-	policies  sync.Map // policy keys looked up
+	// answered counts the requests of each registered method; its keys are fixed by New.
+	answered map[string]*atomic.Uint64
+	policies sync.Map // policy keys looked up
 
 	mu        sync.Mutex
 	closing   bool
@@ -110,9 +123,13 @@ func New(opts Options) (*Server, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = DefaultWriteTimeout
 	}
+	answered := make(map[string]*atomic.Uint64, len(opts.Methods))
+	for name := range opts.Methods {
+		answered[name] = new(atomic.Uint64)
+	}
 	return &Server{
 		opts: opts, svc: opts.Service, started: opts.Now(), uid: os.Getuid(),
-		conns: map[net.Conn]struct{}{}, stop: make(chan struct{}),
+		conns: map[net.Conn]struct{}{}, stop: make(chan struct{}), answered: answered,
 	}, nil
 }
 
@@ -128,9 +145,17 @@ type Status struct {
 	Decisions uint64 `json:"decisions"`
 	// Environments counts the client environments the daemon keeps a service for.
 	Environments int `json:"environments"`
+	// Answered counts the requests answered by each registered method (the hook
+	// client's "hook", launch's "sandbox_carve"), errors included.
+	Answered map[string]uint64 `json:"answered,omitempty"`
+	// Problems are the policy edits the daemon could not use; the last good policy
+	// decides meanwhile.
+	Problems []decide.Problem `json:"problems,omitempty"`
 	// Socket and TCP are where the daemon listens; the server leaves them to its owner.
 	Socket string `json:"socket,omitempty"`
 	TCP    string `json:"tcp,omitempty"`
+	// Sinks is what Options.Sinks describes.
+	Sinks *SinkStatus `json:"sinks,omitempty"`
 }
 
 // Status reports the server's figures.
@@ -142,6 +167,15 @@ func (s *Server) Status() Status {
 	if s.opts.Environments != nil {
 		st.Environments = s.opts.Environments()
 	}
+	if s.opts.Problems != nil {
+		st.Problems = s.opts.Problems()
+	}
+	for name, n := range s.answered {
+		if st.Answered == nil {
+			st.Answered = map[string]uint64{}
+		}
+		st.Answered[name] = n.Load()
+	}
 	s.mu.Lock()
 	for _, ln := range s.listeners {
 		switch a := ln.Addr().(type) {
@@ -152,6 +186,9 @@ func (s *Server) Status() Status {
 		}
 	}
 	s.mu.Unlock()
+	if s.opts.Sinks != nil {
+		st.Sinks = s.opts.Sinks()
+	}
 	return st
 }
 
@@ -290,7 +327,13 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 				return
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if !reply(s.answer(ctx, line, sess)) {
+			start := time.Now()
+			resp := s.answer(ctx, line, sess)
+			ok := reply(resp)
+			if s.opts.Observe != nil {
+				s.opts.Observe(observed(line, resp, time.Since(start)))
+			}
+			if !ok {
 				return
 			}
 		}

@@ -205,9 +205,11 @@ func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
 		h.Moat = append(h.Moat, policyPath)
 	}
 	if exe, ok := l.executable(); ok {
-		h.Moat = append(h.Moat, exe)
+		// The hook client beside moat is what the hooks run once setup found it: it is
+		// guarded as moat is, and where it is missing too, so that none can be planted.
+		h.Moat = append(h.Moat, exe, selfguard.ClientPath(exe))
 		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
-			h.Moat = append(h.Moat, real)
+			h.Moat = append(h.Moat, real, selfguard.ClientPath(real))
 		}
 	}
 	return h

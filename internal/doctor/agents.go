@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/mcpconfig"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/setup"
 )
 
@@ -153,7 +154,12 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 			f.Message = fmt.Sprintf("moat's hooks for %s run %s, which is not an executable file: the hook fails on every call, and %s carries on regardless", name, bin, name)
 			f.Fix = fmt.Sprintf("moat setup --uninstall %s && moat setup %s", name, name)
 			return f
-		case !sameFile(resolve(bin), in.Executable):
+		case setup.IsClient(bin) && !clientOf(bin, in.Executable):
+			f.Status = Warn
+			f.Message = fmt.Sprintf("moat's hooks for %s run %s, not the hook client of this moat (%s)", name, bin, selfguard.ClientPath(in.Executable))
+			f.Fix = fmt.Sprintf("moat setup %s   # with the moat you want the hooks to run", name)
+			return f
+		case !setup.IsClient(bin) && !sameFile(resolve(bin), in.Executable):
 			f.Status = Warn
 			f.Message = fmt.Sprintf("moat's hooks for %s run %s, not this moat (%s)", name, bin, in.Executable)
 			f.Fix = fmt.Sprintf("moat setup --uninstall %s && moat setup %s   # with the moat you want the hooks to run", name, name)
@@ -166,6 +172,17 @@ func checkAgent(in Inputs, ag setup.Agent) Finding {
 		f.Message += ", and " + name + " trusts them"
 	}
 	return f
+}
+
+// clientOf reports whether the hook client at client is that of the moat at exe: the
+// file beside exe, or a client beside a file that is exe (a link or another name of it).
+func clientOf(client, exe string) bool {
+	client = resolve(client)
+	if sameFile(client, selfguard.ClientPath(exe)) {
+		return true
+	}
+	moat := filepath.Join(filepath.Dir(client), "moat"+strings.TrimPrefix(filepath.Base(client), selfguard.HookClient))
+	return sameFile(moat, exe)
 }
 
 // untrustedHooks returns the events whose moat hook in file (with text) the agent will
@@ -211,27 +228,21 @@ func hasPortableHook(text, agent string) bool {
 	return strings.Contains(text, `"`+setup.PortableCommand+" hook "+agent+`"`)
 }
 
-// hookCommandRE finds the JSON strings of hook commands that run `moat hook AGENT`.
-var hookCommandRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`"((?:[^"\\\n]|\\.)*) hook ([a-z-]+)"`)
-})
-
-// hookBinaries returns the moat binaries that the agent's moat hooks in text run.
+// hookBinaries returns the programs with an absolute path that the agent's moat hooks
+// in text run: moat binaries, or hook clients (see setup.Agent.Command).
 func hookBinaries(text, agent string) []string {
+	ag, ok := setup.ForAgent(agent)
+	if !ok {
+		return nil
+	}
+	programs, err := ag.HookPrograms(text)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, m := range hookCommandRE().FindAllStringSubmatch(text, -1) {
-		if m[2] != agent {
-			continue
-		}
-		var cmd string
-		if err := json.Unmarshal([]byte(`"`+m[1]+`"`), &cmd); err != nil {
-			continue
-		}
-		if strings.HasPrefix(cmd, "'") && strings.HasSuffix(cmd, "'") && len(cmd) >= 2 {
-			cmd = strings.ReplaceAll(cmd[1:len(cmd)-1], `'\''`, "'")
-		}
-		if filepath.IsAbs(cmd) {
-			out = append(out, cmd)
+	for _, p := range programs {
+		if filepath.IsAbs(p) {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/moatdev/moat/internal/userservice"
@@ -19,6 +20,9 @@ type DaemonInfo struct {
 	Uptime    time.Duration
 	Policies  int
 	Decisions uint64
+	// PolicyProblems are the policy edits the running daemon could not use, each with
+	// the policy it kept in force, one line each.
+	PolicyProblems []string
 	// StaleSocket is a socket where nothing listens, left by a daemon that ended.
 	StaleSocket string
 	// Unresponsive is a socket where a process accepts connections but does not
@@ -61,6 +65,14 @@ func checkDaemon(in Inputs) []Finding {
 		f.Message = "not running (optional: every entry point decides in its own process without it; `moat daemon start` runs it, `moat daemon install` at every login)"
 	}
 	out := []Finding{f}
+	if info.Running && len(info.PolicyProblems) > 0 {
+		out = append(out, Finding{
+			ID: "daemon.policy", Status: Warn,
+			Message: fmt.Sprintf("the daemon could not use %d policy %s and keeps deciding with the last good one: %s",
+				len(info.PolicyProblems), plural(len(info.PolicyProblems), "edit", "edits"), strings.Join(info.PolicyProblems, "; ")),
+			Fix: "fix the file named (moat validate FILE shows the error with its line); the daemon picks up the next good edit by itself",
+		})
+	}
 	if info.Service == "" {
 		return out
 	}

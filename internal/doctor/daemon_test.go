@@ -13,7 +13,7 @@ func TestCheckDaemon(t *testing.T) {
 	tests := []struct {
 		name    string
 		info    DaemonInfo
-		want    []Status // daemon, then daemon.service when there is one
+		want    []Status // daemon, daemon.policy when it has problems, daemon.service when there is one
 		message []string // in the findings' messages or fixes, in order
 	}{
 		{"not running, not installed", DaemonInfo{Service: unit, Manager: "systemd"}, []Status{OK, OK}, []string{"not running (optional", "not installed as a service"}},
@@ -24,6 +24,11 @@ func TestCheckDaemon(t *testing.T) {
 		{"installed, running", func() DaemonInfo { i := running; i.Installed, i.RunsThis = true, true; return i }(), []Status{OK, OK}, []string{"pid 42", "installed as a systemd service"}},
 		{"installed, not running", DaemonInfo{Service: unit, Manager: "systemd", Installed: true, RunsThis: true}, []Status{OK, Warn}, []string{"not running", "no daemon answers", "systemctl --user restart moat.service"}},
 		{"installed by launchd, not running", DaemonInfo{Service: "/Users/u/Library/LaunchAgents/dev.moat.daemon.plist", Manager: "launchd", Installed: true, RunsThis: true}, []Status{OK, Warn}, []string{"no daemon answers", "launchctl kickstart gui/$(id -u)/dev.moat.daemon"}},
+		{"running, a broken policy edit", func() DaemonInfo {
+			i := running
+			i.PolicyProblems = []string{"/p/moat.yaml:3:1: unknown key (still deciding for /p: /p/moat.yaml)"}
+			return i
+		}(), []Status{OK, Warn, OK}, []string{"pid 42", "could not use 1 policy edit", "/p/moat.yaml:3:1: unknown key", "moat validate FILE", "not installed"}},
 		{"installed for another moat", func() DaemonInfo { i := running; i.Installed = true; return i }(), []Status{OK, Warn}, []string{"pid 42", "runs another moat than this one (/usr/bin/moat)", "moat daemon install --force"}},
 	}
 	for _, tt := range tests {
@@ -33,8 +38,12 @@ func TestCheckDaemon(t *testing.T) {
 				t.Fatalf("%d findings, want %d: %+v", len(got), len(tt.want), got)
 			}
 			var text strings.Builder
+			ids := []string{"daemon", "daemon.service"}
+			if len(tt.info.PolicyProblems) > 0 {
+				ids = []string{"daemon", "daemon.policy", "daemon.service"}
+			}
 			for i, f := range got {
-				if id := []string{"daemon", "daemon.service"}[i]; f.ID != id || f.Status != tt.want[i] {
+				if id := ids[i]; f.ID != id || f.Status != tt.want[i] {
 					t.Errorf("finding %d: %s %s, want %s %s: %s", i, f.ID, f.Status, id, tt.want[i], f.Message)
 				}
 				if f.Status != OK && f.Fix == "" {

@@ -181,7 +181,9 @@ func (h Home) State() ([]txtar.File, error) {
 		if errors.Is(err, fs.ErrNotExist) && path == dir {
 			return filepath.SkipDir
 		}
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".lock") {
+		// The daemon's audit database (audit.db and SQLite's files beside it) is a copy
+		// of the JSONL log that the goldens hold.
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".lock") || strings.HasPrefix(d.Name(), "audit.db") {
 			return err
 		}
 		data, err := os.ReadFile(path)

@@ -1,2 +1,2 @@
-// Package metrics counts moat's events for Prometheus, on a registry of its own, and serves them on loopback only.
+// Package metrics counts moat's events and serves them, in Prometheus's text exposition format written by itself, on loopback only.
 package metrics

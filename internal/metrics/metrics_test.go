@@ -1,15 +1,16 @@
 package metrics
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -44,15 +45,31 @@ func scrape(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /metrics: %s", resp.Status)
 	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-		t.Fatalf("Content-Type %q, want the text format", ct)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Fatalf("Content-Type %q, want the text format 0.0.4", ct)
 	}
+	return parse(t, resp.Body)
+}
+
+// parse reads a text exposition with Prometheus's own parser.
+func parse(t *testing.T, r io.Reader) map[string]*dto.MetricFamily {
+	t.Helper()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := parser.TextToMetricFamilies(r)
 	if err != nil {
 		t.Fatalf("parsing the exposition: %v", err)
 	}
 	return families
+}
+
+// gather is m's exposition, written and parsed without a server.
+func gather(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
+	t.Helper()
+	var b bytes.Buffer
+	if err := m.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return parse(t, &b)
 }
 
 // sample finds the metric of family name whose labels are exactly labels.
@@ -235,14 +252,7 @@ func TestLabelsAreBounded(t *testing.T) {
 
 func totalDecisions(t *testing.T, m *Metrics, verdict, rule, agent, class string) float64 {
 	t.Helper()
-	families, err := m.Gatherer().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "moat_decisions_total" {
-			continue
-		}
+	if f := gather(t, m)["moat_decisions_total"]; f != nil {
 		for _, s := range f.GetMetric() {
 			got := map[string]string{}
 			for _, l := range s.GetLabel() {
@@ -256,19 +266,21 @@ func totalDecisions(t *testing.T, m *Metrics, verdict, rule, agent, class string
 	return 0
 }
 
-// TestOwnRegistry: the metrics never land in Prometheus's global registry, which any
-// linked package may write to.
-func TestOwnRegistry(t *testing.T) {
-	m := New(Options{})
-	m.Handle(context.Background(), record(call.Deny, "x", "codex", "shell", 0))
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
+// TestIndependent: two Metrics share nothing (there is no registry, global or other),
+// so a test's or a second daemon's counts never land in another's.
+func TestIndependent(t *testing.T) {
+	a, b := New(Options{}), New(Options{})
+	a.Handle(context.Background(), record(call.Deny, "x", "codex", "shell", 0))
+	a.Handle(context.Background(), events.PolicyReload{})
+	if got := counter(t, gather(t, a), "moat_policy_reloads_total", nil); got != 1 {
+		t.Errorf("a counted %v reloads, want 1", got)
 	}
-	for _, f := range families {
-		if strings.HasPrefix(f.GetName(), "moat_") {
-			t.Errorf("%s is in the global registry", f.GetName())
-		}
+	fb := gather(t, b)
+	if f := fb["moat_decisions_total"]; f != nil {
+		t.Errorf("b has decisions it never saw: %v", f)
+	}
+	if got := counter(t, fb, "moat_policy_reloads_total", nil); got != 0 {
+		t.Errorf("b counted %v reloads, want 0", got)
 	}
 }
 
@@ -353,5 +365,37 @@ func BenchmarkPublish(b *testing.B) {
 		if s.Name == "metrics" {
 			b.ReportMetric(float64(s.Dropped)/float64(s.Dropped+s.Delivered), "dropped/op")
 		}
+	}
+}
+
+// The daemon's requests are observed by method and outcome; a second audit sink's
+// failures count as audit write errors.
+func TestRequestsAndAuditSinks(t *testing.T) {
+	m := New(Options{AuditSinks: []string{"audit-db"}})
+	m.Request("decide", 2*time.Millisecond, nil)
+	m.Request("decide", 3*time.Millisecond, errors.New("bad params"))
+	m.Request("", time.Millisecond, nil)
+	for i := range maxMethods + 5 {
+		m.Request(fmt.Sprint("made-up-", i), time.Millisecond, nil)
+	}
+	m.Handle(context.Background(), events.SinkError{Sink: "audit-db", Event: "decision", Err: errors.New("database is locked")})
+	m.Handle(context.Background(), events.SinkError{Sink: "notify", Event: "decision", Err: errors.New("no display")})
+	f := scrape(t, m)
+	for _, tc := range []struct {
+		method, outcome string
+		want            uint64
+	}{
+		{"decide", "ok", 1},
+		{"decide", "error", 1},
+		{"seed", "ok", 1},
+		{"other", "ok", 7}, // "decide" and "seed" took two of the bounded values
+	} {
+		h := sample(t, f, "moat_daemon_request_seconds", map[string]string{"method": tc.method, "outcome": tc.outcome}).GetHistogram()
+		if h.GetSampleCount() != tc.want {
+			t.Errorf("requests %s/%s: %d, want %d", tc.method, tc.outcome, h.GetSampleCount(), tc.want)
+		}
+	}
+	if got := counter(t, f, "moat_audit_write_errors_total", nil); got != 1 {
+		t.Errorf("moat_audit_write_errors_total = %v, want 1 (the database's failure, not the notifier's)", got)
 	}
 }

@@ -7,8 +7,39 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"time"
 )
+
+// ContentType is the media type of the text exposition format the metrics are served in.
+const ContentType = "text/plain; version=0.0.4; charset=utf-8"
+
+// maxScrapesInFlight bounds the scrapes answered at once: the daemon serves one scraper,
+// and a stuck or looping one must not pile up goroutines and buffers.
+const maxScrapesInFlight = 4
+
+// Handler serves the metrics in the text exposition format. Serve it on a loopback
+// listener only (see ListenLoopback): decisions name rules and agents. The exposition is
+// written whole into memory first, so a slow scraper holds no family's lock.
+func (m *Metrics) Handler() http.Handler {
+	inFlight := make(chan struct{}, maxScrapesInFlight)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case inFlight <- struct{}{}:
+			defer func() { <-inFlight }()
+		default:
+			http.Error(w, "metrics: too many scrapes at once", http.StatusServiceUnavailable)
+			return
+		}
+		body := m.appendText(nil)
+		h := w.Header()
+		h.Set("Content-Type", ContentType)
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		// The scraper's failure to read its answer is its own, and nothing here can
+		// answer it otherwise.
+		_, _ = w.Write(body)
+	})
+}
 
 // ListenLoopback listens on addr ("127.0.0.1:9464", "[::1]:0", "localhost:9464") and
 // refuses any address that is not loopback: the metrics name the rules and agents of a

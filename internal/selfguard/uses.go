@@ -2,6 +2,7 @@ package selfguard
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -90,6 +91,23 @@ const notSelf = "!self"
 // mainPackage is the import path of the moat binary's main package.
 const mainPackage = Module + "/cmd/moat"
 
+// HookClient is the name of the thin hook client, installed beside moat: setup has the
+// agents' hooks run it when it is there, and self-protection guards it as it guards moat.
+const HookClient = "moat-hook"
+
+// ClientPath returns where the hook client of the moat binary at moat is: beside it,
+// under its own name (with moat's .exe, if moat has one). Setup has the hooks run it
+// when it is there, since it answers from a running daemon at the cost of a bare
+// process and otherwise runs moat hook itself; so it is guarded as moat is, there or not
+// (an agent that could plant one would have the next setup install it).
+func ClientPath(moat string) string {
+	ext := ""
+	if strings.HasSuffix(strings.ToLower(moat), ".exe") {
+		ext = moat[len(moat)-len(".exe"):]
+	}
+	return filepath.Join(filepath.Dir(moat), HookClient+ext)
+}
+
 // Programs lists moat's binaries.
 func Programs() []Program {
 	return []Program{
@@ -97,7 +115,7 @@ func Programs() []Program {
 		// A link named moat-shell to moat is the guarded shell (cli.ProgramArgs).
 		{Name: "moat-shell", Package: mainPackage, Entry: "shell"},
 		// The thin hook client relays a hook payload, and falls back to moat hook.
-		{Name: "moat-hook", Package: Module + "/cmd/moat-hook", Entry: "hook"},
+		{Name: HookClient, Package: Module + "/cmd/" + HookClient, Entry: "hook"},
 	}
 }
 
@@ -157,6 +175,10 @@ func Uses() []Use {
 		{Command: "daemon install", When: []string{notSelf}, Unless: []string{"print"}, Why: "installs moat's daemon as a service that runs a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change, at every login"},
 		{Command: "daemon install", When: []string{"$policy"}, Unless: []string{"print"}, Why: whyPolicyEnv + ", for every call the daemon decides, at every login"},
 		{Command: "daemon uninstall", Why: "removes moat's daemon service, which decides and records calls"},
+		// The JSONL log keeps every record, but moat logs reads the database.
+		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
+		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
+		{Command: "daemon install", When: []string{"audit-retention"}, Unless: []string{"print"}, Why: "installs moat's daemon as a service removing older records from the audit database that moat logs reads"},
 	}
 }
 
@@ -173,14 +195,15 @@ func Placeholders() []Placeholder {
 func Others() []Other {
 	return []Other{
 		{Command: ""},
-		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "session", "tool"}},
+		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},
 		// --force replaces a service file with the one this moat writes, which is judged
 		// by the uses above like any other install.
-		{Command: "daemon install", Flags: []string{"force", "json", "tcp"}},
-		{Command: "daemon run", Flags: []string{"tcp"}},
-		{Command: "daemon start", Flags: []string{"tcp"}},
+		{Command: "daemon install", Flags: []string{"force", "json", "metrics", "notify", "tcp"}},
+		// Metrics are served on loopback only; notifications only tell.
+		{Command: "daemon run", Flags: []string{"metrics", "notify", "tcp"}},
+		{Command: "daemon start", Flags: []string{"metrics", "notify", "tcp"}},
 		{Command: "daemon status", Flags: []string{"json"}},
 		{Command: "daemon stop"},
 		{Command: "daemon uninstall", Flags: []string{"json"}},
@@ -199,7 +222,7 @@ func Others() []Other {
 		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "session", "since", "summary", "tool", "verify"}},
 		{Command: "mcp"},
 		{Command: "mcp pin", Flags: []string{"json"}},
-		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "stdio", "upstream", "upstream-env"}},
+		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "no-daemon", "stdio", "upstream", "upstream-env"}},
 		// --pin pins tools seen for the first time only; a changed tool is never accepted.
 		{Command: "mcp scan", Flags: []string{"agent", "json", "pin", "timeout"}},
 		{Command: "mcp unwrap", Flags: []string{"agent", "all", "json"}},
@@ -210,7 +233,8 @@ func Others() []Other {
 		{Command: "profile"},
 		{Command: "profile list"},
 		{Command: "profile show"},
-		{Command: "run"},
+		// --no-daemon decides in moat's own process: the same decisions, only slower.
+		{Command: "run", Flags: []string{"no-daemon"}},
 		{Command: "sandbox"},
 		// sandbox profile prints a profile derived from a policy; it runs nothing.
 		{Command: "sandbox profile", Flags: []string{"binary", "format", "policy", "profile"}},
@@ -251,6 +275,7 @@ func EnvVars() []EnvVar {
 		{Name: "MOAT_MCP_TOKEN", Why: "the token moat's HTTP proxy asks of its clients"},
 		{Name: "MOAT_MCP_UPSTREAM", Why: "the server moat mcp proxy --upstream-env relays to"},
 		{Name: "MOAT_MCP_ORIGINAL", Why: "the server entry moat mcp wrap replaced, for unwrap"},
+		{Name: "MOAT_DAEMON", Why: "off decides in moat's own process instead of the daemon's: the same decisions, only slower"},
 		{Name: "MOAT_SANDBOX", Why: "tells the processes moat launch starts which sandbox they are in"},
 		{Name: "NO_COLOR", Why: "turns colour off"},
 		// Programs are looked up in PATH whether or not moat runs them; a moat binary

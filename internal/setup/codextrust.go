@@ -125,9 +125,66 @@ func CodexHooks(file, text string) ([]CodexHook, error) {
 	return out, nil
 }
 
-// isMoatCommand reports whether a hook command runs `moat hook AGENT`.
+// isMoatCommand reports whether a hook command runs `moat hook AGENT` or the hook
+// client for the agent.
 func isMoatCommand(command, agent string) bool {
-	return strings.Contains(command, "moat") && strings.HasSuffix(command, " hook "+agent)
+	return strings.Contains(command, "moat") && strings.HasSuffix(command, " hook "+agent) ||
+		isClientCommand(command, agent)
+}
+
+// HookPrograms returns the programs that the agent's moat hooks in text (a settings
+// file) run, in either form (see Command), unquoted, in the order the file has them.
+func (a Agent) HookPrograms(text string) ([]string, error) {
+	root, err := parseJSON(text)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	var out []string
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n.Kind != '"' {
+			for _, e := range n.Elems {
+				walk(e)
+			}
+			return
+		}
+		s, ok := textedit.UnquoteJSON(text[n.Start:n.End])
+		if !ok || !isMoatCommand(s, string(a.Agent)) {
+			return
+		}
+		program, ok := strings.CutSuffix(s, " hook "+string(a.Agent))
+		if !ok || isClientCommand(s, string(a.Agent)) {
+			program = strings.TrimSuffix(s, " "+string(a.Agent))
+		}
+		out = append(out, unquoteShell(program))
+	}
+	walk(root)
+	return out, nil
+}
+
+// unquoteShell undoes Command's quoting of a program.
+func unquoteShell(program string) string {
+	if len(program) >= 2 && program[0] == '\'' && program[len(program)-1] == '\'' {
+		return strings.ReplaceAll(program[1:len(program)-1], `'\''`, "'")
+	}
+	return program
+}
+
+// isClientCommand reports whether a hook command runs the hook client for the agent, as
+// Command writes it: `CLIENT AGENT`, CLIENT quoted for the shell if it needed to be.
+func isClientCommand(command, agent string) bool {
+	program, ok := strings.CutSuffix(command, " "+agent)
+	if !ok {
+		return false
+	}
+	if len(program) >= 2 && program[0] == '\'' && program[len(program)-1] == '\'' {
+		program = unquoteShell(program)
+	} else if strings.ContainsAny(program, " \t") {
+		// Unquoted, the program ends at the first blank: a command that hands the
+		// client to another program is not one setup wrote.
+		return false
+	}
+	return IsClient(program)
 }
 
 // codexHookHash is Codex's trust hash of a command handler: the SHA-256 of the canonical

@@ -5,12 +5,14 @@ package setup
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/selfguard"
 	"github.com/moatdev/moat/internal/textedit"
 )
 
@@ -114,14 +116,45 @@ func (a Agent) File(scope Scope, home, project string) string {
 	return filepath.Join(home, a.UserFile())
 }
 
-// Command is the hook command moat writes for the agent: moat, the absolute path of the
-// moat binary (or, in a project's shared settings, the bare name moat), quoted for the
-// shell if it needs to be.
-func (a Agent) Command(moat string) string {
-	if strings.ContainsAny(moat, " \t'\"\\$`") {
-		moat = "'" + strings.ReplaceAll(moat, "'", `'\''`) + "'"
+// Command is the hook command moat writes for the agent to run program: moat itself
+// (`moat hook AGENT`) or the hook client beside it (`moat-hook AGENT`, see selfguard.ClientPath),
+// named by absolute path (or, in a project's shared settings, by the bare name moat),
+// quoted for the shell if it needs to be.
+func (a Agent) Command(program string) string {
+	quoted := program
+	if strings.ContainsAny(program, " \t'\"\\$`") {
+		quoted = "'" + strings.ReplaceAll(program, "'", `'\''`) + "'"
 	}
-	return moat + " hook " + string(a.Agent)
+	if IsClient(program) {
+		return quoted + " " + string(a.Agent)
+	}
+	return quoted + " hook " + string(a.Agent)
+}
+
+// HookProgram returns what the user's hooks should run for the moat binary at moat: the
+// hook client beside it when that is an executable file, else moat itself.
+func HookProgram(moat string) string {
+	client := selfguard.ClientPath(moat)
+	st, err := os.Stat(client)
+	if err != nil || !st.Mode().IsRegular() {
+		return moat
+	}
+	// Windows has no executable bit: the .exe name is what makes a file run.
+	if runtime.GOOS != "windows" && st.Mode().Perm()&0o111 == 0 {
+		return moat
+	}
+	return client
+}
+
+// IsClient reports whether program, a path as a hook command names it, is the hook
+// client. Both separators are read, so that a setting written on Windows is recognised
+// anywhere.
+func IsClient(program string) bool {
+	base := program[strings.LastIndexAny(program, `/\`)+1:]
+	if strings.HasSuffix(strings.ToLower(base), ".exe") {
+		base = base[:len(base)-len(".exe")]
+	}
+	return base == selfguard.HookClient
 }
 
 // matcherEntry returns the entry of agents that group hooks under a tool matcher
@@ -157,17 +190,41 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// isMoatEntry reports whether an entry of a hook array is moat's for the agent.
+// isMoatEntry reports whether an entry of a hook array is moat's for the agent: one
+// that runs `moat hook AGENT` or the hook client.
 func (a Agent) isMoatEntry(elem string) bool {
-	return strings.Contains(elem, "moat") && strings.Contains(elem, " hook "+string(a.Agent)+`"`)
+	if strings.Contains(elem, "moat") && strings.Contains(elem, " hook "+string(a.Agent)+`"`) {
+		return true
+	}
+	if !strings.Contains(elem, selfguard.HookClient) {
+		return false
+	}
+	n, err := parseJSON(elem)
+	return err == nil && n != nil && a.runsClient(elem, n)
 }
 
-// Retarget returns text with every moat hook command of the agent that runs another moat
-// than moat made to run moat, and the events whose hooks it changed. Setup run again
-// after moat has moved, or in a project whose settings still name one machine's moat,
-// so leaves the hooks running the moat it was asked for.
-func (a Agent) Retarget(text, moat string) (string, []string, error) {
-	command := a.Command(moat)
+// runsClient reports whether a string in n is a hook command that runs the hook client
+// for the agent.
+func (a Agent) runsClient(text string, n *node) bool {
+	if n.Kind == '"' {
+		s, ok := textedit.UnquoteJSON(text[n.Start:n.End])
+		return ok && isClientCommand(s, string(a.Agent))
+	}
+	for _, e := range n.Elems {
+		if a.runsClient(text, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// Retarget returns text with every moat hook command of the agent that runs another
+// program than program (see Command) made to run program, and the events whose hooks it
+// changed. Setup run again after moat has moved, in a project whose settings still name
+// one machine's moat, or once the hook client is installed beside moat (or removed),
+// so leaves the hooks running the program it was asked for, in either form.
+func (a Agent) Retarget(text, program string) (string, []string, error) {
+	command := a.Command(program)
 	var changed []string
 	for _, ev := range a.Events {
 		root, err := parseJSON(text)
@@ -246,10 +303,11 @@ func (a Agent) Installed(text string) (map[string]bool, error) {
 	return out, nil
 }
 
-// Install returns text with moat's hook entry added for every event that lacks it,
-// and the events it added. The rest of the text is kept byte for byte.
-func (a Agent) Install(text, moat string) (string, []string, error) {
-	command := a.Command(moat)
+// Install returns text with moat's hook entry, running program (see Command), added for
+// every event that lacks one in either form, and the events it added. The rest of the
+// text is kept byte for byte.
+func (a Agent) Install(text, program string) (string, []string, error) {
+	command := a.Command(program)
 	if strings.TrimSpace(text) == "" {
 		text = "{}\n"
 		for _, kv := range a.created {

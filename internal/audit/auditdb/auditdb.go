@@ -105,21 +105,43 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := prepareFile(opts.Path, opts.ReadOnly); err != nil {
 		return nil, fmt.Errorf("open audit database: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn(opts.Path, cmp.Or(opts.BusyTimeout, DefaultBusyTimeout), opts.ReadOnly))
+	busy := cmp.Or(opts.BusyTimeout, DefaultBusyTimeout)
+	db, err := sql.Open("sqlite", dsn(opts.Path, busy, opts.ReadOnly))
 	if err != nil {
 		return nil, fmt.Errorf("open audit database %s: %w", opts.Path, err)
 	}
 	d.db = db
-	if opts.ReadOnly {
-		err = d.checkSchema(ctx)
-	} else {
-		err = d.migrate(ctx)
+	// A connection's first statement switches the database to WAL, which needs a lock
+	// that SQLite's busy handler does not wait for: a process opening the database while
+	// another switches it is told "database is locked" at once. Opening waits for that
+	// as the busy timeout waits for a writer.
+	for deadline := time.Now().Add(busy); ; {
+		if opts.ReadOnly {
+			err = d.checkSchema(ctx)
+		} else {
+			err = d.migrate(ctx)
+		}
+		if err == nil || !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(openRetry)
 	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open audit database %s: %w", opts.Path, err)
 	}
 	return d, nil
+}
+
+// openRetry is how long Open waits before it tries again a database another process
+// holds locked while switching it to WAL.
+const openRetry = 5 * time.Millisecond
+
+// isBusy reports whether err is SQLite's "database is locked" (SQLITE_BUSY, whose
+// extended codes keep 5 in their low byte).
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // dsn is the driver's name for the database at path: a URI, so that SQLite neither

@@ -1,0 +1,105 @@
+//go:build linux || darwin
+
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeServerSocketEnv names the socket the child test listens on as nobody.
+const fakeServerSocketEnv = "MOAT_TEST_FAKE_SERVER_SOCKET"
+
+// A socket served by another user, where the client looks for its daemon, is refused by
+// the server's credentials before anything is sent: that server would see every call,
+// and could answer each with allow.
+func TestDialBoundRefusesAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a server as another user")
+	}
+	dir, err := os.MkdirTemp("", "moatd-other-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "daemon.test")
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "daemon.sock")
+	cmd := exec.Command(bin, "-test.run=^TestFakeServerChild$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), fakeServerSocketEnv+"="+sock, "HOME="+dir, "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server as nobody did not listen")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, err = DialBound(sock, BindParams{Env: map[string]string{"HOME": "/h"}})(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "served by uid 65534") {
+		t.Fatalf("dialling another user's socket: %v", err)
+	}
+}
+
+// TestFakeServerChild is the server of TestDialBoundRefusesAnotherUser, run as nobody: it
+// answers every line with an empty result, as a daemon that binds would.
+func TestFakeServerChild(t *testing.T) {
+	sock := os.Getenv(fakeServerSocketEnv)
+	if sock == "" {
+		t.Skip("run by TestDialBoundRefusesAnotherUser")
+	}
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := os.Chmod(sock, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetDeadline(time.Now().Add(10 * time.Second))
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer conn.Close()
+			in := bufio.NewReader(conn)
+			for {
+				if _, err := in.ReadString('\n'); err != nil {
+					return
+				}
+				conn.Write([]byte(`{"result":{}}` + "\n"))
+			}
+		}()
+	}
+}
