@@ -140,6 +140,11 @@ func sandboxLaunchMethod(services *daemonServices, cache *sandbox.Cache) daemon.
 		if !filepath.IsAbs(req.Cwd) || req.ABI <= 0 {
 			return nil, fmt.Errorf("params of %s: a launch needs an absolute working directory and a Landlock ABI", methodSandboxLaunch)
 		}
+		// A launch of another moat binary (a second install, an upgrade since the daemon
+		// started) is set up by its own code, as bind leaves such clients to themselves.
+		if err := services.sameMoat(req.Executable); err != nil {
+			return launchAnswer{Local: err.Error()}, nil
+		}
 		ds, err := services.forEnv(req.Env)
 		if err != nil {
 			return launchAnswer{Local: err.Error()}, nil

@@ -122,9 +122,19 @@ func (u *launchUser) serve(t *testing.T) decide.Dial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The daemon is another binary than the launching moat, which the sandbox protects.
+	// The daemon runs the launching moat's file by another path (a link to it), and the
+	// sandbox protects the path the launch runs by.
+	exe, err := u.a.env.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, exe, "moat\n")
+	daemonExe := filepath.Join(u.home, "daemon-moat")
+	if err := os.Symlink(exe, daemonExe); err != nil {
+		t.Fatal(err)
+	}
 	base := *u.a
-	base.env.Executable = func() (string, error) { return "/opt/moat-daemon/moat", nil }
+	base.env.Executable = func() (string, error) { return daemonExe, nil }
 	services := newDaemonServices(&base, decide.Options{Warn: func(msg string) { t.Log("daemon: " + msg) }})
 	srv, err := daemon.New(daemon.Options{Service: decide.NewLocal(decide.Options{}), Methods: launchMethods(services)})
 	if err != nil {
@@ -385,6 +395,13 @@ func TestLaunchSetupDeclined(t *testing.T) {
 				t.Errorf("setup %v, said %q: want none, silently", s, said)
 			}
 		})
+	}
+	// A launch of another moat binary is set up by its own code.
+	req := u.request(launchOptions{profiles: []string{"none"}}, "/bin/true")
+	req.Executable = "/bin/true"
+	ans, err := launchThroughDaemon(context.Background(), dial, req)
+	if err != nil || !strings.Contains(ans.Local, "another moat") {
+		t.Errorf("another moat binary: %+v, %v: want declined", ans, err)
 	}
 }
 
