@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,103 @@ func TestLaunchThroughDaemon(t *testing.T) {
 	}
 	if got := launch(script); got != "ok\ndenied\n" {
 		t.Fatalf("without the daemon: %q", got)
+	}
+}
+
+// TestLaunchThroughDaemonSameAsAlone runs launches that succeed, warn and fail, with the
+// daemon and without it: the same output, messages and exit status each time. The
+// launches' environment is another than the daemon's own (TMPDIR), so that the daemon's
+// count of environments shows it set them up. A policy edited a moment before a launch
+// is the one the launch follows.
+func TestLaunchThroughDaemonSameAsAlone(t *testing.T) {
+	requireLandlock(t)
+	d := newDaemonEnv(t)
+	repo := t.TempDir()
+	for _, f := range []struct{ path, content string }{
+		{filepath.Join(d.home, "docs", "readme"), "hello\n"},
+		{filepath.Join(d.home, "broken.yaml"), "version: 1\nsandbox:\n  bogus: [\n"},
+		{filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n"},
+		{filepath.Join(repo, "untrusted", "moat.yaml"), "version: 1\nsandbox:\n  write: [/]\n"},
+	} {
+		mustWrite(t, f.path, f.content)
+	}
+	policy := filepath.Join(d.home, "p.yaml")
+	mustWrite(t, policy, "version: 1\nsandbox:\n  write: [$workspace]\n")
+	env := append(slices.Clone(d.env), "TMPDIR="+t.TempDir())
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	launch := func(dir string, args ...string) result {
+		t.Helper()
+		cmd := exec.Command(moatBinary(t), append([]string{"launch"}, args...)...)
+		cmd.Env, cmd.Dir = env, dir
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return result{stdout.String(), stderr.String(), code}
+	}
+	const readDocs = `cat "$HOME/docs/readme" 2>/dev/null || echo denied`
+	cases := []struct {
+		name, dir string
+		args      []string
+	}{
+		{"runs", repo, []string{"--profile", "none", "--", "sh", "-c", readDocs}},
+		{"a policy file", repo, []string{"--policy", policy, "--profile", "none", "--", "sh", "-c", readDocs}},
+		{"an untrusted project policy", filepath.Join(repo, "untrusted"), []string{"--profile", "none", "--", "sh", "-c", "echo ok"}},
+		{"a workspace flag", repo, []string{"--workspace", "untrusted", "--profile", "none", "--", "sh", "-c", "touch untrusted/x && echo ok"}},
+		{"the profile made for the program", repo, []string{"--", "codex", "--version"}},
+		{"an invalid policy", repo, []string{"--policy", filepath.Join(d.home, "broken.yaml"), "--", "true"}},
+		{"an unknown profile", repo, []string{"--profile", "bogus", "--", "true"}},
+		{"a missing workspace", repo, []string{"--workspace", "missing", "--", "true"}},
+		{"a missing command", repo, []string{"--profile", "none", "--", "no-such-command-here"}},
+	}
+	daemonCmd, log := d.startDaemon(t)
+	withDaemon := make([]result, len(cases))
+	for i, c := range cases {
+		withDaemon[i] = launch(c.dir, c.args...)
+	}
+	if out, code := d.moatCmd(t, "daemon", "status", "--json"); code != 0 || !strings.Contains(out, `"environments":2`) {
+		t.Fatalf("the daemon set up no launch: status %s (exit %d)\n%s", out, code, log.String())
+	}
+	// Edited a moment before the launch, without waiting for the daemon's watcher.
+	mustWrite(t, policy, "version: 1\nsandbox:\n  write: [$workspace]\n  deny: [~/docs/**]\n")
+	if got := launch(repo, "--policy", policy, "--profile", "none", "--", "sh", "-c", readDocs); got.stdout != "denied\n" {
+		t.Errorf("the edited policy: %+v", got)
+	}
+	mustWrite(t, policy, "version: 1\nsandbox:\n  write: [$workspace]\n")
+	if out, code := d.moatCmd(t, "daemon", "stop"); code != 0 {
+		t.Fatalf("daemon stop: %d %s", code, out)
+	}
+	daemonCmd.Wait()
+	for i, c := range cases {
+		alone := launch(c.dir, c.args...)
+		if withDaemon[i] != alone {
+			t.Errorf("%s: with the daemon %+v, without %+v", c.name, withDaemon[i], alone)
+		}
+	}
+	for _, want := range []struct {
+		name string
+		res  result
+		has  string
+		code int
+	}{
+		{"runs", withDaemon[0], "hello", 0},
+		{"an untrusted project policy", withDaemon[2], "ignoring project policy", 0},
+		{"the profile made for the program", withDaemon[4], "using profile codex", -1},
+		{"an invalid policy", withDaemon[5], "broken.yaml:3", 125},
+		{"a missing command", withDaemon[8], "no-such-command-here", 127},
+	} {
+		if !strings.Contains(want.res.stdout+want.res.stderr, want.has) || want.code >= 0 && want.res.code != want.code {
+			t.Errorf("%s: %+v, want %q and exit %d", want.name, want.res, want.has, want.code)
+		}
 	}
 }
 

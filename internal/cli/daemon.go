@@ -121,7 +121,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
-	methods := launchMethods()
+	methods := launchMethods(services)
 	methods[daemonMethodHook] = a.daemonHookMethod(services)
 	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Problems: services.problems, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
 		Observe: sinks.observe, Sinks: sinks.describe(services)})

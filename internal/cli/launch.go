@@ -90,58 +90,34 @@ func (a *app) launch(o launchOptions, args []string) error {
 	if err != nil {
 		return launchErr(err)
 	}
-	l, err := a.launchPolicy(o.policy, cwd)
-	if err != nil {
-		return launchErr(err)
-	}
-	profiles, err := a.launchProfiles(o.profiles, args[0])
-	if err != nil {
-		return launchErr(err)
-	}
-	sec, err := sandbox.Effective(l.policy.Sandbox, profiles...)
-	if err != nil {
-		return launchErr(err)
-	}
-	// A project policy is guarded by the trust store (read-only in the sandbox): the
-	// hooks find it again and refuse it once changed. Any other file is named in
-	// MOAT_POLICY, and so is protected from writes itself.
-	policyFile := ""
-	if l.source.Kind != source.FromProject && l.source.Kind != source.FromEmbedded {
-		policyFile = l.source.Path
-	}
+	// Which variables look like secrets is worked out meanwhile: it starts the secret
+	// scanner, the costliest part of finishing the plan, and needs nothing the setup
+	// finds.
+	environ := os.Environ()
+	secretLooking := make(chan sandbox.SecretLooking, 1)
+	go func() { secretLooking <- sandbox.FindSecretLooking(environ) }()
 	abi, abiErr := linux.KernelABI()
-	if abiErr != nil && !o.allowUnsandboxed && !o.dryRun {
-		return launchErr(fmt.Errorf("%w; nothing was run (--allow-unsandboxed runs the command with only the resource limits and the environment filter)", abiErr))
+	var s *launchSetup
+	if abi > 0 && !o.dryRun {
+		// A launch that will enforce its plan asks the daemon, which keeps the compiled
+		// policies and the carvings; nil means it is set up here, as without a daemon.
+		s = a.launchSetupByDaemon(o, args[0], cwd, abi)
 	}
-	workspace, err := a.launchWorkspace(o.workspace, l.policy.Workspace, cwd)
-	if err != nil {
-		return launchErr(err)
-	}
-	opts := sandbox.Options{
-		Section:     sec,
-		Host:        a.host(l.dirs, policyFile),
-		Workspace:   workspace,
-		Environ:     os.Environ(),
-		ABI:         abi,
-		Errata:      linux.KernelErrata(),
-		MPTCPFilter: linux.MPTCPFilterable(),
-		CreateDirs:  !o.dryRun,
-		LogFiles:    audit.WriterFiles(l.dirs.AuditLog()),
-	}
-	var plan *sandbox.Plan
-	if o.dryRun || abi == 0 {
-		plan, err = sandbox.Build(opts)
-	} else {
-		// A launch that will enforce the plan asks the daemon for its carving, which
-		// the daemon keeps while the directories it looked at stay the same.
-		var cv *sandbox.Carving
-		if cv, err = a.launchCarving(opts); err == nil {
-			plan, err = sandbox.Finish(opts, cv)
+	if s == nil {
+		if s, err = a.launchSetupHere(o, args[0], cwd, abi, abiErr); err != nil {
+			return launchErr(err)
 		}
 	}
+	opts := s.opts
+	opts.Environ, opts.SecretLooking = environ, <-secretLooking
+	opts.Errata = linux.KernelErrata()
+	opts.MPTCPFilter = linux.MPTCPFilterable()
+	plan, err := sandbox.Finish(opts, s.carving)
 	if err != nil {
 		return launchErr(err)
 	}
+	workspace := opts.Workspace
+	policyFile := launchPolicyFile(s.source)
 	for _, w := range workspace {
 		if policyFile != "" && strings.HasPrefix(policyFile, w+string(filepath.Separator)) {
 			fmt.Fprintf(a.env.Stderr, "moat: warning: the policy %s is inside the workspace; to keep the agent from changing it, the directories above it in the workspace are closed to new, deleted and renamed entries. Trust it (moat trust) and launch without --policy, and the hooks will find it and refuse it once changed.\n", policyFile)
@@ -163,7 +139,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 		} else {
 			fmt.Fprintf(out, "  runs %s\n", path)
 		}
-		fmt.Fprintf(out, "policy: %s\n", l.source.Name)
+		fmt.Fprintf(out, "policy: %s\n", s.source.Name)
 		fmt.Fprintf(out, "workspace: %s\n", strings.Join(workspace, ", "))
 		plan.WriteReport(out)
 		return nil
@@ -186,6 +162,105 @@ func (a *app) launch(o launchOptions, args []string) error {
 	return launchErr(err)
 }
 
+// launchSetup is what a launch works out before it runs anything, in its own process or
+// in the daemon: the policy it follows, the sandbox's options and their carving.
+// sandbox.Finish completes it into the plan with what only the launch's process knows
+// (its environment, the kernel's errata).
+type launchSetup struct {
+	// source is the policy followed (its Kind, Path and Name: not its data).
+	source source.Source
+	// opts are the options of the carving: Section, Host, Workspace, ABI, CreateDirs
+	// and LogFiles.
+	opts    sandbox.Options
+	carving *sandbox.Carving
+}
+
+// launchPolicyFile is the policy file a launch names in MOAT_POLICY. A project policy is
+// guarded by the trust store (read-only in the sandbox): the hooks find it again and
+// refuse it once changed. Any other file is named, and so is protected from writes
+// itself.
+func launchPolicyFile(src source.Source) string {
+	if src.Kind == source.FromProject || src.Kind == source.FromEmbedded {
+		return ""
+	}
+	return src.Path
+}
+
+// launchLookup is how a launch's setup compiles the policy it found and tells the user
+// what it chose: in the launch's own process, or in the daemon on its behalf.
+type launchLookup struct {
+	compile func(source.Source, dirs.Dirs) (*policy.Policy, error)
+	// warn is told of each policy source passed over (an untrusted project policy).
+	warn func(string)
+	// profileFor is told of the profile made for program, used as none was named.
+	profileFor func(profile, program string)
+}
+
+// launchSetupHere sets a launch up in its own process.
+func (a *app) launchSetupHere(o launchOptions, program, cwd string, abi int, abiErr error) (*launchSetup, error) {
+	lk := launchLookup{
+		compile:    a.compileSandbox,
+		warn:       a.warn,
+		profileFor: a.usingProfile,
+	}
+	s, err := a.launchOptions(o, program, cwd, abi, abiErr, lk)
+	if err != nil {
+		return nil, err
+	}
+	if s.carving, err = sandbox.Carve(s.opts); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// usingProfile tells the user which profile a launch uses for program, as none was named.
+func (a *app) usingProfile(profile, program string) {
+	fmt.Fprintf(a.env.Stderr, "moat: using profile %s for %s (--profile none to go without)\n", profile, filepath.Base(program))
+}
+
+// launchOptions finds the policy and the profiles of a launch and works out the options
+// of its carving, as the launch's process or the daemon does it.
+func (a *app) launchOptions(o launchOptions, program, cwd string, abi int, abiErr error, lk launchLookup) (*launchSetup, error) {
+	src, d, err := a.findPolicyWarn(o.policy, cwd, "", lk.warn)
+	if err != nil {
+		return nil, err
+	}
+	p, err := lk.compile(src, d)
+	if err != nil {
+		return nil, err
+	}
+	profiles, made, err := launchProfiles(o.profiles, program)
+	if err != nil {
+		return nil, err
+	}
+	if made != nil {
+		lk.profileFor(made.Name, program)
+	}
+	sec, err := sandbox.Effective(p.Sandbox, profiles...)
+	if err != nil {
+		return nil, err
+	}
+	policyFile := launchPolicyFile(src)
+	if abiErr != nil && !o.allowUnsandboxed && !o.dryRun {
+		return nil, fmt.Errorf("%w; nothing was run (--allow-unsandboxed runs the command with only the resource limits and the environment filter)", abiErr)
+	}
+	workspace, err := a.launchWorkspace(o.workspace, p.Workspace, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return &launchSetup{
+		source: source.Source{Kind: src.Kind, Path: src.Path, Name: src.Name},
+		opts: sandbox.Options{
+			Section:    sec,
+			Host:       a.host(d, policyFile),
+			Workspace:  workspace,
+			ABI:        abi,
+			CreateDirs: !o.dryRun,
+			LogFiles:   audit.WriterFiles(d.AuditLog()),
+		},
+	}, nil
+}
+
 // launchedPolicy is the policy a launch derives its sandbox from.
 type launchedPolicy struct {
 	source source.Source
@@ -200,39 +275,44 @@ func (a *app) launchPolicy(flag, cwd string) (*launchedPolicy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := policy.Load(src.Name, src.Data, a.host(d, src.Path))
+	p, err := a.compileSandbox(src, d)
 	if err != nil {
 		return nil, err
 	}
 	return &launchedPolicy{source: src, policy: p, dirs: d}, nil
 }
 
+// compileSandbox compiles a policy for what a launch reads of it: its sandbox section
+// and workspace.
+func (a *app) compileSandbox(src source.Source, d dirs.Dirs) (*policy.Policy, error) {
+	return policy.Load(src.Name, src.Data, a.host(d, src.Path))
+}
+
 // launchProfiles returns the named profiles, or the one made for program when none is
-// named. "none" names no profile.
-func (a *app) launchProfiles(names []string, program string) ([]*sandbox.Profile, error) {
+// named, which it also returns as made. "none" names no profile.
+func launchProfiles(names []string, program string) (profiles []*sandbox.Profile, made *sandbox.Profile, err error) {
 	if len(names) == 0 {
 		p := sandbox.ProfileFor(program)
 		if p == nil {
-			return nil, nil
+			return nil, nil, nil
 		}
-		fmt.Fprintf(a.env.Stderr, "moat: using profile %s for %s (--profile none to go without)\n", p.Name, filepath.Base(program))
-		return []*sandbox.Profile{p}, nil
+		return []*sandbox.Profile{p}, p, nil
 	}
 	var out []*sandbox.Profile
 	for _, n := range names {
 		if n == "none" {
 			if len(names) > 1 {
-				return nil, errors.New("--profile none cannot be combined with other profiles")
+				return nil, nil, errors.New("--profile none cannot be combined with other profiles")
 			}
-			return nil, nil
+			return nil, nil, nil
 		}
 		p, err := sandbox.LookupProfile(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // launchWorkspace returns the roots $workspace stands for: the flag's, else the policy's,

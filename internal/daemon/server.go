@@ -146,7 +146,7 @@ type Status struct {
 	// Environments counts the client environments the daemon keeps a service for.
 	Environments int `json:"environments"`
 	// Answered counts the requests answered by each registered method (the hook
-	// client's "hook", launch's "sandbox_carve"), errors included.
+	// client's "hook", launch's "sandbox_launch"), errors included.
 	Answered map[string]uint64 `json:"answered,omitempty"`
 	// Problems are the policy edits the daemon could not use; the last good policy
 	// decides meanwhile.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -140,6 +141,96 @@ func TestCacheMatchesFresh(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCacheProvesRacyDirectoriesOnceOld: a carving made while its directories were
+// changing is proved by asking again at every check; once their times are old enough, a
+// check takes them as proof from then on, and a change after that is still seen.
+func TestCacheProvesRacyDirectoriesOnceOld(t *testing.T) {
+	home, in := cacheTree(t)
+	clock := time.Now() // the tree was just made: its directories' times prove nothing
+	c := NewCache(0, func() time.Time { return clock })
+	first, _, err := c.Carve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := c.entries[0].rec
+	racy := func() (n int) {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for _, st := range rec.dirs {
+			if st.racy {
+				n++
+			}
+		}
+		for q, a := range rec.answers {
+			if q.op == opReadDir && a.ok && a.dirID.racy {
+				n++
+			}
+		}
+		return n
+	}
+	before := racy()
+	if before == 0 {
+		t.Fatal("no directory was racy: the test tests nothing")
+	}
+	for i, step := range []struct {
+		later     time.Duration
+		wantRacy  bool
+		wantEqual bool
+	}{
+		{0, true, true},          // still within the window: asked again, nothing replaced
+		{time.Hour, false, true}, // old enough: proved by asking again, and replaced
+		{time.Hour, false, true}, // proved by the times alone
+	} {
+		clock = clock.Add(step.later)
+		cv, kept, err := c.Carve(in)
+		if err != nil || !kept || !reflect.DeepEqual(cv, first) {
+			t.Fatalf("check %d: kept %v, %v", i, kept, err)
+		}
+		if n := racy(); (n > 0) != step.wantRacy {
+			t.Errorf("check %d: %d of %d racy states left", i, n, before)
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // past a coarse clock's tick
+	if err := os.Mkdir(filepath.Join(home, "newdir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	got, kept, err := c.Carve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := Carve(in.Options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept || !reflect.DeepEqual(got, fresh) {
+		t.Errorf("after a change: kept %v, same as fresh %v", kept, reflect.DeepEqual(got, fresh))
+	}
+}
+
+// TestCacheConcurrentChecks checks one kept carving from several goroutines at once, as
+// the daemon does for launches that start together (run it with -race).
+func TestCacheConcurrentChecks(t *testing.T) {
+	_, in := cacheTree(t)
+	later := time.Now().Add(time.Hour) // every check may replace the racy states
+	c := NewCache(0, func() time.Time { return later })
+	first, _, err := c.Carve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 10 {
+				if cv, kept, err := c.Carve(in); err != nil || !kept || !reflect.DeepEqual(cv, first) {
+					t.Errorf("kept %v, %v", kept, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestCacheCreatedIsNotKept: a carving that created the profiles' missing directories

@@ -44,13 +44,42 @@ func LooksSecret(name, value string) bool {
 	return len(value) >= 8 && len(secrets.Find(value)) > 0
 }
 
+// SecretLooking tells, for variables of an environment ("NAME=value"), whether LooksSecret
+// reports them. Working it out starts the secret scanner, a fraction of a millisecond in
+// a fresh process: a launch does it while it waits for the daemon.
+type SecretLooking map[string]bool
+
+// FindSecretLooking tells of every variable of environ whether it looks like a secret.
+func FindSecretLooking(environ []string) SecretLooking {
+	s := make(SecretLooking, len(environ))
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		s[kv] = LooksSecret(name, value)
+	}
+	return s
+}
+
+// looksSecret is LooksSecret for kv, as s tells it when it holds kv.
+func (s SecretLooking) looksSecret(kv string) bool {
+	if secret, ok := s[kv]; ok {
+		return secret
+	}
+	name, value, _ := strings.Cut(kv, "=")
+	return LooksSecret(name, value)
+}
+
 // FilterEnv returns the variables of environ that may reach the sandboxed command, and
 // the names of those dropped: those that look like secrets unless f allows them, and
 // those f denies.
 func FilterEnv(environ []string, f policy.EnvFilter) (kept, dropped []string) {
+	return filterEnv(environ, f, nil)
+}
+
+// filterEnv is FilterEnv with the variables that known tells of classified by it.
+func filterEnv(environ []string, f policy.EnvFilter, known SecretLooking) (kept, dropped []string) {
 	for _, kv := range environ {
-		name, value, _ := strings.Cut(kv, "=")
-		drop := matchAny(f.Deny, name) || LooksSecret(name, value) && !matchAny(f.Allow, name)
+		name, _, _ := strings.Cut(kv, "=")
+		drop := matchAny(f.Deny, name) || known.looksSecret(kv) && !matchAny(f.Allow, name)
 		if drop {
 			dropped = append(dropped, name)
 			continue

@@ -19,6 +19,9 @@ type Options struct {
 	Workspace []string
 	// Environ is the environment the command would get without the sandbox.
 	Environ []string
+	// SecretLooking, when set, tells of variables of Environ whether they look like
+	// secrets, worked out beforehand (FindSecretLooking); Finish works out the others.
+	SecretLooking SecretLooking
 	// ABI is the kernel's Landlock ABI (0: none).
 	ABI int
 	// Errata is the kernel's set of fixed Landlock errata.
@@ -136,7 +139,7 @@ func Finish(o Options, cv *Carving) (*Plan, error) {
 	if err := p.resourceLimits(s.Limits, o.UserTasks); err != nil {
 		return nil, err
 	}
-	p.Env, p.Dropped = FilterEnv(o.Environ, s.Env)
+	p.Env, p.Dropped = filterEnv(o.Environ, s.Env, o.SecretLooking)
 	for _, v := range s.Env.Set {
 		if slices.ContainsFunc(p.Env, func(kv string) bool { return strings.HasPrefix(kv, v.Name+"=") }) {
 			continue // the user's own value wins

@@ -254,6 +254,37 @@ func TestFilterEnv(t *testing.T) {
 	}
 }
 
+// TestFilterEnvClassified: Finish takes what a SecretLooking tells of a variable, and
+// works out what it does not tell, so that a partial or empty one filters as FilterEnv.
+func TestFilterEnvClassified(t *testing.T) {
+	const key = "PRIVATE_DATA=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB" // a credential by its value alone
+	env := []string{"PATH=/bin", "GITHUB_TOKEN=t", key, "EDITOR=vim", "NOISY=1"}
+	filter := policy.EnvFilter{Deny: []string{"NOISY"}}
+	plain, plainDropped := FilterEnv(env, filter)
+	if !slices.Contains(plainDropped, "PRIVATE_DATA") {
+		t.Fatalf("FilterEnv kept %v: the test's credential is not one", plain)
+	}
+	tests := []struct {
+		name        string
+		known       SecretLooking
+		wantDropped []string
+	}{
+		{"none", nil, plainDropped},
+		{"empty", SecretLooking{}, plainDropped},
+		{"all", FindSecretLooking(env), plainDropped},
+		{"some", SecretLooking{"EDITOR=vim": false}, plainDropped},
+		{"told a secret", SecretLooking{"EDITOR=vim": true}, []string{"GITHUB_TOKEN", "PRIVATE_DATA", "EDITOR", "NOISY"}},
+		// Another value of the variable is another question, worked out afresh.
+		{"told of another value", SecretLooking{"PRIVATE_DATA=x": false}, plainDropped},
+	}
+	for _, tt := range tests {
+		_, dropped := filterEnv(env, filter, tt.known)
+		if !slices.Equal(dropped, tt.wantDropped) {
+			t.Errorf("%s: dropped %v, want %v", tt.name, dropped, tt.wantDropped)
+		}
+	}
+}
+
 func TestCountTasks(t *testing.T) {
 	if _, err := os.Stat("/proc/loadavg"); err != nil {
 		t.Skip("no /proc/loadavg")

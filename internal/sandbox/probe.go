@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -69,6 +70,8 @@ type record struct {
 	unusable bool
 	// now is the clock of the racy test of listings; nil is time.Now.
 	now func() time.Time
+	// mu serializes the checks of a kept carving, which bring its states up to date.
+	mu sync.Mutex
 }
 
 func newRecord(now func() time.Time) *record {
@@ -255,26 +258,39 @@ func digestEntries(entries []os.DirEntry) [sha256.Size]byte {
 const racyWindow = 2 * time.Second
 
 // holds reports whether every question of the record still gets the same answer.
+//
+// The directories' states are all taken first, before any question is asked again. So
+// a directory whose recorded state proves nothing (it was racy, or it changed) but whose
+// state now is old enough to prove its entries has every question that depends on it
+// asked again after that state was taken: once all answers hold, the state proves them
+// from then on, exactly as a state taken while carving does, and replaces the recorded
+// one. Without that, a directory changed within racyWindow of the carving would be
+// looked into again at every check for as long as the carving is kept.
 func (r *record) holds() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.unusable {
 		return false
 	}
 	check := probe{}
 	now := r.now()
-	states := map[string]dirState{}
-	unchanged := func(dir string, was dirState) bool {
-		if was.racy {
-			return false
-		}
-		st, ok := states[dir]
-		if !ok {
-			st = statDir(dir, now)
-			states[dir] = st
-		}
-		return was.same(st)
+	states := make(map[string]dirState, len(r.dirs))
+	for dir := range r.dirs {
+		states[dir] = statDir(dir, now)
 	}
 	for q, a := range r.answers {
-		if deps, ok := r.deps[q]; ok && len(deps) > 0 && !slices.ContainsFunc(deps, func(d string) bool { return !unchanged(d, r.dirs[d]) }) {
+		if _, ok := states[q.path]; !ok && q.op == opReadDir && a.ok {
+			states[q.path] = statDir(q.path, now)
+		}
+	}
+	unchanged := func(dir string, was dirState) bool { return !was.racy && was.same(states[dir]) }
+	proven := make(map[string]bool, len(r.dirs)) // the directories as they were, by their times
+	for dir, was := range r.dirs {
+		proven[dir] = unchanged(dir, was)
+	}
+	var listed []question // listings taken again, which the states now may prove
+	for q, a := range r.answers {
+		if deps, ok := r.deps[q]; ok && len(deps) > 0 && !slices.ContainsFunc(deps, func(d string) bool { return !proven[d] }) {
 			continue // the directories that decide it are as they were
 		}
 		var got answer
@@ -296,11 +312,26 @@ func (r *record) holds() bool {
 			}
 			entries, err := os.ReadDir(q.path)
 			got.ok, got.entries, got.dirID = err == nil, digestEntries(entries), a.dirID
+			if a.ok {
+				listed = append(listed, q)
+			}
 		default:
 			return false
 		}
 		if got != a {
 			return false
+		}
+	}
+	for dir := range r.dirs {
+		if st := states[dir]; st.valid && !st.racy && !proven[dir] {
+			r.dirs[dir] = st
+		}
+	}
+	for _, q := range listed {
+		if st := states[q.path]; st.valid && !st.racy {
+			a := r.answers[q]
+			a.dirID = st
+			r.answers[q] = a
 		}
 	}
 	return true
