@@ -113,8 +113,12 @@ func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int)
 		ancestors:   func(n int) []proc.Info { return proc.AncestorsOf(pid, n) },
 		deferFinish: func(f func()) { finish = f },
 	}
-	// The root with the hook command only, as Main builds it for `moat hook`.
+	// The root with the hook command only, as Main builds it for `moat hook`, less the
+	// completion command cobra would add to it at every request (its arguments always
+	// name hook, so it could never run; building it was a third of the request's
+	// allocations).
 	root := bareRoot(&a)
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newHookCmd(&a))
 	code := a.execute(ctx, root, append([]string{"hook", hp.Agent}, hp.Args...))
 	// Stdout is never null on the wire, where the client reads a missing answer as none.

@@ -18,7 +18,7 @@ import (
 
 // hookDaemon is a daemon's services and hook method for the environment vars, as
 // daemonRun builds them, with the daemon's log in log.
-func hookDaemon(t *testing.T, vars map[string]string, dir string) (*daemonServices, daemon.Method, *bytes.Buffer) {
+func hookDaemon(t testing.TB, vars map[string]string, dir string) (*daemonServices, daemon.Method, *bytes.Buffer) {
 	t.Helper()
 	log := &bytes.Buffer{}
 	a := &app{env: Env{
