@@ -83,17 +83,11 @@ func Locate(getenv func(string) string) (string, error) {
 	return p.Socket, nil
 }
 
-// wireParams are the params of a request line but the payload, which encodeRequest
-// adds in one of two forms: "payload_json", the event's bytes as they are when they are
-// one JSON object on one line (an agent's event, nearly always), or "payload", base64 of
-// any bytes (daemons before payload_json accept only this one, and refuse the other as
-// an unknown field, on which the client decides without them).
-type wireParams struct {
-	Agent string            `json:"agent"`
-	Args  []string          `json:"args"`
-	Cwd   string            `json:"cwd"`
-	Env   map[string]string `json:"env"`
-}
+// The params of a request line are written by encodeRequest: the payload in one of two
+// forms, "payload_json", the event's bytes as they are when they are one JSON object on
+// one line (an agent's event, nearly always), or "payload", base64 of any bytes (daemons
+// before payload_json accept only this one, and refuse the other as an unknown field, on
+// which the client decides without them); then agent, args, cwd and env (appendParams).
 
 // wireResponse is one response line of the daemon's protocol.
 type wireResponse struct {
@@ -132,13 +126,16 @@ const requestHead = `{"version":1,"method":"hook","params":{`
 // by a JSON encoder, which would compact it and escape HTML, changing the bytes moat
 // hook reads.
 func encodeRequest(req Request) ([]byte, error) {
-	params, err := json.Marshal(wireParams{Agent: req.Agent, Args: req.Args, Cwd: req.Cwd, Env: req.Env})
-	if err != nil {
-		return nil, fmt.Errorf("encoding the request: %w", err)
-	}
 	raw := rawPayload(req.Payload)
-	// The head, the payload's field, a comma, params without its opening brace, "}\n".
-	size := len(requestHead) + len(params) + 2
+	// The head, the payload's field, a comma, the other params (their strings, unescaped,
+	// and the names around them), "}}\n".
+	size := len(requestHead) + len(`,"agent":"","args":[],"cwd":"","env":{}}}`) + 1 + len(req.Agent) + len(req.Cwd)
+	for _, a := range req.Args {
+		size += len(a) + 3
+	}
+	for n, v := range req.Env {
+		size += len(n) + len(v) + 6
+	}
 	if raw {
 		size += len(`"payload_json":`) + len(req.Payload)
 	} else {
@@ -155,9 +152,8 @@ func encodeRequest(req Request) ([]byte, error) {
 		line = append(line, '"')
 	}
 	line = append(line, ',')
-	// params is an object with at least the agent: its fields follow the payload.
-	line = append(line, params[1:]...)
-	return append(line, "}\n"...), nil
+	line = appendParams(line, req)
+	return append(line, "}}\n"...), nil
 }
 
 // rawPayload reports whether payload can travel as it is, inside the request line: one
