@@ -89,19 +89,6 @@ func Locate(getenv func(string) string) (string, error) {
 // before payload_json accept only this one, and refuse the other as an unknown field, on
 // which the client decides without them); then agent, args, cwd and env (appendParams).
 
-// wireResponse is one response line of the daemon's protocol.
-type wireResponse struct {
-	Result *wireAnswer `json:"result"`
-	Error  string      `json:"error"`
-}
-
-// wireAnswer has pointers so that a field the daemon left out is told from a zero one.
-type wireAnswer struct {
-	Stdout *[]byte `json:"stdout"`
-	Stderr *string `json:"stderr"`
-	Code   *int    `json:"code"`
-}
-
 // Relay sends req to the daemon and returns its answer. Any error (no daemon, a server
 // of another user, a refusal, a late, malformed or impossible answer) means the daemon
 // did not answer, and the caller must decide without it.
@@ -167,21 +154,59 @@ func rawPayload(payload []byte) bool {
 		utf8.Valid(payload) && json.Valid(payload)
 }
 
-// parseAnswer reads and checks one response line.
+// parseAnswer reads and checks one response line: {"result":{"stdout":BASE64,
+// "stderr":TEXT,"code":N}} or {"error":TEXT}. Its objects are read as maps of raw
+// values rather than into structs, which encoding/json would first analyse by
+// reflection, a cost paid again by every process; a field that is absent or null is
+// told from a zero one.
 func parseAnswer(line []byte) (Answer, error) {
-	var resp wireResponse
+	var resp map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(line), &resp); err != nil {
 		return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
 	}
-	switch {
-	case resp.Error != "":
-		return Answer{}, fmt.Errorf("the daemon: %s", resp.Error)
-	case resp.Result == nil:
-		return Answer{}, errors.New("the daemon's answer has no result")
-	case resp.Result.Stdout == nil || resp.Result.Stderr == nil || resp.Result.Code == nil:
-		return Answer{}, errors.New("the daemon's answer lacks stdout, stderr or code")
-	case !hookCodes[*resp.Result.Code]:
-		return Answer{}, fmt.Errorf("the daemon answered exit status %d, which moat hook never does", *resp.Result.Code)
+	if raw, ok := present(resp, "error"); ok {
+		var msg string
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
+		}
+		if msg != "" {
+			return Answer{}, fmt.Errorf("the daemon: %s", msg)
+		}
 	}
-	return Answer{Stdout: *resp.Result.Stdout, Stderr: *resp.Result.Stderr, Code: *resp.Result.Code}, nil
+	raw, ok := present(resp, "result")
+	if !ok {
+		return Answer{}, errors.New("the daemon's answer has no result")
+	}
+	var result map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &result); err != nil {
+		return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
+	}
+	stdout, okOut := present(result, "stdout")
+	stderr, okErr := present(result, "stderr")
+	code, okCode := present(result, "code")
+	if !okOut || !okErr || !okCode {
+		return Answer{}, errors.New("the daemon's answer lacks stdout, stderr or code")
+	}
+	var ans Answer
+	for _, f := range []struct {
+		raw json.RawMessage
+		v   any
+	}{{stdout, &ans.Stdout}, {stderr, &ans.Stderr}, {code, &ans.Code}} {
+		if err := json.Unmarshal(f.raw, f.v); err != nil {
+			return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
+		}
+	}
+	if !hookCodes[ans.Code] {
+		return Answer{}, fmt.Errorf("the daemon answered exit status %d, which moat hook never does", ans.Code)
+	}
+	return ans, nil
+}
+
+// present returns the value of the field name in m, unless it is absent or null.
+func present(m map[string]json.RawMessage, name string) (json.RawMessage, bool) {
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		return nil, false
+	}
+	return raw, true
 }
