@@ -22,11 +22,17 @@ const daemonMethodHook = "hook"
 // have read (its arguments after the agent, its standard input, working directory and
 // environment: daemonenv.Service's and daemonenv.Hook's variables).
 type hookParams struct {
-	Agent   string            `json:"agent"`
-	Args    []string          `json:"args"`
-	Payload []byte            `json:"payload"`
-	Cwd     string            `json:"cwd"`
-	Env     map[string]string `json:"env"`
+	Agent string   `json:"agent"`
+	Args  []string `json:"args"`
+	// The event comes in one of two forms. PayloadJSON holds its bytes as they are, a
+	// JSON value (the client sends an event that is one JSON object on one line so,
+	// which is nearly every event, and saves encoding and decoding base64); Payload holds
+	// any bytes, in base64 (every other event, and every client before payload_json).
+	// A request with both is refused.
+	Payload     []byte            `json:"payload,omitempty"`
+	PayloadJSON json.RawMessage   `json:"payload_json,omitempty"`
+	Cwd         string            `json:"cwd"`
+	Env         map[string]string `json:"env"`
 }
 
 // hookResult is the answer of daemonMethodHook: what `moat hook` would have written and
@@ -74,10 +80,16 @@ func decodeHookParams(raw json.RawMessage) (hookParams, error) {
 		return hp, fmt.Errorf("params of hook: %w", err)
 	}
 	switch {
+	case hp.Payload != nil && hp.PayloadJSON != nil:
+		return hp, errors.New("params of hook: both payload and payload_json")
 	case hp.Agent == "":
 		return hp, errors.New("params of hook: no agent")
 	case !filepath.IsAbs(hp.Cwd):
 		return hp, fmt.Errorf("params of hook: the working directory %q is not absolute", hp.Cwd)
+	}
+	if hp.PayloadJSON != nil {
+		// Decoding checked that it is one JSON value; its bytes are moat hook's input.
+		hp.Payload, hp.PayloadJSON = hp.PayloadJSON, nil
 	}
 	return hp, nil
 }
@@ -101,8 +113,12 @@ func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int)
 		ancestors:   func(n int) []proc.Info { return proc.AncestorsOf(pid, n) },
 		deferFinish: func(f func()) { finish = f },
 	}
-	// The root with the hook command only, as Main builds it for `moat hook`.
+	// The root with the hook command only, as Main builds it for `moat hook`, less the
+	// completion command cobra would add to it at every request (its arguments always
+	// name hook, so it could never run; building it was a third of the request's
+	// allocations).
 	root := bareRoot(&a)
+	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newHookCmd(&a))
 	code := a.execute(ctx, root, append([]string{"hook", hp.Agent}, hp.Args...))
 	// Stdout is never null on the wire, where the client reads a missing answer as none.

@@ -18,7 +18,7 @@ import (
 
 // hookDaemon is a daemon's services and hook method for the environment vars, as
 // daemonRun builds them, with the daemon's log in log.
-func hookDaemon(t *testing.T, vars map[string]string, dir string) (*daemonServices, daemon.Method, *bytes.Buffer) {
+func hookDaemon(t testing.TB, vars map[string]string, dir string) (*daemonServices, daemon.Method, *bytes.Buffer) {
 	t.Helper()
 	log := &bytes.Buffer{}
 	a := &app{env: Env{
@@ -35,60 +35,72 @@ func hookDaemon(t *testing.T, vars map[string]string, dir string) (*daemonServic
 
 // TestDaemonHookGoldens answers every hook golden case through the daemon's hook
 // method, as moat-hook sends it, and compares the answer and the records with the
-// golden, which TestHookGoldens holds to moat hook's answer in process.
+// golden, which TestHookGoldens holds to moat hook's answer in process. An event that is
+// one JSON object is sent in both forms: base64, and as it is (payload_json, with the
+// txtar's final line break trimmed, which moat hook's decoder skips as whitespace).
 func TestDaemonHookGoldens(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "hook", "*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata/hook/*.txtar (%v)", err)
 	}
 	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			t.Parallel()
-			_, c, err := hookcase.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, err := c.Prepare(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			vars := map[string]string{}
-			for _, kv := range c.Environ(h) {
-				k, v, _ := strings.Cut(kv, "=")
-				vars[k] = v
-			}
-			args := c.ExpandedArgs(h)
-			if len(args) < 2 || args[0] != "hook" {
-				t.Fatalf("not a hook case: %q", args)
-			}
-			// The daemon runs in an environment of its own; the client's is relayed.
-			services, method, log := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, h.Dir)
-			params, err := json.Marshal(hookParams{Agent: args[1], Args: args[2:], Payload: []byte(h.Expand(c.Stdin)), Cwd: h.Project, Env: daemonenv.CaptureHook(func(k string) string { return vars[k] })})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := method(context.Background(), params, daemon.Peer{Local: true, PID: os.Getpid()})
-			if err != nil {
-				t.Fatalf("hook method: %v", err)
-			}
-			// Through the wire, as the client reads it.
-			b, err := json.Marshal(res)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got hookResult
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
-			services.close() // the records are written
-			state, err := h.State()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := c.Diff(h.Unexpand(string(got.Stdout)), h.Unexpand(got.Stderr), got.Code, state); d != "" {
-				t.Errorf("%s through the daemon:\n%s\ndaemon log:\n%s", file, d, log)
-			}
-		})
+		_, c, err := hookcase.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, form := range []string{"base64", "json"} {
+			t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar")+"/"+form, func(t *testing.T) {
+				t.Parallel()
+				h, err := c.Prepare(t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				vars := map[string]string{}
+				for _, kv := range c.Environ(h) {
+					k, v, _ := strings.Cut(kv, "=")
+					vars[k] = v
+				}
+				args := c.ExpandedArgs(h)
+				if len(args) < 2 || args[0] != "hook" {
+					t.Fatalf("not a hook case: %q", args)
+				}
+				hp := hookParams{Agent: args[1], Args: args[2:], Payload: []byte(h.Expand(c.Stdin)), Cwd: h.Project, Env: daemonenv.CaptureHook(func(k string) string { return vars[k] })}
+				if form == "json" {
+					obj := bytes.TrimSuffix(hp.Payload, []byte("\n"))
+					if len(obj) == 0 || obj[0] != '{' || !json.Valid(obj) || bytes.ContainsAny(obj, "\r\n") {
+						t.Skip("not one JSON object on one line")
+					}
+					hp.Payload, hp.PayloadJSON = nil, obj
+				}
+				// The daemon runs in an environment of its own; the client's is relayed.
+				services, method, log := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, h.Dir)
+				params, err := json.Marshal(hp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := method(context.Background(), params, daemon.Peer{Local: true, PID: os.Getpid()})
+				if err != nil {
+					t.Fatalf("hook method: %v", err)
+				}
+				// Through the wire, as the client reads it.
+				b, err := json.Marshal(res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got hookResult
+				if err := json.Unmarshal(b, &got); err != nil {
+					t.Fatal(err)
+				}
+				services.close() // the records are written
+				state, err := h.State()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := c.Diff(h.Unexpand(string(got.Stdout)), h.Unexpand(got.Stderr), got.Code, state); d != "" {
+					t.Errorf("%s through the daemon:\n%s\ndaemon log:\n%s", file, d, log)
+				}
+			})
+		}
 	}
 }
 
@@ -132,6 +144,14 @@ func TestDaemonHookRequests(t *testing.T) {
 			wantCode: 2, wantStderr: "unknown flag: --nope"},
 		{name: "empty payload", params: params(func(hp *hookParams) { hp.Payload = nil }), peer: daemon.Peer{Local: true},
 			wantCode: 2, wantStdout: `"deny"`},
+		{name: "deny, the event as JSON", params: params(func(hp *hookParams) { hp.Payload, hp.PayloadJSON = nil, payload }), peer: daemon.Peer{Local: true},
+			wantCode: 0, wantStdout: `"permissionDecision":"deny"`},
+		{name: "allow, the event as JSON", params: params(func(hp *hookParams) {
+			hp.Payload = nil
+			hp.PayloadJSON = json.RawMessage(`{"session_id":"s","cwd":"` + project + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+		}), peer: daemon.Peer{Local: true}, wantCode: 0},
+		{name: "both forms of the event", params: params(func(hp *hookParams) { hp.PayloadJSON = payload }), peer: daemon.Peer{Local: true}, wantErr: "both payload and payload_json"},
+		{name: "payload_json not JSON", params: json.RawMessage(`{"agent":"claude-code","cwd":"/","payload_json":{"a":}}`), peer: daemon.Peer{Local: true}, wantErr: "params of hook"},
 		{name: "tcp peer", params: params(nil), peer: daemon.Peer{}, wantErr: "unix socket only"},
 		{name: "no params", params: nil, peer: daemon.Peer{Local: true}, wantErr: "needs params"},
 		{name: "not an object", params: json.RawMessage(`[1]`), peer: daemon.Peer{Local: true}, wantErr: "params of hook"},

@@ -6,14 +6,13 @@
 package hookrelay
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"time"
+	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/daemon/rundir"
 	"github.com/moatdev/moat/internal/dirs"
@@ -23,20 +22,17 @@ import (
 // daemonhook.go).
 const Method = "hook"
 
-// wireVersion is the version of the daemon's protocol the client speaks.
-const wireVersion = 1
-
 // Request is one hook event for the daemon: what `moat hook AGENT ARGS` would read in
 // the client's process.
 type Request struct {
-	Agent string `json:"agent"`
+	Agent string
 	// Args are the hook command's arguments after the agent (--policy FILE).
-	Args    []string `json:"args"`
-	Payload []byte   `json:"payload"`
+	Args    []string
+	Payload []byte
 	// Cwd is the client's working directory, absolute.
-	Cwd string `json:"cwd"`
+	Cwd string
 	// Env holds the variables of daemonenv.Service and daemonenv.Hook (CaptureHook).
-	Env map[string]string `json:"env"`
+	Env map[string]string
 }
 
 // Answer is what `moat hook` would have written and its exit status.
@@ -62,9 +58,10 @@ type Client struct {
 	DialTimeout time.Duration
 	// Wait bounds the whole exchange once connected (see AnswerWait).
 	Wait time.Duration
-	// CheckPeer checks that the server is the user's own; nil is the kernel's word
-	// (SO_PEERCRED, LOCAL_PEERCRED) compared with this process's uid.
-	CheckPeer func(*net.UnixConn) error
+	// CheckPeer checks that the server at the other end of the connected socket fd is
+	// the user's own; nil is the kernel's word (SO_PEERCRED, LOCAL_PEERCRED) compared
+	// with this process's uid.
+	CheckPeer func(fd int) error
 }
 
 // DefaultDialTimeout is how long the client tries to connect: a daemon that runs
@@ -86,85 +83,130 @@ func Locate(getenv func(string) string) (string, error) {
 	return p.Socket, nil
 }
 
-// wireRequest and wireResponse are one request and one response line of the daemon's
-// protocol.
-type wireRequest struct {
-	Version int      `json:"version"`
-	Method  string   `json:"method"`
-	Params  *Request `json:"params"`
-}
-
-type wireResponse struct {
-	Result *wireAnswer `json:"result"`
-	Error  string      `json:"error"`
-}
-
-// wireAnswer has pointers so that a field the daemon left out is told from a zero one.
-type wireAnswer struct {
-	Stdout *[]byte `json:"stdout"`
-	Stderr *string `json:"stderr"`
-	Code   *int    `json:"code"`
-}
+// The params of a request line are written by encodeRequest: the payload in one of two
+// forms, "payload_json", the event's bytes as they are when they are one JSON object on
+// one line (an agent's event, nearly always), or "payload", base64 of any bytes (daemons
+// before payload_json accept only this one, and refuse the other as an unknown field, on
+// which the client decides without them); then agent, args, cwd and env (appendParams).
 
 // Relay sends req to the daemon and returns its answer. Any error (no daemon, a server
 // of another user, a refusal, a late, malformed or impossible answer) means the daemon
 // did not answer, and the caller must decide without it.
 func (c Client) Relay(req Request) (Answer, error) {
-	dialTimeout := c.DialTimeout
-	if dialTimeout <= 0 {
-		dialTimeout = DefaultDialTimeout
-	}
-	conn, err := net.DialTimeout("unix", c.Socket, dialTimeout)
+	line, err := encodeRequest(req)
 	if err != nil {
-		return Answer{}, fmt.Errorf("connecting to the daemon: %w", err)
-	}
-	defer conn.Close()
-	uc, ok := conn.(*net.UnixConn)
-	if !ok {
-		return Answer{}, errors.New("connecting to the daemon: not a unix socket")
-	}
-	check := c.CheckPeer
-	if check == nil {
-		check = checkServerUID
-	}
-	if err := check(uc); err != nil {
-		return Answer{}, fmt.Errorf("the daemon's socket: %w", err)
-	}
-	if err := conn.SetDeadline(time.Now().Add(c.Wait)); err != nil {
 		return Answer{}, err
 	}
-	line, err := json.Marshal(wireRequest{Version: wireVersion, Method: Method, Params: &req})
+	resp, err := c.exchange(line)
 	if err != nil {
-		return Answer{}, fmt.Errorf("encoding the request: %w", err)
+		return Answer{}, err
 	}
-	if _, err := conn.Write(append(line, '\n')); err != nil {
-		return Answer{}, fmt.Errorf("sending the request: %w", err)
-	}
-	return readAnswer(bufio.NewReader(io.LimitReader(conn, maxAnswer+1)))
+	return parseAnswer(resp)
 }
 
-// readAnswer reads and checks one response line.
-func readAnswer(r *bufio.Reader) (Answer, error) {
-	line, err := r.ReadBytes('\n')
-	if err != nil {
-		if len(line) > maxAnswer {
-			return Answer{}, fmt.Errorf("the daemon's answer is longer than %d bytes", maxAnswer)
-		}
-		return Answer{}, fmt.Errorf("reading the daemon's answer: %w", err)
+// requestHead opens every request line: the version of the daemon's protocol the client
+// speaks (decide.WireVersion, which the client does not link) and the method.
+const requestHead = `{"version":1,"method":"hook","params":{`
+
+// encodeRequest is req's request line, newline included, built in one buffer: the
+// payload is copied once, verbatim when it can be (rawPayload), and never re-encoded
+// by a JSON encoder, which would compact it and escape HTML, changing the bytes moat
+// hook reads.
+func encodeRequest(req Request) ([]byte, error) {
+	raw := rawPayload(req.Payload)
+	// The head, the payload's field, a comma, the other params (their strings, unescaped,
+	// and the names around them), "}}\n".
+	size := len(requestHead) + len(`,"agent":"","args":[],"cwd":"","env":{}}}`) + 1 + len(req.Agent) + len(req.Cwd)
+	for _, a := range req.Args {
+		size += len(a) + 3
 	}
-	var resp wireResponse
+	for n, v := range req.Env {
+		size += len(n) + len(v) + 6
+	}
+	if raw {
+		size += len(`"payload_json":`) + len(req.Payload)
+	} else {
+		size += len(`"payload":""`) + base64.StdEncoding.EncodedLen(len(req.Payload))
+	}
+	line := make([]byte, 0, size)
+	line = append(line, requestHead...)
+	if raw {
+		line = append(line, `"payload_json":`...)
+		line = append(line, req.Payload...)
+	} else {
+		line = append(line, `"payload":"`...)
+		line = base64.StdEncoding.AppendEncode(line, req.Payload)
+		line = append(line, '"')
+	}
+	line = append(line, ',')
+	line = appendParams(line, req)
+	return append(line, "}}\n"...), nil
+}
+
+// rawPayload reports whether payload can travel as it is, inside the request line: one
+// JSON object, valid, with no line break (which would end the line) and nothing around
+// it (which the daemon's decoder would drop). Invalid UTF-8 is left to base64: the
+// daemon refuses it in a request line.
+func rawPayload(payload []byte) bool {
+	n := len(payload)
+	return n >= 2 && payload[0] == '{' && payload[n-1] == '}' &&
+		bytes.IndexByte(payload, '\n') < 0 && bytes.IndexByte(payload, '\r') < 0 &&
+		utf8.Valid(payload) && json.Valid(payload)
+}
+
+// parseAnswer reads and checks one response line: {"result":{"stdout":BASE64,
+// "stderr":TEXT,"code":N}} or {"error":TEXT}. Its objects are read as maps of raw
+// values rather than into structs, which encoding/json would first analyse by
+// reflection, a cost paid again by every process; a field that is absent or null is
+// told from a zero one.
+func parseAnswer(line []byte) (Answer, error) {
+	var resp map[string]json.RawMessage
 	if err := json.Unmarshal(bytes.TrimSpace(line), &resp); err != nil {
 		return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
 	}
-	switch {
-	case resp.Error != "":
-		return Answer{}, fmt.Errorf("the daemon: %s", resp.Error)
-	case resp.Result == nil:
-		return Answer{}, errors.New("the daemon's answer has no result")
-	case resp.Result.Stdout == nil || resp.Result.Stderr == nil || resp.Result.Code == nil:
-		return Answer{}, errors.New("the daemon's answer lacks stdout, stderr or code")
-	case !hookCodes[*resp.Result.Code]:
-		return Answer{}, fmt.Errorf("the daemon answered exit status %d, which moat hook never does", *resp.Result.Code)
+	if raw, ok := present(resp, "error"); ok {
+		var msg string
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
+		}
+		if msg != "" {
+			return Answer{}, fmt.Errorf("the daemon: %s", msg)
+		}
 	}
-	return Answer{Stdout: *resp.Result.Stdout, Stderr: *resp.Result.Stderr, Code: *resp.Result.Code}, nil
+	raw, ok := present(resp, "result")
+	if !ok {
+		return Answer{}, errors.New("the daemon's answer has no result")
+	}
+	var result map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &result); err != nil {
+		return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
+	}
+	stdout, okOut := present(result, "stdout")
+	stderr, okErr := present(result, "stderr")
+	code, okCode := present(result, "code")
+	if !okOut || !okErr || !okCode {
+		return Answer{}, errors.New("the daemon's answer lacks stdout, stderr or code")
+	}
+	var ans Answer
+	for _, f := range []struct {
+		raw json.RawMessage
+		v   any
+	}{{stdout, &ans.Stdout}, {stderr, &ans.Stderr}, {code, &ans.Code}} {
+		if err := json.Unmarshal(f.raw, f.v); err != nil {
+			return Answer{}, fmt.Errorf("the daemon's answer: %w", err)
+		}
+	}
+	if !hookCodes[ans.Code] {
+		return Answer{}, fmt.Errorf("the daemon answered exit status %d, which moat hook never does", ans.Code)
+	}
+	return ans, nil
+}
+
+// present returns the value of the field name in m, unless it is absent or null.
+func present(m map[string]json.RawMessage, name string) (json.RawMessage, bool) {
+	raw, ok := m[name]
+	if !ok || string(raw) == "null" {
+		return nil, false
+	}
+	return raw, true
 }

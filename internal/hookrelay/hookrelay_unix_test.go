@@ -54,7 +54,7 @@ func TestRelay(t *testing.T) {
 	tests := []struct {
 		name    string
 		answer  func(line []byte) string
-		check   func(*net.UnixConn) error
+		check   func(fd int) error
 		wait    time.Duration
 		want    Answer
 		wantErr string
@@ -69,11 +69,16 @@ func TestRelay(t *testing.T) {
 		{name: "no result", answer: func([]byte) string { return `{}` + "\n" }, wantErr: "no result"},
 		{name: "null result", answer: func([]byte) string { return `{"result":null}` + "\n" }, wantErr: "no result"},
 		{name: "no code", answer: func([]byte) string { return `{"result":{"stdout":"","stderr":""}}` + "\n" }, wantErr: "lacks"},
+		{name: "null stdout", answer: func([]byte) string { return `{"result":{"stdout":null,"stderr":"","code":0}}` + "\n" }, wantErr: "lacks"},
+		{name: "code not an integer", answer: func([]byte) string { return `{"result":{"stdout":"","stderr":"","code":"0"}}` + "\n" }, wantErr: "the daemon's answer"},
+		{name: "stdout not base64", answer: func([]byte) string { return `{"result":{"stdout":"{}","stderr":"","code":0}}` + "\n" }, wantErr: "the daemon's answer"},
+		{name: "an empty error and a result", answer: func([]byte) string { return `{"error":"","result":{"stdout":"","stderr":"","code":2}}` + "\n" }, want: Answer{Stdout: []byte{}, Code: 2}},
+		{name: "error not a string", answer: func([]byte) string { return `{"error":1}` + "\n" }, wantErr: "the daemon's answer"},
 		{name: "no stdout", answer: func([]byte) string { return `{"result":{"stderr":"","code":0}}` + "\n" }, wantErr: "lacks"},
 		{name: "exit status hook never gives", answer: func([]byte) string { return `{"result":{"stdout":"","stderr":"","code":1}}` + "\n" }, wantErr: "exit status 1"},
 		{name: "slow past the deadline", answer: func([]byte) string { time.Sleep(2 * time.Second); return good }, wait: 200 * time.Millisecond, wantErr: "timeout"},
 		{name: "server of another user", answer: func([]byte) string { return good },
-			check: func(*net.UnixConn) error { return errors.New("the server runs as uid 65534, not 1000: refused") }, wantErr: "uid 65534"},
+			check: func(int) error { return errors.New("the server runs as uid 65534, not 1000: refused") }, wantErr: "uid 65534"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,14 +107,17 @@ func TestRelay(t *testing.T) {
 			}
 			// The request, as the daemon's hook method reads it.
 			var wire struct {
-				Version int     `json:"version"`
-				Method  string  `json:"method"`
-				Params  Request `json:"params"`
+				Version int        `json:"version"`
+				Method  string     `json:"method"`
+				Params  wireParams `json:"params"`
 			}
 			if err := json.Unmarshal(got, &wire); err != nil {
 				t.Fatalf("request %s: %v", got, err)
 			}
-			if wire.Version != 1 || wire.Method != "hook" || string(wire.Params.Payload) != string(req.Payload) ||
+			if payload, err := decodedPayload(got); err != nil || string(payload) != string(req.Payload) {
+				t.Errorf("payload %q (%v), want %q", payload, err, req.Payload)
+			}
+			if wire.Version != 1 || wire.Method != "hook" ||
 				wire.Params.Agent != req.Agent || strings.Join(wire.Params.Args, " ") != "--policy /p.yaml" ||
 				wire.Params.Cwd != req.Cwd || wire.Params.Env["CI"] != "true" {
 				t.Errorf("request %s", got)

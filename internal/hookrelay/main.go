@@ -37,7 +37,7 @@ const exitBlock = 2
 func Main(args []string, env Env) int {
 	// Read as moat hook reads: one byte past the bound, so that an event too large is
 	// answered as too large, by whoever answers.
-	payload, err := io.ReadAll(io.LimitReader(env.Stdin, hookpayload.MaxPayload+1))
+	payload, err := readEvent(env.Stdin, hookpayload.MaxPayload+1)
 	if err != nil {
 		// moat hook would fail reading it too; it answers that in the agent's form.
 		return fallback(env, args, payload, fmt.Errorf("reading the hook event: %w", err))
@@ -46,12 +46,49 @@ func Main(args []string, env Env) int {
 	if err != nil {
 		return fallback(env, args, payload, err)
 	}
-	if _, err := env.Stdout.Write(ans.Stdout); err != nil {
-		fmt.Fprintf(env.Stderr, "moat-hook: %v\n", err)
-		return exitBlock
+	// Nothing is written where there is nothing to say (an allow is silence).
+	if len(ans.Stdout) > 0 {
+		if _, err := env.Stdout.Write(ans.Stdout); err != nil {
+			fmt.Fprintf(env.Stderr, "moat-hook: %v\n", err)
+			return exitBlock
+		}
 	}
-	io.WriteString(env.Stderr, ans.Stderr)
+	if ans.Stderr != "" {
+		io.WriteString(env.Stderr, ans.Stderr)
+	}
 	return ans.Code
+}
+
+// eventBuffer is the first size of the buffer an event is read into when its size is not
+// known beforehand (a pipe): an agent's event is a few hundred bytes to a few KiB, read
+// in one call and its end in a second.
+const eventBuffer = 16 << 10
+
+// readEvent reads r to its end, at most limit bytes, as io.ReadAll(io.LimitReader(r,
+// limit)) does, in a buffer sized once: by the file's size when r is a regular file,
+// else eventBuffer, grown only for a larger event.
+func readEvent(r io.Reader, limit int) ([]byte, error) {
+	size := eventBuffer
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			// One byte more, to read the end in the same buffer.
+			size = int(min(fi.Size()+1, int64(limit)))
+		}
+	}
+	buf := make([]byte, 0, min(size, limit))
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), limit)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || len(buf) == limit {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // relay asks the daemon for the answer to the event.
