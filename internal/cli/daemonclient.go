@@ -58,15 +58,17 @@ type decisionServiceOptions struct {
 func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *daemonOrLocal {
 	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}, warned: map[string]bool{}}
 	s.newLocal = func() (decide.Service, func()) {
+		opts := o.local
+		if opts.Warn == nil {
+			// A live service finds its policies again on each change, and would warn
+			// again of the same skipped policy each time.
+			opts.Warn = s.warnOnce
+		}
 		if !o.live {
-			opts := o.local
 			opts.Getenv, opts.Now, opts.Executable = a.env.Getenv, a.env.Now, a.env.Executable
-			if opts.Warn == nil {
-				opts.Warn = a.warn
-			}
 			return decide.NewLocal(opts), func() {}
 		}
-		l := a.liveLocal(o.local)
+		l := a.liveLocal(opts)
 		return l, a.watchPolicies(l)
 	}
 	if !o.noDaemon && a.env.Getenv(envDaemon) != "off" {
@@ -256,15 +258,20 @@ func (s *daemonOrLocal) Lookup(ctx context.Context, sc decide.Scope) (decide.Pol
 // warnSkipped warns of each project policy the daemon passed over, once per process.
 func (s *daemonOrLocal) warnSkipped(skipped []source.Skipped) {
 	for _, sk := range skipped {
-		s.mu.Lock()
-		seen := s.warned[sk.Why]
-		if !seen && len(s.warned) < maxKnownScopes {
-			s.warned[sk.Why] = true
-		}
-		s.mu.Unlock()
-		if !seen {
-			s.warn(sk.Why)
-		}
+		s.warnOnce(sk.Why)
+	}
+}
+
+// warnOnce warns of msg unless this process did already.
+func (s *daemonOrLocal) warnOnce(msg string) {
+	s.mu.Lock()
+	seen := s.warned[msg]
+	if !seen && len(s.warned) < maxKnownScopes {
+		s.warned[msg] = true
+	}
+	s.mu.Unlock()
+	if !seen {
+		s.warn(msg)
 	}
 }
 

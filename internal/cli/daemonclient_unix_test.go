@@ -4,7 +4,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -66,7 +65,7 @@ func clientApp(t *testing.T, env map[string]string) (*app, string) {
 		vars[k] = v
 	}
 	return &app{env: Env{
-		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &bytes.Buffer{},
+		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &syncBuffer{},
 		Getenv:     func(k string) string { return vars[k] },
 		Getwd:      func() (string, error) { return home, nil },
 		Now:        func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
@@ -370,7 +369,7 @@ func TestDecisionServiceWarnsSkipped(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			stderr := a.env.Stderr.(*bytes.Buffer).String()
+			stderr := a.env.Stderr.(*syncBuffer).String()
 			if n := strings.Count(stderr, "moat: warning: "); n != 1 || !strings.Contains(stderr, filepath.Join(project, "moat.yaml")) {
 				t.Errorf("stderr, want one warning naming the project policy:\n%s", stderr)
 			}
