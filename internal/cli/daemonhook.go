@@ -52,6 +52,9 @@ func (a *app) daemonHookMethod(services *daemonServices) daemon.Method {
 		if !p.Local {
 			return nil, errors.New("hook is served on the unix socket only")
 		}
+		if err := services.sameClientMoat(p.PID); err != nil {
+			return nil, err
+		}
 		hp, err := decodeHookParams(raw)
 		if err != nil {
 			return nil, err

@@ -29,6 +29,9 @@ func hookDaemon(t testing.TB, vars map[string]string, dir string) (*daemonServic
 		Executable: func() (string, error) { return filepath.Join(dir, ".local", "bin", "moat"), nil },
 	}}
 	services := newDaemonServices(a, decide.Options{Warn: func(msg string) { log.WriteString("warning: " + msg + "\n") }})
+	// The client is the moat-hook beside the daemon's moat, whatever process the test
+	// names as the peer.
+	services.clientExe = func(int) (string, error) { return filepath.Join(dir, ".local", "bin", "moat-hook"), nil }
 	t.Cleanup(services.close)
 	return services, a.daemonHookMethod(services), log
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -33,6 +34,10 @@ type daemonServices struct {
 	// (see daemonsinks.go); nil records to the JSONL log alone.
 	sinks *daemonSinks
 
+	// clientExe is the executable of a client process, where the system says
+	// (/proc/PID/exe); an error when it does not.
+	clientExe func(pid int) (string, error)
+
 	mu     sync.Mutex
 	byKey  map[string]*daemonService
 	closed bool
@@ -48,7 +53,7 @@ type daemonService struct {
 }
 
 func newDaemonServices(base *app, opts decide.Options) *daemonServices {
-	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}}
+	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}, clientExe: procExe}
 }
 
 // forEnv returns the service of env, starting it on first use.
@@ -115,6 +120,26 @@ func (s *daemonServices) sameMoat(exe string) error {
 		return fmt.Errorf("the client runs %s, the daemon %s: a client of another moat decides in its own process", exe, own)
 	}
 	return nil
+}
+
+// sameClientMoat checks that the hook client with process pid belongs to the daemon's
+// moat: its fallback runs the moat beside it, whose binary the decisions must protect.
+// Where the system does not say which program a process runs (no /proc), or the client
+// is gone, there is nothing to compare and the client is served.
+func (s *daemonServices) sameClientMoat(pid int) error {
+	if pid <= 0 {
+		return nil
+	}
+	exe, err := s.clientExe(pid)
+	if err != nil {
+		return nil
+	}
+	return s.sameMoat(filepath.Join(filepath.Dir(exe), "moat"))
+}
+
+// procExe reads the executable of process pid from /proc.
+func procExe(pid int) (string, error) {
+	return os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
 }
 
 func (s *daemonServices) start(env map[string]string) (*daemonService, error) {

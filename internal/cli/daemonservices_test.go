@@ -51,3 +51,42 @@ func TestDaemonBindSameMoat(t *testing.T) {
 		}
 	}
 }
+
+// A hook client beside another moat than the daemon's is refused (it falls back to its
+// own moat, whose binary the decisions then protect); one the system cannot name is
+// served.
+func TestDaemonHookSameClientMoat(t *testing.T) {
+	home := t.TempDir()
+	own := filepath.Join(home, ".local", "bin", "moat")
+	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(own, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	services, _, _ := hookDaemon(t, map[string]string{"HOME": home}, home)
+	tests := []struct {
+		name    string
+		exe     string
+		err     error
+		refused bool
+	}{
+		{"beside the daemon's moat", filepath.Join(home, ".local", "bin", "moat-hook"), nil, false},
+		{"beside another moat", filepath.Join(home, "other", "moat-hook"), nil, true},
+		{"unknown (no /proc, or gone)", "", os.ErrNotExist, false},
+	}
+	for _, tt := range tests {
+		services.clientExe = func(int) (string, error) { return tt.exe, tt.err }
+		err := services.sameClientMoat(4242)
+		if got := err != nil; got != tt.refused {
+			t.Errorf("%s: err %v, want refused %v", tt.name, err, tt.refused)
+		}
+	}
+	// The real reader names this test's own binary, which has no moat beside it.
+	services.clientExe = procExe
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		if err := services.sameClientMoat(os.Getpid()); err == nil {
+			t.Error("a client whose executable has no moat beside it was served")
+		}
+	}
+}
