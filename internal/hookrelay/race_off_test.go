@@ -1,0 +1,5 @@
+//go:build !race
+
+package hookrelay
+
+const raceEnabled = false
