@@ -3,6 +3,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,10 @@ func TestHookClientEndToEnd(t *testing.T) {
 	}
 	client := moatHook.Path(t)
 	e := newDaemonEnv(t)
+	// The clients' HOMEs outlive the daemon, which may still write into their state
+	// directories (the audit database mirrors their logs in the background): made
+	// before it starts, they are removed after it stops.
+	homes := t.TempDir()
 	daemon, log := e.startDaemon(t)
 	replay := func(t *testing.T, name string) {
 		file := filepath.Join("..", "..", "internal", "cli", "testdata", "hook", name+".txtar")
@@ -43,7 +48,11 @@ func TestHookClientEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := c.Prepare(t.TempDir())
+		dir, err := os.MkdirTemp(homes, name+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := c.Prepare(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
