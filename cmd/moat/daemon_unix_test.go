@@ -77,12 +77,19 @@ func (e daemonEnv) moatCmd(t testing.TB, args ...string) (string, int) {
 }
 
 // startDaemon runs `moat daemon run` and waits until its socket answers.
-func (e daemonEnv) startDaemon(t testing.TB) (*exec.Cmd, *bytes.Buffer) {
+func (e daemonEnv) startDaemon(t testing.TB) (*exec.Cmd, *syncWriter) {
 	t.Helper()
-	cmd := exec.Command(moatBinary(t), "daemon", "run")
+	return e.runDaemon(t, moatBinary(t))
+}
+
+// runDaemon runs `BIN daemon run ARGS…` in e and waits until its socket answers; the
+// daemon is killed at the end of the test unless it ended before.
+func (e daemonEnv) runDaemon(t testing.TB, bin string, args ...string) (*exec.Cmd, *syncWriter) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"daemon", "run"}, args...)...)
 	cmd.Env, cmd.Dir = e.env, e.home
-	var log bytes.Buffer
-	cmd.Stderr = &syncWriter{w: &log}
+	log := &syncWriter{w: &bytes.Buffer{}}
+	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -92,18 +99,16 @@ func (e daemonEnv) startDaemon(t testing.TB) (*exec.Cmd, *bytes.Buffer) {
 			cmd.Wait()
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if out, code := e.moatCmd(t, "daemon", "status"); code == 0 {
 			if !strings.Contains(out, "moat daemon: running") {
 				t.Fatalf("status: %s", out)
 			}
-			return cmd, &log
+			return cmd, log
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the daemon did not answer; its log:\n%s", log.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

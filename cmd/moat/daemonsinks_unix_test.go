@@ -25,27 +25,7 @@ import (
 // startDaemonArgs runs `moat daemon run ARGS…` and waits until its socket answers.
 func (e daemonEnv) startDaemonArgs(t *testing.T, args ...string) (*exec.Cmd, *syncWriter) {
 	t.Helper()
-	cmd := exec.Command(moatBinary(t), append([]string{"daemon", "run"}, args...)...)
-	cmd.Env, cmd.Dir = e.env, e.home
-	log := &syncWriter{w: &bytes.Buffer{}}
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, code := e.moatCmd(t, "daemon", "status"); code == 0 {
-			return cmd, log
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon did not answer; its log:\n%s", log.String())
-		}
-	}
+	return e.runDaemon(t, moatBinary(t), args...)
 }
 
 // stopDaemon ends the daemon as systemd would, and waits for it.

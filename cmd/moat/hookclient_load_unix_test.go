@@ -367,29 +367,9 @@ func TestHookClientStaleSocket(t *testing.T) {
 
 // startDaemonAt is startDaemon with the installed moat, so that the daemon is the moat
 // whose hook answers it is compared with.
-func (l *hookLoad) startDaemonAt(t *testing.T) (*exec.Cmd, *bytes.Buffer) {
+func (l *hookLoad) startDaemonAt(t *testing.T) (*exec.Cmd, *syncWriter) {
 	t.Helper()
-	cmd := exec.Command(l.inst.moat, "daemon", "run")
-	cmd.Env, cmd.Dir = l.env, l.home
-	var log bytes.Buffer
-	cmd.Stderr = &syncWriter{w: &log}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if out, code := l.moatCmd(t, "daemon", "status"); code == 0 && strings.Contains(out, "moat daemon: running") {
-			return cmd, &log
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon did not answer; its log:\n%s", log.String())
-		}
-	}
+	return l.runDaemon(t, l.inst.moat)
 }
 
 // daemonStatus is what `moat daemon status --json` says.
