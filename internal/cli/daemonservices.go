@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/proc"
 )
 
 // maxDaemonEnvs bounds the environments one daemon serves. A client whose environment
@@ -34,8 +33,7 @@ type daemonServices struct {
 	// (see daemonsinks.go); nil records to the JSONL log alone.
 	sinks *daemonSinks
 
-	// clientExe is the executable of a client process, where the system says
-	// (/proc/PID/exe); an error when it does not.
+	// clientExe is the executable of a client process (proc.Executable).
 	clientExe func(pid int) (string, error)
 
 	mu     sync.Mutex
@@ -53,7 +51,7 @@ type daemonService struct {
 }
 
 func newDaemonServices(base *app, opts decide.Options) *daemonServices {
-	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}, clientExe: procExe}
+	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}, clientExe: proc.Executable}
 }
 
 // forEnv returns the service of env, starting it on first use.
@@ -111,12 +109,7 @@ func (s *daemonServices) sameMoat(exe string) error {
 	if err != nil {
 		return fmt.Errorf("the daemon cannot tell which moat it runs: %w", err)
 	}
-	if filepath.Clean(exe) == filepath.Clean(own) {
-		return nil
-	}
-	a, errA := os.Stat(own)
-	b, errB := os.Stat(exe)
-	if errA != nil || errB != nil || !os.SameFile(a, b) {
+	if !sameFile(exe, own) {
 		return fmt.Errorf("the client runs %s, the daemon %s: a client of another moat decides in its own process", exe, own)
 	}
 	return nil
@@ -135,11 +128,6 @@ func (s *daemonServices) sameClientMoat(pid int) error {
 		return nil
 	}
 	return s.sameMoat(filepath.Join(filepath.Dir(exe), "moat"))
-}
-
-// procExe reads the executable of process pid from /proc.
-func procExe(pid int) (string, error) {
-	return os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
 }
 
 func (s *daemonServices) start(env map[string]string) (*daemonService, error) {

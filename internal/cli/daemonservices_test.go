@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/moatdev/moat/internal/daemon"
+	"github.com/moatdev/moat/internal/proc"
 )
 
 // A client of another moat binary is refused the binding: the daemon's decisions protect
@@ -83,7 +84,7 @@ func TestDaemonHookSameClientMoat(t *testing.T) {
 		}
 	}
 	// The real reader names this test's own binary, which has no moat beside it.
-	services.clientExe = procExe
+	services.clientExe = proc.Executable
 	if _, err := os.Stat("/proc/self/exe"); err == nil {
 		if err := services.sameClientMoat(os.Getpid()); err == nil {
 			t.Error("a client whose executable has no moat beside it was served")

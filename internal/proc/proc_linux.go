@@ -25,6 +25,12 @@ func AncestorsOf(pid, n int) []Info {
 	return ancestors("/proc", pid, min(n, maxDepth))
 }
 
+// Executable is the program process pid runs, links resolved, as /proc/PID/exe says; an
+// error when the process is gone or not the caller's to read.
+func Executable(pid int) (string, error) {
+	return os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+}
+
 func ancestors(root string, pid, n int) []Info {
 	var out []Info
 	for range n {

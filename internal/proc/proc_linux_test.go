@@ -139,3 +139,19 @@ func TestAncestorsOf(t *testing.T) {
 		t.Errorf("the shell's arguments: %q", got[0].Args)
 	}
 }
+
+func TestExecutable(t *testing.T) {
+	want, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err = filepath.EvalSymlinks(want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Executable(os.Getpid()); err != nil || got != want {
+		t.Errorf("Executable(self) = %q, %v; want %q", got, err, want)
+	}
+	if _, err := Executable(-1); err == nil {
+		t.Error("Executable of no process gave a program")
+	}
+}
