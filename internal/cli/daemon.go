@@ -166,7 +166,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 // listenLoopback listens on addr, which must be a loopback address: the token is the
 // only thing between the port and the service.
 func listenLoopback(addr string) (net.Listener, error) {
-	if err := checkLoopback("--tcp", addr); err != nil {
+	if err := checkLoopback(addr); err != nil {
 		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)

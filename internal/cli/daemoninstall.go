@@ -125,7 +125,7 @@ func (a *app) serviceUnit(o serviceOptions) (userservice.Unit, error) {
 	args := []string{"daemon", "run"}
 	if o.tcp != "" {
 		// Checked now, so that a service is never installed that fails at every start.
-		if err := checkLoopback("--tcp", o.tcp); err != nil {
+		if err := checkLoopback(o.tcp); err != nil {
 			return userservice.Unit{}, err
 		}
 		args = append(args, "--tcp", o.tcp)
@@ -241,15 +241,15 @@ func (a *app) serviceEnv() ([]string, error) {
 	return env, nil
 }
 
-// checkLoopback checks that addr, the value of flag, is HOST:PORT with a loopback host:
-// the daemon's TCP listener and metrics are for this machine only.
-func checkLoopback(flag, addr string) error {
+// checkLoopback checks that addr, the value of --tcp, is HOST:PORT with a loopback host:
+// the daemon's TCP listener is for this machine only.
+func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("%s %q: %w", flag, addr, err)
+		return fmt.Errorf("--tcp %q: %w", addr, err)
 	}
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("%s %q: only a loopback address (127.0.0.1, ::1) is allowed", flag, addr)
+		return fmt.Errorf("--tcp %q: only a loopback address (127.0.0.1, ::1) is allowed", addr)
 	}
 	return nil
 }

@@ -396,7 +396,7 @@ func TestDaemonInstallRefuses(t *testing.T) {
 		{"another system", serviceOptions{goos: "windows"}, "moat daemon start"},
 		{"tcp not loopback", serviceOptions{tcp: "0.0.0.0:7070"}, "only a loopback address"},
 		{"tcp without a port", serviceOptions{tcp: "127.0.0.1"}, "--tcp"},
-		{"metrics not loopback", serviceOptions{sinks: daemonSinkOptions{metrics: "0.0.0.0:9464"}}, `--metrics "0.0.0.0:9464": only a loopback address`},
+		{"metrics not loopback", serviceOptions{sinks: daemonSinkOptions{metrics: "0.0.0.0:9464"}}, `listen address "0.0.0.0:9464" is not a loopback address`},
 		{"bad retention", serviceOptions{sinks: daemonSinkOptions{retention: "soon"}}, "--audit-retention"},
 	}
 	for _, tt := range tests {

@@ -84,7 +84,7 @@ func (o daemonSinkOptions) args() []string {
 // never installs a service that fails at every login.
 func (o daemonSinkOptions) check() error {
 	if o.metrics != "" {
-		if err := checkLoopback("--metrics", o.metrics); err != nil {
+		if err := metrics.CheckAddr(o.metrics); err != nil {
 			return err
 		}
 	}

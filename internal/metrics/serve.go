@@ -46,22 +46,38 @@ func (m *Metrics) Handler() http.Handler {
 // user's decisions, which no other host should read. "localhost" is taken to mean
 // 127.0.0.1 rather than resolved, so a hosts file cannot point it elsewhere.
 func ListenLoopback(addr string) (net.Listener, error) {
+	hostPort, err := loopback(addr)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", hostPort)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	return ln, nil
+}
+
+// CheckAddr checks addr as ListenLoopback does, without listening: for a service
+// installed now that listens at every login.
+func CheckAddr(addr string) error {
+	_, err := loopback(addr)
+	return err
+}
+
+// loopback is addr as ListenLoopback listens on it, or why it is refused.
+func loopback(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("metrics: listen address %q: %w", addr, err)
+		return "", fmt.Errorf("metrics: listen address %q: %w", addr, err)
 	}
 	if host == "localhost" {
 		host = "127.0.0.1"
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
-		return nil, fmt.Errorf("metrics: listen address %q is not a loopback address (use 127.0.0.1 or [::1])", addr)
+		return "", fmt.Errorf("metrics: listen address %q is not a loopback address (use 127.0.0.1 or [::1])", addr)
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip.Unmap().String(), port))
-	if err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
-	return ln, nil
+	return net.JoinHostPort(ip.Unmap().String(), port), nil
 }
 
 // Serve serves the metrics at /metrics on ln until ctx ends, then shuts the server down.
