@@ -7,10 +7,8 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -33,23 +31,8 @@ func TestDialBoundRefusesAnotherUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "daemon.test")
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	sock := filepath.Join(dir, "daemon.sock")
-	cmd := exec.Command(bin, "-test.run=^TestFakeServerChild$", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), fakeServerSocketEnv+"="+sock, "HOME="+dir, "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	cmd := asNobody(t, dir, "TestFakeServerChild", fakeServerSocketEnv+"="+sock)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

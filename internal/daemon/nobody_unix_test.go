@@ -48,22 +48,7 @@ func TestPeerOfAnotherUserRefused(t *testing.T) {
 	go s.Serve(ln)
 	defer s.Shutdown(t.Context())
 
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "daemon.test")
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^TestPeerChild$", "-test.v")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), peerSocketEnv+"="+sock, "HOME="+dir, "TMPDIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	cmd := asNobody(t, dir, "TestPeerChild", peerSocketEnv+"="+sock)
 	out, err := cmd.CombinedOutput()
 	t.Logf("as uid %d:\n%s", nobody, out)
 	if err != nil {
@@ -106,4 +91,28 @@ func TestPeerChild(t *testing.T) {
 	if more, err := in.ReadString('\n'); err == nil {
 		t.Errorf("answered again: %s", more)
 	}
+}
+
+// asNobody is a command that runs this package's test named test as nobody, from a copy
+// of the test binary in dir (which nobody may read: the original may sit where nobody
+// cannot), with env added to the test's own.
+func asNobody(t *testing.T, dir, test string, env ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "daemon.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "HOME="+dir, "TMPDIR="+dir), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	return cmd
 }
