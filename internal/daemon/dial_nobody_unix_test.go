@@ -39,7 +39,9 @@ func TestDialBoundRefusesAnotherUser(t *testing.T) {
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := os.Stat(sock); err == nil {
+		// The server opens the socket to all once it listens: the file alone exists from
+		// bind on, before connections are taken.
+		if fi, err := os.Stat(sock); err == nil && fi.Mode().Perm() == 0o777 {
 			break
 		}
 		if time.Now().After(deadline) {
