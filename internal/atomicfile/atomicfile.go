@@ -19,6 +19,14 @@ import (
 // policy and trust files, and an attacker who planted a link there would otherwise choose
 // what gets replaced.
 func WriteFile(name string, data []byte, perm os.FileMode) error {
+	if err := checkReplaceable(name); err != nil {
+		return err
+	}
+	return write(name, data, perm, true, os.Rename)
+}
+
+// checkReplaceable refuses a name that exists and is not a regular file.
+func checkReplaceable(name string) error {
 	fi, err := os.Lstat(name)
 	switch {
 	case err == nil:
@@ -31,7 +39,18 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	return write(name, data, perm, os.Rename)
+	return nil
+}
+
+// WriteVolatile replaces name with data as WriteFile does, readers seeing the old content
+// or the new, but without syncing: a crash may lose the change, or leave the old content.
+// It is for state that is rebuilt or expires anyway (rate-limit counters, a session's
+// history) and is written on the path of every decision, where a sync costs milliseconds.
+func WriteVolatile(name string, data []byte, perm os.FileMode) error {
+	if err := checkReplaceable(name); err != nil {
+		return err
+	}
+	return write(name, data, perm, false, os.Rename)
 }
 
 // WriteNew creates name holding data, and fails with an error wrapping fs.ErrExist when
@@ -40,7 +59,7 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 // appears complete or not at all and there is no window between checking for name and
 // creating it. The directory's file system must support hard links.
 func WriteNew(name string, data []byte, perm os.FileMode) error {
-	return write(name, data, perm, func(tmp, name string) error {
+	return write(name, data, perm, true, func(tmp, name string) error {
 		if err := os.Link(tmp, name); err != nil {
 			return err
 		}
@@ -51,9 +70,9 @@ func WriteNew(name string, data []byte, perm os.FileMode) error {
 	})
 }
 
-// write puts data in a synced temporary file beside name and hands it to install, which
-// moves it into place. The temporary file never outlives an error.
-func write(name string, data []byte, perm os.FileMode, install func(tmp, name string) error) (err error) {
+// write puts data in a temporary file beside name (synced, with sync) and hands it to
+// install, which moves it into place. The temporary file never outlives an error.
+func write(name string, data []byte, perm os.FileMode, sync bool, install func(tmp, name string) error) (err error) {
 	dir, base := filepath.Split(name)
 	if dir == "" {
 		dir = "."
@@ -75,14 +94,19 @@ func write(name string, data []byte, perm os.FileMode, install func(tmp, name st
 	if err := f.Chmod(perm); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", name, err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("write %s: sync: %w", name, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := install(tmp, name); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if !sync {
+		return nil
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync directory: %w", name, err)

@@ -24,7 +24,22 @@ func entries(t *testing.T, dir string) []string {
 	return names
 }
 
+// replacers are the two ways of replacing a file, which differ only in syncing.
+var replacers = []struct {
+	name  string
+	write func(string, []byte, os.FileMode) error
+}{
+	{"WriteFile", WriteFile},
+	{"WriteVolatile", WriteVolatile},
+}
+
 func TestWriteFile(t *testing.T) {
+	for _, r := range replacers {
+		t.Run(r.name, func(t *testing.T) { testReplace(t, r.write) })
+	}
+}
+
+func testReplace(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	tests := []struct {
 		name    string
 		old     []byte // nil: the file does not exist beforehand
@@ -46,8 +61,8 @@ func TestWriteFile(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := WriteFile(name, tt.data, tt.perm); err != nil {
-				t.Fatalf("WriteFile: %v", err)
+			if err := write(name, tt.data, tt.perm); err != nil {
+				t.Fatalf("write: %v", err)
 			}
 			got, err := os.ReadFile(name)
 			if err != nil {
@@ -71,6 +86,12 @@ func TestWriteFile(t *testing.T) {
 }
 
 func TestWriteFileErrorsLeaveNothing(t *testing.T) {
+	for _, r := range replacers {
+		t.Run(r.name, func(t *testing.T) { testReplaceErrors(t, r.write) })
+	}
+}
+
+func testReplaceErrors(t *testing.T, write func(string, []byte, os.FileMode) error) {
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, dir string) string // returns the name to write
@@ -111,8 +132,8 @@ func TestWriteFileErrorsLeaveNothing(t *testing.T) {
 			dir := t.TempDir()
 			name := tt.setup(t, dir)
 			before := entries(t, dir)
-			if err := WriteFile(name, []byte("new"), 0o600); err == nil {
-				t.Fatal("WriteFile succeeded, want an error")
+			if err := write(name, []byte("new"), 0o600); err == nil {
+				t.Fatal("write succeeded, want an error")
 			}
 			if after := entries(t, dir); !slices.Equal(before, after) {
 				t.Errorf("directory changed from %q to %q", before, after)
