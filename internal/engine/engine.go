@@ -121,22 +121,28 @@ func (e *Engine) Policy() *policy.Policy { return e.policy }
 // fail-closed) with the reason, whatever the policy's fail mode, because that mode is for
 // callers that could not reach the engine at all.
 func (e *Engine) Evaluate(ctx context.Context, c call.Call) call.Decision {
-	d, _ := e.evaluate(ctx, c, false)
+	d, _ := e.evaluate(ctx, c, Session{}, false)
 	return d
 }
 
 // Explain decides c as Evaluate does and also returns the trace of how.
 func (e *Engine) Explain(ctx context.Context, c call.Call) (call.Decision, *Trace) {
-	return e.evaluate(ctx, c, true)
+	return e.evaluate(ctx, c, Session{}, true)
 }
 
-func (e *Engine) evaluate(ctx context.Context, c call.Call, explain bool) (call.Decision, *Trace) {
+// EvaluateIn decides c as Evaluate does, in session s: with what its earlier calls left
+// behind. With explain, it also returns the trace of how.
+func (e *Engine) EvaluateIn(ctx context.Context, c call.Call, s Session, explain bool) (call.Decision, *Trace) {
+	return e.evaluate(ctx, c, s, explain)
+}
+
+func (e *Engine) evaluate(ctx context.Context, c call.Call, sess Session, explain bool) (call.Decision, *Trace) {
 	start := e.now()
 	var tr *Trace
 	if explain {
 		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
 	}
-	d := e.decideSafely(ctx, &c, tr)
+	d := e.decideSafely(ctx, &c, &sess, tr)
 	d.Latency = e.now().Sub(start)
 	if tr != nil {
 		tr.Decision = d
@@ -147,16 +153,16 @@ func (e *Engine) evaluate(ctx context.Context, c call.Call, explain bool) (call.
 // decideSafely is decide, with a failure of moat itself (a panic in analysis or matching,
 // which input must never cause but a bug could) turned into a denial that says so: moat's
 // own failure is never an allow.
-func (e *Engine) decideSafely(ctx context.Context, c *call.Call, tr *Trace) (d call.Decision) {
+func (e *Engine) decideSafely(ctx context.Context, c *call.Call, sess *Session, tr *Trace) (d call.Decision) {
 	defer func() {
 		if r := recover(); r != nil {
 			d = failClosed(fmt.Sprintf("internal error while evaluating: %v", r))
 		}
 	}()
-	return e.decide(ctx, c, tr)
+	return e.decide(ctx, c, sess, tr)
 }
 
-func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decision {
+func (e *Engine) decide(ctx context.Context, c *call.Call, sess *Session, tr *Trace) call.Decision {
 	if err := ctx.Err(); err != nil {
 		return failClosed(fmt.Sprintf("evaluation cancelled: %v", err))
 	}
@@ -177,7 +183,7 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 			tr.Units = append(tr.Units, UnitTrace{Label: u.label.String(), Accesses: u.subject.Accesses, Opaque: u.subject.Opaque, Findings: u.subject.Findings})
 			ut = &tr.Units[len(tr.Units)-1]
 		}
-		d := e.decideUnit(&u.subject, ut, ids)
+		d := e.decideUnit(&u.subject, sess, ut, ids)
 		findings = appendNew(findings, u.subject.Findings)
 		if !best.Verdict.Valid() || d.Verdict > best.Verdict {
 			best, bestLabel = d, u.label
@@ -194,7 +200,7 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, tr *Trace) call.Decis
 // When self-protection denies, the unit is denied whatever the policy says; the policy is
 // still consulted so that a deny of its own (rm -rf ~: "this would delete your home
 // directory") can give the more specific reason.
-func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace, ids *fileid.Resolver) call.Decision {
+func (e *Engine) decideUnit(s *policy.Subject, sess *Session, ut *UnitTrace, ids *fileid.Resolver) call.Decision {
 	var guarded *call.Decision
 	gs := s
 	linked, unknown := withIdentities(slices.Clip(s.Accesses), ids)
@@ -218,7 +224,7 @@ func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace, ids *fileid.Resolv
 			break
 		}
 	}
-	d := e.decideByPolicy(s, ut)
+	d := e.decideByPolicy(s, sess, ut)
 	if guarded != nil && d.Verdict != call.Deny {
 		d = *guarded
 	}
@@ -228,7 +234,7 @@ func (e *Engine) decideUnit(s *policy.Subject, ut *UnitTrace, ids *fileid.Resolv
 	return d
 }
 
-func (e *Engine) decideByPolicy(s *policy.Subject, ut *UnitTrace) call.Decision {
+func (e *Engine) decideByPolicy(s *policy.Subject, sess *Session, ut *UnitTrace) call.Decision {
 	candidates := e.policy.Candidates(s.Call.Class)
 	if ut != nil {
 		ut.Skipped = len(e.policy.Rules) - len(candidates)
