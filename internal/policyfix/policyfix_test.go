@@ -1,0 +1,191 @@
+package policyfix
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/policy/source"
+)
+
+// fixCase is the case file of a corpus entry: the call, as a hook reports it, and what
+// moat fix must do with it.
+type fixCase struct {
+	Agent string         `json:"agent"`
+	Tool  string         `json:"tool"`
+	Args  map[string]any `json:"args"`
+	Cwd   string         `json:"cwd"` // relative to the project
+	// Before is the unwanted decision the policy gives now; Want the one asked for.
+	Before string `json:"before"`
+	Want   string `json:"want"`
+	// Placed, when set, is a phrase of the proposal's placement.
+	Placed string `json:"placed"`
+	// Refused, when set, is a phrase of the refusal: the fix must be refused.
+	Refused string `json:"refused"`
+}
+
+// env is a fresh HOME with a project (a repository) for a corpus case.
+type env struct {
+	home, project string
+	local         *decide.Local
+}
+
+func newEnv(t *testing.T) env {
+	t.Helper()
+	home := t.TempDir()
+	project := filepath.Join(home, "proj")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin"}
+	return env{home: home, project: project, local: decide.NewLocal(decide.Options{Getenv: func(k string) string { return vars[k] }})}
+}
+
+func (e env) expand(s string) string {
+	return strings.NewReplacer("$HOME", e.home, "$PROJECT", e.project).Replace(s)
+}
+
+func (e env) call(t *testing.T, fc fixCase) call.Call {
+	t.Helper()
+	data, err := json.Marshal(fc.Args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(e.expand(string(data))), &args); err != nil {
+		t.Fatal(err)
+	}
+	agent, _ := call.ParseAgent(fc.Agent)
+	c, err := call.Canonicalize(agent, fc.Tool, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Cwd = filepath.Join(e.project, fc.Cwd)
+	return c
+}
+
+func (e env) compile(t *testing.T, file string, text []byte) *decide.Compiled {
+	t.Helper()
+	d, err := e.local.Dirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := e.local.Compile(source.Source{Kind: source.FromFile, Path: file, Name: file, Data: text}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (e env) decide(t *testing.T, c *decide.Compiled, cl call.Call) call.Decision {
+	t.Helper()
+	res, err := e.local.Decide(context.Background(), decide.CallRequest{Policy: c.Key(), Calls: []call.Call{cl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Decision
+}
+
+// TestCorpus proposes the fix of every case under testdata/corpus, applies it, and checks
+// that the call is then decided as wanted, that every test the policy had decides as it
+// did, and that the file kept every byte it had (the change only adds lines).
+func TestCorpus(t *testing.T) {
+	files, err := filepath.Glob("testdata/corpus/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	for _, name := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(name), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var policyText []byte
+			var fc fixCase
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "moat.yaml":
+					policyText = f.Data
+				case "case.json":
+					if err := json.Unmarshal(f.Data, &fc); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			e := newEnv(t)
+			policyText = []byte(e.expand(string(policyText)))
+			file := filepath.Join(e.project, "moat.yaml")
+			if err := os.WriteFile(file, policyText, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			inForce := e.compile(t, file, policyText)
+			cl := e.call(t, fc)
+			want, _ := call.ParseVerdict(fc.Want)
+			if got := e.decide(t, inForce, cl); got.Verdict.String() != fc.Before {
+				t.Fatalf("the policy decides the call %s (rule %s), not %s as the case says", got.Verdict, got.Rule, fc.Before)
+			}
+			fx := Fixer{Decider: e.local}
+			p, err := fx.Propose(context.Background(), Request{File: file, Text: policyText, InForce: inForce, Call: cl, Want: want, Origin: "record 7"})
+			if fc.Refused != "" {
+				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), fc.Refused) {
+					t.Fatalf("Propose: %v; want a refusal saying %q", err, fc.Refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Propose: %v", err)
+			}
+			if fc.Placed != "" && !strings.Contains(p.Placed, fc.Placed) {
+				t.Errorf("placed %q, want %q", p.Placed, fc.Placed)
+			}
+			// An empty flow list (`rules: []`) is the one thing the change may remove.
+			if !onlyAdds(strings.ReplaceAll(string(policyText), ": []\n", ":\n"), string(p.New)) {
+				t.Errorf("the change does more than add lines:\n%s", p.Diff)
+			}
+			if err := fx.Apply(context.Background(), p); err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			written, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := e.compile(t, file, written)
+			if got := e.decide(t, after, cl); got.Verdict != want {
+				t.Fatalf("after the fix the call is decided %s (rule %s), want %s\n%s", got.Verdict, got.Rule, want, p.Diff)
+			}
+			old := inForce.RunTests(context.Background(), e.project)
+			now := after.RunTests(context.Background(), e.project)
+			if len(now) != len(old)+1 || !now[0].Passed() {
+				t.Fatalf("want the old %d tests and a passing new one, got %d tests (first: %s)", len(old), len(now), now[0].Failure)
+			}
+			for i, o := range old {
+				if n := now[i+1]; n.Decision.Verdict != o.Decision.Verdict || n.Decision.Rule != o.Decision.Rule {
+					t.Errorf("test %q changed: %s by %s, was %s by %s", o.Test.Name, n.Decision.Verdict, n.Decision.Rule, o.Decision.Verdict, o.Decision.Rule)
+				}
+			}
+			if t.Failed() || testing.Verbose() {
+				t.Logf("diff:\n%s", p.Diff)
+			}
+		})
+	}
+}
+
+// onlyAdds reports whether after is before with lines inserted.
+func onlyAdds(before, after string) bool {
+	b := strings.SplitAfter(before, "\n")
+	i := 0
+	for _, l := range strings.SplitAfter(after, "\n") {
+		if i < len(b) && l == b[i] {
+			i++
+		}
+	}
+	return i == len(b)
+}
