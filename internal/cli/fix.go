@@ -125,11 +125,7 @@ func (a *app) fix(ctx context.Context, o fixOptions, seq uint64) error {
 	if err != nil {
 		return fmt.Errorf("finding the policy for %s: %w", cl.Cwd, err)
 	}
-	inForce, err := svc.Compile(src, d)
-	if err != nil {
-		return fmt.Errorf("the policy in force does not load; fix it first: %w", err)
-	}
-	req := policyfix.Request{InForce: inForce, Call: cl, Want: want, Origin: fmt.Sprintf("record %d", rec.Seq)}
+	req := policyfix.Request{Dirs: d, Call: cl, Want: want, Origin: fmt.Sprintf("record %d", rec.Seq)}
 	switch src.Kind {
 	case source.FromEmbedded:
 		req.File, req.Create = d.UserPolicy(), true

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // document is a policy file's text with what the edits need of its YAML structure: the
@@ -201,4 +203,33 @@ func render(item []string, indent int, nl string) string {
 		}
 	}
 	return b.String()
+}
+
+// insert returns the text with rule inserted into rules before item index at, and test
+// first among the tests; an empty flow list (`rules: []`) is turned into a block list.
+func (d *document) insert(rules, tests section, at int, rule, test []string) ([]byte, error) {
+	ins, err := d.insertItem("rules", rules, at, rule)
+	if err != nil {
+		return nil, err
+	}
+	tIns, err := d.insertItem("tests", tests, 0, test)
+	if err != nil {
+		return nil, err
+	}
+	// At one offset (both sections missing), the rules come first, and only they start
+	// the line the text did not end.
+	if tIns.at == ins.at && strings.HasPrefix(ins.text, d.nl) {
+		tIns.text = strings.TrimPrefix(tIns.text, d.nl)
+	}
+	edits := []textedit.Edit{{Start: ins.at, End: ins.at, Text: ins.text}, {Start: tIns.at, End: tIns.at, Text: tIns.text}}
+	for _, sec := range []section{rules, tests} {
+		if s, e, ok := d.emptyFlow(sec); ok {
+			edits = append(edits, textedit.Edit{Start: s, End: e})
+		}
+	}
+	out, err := textedit.Apply(string(d.text), edits)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(out), nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
-	"github.com/moatdev/moat/internal/textedit"
 )
 
 // ErrRefused is wrapped by the errors of changes no policy edit can or should make: a
@@ -42,9 +41,8 @@ type Request struct {
 	Text []byte
 	// Create says File does not exist and is created from Text.
 	Create bool
-	// InForce is the policy that decided Call: File's, or (with Create) the one File will
-	// take over from.
-	InForce *decide.Compiled
+	// Dirs are the directories of the user whose policy it is.
+	Dirs dirs.Dirs
 	Call    call.Call
 	Want    call.Verdict
 	// Origin names where the call came from for the rule's description ("record 42").
@@ -106,7 +104,13 @@ func (f Fixer) Propose(ctx context.Context, r Request) (Proposal, error) {
 	if err := walkStrings(c.Args, func(s string) error { return checkText("an argument", s) }); err != nil {
 		return Proposal{}, err
 	}
-	before, err := f.decide(ctx, r.InForce, c, true)
+	// The call is decided again, under Text compiled as File will be: what was recorded
+	// may have been decided under an older policy.
+	base, err := f.compile(r.File, r.Text, r.Dirs)
+	if err != nil {
+		return Proposal{}, err
+	}
+	before, err := f.decide(ctx, base, c, true)
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -134,39 +138,21 @@ func (f Fixer) Propose(ctx context.Context, r Request) (Proposal, error) {
 		return Proposal{}, err
 	}
 	id := ruleID(c, r.Want, func(id string) bool {
-		return slices.ContainsFunc(r.InForce.Policy.Rules, func(x *policy.Rule) bool { return x.ID == id })
+		return slices.ContainsFunc(base.Policy.Rules, func(x *policy.Rule) bool { return x.ID == id })
 	})
 	test := testItem(c, r.Want)
-	oldResults, err := f.baseTests(ctx, r.File, r.Text, r.InForce.Dirs)
-	if err != nil {
-		return Proposal{}, err
-	}
+	oldResults := f.tests(ctx, base, r.File)
 
 	var lastErr error
 	for _, t := range tries(ways, positions(rules, before)) {
 		pos, item := t.pos, ruleItem(id, t.way.conds, r, before.Decision)
-		ins, err := doc.insertItem("rules", rules, pos.index, item)
+		newText, err := doc.insert(rules, tests, pos.index, item, test)
 		if err != nil {
 			return Proposal{}, err
 		}
-		tIns, err := doc.insertItem("tests", tests, 0, test)
-		if err != nil {
-			return Proposal{}, err
-		}
-		edits := []textedit.Edit{{Start: ins.at, End: ins.at, Text: ins.text}, {Start: tIns.at, End: tIns.at, Text: tIns.text}}
-		for _, sec := range []section{rules, tests} {
-			if s, e, ok := doc.emptyFlow(sec); ok {
-				edits = append(edits, textedit.Edit{Start: s, End: e})
-			}
-		}
-		changed, err := textedit.Apply(string(r.Text), edits)
-		if err != nil {
-			return Proposal{}, err
-		}
-		newText := []byte(changed)
 		p := Proposal{
 			File: r.File, New: newText, Create: r.Create, Rule: id, Placed: pos.what,
-			Before: before.Decision, Notes: t.way.notes, call: c, want: r.Want, dirs: r.InForce.Dirs, base: r.Text,
+			Before: before.Decision, Notes: t.way.notes, call: c, want: r.Want, dirs: r.Dirs, base: r.Text,
 		}
 		if !r.Create {
 			p.Old = r.Text
@@ -200,11 +186,11 @@ func (f Fixer) Apply(ctx context.Context, p Proposal) error {
 	case !p.Create && !bytes.Equal(now, p.Old):
 		return fmt.Errorf("%s changed since the change was proposed; run moat fix again", p.File)
 	}
-	old, err := f.baseTests(ctx, p.File, p.base, p.dirs)
+	base, err := f.compile(p.File, p.base, p.dirs)
 	if err != nil {
 		return err
 	}
-	if err := f.validate(ctx, &p, old); err != nil {
+	if err := f.validate(ctx, &p, f.tests(ctx, base, p.File)); err != nil {
 		return err
 	}
 	if p.Create {
@@ -305,14 +291,14 @@ func positions(rules section, d decision) []position {
 	return out
 }
 
-// baseTests runs the tests of the policy text the change is made to, compiled as the
-// changed text will be (as the file at path file).
-func (f Fixer) baseTests(ctx context.Context, file string, text []byte, d dirs.Dirs) ([]decide.TestResult, error) {
+// compile compiles the policy text the change is made to, as the changed text will be:
+// as the file at path file.
+func (f Fixer) compile(file string, text []byte, d dirs.Dirs) (*decide.Compiled, error) {
 	c, err := f.Decider.Compile(source.Source{Kind: source.FromFile, Path: file, Name: file, Data: text}, d)
 	if err != nil {
 		return nil, fmt.Errorf("the policy does not load as it is; fix it first (moat validate): %w", err)
 	}
-	return f.tests(ctx, c, file), nil
+	return c, nil
 }
 
 func (f Fixer) tests(ctx context.Context, c *decide.Compiled, file string) []decide.TestResult {

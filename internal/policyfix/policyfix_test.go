@@ -133,7 +133,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("the policy decides the call %s (rule %s), not %s as the case says", got.Verdict, got.Rule, fc.Before)
 			}
 			fx := Fixer{Decider: e.local}
-			p, err := fx.Propose(context.Background(), Request{File: file, Text: policyText, InForce: inForce, Call: cl, Want: want, Origin: "record 7"})
+			p, err := fx.Propose(context.Background(), Request{File: file, Text: policyText, Dirs: inForce.Dirs, Call: cl, Want: want, Origin: "record 7"})
 			if fc.Refused != "" {
 				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), fc.Refused) {
 					t.Fatalf("Propose: %v; want a refusal saying %q", err, fc.Refused)
@@ -188,4 +188,65 @@ func onlyAdds(before, after string) bool {
 		}
 	}
 	return i == len(b)
+}
+
+// TestApply: a proposal is written only over the text it was made from, and a new file
+// only where none appeared since.
+func TestApply(t *testing.T) {
+	e := newEnv(t)
+	d, err := e.local.Dirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := e.call(t, fixCase{Tool: "shell", Args: map[string]any{"command": "npm publish"}})
+	text := []byte("version: 1\ndefault: ask\n")
+	file := filepath.Join(e.project, "moat.yaml")
+	fx := Fixer{Decider: e.local}
+	propose := func(create bool) Proposal {
+		t.Helper()
+		p, err := fx.Propose(context.Background(), Request{File: file, Text: text, Create: create, Dirs: d, Call: cl, Want: call.Allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	p := propose(true)
+	if err := os.WriteFile(file, []byte("version: 1\ndefault: deny\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.Apply(context.Background(), p); err == nil || !strings.Contains(err.Error(), "was created since") {
+		t.Errorf("Apply over a file created since: %v", err)
+	}
+
+	if err := os.WriteFile(file, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = propose(false)
+	if err := os.WriteFile(file, append(text, "# edited\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.Apply(context.Background(), p); err == nil || !strings.Contains(err.Error(), "changed since") {
+		t.Errorf("Apply over a changed file: %v", err)
+	}
+	if err := os.WriteFile(file, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.Apply(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil || string(got) != string(p.New) {
+		t.Errorf("written %q, %v; want the proposal", got, err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file's mode was not kept: %v %v", fi.Mode(), err)
+	}
+	// A second fix of the same call is not needed, and says so.
+	if _, err := fx.Propose(context.Background(), Request{File: file, Text: got, Dirs: d, Call: cl, Want: call.Allow}); err == nil || !strings.Contains(err.Error(), "already decides") {
+		t.Errorf("second Propose: %v", err)
+	}
 }
