@@ -43,8 +43,8 @@ type Request struct {
 	Create bool
 	// Dirs are the directories of the user whose policy it is.
 	Dirs dirs.Dirs
-	Call    call.Call
-	Want    call.Verdict
+	Call call.Call
+	Want call.Verdict
 	// Origin names where the call came from for the rule's description ("record 42").
 	Origin string
 }
