@@ -87,18 +87,20 @@ Exit status: 0 when a change was proposed (or written), 1 when none can be.`,
 
 // fixReport is what moat fix prints with --json.
 type fixReport struct {
-	Record  uint64        `json:"record"`
-	Call    string        `json:"call"`
-	File    string        `json:"file"`
-	Create  bool          `json:"create,omitempty"`
-	Rule    string        `json:"rule"`
-	Placed  string        `json:"placed"`
-	Before  call.Decision `json:"before"`
-	After   call.Decision `json:"after"`
-	Tests   int           `json:"tests"`
-	Diff    string        `json:"diff"`
-	Notes   []string      `json:"notes,omitempty"`
-	Written bool          `json:"written"`
+	Record uint64 `json:"record"`
+	Call   string `json:"call"`
+	// Recorded is the decision the record holds; Before is the policy's now.
+	Recorded call.Verdict  `json:"recorded"`
+	File     string        `json:"file"`
+	Create   bool          `json:"create,omitempty"`
+	Rule     string        `json:"rule"`
+	Placed   string        `json:"placed"`
+	Before   call.Decision `json:"before"`
+	After    call.Decision `json:"after"`
+	Tests    int           `json:"tests"`
+	Diff     string        `json:"diff"`
+	Notes    []string      `json:"notes,omitempty"`
+	Written  bool          `json:"written"`
 	// Trust says what to do before the hooks use a changed project policy.
 	Trust string `json:"trust,omitempty"`
 }
@@ -148,7 +150,7 @@ func (a *app) fix(ctx context.Context, o fixOptions, seq uint64) error {
 		return fmt.Errorf("record %d (%s): %w", rec.Seq, cl.Describe(), err)
 	}
 	rep := fixReport{
-		Record: rec.Seq, Call: cl.Describe(), File: p.File, Create: p.Create, Rule: p.Rule, Placed: p.Placed,
+		Record: rec.Seq, Call: cl.Describe(), Recorded: rec.Decision, File: p.File, Create: p.Create, Rule: p.Rule, Placed: p.Placed,
 		Before: p.Before, After: p.After, Tests: p.Tests, Diff: p.Diff, Notes: p.Notes,
 	}
 	if o.write {
@@ -174,6 +176,9 @@ func (a *app) printFix(o fixOptions, r fixReport) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "record %d: %s\n", r.Record, r.Call)
+	if r.Recorded != r.Before.Verdict {
+		fmt.Fprintf(&b, "was:   %s, when recorded (the policy has changed since)\n", r.Recorded)
+	}
 	fmt.Fprintf(&b, "now:   %s (rule %s)\n", r.Before.Verdict, r.Before.Rule)
 	file := r.File
 	if r.Create {

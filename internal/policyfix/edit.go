@@ -38,6 +38,9 @@ func parseDocument(text []byte) (*document, error) {
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, errors.New("the policy is not a YAML mapping")
 	}
+	if bytes.Count(text, []byte("\r")) != bytes.Count(text, []byte("\r\n")) {
+		return nil, fmt.Errorf("%w: the policy breaks lines with a lone carriage return, which moat fix does not edit", ErrRefused)
+	}
 	d := &document{text: text, root: doc.Content[0], nl: "\n"}
 	if bytes.Contains(text, []byte("\r\n")) {
 		d.nl = "\r\n"
@@ -48,8 +51,15 @@ func parseDocument(text []byte) (*document, error) {
 			d.lines = append(d.lines, i+1)
 		}
 	}
+	if d.root.Style&yaml.FlowStyle != 0 {
+		return nil, fmt.Errorf("%w: the policy is written as one flow mapping ({...}), which moat fix does not edit", ErrRefused)
+	}
 	for i := 0; i+1 < len(d.root.Content); i += 2 {
-		d.keys = append(d.keys, d.root.Content[i])
+		k := d.root.Content[i]
+		if k.Column != 1 {
+			return nil, fmt.Errorf("%w: the policy's top-level keys are indented (line %d), which moat fix does not edit", ErrRefused, k.Line)
+		}
+		d.keys = append(d.keys, k)
 	}
 	return d, nil
 }
@@ -65,17 +75,41 @@ func (d *document) section(name string) (section, error) {
 		}
 		switch {
 		case s.value.Kind == yaml.ScalarNode && s.value.Tag == "!!null":
+			if !d.emptyAfter(s) {
+				return s, fmt.Errorf("%w: `%s` holds neither a list nor nothing, which moat fix does not edit; write the change by hand", ErrRefused, name)
+			}
 		case s.value.Kind == yaml.SequenceNode && s.value.Style&yaml.FlowStyle == 0:
 		case s.value.Kind == yaml.SequenceNode && len(s.value.Content) == 0:
 		default:
 			return s, fmt.Errorf("%w: `%s` is not written as a block list (one `- ` item per entry), which is what moat fix edits; write the change by hand", ErrRefused, name)
 		}
-		if s.key.Column != 1 {
-			return s, fmt.Errorf("%w: the policy's top-level keys are indented, which moat fix does not edit", ErrRefused)
-		}
 		return s, nil
 	}
 	return section{}, nil
+}
+
+// emptyAfter reports whether a key with no value has nothing but blanks and comments
+// after its colon up to the next top-level key: where the first item may go.
+func (d *document) emptyAfter(s section) bool {
+	first := d.lineText(s.key.Line)
+	from := s.key.Column - 1 + len(s.key.Value)
+	if from > len(first) {
+		return false
+	}
+	_, rest, _ := strings.Cut(first[from:], ":")
+	if t := strings.TrimSpace(rest); t != "" && !strings.HasPrefix(t, "#") {
+		return false
+	}
+	end := s.next
+	if end == 0 {
+		end = len(d.lines) + 1
+	}
+	for n := s.key.Line + 1; n < end; n++ {
+		if t := strings.TrimSpace(d.lineText(n)); t != "" && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
 }
 
 // lineStart is the offset of the start of 1-based line n; the end of the text past the

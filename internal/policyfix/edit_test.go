@@ -95,3 +95,44 @@ func TestInsertRefuses(t *testing.T) {
 		t.Errorf("broken YAML: err %v", err)
 	}
 }
+
+// FuzzInsert: whatever the policy text, the edit either is refused or keeps every line
+// of the text and still reads as YAML; it never panics.
+func FuzzInsert(f *testing.F) {
+	for _, s := range []string{
+		"version: 1\nrules:\n  # first\n  - id: a # keep\n    decision: deny\n\n# tests below\ntests:\n  - {command: ls, expect: allow}\n",
+		"version: 1\nrules:\n- id: a\n  decision: deny\ntests:\n- {command: ls, expect: allow}\n",
+		"version: 1\ndefault: ask",
+		"version: 1\r\nrules:\r\n  - id: a\r\n    decision: deny\r\n",
+		"version: 1\nrules:\n  # - id: example\n\ntests:\n",
+	} {
+		f.Add(s, 0)
+		f.Add(s, 1)
+	}
+	f.Fuzz(func(t *testing.T, text string, at int) {
+		if at < 0 || at > 2 {
+			return
+		}
+		out, err := insertInto(text, at, []string{"id: r", "decision: allow"}, []string{`{command: "x", expect: allow}`})
+		if err != nil {
+			return
+		}
+		if _, err := parseDocument([]byte(out)); err != nil && !strings.Contains(text, "[]") {
+			t.Fatalf("the edited text does not read: %v\n%q\n%q", err, text, out)
+		}
+		if !subsequence(text, out) && !strings.Contains(text, "[]") {
+			t.Fatalf("the edit lost text:\n%q\n%q", text, out)
+		}
+	})
+}
+
+// subsequence reports whether every byte of s is in t, in order: nothing of s was lost.
+func subsequence(s, t string) bool {
+	i := 0
+	for j := 0; j < len(t) && i < len(s); j++ {
+		if s[i] == t[j] {
+			i++
+		}
+	}
+	return i == len(s)
+}
