@@ -30,6 +30,11 @@ type fixCase struct {
 	Placed string `json:"placed"`
 	// Refused, when set, is a phrase of the refusal: the fix must be refused.
 	Refused string `json:"refused"`
+	// Note, when set, is a phrase of a note the proposal must carry.
+	Note string `json:"note"`
+	// Unchanged are the arguments of calls like this one (same agent, tool and directory)
+	// that the fix must leave decided as they were: the rule is exact.
+	Unchanged []map[string]any `json:"unchanged"`
 }
 
 // env is a fresh HOME with a project (a repository) for a corpus case.
@@ -147,6 +152,9 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("placed %q, want %q", p.Placed, fc.Placed)
 			}
 			// An empty flow list (`rules: []`) is the one thing the change may remove.
+			if fc.Note != "" && !strings.Contains(strings.Join(p.Notes, "\n"), fc.Note) {
+				t.Errorf("notes %q, want one saying %q", p.Notes, fc.Note)
+			}
 			if !onlyAdds(strings.ReplaceAll(string(policyText), ": []\n", ":\n"), string(p.New)) {
 				t.Errorf("the change does more than add lines:\n%s", p.Diff)
 			}
@@ -160,6 +168,14 @@ func TestCorpus(t *testing.T) {
 			after := e.compile(t, file, written)
 			if got := e.decide(t, after, cl); got.Verdict != want {
 				t.Fatalf("after the fix the call is decided %s (rule %s), want %s\n%s", got.Verdict, got.Rule, want, p.Diff)
+			}
+			for _, args := range fc.Unchanged {
+				other := fc
+				other.Args = args
+				oc := e.call(t, other)
+				if b, a := e.decide(t, inForce, oc), e.decide(t, after, oc); b.Verdict != a.Verdict || b.Rule != a.Rule {
+					t.Errorf("the fix changed %s: %s by %s, was %s by %s", oc.Describe(), a.Verdict, a.Rule, b.Verdict, b.Rule)
+				}
 			}
 			old := inForce.RunTests(context.Background(), e.project)
 			now := after.RunTests(context.Background(), e.project)

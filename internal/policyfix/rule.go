@@ -118,33 +118,47 @@ func pathConditions(accesses []call.Access) []string {
 }
 
 // argConditions renders an `args` condition comparing every scalar argument, at any
-// depth, with its value. Lists are left out (the language compares one value at a time),
-// and said so in a note.
+// depth, with its value: list elements by index, with the element after the last one
+// absent, so that a longer list does not match.
 func argConditions(args map[string]any) ([]string, []string) {
 	var lines, notes []string
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if k == "" || k == "*" {
-				notes = append(notes, fmt.Sprintf("argument %q cannot be named in a rule and is not matched", prefix+k))
-				continue
+	var value func(path string, v any)
+	value = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				lines = append(lines, "  "+quote(path)+": {exists: true}")
 			}
-			path := prefix + strings.ReplaceAll(k, ".", `\.`)
-			switch v := m[k].(type) {
-			case map[string]any:
-				walk(path+".", v)
-			case []any:
-				notes = append(notes, fmt.Sprintf("list argument %q is not matched (a rule compares one value at a time)", path))
-			default:
-				if s, ok := scalar(v); ok {
-					lines = append(lines, "  "+quote(path)+": "+s)
-				} else {
-					notes = append(notes, fmt.Sprintf("argument %q is not matched", path))
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if k == "" || k == "*" || strings.Contains(k, `\`) {
+					notes = append(notes, fmt.Sprintf("argument %q of %q cannot be named in a rule and is not matched", k, path))
+					continue
 				}
+				value(path+"."+strings.ReplaceAll(k, ".", `\.`), v[k])
+			}
+		case []any:
+			if len(v) == 0 {
+				lines = append(lines, "  "+quote(path)+": {exists: true}")
+			}
+			for i, e := range v {
+				value(path+"."+strconv.Itoa(i), e)
+			}
+			lines = append(lines, "  "+quote(path+"."+strconv.Itoa(len(v)))+": {exists: false}")
+		default:
+			if s, ok := scalar(v); ok {
+				lines = append(lines, "  "+quote(path)+": "+s)
+			} else {
+				notes = append(notes, fmt.Sprintf("argument %q is not matched", path))
 			}
 		}
 	}
-	walk("", args)
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if k == "" || k == "*" || strings.Contains(k, `\`) {
+			notes = append(notes, fmt.Sprintf("argument %q cannot be named in a rule and is not matched", k))
+			continue
+		}
+		value(strings.ReplaceAll(k, ".", `\.`), args[k])
+	}
 	return lines, notes
 }
 
