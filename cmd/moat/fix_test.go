@@ -76,12 +76,12 @@ func TestFixLastWrite(t *testing.T) {
 		File, Rule string
 		Create     bool
 		Written    bool
-		After      struct{ Verdict string }
+		After      struct{ Decision, Rule string }
 	}
 	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
 		t.Fatalf("fix --last --write: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
-	if rep.File != userPolicy || !rep.Create || !rep.Written || !strings.HasPrefix(rep.Rule, "fix-allow-shell-git-push") {
+	if rep.File != userPolicy || !rep.Create || !rep.Written || !strings.HasPrefix(rep.Rule, "fix-allow-shell-git-push") || rep.After.Decision != "allow" || rep.After.Rule != rep.Rule {
 		t.Errorf("report: %+v", rep)
 	}
 	written, err := os.ReadFile(userPolicy)

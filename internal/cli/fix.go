@@ -85,22 +85,33 @@ Exit status: 0 when a change was proposed (or written), 1 when none can be.`,
 	return cmd
 }
 
+// fixDecision is a decision as moat fix reports it.
+type fixDecision struct {
+	Verdict call.Verdict `json:"decision"`
+	Rule    string       `json:"rule"`
+	Reason  string       `json:"reason,omitempty"`
+}
+
+func newFixDecision(d call.Decision) fixDecision {
+	return fixDecision{Verdict: d.Verdict, Rule: d.Rule, Reason: d.Reason}
+}
+
 // fixReport is what moat fix prints with --json.
 type fixReport struct {
 	Record uint64 `json:"record"`
 	Call   string `json:"call"`
 	// Recorded is the decision the record holds; Before is the policy's now.
-	Recorded call.Verdict  `json:"recorded"`
-	File     string        `json:"file"`
-	Create   bool          `json:"create,omitempty"`
-	Rule     string        `json:"rule"`
-	Placed   string        `json:"placed"`
-	Before   call.Decision `json:"before"`
-	After    call.Decision `json:"after"`
-	Tests    int           `json:"tests"`
-	Diff     string        `json:"diff"`
-	Notes    []string      `json:"notes,omitempty"`
-	Written  bool          `json:"written"`
+	Recorded call.Verdict `json:"recorded"`
+	File     string       `json:"file"`
+	Create   bool         `json:"create,omitempty"`
+	Rule     string       `json:"rule"`
+	Placed   string       `json:"placed"`
+	Before   fixDecision  `json:"before"`
+	After    fixDecision  `json:"after"`
+	Tests    int          `json:"tests"`
+	Diff     string       `json:"diff"`
+	Notes    []string     `json:"notes,omitempty"`
+	Written  bool         `json:"written"`
 	// Trust says what to do before the hooks use a changed project policy.
 	Trust string `json:"trust,omitempty"`
 }
@@ -151,7 +162,7 @@ func (a *app) fix(ctx context.Context, o fixOptions, seq uint64) error {
 	}
 	rep := fixReport{
 		Record: rec.Seq, Call: cl.Describe(), Recorded: rec.Decision, File: p.File, Create: p.Create, Rule: p.Rule, Placed: p.Placed,
-		Before: p.Before, After: p.After, Tests: p.Tests, Diff: p.Diff, Notes: p.Notes,
+		Before: newFixDecision(p.Before), After: newFixDecision(p.After), Tests: p.Tests, Diff: p.Diff, Notes: p.Notes,
 	}
 	if o.write {
 		if err := fixer.Apply(ctx, p); err != nil {

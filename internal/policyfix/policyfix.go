@@ -150,9 +150,13 @@ func (f Fixer) Propose(ctx context.Context, r Request) (Proposal, error) {
 		if err != nil {
 			return Proposal{}, err
 		}
+		notes := t.way.notes
+		if r.Want.Permissive() && (c.Class == call.MCP || c.Class == call.Other) {
+			notes = append(notes, "the rule names every argument this call had; a call of the same tool with these and more arguments would match it too")
+		}
 		p := Proposal{
 			File: r.File, New: newText, Create: r.Create, Rule: id, Placed: pos.what,
-			Before: before.Decision, Notes: t.way.notes, call: c, want: r.Want, dirs: r.Dirs, base: r.Text,
+			Before: before.Decision, Notes: notes, call: c, want: r.Want, dirs: r.Dirs, base: r.Text,
 		}
 		if !r.Create {
 			p.Old = r.Text
