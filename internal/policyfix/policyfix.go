@@ -26,7 +26,9 @@ import (
 // self-protection denial, a failure, a call whose arguments the log no longer holds.
 var ErrRefused = errors.New("moat fix cannot do this")
 
-// Decider compiles policies and decides calls under them; *decide.Local is one.
+// Decider compiles policies and decides calls under them; *decide.Local is one. Give it
+// one that holds no session state (rate-limit counters, histories, approvals): Propose
+// never records, but a service with state could answer from it rather than the policy.
 type Decider interface {
 	Compile(src source.Source, d dirs.Dirs) (*decide.Compiled, error)
 	Decide(ctx context.Context, req decide.CallRequest) (decide.CallResult, error)
