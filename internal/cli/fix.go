@@ -112,6 +112,10 @@ type fixReport struct {
 	Diff     string       `json:"diff"`
 	Notes    []string     `json:"notes,omitempty"`
 	Written  bool         `json:"written"`
+	// DecidedUnder names the policy the record was decided under, when that is not the
+	// one in force for the call's directory now (the policy moved, or the hook knew the
+	// session's project and found another).
+	DecidedUnder string `json:"decided_under,omitempty"`
 	// Trust says what to do before the hooks use a changed project policy.
 	Trust string `json:"trust,omitempty"`
 }
@@ -165,7 +169,8 @@ func (a *app) fix(ctx context.Context, o fixOptions, seq uint64) error {
 	}
 	rep := fixReport{
 		Record: rec.Seq, Call: cl.Describe(), Recorded: rec.Decision, File: p.File, Create: p.Create, Rule: p.Rule, Placed: p.Placed,
-		Before: newFixDecision(p.Before), After: newFixDecision(p.After), Tests: p.Tests, Diff: p.Diff, Notes: p.Notes,
+		DecidedUnder: decidedUnder(rec.Policy, src.Name),
+		Before:       newFixDecision(p.Before), After: newFixDecision(p.After), Tests: p.Tests, Diff: p.Diff, Notes: p.Notes,
 	}
 	if o.write {
 		if err := fixer.Apply(ctx, p); err != nil {
@@ -190,6 +195,9 @@ func (a *app) printFix(o fixOptions, r fixReport) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "record %d: %s\n", r.Record, r.Call)
+	if r.DecidedUnder != "" {
+		fmt.Fprintf(&b, "note:  the call was decided under %s, not the policy in force for its directory now\n", r.DecidedUnder)
+	}
 	if r.Recorded != r.Before.Verdict {
 		fmt.Fprintf(&b, "was:   %s, when recorded (the policy has changed since)\n", r.Recorded)
 	}
@@ -219,6 +227,17 @@ func (a *app) printFix(o fixOptions, r fixReport) error {
 	}
 	_, err := fmt.Fprint(a.env.Stdout, scan.Redact(b.String()))
 	return err
+}
+
+// decidedUnder is the policy a record names, when it is not the one in force now: names
+// of a trusted project policy carry the hash of the version trusted, which a re-trust
+// changes, so only the files are compared.
+func decidedUnder(recorded, now string) string {
+	file := func(name string) string { return strings.SplitN(name, " (", 2)[0] }
+	if recorded == "" || file(recorded) == file(now) {
+		return ""
+	}
+	return recorded
 }
 
 // findRecord returns the record numbered seq of the audit log at path, or with seq 0 the

@@ -130,3 +130,18 @@ func TestFixCommand(t *testing.T) {
 		t.Errorf("moat fix without --write wrote the user policy: %v", err)
 	}
 }
+
+func TestDecidedUnder(t *testing.T) {
+	tests := []struct{ recorded, now, want string }{
+		{"embedded:recommended", "embedded:recommended", ""},
+		{"", "/p/moat.yaml", ""},
+		{"/p/moat.yaml (as you trusted it, sha256 0123456789ab)", "/p/moat.yaml (as you trusted it, sha256 ba9876543210)", ""},
+		{"embedded:recommended", "/h/.config/moat/moat.yaml", "embedded:recommended"},
+		{"/p/moat.yaml (as you trusted it, sha256 0123456789ab)", "/h/.config/moat/moat.yaml", "/p/moat.yaml (as you trusted it, sha256 0123456789ab)"},
+	}
+	for _, tt := range tests {
+		if got := decidedUnder(tt.recorded, tt.now); got != tt.want {
+			t.Errorf("decidedUnder(%q, %q) = %q, want %q", tt.recorded, tt.now, got, tt.want)
+		}
+	}
+}
