@@ -132,8 +132,10 @@ func (f Fixer) Propose(ctx context.Context, r Request) (Proposal, error) {
 		return Proposal{}, err
 	}
 	var accesses []call.Access
-	for _, u := range before.Trace.Units {
-		accesses = append(accesses, u.Accesses...)
+	if before.Trace != nil {
+		for _, u := range before.Trace.Units {
+			accesses = append(accesses, u.Accesses...)
+		}
 	}
 	ways, err := matches(c, accesses)
 	if err != nil {
@@ -171,7 +173,7 @@ func (f Fixer) Propose(ctx context.Context, r Request) (Proposal, error) {
 		}
 		oldName := r.File + " (now)"
 		if r.Create {
-			oldName = r.File + " (new, from the recommended template)"
+			oldName = r.File + " (new)"
 		}
 		p.Diff = string(diff.Diff(oldName, r.Text, r.File+" (after)", newText))
 		return p, nil
@@ -184,13 +186,13 @@ func (f Fixer) Apply(ctx context.Context, p Proposal) error {
 	now, err := os.ReadFile(p.File)
 	switch {
 	case p.Create && err == nil:
-		return fmt.Errorf("%s was created since the change was proposed; run moat fix again", p.File)
+		return fmt.Errorf("%s was created since the change was proposed; propose it again", p.File)
 	case p.Create && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("reading %s: %w", p.File, err)
 	case !p.Create && err != nil:
 		return fmt.Errorf("reading %s: %w", p.File, err)
 	case !p.Create && !bytes.Equal(now, p.Old):
-		return fmt.Errorf("%s changed since the change was proposed; run moat fix again", p.File)
+		return fmt.Errorf("%s changed since the change was proposed; propose it again", p.File)
 	}
 	base, err := f.compile(p.File, p.base, p.dirs)
 	if err != nil {
