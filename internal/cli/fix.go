@@ -215,7 +215,7 @@ func (a *app) printFix(o fixOptions, r fixReport) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	fmt.Fprintf(&b, "checked: the call is decided %s, its new test passes, and the policy's %d other tests decide as before\n", r.After.Verdict, r.Tests-1)
+	fmt.Fprintf(&b, "checked: the call is decided %s, its new test passes, and the policy's %d other %s as before\n", r.After.Verdict, r.Tests-1, plural(r.Tests-1, "test decides", "tests decide"))
 	switch {
 	case r.Written:
 		fmt.Fprintf(&b, "wrote %s\n", r.File)

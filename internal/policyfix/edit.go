@@ -177,7 +177,17 @@ func (d *document) insertItem(name string, s section, at int, item []string) (in
 		if err != nil {
 			return insertion{}, err
 		}
-		return insertion{at: d.lineStart(items[at].Line), text: render(item, indent, d.nl)}, nil
+		// Above the comment lines that lead to the item at its indentation: they are about it.
+		line := items[at].Line
+		for line-1 > s.key.Line {
+			prev := d.lineText(line - 1)
+			t := strings.TrimLeft(prev, " ")
+			if !strings.HasPrefix(t, "#") || len(prev)-len(t) != indent {
+				break
+			}
+			line--
+		}
+		return insertion{at: d.lineStart(line), text: render(item, indent, d.nl)}, nil
 	}
 	indent, err := d.itemIndent(items[len(items)-1])
 	if err != nil {
