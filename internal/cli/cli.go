@@ -108,6 +108,7 @@ var commands = []struct {
 	{"setup", newSetupCmd},
 	{"status", newStatusCmd},
 	{"trust", newTrustCmd},
+	{"fix", newFixCmd},
 	{"findings", newFindingsCmd},
 	{"mcp", newMCPCmd},
 	{"launch", newLaunchCmd},

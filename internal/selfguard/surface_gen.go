@@ -71,6 +71,12 @@ func Surface() []Command {
 		{Path: "findings", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "fix", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "last", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "to", Kind: "string"},
+			{Name: "write", Kind: "bool", NoOptDefVal: "true"},
+		}},
 		{Path: "help", Runnable: true},
 		{Path: "hook", Runnable: true, Flags: []Flag{
 			{Name: "policy", Kind: "string"},

@@ -131,6 +131,7 @@ func Uses() []Use {
 	return []Use{
 		{Command: "init", Why: "writes a moat.yaml from a template and trusts it, so that a policy the agent chose would decide its calls"},
 		{Command: "trust", Unless: []string{"list", "diff"}, Why: "trusts a project policy, or revokes trust in one, which changes the policy that decides the agent's calls"},
+		{Command: "fix", When: []string{"write"}, Why: "writes a rule into the policy that decides the agent's calls, which could allow what it denies"},
 		{Command: "setup", When: []string{"uninstall"}, Unless: []string{"dry-run"}, Why: "removes moat's hooks from the agents' settings, which switches moat off"},
 		// setup and mcp wrap write the path of the binary that runs them into the agents'
 		// settings: run from a copy or another build, they would point the hooks and
@@ -213,6 +214,8 @@ func Others() []Other {
 		{Command: "completion zsh", Flags: []string{"no-descriptions"}},
 		{Command: "doctor", Flags: []string{"json"}},
 		{Command: "findings", Flags: []string{"json"}},
+		// Without --write, fix only prints the change it proposes.
+		{Command: "fix", Flags: []string{"json", "last", "to"}},
 		{Command: "help"},
 		{Command: "hook"},
 		{Command: "init", Flags: []string{"force", "template"}},
