@@ -240,8 +240,15 @@ func (e *Engine) decideByPolicy(s *policy.Subject, sess *Session, ut *UnitTrace)
 		ut.Skipped = len(e.policy.Rules) - len(candidates)
 	}
 	for _, r := range candidates {
-		if matched(r, s, ut) {
+		if !matched(r, s, ut) {
+			continue
+		}
+		if r.Limit == nil {
 			return decisionOf(r)
+		}
+		// A limited rule applies only to the calls over its limit; the others go on.
+		if over, note := e.overLimit(r, s, sess, ut); over {
+			return withLimitNote(decisionOf(r), note)
 		}
 	}
 	d := call.Decision{Verdict: e.policy.Default, Rule: call.RuleDefault}

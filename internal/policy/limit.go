@@ -53,6 +53,9 @@ func (l Limit) String() string {
 	return fmt.Sprintf("%d per %s per %s", l.Count, formatWindow(l.Window), l.Scope)
 }
 
+// WindowString writes the limit's window as the policy language does: "minute", "5m".
+func (l Limit) WindowString() string { return formatWindow(l.Window) }
+
 // formatWindow writes a window as a person would: "minute", "5m" or "2 days", not
 // "5m0s".
 func formatWindow(d time.Duration) string {
