@@ -322,3 +322,35 @@ func TestChildTakes(t *testing.T) {
 	}
 	fmt.Printf("counted %d\n", n)
 }
+
+// BenchmarkTake is the cost a limited rule adds to each recorded call it matches: lock,
+// read, count and rewrite a file holding 20 counters of 20 calls.
+func BenchmarkTake(b *testing.B) {
+	s := New(filepath.Join(b.TempDir(), FileName), nil)
+	for i := range 20 {
+		for range 20 {
+			s.Take(fmt.Sprintf("policy#rule|session agent/%d", i), 20, time.Hour)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := s.Take("policy#rule|session agent/bench", 1000, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPeek is the cost for a call only looked at: one read.
+func BenchmarkPeek(b *testing.B) {
+	s := New(filepath.Join(b.TempDir(), FileName), nil)
+	for i := range 20 {
+		for range 20 {
+			s.Take(fmt.Sprintf("policy#rule|session agent/%d", i), 20, time.Hour)
+		}
+	}
+	for b.Loop() {
+		if _, err := s.Peek("policy#rule|session agent/5", 20, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
