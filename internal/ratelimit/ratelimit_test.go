@@ -172,15 +172,18 @@ func TestBounded(t *testing.T) {
 	}
 }
 
+var corruptFiles = []struct{ name, content string }{
+	{"garbage", "{not json"},
+	{"empty", ""},
+	{"wrong version", `{"version":2,"keys":{}}`},
+	{"unknown field", `{"version":1,"keys":{},"extra":1}`},
+	{"no window", `{"version":1,"keys":{"k":{"window_ms":0,"calls":[1]}}}`},
+	{"null counter", `{"version":1,"keys":{"k":null}}`},
+	{"out of order", `{"version":1,"keys":{"k":{"window_ms":1000,"calls":[5,1]}}}`},
+}
+
 func TestCorruptFileIsAnError(t *testing.T) {
-	for _, tt := range []struct{ name, content string }{
-		{"garbage", "{not json"},
-		{"empty", ""},
-		{"wrong version", `{"version":2,"keys":{}}`},
-		{"unknown field", `{"version":1,"keys":{},"extra":1}`},
-		{"no window", `{"version":1,"keys":{"k":{"window_ms":0,"calls":[1]}}}`},
-		{"out of order", `{"version":1,"keys":{"k":{"window_ms":1000,"calls":[5,1]}}}`},
-	} {
+	for _, tt := range corruptFiles {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), FileName)
 			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
@@ -353,4 +356,31 @@ func BenchmarkPeek(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzRead: whatever the file holds, Take either fails or answers within the limit, and
+// what it writes reads back.
+func FuzzRead(f *testing.F) {
+	for _, tt := range corruptFiles {
+		f.Add([]byte(tt.content))
+	}
+	f.Add([]byte(`{"version":1,"keys":{"k":{"window_ms":60000,"calls":[1,2,3]}}}`))
+	f.Add([]byte(`{"version":1,"keys":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), FileName)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := New(path, newClock().now)
+		c, err := s.Take("k", 3, time.Minute)
+		if err != nil {
+			return
+		}
+		if c.Used > 3 && !c.Exceeded || c.Counted && c.Used > 3 {
+			t.Fatalf("Take = %+v: counted over the limit", c)
+		}
+		if _, err := s.read(); err != nil {
+			t.Fatalf("the file Take wrote does not read back: %v", err)
+		}
+	})
 }
