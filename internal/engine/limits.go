@@ -69,18 +69,18 @@ func (e *Engine) overLimit(r *policy.Rule, s *policy.Subject, sess *Session, ut 
 			detail = note
 		case n.Exceeded:
 			over = true
-			note = fmt.Sprintf("rate limit of %s reached: %d calls in the last %s", lim, n.Used, window(lim.Window))
+			note = fmt.Sprintf("rate limit of %s reached: %d calls in the last %s", lim, n.Used, lim.WindowString())
 			if wait := n.Next.Sub(e.now()); wait > 0 {
 				note += fmt.Sprintf("; a call is under it again in %s", wait.Round(time.Second))
 			}
-			detail = fmt.Sprintf("%d of %d calls in the last %s (%s): over the limit", n.Used, lim.Count, window(lim.Window), scope)
+			detail = fmt.Sprintf("%d of %d calls in the last %s (%s): over the limit", n.Used, lim.Count, lim.WindowString(), scope)
 			if !n.Next.IsZero() {
 				detail += "; under it again at " + n.Next.Format(time.DateTime)
 			}
 		case n.Counted:
-			detail = fmt.Sprintf("%d of %d calls in the last %s, this one included (%s): under the limit", n.Used, lim.Count, window(lim.Window), scope)
+			detail = fmt.Sprintf("%d of %d calls in the last %s, this one included (%s): under the limit", n.Used, lim.Count, lim.WindowString(), scope)
 		default:
-			detail = fmt.Sprintf("%d of %d calls in the last %s (%s): under the limit; this call is not counted", n.Used, lim.Count, window(lim.Window), scope)
+			detail = fmt.Sprintf("%d of %d calls in the last %s (%s): under the limit; this call is not counted", n.Used, lim.Count, lim.WindowString(), scope)
 		}
 	}
 	if ut != nil && len(ut.Tried) > 0 {
@@ -91,8 +91,6 @@ func (e *Engine) overLimit(r *policy.Rule, s *policy.Subject, sess *Session, ut 
 	}
 	return over, note
 }
-
-func window(d time.Duration) string { return policy.Limit{Window: d}.WindowString() }
 
 // limitScopeValue names whose calls share a counter: an agent's session, an agent, a
 // class or a tool.
