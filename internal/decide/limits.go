@@ -17,6 +17,8 @@ type Limits interface {
 	Take(stateDir, key string, max int, window time.Duration) (ratelimit.Count, error)
 	// Peek reports where a call under key stands without counting it.
 	Peek(stateDir, key string, max int, window time.Duration) (ratelimit.Count, error)
+	// Refund takes back a call Take counted at at.
+	Refund(stateDir, key string, at time.Time) error
 }
 
 // limiter returns the engine's Limiter for one request under c: it counts the calls of a
@@ -45,5 +47,9 @@ func (s stateLimiter) Use(key string, max int, window time.Duration) (engine.Lim
 	if err != nil {
 		return engine.LimitCount{}, err
 	}
-	return engine.LimitCount{Used: n.Used, Exceeded: n.Exceeded, Counted: n.Counted, Next: n.Next}, nil
+	return engine.LimitCount{Used: n.Used, Exceeded: n.Exceeded, Counted: n.Counted, At: n.At, Next: n.Next}, nil
+}
+
+func (s stateLimiter) Refund(key string, at time.Time) error {
+	return s.limits.Refund(s.dir, key, at)
 }

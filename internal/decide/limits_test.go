@@ -118,3 +118,39 @@ func TestDecideWithoutLimits(t *testing.T) {
 		}
 	}
 }
+
+// A recorded call denied after passing a limit (here, by another command of its line) is
+// taken back from the counter in the state directory: only calls that run count.
+func TestDecideRefundsDeniedCalls(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "policy.yaml")
+	src := limitedPolicy + "  - {id: no-rm, command: \"rm **\", decision: deny}\n"
+	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	l := limitedService(t, home)
+	pol, err := l.Lookup(ctx, Scope{Flag: file, Cwd: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range []struct {
+		line string
+		want string
+	}{
+		{"touch a; rm b", "no-rm"},
+		{"touch a; rm b", "no-rm"},
+		{"touch a; rm b", "no-rm"},
+		{"touch a", call.RuleDefault},
+		{"touch a", call.RuleDefault},
+		{"touch a", "touch-rate"},
+	} {
+		res, err := l.Decide(ctx, CallRequest{Policy: pol.Key, Calls: []call.Call{shellCall(t, home, st.line)}, Record: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Decision.Rule != st.want {
+			t.Errorf("step %d, %s: %s by %s; want rule %s", i, st.line, res.Decision.Verdict, res.Decision.Rule, st.want)
+		}
+	}
+}

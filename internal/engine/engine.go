@@ -142,7 +142,9 @@ func (e *Engine) evaluate(ctx context.Context, c call.Call, sess Session, explai
 	if explain {
 		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
 	}
+	settle := withRefunds(&sess)
 	d := e.decideSafely(ctx, &c, &sess, tr)
+	settle(d)
 	d.Latency = e.now().Sub(start)
 	if tr != nil {
 		tr.Decision = d

@@ -17,6 +17,9 @@ type Limiter interface {
 	// Use reports where a call under key stands against max calls per window, and counts
 	// it when it is under the limit and the Limiter counts at all.
 	Use(key string, max int, window time.Duration) (LimitCount, error)
+	// Refund takes back a call Use counted at at: the call was then denied, and a call
+	// that never runs does not count.
+	Refund(key string, at time.Time) error
 }
 
 // LimitCount is where one call stands against a rule's limit.
@@ -25,8 +28,9 @@ type LimitCount struct {
 	Used int
 	// Exceeded means the limit was reached before this call: the rule applies to it.
 	Exceeded bool
-	// Counted means this call was counted against the limit.
+	// Counted means this call was counted against the limit, at At.
 	Counted bool
+	At      time.Time
 	// Next, when Exceeded, is when a call would be under the limit again.
 	Next time.Time
 }
@@ -136,4 +140,44 @@ func withLimitNote(d call.Decision, note string) call.Decision {
 		}
 	}
 	return d
+}
+
+// refundingLimiter is the Limiter of one evaluation: it remembers the calls it counted,
+// so that they can be taken back when the call is denied after all (by another rule, or
+// another unit of the same shell line). Only calls that run count against a limit.
+type refundingLimiter struct {
+	Limiter
+	counted []countedCall
+}
+
+type countedCall struct {
+	key string
+	at  time.Time
+}
+
+func (r *refundingLimiter) Use(key string, max int, window time.Duration) (LimitCount, error) {
+	n, err := r.Limiter.Use(key, max, window)
+	if err == nil && n.Counted {
+		r.counted = append(r.counted, countedCall{key, n.At})
+	}
+	return n, err
+}
+
+// withRefunds gives sess a Limiter that remembers what it counts, and returns the
+// function that takes those counts back if the decision is a denial. A refund that fails
+// leaves the call counted, which errs towards the limit.
+func withRefunds(sess *Session) (settle func(call.Decision)) {
+	if sess.Limits == nil {
+		return func(call.Decision) {}
+	}
+	r := &refundingLimiter{Limiter: sess.Limits}
+	sess.Limits = r
+	return func(d call.Decision) {
+		if d.Verdict != call.Deny {
+			return
+		}
+		for _, c := range r.counted {
+			_ = r.Limiter.Refund(c.key, c.at)
+		}
+	}
 }

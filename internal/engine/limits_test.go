@@ -19,6 +19,8 @@ type fakeLimiter struct {
 	err   error
 	keys  []string
 	next  time.Time
+	// refunds counts the calls taken back.
+	refunds int
 }
 
 func (f *fakeLimiter) Use(key string, max int, _ time.Duration) (LimitCount, error) {
@@ -34,7 +36,13 @@ func (f *fakeLimiter) Use(key string, max int, _ time.Duration) (LimitCount, err
 		return LimitCount{Used: n}, nil
 	}
 	f.used[key] = n + 1
-	return LimitCount{Used: n + 1, Counted: true}, nil
+	return LimitCount{Used: n + 1, Counted: true, At: time.Unix(int64(n+1), 0)}, nil
+}
+
+func (f *fakeLimiter) Refund(key string, _ time.Time) error {
+	f.refunds++
+	f.used[key]--
+	return nil
 }
 
 const limitPolicy = `version: 1
@@ -207,4 +215,37 @@ func triedRule(tr *Trace, id string) RuleTrace {
 		}
 	}
 	return RuleTrace{}
+}
+
+// A call that passes a limit but is denied after all (by a later rule here) never runs,
+// and is taken back from the counter; an allowed or audited one stays counted.
+func TestDeniedCallsAreRefunded(t *testing.T) {
+	src := strings.Replace(limitPolicy, "  - id: fetch-audit\n", `  - id: deny-evil
+    tool: web.fetch
+    args: {url: {glob: "*evil*"}}
+    decision: deny
+  - id: fetch-audit
+`, 1)
+	e := newEngine(t, src)
+	lim := &fakeLimiter{used: map[string]int{}, count: true}
+	ctx := context.Background()
+	evil := fetchCall(t, call.ClaudeCode, "s")
+	evil.Args["url"] = "https://evil.example/"
+	for range 5 {
+		if d, _ := e.EvaluateIn(ctx, evil, Session{Limits: lim}, false); d.Rule != "deny-evil" {
+			t.Fatalf("evil fetch: %s by %s; want deny-evil", d.Verdict, d.Rule)
+		}
+	}
+	if lim.refunds != 5 {
+		t.Errorf("%d of 5 denied calls taken back", lim.refunds)
+	}
+	for i, w := range []string{"fetch-audit", "fetch-audit", "fetch-rate"} {
+		if d, _ := e.EvaluateIn(ctx, fetchCall(t, call.ClaudeCode, "s"), Session{Limits: lim}, false); d.Rule != w {
+			t.Errorf("fetch %d after the denied ones: %s by %s; want %s", i+1, d.Verdict, d.Rule, w)
+		}
+	}
+	// Calls over the limit were never counted, so there is nothing to take back.
+	if lim.refunds != 5 {
+		t.Errorf("%d refunds; want still 5", lim.refunds)
+	}
 }

@@ -45,8 +45,10 @@ type Count struct {
 	// Exceeded means Max calls were counted in the window already: the call is over the
 	// limit, and is not counted.
 	Exceeded bool
-	// Counted means the call was under the limit and Take counted it.
+	// Counted means the call was under the limit and Take counted it, at At (the time
+	// Refund takes back).
 	Counted bool
+	At      time.Time
 	// Next, when Exceeded, is when the first call would be under the limit again.
 	Next time.Time
 }
@@ -89,14 +91,42 @@ func (s *Store) Take(key string, max int, window time.Duration) (Count, error) {
 	if c.Exceeded {
 		return c, nil
 	}
-	st.add(key, max, window, now)
+	at := st.add(key, max, window, now)
 	st.prune(now, key)
 	if err := s.write(st); err != nil {
 		return Count{}, err
 	}
 	c.Used++
-	c.Counted = true
+	c.Counted, c.At = true, at
 	return c, nil
+}
+
+// Refund takes back a call Take counted at at, for a call that was then refused for
+// another reason and so never ran. Nothing is taken back when the call is no longer
+// counted (its window passed, or the counter was forgotten).
+func (s *Store) Refund(key string, at time.Time) error {
+	unlock, err := atomicfile.Lock(s.path)
+	if err != nil {
+		return fmt.Errorf("rate-limit counters: %w", err)
+	}
+	defer unlock()
+	st, err := s.read()
+	if err != nil {
+		return err
+	}
+	ctr := st.Keys[key]
+	if ctr == nil {
+		return nil
+	}
+	i, found := slices.BinarySearch(ctr.Calls, at.UnixMilli())
+	if !found {
+		return nil
+	}
+	ctr.Calls = slices.Delete(ctr.Calls, i, i+1)
+	if len(ctr.Calls) == 0 {
+		delete(st.Keys, key)
+	}
+	return s.write(st)
 }
 
 // Peek reports where a call under key stands, as Take would, without counting it: for
@@ -240,7 +270,7 @@ func (st *state) count(key string, max int, window time.Duration, at time.Time) 
 
 // add counts a call under key at at, keeping only the calls the limit can still need: those
 // in the window, at most max of them.
-func (st *state) add(key string, max int, window time.Duration, at time.Time) {
+func (st *state) add(key string, max int, window time.Duration, at time.Time) time.Time {
 	w := window.Milliseconds()
 	ctr := st.Keys[key]
 	if ctr == nil {
@@ -248,12 +278,14 @@ func (st *state) add(key string, max int, window time.Duration, at time.Time) {
 		st.Keys[key] = ctr
 	}
 	ctr.Window = w
-	calls := append(inWindow(ctr.Calls, w, millis(at)), millisUp(at))
+	stamp := millisUp(at)
+	calls := append(inWindow(ctr.Calls, w, millis(at)), stamp)
 	slices.Sort(calls)
 	if len(calls) > max {
 		calls = calls[len(calls)-max:]
 	}
 	ctr.Calls = slices.Clip(calls)
+	return time.UnixMilli(stamp)
 }
 
 // prune drops the calls whose window has passed and the counters left empty, then the
@@ -302,6 +334,14 @@ func (f Files) Take(stateDir, key string, max int, window time.Duration) (Count,
 		return Count{}, fmt.Errorf("rate-limit counters: the state directory %q is not an absolute path", stateDir)
 	}
 	return New(File(stateDir), f.Now).Take(key, max, window)
+}
+
+// Refund is Store.Refund in the counters' file of stateDir.
+func (f Files) Refund(stateDir, key string, at time.Time) error {
+	if !filepath.IsAbs(stateDir) {
+		return fmt.Errorf("rate-limit counters: the state directory %q is not an absolute path", stateDir)
+	}
+	return New(File(stateDir), f.Now).Refund(key, at)
 }
 
 // Peek is Store.Peek in the counters' file of stateDir.

@@ -81,6 +81,36 @@ func TestPeekNeverCounts(t *testing.T) {
 	}
 }
 
+func TestRefund(t *testing.T) {
+	clk := newClock()
+	s := New(filepath.Join(t.TempDir(), FileName), clk.now)
+	first, _ := s.Take("k", 2, time.Minute)
+	clk.advance(time.Second)
+	second, _ := s.Take("k", 2, time.Minute)
+	if c, _ := s.Peek("k", 2, time.Minute); !c.Exceeded {
+		t.Fatalf("two of two taken: %+v", c)
+	}
+	// The second call was refused for another reason: it is taken back, once.
+	for range 2 {
+		if err := s.Refund("k", second.At); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, _ := s.Peek("k", 2, time.Minute); c.Exceeded || c.Used != 1 {
+		t.Errorf("after a refund: %+v; want one call counted", c)
+	}
+	// Refunds of calls not counted change nothing.
+	if err := s.Refund("other", first.At); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Refund("k", first.At.Add(time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Take("k", 2, time.Minute); !c.Counted || c.Used != 2 {
+		t.Errorf("Take after a refund = %+v; want counted, the second of two", c)
+	}
+}
+
 func TestKeysAreApart(t *testing.T) {
 	s := New(filepath.Join(t.TempDir(), FileName), newClock().now)
 	for range 2 {
