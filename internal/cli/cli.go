@@ -175,7 +175,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 	if warn == nil {
 		warn = a.warn
 	}
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits()})
 }
 
 // host describes this user and installation to the policy (see decide.Local.Host).

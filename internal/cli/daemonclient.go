@@ -66,6 +66,9 @@ func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *da
 		}
 		if !o.live {
 			opts.Getenv, opts.Now, opts.Executable = a.env.Getenv, a.env.Now, a.env.Executable
+			if opts.Limits == nil {
+				opts.Limits = a.limits()
+			}
 			return decide.NewLocal(opts), func() {}
 		}
 		l := a.liveLocal(opts)

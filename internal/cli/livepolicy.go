@@ -9,6 +9,9 @@ import (
 // proxy): each scope's policy is kept, and refreshed by a watcher when its files change.
 func (a *app) liveLocal(opts decide.Options) *decide.Local {
 	opts.Getenv, opts.Now, opts.Executable, opts.Live = a.env.Getenv, a.env.Now, a.env.Executable, true
+	if opts.Limits == nil {
+		opts.Limits = a.limits()
+	}
 	if opts.Warn == nil {
 		opts.Warn = a.warn
 	}

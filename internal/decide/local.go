@@ -49,6 +49,9 @@ type Options struct {
 	// CacheSize bounds the compiled policies kept: 0 is DefaultCacheSize for a live
 	// Local and no bound otherwise (a short-lived process compiles few).
 	CacheSize int
+	// Limits keeps the counters of rules with a limit (see limits.go); nil means none,
+	// and every call is under every limit.
+	Limits Limits
 }
 
 // Local is the Service in the caller's process. It compiles each policy once per source
@@ -288,11 +291,10 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 		if cl.Project == "" {
 			cl.Project = projectOf(req.Project, cl.Cwd)
 		}
-		var d call.Decision
+		sess := engine.Session{Limits: l.limiter(c, req.Record)}
+		d, tr := c.engine.EvaluateIn(ctx, cl, sess, req.Explain && i == 0)
 		if req.Explain && i == 0 {
-			d, res.Trace = c.engine.Explain(ctx, cl)
-		} else {
-			d = c.engine.Evaluate(ctx, cl)
+			res.Trace = tr
 		}
 		res.Calls[i], res.Decisions[i] = cl, d
 		if i == 0 || d.Verdict > res.Decision.Verdict {

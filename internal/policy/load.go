@@ -23,7 +23,7 @@ const EmbeddedPrefix = "embedded:"
 var (
 	topKeys  = []string{"version", "default", "fail", "hooks", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
-	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason"}
+	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason", "limit"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
 )
 
@@ -346,6 +346,9 @@ func (l *loader) rule(n *yaml.Node, origin string) *Rule {
 	} else {
 		l.errorf(n, "rule %q has no decision (allow, audit, ask or deny)", r.ID)
 	}
+	if f, ok := byKey["limit"]; ok {
+		r.Limit = l.limit(f.value, r)
+	}
 	if f, ok := byKey["tool"]; ok {
 		r.tool = l.toolCond(f.value)
 	}
@@ -427,7 +430,7 @@ func (l *loader) classes(r *Rule, n *yaml.Node) []call.Class {
 }
 
 func (r *Rule) unconditional() bool {
-	return r.tool == nil && r.command == nil && r.paths == nil && r.args == nil && r.findings == nil && r.agents == nil
+	return r.tool == nil && r.command == nil && r.paths == nil && r.args == nil && r.findings == nil && r.agents == nil && r.Limit == nil
 }
 
 // index lists, per class, the rules that can match it, in order.

@@ -58,6 +58,9 @@ type Rule struct {
 	// Origin is the file the rule came from, or "pack NAME".
 	Origin string
 	Line   int
+	// Limit, when set, makes the rule apply only to the calls over it: the calls that
+	// match its conditions within the limit fall through to the rules below.
+	Limit *Limit
 
 	tool     *toolCond
 	command  *commandCond
