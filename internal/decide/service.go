@@ -80,6 +80,10 @@ type CallRequest struct {
 	// user there: the result then holds the hook's answer, and the records what the
 	// agent was told.
 	Hook *HookDelivery `json:"hook,omitempty"`
+	// Unattended, for an entry point other than a hook, says why an ask cannot reach the
+	// user there (the MCP proxy): the policy's approvals section may then hold it in
+	// moat's approval queue (see Options.Approvals).
+	Unattended string `json:"unattended,omitempty"`
 }
 
 // HookDelivery is what decides the form of a hook's answer besides the decision.
@@ -101,6 +105,9 @@ type CallResult struct {
 	Trace *Trace `json:"trace,omitempty"`
 	// Answer is the hook's answer, with Hook.
 	Answer *HookAnswer `json:"answer,omitempty"`
+	// Held, when set, says the ask is held in moat's approval queue: the call is refused
+	// until the user approves it, as Decision's reason says.
+	Held *Held `json:"held,omitempty"`
 	// NotRecorded holds a failure for each record that did not reach the log.
 	NotRecorded []*RecordError `json:"not_recorded,omitempty"`
 }
