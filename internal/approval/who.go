@@ -56,6 +56,10 @@ func CheckApprover(pid int, lineage Lineage, dashboard bool) (Approver, error) {
 	if dashboard {
 		who.How = "dashboard"
 	}
+	if dashboard && pid <= 0 {
+		// The dashboard's browser, over the daemon's TCP port: no process to read.
+		return who, nil
+	}
 	line, err := lineage(pid)
 	if err != nil {
 		return who, &Refused{Approver: who, Why: "its process tree cannot be read (" + err.Error() + "), so it cannot be told from an agent's"}

@@ -109,6 +109,9 @@ var commands = []struct {
 	{"status", newStatusCmd},
 	{"trust", newTrustCmd},
 	{"findings", newFindingsCmd},
+	{"approvals", newApprovalsCmd},
+	{"approve", newApproveCmd},
+	{"deny", newDenyCmd},
 	{"mcp", newMCPCmd},
 	{"launch", newLaunchCmd},
 	{"sandbox", newSandboxCmd},
@@ -174,7 +177,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 	if warn == nil {
 		warn = a.warn
 	}
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Approvals: a.approvalQueue()})
 }
 
 // host describes this user and installation to the policy (see decide.Local.Host).

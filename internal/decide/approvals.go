@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -119,7 +120,7 @@ func unreachable(conf policy.Approvals, req CallRequest) string {
 	case req.Hook != nil && req.Hook.Unattended != "":
 		return req.Hook.Unattended
 	case req.Hook != nil && !req.Hook.AskHolds:
-		return "this agent cannot put moat's questions to the user"
+		return cmp.Or(req.Hook.NoAsk, "this agent cannot put moat's questions to the user")
 	case req.Hook == nil && req.Unattended != "":
 		return req.Unattended
 	case conf.Queue == policy.QueueAlways:

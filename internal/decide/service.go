@@ -92,6 +92,8 @@ type HookDelivery struct {
 	Unattended string `json:"unattended,omitempty"`
 	// AskHolds says whether the agent puts an ask to the user.
 	AskHolds bool `json:"ask_holds"`
+	// NoAsk, when AskHolds is false, says why the agent does not (hook.Adapter.AskHolds).
+	NoAsk string `json:"no_ask,omitempty"`
 }
 
 // CallResult is the decision on an event's calls.

@@ -142,10 +142,18 @@ func (h Home) Expand(s string) string {
 	return strings.NewReplacer("$PROJECT", h.Project, "$HOME", h.Dir).Replace(s)
 }
 
-// Unexpand writes the paths of h back as placeholders.
+// Unexpand writes the paths of h back as placeholders, and masks the IDs and keys of
+// approvals, which hash the call's directory (a new temporary one in every run).
 func (h Home) Unexpand(s string) string {
-	return strings.NewReplacer(h.Project, "$PROJECT", h.Dir, "$HOME").Replace(s)
+	s = strings.NewReplacer(h.Project, "$PROJECT", h.Dir, "$HOME").Replace(s)
+	s = approvalID.ReplaceAllString(s, "${1}$$ID")
+	return approvalKey.ReplaceAllString(s, `"hash": "$$KEY"`)
 }
+
+var (
+	approvalID  = regexp.MustCompile(`(moat (?:approve|deny) |approval )[0-9a-f]{4,64}\b`)
+	approvalKey = regexp.MustCompile(`"hash": "[0-9a-f]{64}"`)
+)
 
 // Environ is the case's environment in h, KEY=VALUE, the case's env last.
 func (c *Case) Environ(h Home) []string {
