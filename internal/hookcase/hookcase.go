@@ -178,6 +178,8 @@ func (c *Case) ExpandedArgs(h Home) []string {
 var (
 	latency = regexp.MustCompile(`"latency_ms":[0-9.e+-]+`)
 	chain   = regexp.MustCompile(`"chain":"sha256:[0-9a-f]+"`)
+	// The times of approvals (approvals.json), which a binary takes from the real clock.
+	approvalTimes = regexp.MustCompile(`"(created|expires|answered)": "[^"]*"`)
 )
 
 // State returns the files moat left in its state directory under h, but for lock files,
@@ -204,6 +206,7 @@ func (h Home) State() ([]txtar.File, error) {
 		}
 		text := latency.ReplaceAllString(h.Unexpand(string(data)), `"latency_ms":0`)
 		text = chain.ReplaceAllString(text, `"chain":"sha256:…"`)
+		text = approvalTimes.ReplaceAllString(text, `"$1": "…"`)
 		files = append(files, txtar.File{Name: statePrefix + filepath.ToSlash(rel), Data: []byte(text)})
 		return nil
 	})
