@@ -255,7 +255,8 @@ func (c *Compiled) Info() Policy {
 	return Policy{
 		Key: c.key, Name: c.Source.Name, Path: c.Source.Path,
 		Fail: c.Policy.Fail, Hooks: c.Policy.Hooks, Output: c.Policy.Output, ChangedTools: c.Policy.MCP.ChangedTools,
-		Skipped: c.Source.Skipped,
+		ApprovalQueue: c.Policy.Approvals.Queue,
+		Skipped:       c.Source.Skipped,
 	}
 }
 

@@ -56,6 +56,9 @@ type Policy struct {
 	Hooks        policy.Hooks             `json:"hooks"`
 	Output       policy.Output            `json:"output"`
 	ChangedTools policy.ChangedToolAction `json:"changed_tools"`
+	// ApprovalQueue is the policy's approvals.queue: which asks wait in moat's approval
+	// queue (an entry point that could ask on a terminal and finds none needs it).
+	ApprovalQueue policy.ApprovalQueue `json:"approval_queue,omitempty"`
 	// Skipped are the project policies whose current content is not in force.
 	Skipped []source.Skipped `json:"skipped,omitempty"`
 }
