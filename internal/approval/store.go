@@ -164,15 +164,22 @@ func (s *Store) update(change func([]Entry) ([]Entry, error)) error {
 	if err != nil {
 		return err
 	}
-	limit := cmp.Or(s.MaxEntries, DefaultMaxEntries)
-	if len(entries) > limit {
-		// The oldest go first: a pending one dropped is queued again by its retry.
-		slices.SortStableFunc(entries, func(a, b Entry) int { return a.Created.Compare(b.Created) })
+	// The oldest go first: a pending one dropped is queued again by its retry.
+	slices.SortStableFunc(entries, func(a, b Entry) int { return a.Created.Compare(b.Created) })
+	if limit := cmp.Or(s.MaxEntries, DefaultMaxEntries); len(entries) > limit {
 		entries = entries[len(entries)-limit:]
 	}
-	data, err := json.MarshalIndent(file{Version: fileVersion, Entries: entries}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("writing approvals: %w", err)
+	var data []byte
+	for {
+		data, err = json.MarshalIndent(file{Version: fileVersion, Entries: entries}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("writing approvals: %w", err)
+		}
+		// A file the next read would refuse as too large would stop every approval.
+		if len(data) < maxFileBytes || len(entries) == 0 {
+			break
+		}
+		entries = entries[max(1, len(entries)/8):]
 	}
 	if err := atomicfile.WriteFile(s.Path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("writing approvals: %w", err)
@@ -239,6 +246,10 @@ func (s *Store) Queue(e Entry) (queued Listed, added bool, err error) {
 	e.Rule, e.Reason, e.Policy = bound(e.Rule), bound(e.Reason), bound(e.Policy)
 	if len(e.Calls) > 8 {
 		e.Calls = append(e.Calls[:7:7], fmt.Sprintf("… and %d more", len(e.Calls)-7))
+	}
+	e.Calls = slices.Clone(e.Calls)
+	for i, c := range e.Calls {
+		e.Calls[i] = bound(c)
 	}
 	err = s.update(func(entries []Entry) ([]Entry, error) {
 		if i := slices.IndexFunc(entries, func(old Entry) bool { return old.Hash == e.Hash }); i >= 0 {

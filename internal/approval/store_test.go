@@ -331,3 +331,22 @@ func TestCheckApprover(t *testing.T) {
 		})
 	}
 }
+
+// The file never grows past what a read accepts, whatever the entries hold.
+func TestBoundedBytes(t *testing.T) {
+	s, c := newStore(t)
+	big := strings.Repeat("\x01", maxField*2)
+	for i := range 30 {
+		_, _, err := s.Queue(Entry{Hash: mustKey(t, shellCall(fmt.Sprint(i))), Calls: []string{big, big, big, big, big, big, big, big}, Reason: big, Rule: big, Cwd: big, Agent: big, Session: big, Policy: big})
+		if err != nil {
+			t.Fatalf("entry %d: %v", i, err)
+		}
+		c.add(time.Second)
+	}
+	if fi, err := os.Stat(s.Path); err != nil || fi.Size() >= maxFileBytes {
+		t.Fatalf("approvals file: %v, %d bytes", err, fi.Size())
+	}
+	if _, err := s.List(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -136,17 +136,20 @@ func TestApprovalNeverAllowsADeny(t *testing.T) {
 
 func TestApprovalQueueModes(t *testing.T) {
 	tests := []struct {
-		mode string
-		hook *HookDelivery
-		held bool
+		mode       string
+		hook       *HookDelivery
+		unattended string
+		held       bool
 	}{
-		{"unattended", &HookDelivery{AskHolds: true}, false},
-		{"unattended", &HookDelivery{AskHolds: true, Unattended: "CI"}, true},
-		{"unattended", nil, false},
-		{"always", &HookDelivery{AskHolds: true}, true},
-		{"always", nil, true},
-		{"never", &HookDelivery{}, false},
-		{"never", &HookDelivery{AskHolds: true, Unattended: "CI"}, false},
+		{"unattended", &HookDelivery{AskHolds: true}, "", false},
+		{"unattended", &HookDelivery{AskHolds: true, Unattended: "CI"}, "", true},
+		{"unattended", nil, "", false},
+		{"always", &HookDelivery{AskHolds: true}, "", true},
+		{"always", nil, "", true},
+		{"never", &HookDelivery{}, "", false},
+		{"never", &HookDelivery{AskHolds: true, Unattended: "CI"}, "", false},
+		{"unattended", nil, "MCP clients cannot show moat's questions", true},
+		{"never", nil, "MCP clients cannot show moat's questions", false},
 	}
 	for _, tt := range tests {
 		l, _, _, file, project := approvalService(t, testPolicy+"approvals: {queue: "+tt.mode+"}\n")
@@ -155,7 +158,7 @@ func TestApprovalQueueModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := l.Decide(ctx, CallRequest{Policy: pol.Key, Calls: []call.Call{shellCall(t, project, "touch y")}, Record: true, Hook: tt.hook})
+		res, err := l.Decide(ctx, CallRequest{Policy: pol.Key, Calls: []call.Call{shellCall(t, project, "touch y")}, Record: true, Hook: tt.hook, Unattended: tt.unattended})
 		if err != nil {
 			t.Fatal(err)
 		}
