@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/proc"
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 func shellCall(cmd string) call.Call {
@@ -246,8 +246,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentHelper$")
-			cmd.Env = append(os.Environ(), "MOAT_APPROVAL_HELPER="+s.Path, "MOAT_APPROVAL_N="+strconv.Itoa(i))
+			cmd := testbin.Rerun("TestConcurrentHelper", "MOAT_APPROVAL_HELPER="+s.Path, "MOAT_APPROVAL_N="+strconv.Itoa(i))
 			out, err := cmd.CombinedOutput()
 			errs[i] = err
 			used[i] = strings.Contains(string(out), "USED")
