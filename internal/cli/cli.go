@@ -110,6 +110,9 @@ var commands = []struct {
 	{"trust", newTrustCmd},
 	{"fix", newFixCmd},
 	{"findings", newFindingsCmd},
+	{"approvals", newApprovalsCmd},
+	{"approve", newApproveCmd},
+	{"deny", newDenyCmd},
 	{"mcp", newMCPCmd},
 	{"launch", newLaunchCmd},
 	{"sandbox", newSandboxCmd},
@@ -175,7 +178,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 	if warn == nil {
 		warn = a.warn
 	}
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits()})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits(), Approvals: a.approvalQueue()})
 }
 
 // host describes this user and installation to the policy (see decide.Local.Host).

@@ -15,6 +15,9 @@ func (a *app) liveLocal(opts decide.Options) *decide.Local {
 	if opts.Warn == nil {
 		opts.Warn = a.warn
 	}
+	if opts.Approvals == nil {
+		opts.Approvals = a.approvalQueue()
+	}
 	return decide.NewLocal(opts)
 }
 

@@ -46,6 +46,10 @@ type Options struct {
 	// with the error when the change was refused (the last good policy then stays in
 	// force): for the daemon's event bus and metrics. It is called outside any lock.
 	Reloaded func(policy string, err error)
+	// Approvals is moat's approval queue: with it, an ask that cannot reach the user
+	// waits there for the user's answer, and an approved call goes ahead (see
+	// settleApproval). Nil leaves every ask to the entry point, as before approvals.
+	Approvals Approvals
 	// CacheSize bounds the compiled policies kept: 0 is DefaultCacheSize for a live
 	// Local and no bound otherwise (a short-lived process compiles few).
 	CacheSize int
@@ -254,7 +258,8 @@ func (c *Compiled) Info() Policy {
 	return Policy{
 		Key: c.key, Name: c.Source.Name, Path: c.Source.Path,
 		Fail: c.Policy.Fail, Hooks: c.Policy.Hooks, Output: c.Policy.Output, ChangedTools: c.Policy.MCP.ChangedTools,
-		Skipped: c.Source.Skipped,
+		ApprovalQueue: c.Policy.Approvals.Queue,
+		Skipped:       c.Source.Skipped,
 	}
 }
 
@@ -305,10 +310,14 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 		res.Decisions[strictest].Reason = withNotice(res.Decisions[strictest].Reason, note)
 		res.Decision = res.Decisions[strictest]
 	}
+	res.Held = l.settleApproval(c, req, &res)
 	var form string
 	if req.Hook != nil {
 		res.Answer = hookAnswer(c.Policy.Hooks, res.Decision, *req.Hook)
 		form = res.Answer.Form
+	}
+	if res.Held != nil {
+		form = holdAnswer(res.Answer)
 	}
 	if req.Record {
 		ReportProgress(ctx, StageRecording)

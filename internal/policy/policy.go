@@ -25,6 +25,8 @@ type Policy struct {
 	Fail    FailMode
 	// Hooks says how hooks put allows and asks to the agents.
 	Hooks Hooks
+	// Approvals says which asks wait in moat's approval queue.
+	Approvals Approvals
 	// Output says what hooks do with tool outputs that hold injection or credentials.
 	Output Output
 	// MCP says what the MCP proxy does with tools whose definitions changed.

@@ -8,6 +8,14 @@ package selfguard
 func Surface() []Command {
 	return []Command{
 		{Path: ""},
+		{Path: "approvals", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+		}},
+		{Path: "approve", Runnable: true, Flags: []Flag{
+			{Name: "always", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "once", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "session", Kind: "bool", NoOptDefVal: "true"},
+		}},
 		{Path: "check", Runnable: true, Flags: []Flag{
 			{Name: "agent", Kind: "string"},
 			{Name: "args", Kind: "string"},
@@ -65,6 +73,7 @@ func Surface() []Command {
 		{Path: "daemon uninstall", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "deny", Runnable: true},
 		{Path: "doctor", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},

@@ -161,6 +161,10 @@ func Uses() []Use {
 		{Command: "mcp proxy", When: []string{"$policy"}, Why: whyPolicyEnv},
 		{Command: "mcp proxy", When: []string{"agent"}, Why: whyAgentFlag},
 		{Command: "mcp proxy", When: []string{"$agent"}, Why: whyAgentEnv},
+		// Only the user answers moat's approval queue: an agent that could would approve
+		// the calls moat held back from it.
+		{Command: "approve", Why: "approves a call held in moat's approval queue, which only the user may answer"},
+		{Command: "deny", Why: "answers a call held in moat's approval queue, which only the user may answer"},
 		{Command: "daemon stop", Why: "stops moat's daemon, which decides and records calls"},
 		// The daemon decides for every process that asks it, with the policy of its own
 		// environment and from its own binary.
@@ -185,10 +189,7 @@ func Uses() []Use {
 
 // Placeholders lists the commands to come that will loosen protection.
 func Placeholders() []Placeholder {
-	return []Placeholder{
-		{Path: "approve", Why: "answers an approval request that only the user may answer"},
-		{Path: "approvals", Why: "answers or changes approval requests that only the user may answer"},
-	}
+	return nil
 }
 
 // Others lists, for every command of the CLI, its flags that no use depends on. A
@@ -196,6 +197,11 @@ func Placeholders() []Placeholder {
 func Others() []Other {
 	return []Other{
 		{Command: ""},
+		// approvals lists the queue; it answers nothing.
+		{Command: "approvals", Flags: []string{"json"}},
+		// Every run of approve loosens protection, whichever grant it gives.
+		{Command: "approve", Flags: []string{"always", "once", "session"}},
+		{Command: "deny"},
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},
