@@ -28,11 +28,11 @@ type Queue struct {
 func (q *Queue) Store(d dirs.Dirs) *Store { return &Store{Path: Path(d), Now: q.Now} }
 
 // Find returns the approval in force for the call whose key is hash, changing nothing.
-func (q *Queue) Find(d dirs.Dirs, hash string) (Entry, bool, error) { return q.Store(d).Find(hash) }
+func (q *Queue) Find(d dirs.Dirs, hash string) (Listed, bool, error) { return q.Store(d).Find(hash) }
 
 // Use returns the approval in force for the call whose key is hash, and uses up a once
 // grant: the call is about to run.
-func (q *Queue) Use(d dirs.Dirs, hash string) (Entry, bool, error) { return q.Store(d).Use(hash) }
+func (q *Queue) Use(d dirs.Dirs, hash string) (Listed, bool, error) { return q.Store(d).Use(hash) }
 
 // Add queues e unless an approval for its call is in force, and notifies of a new one
 // when notify is set.

@@ -187,27 +187,31 @@ func (s *Store) update(change func([]Entry) ([]Entry, error)) error {
 	return nil
 }
 
-// Find returns the entry in force for the call whose key is hash, if any, changing
-// nothing.
-func (s *Store) Find(hash string) (Entry, bool, error) {
+// Find returns the entry in force for the call whose key is hash, if any, with its ID
+// among the entries now held (the ID `moat approvals` shows), changing nothing.
+func (s *Store) Find(hash string) (Listed, bool, error) {
 	entries, err := s.read()
 	if err != nil {
-		return Entry{}, false, err
+		return Listed{}, false, err
 	}
+	return find(entries, hash)
+}
+
+func find(entries []Entry, hash string) (Listed, bool, error) {
 	for _, e := range entries {
 		if e.Hash == hash {
-			return e, true, nil
+			return Listed{Entry: e, ID: IDs(entries)[hash]}, true, nil
 		}
 	}
-	return Entry{}, false, nil
+	return Listed{}, false, nil
 }
 
 // Use returns the entry in force for the call whose key is hash, as Find does, and uses
 // up a Once grant: the call it lets through is about to run.
-func (s *Store) Use(hash string) (Entry, bool, error) {
-	e, ok, err := s.Find(hash)
-	if err != nil || !ok || e.State != Once {
-		return e, ok, err
+func (s *Store) Use(hash string) (Listed, bool, error) {
+	l, ok, err := s.Find(hash)
+	if err != nil || !ok || l.State != Once {
+		return l, ok, err
 	}
 	// Found without the lock; taken under it, so that two processes cannot both use it.
 	ok = false
@@ -216,8 +220,8 @@ func (s *Store) Use(hash string) (Entry, bool, error) {
 		if i < 0 {
 			return nil, errUnchanged
 		}
-		e, ok = entries[i], true
-		if e.State != Once {
+		l, ok, _ = find(entries, hash)
+		if l.State != Once {
 			return nil, errUnchanged
 		}
 		return slices.Delete(entries, i, i+1), nil
@@ -225,7 +229,7 @@ func (s *Store) Use(hash string) (Entry, bool, error) {
 	if errors.Is(err, errUnchanged) {
 		err = nil
 	}
-	return e, ok, err
+	return l, ok, err
 }
 
 // errUnchanged ends an update that has nothing to write.

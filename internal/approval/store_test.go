@@ -169,6 +169,24 @@ func TestIDs(t *testing.T) {
 	}
 }
 
+// TestFindID checks that Find and Use name an entry by its ID among all the entries held,
+// as `moat approvals` does, so that a refusal never names an ID that is ambiguous.
+func TestFindID(t *testing.T) {
+	s, _ := newStore(t)
+	a, b := "abcd0"+strings.Repeat("0", 59), "abcd1"+strings.Repeat("0", 59)
+	for _, h := range []string{a, b} {
+		if _, _, err := s.Queue(Entry{Hash: h, Calls: []string{"x"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, get := range map[string]func(string) (Listed, bool, error){"Find": s.Find, "Use": s.Use} {
+		l, ok, err := get(b)
+		if err != nil || !ok || l.ID != "abcd1" {
+			t.Errorf("%s: %q, %v, %v; want ID abcd1", name, l.ID, ok, err)
+		}
+	}
+}
+
 func TestAnswerIDs(t *testing.T) {
 	s, _ := newStore(t)
 	l := queue(t, s, "x", 0)

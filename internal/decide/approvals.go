@@ -20,9 +20,9 @@ const RuleApproved = "approved"
 // per user, since one daemon decides for several environments.
 type Approvals interface {
 	// Find returns the approval in force for the call whose key is hash.
-	Find(d dirs.Dirs, hash string) (approval.Entry, bool, error)
+	Find(d dirs.Dirs, hash string) (approval.Listed, bool, error)
 	// Use is Find for a call about to run: a once grant is used up.
-	Use(d dirs.Dirs, hash string) (approval.Entry, bool, error)
+	Use(d dirs.Dirs, hash string) (approval.Listed, bool, error)
 	// Add queues a pending approval, unless one for the call is in force, and notifies
 	// of a new one when notify is set.
 	Add(d dirs.Dirs, e approval.Entry, notify bool) (approval.Listed, bool, error)
@@ -65,12 +65,11 @@ func (l *Local) settleApproval(c *Compiled, req CallRequest, res *CallResult) *H
 		return nil
 	}
 	if found && e.State.Granted() && req.Record {
-		ids := approval.IDs([]approval.Entry{e})
 		for i, d := range res.Decisions {
 			if d.Verdict == call.Ask {
 				res.Decisions[i] = call.Decision{
 					Verdict: call.Allow, Rule: RuleApproved, Findings: d.Findings, Latency: d.Latency,
-					Reason: fmt.Sprintf("approved %s by %s (approval %s, for rule %s: %s)", grantScope(e.State), e.By, ids[e.Hash], d.Rule, Reason(d)),
+					Reason: fmt.Sprintf("approved %s by %s (approval %s, for rule %s: %s)", grantScope(e.State), e.By, e.ID, d.Rule, Reason(d)),
 				}
 			}
 		}
@@ -83,13 +82,13 @@ func (l *Local) settleApproval(c *Compiled, req CallRequest, res *CallResult) *H
 	d := res.Decision
 	switch {
 	case found && e.State == approval.Denied:
-		id := approval.IDs([]approval.Entry{e})[e.Hash]
+		id := e.ID
 		res.reasonAsks(func(d call.Decision) string {
 			return fmt.Sprintf("%s. The user denied this call (approval %s, %s): do not retry it", trimReason(d), id, e.By)
 		})
 		return &Held{ID: id, State: e.State}
 	case found:
-		id := approval.IDs([]approval.Entry{e})[e.Hash]
+		id := e.ID
 		res.reasonAsks(func(d call.Decision) string { return heldReason(d, why, id, e.State) })
 		return &Held{ID: id, State: e.State}
 	case !req.Record:
