@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/atomicfile"
+	"github.com/moatdev/moat/internal/audit"
+	"github.com/moatdev/moat/internal/call"
 )
 
 // State is where an approval stands.
@@ -67,13 +69,36 @@ type Entry struct {
 	Session string        `json:"session,omitempty"`
 	Cwd     string        `json:"cwd,omitempty"`
 	// Calls show the calls of the event, redacted and bounded (see Render).
-	Calls  []string `json:"calls"`
-	Rule   string   `json:"rule,omitempty"`
-	Reason string   `json:"reason,omitempty"`
-	Policy string   `json:"policy,omitempty"`
+	Calls []string `json:"calls"`
+	// Detail holds the event's calls themselves, their arguments redacted as the audit
+	// log holds them, for `moat approve --always` to write a rule that matches them; nil
+	// when they were too large to keep (see DetailOf).
+	Detail []call.Call `json:"detail,omitempty"`
+	Rule   string      `json:"rule,omitempty"`
+	Reason string      `json:"reason,omitempty"`
+	Policy string      `json:"policy,omitempty"`
 	// By says who answered and how, once answered.
 	By       string    `json:"by,omitempty"`
 	Answered time.Time `json:"answered,omitzero"`
+}
+
+// maxDetail bounds the JSON of an entry's Detail: a larger event (a file written whole)
+// keeps only its rendering, and cannot become a rule through --always.
+const maxDetail = 64 << 10
+
+// DetailOf returns an event's calls for Entry.Detail: their arguments redacted by red as
+// the audit log would hold them, or nil when they are too large to keep.
+func DetailOf(calls []call.Call, red audit.Redactor) []call.Call {
+	out := make([]call.Call, len(calls))
+	for i, c := range calls {
+		c.Args = audit.RedactArgs(c.Args, red)
+		out[i] = c
+	}
+	b, err := json.Marshal(out)
+	if err != nil || len(b) > maxDetail {
+		return nil
+	}
+	return out
 }
 
 // file is the store's format on disk.
@@ -331,32 +356,68 @@ func commonPrefix(a, b string) int {
 	return n
 }
 
+// Get returns the approval whose ID (or any unique prefix of its hash of at least MinID
+// digits) is id, changing nothing.
+func (s *Store) Get(id string) (Listed, error) {
+	id, err := checkID(id)
+	if err != nil {
+		return Listed{}, err
+	}
+	entries, err := s.read()
+	if err != nil {
+		return Listed{}, err
+	}
+	i, err := lookup(entries, id)
+	if err != nil {
+		return Listed{}, err
+	}
+	return Listed{Entry: entries[i], ID: IDs(entries)[entries[i].Hash]}, nil
+}
+
+// checkID returns id as IDs are written (lower case, no spaces), or why it is none.
+func checkID(id string) (string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if len(id) < MinID || strings.Trim(id, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("%w %q: an approval ID is at least %d hex digits, as moat approvals lists it", ErrNotFound, id, MinID)
+	}
+	return id, nil
+}
+
+// lookup returns the index of the one entry whose hash starts with id.
+func lookup(entries []Entry, id string) (int, error) {
+	match := -1
+	for i, e := range entries {
+		if !strings.HasPrefix(e.Hash, id) {
+			continue
+		}
+		if match >= 0 {
+			return -1, fmt.Errorf("%w: %q is the start of more than one; use the ID moat approvals shows", ErrAmbiguous, id)
+		}
+		match = i
+	}
+	if match < 0 {
+		return -1, fmt.Errorf("%w %q: it may have expired or been used; retry the call to queue it again, and see moat approvals", ErrNotFound, id)
+	}
+	return match, nil
+}
+
 // Answer sets the approval whose ID (or any unique prefix of its hash of at least MinID
 // digits) is id to state: Once or Session grant it, Denied refuses it, for the entry's
 // TTL from now; by says who answered and how. A pending, denied or granted approval may
 // be answered again (a grant revoked by a denial, a denial changed to a grant).
 func (s *Store) Answer(id string, state State, by string) (Listed, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
-	if len(id) < MinID || strings.Trim(id, "0123456789abcdef") != "" {
-		return Listed{}, fmt.Errorf("%w %q: an approval ID is at least %d hex digits, as moat approvals lists it", ErrNotFound, id, MinID)
+	id, err := checkID(id)
+	if err != nil {
+		return Listed{}, err
 	}
 	if !state.valid() || state == Pending {
 		return Listed{}, fmt.Errorf("answering approval %s: %q is not an answer", id, state)
 	}
 	var out Listed
-	err := s.update(func(entries []Entry) ([]Entry, error) {
-		match := -1
-		for i, e := range entries {
-			if !strings.HasPrefix(e.Hash, id) {
-				continue
-			}
-			if match >= 0 {
-				return nil, fmt.Errorf("%w: %q is the start of more than one; use the ID moat approvals shows", ErrAmbiguous, id)
-			}
-			match = i
-		}
-		if match < 0 {
-			return nil, fmt.Errorf("%w %q: it may have expired or been used; retry the call to queue it again, and see moat approvals", ErrNotFound, id)
+	err = s.update(func(entries []Entry) ([]Entry, error) {
+		match, err := lookup(entries, id)
+		if err != nil {
+			return nil, err
 		}
 		now := s.now()
 		e := &entries[match]

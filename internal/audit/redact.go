@@ -212,3 +212,10 @@ func walkRecordStrings(v any, fn func(string)) {
 		}
 	}
 }
+
+// RedactArgs returns a copy of a call's arguments redacted as a record's are: what a
+// record of the call would hold (secrets masked, long strings clipped), for state kept
+// beside the log that must hold no more than it does.
+func RedactArgs(args map[string]any, red Redactor) map[string]any {
+	return redactRecord(Record{Args: args}, red).Args
+}

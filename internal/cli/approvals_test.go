@@ -183,7 +183,9 @@ func TestApproveFlags(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"approve", "3f2a", "--always"}, "not available yet"},
+		{[]string{"approve", "3f2a", "--always", "--dry-run"}, "no such approval"},
+		{[]string{"approve", "3f2a", "--dry-run"}, "--dry-run goes with --always"},
+		{[]string{"approve", "3f2a", "--session", "--always"}, "choose one of"},
 		{[]string{"approve", "3f2a", "--once", "--session"}, "choose one of"},
 		{[]string{"approve"}, "accepts 1 arg"},
 	} {

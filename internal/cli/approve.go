@@ -11,15 +11,13 @@ import (
 	"github.com/moatdev/moat/internal/approval"
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/proc"
 	"github.com/moatdev/moat/internal/scan"
 )
 
-// errAlwaysUnavailable is moat approve --always until the policy writer exists.
-var errAlwaysUnavailable = errors.New("moat approve --always is not available yet: approve with --once or --session, or add an allow rule for the call to your policy (moat check --explain shows the rule that asked)")
-
 func newApproveCmd(a *app) *cobra.Command {
-	var once, session, always bool
+	var once, session, always, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve a call waiting in moat's approval queue, so that its identical retry goes ahead",
@@ -31,13 +29,18 @@ anything is not approved.
   --once      the next identical call goes ahead, once (the default)
   --session   every identical call of the agent's session goes ahead, until the
               approval expires (the policy's approvals.expire, 1h by default)
-  --always    not available yet
+  --always    write a rule into your own policy (~/.config/moat/moat.yaml) that
+              allows exactly this call from now on, with a test of it, and let the
+              retry through once. The change is shown as a diff and checked first:
+              the policy must load, the call must be allowed, and every other test
+              must decide as before. --dry-run shows it and changes nothing.
 
 Only you may approve: moat refuses an approval from a process started by an agent, or
 from one without a terminal, and records every approval and refusal in the audit log.`,
 		Example: `  moat approvals
   moat approve 3f2a
-  moat approve 3f2a --session`,
+  moat approve 3f2a --session
+  moat approve 3f2a --always --dry-run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			n := 0
@@ -49,8 +52,11 @@ from one without a terminal, and records every approval and refusal in the audit
 			if n > 1 {
 				return &exitCode{code: exitError, err: errors.New("choose one of --once, --session and --always")}
 			}
+			if dryRun && !always {
+				return &exitCode{code: exitError, err: errors.New("--dry-run goes with --always")}
+			}
 			if always {
-				return &exitCode{code: exitError, err: errAlwaysUnavailable}
+				return a.approveAlwaysCmd(cmd.Context(), args[0], dryRun, proc.Lineage)
 			}
 			state := approval.Once
 			if session {
@@ -62,7 +68,8 @@ from one without a terminal, and records every approval and refusal in the audit
 	f := cmd.Flags()
 	f.BoolVar(&once, "once", false, "let the next identical call through, once (the default)")
 	f.BoolVar(&session, "session", false, "let every identical call of the session through until the approval expires")
-	f.BoolVar(&always, "always", false, "add a rule to your policy that allows the call (not available yet)")
+	f.BoolVar(&always, "always", false, "add a rule to your own policy that allows exactly this call from now on")
+	f.BoolVar(&dryRun, "dry-run", false, "with --always: show the rule that would be written, and change nothing")
 	return cmd
 }
 
@@ -115,7 +122,17 @@ func (a *app) answerApproval(ctx context.Context, id string, state approval.Stat
 		return approval.Listed{}, err
 	}
 	who, refused := approval.CheckApprover(os.Getpid(), lineage, false)
-	write := func(r audit.Record) error {
+	l, warn, err := answerAs(a.approvalQueue().Store(d), who, refused, id, state, a.appendAudit(d))
+	if warn != nil {
+		a.warn(warn.Error())
+	}
+	return l, err
+}
+
+// appendAudit returns a writer of single records to the audit log of the user whose
+// directories are d, for the records of approvals answered in this process.
+func (a *app) appendAudit(d dirs.Dirs) func(audit.Record) error {
+	return func(r audit.Record) error {
 		log, err := audit.Open(audit.Options{Path: d.AuditLog(), Redactor: scan.Redactor{}, Now: a.env.Now})
 		if err != nil {
 			return fmt.Errorf("opening audit log: %w", err)
@@ -126,11 +143,6 @@ func (a *app) answerApproval(ctx context.Context, id string, state approval.Stat
 		}
 		return log.Close()
 	}
-	l, warn, err := answerAs(a.approvalQueue().Store(d), who, refused, id, state, write)
-	if warn != nil {
-		a.warn(warn.Error())
-	}
-	return l, err
 }
 
 // answerAs answers approval id in store with state for who, or records and returns

@@ -101,6 +101,7 @@ func (l *Local) settleApproval(c *Compiled, req CallRequest, res *CallResult) *H
 	for _, cl := range res.Calls {
 		entry.Calls = append(entry.Calls, scan.Redact(approval.Render(cl)))
 	}
+	entry.Detail = approval.DetailOf(res.Calls, scan.Redactor{})
 	queued, _, err := l.opts.Approvals.Add(c.Dirs, entry, conf.Notify)
 	if err != nil {
 		res.note(fmt.Sprintf("it could not be queued for approval (%v)", err))

@@ -26,6 +26,10 @@ import (
 // self-protection denial, a failure, a call whose arguments the log no longer holds.
 var ErrRefused = errors.New("moat fix cannot do this")
 
+// ErrAlreadyDecided is returned by Propose when the policy already decides the call as
+// wanted: there is nothing to change.
+var ErrAlreadyDecided = errors.New("nothing to change")
+
 // Decider compiles policies and decides calls under them; *decide.Local is one. Give it
 // one that holds no session state (rate-limit counters, histories, approvals): Propose
 // never records, but a service with state could answer from it rather than the policy.
@@ -240,7 +244,7 @@ func refusal(d decision, want call.Verdict) error {
 	case cur.Rule == call.RuleFailClosed || cur.Rule == call.RuleFailOpen:
 		return fmt.Errorf("%w: the call was not decided by a rule but failed (%s), and a rule cannot change that; fix what failed", ErrRefused, cur.Reason)
 	case cur.Verdict == want:
-		return fmt.Errorf("the policy already decides this call %s (rule %s)", want, cur.Rule)
+		return fmt.Errorf("the policy already decides this call %s (rule %s): %w", want, cur.Rule, ErrAlreadyDecided)
 	}
 	if want < cur.Verdict && d.Trace != nil {
 		for _, u := range d.Trace.Units {

@@ -263,7 +263,7 @@ func TestApply(t *testing.T) {
 		t.Errorf("the file's mode was not kept: %v %v", fi.Mode(), err)
 	}
 	// A second fix of the same call is not needed, and says so.
-	if _, err := fx.Propose(context.Background(), Request{File: file, Text: got, Dirs: d, Call: cl, Want: call.Allow}); err == nil || !strings.Contains(err.Error(), "already decides") {
+	if _, err := fx.Propose(context.Background(), Request{File: file, Text: got, Dirs: d, Call: cl, Want: call.Allow}); !errors.Is(err, ErrAlreadyDecided) || !strings.Contains(err.Error(), "already decides") {
 		t.Errorf("second Propose: %v", err)
 	}
 }

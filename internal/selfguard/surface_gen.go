@@ -13,6 +13,7 @@ func Surface() []Command {
 		}},
 		{Path: "approve", Runnable: true, Flags: []Flag{
 			{Name: "always", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "dry-run", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "once", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "session", Kind: "bool", NoOptDefVal: "true"},
 		}},

@@ -199,8 +199,9 @@ func Others() []Other {
 		{Command: ""},
 		// approvals lists the queue; it answers nothing.
 		{Command: "approvals", Flags: []string{"json"}},
-		// Every run of approve loosens protection, whichever grant it gives.
-		{Command: "approve", Flags: []string{"always", "once", "session"}},
+		// Every run of approve loosens protection, whichever grant it gives; an agent has
+		// no business proposing the rule --always would write either (--dry-run).
+		{Command: "approve", Flags: []string{"always", "dry-run", "once", "session"}},
 		{Command: "deny"},
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
 		{Command: "completion"},
