@@ -116,14 +116,21 @@ func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int)
 		ancestors:   func(n int) []proc.Info { return proc.AncestorsOf(pid, n) },
 		deferFinish: func(f func()) { finish = f },
 	}
-	// The root with the hook command only, as Main builds it for `moat hook`, less the
-	// completion command cobra would add to it at every request (its arguments always
-	// name hook, so it could never run; building it was a third of the request's
-	// allocations).
-	root := bareRoot(&a)
-	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newHookCmd(&a))
-	code := a.execute(ctx, root, append([]string{"hook", hp.Agent}, hp.Args...))
+	args := append([]string{hp.Agent}, hp.Args...)
+	var code int
+	if plainHookArgs(args) {
+		// The client names the agent alone, as the agents' settings do: the command's
+		// own work, without building and parsing a cobra command per request.
+		code = a.exitStatus(a.runHookCommand(ctx, hp.Agent, ""))
+	} else {
+		// The root with the hook command only, as Main builds it for `moat hook`, less
+		// the completion command cobra would add to it at every request (its arguments
+		// always name hook, so it could never run).
+		root := bareRoot(&a)
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(newHookCmd(&a))
+		code = a.execute(ctx, root, append([]string{"hook"}, args...))
+	}
 	// Stdout is never null on the wire, where the client reads a missing answer as none.
 	res := hookResult{Stdout: append([]byte{}, stdout.Bytes()...), Stderr: stderr.String(), Code: code}
 	if finish != nil {
