@@ -67,7 +67,7 @@ func (a *app) daemonHookMethod(services *daemonServices) daemon.Method {
 		if err != nil {
 			return nil, err
 		}
-		return ds.answerHook(ctx, hp, p.PID), nil
+		return ds.answerHook(ctx, hp, p.PID, services.workers), nil
 	}
 }
 
@@ -102,7 +102,7 @@ func decodeHookParams(raw json.RawMessage) (hookParams, error) {
 // process tree (the client's parent is the agent), deciding with this environment's
 // live service. A timeout is recorded after the answer is sent, as the client's own
 // process records it after writing its answer.
-func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int) hookResult {
+func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int, w *workers) hookResult {
 	a := *ds.app
 	var stdout, stderr bytes.Buffer
 	env, cwd := hp.Env, hp.Cwd
@@ -115,6 +115,7 @@ func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int)
 		service:     ds.svc,
 		ancestors:   func(n int) []proc.Info { return proc.AncestorsOf(pid, n) },
 		deferFinish: func(f func()) { finish = f },
+		spawn:       w.run,
 	}
 	args := append([]string{hp.Agent}, hp.Args...)
 	var code int

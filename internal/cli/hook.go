@@ -165,6 +165,7 @@ func (a *app) answerHook(ctx context.Context, ad hook.Adapter, policyFlag string
 func (a *app) answerHookWith(ctx context.Context, ad hook.Adapter, policyFlag string, svc decide.Service) (out hook.Output, finish func()) {
 	limit, fixed, deadlineErr := hookDeadline(a.env.Getenv)
 	w := newWatchdog(limit, fixed)
+	w.spawn = a.hook.spawn
 	prog := &hookProgress{stage: "reading the event"}
 	worker, stderr := a.detached()
 	ctx, cancel := context.WithCancel(ctx)
@@ -211,6 +212,9 @@ type hookHost struct {
 	// deferFinish, when set, is given the finish of an answer (recording a timeout)
 	// instead of the command waiting for it: the daemon sends the answer first.
 	deferFinish func(finish func())
+	// spawn, when set, starts the hook's work (the daemon's workers); nil is a goroutine
+	// of its own.
+	spawn func(func())
 }
 
 // readAncestors reads the processes above the hook, nearest first, at most n of them.
