@@ -64,6 +64,11 @@ func (e *exitCode) Error() string {
 // the one place where errors become exit codes.
 func Main(args []string, env Env) int {
 	a := &app{env: env}
+	if len(args) > 0 && args[0] == "hook" && plainHookArgs(args[1:]) {
+		// `moat hook AGENT`, as the agents run it once per tool call: answered without
+		// building the command, which it does not need.
+		return a.exitStatus(a.runHookCommand(context.Background(), args[1], ""))
+	}
 	return a.execute(context.Background(), newRoot(a, args), args)
 }
 
@@ -71,7 +76,12 @@ func Main(args []string, env Env) int {
 // that ends the run, if any, on a's stderr.
 func (a *app) execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	return a.exitStatus(root.ExecuteContext(ctx))
+}
+
+// exitStatus is the exit status of a command that ended with err, having written err,
+// if any, on a's stderr.
+func (a *app) exitStatus(err error) int {
 	if err == nil {
 		return exitOK
 	}

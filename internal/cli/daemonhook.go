@@ -67,7 +67,7 @@ func (a *app) daemonHookMethod(services *daemonServices) daemon.Method {
 		if err != nil {
 			return nil, err
 		}
-		return ds.answerHook(ctx, hp, p.PID), nil
+		return ds.answerHook(ctx, hp, p.PID, services.workers), nil
 	}
 }
 
@@ -102,7 +102,7 @@ func decodeHookParams(raw json.RawMessage) (hookParams, error) {
 // process tree (the client's parent is the agent), deciding with this environment's
 // live service. A timeout is recorded after the answer is sent, as the client's own
 // process records it after writing its answer.
-func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int) hookResult {
+func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int, w *workers) hookResult {
 	a := *ds.app
 	var stdout, stderr bytes.Buffer
 	env, cwd := hp.Env, hp.Cwd
@@ -115,15 +115,23 @@ func (ds *daemonService) answerHook(ctx context.Context, hp hookParams, pid int)
 		service:     ds.svc,
 		ancestors:   func(n int) []proc.Info { return proc.AncestorsOf(pid, n) },
 		deferFinish: func(f func()) { finish = f },
+		spawn:       w.run,
 	}
-	// The root with the hook command only, as Main builds it for `moat hook`, less the
-	// completion command cobra would add to it at every request (its arguments always
-	// name hook, so it could never run; building it was a third of the request's
-	// allocations).
-	root := bareRoot(&a)
-	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newHookCmd(&a))
-	code := a.execute(ctx, root, append([]string{"hook", hp.Agent}, hp.Args...))
+	args := append([]string{hp.Agent}, hp.Args...)
+	var code int
+	if plainHookArgs(args) {
+		// The client names the agent alone, as the agents' settings do: the command's
+		// own work, without building and parsing a cobra command per request.
+		code = a.exitStatus(a.runHookCommand(ctx, hp.Agent, ""))
+	} else {
+		// The root with the hook command only, as Main builds it for `moat hook`, less
+		// the completion command cobra would add to it at every request (its arguments
+		// always name hook, so it could never run).
+		root := bareRoot(&a)
+		root.CompletionOptions.DisableDefaultCmd = true
+		root.AddCommand(newHookCmd(&a))
+		code = a.execute(ctx, root, append([]string{"hook"}, args...))
+	}
 	// Stdout is never null on the wire, where the client reads a missing answer as none.
 	res := hookResult{Stdout: append([]byte{}, stdout.Bytes()...), Stderr: stderr.String(), Code: code}
 	if finish != nil {

@@ -208,3 +208,66 @@ func TestDaemonHookRefusedEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestDaemonHookInvocations: every way of invoking the hook is answered exactly as the
+// hook command answers it (stdout, stderr, exit status), by Main and by the daemon,
+// whether they take the plain path (an agent alone) or the command's (flags, help,
+// unknown agents).
+func TestDaemonHookInvocations(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	client := map[string]string{"HOME": home, "PATH": "/usr/bin:/bin", "CLAUDE_PROJECT_DIR": project}
+	payload := `{"session_id":"s","cwd":"` + project + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"}}`
+	type answer struct {
+		stdout, stderr string
+		code           int
+	}
+	inProcess := func(run func(*app, []string) int, args []string) answer {
+		var stdout, stderr bytes.Buffer
+		a := &app{env: Env{
+			Stdin: strings.NewReader(payload), Stdout: &stdout, Stderr: &stderr,
+			Getenv:     func(k string) string { return client[k] },
+			Getwd:      func() (string, error) { return project, nil },
+			Now:        func() time.Time { return goldenNow },
+			Executable: func() (string, error) { return filepath.Join(home, ".local", "bin", "moat"), nil },
+		}}
+		code := run(a, append([]string{"hook"}, args...))
+		return answer{stdout.String(), stderr.String(), code}
+	}
+	command := func(a *app, args []string) int { return a.execute(context.Background(), newRoot(a, args), args) }
+	main := func(a *app, args []string) int { return Main(args, a.env) }
+	tests := [][]string{
+		{"claude-code"},
+		{"cursor"},
+		{"no-such-agent"},
+		{"claude-code", "--policy", filepath.Join(home, "missing.yaml")},
+		{"claude-code", "--no-such-flag"},
+		{"claude-code", "extra"},
+		{"--help"},
+		{"-h"},
+	}
+	for _, args := range tests {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			want := inProcess(command, args)
+			if got := inProcess(main, args); got != want {
+				t.Errorf("Main answers %+v\nthe command %+v", got, want)
+			}
+			_, method, log := hookDaemon(t, map[string]string{"HOME": t.TempDir(), "PATH": "/bin"}, home)
+			params, err := json.Marshal(hookParams{Agent: args[0], Args: args[1:], PayloadJSON: json.RawMessage(payload), Cwd: project, Env: client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := method(context.Background(), params, daemon.Peer{Local: true, PID: os.Getpid()})
+			if err != nil {
+				t.Fatalf("hook method: %v", err)
+			}
+			r := res.(hookResult)
+			if got := (answer{string(r.Stdout), r.Stderr, r.Code}); got != want {
+				t.Errorf("the daemon answers %+v\nthe command %+v\ndaemon log:\n%s", got, want, log)
+			}
+		})
+	}
+}

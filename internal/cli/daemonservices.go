@@ -35,6 +35,8 @@ type daemonServices struct {
 
 	// clientExe is the executable of a client process (proc.Executable).
 	clientExe func(pid int) (string, error)
+	// workers run the hook requests of every environment.
+	workers *workers
 
 	mu     sync.Mutex
 	byKey  map[string]*daemonService
@@ -51,7 +53,7 @@ type daemonService struct {
 }
 
 func newDaemonServices(base *app, opts decide.Options) *daemonServices {
-	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}, clientExe: proc.Executable}
+	return &daemonServices{base: base, opts: opts, byKey: map[string]*daemonService{}, clientExe: proc.Executable, workers: newWorkers()}
 }
 
 // forEnv returns the service of env, starting it on first use.
@@ -183,6 +185,7 @@ func (s *daemonServices) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
+	s.workers.close()
 	for _, ds := range s.byKey {
 		ds.stop()
 		if ds.rec != nil {

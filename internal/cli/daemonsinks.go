@@ -37,6 +37,11 @@ const (
 	// mirrorPoll is how often the database imports what other processes appended to the
 	// JSONL log (fallback hooks, MCP proxies, moat run without the daemon).
 	mirrorPoll = time.Second
+	// mirrorGather is how long a woken import waits for the decisions that follow the
+	// one that woke it, so that a run of calls is imported in one transaction rather than
+	// one each: an import costs the daemon more CPU than the decision itself, and a hook
+	// that follows at once would wait on it. The JSONL log holds each record meanwhile.
+	mirrorGather = 100 * time.Millisecond
 	// importBatch bounds the lines one transaction imports.
 	importBatch = 5000
 	// maxPendingLines bounds the lines held for a database that fails: past it they are
@@ -295,8 +300,8 @@ func (r *envRecorder) reloaded(policy string, err error) {
 	r.bus.Publish(context.Background(), events.PolicyReload{Policy: policy, Err: err})
 }
 
-// mirrorLoop imports the log into the database at once, then when a decision wakes it
-// and every mirrorPoll (for the records of other processes), and
+// mirrorLoop imports the log into the database at once, then mirrorGather after a
+// decision wakes it and every mirrorPoll (for the records of other processes), and
 // applies the retention setting at once and every pruneEvery, until stop is closed. An
 // import under way is finished, not cut off.
 func (r *envRecorder) mirrorLoop() {
@@ -316,6 +321,13 @@ func (r *envRecorder) mirrorLoop() {
 			return
 		case <-tick.C:
 		case <-r.mirror.woken:
+			gather := time.NewTimer(mirrorGather)
+			select {
+			case <-r.stop:
+				gather.Stop()
+				return
+			case <-gather.C:
+			}
 		}
 	}
 }
@@ -363,6 +375,7 @@ type auditMirror struct {
 	pending  [][]byte    // lines read, not yet stored
 	failing  string      // the failure last logged; empty while the mirror works
 	failures atomic.Uint64
+	imports  atomic.Uint64 // transactions that imported lines (for tests of batching)
 }
 
 // wake asks the mirror loop to import what the log has gained, without waiting.
@@ -430,6 +443,7 @@ func (m *auditMirror) importLocked(ctx context.Context) error {
 			}
 			return errors.Join(err, ierr)
 		}
+		m.imports.Add(1)
 		m.pending = m.pending[n:]
 	}
 	m.pending = nil

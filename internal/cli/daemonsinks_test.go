@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,6 +178,38 @@ func TestRecorderWrite(t *testing.T) {
 			t.Fatal("a record no store took is reported as recorded")
 		}
 	})
+}
+
+// Decisions that follow one another closely are imported together: each wakes the
+// mirror, which gathers the ones that follow before it imports, so that a run of hook
+// calls does not pay a database transaction each.
+func TestRecorderBatchesImports(t *testing.T) {
+	home := t.TempDir()
+	rec, _, _ := newRecorder(t, home, 0)
+	const n = 10
+	for i := range n {
+		r := sampleRecords()[0]
+		r.Rule = fmt.Sprintf("rule-%d", i)
+		if err := rec.write(r); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The database exists once the mirror imported lines.
+	imported := func() int {
+		if rec.mirror.imports.Load() == 0 {
+			return 0
+		}
+		return len(dbRecords(t, home))
+	}
+	for deadline := time.Now().Add(5 * time.Second); imported() < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the database holds %d records after 5s, want %d", imported(), n)
+		}
+	}
+	if got := rec.mirror.imports.Load(); got > 3 {
+		t.Errorf("%d records written 1ms apart took %d imports, want them gathered into few", n, got)
+	}
 }
 
 // The retention setting prunes the database, never the log.

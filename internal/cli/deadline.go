@@ -50,6 +50,8 @@ type watchdog struct {
 	policy  chan time.Duration // the policy's deadline, sent once
 	hold    chan bool          // true: a person is being asked, the clock stops; false: it runs again
 	stopped chan struct{}      // closed when the waiter gave up, so the work never blocks on it
+	// spawn starts the work; nil is a goroutine of its own (go).
+	spawn func(func())
 }
 
 func newWatchdog(limit time.Duration, fixed bool) *watchdog {
@@ -81,7 +83,11 @@ func (w *watchdog) holding(on bool) {
 // was. A panic in the work is the work's to recover.
 func within[T any](w *watchdog, work func() T) (result T, limit time.Duration, ok bool) {
 	done := make(chan T, 1)
-	go func() { done <- work() }()
+	if w.spawn != nil {
+		w.spawn(func() { done <- work() })
+	} else {
+		go func() { done <- work() }()
+	}
 	defer close(w.stopped)
 	start, limit, held := time.Now(), w.limit, time.Duration(0)
 	var heldSince time.Time

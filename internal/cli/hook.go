@@ -34,10 +34,7 @@ const exitHookUsage = 2
 
 func newHookCmd(a *app) *cobra.Command {
 	var policyFlag string
-	names := make([]string, len(hook.Adapters))
-	for i, ad := range hook.Adapters {
-		names[i] = string(ad.Agent())
-	}
+	names := hookAgentNames()
 	cmd := &cobra.Command{
 		Use:   "hook AGENT",
 		Short: "Answer an agent's hook: read its event on stdin, decide, reply as it expects",
@@ -107,20 +104,7 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ad, ok := hook.ForAgent(args[0])
-			if !ok {
-				return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q (moat has hooks for %s); blocking", args[0], strings.Join(names, ", "))}
-			}
-			out, finish := a.answerHook(cmd.Context(), ad, policyFlag)
-			if _, err := a.env.Stdout.Write(out.Stdout); err != nil {
-				return &exitCode{code: exitHookUsage, err: err}
-			}
-			io.WriteString(a.env.Stderr, scan.Redact(out.Stderr))
-			a.hook.finish(finish)
-			if out.Code != 0 {
-				return &exitCode{code: out.Code}
-			}
-			return nil
+			return a.runHookCommand(cmd.Context(), args[0], policyFlag)
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -128,6 +112,43 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 	})
 	cmd.Flags().StringVar(&policyFlag, "policy", "", "policy file to use instead of the one found from the event's working directory")
 	return cmd
+}
+
+// runHookCommand is `moat hook AGENT [--policy FILE]` once its arguments are read: it
+// answers the event on stdin for agent and writes the answer. Its error carries the
+// exit status (exitCode).
+func (a *app) runHookCommand(ctx context.Context, agent, policyFlag string) error {
+	ad, ok := hook.ForAgent(agent)
+	if !ok {
+		return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q (moat has hooks for %s); blocking", agent, strings.Join(hookAgentNames(), ", "))}
+	}
+	out, finish := a.answerHook(ctx, ad, policyFlag)
+	if _, err := a.env.Stdout.Write(out.Stdout); err != nil {
+		return &exitCode{code: exitHookUsage, err: err}
+	}
+	io.WriteString(a.env.Stderr, scan.Redact(out.Stderr))
+	a.hook.finish(finish)
+	if out.Code != 0 {
+		return &exitCode{code: out.Code}
+	}
+	return nil
+}
+
+// hookAgentNames are the agents moat has hooks for.
+func hookAgentNames() []string {
+	names := make([]string, len(hook.Adapters))
+	for i, ad := range hook.Adapters {
+		names[i] = string(ad.Agent())
+	}
+	return names
+}
+
+// plainHookArgs reports whether args, the arguments after `hook`, are one agent name and
+// nothing else, which is how the agents' settings run the hook: such a run needs none of
+// cobra's parsing, help or flags, and runHookCommand answers it as the command would.
+// Anything else (a flag, help, no agent, several) goes through the command.
+func plainHookArgs(args []string) bool {
+	return len(args) == 1 && args[0] != "" && !strings.HasPrefix(args[0], "-")
 }
 
 // answerHook answers one hook event within the hook's deadline: the work runs in its own
@@ -144,6 +165,7 @@ func (a *app) answerHook(ctx context.Context, ad hook.Adapter, policyFlag string
 func (a *app) answerHookWith(ctx context.Context, ad hook.Adapter, policyFlag string, svc decide.Service) (out hook.Output, finish func()) {
 	limit, fixed, deadlineErr := hookDeadline(a.env.Getenv)
 	w := newWatchdog(limit, fixed)
+	w.spawn = a.hook.spawn
 	prog := &hookProgress{stage: "reading the event"}
 	worker, stderr := a.detached()
 	ctx, cancel := context.WithCancel(ctx)
@@ -190,6 +212,9 @@ type hookHost struct {
 	// deferFinish, when set, is given the finish of an answer (recording a timeout)
 	// instead of the command waiting for it: the daemon sends the answer first.
 	deferFinish func(finish func())
+	// spawn, when set, starts the hook's work (the daemon's workers); nil is a goroutine
+	// of its own.
+	spawn func(func())
 }
 
 // readAncestors reads the processes above the hook, nearest first, at most n of them.
