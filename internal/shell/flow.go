@@ -477,7 +477,7 @@ func (a *analyzer) runsDownload(c *call.Command, p string, got []string) {
 	if contains(got, p) {
 		*c = withFinding(*c, findDownloadExec, "runs "+p+", downloaded earlier in the line")
 	} else if by, ok := a.earlierDownload(p); ok {
-		*c = withFinding(*c, findDownloadExec, "runs "+p+", downloaded by "+by.Call)
+		*c = withFinding(*c, findDownloadExec, "runs a file downloaded by "+by.Call+": "+p)
 	}
 }
 
