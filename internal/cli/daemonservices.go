@@ -142,7 +142,7 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 	// requests queue on its lock file.
 	w := &auditWriter{a: &a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
 	opts := s.opts
-	opts.Write = w.write
+	opts.Write, opts.WriteSeq = w.write, w.writeSeq
 	var rec *envRecorder
 	if s.sinks != nil {
 		// The record goes through the environment's bus: the JSONL log, the database
@@ -150,7 +150,9 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 		if rec, err = s.sinks.recorder(&a, d, w); err != nil {
 			return nil, err
 		}
-		opts.Write, opts.Reloaded = rec.write, rec.reloaded
+		// The bus does not say the number a record got: later calls name it "an
+		// earlier call".
+		opts.Write, opts.WriteSeq, opts.Reloaded = rec.write, nil, rec.reloaded
 	}
 	svc := a.liveLocal(opts)
 	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil

@@ -9,6 +9,7 @@ import (
 // proxy): each scope's policy is kept, and refreshed by a watcher when its files change.
 func (a *app) liveLocal(opts decide.Options) *decide.Local {
 	opts.Getenv, opts.Now, opts.Executable, opts.Live = a.env.Getenv, a.env.Now, a.env.Executable, true
+	opts.History = a.sessionHistory()
 	if opts.Warn == nil {
 		opts.Warn = a.warn
 	}
