@@ -330,7 +330,8 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 				res.NotRecorded = append(res.NotRecorded, recordError(err))
 			}
 			// Facts are kept once their record is written, so that they can name it.
-			if err := l.remember(cl, res.Decisions[i], seq, histories[i]); err != nil && l.opts.Warn != nil {
+			// A denied event runs none of its calls.
+			if err := l.remember(cl, res.Decision, seq, histories[i]); err != nil && l.opts.Warn != nil {
 				l.opts.Warn(err.Error())
 			}
 		}
