@@ -235,8 +235,11 @@ func (f *file) add(seq uint64, left shell.Left) {
 func (f *file) encode() ([]byte, error) {
 	for i := 0; ; i++ {
 		data, err := json.Marshal(f)
-		if err != nil || len(data) <= MaxBytes {
-			return data, err
+		if err != nil {
+			return nil, err
+		}
+		if len(data) < MaxBytes {
+			return append(data, '\n'), nil // a text file
 		}
 		if i >= len(f.Written) {
 			return nil, fmt.Errorf("the history is larger than %d bytes", MaxBytes)
