@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/moatdev/moat/internal/atomicfile"
@@ -45,7 +46,23 @@ type Store struct {
 	dir  string
 	now  func() time.Time
 	idle time.Duration
+
+	// read keeps the histories last read, by file, with the identity of the file they
+	// were read from: a file replaced since (every update renames a new one in) is
+	// read again. A long-lived process (the daemon, a proxy) then decodes a session's
+	// file once per change, not once per call.
+	mu    sync.Mutex
+	cache map[string]cached
 }
+
+// cached is a history read from a file, and that file's identity.
+type cached struct {
+	info fs.FileInfo
+	f    *file
+}
+
+// maxCached bounds the histories kept read; past it, the cache starts over.
+const maxCached = 64
 
 // Options configure a Store.
 type Options struct {
@@ -117,8 +134,22 @@ func (s *Store) Earlier(agent, session string) (*shell.Earlier, error) {
 	return f.earlier(), nil
 }
 
-// read reads a state file; a missing one is nil, no error.
+// read reads a state file; a missing one is nil, no error. The file returned may be
+// shared with other readers: it is not to be changed (Add copies it).
 func (s *Store) read(name string) (*file, error) {
+	info, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the session history: %w", err)
+	}
+	s.mu.Lock()
+	c, ok := s.cache[name]
+	s.mu.Unlock()
+	if ok && os.SameFile(c.info, info) && c.info.ModTime().Equal(info.ModTime()) && c.info.Size() == info.Size() {
+		return c.f, nil
+	}
 	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -129,6 +160,16 @@ func (s *Store) read(name string) (*file, error) {
 	var f file
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("reading the session history %s: %w", name, err)
+	}
+	if int64(len(data)) == info.Size() {
+		// Read from the file stat saw (a replaced one would differ, almost surely, in
+		// size; if not, its next change is read).
+		s.mu.Lock()
+		if s.cache == nil || len(s.cache) >= maxCached {
+			s.cache = make(map[string]cached)
+		}
+		s.cache[name] = cached{info: info, f: &f}
+		s.mu.Unlock()
 	}
 	return &f, nil
 }
@@ -188,6 +229,9 @@ func (s *Store) Add(agent, session string, seq uint64, left shell.Left) error {
 		// A new session: the time to forget those long idle.
 		_, _ = s.Expire()
 	}
+	if f != nil {
+		f = f.clone()
+	}
 	if f == nil || !s.current(f, agent, session) {
 		// A corrupt file is replaced (rerr says it was, to the caller); an expired
 		// history, or another session's under the same hash, starts over.
@@ -206,6 +250,14 @@ func (s *Store) Add(agent, session string, seq uint64, left shell.Left) error {
 		return fmt.Errorf("%w; it was started again", rerr)
 	}
 	return nil
+}
+
+func (f *file) clone() *file {
+	c := *f
+	c.Downloads = slices.Clone(f.Downloads)
+	c.Written = slices.Clone(f.Written)
+	c.Secrets = slices.Clone(f.Secrets)
+	return &c
 }
 
 func (f *file) add(seq uint64, left shell.Left) {
