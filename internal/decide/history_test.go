@@ -28,6 +28,9 @@ type step struct {
 	Tool    string         `yaml:"tool"`    // Bash when empty
 	Command string         `yaml:"command"` // the command of a shell tool
 	Args    map[string]any `yaml:"args"`    // the arguments of another tool
+	// Dry decides the call without recording it, as moat check does: it reads the
+	// history and changes nothing.
+	Dry bool `yaml:"dry"`
 	// Want is the decision the call must get, when set.
 	Want string `yaml:"want"`
 	// Finding must be among the call's findings, its evidence containing Evidence.
@@ -129,7 +132,7 @@ func TestSequences(t *testing.T) {
 				l, project := historyService(t)
 				for i, s := range seq.Steps {
 					c := s.call(t, project)
-					d := decideOne(t, l, c, true).Decision
+					d := decideOne(t, l, c, !s.Dry).Decision
 					where := c.Describe()
 					if s.Want != "" && d.Verdict.String() != s.Want {
 						t.Errorf("step %d %s: %s (%s), want %s", i+1, where, d.Verdict, d.Reason, s.Want)

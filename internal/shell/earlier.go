@@ -95,23 +95,28 @@ func (a *analyzer) earlierWritten(written map[string]fileText) map[string]fileTe
 	return written
 }
 
-// sendsAfterSecret reports a command that sends data over the network to another host
-// after an earlier call of the session read credentials: what the agent read is in its
-// context, and data it sends may carry it, as a secret read piped into curl does in one
-// line. A connection that sends nothing of its own (a plain GET, a download), a send to
-// this machine, and a push of the repository to its remote are not.
+// sendsAfterSecret reports a command that sends data moat cannot read over the network
+// to another host after an earlier call of the session read credentials: what the agent
+// read is in its context, and data it sends from standard input, a variable, a command
+// substitution or a file the session wrote may carry it, as a secret read piped into
+// curl does in one line. Data the line spells out is not: moat reads it, and the secret
+// scan judges it (a token pasted into -d is found there). A connection that sends
+// nothing of its own (a plain GET, a download), a send to this machine, and a push of
+// the repository to its remote are not either.
 func (a *analyzer) sendsAfterSecret(i int) {
 	if !a.remembers() || a.sh.env.Earlier.Secret == nil {
 		return
 	}
 	m := &a.meta[i]
-	if m.nested || m.pushes && m.pushesOut == "" || !(m.sendsArgs || m.netSink || len(m.uploads) > 0 || m.publishes) {
+	if m.nested || m.pushes && m.pushesOut == "" || !a.sendsUnread(i) {
 		return
 	}
 	c := &a.cmds[i]
 	var hosts []string
 	for _, n := range c.Net {
-		if n.Direction != call.Outbound || n.Host != "" && loopback(n.Host) {
+		// Both ways (nc, ssh): data goes out when the command is given some.
+		out := n.Direction == call.Outbound || n.Direction == call.Both && (m.piped || m.ownStdin)
+		if !out || n.Host != "" && loopback(n.Host) {
 			continue
 		}
 		hosts = append(hosts, cmpHost(n.Host))
@@ -121,6 +126,25 @@ func (a *analyzer) sendsAfterSecret(i int) {
 	}
 	s := a.sh.env.Earlier.Secret
 	*c = withFinding(*c, findExfiltration, "sends data to "+strings.Join(hosts, ", ")+" after "+s.Call+" read "+s.What)
+}
+
+// sendsUnread reports whether the command at i sends data whose text the line does not
+// show: its standard input, words computed at run time, or files the session wrote.
+func (a *analyzer) sendsUnread(i int) bool {
+	m := &a.meta[i]
+	if m.netSink || m.opaqueUpload {
+		return true
+	}
+	if (m.sendsArgs || m.netArgs) && (len(m.substs) > 0 || len(m.viaVar) > 0 || len(m.secretWords) > 0 ||
+		slices.ContainsFunc(a.cmds[i].Args, func(w string) bool { return strings.Contains(w, "$") })) {
+		return true
+	}
+	for _, p := range m.uploads {
+		if _, ok := a.sh.env.Earlier.Written[p]; ok || a.tainted[p] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpHost(h string) string {
