@@ -90,7 +90,7 @@ func Open(opts Options) *Store {
 type file struct {
 	Agent     string       `json:"agent"`
 	Session   string       `json:"session"`
-	Updated   time.Time    `json:"updated"`
+	Updated   time.Time    `json:"time"` // of the last update
 	Downloads []pathFact   `json:"downloads,omitempty"`
 	Written   []writeFact  `json:"written,omitempty"`
 	Secrets   []secretFact `json:"secrets,omitempty"`
