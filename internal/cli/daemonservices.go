@@ -150,9 +150,7 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 		if rec, err = s.sinks.recorder(&a, d, w); err != nil {
 			return nil, err
 		}
-		// The bus does not say the number a record got: later calls name it "an
-		// earlier call".
-		opts.Write, opts.WriteSeq, opts.Reloaded = rec.write, nil, rec.reloaded
+		opts.Write, opts.WriteSeq, opts.Reloaded = rec.write, rec.writeSeq, rec.reloaded
 	}
 	svc := a.liveLocal(opts)
 	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil

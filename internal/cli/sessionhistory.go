@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/sessionhistory"
 )
@@ -15,4 +17,20 @@ func (a *app) sessionHistory() decide.History {
 		return nil
 	}
 	return sessionhistory.Open(sessionhistory.Options{Dir: d.Sessions(), Now: a.env.Now})
+}
+
+// seqSlot is where the audit log's sink of the daemon's bus says the number it gave a
+// record, for the publisher waiting on it (envRecorder.writeSeq).
+type seqSlot struct{}
+
+// askSeq returns ctx asking the log's sink for the record's number, into seq.
+func askSeq(ctx context.Context, seq *uint64) context.Context {
+	return context.WithValue(ctx, seqSlot{}, seq)
+}
+
+// tellSeq tells the publisher that asked (askSeq) the number its record got.
+func tellSeq(ctx context.Context, seq uint64) {
+	if p, ok := ctx.Value(seqSlot{}).(*uint64); ok {
+		*p = seq
+	}
 }
