@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -311,6 +312,7 @@ func runHookCases(t *testing.T, agent string, cases []hookCase) {
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, code := h.run(t, tt.payload, agent)
+			stdout, stderr = maskApprovals(stdout), maskApprovals(stderr)
 			if code != tt.code || stdout != h.expand(tt.stdout) || stderr != h.expand(tt.stderr) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr, tt.code, h.expand(tt.stdout), h.expand(tt.stderr))
 			}
@@ -318,11 +320,17 @@ func runHookCases(t *testing.T, agent string, cases []hookCase) {
 	}
 }
 
-// noAsk is the end of the reason of an ask that the agent could not have shown, as the
-// hook turns it into a deny.
+// noAsk is what the reason of an ask that the agent could not have shown says after the
+// policy's reason (and before the rule), as the hook holds it for approval and denies it.
 func noAsk(why string) string {
-	return ". It needs your approval, which cannot be asked for here: " + why + ". To allow it, run it yourself, or add an allow rule for it to your moat policy (`moat check --explain` shows the rule that asked), and try again"
+	return ". It waits for the user's approval (" + why + "): the user can run `moat approve $ID` in a terminal outside the agent (or `moat deny $ID`), and then the identical call can be retried"
 }
+
+// approvalIDs are the IDs of approvals in a hook's answer, which hash the call's
+// directory (a new temporary one in every run): the cases write them $ID.
+var approvalIDs = regexp.MustCompile("(moat (?:approve|deny) )[0-9a-f]{4,64}")
+
+func maskApprovals(s string) string { return approvalIDs.ReplaceAllString(s, "${1}$$ID") }
 
 const denyHomeReason = "moat: this would delete the whole system, a system directory or your home directory (rule deny-delete-root-home-system)"
 
@@ -339,7 +347,7 @@ func TestCursorHook(t *testing.T) {
 		{name: "beforeShellExecution allowed", payload: `{` + common + `"hook_event_name":"beforeShellExecution","command":"npm test","cwd":"$PROJECT"}`,
 			stdout: "{}\n"}, // no rule matched: no permission, so Cursor's own settings decide
 		{name: "beforeReadFile of a key: ask becomes deny", payload: `{` + common + `"hook_event_name":"beforeReadFile","file_path":"$HOME/.ssh/id_rsa","content":"-----BEGIN","attachments":[]}`,
-			stdout: out(`"permission"`, `"deny"`, "moat: reads a file that holds credentials or private keys (rule ask-secrets-read)"+noAsk("Cursor does not ask the user on beforeReadFile"))},
+			stdout: out(`"permission"`, `"deny"`, "moat: reads a file that holds credentials or private keys"+noAsk("Cursor does not ask the user on beforeReadFile")+" (rule ask-secrets-read)")},
 		{name: "beforeMCPExecution with tool_input as a JSON string", payload: `{` + common + `"hook_event_name":"beforeMCPExecution","tool_name":"create_issue","tool_input":"{\"body\":\"token ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4\"}","command":"npx github-mcp"}`,
 			stdout: out(`"permission"`, `"ask"`, "moat: this passes a credential on the command line or to a tool, where logs and the tool's server see it (rule ask-secret-in-arguments)")},
 		{name: "preToolUse Write of a secret", payload: `{` + common + `"hook_event_name":"preToolUse","tool_name":"Write","tool_input":{"file_path":"$PROJECT/a.py","content":"AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'"},"tool_use_id":"t1","cwd":"$PROJECT"}`,
@@ -362,10 +370,10 @@ func TestWindsurfHook(t *testing.T) {
 			stderr: denyHomeReason + "\n", code: 2},
 		{name: "pre_run_command allowed", payload: `{` + common + `"agent_action_name":"pre_run_command","tool_info":{"command_line":"npm test","cwd":"$PROJECT"}}`},
 		{name: "pre_read_code of a key: ask is a block that says how to allow", payload: `{` + common + `"agent_action_name":"pre_read_code","tool_info":{"file_path":"$HOME/.aws/credentials"}}`,
-			stderr: "moat: reads a file that holds credentials or private keys (rule ask-secrets-read)" + noAsk("Windsurf cannot put a hook's question to you") + "\n", code: 2},
+			stderr: "moat: reads a file that holds credentials or private keys" + noAsk("Windsurf cannot put a hook's question to you") + " (rule ask-secrets-read)\n", code: 2},
 		{name: "pre_write_code edits", payload: `{` + common + `"agent_action_name":"pre_write_code","tool_info":{"file_path":"$PROJECT/a.go","edits":[{"old_string":"x","new_string":"y"}]}}`},
 		{name: "pre_mcp_tool_use", payload: `{` + common + `"agent_action_name":"pre_mcp_tool_use","tool_info":{"mcp_server_name":"github","mcp_tool_name":"create_issue","mcp_tool_arguments":{"body":"ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4"}}}`,
-			stderr: "moat: this passes a credential on the command line or to a tool, where logs and the tool's server see it (rule ask-secret-in-arguments)" + noAsk("Windsurf cannot put a hook's question to you") + "\n", code: 2},
+			stderr: "moat: this passes a credential on the command line or to a tool, where logs and the tool's server see it" + noAsk("Windsurf cannot put a hook's question to you") + " (rule ask-secret-in-arguments)\n", code: 2},
 		{name: "pre_user_prompt with tag characters", payload: `{` + common + `"agent_action_name":"pre_user_prompt","tool_info":{"user_prompt":"hi` + "\U000E0069" + `"}}`,
 			stderr: "moat: the prompt hides text in invisible Unicode tag characters (1 tag characters at 2 hiding \"i\"); remove them and submit it again\n", code: 2},
 		{name: "malformed JSON fails closed", payload: `{"agent_action_name":`,
@@ -404,7 +412,7 @@ func TestCodexHook(t *testing.T) {
 			stdout: deny(denyHomeReason)},
 		{name: "Bash allowed is silence", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test"}}`},
 		{name: "ask is a deny that says so", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat ~/.ssh/id_rsa"}}`,
-			stdout: deny("moat: reads a file that holds credentials or private keys (rule ask-secrets-read)" + noAsk("Codex cannot put a hook's question to you"))},
+			stdout: deny("moat: reads a file that holds credentials or private keys" + noAsk("Codex cannot put a hook's question to you") + " (rule ask-secrets-read)")},
 		{name: "apply_patch adding a secret to one of two files is denied", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/main.rs\n@@\n-old\n+new\n*** Add File: config.py\n+AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'\n*** End Patch"}}`,
 			stdout: deny("moat: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)")},
 		{name: "apply_patch in the project is allowed", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/main.rs\n@@\n-old\n+new\n*** End Patch"}}`},

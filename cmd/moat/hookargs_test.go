@@ -49,7 +49,7 @@ func TestHookTypedArguments(t *testing.T) {
 		{
 			name: "Cursor preToolUse Write with target_file is decided on that path", agent: "cursor",
 			payload: `{"hook_event_name":"preToolUse","cwd":"$PROJECT","tool_name":"Write","tool_input":{"target_file":"$HOME/.bashrc","content":"alias ll=ls"},"workspace_roots":["$PROJECT"]}`,
-			stdout:  `"permission":"deny","userMessage":"moat: file.write $HOME/.bashrc: this makes something run again later (a scheduled job, a startup file, a service, a login key or a git hook) (rule ask-persistence)`,
+			stdout:  `"permission":"deny","userMessage":"moat: file.write $HOME/.bashrc: this makes something run again later (a scheduled job, a startup file, a service, a login key or a git hook). It waits for the user's approval (Cursor does not ask the user on preToolUse)`,
 		},
 		{
 			name: "Cursor preToolUse Read with target_file is decided on that path", agent: "cursor",

@@ -33,7 +33,7 @@ func TestHookAnswerForms(t *testing.T) {
 		{"Claude Code under CI: deny", "claude-code", claudeEvent("default", "Write", gitHook), []string{"CI=true"}, `"permissionDecision":"deny"`, "CI is set"},
 		{"MOAT_NONINTERACTIVE=0 overrides CI", "claude-code", claudeEvent("default", "Write", gitHook), []string{"CI=true", "MOAT_NONINTERACTIVE=0"}, `"permissionDecision":"ask"`, ""},
 		{"Gemini CLI: ask", "gemini-cli", `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":` + gitHook + `}`, nil, `"decision":"ask"`, ""},
-		{"headless Gemini CLI (CI=true): deny with the reason", "gemini-cli", `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":` + gitHook + `}`, []string{"CI=true"}, `"decision":"deny"`, "It needs your approval"},
+		{"headless Gemini CLI (CI=true): deny with the reason", "gemini-cli", `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":` + gitHook + `}`, []string{"CI=true"}, `"decision":"deny"`, "It waits for the user's approval"},
 		{"MOAT_NONINTERACTIVE=1: deny", "gemini-cli", `{"session_id":"s","cwd":"$PROJECT","hook_event_name":"BeforeTool","tool_name":"write_file","tool_input":` + gitHook + `}`, []string{"MOAT_NONINTERACTIVE=1"}, `"decision":"deny"`, "MOAT_NONINTERACTIVE is set"},
 		{"Claude Code, no rule matched: silence", "claude-code", claudeEvent("default", "Write", `{"file_path":"$HOME/Documents/notes.txt","content":"x"}`), nil, "", ""},
 		{"Claude Code bypass, no rule matched: silence", "claude-code", claudeEvent("bypassPermissions", "Bash", `{"command":"go version"}`), nil, "", ""},

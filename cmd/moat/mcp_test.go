@@ -266,7 +266,7 @@ func TestMCPProxySDK(t *testing.T) {
 				t.Errorf("a denied tool: %q (isError %v)", text, isErr)
 			}
 			text, isErr = callText("read_file", map[string]any{"path": "~/.ssh/id_rsa"})
-			if !isErr || !strings.HasPrefix(text, "blocked by moat: reads a file that holds credentials or private keys (rule ask-secrets-read); it needs the user's approval") {
+			if !isErr || !strings.HasPrefix(text, "blocked by moat: reads a file that holds credentials or private keys. It waits for the user's approval (MCP clients cannot show moat's questions): the user can run `moat approve ") {
 				t.Errorf("reading the key: %q (isError %v)", text, isErr)
 			}
 

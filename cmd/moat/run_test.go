@@ -82,7 +82,7 @@ func TestRunPassesThrough(t *testing.T) {
 		{"arguments as given", "", []string{"--", "printf", "[%s]", "a b", "$HOME", "*", "; rm -rf ~"}, "[a b][$HOME][*][; rm -rf ~]", "", 0},
 		{"flags end at the command", "", []string{"sh", "-c", "echo $0", "--agent"}, "--agent\n", "", 0},
 		// A program moat does not know is asked about, and refused without a terminal.
-		{"unknown program", "", []string{"--", "moat-no-such-program"}, "", "moat: not run: this makes a program run code from a file, library or setting that moat cannot read, so moat cannot tell what it does (rule ask-opaque-code); no terminal to ask on, so it is denied\n", 126},
+		{"unknown program", "", []string{"--", "moat-no-such-program"}, "", "moat: not run: this makes a program run code from a file, library or setting that moat cannot read, so moat cannot tell what it does. It waits for the user's approval (no terminal to ask on): the user can run `moat approve $ID` in a terminal outside the agent (or `moat deny $ID`), and then the identical call can be retried (rule ask-opaque-code)\n", 126},
 		{"not found", "", []string{"--", "./moat-no-such-program"}, "", "moat: ./moat-no-such-program: exec: \"./moat-no-such-program\": stat ./moat-no-such-program: no such file or directory\n", 127},
 		{"usage", "", nil, "", "moat: run needs a command: moat run [flags] -- COMMAND [ARG...]\n", 2},
 		{"bad flag", "", []string{"--nope", "true"}, "", "moat: unknown flag: --nope\n", 2},
@@ -94,7 +94,7 @@ func TestRunPassesThrough(t *testing.T) {
 			argv := append([]string{"sh", "-c", `"$@"; echo "status=$?" >&2`, "sh", e.moat, "run"}, tt.argv...)
 			stdout, stderr, _ := e.run(t, tt.stdin, nil, argv...)
 			status := stderr[strings.LastIndex(stderr, "status="):]
-			stderr = strings.TrimSuffix(stderr, status)
+			stderr = maskApprovals(strings.TrimSuffix(stderr, status))
 			if stdout != tt.stdout || stderr != tt.stderr || status != "status="+strconv.Itoa(tt.code)+"\n" {
 				t.Errorf("got stdout %q stderr %q %s, want %q %q %d", stdout, stderr, status, tt.stdout, tt.stderr, tt.code)
 			}
@@ -127,7 +127,7 @@ func TestRunDenies(t *testing.T) {
 	}
 	// An ask without a terminal is a deny, and nothing is read from stdin for it.
 	stdout, stderr, code = e.run(t, "y\n", nil, e.moat, "run", "--", "cat", e.key)
-	if code != 126 || stdout != "" || !strings.Contains(stderr, "no terminal to ask on, so it is denied") || !strings.Contains(stderr, "ask-secrets-read") {
+	if code != 126 || stdout != "" || !strings.Contains(stderr, "It waits for the user's approval (no terminal to ask on): the user can run `moat approve ") || !strings.Contains(stderr, "ask-secrets-read") {
 		t.Errorf("ask without a terminal: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// A policy that cannot be read runs nothing.
@@ -146,7 +146,7 @@ func TestRunDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"event":"run","class":"shell","tool":"shell","args":{"command":"rm -rf ` + e.home + `"}`, `"decision":"deny"`,
-		`"decision":"ask","rule":"ask-secrets-read","reason":"reads a file that holds credentials or private keys (no terminal to ask on, so it is denied)"`,
+		`"decision":"ask","answer":"deny","rule":"ask-secrets-read","reason":"reads a file that holds credentials or private keys. It waits for the user's approval (no terminal to ask on)`,
 		`"agent":"aider","event":"run","class":"shell","tool":"shell","args":{"command":"true"}`} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("audit log lacks %s:\n%s", want, log)

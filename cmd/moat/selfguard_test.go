@@ -59,6 +59,7 @@ func TestMoatCLISelfProtection(t *testing.T) {
 		"moat run --policy=$HOME/p.yaml -- rm -rf build",
 		"moat mcp pin --accept=true github",
 		"moat trust --revoke moat.yaml",
+		"moat fix --last --write",
 	}
 	for _, command := range attacks {
 		stdout, stderr, code := h.run(t, bash(command), "claude-code")
@@ -74,6 +75,7 @@ func TestMoatCLISelfProtection(t *testing.T) {
 		// so "helper version --json" is not here.
 		"moat logs -n 5",
 		"moat trust --list",
+		"moat fix --last",
 		"moat setup --uninstall --dry-run",
 		"go build ./cmd/moat",
 	}

@@ -108,7 +108,11 @@ var commands = []struct {
 	{"setup", newSetupCmd},
 	{"status", newStatusCmd},
 	{"trust", newTrustCmd},
+	{"fix", newFixCmd},
 	{"findings", newFindingsCmd},
+	{"approvals", newApprovalsCmd},
+	{"approve", newApproveCmd},
+	{"deny", newDenyCmd},
 	{"mcp", newMCPCmd},
 	{"launch", newLaunchCmd},
 	{"sandbox", newSandboxCmd},
@@ -174,7 +178,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 	if warn == nil {
 		warn = a.warn
 	}
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, History: a.sessionHistory()})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits(), Approvals: a.approvalQueue(), History: a.sessionHistory()})
 }
 
 // host describes this user and installation to the policy (see decide.Local.Host).

@@ -114,7 +114,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 		return &exitCode{code: exitError, err: err}
 	}
 	defer sinks.close()
-	services := newDaemonServices(a, decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }})
+	services := newDaemonServices(a, decide.Options{Warn: func(msg string) { a.daemonLog("warning: " + msg) }, Approvals: a.approvalQueue()})
 	services.sinks = sinks
 	defer services.close()
 	own, err := services.own()
@@ -123,6 +123,9 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	}
 	methods := launchMethods(services)
 	methods[daemonMethodHook] = a.daemonHookMethod(services)
+	methods[methodApprovals] = a.daemonApprovalsMethod(services)
+	methods[methodApprove] = a.daemonAnswerMethod(services, methodApprove)
+	methods[methodDeny] = a.daemonAnswerMethod(services, methodDeny)
 	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Problems: services.problems, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
 		Observe: sinks.observe, Sinks: sinks.describe(services)})
 	if err != nil {

@@ -59,6 +59,12 @@ func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *da
 	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}, warned: map[string]bool{}}
 	s.newLocal = func() (decide.Service, func()) {
 		opts := o.local
+		if opts.Approvals == nil {
+			opts.Approvals = a.approvalQueue()
+		}
+		if opts.Limits == nil {
+			opts.Limits = a.limits()
+		}
 		if opts.Warn == nil {
 			// A live service finds its policies again on each change, and would warn
 			// again of the same skipped policy each time.

@@ -313,14 +313,14 @@ func (a *app) runHook(ctx context.Context, ad hook.Adapter, policyFlag string, r
 				ev.Unattended = h.Headless(run.ancestors(4))
 			}
 		}
-		holds, _ := ad.AskHolds(ev)
+		holds, noAsk := ad.AskHolds(ev)
 		// One tool call may stand for several (an apply_patch over several files): the
 		// strictest decision answers for all of them. Each is recorded, with what the
 		// agent is told when that differs from the decision, before the answer, so that
 		// a record the log did not take is told to the user.
 		res, err := svc.Decide(ctx, decide.CallRequest{
 			Policy: pol.Key, Event: ev.Name, Calls: calls, Project: project, Record: true,
-			Hook: &decide.HookDelivery{Unattended: ev.Unattended, AskHolds: holds},
+			Hook: &decide.HookDelivery{Unattended: ev.Unattended, AskHolds: holds, NoAsk: noAsk},
 		})
 		if err != nil {
 			return fail("deciding: "+scan.Redact(err.Error()), failOpen)

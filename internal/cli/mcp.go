@@ -213,7 +213,7 @@ before the server starts.`,
 					}
 					event := "mcp " + c.MCP.String()
 					pol := current(ctx)
-					res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: event, Calls: []call.Call{c}, Record: true})
+					res, err := svc.Decide(ctx, decide.CallRequest{Policy: pol.Key, Event: event, Calls: []call.Call{c}, Record: true, Unattended: mcpUnattended})
 					if err != nil {
 						reason := "cannot decide the call: " + err.Error()
 						warnNotRecorded(svc.RecordFailure(ctx, decide.Failure{Agent: c.Agent, Event: event, Call: c, Policy: pol.Name, Reason: reason, Open: pol.FailOpen()}))
@@ -222,7 +222,7 @@ before the server starts.`,
 					for _, e := range res.NotRecorded {
 						warnNotRecorded(e)
 					}
-					return res.Decision
+					return heldDecision(res)
 				},
 				Record: func(kind mcp.RecordKind, c call.Call, d call.Decision) {
 					if ag != "" {

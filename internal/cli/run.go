@@ -361,6 +361,9 @@ func (a *app) guardWork(ctx context.Context, o guardOptions, line string, w *wat
 		record(d)
 		return true
 	case call.Ask:
+		if run, held := a.askByApproval(ctx, svc, o, pol, c, refuse); held {
+			return run
+		}
 		w.holding(true)
 		ok, note := a.askUser(o.deps, line, d)
 		w.holding(false)

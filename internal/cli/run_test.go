@@ -82,7 +82,7 @@ func TestGuard(t *testing.T) {
 		{"denied", "rm -rf build", "-", false, "moat: denied: no deleting here (rule deny-rm)", `"decision":"deny"`},
 		{"denied even with a terminal", "rm x", "y\n", false, "denied", `"rule":"deny-rm"`},
 		{"one denied unit denies the line", "ls; rm x", "-", false, "denied", `"decision":"deny"`},
-		{"ask without a terminal", "touch x", "-", false, "no terminal to ask on, so it is denied", `(no terminal to ask on, so it is denied)`},
+		{"ask without a terminal", "touch x", "-", false, "It waits for the user's approval (no terminal to ask on): the user can run `moat approve ", `"answer":"deny"`},
 		{"ask approved", "touch x", "y\n", true, "", `(approved at the terminal)`},
 		{"ask approved with yes", "touch x", "YES\n", true, "", `approved`},
 		{"ask approved in raw mode", "touch x", "y\r", true, "", `approved`},

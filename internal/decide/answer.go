@@ -50,3 +50,12 @@ func FailDecision(open bool, reason string) call.Decision {
 	}
 	return call.Decision{Verdict: call.Deny, Rule: call.RuleFailClosed, Reason: scan.Redact(reason)}
 }
+
+// holdAnswer makes the hook's answer (if any) to an ask held for approval a deny, whose
+// reason says how to approve the call, and returns the form the records hold.
+func holdAnswer(ans *HookAnswer) string {
+	if ans != nil {
+		ans.Verdict, ans.Defer, ans.Form = call.Deny, false, "deny"
+	}
+	return "deny"
+}

@@ -43,11 +43,18 @@ func (l *Local) sessionOf(cl call.Call) (engine.Session, *callHistory) {
 	return engine.Session{History: h}, h
 }
 
-// remember keeps what a recorded call left behind, under its record's number, unless
-// it was denied: a denied call does not run, and leaves nothing.
-func (l *Local) remember(cl call.Call, d call.Decision, seq uint64, h *callHistory) error {
-	if h == nil || h.left.Empty() || d.Verdict == call.Deny {
+// remember keeps what a recorded call left behind, under its record's number, when the
+// call runs.
+func (l *Local) remember(cl call.Call, runs bool, seq uint64, h *callHistory) error {
+	if h == nil || h.left.Empty() || !runs {
 		return nil
 	}
 	return l.opts.History.Add(string(cl.Agent), cl.Session, seq, h.left)
+}
+
+// runs reports whether the calls of a decided event run: not when it was denied (any of
+// its calls), held for an approval, or answered with a denial (an ask the agent cannot
+// put to the user).
+func runs(res CallResult, form string) bool {
+	return res.Decision.Verdict != call.Deny && res.Held == nil && form != "deny"
 }

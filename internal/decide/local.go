@@ -53,9 +53,16 @@ type Options struct {
 	// with the error when the change was refused (the last good policy then stays in
 	// force): for the daemon's event bus and metrics. It is called outside any lock.
 	Reloaded func(policy string, err error)
+	// Approvals is moat's approval queue: with it, an ask that cannot reach the user
+	// waits there for the user's answer, and an approved call goes ahead (see
+	// settleApproval). Nil leaves every ask to the entry point, as before approvals.
+	Approvals Approvals
 	// CacheSize bounds the compiled policies kept: 0 is DefaultCacheSize for a live
 	// Local and no bound otherwise (a short-lived process compiles few).
 	CacheSize int
+	// Limits keeps the counters of rules with a limit (see limits.go); nil means none,
+	// and every call is under every limit.
+	Limits Limits
 }
 
 // Local is the Service in the caller's process. It compiles each policy once per source
@@ -258,7 +265,8 @@ func (c *Compiled) Info() Policy {
 	return Policy{
 		Key: c.key, Name: c.Source.Name, Path: c.Source.Path,
 		Fail: c.Policy.Fail, Hooks: c.Policy.Hooks, Output: c.Policy.Output, ChangedTools: c.Policy.MCP.ChangedTools,
-		Skipped: c.Source.Skipped,
+		ApprovalQueue: c.Policy.Approvals.Queue,
+		Skipped:       c.Source.Skipped,
 	}
 }
 
@@ -296,15 +304,12 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 		if cl.Project == "" {
 			cl.Project = projectOf(req.Project, cl.Cwd)
 		}
-		var (
-			d    call.Decision
-			sess engine.Session
-		)
+		var sess engine.Session
 		sess, histories[i] = l.sessionOf(cl)
+		sess.Limits = l.limiter(c, req.Record)
+		d, tr := c.engine.EvaluateIn(ctx, cl, sess, req.Explain && i == 0)
 		if req.Explain && i == 0 {
-			d, res.Trace = c.engine.EvaluateIn(ctx, cl, sess, true)
-		} else {
-			d, _ = c.engine.EvaluateIn(ctx, cl, sess, false)
+			res.Trace = tr
 		}
 		res.Calls[i], res.Decisions[i] = cl, d
 		if i == 0 || d.Verdict > res.Decision.Verdict {
@@ -315,10 +320,14 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 		res.Decisions[strictest].Reason = withNotice(res.Decisions[strictest].Reason, note)
 		res.Decision = res.Decisions[strictest]
 	}
+	res.Held = l.settleApproval(c, req, &res)
 	var form string
 	if req.Hook != nil {
 		res.Answer = hookAnswer(c.Policy.Hooks, res.Decision, *req.Hook)
 		form = res.Answer.Form
+	}
+	if res.Held != nil {
+		form = holdAnswer(res.Answer)
 	}
 	if req.Record {
 		ReportProgress(ctx, StageRecording)
@@ -330,8 +339,7 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 				res.NotRecorded = append(res.NotRecorded, recordError(err))
 			}
 			// Facts are kept once their record is written, so that they can name it.
-			// A denied event runs none of its calls.
-			if err := l.remember(cl, res.Decision, seq, histories[i]); err != nil && l.opts.Warn != nil {
+			if err := l.remember(cl, runs(res, form), seq, histories[i]); err != nil && l.opts.Warn != nil {
 				l.opts.Warn(err.Error())
 			}
 		}

@@ -56,6 +56,9 @@ type Policy struct {
 	Hooks        policy.Hooks             `json:"hooks"`
 	Output       policy.Output            `json:"output"`
 	ChangedTools policy.ChangedToolAction `json:"changed_tools"`
+	// ApprovalQueue is the policy's approvals.queue: which asks wait in moat's approval
+	// queue (an entry point that could ask on a terminal and finds none needs it).
+	ApprovalQueue policy.ApprovalQueue `json:"approval_queue,omitempty"`
 	// Skipped are the project policies whose current content is not in force.
 	Skipped []source.Skipped `json:"skipped,omitempty"`
 }
@@ -80,6 +83,10 @@ type CallRequest struct {
 	// user there: the result then holds the hook's answer, and the records what the
 	// agent was told.
 	Hook *HookDelivery `json:"hook,omitempty"`
+	// Unattended, for an entry point other than a hook, says why an ask cannot reach the
+	// user there (the MCP proxy): the policy's approvals section may then hold it in
+	// moat's approval queue (see Options.Approvals).
+	Unattended string `json:"unattended,omitempty"`
 }
 
 // HookDelivery is what decides the form of a hook's answer besides the decision.
@@ -88,6 +95,8 @@ type HookDelivery struct {
 	Unattended string `json:"unattended,omitempty"`
 	// AskHolds says whether the agent puts an ask to the user.
 	AskHolds bool `json:"ask_holds"`
+	// NoAsk, when AskHolds is false, says why the agent does not (hook.Adapter.AskHolds).
+	NoAsk string `json:"no_ask,omitempty"`
 }
 
 // CallResult is the decision on an event's calls.
@@ -101,6 +110,9 @@ type CallResult struct {
 	Trace *Trace `json:"trace,omitempty"`
 	// Answer is the hook's answer, with Hook.
 	Answer *HookAnswer `json:"answer,omitempty"`
+	// Held, when set, says the ask is held in moat's approval queue: the call is refused
+	// until the user approves it, as Decision's reason says.
+	Held *Held `json:"held,omitempty"`
 	// NotRecorded holds a failure for each record that did not reach the log.
 	NotRecorded []*RecordError `json:"not_recorded,omitempty"`
 }

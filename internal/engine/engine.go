@@ -142,7 +142,9 @@ func (e *Engine) evaluate(ctx context.Context, c call.Call, sess Session, explai
 	if explain {
 		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
 	}
+	settle := withRefunds(&sess)
 	d := e.decideSafely(ctx, &c, &sess, tr)
+	settle(d)
 	d.Latency = e.now().Sub(start)
 	if tr != nil {
 		tr.Decision = d
@@ -240,8 +242,15 @@ func (e *Engine) decideByPolicy(s *policy.Subject, sess *Session, ut *UnitTrace)
 		ut.Skipped = len(e.policy.Rules) - len(candidates)
 	}
 	for _, r := range candidates {
-		if matched(r, s, ut) {
+		if !matched(r, s, ut) {
+			continue
+		}
+		if r.Limit == nil {
 			return decisionOf(r)
+		}
+		// A limited rule applies only to the calls over its limit; the others go on.
+		if over, note := e.overLimit(r, s, sess, ut); over {
+			return withLimitNote(decisionOf(r), note)
 		}
 	}
 	d := call.Decision{Verdict: e.policy.Default, Rule: call.RuleDefault}

@@ -38,6 +38,8 @@ type RuleTrace struct {
 	Line    int            `json:"line"`
 	Matched bool           `json:"matched"`
 	Checks  []policy.Check `json:"checks"`
+	// Limit is the counter of a rule with a limit whose conditions held.
+	Limit *LimitTrace `json:"limit,omitempty"`
 }
 
 // WriteText renders the trace for a terminal. redact is applied to every line, since the

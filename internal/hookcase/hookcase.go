@@ -142,10 +142,18 @@ func (h Home) Expand(s string) string {
 	return strings.NewReplacer("$PROJECT", h.Project, "$HOME", h.Dir).Replace(s)
 }
 
-// Unexpand writes the paths of h back as placeholders.
+// Unexpand writes the paths of h back as placeholders, and masks the IDs and keys of
+// approvals, which hash the call's directory (a new temporary one in every run).
 func (h Home) Unexpand(s string) string {
-	return strings.NewReplacer(h.Project, "$PROJECT", h.Dir, "$HOME").Replace(s)
+	s = strings.NewReplacer(h.Project, "$PROJECT", h.Dir, "$HOME").Replace(s)
+	s = approvalID.ReplaceAllString(s, "${1}$$ID")
+	return approvalKey.ReplaceAllString(s, `"hash": "$$KEY"`)
 }
+
+var (
+	approvalID  = regexp.MustCompile(`(moat (?:approve|deny) |approval )[0-9a-f]{4,64}\b`)
+	approvalKey = regexp.MustCompile(`"hash": "[0-9a-f]{64}"`)
+)
 
 // Environ is the case's environment in h, KEY=VALUE, the case's env last.
 func (c *Case) Environ(h Home) []string {
@@ -170,6 +178,8 @@ func (c *Case) ExpandedArgs(h Home) []string {
 var (
 	latency = regexp.MustCompile(`"latency_ms":[0-9.e+-]+`)
 	chain   = regexp.MustCompile(`"chain":"sha256:[0-9a-f]+"`)
+	// The times of approvals (approvals.json), which a binary takes from the real clock.
+	approvalTimes = regexp.MustCompile(`"(created|expires|answered)": "[^"]*"`)
 )
 
 // State returns the files moat left in its state directory under h, but for lock files,
@@ -196,6 +206,7 @@ func (h Home) State() ([]txtar.File, error) {
 		}
 		text := latency.ReplaceAllString(h.Unexpand(string(data)), `"latency_ms":0`)
 		text = chain.ReplaceAllString(text, `"chain":"sha256:…"`)
+		text = approvalTimes.ReplaceAllString(text, `"$1": "…"`)
 		files = append(files, txtar.File{Name: statePrefix + filepath.ToSlash(rel), Data: []byte(text)})
 		return nil
 	})

@@ -8,7 +8,7 @@ import (
 // Condition is one condition of a rule as its file wrote it, for showing the rule to a
 // person (`moat packs show`).
 type Condition struct {
-	// Key is the rule's key: agent, tool, command, findings, args.NAME or paths.
+	// Key is the rule's key: agent, tool, command, findings, args.NAME, paths or limit.
 	Key  string `json:"key"`
 	Text string `json:"text"`
 }
@@ -34,6 +34,9 @@ func (r *Rule) Conditions() []Condition {
 	}
 	if r.paths != nil {
 		out = append(out, Condition{"paths", strings.Join(r.paths.text, " | ")})
+	}
+	if r.Limit != nil {
+		out = append(out, Condition{"limit", r.Limit.String()})
 	}
 	return out
 }

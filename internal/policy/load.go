@@ -21,9 +21,9 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "default", "fail", "hooks", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox"}
+	topKeys  = []string{"version", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
-	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason"}
+	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason", "limit"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
 )
 
@@ -36,7 +36,7 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Source: name, Default: call.Ask, Fail: FailClosed, Hooks: DefaultHooks, Output: DefaultOutput, MCP: DefaultMCP}
+	p := &Policy{Source: name, Default: call.Ask, Fail: FailClosed, Hooks: DefaultHooks, Approvals: DefaultApprovals, Output: DefaultOutput, MCP: DefaultMCP}
 	fields, ok := l.mapping(root, "the policy", topKeys)
 	if !ok {
 		return nil, l.errs.sorted()
@@ -63,6 +63,9 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 	}
 	if f, ok := byKey["hooks"]; ok {
 		p.Hooks = l.hooks(f.value)
+	}
+	if f, ok := byKey["approvals"]; ok {
+		p.Approvals = l.approvals(f.value)
 	}
 	if f, ok := byKey["output"]; ok {
 		p.Output = l.output(f.value)
@@ -346,6 +349,9 @@ func (l *loader) rule(n *yaml.Node, origin string) *Rule {
 	} else {
 		l.errorf(n, "rule %q has no decision (allow, audit, ask or deny)", r.ID)
 	}
+	if f, ok := byKey["limit"]; ok {
+		r.Limit = l.limit(f.value, r)
+	}
 	if f, ok := byKey["tool"]; ok {
 		r.tool = l.toolCond(f.value)
 	}
@@ -427,7 +433,7 @@ func (l *loader) classes(r *Rule, n *yaml.Node) []call.Class {
 }
 
 func (r *Rule) unconditional() bool {
-	return r.tool == nil && r.command == nil && r.paths == nil && r.args == nil && r.findings == nil && r.agents == nil
+	return r.tool == nil && r.command == nil && r.paths == nil && r.args == nil && r.findings == nil && r.agents == nil && r.Limit == nil
 }
 
 // index lists, per class, the rules that can match it, in order.

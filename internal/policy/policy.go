@@ -25,6 +25,8 @@ type Policy struct {
 	Fail    FailMode
 	// Hooks says how hooks put allows and asks to the agents.
 	Hooks Hooks
+	// Approvals says which asks wait in moat's approval queue.
+	Approvals Approvals
 	// Output says what hooks do with tool outputs that hold injection or credentials.
 	Output Output
 	// MCP says what the MCP proxy does with tools whose definitions changed.
@@ -58,6 +60,9 @@ type Rule struct {
 	// Origin is the file the rule came from, or "pack NAME".
 	Origin string
 	Line   int
+	// Limit, when set, makes the rule apply only to the calls over it: the calls that
+	// match its conditions within the limit fall through to the rules below.
+	Limit *Limit
 
 	tool     *toolCond
 	command  *commandCond

@@ -15,3 +15,8 @@ func AncestorsOf(pid, n int) []Info { return nil }
 func Executable(pid int) (string, error) {
 	return "", errors.New("the program a process runs is not known on this system")
 }
+
+// Lineage cannot be read where there is no /proc: callers that rely on it refuse.
+func Lineage(pid int) ([]Process, error) {
+	return nil, errors.New("the process tree cannot be read on this system")
+}

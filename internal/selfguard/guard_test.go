@@ -115,8 +115,12 @@ var lineCases = []lineCase{
 	{line: "cargo run -- --policy x"},
 
 	// Commands to come.
-	{line: "moat approve 3", want: "moat approve: answers an approval"},
-	{line: "moat approvals list", want: "moat approvals: answers"},
+	{line: "moat approve 3f2a", want: "moat approve: approves a call held in moat's approval queue"},
+	{line: "moat approve --session 3f2a", want: "moat approve: approves"},
+	{line: "moat approve --always 3f2a", want: "moat approve: approves"},
+	{line: "moat deny 3f2a", want: "moat deny: answers a call held in moat's approval queue"},
+	{line: "moat approvals"},
+	{line: "moat approvals --json"},
 	{line: "moat mcp --force unwrap"}, // no placeholder under mcp: this build's refusal stands
 
 	// The daemon's service: removing it is loosening; installing it is not, unless the

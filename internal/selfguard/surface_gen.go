@@ -8,6 +8,14 @@ package selfguard
 func Surface() []Command {
 	return []Command{
 		{Path: ""},
+		{Path: "approvals", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+		}},
+		{Path: "approve", Runnable: true, Flags: []Flag{
+			{Name: "always", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "once", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "session", Kind: "bool", NoOptDefVal: "true"},
+		}},
 		{Path: "check", Runnable: true, Flags: []Flag{
 			{Name: "agent", Kind: "string"},
 			{Name: "args", Kind: "string"},
@@ -65,11 +73,18 @@ func Surface() []Command {
 		{Path: "daemon uninstall", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "deny", Runnable: true},
 		{Path: "doctor", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
 		{Path: "findings", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+		}},
+		{Path: "fix", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "last", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "to", Kind: "string"},
+			{Name: "write", Kind: "bool", NoOptDefVal: "true"},
 		}},
 		{Path: "help", Runnable: true},
 		{Path: "hook", Runnable: true, Flags: []Flag{

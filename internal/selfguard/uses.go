@@ -131,6 +131,7 @@ func Uses() []Use {
 	return []Use{
 		{Command: "init", Why: "writes a moat.yaml from a template and trusts it, so that a policy the agent chose would decide its calls"},
 		{Command: "trust", Unless: []string{"list", "diff"}, Why: "trusts a project policy, or revokes trust in one, which changes the policy that decides the agent's calls"},
+		{Command: "fix", When: []string{"write"}, Why: "writes a rule into the policy that decides the agent's calls, which could allow what it denies"},
 		{Command: "setup", When: []string{"uninstall"}, Unless: []string{"dry-run"}, Why: "removes moat's hooks from the agents' settings, which switches moat off"},
 		// setup and mcp wrap write the path of the binary that runs them into the agents'
 		// settings: run from a copy or another build, they would point the hooks and
@@ -160,6 +161,10 @@ func Uses() []Use {
 		{Command: "mcp proxy", When: []string{"$policy"}, Why: whyPolicyEnv},
 		{Command: "mcp proxy", When: []string{"agent"}, Why: whyAgentFlag},
 		{Command: "mcp proxy", When: []string{"$agent"}, Why: whyAgentEnv},
+		// Only the user answers moat's approval queue: an agent that could would approve
+		// the calls moat held back from it.
+		{Command: "approve", Why: "approves a call held in moat's approval queue, which only the user may answer"},
+		{Command: "deny", Why: "answers a call held in moat's approval queue, which only the user may answer"},
 		{Command: "daemon stop", Why: "stops moat's daemon, which decides and records calls"},
 		// The daemon decides for every process that asks it, with the policy of its own
 		// environment and from its own binary.
@@ -184,10 +189,7 @@ func Uses() []Use {
 
 // Placeholders lists the commands to come that will loosen protection.
 func Placeholders() []Placeholder {
-	return []Placeholder{
-		{Path: "approve", Why: "answers an approval request that only the user may answer"},
-		{Path: "approvals", Why: "answers or changes approval requests that only the user may answer"},
-	}
+	return nil
 }
 
 // Others lists, for every command of the CLI, its flags that no use depends on. A
@@ -195,6 +197,11 @@ func Placeholders() []Placeholder {
 func Others() []Other {
 	return []Other{
 		{Command: ""},
+		// approvals lists the queue; it answers nothing.
+		{Command: "approvals", Flags: []string{"json"}},
+		// Every run of approve loosens protection, whichever grant it gives.
+		{Command: "approve", Flags: []string{"always", "once", "session"}},
+		{Command: "deny"},
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},
@@ -213,6 +220,8 @@ func Others() []Other {
 		{Command: "completion zsh", Flags: []string{"no-descriptions"}},
 		{Command: "doctor", Flags: []string{"json"}},
 		{Command: "findings", Flags: []string{"json"}},
+		// Without --write, fix only prints the change it proposes.
+		{Command: "fix", Flags: []string{"json", "last", "to"}},
 		{Command: "help"},
 		{Command: "hook"},
 		{Command: "init", Flags: []string{"force", "template"}},
