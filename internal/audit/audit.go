@@ -142,6 +142,7 @@ type Log struct {
 
 	mu      sync.Mutex // serializes this Log's appends; the lock file serializes processes
 	closed  bool
+	lastSeq uint64      // the number the last record appended got, under mu (AppendSeq)
 	waiting atomic.Bool // a blocking wait for the lock is under way (see takeLock)
 	lock    *os.File    // the lock file, opened by the first Append; nil until then
 	f       *os.File    // the active file as this Log last opened it; nil until then
@@ -216,30 +217,39 @@ func rotatedPath(path string, n int) string { return path + "." + strconv.Itoa(n
 // other error means the record is lost: it could not be encoded (an invalid decision or
 // finding severity), or neither the log nor a spool file could be written.
 func (l *Log) Append(r Record) error {
+	_, err := l.AppendSeq(r)
+	return err
+}
+
+// AppendSeq is Append, returning the number (Seq) the record got in the log, which moat
+// logs shows and later decisions name it by. A record that is not in the log (spooled or
+// lost) has no number yet: 0, with Append's error.
+func (l *Log) AppendSeq(r Record) (uint64, error) {
 	body, err := l.encode(r)
 	if err != nil {
-		return fmt.Errorf("append to audit log %s: %w", l.path, err)
+		return 0, fmt.Errorf("append to audit log %s: %w", l.path, err)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return fmt.Errorf("append to audit log %s: %w", l.path, fs.ErrClosed)
+		return 0, fmt.Errorf("append to audit log %s: %w", l.path, fs.ErrClosed)
 	}
+	l.lastSeq = 0
 	werr := l.write(body)
 	if werr == nil {
-		return nil
+		return l.lastSeq, nil
 	}
 	name, serr := l.spool(body)
 	if serr != nil {
 		l.incident(incidentLost, fmt.Sprintf("%v; spooling it failed too: %v", werr, serr))
-		return fmt.Errorf("append to audit log %s: %w; the record is lost: it could not be spooled either: %v", l.path, werr, serr)
+		return 0, fmt.Errorf("append to audit log %s: %w; the record is lost: it could not be spooled either: %v", l.path, werr, serr)
 	}
 	kind := incidentSpooled
 	if errors.Is(werr, ErrRefused) {
 		kind = incidentRefused
 	}
 	l.incident(kind, werr.Error())
-	return fmt.Errorf("append to audit log %s: %w; the record %w to %s, for the next writer to merge", l.path, werr, ErrSpooled, name)
+	return 0, fmt.Errorf("append to audit log %s: %w; the record %w to %s, for the next writer to merge", l.path, werr, ErrSpooled, name)
 }
 
 // write appends body to the log under the lock, merging the spooled records first.
@@ -382,6 +392,7 @@ func (l *Log) appendLocked(body []byte) error {
 		return fmt.Errorf("write: %w", err)
 	}
 	l.writeHead(fi, size+int64(len(line)), seq, line)
+	l.lastSeq = seq
 	return nil
 }
 

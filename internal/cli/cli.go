@@ -188,7 +188,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 	if warn == nil {
 		warn = a.warn
 	}
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits(), Approvals: a.approvalQueue()})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits(), Approvals: a.approvalQueue(), History: a.sessionHistory()})
 }
 
 // host describes this user and installation to the policy (see decide.Local.Host).

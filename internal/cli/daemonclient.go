@@ -72,6 +72,7 @@ func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *da
 		}
 		if !o.live {
 			opts.Getenv, opts.Now, opts.Executable = a.env.Getenv, a.env.Now, a.env.Executable
+			opts.History = a.sessionHistory()
 			return decide.NewLocal(opts), func() {}
 		}
 		l := a.liveLocal(opts)

@@ -144,7 +144,7 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 	// requests queue on its lock file.
 	w := &auditWriter{a: &a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
 	opts := s.opts
-	opts.Write = w.write
+	opts.Write, opts.WriteSeq = w.write, w.writeSeq
 	var rec *envRecorder
 	if s.sinks != nil {
 		// The record goes through the environment's bus: the JSONL log, the database
@@ -152,7 +152,7 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 		if rec, err = s.sinks.recorder(&a, d, w); err != nil {
 			return nil, err
 		}
-		opts.Write, opts.Reloaded = rec.write, rec.reloaded
+		opts.Write, opts.WriteSeq, opts.Reloaded = rec.write, rec.writeSeq, rec.reloaded
 	}
 	svc := a.liveLocal(opts)
 	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil

@@ -228,10 +228,12 @@ func (e *logWriteError) Unwrap() error { return e.err }
 func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter) (*envRecorder, error) {
 	m := &auditMirror{logPath: d.AuditLog(), dbPath: auditdb.Path(d.State), retention: s.retention, now: a.env.Now, log: s.log}
 	regs := []events.Registration{
-		events.Lossless(sinkAuditLog, events.Records(func(_ context.Context, r audit.Record) error {
-			if err := w.write(r); err != nil {
+		events.Lossless(sinkAuditLog, events.Records(func(ctx context.Context, r audit.Record) error {
+			seq, err := w.writeSeq(r)
+			if err != nil {
 				return &logWriteError{err}
 			}
+			tellSeq(ctx, seq)
 			return nil
 		})),
 		// The database imports the record from the log, where the sink before put it:
@@ -277,7 +279,20 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter) (*envRecorde
 // record the log did not take reached no store; one the database did not take is in
 // the complete log, imported once the database works again, and reported by the mirror.
 func (r *envRecorder) write(rec audit.Record) error {
-	err := r.bus.Record(rec)
+	_, err := r.writeSeq(rec)
+	return err
+}
+
+// writeSeq is write, returning the number the JSONL log gave the record
+// (decide.Options.WriteSeq): the log's sink runs in this goroutine and says it.
+func (r *envRecorder) writeSeq(rec audit.Record) (uint64, error) {
+	var seq uint64
+	err := r.bus.Publish(askSeq(context.Background(), &seq), events.Decision{Record: rec})
+	return seq, r.recordError(err)
+}
+
+// recordError is the record's error among the sinks' errors of its publication.
+func (r *envRecorder) recordError(err error) error {
 	if err == nil {
 		return nil
 	}

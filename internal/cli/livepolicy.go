@@ -12,6 +12,7 @@ func (a *app) liveLocal(opts decide.Options) *decide.Local {
 	if opts.Limits == nil {
 		opts.Limits = a.limits()
 	}
+	opts.History = a.sessionHistory()
 	if opts.Warn == nil {
 		opts.Warn = a.warn
 	}

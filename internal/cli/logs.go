@@ -24,6 +24,7 @@ import (
 type logsOptions struct {
 	since                              string
 	decisions, agents, tools, sessions []string
+	seqs                               []string
 	follow, json, summary, failures    bool
 	verify                             bool
 	last                               int
@@ -35,7 +36,7 @@ type logsOptions struct {
 func newLogsCmd(a *app) *cobra.Command {
 	var o logsOptions
 	cmd := &cobra.Command{
-		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--failures] [--follow] [--json|--summary] | --verify [--json]",
+		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--seq N]… [--failures] [--follow] [--json|--summary] | --verify [--json]",
 		Short: "Show the decisions moat has recorded",
 		Long: `Logs shows the decisions moat has recorded in its audit log ($XDG_STATE_HOME/moat/audit.jsonl,
 with its rotated files), oldest first, as a table: time, decision, agent, tool and the
@@ -50,6 +51,8 @@ when it has any of the values. --tool takes a native tool name (Bash, read_file)
 class (shell, file.read, mcp), in any case. --failures keeps only the decisions moat could
 not make (a malformed or unknown event, a policy that did not load, an internal error),
 which the policy's fail mode answered; their rule is fail-closed or fail-open.
+--seq keeps the records of the numbers given: the seq field of --json, by which a
+decision names an earlier call of its session ("runs a file downloaded by record 41").
 
 --since takes a span back from now (90m, 2h, 7d, 1d12h), a date (2026-01-02, local
 midnight) or an RFC 3339 time (2026-01-02T15:04:05Z).
@@ -75,6 +78,7 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
   moat logs --failures --since 1d
   moat logs --since 7d --summary
   moat logs --json --session 5f1c… | jq .args.command
+  moat logs --seq 41
   moat logs --verify`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,6 +93,7 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
 	f.StringSliceVar(&o.agents, "agent", nil, "only these agents (repeatable, or comma-separated)")
 	f.StringSliceVar(&o.tools, "tool", nil, "only these tools, by native name or class (repeatable, or comma-separated)")
 	f.StringSliceVar(&o.sessions, "session", nil, "only these sessions (repeatable, or comma-separated)")
+	f.StringSliceVar(&o.seqs, "seq", nil, "only the records of these numbers, as logs --json shows them (seq) and decisions name them (repeatable, or comma-separated)")
 	f.BoolVar(&o.failures, "failures", false, "only the decisions moat could not make (unreadable events, a policy that did not load, internal errors), answered by the fail mode")
 	f.BoolVarP(&o.follow, "follow", "f", false, "keep printing new records as they are written, until interrupted")
 	f.BoolVar(&o.json, "json", false, "print one JSON record per line, as the audit log holds it")
@@ -129,7 +134,8 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 	}
 	defer a.spoolNotice(path)
 	var store recordStore = jsonlStore{path}
-	if stateDir != "" && !o.follow {
+	// The database is not asked for records by number: the log holds them all.
+	if stateDir != "" && !o.follow && len(filter.Seqs) == 0 {
 		// The daemon's database, when it holds what the log holds, answers from its
 		// indexes; --follow reads the log, which every writer appends to, daemon or not.
 		db, err := a.dbStoreFor(ctx, stateDir, path, filter)
@@ -271,6 +277,9 @@ func (a *app) logFilter(o logsOptions) (logview.Filter, error) {
 	f.Tools = logview.SplitList(o.tools)
 	f.Sessions = logview.SplitList(o.sessions)
 	f.Failures = o.failures
+	if f.Seqs, err = logview.ParseSeqs(o.seqs); err != nil {
+		return f, err
+	}
 	return f, nil
 }
 

@@ -317,6 +317,12 @@ type auditWriter struct {
 }
 
 func (w *auditWriter) write(r audit.Record) error {
+	_, err := w.writeSeq(r)
+	return err
+}
+
+// writeSeq is write, returning the number the record got in the log (decide.Options.WriteSeq).
+func (w *auditWriter) writeSeq(r audit.Record) (uint64, error) {
 	w.mu.Lock()
 	log := w.log
 	if log == nil {
@@ -324,15 +330,16 @@ func (w *auditWriter) write(r audit.Record) error {
 		log, err = audit.Open(audit.Options{Path: w.path, Redactor: scan.Redactor{}, Now: w.a.env.Now, LockWait: w.lockWait})
 		if err != nil {
 			w.mu.Unlock()
-			return fmt.Errorf("opening audit log: %w", err)
+			return 0, fmt.Errorf("opening audit log: %w", err)
 		}
 		w.log = log
 	}
 	w.mu.Unlock()
-	if err := log.Append(r); err != nil {
-		return fmt.Errorf("writing audit log: %w", err)
+	seq, err := log.AppendSeq(r)
+	if err != nil {
+		return seq, fmt.Errorf("writing audit log: %w", err)
 	}
-	return nil
+	return seq, nil
 }
 
 // close closes the log; no write may be under way.

@@ -61,15 +61,24 @@ func benchCorpus(tb testing.TB) []call.Call {
 // and the MCP proxy do; "project-found" leaves it to Decide, which looks for the
 // repository around each call's directory (a few stat calls), as check --stdin does.
 func BenchmarkLocalDecide(b *testing.B) {
-	b.Run("project-known", func(b *testing.B) { benchLocalDecide(b, "/home/u/project") })
-	b.Run("project-found", func(b *testing.B) { benchLocalDecide(b, "") })
+	b.Run("project-known", func(b *testing.B) { benchLocalDecide(b, "/home/u/project", nil) })
+	b.Run("project-found", func(b *testing.B) { benchLocalDecide(b, "", nil) })
+	// In a session, with a history kept (history_bench_test.go): none yet, or one with
+	// a download, a written script and a secret read.
+	b.Run("session-no-history", func(b *testing.B) { benchLocalDecide(b, "/home/u/project", inSession(false)) })
+	b.Run("session-history", func(b *testing.B) { benchLocalDecide(b, "/home/u/project", inSession(true)) })
 }
 
-func benchLocalDecide(b *testing.B, project string) {
+// benchLocalDecide measures the corpus; setup, when set, prepares the Local and the
+// calls before the measure.
+func benchLocalDecide(b *testing.B, project string, setup func(testing.TB, *Local, []call.Call)) {
 	home := b.TempDir()
 	env := map[string]string{"HOME": home}
 	l := NewLocal(Options{Getenv: func(k string) string { return env[k] }, Now: time.Now})
 	calls := benchCorpus(b)
+	if setup != nil {
+		setup(b, l, calls)
+	}
 	ctx := context.Background()
 	pol, err := l.Lookup(ctx, Scope{Cwd: calls[0].Cwd})
 	if err != nil {

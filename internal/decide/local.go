@@ -37,6 +37,13 @@ type Options struct {
 	// Write records a decision; nil appends it to the user's audit log, opening the log
 	// for each record. Callers that record many (the MCP proxy) keep one writer.
 	Write func(audit.Record) error
+	// WriteSeq, when set, is Write that also returns the number the record got in the
+	// log (audit.Log.AppendSeq; 0 when it has none yet), by which later decisions name
+	// it. It is used in place of Write.
+	WriteSeq func(audit.Record) (uint64, error)
+	// History, when set, keeps what each session's recorded calls left behind, and
+	// every call of a session is decided with it (cross-call correlation, history.go).
+	History History
 	// Live makes Lookup keep each scope's policy, and keep the last good one when an edit
 	// cannot be used, until Refresh finds it again: for a long-lived process whose
 	// watcher (package decide/watch) calls Refresh when a policy input changes. Without
@@ -292,11 +299,14 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 	ReportProgress(ctx, StageDeciding)
 	res := CallResult{Calls: make([]call.Call, len(req.Calls)), Decisions: make([]call.Decision, len(req.Calls))}
 	strictest := 0
+	histories := make([]*callHistory, len(req.Calls))
 	for i, cl := range req.Calls {
 		if cl.Project == "" {
 			cl.Project = projectOf(req.Project, cl.Cwd)
 		}
-		sess := engine.Session{Limits: l.limiter(c, req.Record)}
+		var sess engine.Session
+		sess, histories[i] = l.sessionOf(cl)
+		sess.Limits = l.limiter(c, req.Record)
 		d, tr := c.engine.EvaluateIn(ctx, cl, sess, req.Explain && i == 0)
 		if req.Explain && i == 0 {
 			res.Trace = tr
@@ -324,8 +334,13 @@ func (l *Local) Decide(ctx context.Context, req CallRequest) (CallResult, error)
 		for i, cl := range res.Calls {
 			rec := c.record(req.Event, cl, res.Decisions[i])
 			rec.Answer = form
-			if err := l.write(c.Dirs, rec); err != nil {
+			seq, err := l.writeSeq(c.Dirs, rec)
+			if err != nil {
 				res.NotRecorded = append(res.NotRecorded, recordError(err))
+			}
+			// Facts are kept once their record is written, so that they can name it.
+			if err := l.remember(cl, runs(res, form), seq, histories[i]); err != nil && l.opts.Warn != nil {
+				l.opts.Warn(err.Error())
 			}
 		}
 	}
@@ -410,18 +425,28 @@ func mcpName(c call.Call) string {
 // write records rec through the configured writer, or appends it to the audit log of
 // the user whose directories are d.
 func (l *Local) write(d dirs.Dirs, rec audit.Record) error {
-	if l.opts.Write != nil {
-		return l.opts.Write(rec)
+	_, err := l.writeSeq(d, rec)
+	return err
+}
+
+// writeSeq is write, returning the number the record got (0 when it is not known).
+func (l *Local) writeSeq(d dirs.Dirs, rec audit.Record) (uint64, error) {
+	switch {
+	case l.opts.WriteSeq != nil:
+		return l.opts.WriteSeq(rec)
+	case l.opts.Write != nil:
+		return 0, l.opts.Write(rec)
 	}
 	log, err := audit.Open(audit.Options{Path: d.AuditLog(), Redactor: scan.Redactor{}, Now: l.opts.Now})
 	if err != nil {
-		return fmt.Errorf("opening audit log: %w", err)
+		return 0, fmt.Errorf("opening audit log: %w", err)
 	}
-	if err := log.Append(rec); err != nil {
+	seq, err := log.AppendSeq(rec)
+	if err != nil {
 		log.Close()
-		return fmt.Errorf("writing audit log: %w", err)
+		return seq, fmt.Errorf("writing audit log: %w", err)
 	}
-	return log.Close()
+	return seq, log.Close()
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }

@@ -38,6 +38,10 @@ func (d Dirs) Notices() string { return filepath.Join(d.State, "notices") }
 // TrustStore is the path of the file that records trusted project policies.
 func (d Dirs) TrustStore() string { return filepath.Join(d.State, "trusted.json") }
 
+// Sessions is the directory of the agent sessions' histories, one file per session
+// (package sessionhistory).
+func (d Dirs) Sessions() string { return filepath.Join(d.State, "sessions") }
+
 // MCPPins is the directory of the pinned MCP tool definitions, one file per server.
 func (d Dirs) MCPPins() string { return filepath.Join(d.State, "mcp-pins") }
 

@@ -171,7 +171,7 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, sess *Session, tr *Tr
 	if err := validate(c); err != nil {
 		return failClosed(fmt.Sprintf("invalid call: %v", err))
 	}
-	units := e.units(c)
+	units := e.units(c, sess.History)
 	ids := e.identities(c) // shared by the units: each protected file is read at most once
 	var (
 		best      call.Decision

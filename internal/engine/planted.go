@@ -47,7 +47,7 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 		// Code the file already carried is the user's, judged when it was written.
 		env.Before = map[string]string{p: before}
 	}
-	units := e.shellUnitsWith(sc, sb, 0, env)
+	units := e.shellUnitsWith(sc, sb, 0, env, nil)
 	for i := range units {
 		units[i].label.prefix = "the code written into " + p + ", " + units[i].label.prefix
 	}

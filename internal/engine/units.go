@@ -58,11 +58,23 @@ func (l unitLabel) runBy(what string) unitLabel {
 	return l
 }
 
-func (e *Engine) units(c *call.Call) []unit {
+// units splits c into its units. With the session's history h, the analysis reads what
+// earlier calls left behind and tells h what c leaves (history.go).
+func (e *Engine) units(c *call.Call, h History) []unit {
 	ws := e.workspaceOf(c)
 	base := policy.Subject{Call: c, Workspace: ws}
 	if c.Class == call.Shell {
-		return e.shellUnits(c, base)
+		if h == nil {
+			return e.shellUnits(c, base)
+		}
+		env := e.shell
+		env.Earlier = earlierOf(h)
+		var left shell.Left
+		units := e.shellUnitsWith(c, base, 0, env, &left)
+		if !left.Empty() {
+			h.Leave(left)
+		}
+		return units
 	}
 	s := base
 	s.Accesses, s.Opaque = e.accessesOf(c)
@@ -93,6 +105,11 @@ func (e *Engine) units(c *call.Call) []unit {
 	}
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
+	}
+	if h != nil {
+		if left := e.leftByTool(c, s.Accesses); !left.Empty() {
+			h.Leave(left)
+		}
 	}
 	units := []unit{{label: fixedLabel(c.Describe()), subject: s}}
 	units = append(units, e.plantedUnits(c, base)...)
@@ -234,11 +251,12 @@ func (e *Engine) shellUnits(c *call.Call, base policy.Subject) []unit {
 // shellUnitsAt is shellUnits for a line that moat itself runs depth times removed (0 for
 // the agent's own line).
 func (e *Engine) shellUnitsAt(c *call.Call, base policy.Subject, depth int) []unit {
-	return e.shellUnitsWith(c, base, depth, e.shell)
+	return e.shellUnitsWith(c, base, depth, e.shell, nil)
 }
 
-// shellUnitsWith is shellUnitsAt with the environment the line is analysed in.
-func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, env shell.Env) []unit {
+// shellUnitsWith is shellUnitsAt with the environment the line is analysed in; left,
+// when not nil, receives what the line leaves behind for the session's later calls.
+func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, env shell.Env, left *shell.Left) []unit {
 	env.Cwd = c.Cwd
 	env.Project = c.Project
 	line := c.String(call.ArgCommand)
@@ -249,6 +267,9 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 		line = smuggling.Fold(line)
 	}
 	a := shell.Analyze(line, env)
+	if left != nil {
+		*left = a.Left
+	}
 	a.Findings = append(a.Findings, smuggled...)
 	// Runs of moat's own CLI that would loosen its protection, however spelt and whatever
 	// the binary is called, are findings of their commands, which self-protection denies.

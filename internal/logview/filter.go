@@ -28,11 +28,14 @@ type Filter struct {
 	Sessions []string
 	// Failures keeps only the decisions moat could not make (Record.Failure).
 	Failures bool
+	// Seqs keeps the records of these numbers (Record.Seq), as decisions name them
+	// ("downloaded by record 41") and moat fix takes them.
+	Seqs []uint64
 }
 
 // Empty reports whether f has no condition: it passes every record.
 func (f Filter) Empty() bool {
-	return f.Since.IsZero() && len(f.Decisions) == 0 && len(f.Agents) == 0 && len(f.Tools) == 0 && len(f.Sessions) == 0 && !f.Failures
+	return f.Since.IsZero() && len(f.Decisions) == 0 && len(f.Agents) == 0 && len(f.Tools) == 0 && len(f.Sessions) == 0 && !f.Failures && len(f.Seqs) == 0
 }
 
 // Match reports whether r passes every condition of f.
@@ -48,12 +51,27 @@ func (f Filter) Match(r audit.Record) bool {
 		return false
 	case f.Failures && !r.Failure:
 		return false
+	case len(f.Seqs) > 0 && !slices.Contains(f.Seqs, r.Seq):
+		return false
 	case len(f.Tools) > 0 && !slices.ContainsFunc(f.Tools, func(t string) bool {
 		return strings.EqualFold(t, r.Tool) || strings.EqualFold(t, r.Class) || r.MCP != "" && strings.EqualFold(t, r.MCP)
 	}):
 		return false
 	}
 	return true
+}
+
+// ParseSeqs reads record numbers given as a list (41, 42,43), each at least 1.
+func ParseSeqs(list []string) ([]uint64, error) {
+	var out []uint64
+	for _, s := range SplitList(list) {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("--seq %q: want a record number as moat logs shows it (1 or more)", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // durationRE is a span of days, hours, minutes and seconds: 7d, 1d12h, 90m, 1.5h.

@@ -21,6 +21,7 @@ func rec(min int, d call.Verdict, agent, tool, class, rule string, args map[stri
 
 func TestFilter(t *testing.T) {
 	r := rec(30, call.Deny, "claude-code", "Bash", "shell", "deny-x", nil)
+	r.Seq = 41
 	tests := []struct {
 		name string
 		f    Filter
@@ -39,6 +40,8 @@ func TestFilter(t *testing.T) {
 		{"other tool", Filter{Tools: []string{"Read"}}, false},
 		{"session", Filter{Sessions: []string{"s-claude-code"}}, true},
 		{"other session", Filter{Sessions: []string{"s-codex"}}, false},
+		{"seq", Filter{Seqs: []uint64{7, 41}}, true},
+		{"other seq", Filter{Seqs: []uint64{42}}, false},
 		{"all hold", Filter{Decisions: []call.Verdict{call.Deny}, Agents: []string{"claude-code"}, Tools: []string{"Bash"}}, true},
 		{"one fails", Filter{Decisions: []call.Verdict{call.Deny}, Agents: []string{"codex"}, Tools: []string{"Bash"}}, false},
 	}
@@ -281,6 +284,27 @@ func TestFilterEmpty(t *testing.T) {
 		}
 		if f.Empty() {
 			t.Errorf("a Filter with %s set is empty", typ.Field(i).Name)
+		}
+	}
+}
+
+func TestParseSeqs(t *testing.T) {
+	tests := []struct {
+		in      []string
+		want    []uint64
+		wantErr bool
+	}{
+		{in: []string{"41"}, want: []uint64{41}},
+		{in: []string{"1,2", "3"}, want: []uint64{1, 2, 3}},
+		{in: nil},
+		{in: []string{"0"}, wantErr: true},
+		{in: []string{"x"}, wantErr: true},
+		{in: []string{"-1"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseSeqs(tt.in)
+		if (err != nil) != tt.wantErr || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseSeqs(%q) = %v, %v", tt.in, got, err)
 		}
 	}
 }

@@ -110,6 +110,7 @@ func Surface() []Command {
 			{Name: "follow", Kind: "bool", Shorthand: "f", NoOptDefVal: "true"},
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "last", Kind: "int", Shorthand: "n"},
+			{Name: "seq", Kind: "stringSlice"},
 			{Name: "session", Kind: "stringSlice"},
 			{Name: "since", Kind: "string"},
 			{Name: "summary", Kind: "bool", NoOptDefVal: "true"},

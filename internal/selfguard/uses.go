@@ -229,7 +229,7 @@ func Others() []Other {
 		// Launching under moat is more protection than running the program directly;
 		// the sandbox's shape is the user's and the policy's to set, the program is judged.
 		{Command: "launch", Flags: []string{"allow-unsandboxed", "dry-run", "profile", "workspace"}},
-		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "session", "since", "summary", "tool", "verify"}},
+		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "seq", "session", "since", "summary", "tool", "verify"}},
 		{Command: "mcp"},
 		{Command: "mcp pin", Flags: []string{"json"}},
 		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "no-daemon", "stdio", "upstream", "upstream-env"}},

@@ -39,7 +39,8 @@ type analyzer struct {
 	frames     []frame
 	at         int // offset of the statement being walked
 	cmds       []call.Command
-	budget     int // bytes the line's expansions may still produce
+	budget     int  // bytes the line's expansions may still produce
+	leaves     Left // what the line leaves for later calls of the session (earlier.go)
 
 	field   fieldBuf
 	args    []arg // scratch for a command's words

@@ -157,9 +157,15 @@ func (a *analyzer) flow() {
 		}
 		a.sinks(i)
 	}
-	a.downloadExec(n)
-	a.writtenCode(n)
+	got := a.downloadExec(n)
+	written, order := a.writtenCode(n)
 	a.exposures()
+	if a.remembers() {
+		for i := 0; i < n; i++ {
+			a.sendsAfterSecret(i)
+		}
+		a.leaves = a.left(got, written, order)
+	}
 }
 
 // inOf is what the command at i reads on its standard input.
@@ -439,8 +445,9 @@ func (a *analyzer) cwdAt(i int) dir {
 	return a.meta[i].cwd
 }
 
-// downloadExec reports a file downloaded and then run in the same line.
-func (a *analyzer) downloadExec(n int) {
+// downloadExec reports a file downloaded and then run in the same line, or downloaded by
+// an earlier call of the session. It returns the files the line downloads.
+func (a *analyzer) downloadExec(n int) []string {
 	var got []string
 	for i := 0; i < n; i++ {
 		m := &a.meta[i]
@@ -449,17 +456,28 @@ func (a *analyzer) downloadExec(n int) {
 		}
 		c := &a.cmds[i]
 		for _, acc := range c.Accesses {
-			if acc.Kind == call.Exec && contains(got, acc.Path) {
-				*c = withFinding(*c, findDownloadExec, "runs "+acc.Path+", downloaded earlier in the line")
+			if acc.Kind == call.Exec {
+				a.runsDownload(c, acc.Path, got)
 			}
 		}
-		if m.script != "" && contains(got, m.script) {
-			*c = withFinding(*c, findDownloadExec, "runs "+m.script+", downloaded earlier in the line")
+		if m.script != "" {
+			a.runsDownload(c, m.script, got)
 		}
 		got = append(got, m.downloads...)
 		if m.stdoutFile != "" && a.outOfProduced(i).t&tDownload != 0 {
 			got = append(got, m.stdoutFile)
 		}
+	}
+	return got
+}
+
+// runsDownload gives c, which runs the file p, the finding of running a download when
+// the line or an earlier call of the session downloaded p.
+func (a *analyzer) runsDownload(c *call.Command, p string, got []string) {
+	if contains(got, p) {
+		*c = withFinding(*c, findDownloadExec, "runs "+p+", downloaded earlier in the line")
+	} else if by, ok := a.earlierDownload(p); ok {
+		*c = withFinding(*c, findDownloadExec, "runs a file downloaded by "+by.Call+": "+p)
 	}
 }
 
@@ -560,6 +578,7 @@ func (a *analyzer) taintFiles(n int) {
 type fileText struct {
 	text           string
 	known, partial bool
+	by             string // the earlier call of the session that wrote it; "" for this line
 }
 
 // writtenCode follows the files the line writes and then runs. A script whose text the line
@@ -567,14 +586,19 @@ type fileText struct {
 // shell or an interpreter, or names in BASH_ENV, is analysed as the code it is. A file
 // sourced into the shell whose text is not known is opaque, unless it is a well-known set-up
 // script. Text written into git's configuration files is judged setting by setting.
-func (a *analyzer) writtenCode(n int) {
-	var written map[string]fileText
+//
+// It returns the files followed, with the order the line wrote them in, for what the line
+// leaves behind (earlier.go); with the session's history, earlier calls' files are
+// followed too.
+func (a *analyzer) writtenCode(n int) (map[string]fileText, []string) {
+	var order []string
+	written := a.earlierWritten(nil)
 	homeDir := ""
 	if a.st.home.known {
 		homeDir = a.st.home.s // the user's, whatever the line did to $HOME
 	}
 	// What is written only matters to a command that runs a file; most lines have none.
-	runsFiles := false
+	runsFiles := a.remembers()
 	for i := 0; i < n && !runsFiles; i++ {
 		runsFiles = !a.meta[i].nested && (a.meta[i].script != "" || len(a.meta[i].runs) > 0)
 	}
@@ -630,6 +654,9 @@ func (a *analyzer) writtenCode(n int) {
 					written = make(map[string]fileText)
 				}
 				written[acc.Path] = t
+				if !slices.Contains(order, acc.Path) {
+					order = append(order, acc.Path)
+				}
 			}
 			if isConfig {
 				a.gitConfigText(i, acc.Path, t)
@@ -639,6 +666,7 @@ func (a *analyzer) writtenCode(n int) {
 			}
 		}
 	}
+	return written, order
 }
 
 // runWritten judges a file that the command at i runs as code.
@@ -647,10 +675,15 @@ func (a *analyzer) runWritten(i int, r runFile, written map[string]fileText) {
 	cwd := m.cwd
 	t, ok := written[r.path]
 	if ok && (t.known || t.partial) {
+		first := len(a.cmds)
 		if in, interp := scriptLang(m.prog, r, t.text); interp {
 			a.inspect(i, in.Lang, t.text, cwd)
 		} else {
 			a.nested(i, t.text, cwd, false)
+		}
+		if t.by != "" {
+			// The code came from an earlier call: the evidence says which.
+			a.prefixEvidence(first, r.path+", written by "+t.by+": ")
 		}
 		if t.known {
 			return

@@ -112,6 +112,11 @@ type Env struct {
 	// it (an agent's edit of a file on disk): code a file already carried is not planted
 	// again by writing it back (internal/planted).
 	Before map[string]string
+	// Earlier is what the earlier calls of the agent's session left behind (earlier.go):
+	// with it, a download, a script or a secret read in an earlier call completes a chain
+	// in this line as it would earlier in the line, and the analysis says what this line
+	// leaves behind (Analysis.Left). nil means no session history.
+	Earlier *Earlier
 }
 
 // Wrapper says how to find the program a wrapper runs: skip the wrapper's options and the
@@ -150,6 +155,9 @@ const maxDepth = 8
 type Analysis struct {
 	Commands []call.Command // every command the line would run, in source order
 	Findings []call.Finding // findings about the line as a whole (parse error, too large)
+	// Left is what the line leaves behind for the later calls of the session; it is
+	// followed only when Env.Earlier is set.
+	Left Left
 }
 
 // Analyze parses line as bash and returns every command it would run, with their flags,
@@ -247,6 +255,9 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 		res.Findings = append(res.Findings, newFinding(findNulByte, fmt.Sprintf("NUL byte at offset %d", i)))
 	}
 	res.out = a.lineOut()
+	if depth == 0 {
+		res.Left = a.leaves
+	}
 	a.release()
 	return res
 }
