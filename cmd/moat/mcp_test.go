@@ -524,7 +524,9 @@ func TestMCPProxyFilesystemServer(t *testing.T) {
 		t.Errorf("a project file: %q (isError %v)", text, isErr)
 	}
 	text, isErr := read(filepath.Join(e.home, ".ssh", "id_rsa"))
-	if !isErr || !strings.Contains(text, "blocked by moat: reads a file that holds credentials or private keys (rule ask-secrets-read)") || strings.Contains(text, "fake key") {
+	// MCP clients cannot show moat's question: the read waits in the approval queue.
+	if !isErr || !strings.Contains(text, "blocked by moat: reads a file that holds credentials or private keys") ||
+		!strings.Contains(text, "moat approve ") || !strings.Contains(text, "(rule ask-secrets-read)") || strings.Contains(text, "fake key") {
 		t.Errorf("the private key: %q (isError %v)", text, isErr)
 	}
 	// The note reaches stderr through its own pipe, which may lag the answer.
