@@ -132,7 +132,7 @@ func TestLogsFiltersAndJSON(t *testing.T) {
 	// The table: a header and a row per record; reasons under the denials.
 	out, _, code := inHome(t, home, "/usr/bin:/bin", home, "logs", "--decision", "deny", "--last", "3")
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if code != 0 || len(lines) != 7 || !strings.HasPrefix(lines[0], "TIME ") || !strings.Contains(lines[1], " deny ") || !strings.Contains(lines[2], "deny-rule: because deny") {
+	if code != 0 || len(lines) != 7 || !strings.HasPrefix(lines[0], "#      TIME ") || !strings.Contains(lines[1], " deny ") || !strings.Contains(lines[2], "deny-rule: because deny") {
 		t.Errorf("moat logs --decision deny --last 3: exit %d\n%s", code, out)
 	}
 	if strings.Contains(out, "\x1b[") {

@@ -39,7 +39,7 @@ func newLogsCmd(a *app) *cobra.Command {
 		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--seq N]… [--failures] [--follow] [--json|--summary] | --verify [--json]",
 		Short: "Show the decisions moat has recorded",
 		Long: `Logs shows the decisions moat has recorded in its audit log ($XDG_STATE_HOME/moat/audit.jsonl,
-with its rotated files), oldest first, as a table: time, decision, agent, tool and the
+with its rotated files), oldest first, as a table: the record's number, time, decision, agent, tool and the
 call (the command, path or URL, cut to fit the line); under each row, the rule that
 decided and its reason (left out for what the policy's default allowed). Colours are used
 only when the output is a terminal and NO_COLOR is not set. Records are redacted when they are written; logs shows only what

@@ -124,7 +124,7 @@ func TestLogsFilters(t *testing.T) {
 			switch {
 			case line == "":
 			case i == 0:
-				if !strings.HasPrefix(line, "TIME ") {
+				if !strings.HasPrefix(line, "#      TIME ") {
 					t.Errorf("logs %v: no header: %q", tt.args, line)
 				}
 			case strings.HasPrefix(line, " "):

@@ -169,6 +169,7 @@ func TestTable(t *testing.T) {
 	r1 := rec(5, call.Deny, "claude-code", "Bash", "shell", "deny-delete-root-home-system",
 		map[string]any{"command": "rm -rf ~ && echo " + strings.Repeat("x", 100)})
 	r1.Reason = "this would delete\x1b[31m your home"
+	r1.Seq = 12 // r2 is still in a spool file: no number yet
 	r2 := rec(4, call.Allow, "", "Read", "file.read", "", map[string]any{"path": "README.md"})
 	r2.Reason = "allowed by the policy"
 	for _, err := range []error{tab.Header(), tab.Write(r1), tab.Write(r2)} {
@@ -178,16 +179,17 @@ func TestTable(t *testing.T) {
 	}
 	r3 := rec(3, call.Allow, "codex", "shell", "shell", "allow-build-cleanup", map[string]any{"command": "rm -rf build"})
 	r3.Reason = "the build directory is always safe to lose"
+	r3.Seq = 123456
 	if err := tab.Write(r3); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
-		"TIME            DECISION AGENT       TOOL           CALL\n" +
-		"Nov 25 11:55:00 deny     claude-code Bash           rm -rf ~ && echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…\n" +
-		`                deny-delete-root-home-system: this would delete\x1b[31m your home` + "\n" +
-		"Nov 25 11:56:00 allow    -           Read           README.md\n" +
-		"Nov 25 11:57:00 allow    codex       shell          rm -rf build\n" +
-		"                allow-build-cleanup: the build directory is always safe to lose\n"
+		"#      TIME            DECISION AGENT       TOOL           CALL\n" +
+		"12     Nov 25 11:55:00 deny     claude-code Bash           rm -rf ~ && echo xxxxxxxxxxxxxxxxxxxxxxx…\n" +
+		`                       deny-delete-root-home-system: this would delete\x1b[31m your home` + "\n" +
+		"-      Nov 25 11:56:00 allow    -           Read           README.md\n" +
+		"123456 Nov 25 11:57:00 allow    codex       shell          rm -rf build\n" +
+		"                       allow-build-cleanup: the build directory is always safe to lose\n"
 	if got := buf.String(); got != want {
 		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}

@@ -20,6 +20,7 @@ const DefaultWidth = 100
 
 // Column widths of the table; the call takes what is left of the line.
 const (
+	seqWidth      = 6  // the record's number
 	timeWidth     = 15 // "Jan 02 15:04:05"
 	decisionWidth = 8
 	agentWidth    = 11
@@ -27,9 +28,10 @@ const (
 	minCallWidth  = 20
 )
 
-// Table writes records as a table, one line per record: time, decision, agent, tool and
-// the call. A second line, indented, gives the rule that decided and its reason, for
-// every record but an allow by the policy's default.
+// Table writes records as a table, one line per record: the record's number (by which
+// moat fix and decisions name it), time, decision, agent, tool and the call. A second
+// line, indented, gives the rule that decided and its reason, for every record but an
+// allow by the policy's default.
 type Table struct {
 	W io.Writer
 	// Width is the line width the call is truncated to fit; zero means DefaultWidth.
@@ -42,7 +44,7 @@ type Table struct {
 
 // Header writes the column titles.
 func (t *Table) Header() error {
-	line := pad("TIME", timeWidth) + " " + pad("DECISION", decisionWidth) + " " + pad("AGENT", agentWidth) + " " +
+	line := pad("#", seqWidth) + " " + pad("TIME", timeWidth) + " " + pad("DECISION", decisionWidth) + " " + pad("AGENT", agentWidth) + " " +
 		pad("TOOL", toolWidth) + " CALL"
 	_, err := fmt.Fprintln(t.W, line)
 	return err
@@ -58,10 +60,15 @@ func (t *Table) Write(r audit.Record) error {
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	fixed := timeWidth + decisionWidth + agentWidth + toolWidth + 4
+	fixed := seqWidth + timeWidth + decisionWidth + agentWidth + toolWidth + 5
 	callWidth := max(width-fixed, minCallWidth)
 
 	var b strings.Builder
+	seq := "-" // a record still in a spool file has no number yet
+	if r.Seq != 0 {
+		seq = fmt.Sprint(r.Seq)
+	}
+	b.WriteString(pad(seq, seqWidth) + " ")
 	ts := r.Time.In(loc).Format("Jan 02 15:04:05")
 	if t.Color {
 		b.WriteString(dim + ts + reset)
@@ -84,7 +91,7 @@ func (t *Table) Write(r audit.Record) error {
 	b.WriteString(" " + fit(CallSummary(r), callWidth))
 	b.WriteByte('\n')
 	if detail := ruleLine(r); detail != "" {
-		b.WriteString(strings.Repeat(" ", timeWidth+1) + detail + "\n")
+		b.WriteString(strings.Repeat(" ", seqWidth+1+timeWidth+1) + detail + "\n")
 	}
 	_, err := io.WriteString(t.W, b.String())
 	return err
