@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -138,20 +136,14 @@ func (s *Store) now() time.Time {
 // cannot be read or parsed is an error, which callers treat the safe way (no grant, and
 // no queueing: the call stays denied).
 func (s *Store) read() ([]Entry, error) {
-	f, err := os.Open(s.Path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := atomicfile.ReadBounded(s.Path, maxFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.Is(err, atomicfile.ErrTooLarge):
+		return nil, fmt.Errorf("reading approvals: %w; remove it to start an empty queue", err)
+	case err != nil:
 		return nil, fmt.Errorf("reading approvals: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading approvals: %w", err)
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("reading approvals: %s is larger than %d bytes; remove it to start an empty queue", s.Path, maxFileBytes)
 	}
 	var ff file
 	if err := json.Unmarshal(data, &ff); err != nil {

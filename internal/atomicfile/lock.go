@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,4 +43,27 @@ func Lock(name string) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// ErrTooLarge is returned by ReadBounded for a file larger than its bound.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadBounded reads the small state file name, at most max bytes of it: a larger file is
+// an error wrapping ErrTooLarge, read no further, so that a file grown by a bug or by
+// hand cannot make every reader hold it whole. A missing file is an error wrapping
+// fs.ErrNotExist, which stores read as empty.
+func ReadBounded(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", name, ErrTooLarge, max)
+	}
+	return data, nil
 }

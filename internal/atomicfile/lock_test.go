@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,5 +66,25 @@ func TestLockRefusesALink(t *testing.T) {
 	}
 	if _, err := os.Lstat(target); !os.IsNotExist(err) {
 		t.Errorf("Lock created the link's target: %v", err)
+	}
+}
+
+func TestReadBounded(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "state.json")
+	if _, err := ReadBounded(name, 4); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
+	}
+	for _, tt := range []struct {
+		data    string
+		tooLong bool
+	}{{"", false}, {"abcd", false}, {"abcde", true}} {
+		if err := os.WriteFile(name, []byte(tt.data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadBounded(name, 4)
+		if errors.Is(err, ErrTooLarge) != tt.tooLong || (!tt.tooLong && (err != nil || string(got) != tt.data)) {
+			t.Errorf("%q: %q, %v", tt.data, got, err)
+		}
 	}
 }

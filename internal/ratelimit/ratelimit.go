@@ -8,9 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -172,20 +170,14 @@ type counter struct {
 // understood is an error, never an empty state: counters that are lost must not open a
 // limit.
 func (s *Store) read() (*state, error) {
-	f, err := os.Open(s.path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := atomicfile.ReadBounded(s.path, maxFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return &state{Version: fileVersion, Keys: map[string]*counter{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading rate-limit counters: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading rate-limit counters: %w", err)
-	}
-	if len(data) > maxFileBytes {
+	case errors.Is(err, atomicfile.ErrTooLarge):
 		return nil, s.corrupt(fmt.Errorf("larger than %d bytes", maxFileBytes))
+	case err != nil:
+		return nil, fmt.Errorf("reading rate-limit counters: %w", err)
 	}
 	var st state
 	dec := json.NewDecoder(bytes.NewReader(data))

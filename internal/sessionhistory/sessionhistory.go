@@ -150,7 +150,7 @@ func (s *Store) read(name string) (*file, error) {
 	if ok && os.SameFile(c.info, info) && c.info.ModTime().Equal(info.ModTime()) && c.info.Size() == info.Size() {
 		return c.f, nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := atomicfile.ReadBounded(name, MaxBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
