@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -14,7 +12,6 @@ import (
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/decide"
-	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/proc"
 )
 
@@ -58,44 +55,11 @@ func (a *app) approvalThroughDaemon(ctx context.Context, method string, req appr
 	req.Env = daemonenv.Capture(a.env.Getenv)
 	ctx, cancel := context.WithTimeout(ctx, approvalDaemonWait)
 	defer cancel()
-	line, err := json.Marshal(struct {
-		Version int             `json:"version"`
-		Method  string          `json:"method"`
-		Params  approvalRequest `json:"params"`
-	}{decide.WireVersion, method, req})
+	answer, err := callDaemon[json.RawMessage](ctx, decide.DialUnix(paths.Socket), method, req, 4<<20)
 	if err != nil {
 		return err
 	}
-	conn, err := decide.DialUnix(paths.Socket)(ctx)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errNoDaemon, err)
-	}
-	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(deadline)
-	}
-	if _, err := conn.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("writing to the daemon: %w", err)
-	}
-	answer, tooLong, err := hook.ReadLine(bufio.NewReader(conn), 4<<20)
-	if tooLong {
-		return errors.New("the daemon's answer is too long")
-	}
-	if err != nil && len(answer) == 0 {
-		return fmt.Errorf("reading the daemon's answer: %w", err)
-	}
-	var resp struct {
-		Result json.RawMessage `json:"result"`
-		Error  string          `json:"error"`
-		Code   string          `json:"code"`
-	}
-	if err := json.Unmarshal(answer, &resp); err != nil {
-		return fmt.Errorf("the daemon's answer: %w", err)
-	}
-	if resp.Error != "" {
-		return errors.New(resp.Error)
-	}
-	if err := json.Unmarshal(resp.Result, result); err != nil {
+	if err := json.Unmarshal(*answer, result); err != nil {
 		return fmt.Errorf("the daemon's answer: %w", err)
 	}
 	return nil

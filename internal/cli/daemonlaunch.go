@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,7 +15,6 @@ import (
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/dirs"
-	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
@@ -201,51 +199,12 @@ func (ds *daemonService) launch(req launchRequest) (launchAnswer, error) {
 func launchThroughDaemon(ctx context.Context, dial decide.Dial, req launchRequest) (*launchAnswer, error) {
 	ctx, cancel := context.WithTimeout(ctx, launchDaemonWait)
 	defer cancel()
-	// One pass, into a decide.WireRequest whose params are the request.
-	line, err := json.Marshal(struct {
-		Version int           `json:"version"`
-		Method  string        `json:"method"`
-		Params  launchRequest `json:"params"`
-	}{decide.WireVersion, methodSandboxLaunch, req})
-	if err != nil {
-		return nil, err
+	ans, err := callDaemon[launchAnswer](ctx, dial, methodSandboxLaunch, req, maxLaunchAnswer)
+	var de *daemonError
+	if errors.As(err, &de) {
+		return nil, fmt.Errorf("the daemon answered: %w", err)
 	}
-	conn, err := dial(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoDaemon, err)
-	}
-	defer conn.Close()
-	if deadline, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(deadline)
-	}
-	if _, err := conn.Write(append(line, '\n')); err != nil {
-		return nil, fmt.Errorf("writing to the daemon: %w", err)
-	}
-	answer, tooLong, err := hook.ReadLine(bufio.NewReader(conn), maxLaunchAnswer)
-	if tooLong {
-		return nil, errors.New("the daemon's answer is too long")
-	}
-	if err != nil && len(answer) == 0 {
-		return nil, fmt.Errorf("reading the daemon's answer: %w", err)
-	}
-	// One pass over the answer, into a decide.WireResponse whose result is the setup.
-	var resp struct {
-		Result *launchAnswer `json:"result"`
-		Error  string        `json:"error"`
-		Code   string        `json:"code"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(answer))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&resp); err != nil {
-		return nil, fmt.Errorf("the daemon's answer: %w", err)
-	}
-	if resp.Error != "" {
-		return nil, fmt.Errorf("the daemon answered: %s", resp.Error)
-	}
-	if resp.Result == nil {
-		return nil, errors.New("the daemon's answer has no result")
-	}
-	return resp.Result, nil
+	return ans, err
 }
 
 // setup checks a daemon's answer to the launch req of the user whose directories are d,
