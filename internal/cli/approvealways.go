@@ -38,8 +38,10 @@ func (a *app) approveAlways(ctx context.Context, id string, dryRun bool, lineage
 		return err
 	}
 	store := a.approvalQueue().Store(d)
+	var who approval.Approver
 	if !dryRun {
-		who, refused := approval.CheckApprover(os.Getpid(), lineage, false)
+		var refused error
+		who, refused = approval.CheckApprover(os.Getpid(), lineage, false)
 		if refused != nil {
 			_, warn, err := answerAs(store, who, refused, id, approval.Once, a.appendAudit(d))
 			if warn != nil {
@@ -98,7 +100,7 @@ func (a *app) approveAlways(ctx context.Context, id string, dryRun bool, lineage
 		rec := audit.Record{
 			Event: "approval always", Class: string(call.Other), Tool: "moat approve", Rule: "approval", Decision: call.Allow,
 			Agent: l.Agent, Session: l.Session, Cwd: l.Cwd, Args: map[string]any{"approval": l.ID, "calls": l.Calls, "rules": rules, "file": file},
-			Reason: fmt.Sprintf("approval %s made a rule of your policy: %s in %s", l.ID, strings.Join(rules, ", "), file),
+			Reason: fmt.Sprintf("approval %s made a rule of your policy by %s: %s in %s", l.ID, who, strings.Join(rules, ", "), file),
 		}
 		if err := a.appendAudit(d)(rec); err != nil {
 			a.warn(fmt.Sprintf("recording the rules written: %v", err))

@@ -84,14 +84,18 @@ func TestApproveAlways(t *testing.T) {
 		t.Errorf("a call with another argument went ahead: %q", decision)
 	}
 	var events []string
+	var always string
 	audit.Read(d.AuditLog(), func(r audit.Record) error {
 		if strings.HasPrefix(r.Event, "approval") {
 			events = append(events, r.Event)
 		}
+		if r.Event == "approval always" {
+			always = r.Reason
+		}
 		return nil
 	})
-	if got := strings.Join(events, ","); got != "approval refused,approval always,approval once" {
-		t.Errorf("approval records: %s", got)
+	if got := strings.Join(events, ","); got != "approval refused,approval always,approval once" || !strings.Contains(always, "by uid 1000") {
+		t.Errorf("approval records: %s; --always recorded %q", got, always)
 	}
 }
 
