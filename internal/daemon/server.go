@@ -62,6 +62,11 @@ type Options struct {
 	// Sinks, when set, describes where the daemon's owner sends decisions (audit stores,
 	// metrics, notifications), for Status.
 	Sinks func() *SinkStatus
+	// Spawn, when set, runs each connection's work on a goroutine it returns at once
+	// from: the owner's kept workers, whose stacks have grown already, so that a
+	// connection per hook call does not grow a new goroutine's stack each time. Nil
+	// starts a new goroutine per connection.
+	Spawn func(func())
 }
 
 // Method answers one request of a registered method: params as sent, and who sent it.
@@ -250,7 +255,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serveConn(conn, isUnix)
+		if s.opts.Spawn != nil {
+			s.opts.Spawn(func() { s.serveConn(conn, isUnix) })
+		} else {
+			go s.serveConn(conn, isUnix)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -408,5 +409,25 @@ func TestRemoteWithoutDaemon(t *testing.T) {
 	res, err := remote.Decide(ctx, decide.CallRequest{Policy: "k", Calls: []call.Call{{Class: call.Shell}}})
 	if err == nil || res.Decision.Verdict != 0 {
 		t.Errorf("Decide without a daemon: %+v, %v", res, err)
+	}
+}
+
+// Each connection's work runs through Options.Spawn when it is set, and is served there.
+func TestSocketSpawn(t *testing.T) {
+	env := newTestEnv(t)
+	var spawned atomic.Int32
+	s := newServer(t, Options{Service: env.local(), Spawn: func(f func()) {
+		spawned.Add(1)
+		go f()
+	}})
+	p := serve(t, s)
+	status := `{"version":1,"method":"status","params":{}}`
+	for i := range 3 {
+		if got := lines(t, decide.DialUnix(p.Socket), status); !strings.Contains(got[0], `"result":{"pid":`) {
+			t.Fatalf("connection %d: %s", i, got[0])
+		}
+	}
+	if n := spawned.Load(); n != 3 {
+		t.Errorf("Spawn ran %d connections, want 3", n)
 	}
 }
