@@ -337,10 +337,10 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			start := time.Now()
-			resp := s.answer(ctx, line, sess)
+			method, resp := s.respond(ctx, line, sess)
 			ok := reply(resp)
 			if s.opts.Observe != nil {
-				s.opts.Observe(observed(line, resp, time.Since(start)))
+				s.opts.Observe(observed(method, resp, time.Since(start)))
 			}
 			if !ok {
 				return
