@@ -110,6 +110,39 @@ type Server struct {
 
 	stopOnce sync.Once
 	stop     chan struct{}
+
+	// buffers keeps the read and write buffers of connections that ended for the next
+	// ones: a hook client opens a connection per call, and a fresh 64 KiB reader per
+	// connection was a large allocation, zeroed, at every call.
+	buffers sync.Pool // of *connBuffers
+}
+
+// connBuffers are a connection's buffered reader and writer.
+type connBuffers struct {
+	in  *bufio.Reader
+	out *bufio.Writer
+}
+
+// connReadBuffer is the size of a connection's read buffer.
+const connReadBuffer = 64 << 10
+
+// takeBuffers returns buffers reading from and writing to conn; putBuffers gives them
+// back once the connection is done with them.
+func (s *Server) takeBuffers(conn net.Conn) *connBuffers {
+	b, ok := s.buffers.Get().(*connBuffers)
+	if !ok {
+		return &connBuffers{in: bufio.NewReaderSize(conn, connReadBuffer), out: bufio.NewWriter(conn)}
+	}
+	b.in.Reset(conn)
+	b.out.Reset(conn)
+	return b
+}
+
+func (s *Server) putBuffers(b *connBuffers) {
+	// Nothing of the connection is kept: not its unread bytes, nor the conn itself.
+	b.in.Reset(nil)
+	b.out.Reset(nil)
+	s.buffers.Put(b)
 }
 
 // New returns a server of opts.Service.
@@ -301,8 +334,9 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 		s.mu.Unlock()
 		s.wg.Done()
 	}()
-	in := bufio.NewReaderSize(conn, 64<<10)
-	out := bufio.NewWriter(conn)
+	bufs := s.takeBuffers(conn)
+	defer s.putBuffers(bufs)
+	in, out := bufs.in, bufs.out
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	reply := func(v any) bool {
