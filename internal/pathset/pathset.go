@@ -21,8 +21,9 @@ type Host struct {
 	Moat []string
 	// Globs, when set, keeps the patterns compiled for this host, which its sets are
 	// compiled through: the policy, self-protection and the engine resolve the same sets.
-	// Nil compiles each pattern afresh.
-	Globs *glob.Memo
+	// Nil compiles each pattern afresh. It describes no host, and is never encoded (a
+	// sandbox's carving is keyed by the host's encoding).
+	Globs *glob.Memo `json:"-"`
 }
 
 // Entry is one pattern of a set, with the reason it is there. Patterns are written with
