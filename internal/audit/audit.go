@@ -277,10 +277,16 @@ func (l *Log) write(body []byte) error {
 			l.lock = nil
 		}
 	}()
-	// Spooled records are older than this one: they go first. A spool that cannot be
-	// merged now stays for the next writer, and Inspect shows it.
-	l.mergeSpools()
-	return l.appendLocked(body)
+	// The lock file is read once: its head and spool flag. Spooled records are older
+	// than this one: they go first. A spool that cannot be merged now stays for the
+	// next writer, and Inspect shows it. Merging appends records, so the head is read
+	// again after a merge.
+	state := l.readLockState()
+	if state.spoolsPending() {
+		l.mergeSpools()
+		state = l.readLockState()
+	}
+	return l.appendLocked(body, state)
 }
 
 // openLock opens the lock file, or checks that the one open is still the one at its name:
@@ -343,7 +349,8 @@ func marshalLine(r Record) ([]byte, error) {
 }
 
 // appendLocked writes body, sealed, to the active file; the caller holds the lock file.
-func (l *Log) appendLocked(body []byte) error {
+// state is what the lock file said once the lock was taken (readLockState).
+func (l *Log) appendLocked(body []byte, state lockState) error {
 	fi, err := l.active()
 	if err != nil {
 		return err
@@ -371,11 +378,13 @@ func (l *Log) appendLocked(body []byte) error {
 		}
 		size = fi.Size()
 	}
-	seq, chain := l.next(fi)
+	seq, chain, asLeft := l.next(fi, state)
 	line := seal(body, seq, chain)
-	if size > 0 {
+	if size > 0 && !asLeft {
 		// A writer that died in the middle of a write leaves a line without its newline.
-		// End that line first, so that this record is not glued onto it and lost.
+		// End that line first, so that this record is not glued onto it and lost. A file
+		// as the head left it ends with the newline of the head's record: its writer
+		// writes the head only after writing the whole line.
 		var last [1]byte
 		if _, err := l.f.ReadAt(last[:], size-1); err != nil {
 			return fmt.Errorf("read last byte: %w", err)

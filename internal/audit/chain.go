@@ -143,15 +143,29 @@ func (l *Log) writeHead(fi fs.FileInfo, size int64, seq uint64, line []byte) {
 // the last record); or neither, and the record chains to the head's record anyway, so
 // that Verify shows the break where records went missing. Without a head (a log of an
 // older moat) the record chains to the last line, and numbering starts again.
-func (l *Log) next(fi fs.FileInfo) (uint64, string) {
-	h, haveHead := readHead(l.lock)
+//
+// st is the lock file as read under the lock. asLeft reports that the active file is as
+// the head left it, ending with the head's record and its newline.
+func (l *Log) next(fi fs.FileInfo, st lockState) (seq uint64, chain string, asLeft bool) {
+	h, haveHead := st.head, st.haveHead
 	size := fi.Size()
 	if haveHead {
 		dev, ino, ok := fileID(fi)
-		if (ok && dev == h.dev && ino == h.ino && size == h.size) || size == 0 {
-			return h.seq + 1, h.hash
+		if ok && dev == h.dev && ino == h.ino && size == h.size {
+			return h.seq + 1, h.hash, true
+		}
+		if size == 0 {
+			return h.seq + 1, h.hash, false
 		}
 	}
+	seq, chain = l.nextFromLastLine(fi, h, haveHead)
+	return seq, chain, false
+}
+
+// nextFromLastLine is next for an active file the head does not describe: its last line
+// decides (see next).
+func (l *Log) nextFromLastLine(fi fs.FileInfo, h head, haveHead bool) (uint64, string) {
+	size := fi.Size()
 	last := lastLine(l.f, size)
 	if last == nil && size == 0 {
 		last = lastLineOf(rotatedPath(l.path, 1))

@@ -348,3 +348,61 @@ func write(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestNextFromLockState: the head read once under the lock decides the next record's seal
+// without reading the active file when the file is as the head left it, and only then.
+func TestNextFromLockState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := openLog(t, Options{Path: path})
+	appendAll(t, l, record(0), record(1))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChain := lineHash(lastLineOfBytes(data))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.readLockState()
+	if !st.haveHead || st.spoolsPending() || st.head.seq != 2 || st.head.hash != wantChain {
+		t.Fatalf("lock state %+v: want the head of record 2, no spools pending", st)
+	}
+	fi, err := l.active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := st
+	stale.head.size--
+	for _, tc := range []struct {
+		name       string
+		st         lockState
+		wantAsLeft bool
+	}{
+		{"as left", st, true},
+		{"head of another size", stale, false},
+		{"no head", lockState{flagged: true}, false},
+	} {
+		seq, chain, asLeft := l.next(fi, tc.st)
+		if seq != 3 || chain != wantChain || asLeft != tc.wantAsLeft {
+			t.Errorf("%s: next = %d, %s, %v; want 3, %s, %v", tc.name, seq, chain, asLeft, wantChain, tc.wantAsLeft)
+		}
+	}
+}
+
+// TestLockStateSpoolFlag: the spool flag is read with the head, in the same read.
+func TestLockStateSpoolFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := openLog(t, Options{Path: path})
+	appendAll(t, l, record(0))
+	l.markSpooled()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st := l.readLockState(); !st.haveHead || !st.spoolsPending() {
+		t.Errorf("lock state %+v after markSpooled: want a head and spools pending", st)
+	}
+}
+
+// lastLineOfBytes is the last line of data, without its newline.
+func lastLineOfBytes(data []byte) []byte {
+	data = bytes.TrimSuffix(data, []byte{'\n'})
+	return data[bytes.LastIndexByte(data, '\n')+1:]
+}

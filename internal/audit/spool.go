@@ -184,26 +184,37 @@ func (l *Log) markSpooled() {
 	_, _ = f.WriteAt([]byte{spoolPending}, spoolFlagAt)
 }
 
-// spoolsPending reports whether the spool flag is set, or cannot be trusted: a lock file
-// without a head was made afresh, and spools from before it went unflagged.
-func (l *Log) spoolsPending() bool {
-	buf := make([]byte, spoolFlagAt+1)
-	if n, err := l.lock.ReadAt(buf, 0); err != nil || n < len(buf) || buf[spoolFlagAt] == spoolPending {
-		return true
-	}
-	_, haveHead := parseHead(buf[:headLen])
-	return !haveHead
+// lockState is what the lock file holds, read in one read: the head and the spool flag.
+type lockState struct {
+	head     head
+	haveHead bool
+	// flagged says the spool flag is set, or could not be read.
+	flagged bool
 }
 
-// mergeSpools appends the records of the spool files, oldest file first and each file in
-// order, to the log, and removes each file merged; the caller holds the lock. It stops
-// after maxMergeBytes, and at the first record it cannot write (which stays spooled, with
-// the records after it). Lines that are not records are dropped, and recorded as an
-// incident.
-func (l *Log) mergeSpools() {
-	if !l.spoolsPending() {
-		return
+// readLockState reads the lock file's head and spool flag; the caller holds the lock.
+func (l *Log) readLockState() lockState {
+	buf := make([]byte, spoolFlagAt+1)
+	n, err := l.lock.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return lockState{flagged: true}
 	}
+	var st lockState
+	st.head, st.haveHead = parseHead(buf[:min(n, headLen)])
+	st.flagged = n < len(buf) || buf[spoolFlagAt] == spoolPending
+	return st
+}
+
+// spoolsPending reports whether the spool flag is set, or cannot be trusted: a lock file
+// without a head was made afresh, and spools from before it went unflagged.
+func (st lockState) spoolsPending() bool { return st.flagged || !st.haveHead }
+
+// mergeSpools appends the records of the spool files, oldest file first and each file in
+// order, to the log, and removes each file merged; the caller holds the lock and found
+// spools pending (lockState.spoolsPending). It stops after maxMergeBytes, and at the
+// first record it cannot write (which stays spooled, with the records after it). Lines
+// that are not records are dropped, and recorded as an incident.
+func (l *Log) mergeSpools() {
 	_, _ = l.lock.WriteAt([]byte{spoolNone}, spoolFlagAt)
 	names, err := spoolFiles(l.path)
 	if err != nil {
@@ -276,7 +287,7 @@ func (l *Log) mergeSpool(name string) (int, error) {
 			rest = rest[i+1:]
 			continue
 		}
-		if err := l.appendLocked(body); err != nil {
+		if err := l.appendLocked(body, l.readLockState()); err != nil {
 			// Keep what is left for the next writer, without what was merged.
 			if terr := rewrite(f, rest); terr != nil {
 				return len(data), errors.Join(err, terr)

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -41,13 +40,9 @@ type Sink struct {
 	Dropped   uint64 `json:"dropped"`
 }
 
-// observed is what Options.Observe is told of one answered request: its method, how long
-// it took, and the error it was answered with.
-func observed(line []byte, resp any, took time.Duration) (string, time.Duration, error) {
-	var req struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(line, &req) // a request that is not JSON has no method
+// observed is what Options.Observe is told of one answered request: its method (as
+// respond found it), how long it took, and the error it was answered with.
+func observed(method string, resp any, took time.Duration) (string, time.Duration, error) {
 	var err error
 	switch r := resp.(type) {
 	case decide.WireResponse:
@@ -57,5 +52,5 @@ func observed(line []byte, resp any, took time.Duration) (string, time.Duration,
 	case hook.MoatError:
 		err = errors.New(r.Error)
 	}
-	return req.Method, took, err
+	return method, took, err
 }

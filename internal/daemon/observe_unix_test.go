@@ -3,7 +3,10 @@
 package daemon
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,5 +59,36 @@ func TestObserveAndSinkStatus(t *testing.T) {
 	}
 	if st := s.Status(); st.Sinks == nil || st.Sinks.Metrics != "127.0.0.1:9464" {
 		t.Errorf("status sinks = %+v", st.Sinks)
+	}
+}
+
+// The method respond finds while answering a line is the one decoding the line into a
+// struct with a "method" field finds, whatever the line: Observe is told the same method
+// as when it parsed the line again.
+func TestRespondMethod(t *testing.T) {
+	env := newTestEnv(t)
+	s := newServer(t, Options{Service: env.local()})
+	lines := []string{
+		`{"version":1,"method":"status","params":{}}`,
+		`{"version":1,"Method":"status","params":{}}`,
+		`{"version":1,"METHOD":"nope"}`,
+		`{"version":1,"method":7}`,
+		`{"version":1,"method":"a","method":"b"}`,
+		`{"version":1,"method":"status","params":{"a":1,"a":2}}`,
+		`{"version":1,"tool":"Bash","args":{"command":"ls"},"cwd":"/"}`,
+		`["method"]`, `"method"`, `not json`, `{"method":"status"`,
+	}
+	for _, c := range protocolCases {
+		lines = append(lines, strings.ReplaceAll(c.line, "%P", env.project))
+	}
+	for _, line := range lines {
+		got, _ := s.respond(context.Background(), []byte(line), s.newSession(Peer{Local: true}))
+		var want struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal([]byte(line), &want)
+		if got != want.Method {
+			t.Errorf("%s: method %q, want %q", line, got, want.Method)
+		}
 	}
 }

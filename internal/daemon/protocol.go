@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
@@ -77,7 +78,14 @@ var builtinMethods = map[string]bool{
 }
 
 // answer answers one request line.
-func (s *Server) answer(ctx context.Context, line []byte, sess *session) (resp any) {
+func (s *Server) answer(ctx context.Context, line []byte, sess *session) any {
+	_, resp := s.respond(ctx, line, sess)
+	return resp
+}
+
+// respond answers one request line, and returns with the answer the method the request
+// names, as Options.Observe is told it: the line is parsed once for both.
+func (s *Server) respond(ctx context.Context, line []byte, sess *session) (method string, resp any) {
 	defer func() {
 		// The service is built for calls the adapters made; a call on the wire may be
 		// shaped in ways no adapter makes. Whatever it breaks, the answer is an error.
@@ -87,20 +95,52 @@ func (s *Server) answer(ctx context.Context, line []byte, sess *session) (resp a
 		}
 	}()
 	if err := strictjson.Check(line, strictjson.Limits{MaxBytes: decide.MaxWireRequest}); err != nil {
-		return decide.WireResponse{Error: fmt.Sprintf("malformed request: %v", err)}
+		return methodOfLine(line), decide.WireResponse{Error: fmt.Sprintf("malformed request: %v", err)}
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
-		return decide.WireResponse{Error: "malformed request: a request is a JSON object"}
+		return "", decide.WireResponse{Error: "malformed request: a request is a JSON object"}
 	}
+	method = methodOf(fields)
 	if _, ok := fields["method"]; !ok {
-		return s.seed(ctx, line, sess.svc)
+		return method, s.seed(ctx, line, sess.svc)
 	}
 	req, err := decodeWire(fields)
 	if err != nil {
-		return decide.WireResponse{Error: err.Error()}
+		return method, decide.WireResponse{Error: err.Error()}
 	}
-	return s.method(ctx, req, sess)
+	return method, s.method(ctx, req, sess)
+}
+
+// methodOf is the method a request's fields name, as decoding the line into a struct
+// with a "method" field finds it: the value of the key "method", or of the one key equal
+// to it under case folding (strictjson.Check refuses two), when it is a string; "" when
+// there is none.
+func methodOf(fields map[string]json.RawMessage) string {
+	raw, ok := fields["method"]
+	if !ok {
+		for k, v := range fields {
+			if strings.EqualFold(k, "method") {
+				raw, ok = v, true
+				break
+			}
+		}
+	}
+	var method string
+	if ok {
+		_ = json.Unmarshal(raw, &method) // a method that is not a string is none
+	}
+	return method
+}
+
+// methodOfLine is the method of a line that is not a request the server reads (its
+// answer is an error): what decoding it into a struct with a "method" field finds.
+func methodOfLine(line []byte) string {
+	var req struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(line, &req) // a request that is not JSON has no method
+	return req.Method
 }
 
 // decodeWire reads a method request from its fields.

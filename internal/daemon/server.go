@@ -62,6 +62,11 @@ type Options struct {
 	// Sinks, when set, describes where the daemon's owner sends decisions (audit stores,
 	// metrics, notifications), for Status.
 	Sinks func() *SinkStatus
+	// Spawn, when set, runs each connection's work on a goroutine it returns at once
+	// from: the owner's kept workers, whose stacks have grown already, so that a
+	// connection per hook call does not grow a new goroutine's stack each time. Nil
+	// starts a new goroutine per connection.
+	Spawn func(func())
 }
 
 // Method answers one request of a registered method: params as sent, and who sent it.
@@ -105,6 +110,39 @@ type Server struct {
 
 	stopOnce sync.Once
 	stop     chan struct{}
+
+	// buffers keeps the read and write buffers of connections that ended for the next
+	// ones: a hook client opens a connection per call, and a fresh 64 KiB reader per
+	// connection was a large allocation, zeroed, at every call.
+	buffers sync.Pool // of *connBuffers
+}
+
+// connBuffers are a connection's buffered reader and writer.
+type connBuffers struct {
+	in  *bufio.Reader
+	out *bufio.Writer
+}
+
+// connReadBuffer is the size of a connection's read buffer.
+const connReadBuffer = 64 << 10
+
+// takeBuffers returns buffers reading from and writing to conn; putBuffers gives them
+// back once the connection is done with them.
+func (s *Server) takeBuffers(conn net.Conn) *connBuffers {
+	b, ok := s.buffers.Get().(*connBuffers)
+	if !ok {
+		return &connBuffers{in: bufio.NewReaderSize(conn, connReadBuffer), out: bufio.NewWriter(conn)}
+	}
+	b.in.Reset(conn)
+	b.out.Reset(conn)
+	return b
+}
+
+func (s *Server) putBuffers(b *connBuffers) {
+	// Nothing of the connection is kept: not its unread bytes, nor the conn itself.
+	b.in.Reset(nil)
+	b.out.Reset(nil)
+	s.buffers.Put(b)
 }
 
 // New returns a server of opts.Service.
@@ -250,7 +288,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
-		go s.serveConn(conn, isUnix)
+		if s.opts.Spawn != nil {
+			s.opts.Spawn(func() { s.serveConn(conn, isUnix) })
+		} else {
+			go s.serveConn(conn, isUnix)
+		}
 	}
 }
 
@@ -292,8 +334,9 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 		s.mu.Unlock()
 		s.wg.Done()
 	}()
-	in := bufio.NewReaderSize(conn, 64<<10)
-	out := bufio.NewWriter(conn)
+	bufs := s.takeBuffers(conn)
+	defer s.putBuffers(bufs)
+	in, out := bufs.in, bufs.out
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	reply := func(v any) bool {
@@ -328,10 +371,10 @@ func (s *Server) serveConn(conn net.Conn, isUnix bool) {
 			}
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			start := time.Now()
-			resp := s.answer(ctx, line, sess)
+			method, resp := s.respond(ctx, line, sess)
 			ok := reply(resp)
 			if s.opts.Observe != nil {
-				s.opts.Observe(observed(line, resp, time.Since(start)))
+				s.opts.Observe(observed(method, resp, time.Since(start)))
 			}
 			if !ok {
 				return

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -408,5 +410,55 @@ func TestRemoteWithoutDaemon(t *testing.T) {
 	res, err := remote.Decide(ctx, decide.CallRequest{Policy: "k", Calls: []call.Call{{Class: call.Shell}}})
 	if err == nil || res.Decision.Verdict != 0 {
 		t.Errorf("Decide without a daemon: %+v, %v", res, err)
+	}
+}
+
+// Each connection's work runs through Options.Spawn when it is set, and is served there.
+func TestSocketSpawn(t *testing.T) {
+	env := newTestEnv(t)
+	var spawned atomic.Int32
+	s := newServer(t, Options{Service: env.local(), Spawn: func(f func()) {
+		spawned.Add(1)
+		go f()
+	}})
+	p := serve(t, s)
+	status := `{"version":1,"method":"status","params":{}}`
+	for i := range 3 {
+		if got := lines(t, decide.DialUnix(p.Socket), status); !strings.Contains(got[0], `"result":{"pid":`) {
+			t.Fatalf("connection %d: %s", i, got[0])
+		}
+	}
+	if n := spawned.Load(); n != 3 {
+		t.Errorf("Spawn ran %d connections, want 3", n)
+	}
+}
+
+// Connections one after another reuse the buffers of the ones before (a hook client
+// connects once per call), and never read what an earlier connection left unread.
+func TestSocketBuffersReused(t *testing.T) {
+	env := newTestEnv(t)
+	p := serve(t, env.server(t, nil))
+	dial := decide.DialUnix(p.Socket)
+	status := `{"version":1,"method":"status","params":{}}`
+	// A connection that leaves half a request behind.
+	conn, err := dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Write([]byte(status + "\n" + `{"version":1,"method":"shut`))
+	bufio.NewReader(conn).ReadString('\n')
+	conn.Close()
+	const n = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		got := lines(t, dial, `down"}`, status)
+		if !strings.Contains(got[0], `"error":"malformed request`) || !strings.Contains(got[1], `"result":{"pid":`) {
+			t.Fatalf("connection %d: %q", i, got)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if perConn := (after.TotalAlloc - before.TotalAlloc) / n; perConn >= connReadBuffer {
+		t.Errorf("%d bytes allocated per connection: the read buffer is not reused", perConn)
 	}
 }

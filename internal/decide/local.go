@@ -15,6 +15,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/dirs"
 	"github.com/moatdev/moat/internal/engine"
+	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
@@ -73,6 +74,10 @@ type Local struct {
 	mu       sync.Mutex
 	compiled *lru[string, *Compiled] // by Key
 	live     *liveScopes             // with Options.Live
+
+	// globs keeps the path patterns compiled for this user's hosts, shared by the
+	// policy, self-protection and the engine of every policy compiled (see Host).
+	globs *glob.Memo
 }
 
 var _ Service = (*Local)(nil)
@@ -83,7 +88,7 @@ func NewLocal(opts Options) *Local {
 	if size == 0 && opts.Live {
 		size = DefaultCacheSize
 	}
-	l := &Local{opts: opts, compiled: newLRU[string, *Compiled](size)}
+	l := &Local{opts: opts, compiled: newLRU[string, *Compiled](size), globs: glob.NewMemo()}
 	if opts.Live {
 		l.live = newLiveScopes()
 	}
@@ -199,8 +204,9 @@ func sourceKey(src source.Source, d dirs.Dirs) string {
 // paths (which self-protection guards), including the policy file in use.
 func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
 	h := pathset.Host{
-		Home: d.Home,
-		Temp: d.Temp,
+		Globs: l.globs,
+		Home:  d.Home,
+		Temp:  d.Temp,
 		Moat: []string{
 			filepath.Join(d.Config, "**"),
 			filepath.Join(d.State, "**"),

@@ -28,7 +28,7 @@ func newSensitive(set string, h pathset.Host) (*sensitive, error) {
 	}
 	s := &sensitive{names: map[string]bool{}}
 	for _, p := range r.Include {
-		g, err := glob.CompilePath(p, glob.Options{})
+		g, err := h.Globs.CompilePath(p, glob.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
 		}
@@ -40,7 +40,7 @@ func newSensitive(set string, h pathset.Host) (*sensitive, error) {
 		}
 	}
 	for _, p := range r.Exclude {
-		g, err := glob.CompilePath(p, glob.Options{})
+		g, err := h.Globs.CompilePath(p, glob.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
 		}

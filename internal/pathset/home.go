@@ -11,13 +11,13 @@ import (
 // /var/lib/jenkins for a service account), so `mkdir -p ~/projects/x` run as root is no
 // change to system files. A set that names paths inside the home (~/.ssh/id_*) keeps
 // them: only a pattern that matches any entry of the home claims it whole.
-func withoutHome(r Resolved, home string) Resolved {
+func withoutHome(r Resolved, home string, globs *glob.Memo) Resolved {
 	if home == "" || home == "/" || !path.IsAbs(home) {
 		return r
 	}
 	home = path.Clean(home)
 	for _, p := range r.Include {
-		g, err := glob.CompilePath(p, glob.Options{})
+		g, err := globs.CompilePath(p, glob.Options{})
 		// An entry whose name no pattern spells stands for whatever the home holds.
 		if err != nil || !g.Match(path.Join(home, "\x00entry")) {
 			continue

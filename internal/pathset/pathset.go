@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/agent"
+	"github.com/moatdev/moat/internal/glob"
 )
 
 // Host is what the sets depend on for one user and one moat installation.
@@ -18,6 +19,11 @@ type Host struct {
 	// Moat lists the patterns of the files and directories moat owns ($moat): its policy
 	// files, its config and state directories, its binary.
 	Moat []string
+	// Globs, when set, keeps the patterns compiled for this host, which its sets are
+	// compiled through: the policy, self-protection and the engine resolve the same sets.
+	// Nil compiles each pattern afresh. It describes no host, and is never encoded (a
+	// sandbox's carving is keyed by the host's encoding).
+	Globs *glob.Memo `json:"-"`
 }
 
 // Entry is one pattern of a set, with the reason it is there. Patterns are written with
@@ -94,12 +100,12 @@ func Resolve(name string, h Host) (Resolved, error) {
 	}
 	if name == AgentInstructions {
 		s := agentInstructions()
-		return withoutHome(Resolved{Include: absolute(s.Include, h)}, h.Home), nil
+		return withoutHome(Resolved{Include: absolute(s.Include, h)}, h.Home, h.Globs), nil
 	}
 	for _, s := range staticSets {
 		if s.Name == name {
 			r := Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}
-			return withoutHome(r, h.Home), nil
+			return withoutHome(r, h.Home, h.Globs), nil
 		}
 	}
 	return Resolved{}, fmt.Errorf("unknown path set %s (known: %s)", name, strings.Join(Names, ", "))

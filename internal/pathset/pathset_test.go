@@ -1,6 +1,8 @@
 package pathset
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -192,5 +194,45 @@ func TestResolve(t *testing.T) {
 	}
 	if Expand("~", home) != home || Expand("**/x", home) != "/**/x" || Expand("rel", home) != "rel" {
 		t.Error("Expand")
+	}
+}
+
+// A host encodes as it did before it carried a memo of compiled patterns: a sandbox's
+// carvings are keyed by the encoding, and the memo describes no host.
+func TestHostEncodingWithoutGlobs(t *testing.T) {
+	h := Host{Home: "/home/u", Temp: []string{"/tmp"}, Moat: []string{"/home/u/.config/moat/**"}}
+	want, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Globs = glob.NewMemo()
+	if _, err := Resolve("$secrets", h); err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("host with a memo encodes as %s, want %s", got, want)
+	}
+}
+
+// Resolving through a memo gives what resolving without one gives.
+func TestResolveThroughMemo(t *testing.T) {
+	plain := Host{Home: "/home/u", Temp: []string{"/tmp"}}
+	memo := plain
+	memo.Globs = glob.NewMemo()
+	for _, name := range Names {
+		if name == Workspace {
+			continue
+		}
+		for range 2 { // compiled, then taken from the memo
+			want, werr := Resolve(name, plain)
+			got, gerr := Resolve(name, memo)
+			if !reflect.DeepEqual(got, want) || (werr == nil) != (gerr == nil) {
+				t.Errorf("%s: %+v, %v through the memo; %+v, %v without", name, got, gerr, want, werr)
+			}
+		}
 	}
 }

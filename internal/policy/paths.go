@@ -73,7 +73,7 @@ func (l *loader) pathsCond(n *yaml.Node) *pathsCond {
 		}
 		if len(list.include) == 0 && len(list.exclude) > 0 {
 			// Only exclusions: everything but them.
-			all, _ := glob.CompilePath("/**", l.globOptions())
+			all, _ := l.host.Globs.CompilePath("/**", l.globOptions())
 			list.include = []*pathTerm{{include: []*glob.Path{all}}}
 		}
 		vals := make([]string, len(items))
@@ -150,7 +150,7 @@ func (l *loader) pathTerm(s string, n *yaml.Node) *pathTerm {
 func (l *loader) staticTerm(include, exclude []string, n *yaml.Node) *pathTerm {
 	t := &pathTerm{}
 	for _, p := range include {
-		g, err := glob.CompilePath(p, l.globOptions())
+		g, err := l.host.Globs.CompilePath(p, l.globOptions())
 		if err != nil {
 			l.errorf(n, "path: %v", err)
 			return nil
@@ -158,7 +158,7 @@ func (l *loader) staticTerm(include, exclude []string, n *yaml.Node) *pathTerm {
 		t.include = append(t.include, g)
 	}
 	for _, p := range exclude {
-		g, err := glob.CompilePath(p, l.globOptions())
+		g, err := l.host.Globs.CompilePath(p, l.globOptions())
 		if err != nil {
 			l.errorf(n, "path: %v", err)
 			return nil
@@ -174,7 +174,7 @@ func (l *loader) workspaceTerm(rel, written string, n *yaml.Node) *pathTerm {
 		l.errorf(n, "path %q leaves the workspace; write it as an absolute path", written)
 		return nil
 	}
-	g, err := glob.CompilePath(clean, l.globOptions())
+	g, err := l.host.Globs.CompilePath(clean, l.globOptions())
 	if err != nil {
 		l.errorf(n, "path %q: %v", written, err)
 		return nil
