@@ -20,6 +20,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/testbin"
 )
 
 // startDaemonArgs runs `moat daemon run ARGS…` and waits until its socket answers.
@@ -290,4 +291,49 @@ func TestDaemonFailingDatabase(t *testing.T) {
 	if out, code := e.moatCmd(t, "logs", "--json"); code != 0 || strings.Count(out, "\n") < len(calls) {
 		t.Errorf("logs: exit %d:\n%s", code, out)
 	}
+}
+
+// TestDaemonHookRoundTrip: a hook answered through the real moat-hook and daemon is
+// counted in the round-trip histogram, as the daemon's metrics serve it.
+func TestDaemonHookRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds moat and moat-hook and runs the daemon")
+	}
+	client := moatHook.Path(t)
+	e := newDaemonEnv(t)
+	cmd, log := e.startDaemonArgs(t, "--metrics", "127.0.0.1:0")
+	defer stopDaemon(t, cmd, log)
+	project := t.TempDir()
+	event := `{"session_id":"s1","transcript_path":"/dev/null","cwd":"` + project + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	hook := exec.Command(client, "claude-code")
+	hook.Dir, hook.Env = project, e.env
+	if r := testbin.Run(t, hook, strings.NewReader(event)); r.Code != 0 {
+		t.Fatalf("moat-hook: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	want := `moat_hook_round_trip_seconds_count{agent="claude-code",path="daemon"} 1`
+	var metrics string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !strings.Contains(metrics, want); time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get("http://" + e.sinkStatus(t).Sinks.Metrics + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := new(bytes.Buffer)
+		body.ReadFrom(resp.Body)
+		resp.Body.Close()
+		metrics = body.String()
+	}
+	if !strings.Contains(metrics, want) {
+		t.Errorf("the metrics lack %s:\n%s\ndaemon log:\n%s", want, grepLines(metrics, "moat_hook_round_trip"), log)
+	}
+}
+
+// grepLines is the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.Contains(line, sub) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }

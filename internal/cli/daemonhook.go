@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
+	"github.com/moatdev/moat/internal/events"
 	"github.com/moatdev/moat/internal/proc"
 )
 
@@ -33,6 +35,9 @@ type hookParams struct {
 	PayloadJSON json.RawMessage   `json:"payload_json,omitempty"`
 	Cwd         string            `json:"cwd"`
 	Env         map[string]string `json:"env"`
+	// Started is when the client began reading the agent's event, in Unix nanoseconds
+	// (0 from clients that do not say): the round trip is measured from it.
+	Started int64 `json:"started,omitempty"`
 }
 
 // hookResult is the answer of daemonMethodHook: what `moat hook` would have written and
@@ -67,8 +72,29 @@ func (a *app) daemonHookMethod(services *daemonServices) daemon.Method {
 		if err != nil {
 			return nil, err
 		}
-		return ds.answerHook(ctx, hp, p.PID, services.workers), nil
+		res := ds.answerHook(ctx, hp, p.PID, services.workers)
+		ds.roundTrip(hp)
+		return res, nil
 	}
+}
+
+// maxRoundTrip bounds the round trips measured: a client whose clock is not the
+// daemon's (another host's, never this socket's) or that says nonsense is not counted.
+const maxRoundTrip = 10 * time.Minute
+
+// roundTrip publishes the round trip of the hook call hp answered: from the client's
+// reading the event to the daemon's answer, which the client then writes out. The
+// client's start and exec, and its writing, are not in it; everything the daemon and
+// the socket cost is.
+func (ds *daemonService) roundTrip(hp hookParams) {
+	if ds.rec == nil || hp.Started <= 0 {
+		return
+	}
+	d := time.Since(time.Unix(0, hp.Started))
+	if d <= 0 || d > maxRoundTrip {
+		return
+	}
+	ds.rec.bus.Publish(context.Background(), events.RoundTrip{Agent: hp.Agent, Duration: d})
 }
 
 // decodeHookParams reads the params of daemonMethodHook, every field known.

@@ -33,6 +33,9 @@ type Request struct {
 	Cwd string
 	// Env holds the variables of daemonenv.Service and daemonenv.Hook (CaptureHook).
 	Env map[string]string
+	// Started is when the client began reading the agent's event, for the daemon's
+	// measure of the hook's round trip; zero leaves it out.
+	Started time.Time
 }
 
 // Answer is what `moat hook` would have written and its exit status.
@@ -116,7 +119,7 @@ func encodeRequest(req Request) ([]byte, error) {
 	raw := rawPayload(req.Payload)
 	// The head, the payload's field, a comma, the other params (their strings, unescaped,
 	// and the names around them), "}}\n".
-	size := len(requestHead) + len(`,"agent":"","args":[],"cwd":"","env":{}}}`) + 1 + len(req.Agent) + len(req.Cwd)
+	size := len(requestHead) + len(`,"agent":"","args":[],"cwd":"","env":{},"started":-9223372036854775808}}`) + 1 + len(req.Agent) + len(req.Cwd)
 	for _, a := range req.Args {
 		size += len(a) + 3
 	}

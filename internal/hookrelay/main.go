@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/moatdev/moat/internal/daemonenv"
 	"github.com/moatdev/moat/internal/hookpayload"
@@ -35,6 +36,7 @@ const exitBlock = 2
 // flags]` does, through the daemon when it answers, else by running moat hook with the
 // event already read. It returns the exit status.
 func Main(args []string, env Env) int {
+	started := time.Now()
 	// Read as moat hook reads: one byte past the bound, so that an event too large is
 	// answered as too large, by whoever answers.
 	payload, err := readEvent(env.Stdin, hookpayload.MaxPayload+1)
@@ -42,7 +44,7 @@ func Main(args []string, env Env) int {
 		// moat hook would fail reading it too; it answers that in the agent's form.
 		return fallback(env, args, payload, fmt.Errorf("reading the hook event: %w", err))
 	}
-	ans, err := relay(env, args, payload)
+	ans, err := relay(env, args, payload, started)
 	if err != nil {
 		return fallback(env, args, payload, err)
 	}
@@ -92,7 +94,7 @@ func readEvent(r io.Reader, limit int) ([]byte, error) {
 }
 
 // relay asks the daemon for the answer to the event.
-func relay(env Env, args []string, payload []byte) (Answer, error) {
+func relay(env Env, args []string, payload []byte, started time.Time) (Answer, error) {
 	if len(args) == 0 {
 		return Answer{}, errors.New("no agent named")
 	}
@@ -105,7 +107,7 @@ func relay(env Env, args []string, payload []byte) (Answer, error) {
 		return Answer{}, fmt.Errorf("finding the working directory: %w", err)
 	}
 	c := Client{Socket: socket, Wait: AnswerWait(env.Getenv)}
-	return c.Relay(Request{Agent: args[0], Args: args[1:], Payload: payload, Cwd: cwd, Env: daemonenv.CaptureHook(env.Getenv)})
+	return c.Relay(Request{Agent: args[0], Args: args[1:], Payload: payload, Cwd: cwd, Env: daemonenv.CaptureHook(env.Getenv), Started: started})
 }
 
 // fallback answers without the daemon: moat hook, given the payload already read.

@@ -2,11 +2,12 @@ package hookrelay
 
 import (
 	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
 // appendParams appends the params of req but the payload, as the fields of a JSON
-// object without its braces ("agent":…,"args":…,"cwd":…,"env":…), exactly as
+// object without its braces ("agent":…,"args":…,"cwd":…,"started":…,"env":…), exactly as
 // encoding/json would write them (map keys sorted, HTML and line separators escaped,
 // invalid UTF-8 replaced). It is written out by hand because encoding/json builds its
 // encoders by reflection on first use, a cost paid again by every process: a tenth of
@@ -29,6 +30,10 @@ func appendParams(b []byte, req Request) []byte {
 	}
 	b = append(b, `,"cwd":`...)
 	b = appendString(b, req.Cwd)
+	if !req.Started.IsZero() {
+		b = append(b, `,"started":`...)
+		b = strconv.AppendInt(b, req.Started.UnixNano(), 10)
+	}
 	b = append(b, `,"env":`...)
 	if req.Env == nil {
 		return append(b, "null"...)

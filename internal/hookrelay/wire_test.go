@@ -3,14 +3,17 @@ package hookrelay
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // wireParams are the params of a request line but the payload, as the daemon reads them.
 type wireParams struct {
-	Agent string            `json:"agent"`
-	Args  []string          `json:"args"`
-	Cwd   string            `json:"cwd"`
-	Env   map[string]string `json:"env"`
+	Agent string   `json:"agent"`
+	Args  []string `json:"args"`
+	Cwd   string   `json:"cwd"`
+	// Started is in Unix nanoseconds, left out when the request has no time.
+	Started int64             `json:"started,omitempty"`
+	Env     map[string]string `json:"env"`
 }
 
 // appendParamsCases are requests whose params appendParams must write as encoding/json
@@ -20,6 +23,7 @@ var appendParamsCases = []Request{
 	{Agent: "", Cwd: ""},
 	{Agent: "a", Args: []string{}, Env: map[string]string{}},
 	{Agent: "quote \" back\\slash", Cwd: "<tag> & amp", Args: []string{"\x00\x01\x1f\x7f", "\b\f\n\r\t"}},
+	{Agent: "codex", Cwd: "/p", Started: time.Unix(1764150000, 123456789)},
 	{Agent: "caf\u00e9 \U0001F600 \u2028\u2029", Cwd: "/bad\xff\xfeutf8\xc3", Env: map[string]string{"K\xff": "v\u2028"}},
 }
 
@@ -44,7 +48,11 @@ func FuzzAppendParams(f *testing.F) {
 
 func checkAppendParams(t *testing.T, req Request) {
 	t.Helper()
-	want, err := json.Marshal(wireParams{Agent: req.Agent, Args: req.Args, Cwd: req.Cwd, Env: req.Env})
+	w := wireParams{Agent: req.Agent, Args: req.Args, Cwd: req.Cwd, Env: req.Env}
+	if !req.Started.IsZero() {
+		w.Started = req.Started.UnixNano()
+	}
+	want, err := json.Marshal(w)
 	if err != nil {
 		t.Fatal(err)
 	}
