@@ -137,8 +137,18 @@ func clip(s string) string {
 		cut--
 	}
 	sum := sha256.Sum256([]byte(s))
-	return fmt.Sprintf("%s…[moat: %d bytes in all, sha256 %x]", s[:cut], len(s), sum)
+	return fmt.Sprintf("%s%s%d bytes in all, sha256 %x]", s[:cut], ClipMark, len(s), sum)
 }
+
+// Marks the log writes in place of what it does not keep, for readers that must tell a
+// value from what is left of it (moat fix, which must not write a rule matching a mark).
+const (
+	// Mask replaces a secret value found in one field wherever else it appears; the
+	// Redactor's own masks are its own (scan.MaskPrefix).
+	Mask = "[REDACTED]"
+	// ClipMark follows the start of a clipped argument, before its size and digest.
+	ClipMark = "…[moat: "
+)
 
 // valueFinder is implemented by redactors that can list the secret values they would
 // mask in a string.
@@ -174,7 +184,7 @@ func everywhere(r Record, red Redactor, vf valueFinder) Redactor {
 	values = slices.Compact(values)
 	pairs := make([]string, 0, 2*len(values))
 	for _, v := range values {
-		pairs = append(pairs, v, "[REDACTED]")
+		pairs = append(pairs, v, Mask)
 	}
 	return propagated{red, strings.NewReplacer(pairs...)}
 }

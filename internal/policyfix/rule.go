@@ -8,7 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/scan"
 )
 
 // match is a way to match a call: the conditions of a rule, as YAML lines under the
@@ -208,9 +210,9 @@ func globLiteral(s string) string {
 // text that is not UTF-8.
 func checkText(what, s string) error {
 	switch {
-	case strings.Contains(s, "[REDACTED"):
+	case strings.Contains(s, scan.MaskPrefix) || strings.Contains(s, audit.Mask):
 		return fmt.Errorf("%w: %s holds a value the audit log redacted (a secret), which a rule cannot match exactly; decide this call with `moat check` and a rule you write yourself", ErrRefused, what)
-	case strings.Contains(s, "…[moat: "):
+	case strings.Contains(s, audit.ClipMark):
 		return fmt.Errorf("%w: %s was clipped in the audit log (only its start was kept), so a rule cannot match it exactly", ErrRefused, what)
 	case !utf8.ValidString(s):
 		return fmt.Errorf("%w: %s is not valid UTF-8", ErrRefused, what)

@@ -6,6 +6,9 @@ import (
 	"github.com/moatdev/moat/internal/scan/secrets"
 )
 
+// MaskPrefix opens every mask Redact writes: "[REDACTED:" KIND "]".
+const MaskPrefix = "[REDACTED:"
+
 // Redact returns s with the value of every secret secrets.Find reports replaced by a mask
 // naming its kind, "[REDACTED:aws-access-key-id]"; every other byte is left as it was.
 func Redact(s string) string {
@@ -18,7 +21,7 @@ func Redact(s string) string {
 	prev := 0
 	for _, f := range found {
 		b.WriteString(s[prev:f.Start])
-		b.WriteString("[REDACTED:")
+		b.WriteString(MaskPrefix)
 		b.WriteString(f.Kind())
 		b.WriteString("]")
 		prev = f.End
