@@ -57,8 +57,7 @@ func (a *app) approveAlways(ctx context.Context, id string, dryRun bool, lineage
 	if len(l.Detail) == 0 {
 		return fmt.Errorf("approval %s: the call was too large for moat to keep, so no rule can be written from it; approve it with --once or --session, and write a rule with moat fix RECORD (moat logs --json shows its record)", l.ID)
 	}
-	// A service holding no session state: writing a rule is about what the policy decides.
-	svc := decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn})
+	svc := a.policyOnly()
 	fixer := policyfix.Fixer{Decider: svc}
 	file := d.UserPolicy()
 	var rules []string

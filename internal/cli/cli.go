@@ -188,7 +188,31 @@ func (a *app) local(warn func(string)) *decide.Local {
 	if warn == nil {
 		warn = a.warn
 	}
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn, Limits: a.limits(), Approvals: a.approvalQueue(), History: a.sessionHistory()})
+	return decide.NewLocal(a.withSessionState(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: warn}))
+}
+
+// policyOnly is a decision service of its own, holding no session state (rate-limit
+// counters, histories, approvals): for commands about what the policy decides (moat fix,
+// moat approve --always), which must change no state by asking.
+func (a *app) policyOnly() *decide.Local {
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn})
+}
+
+// withSessionState gives opts the state every decision service of this user keeps
+// between calls, where opts has none of its own: rate-limit counters, session
+// histories and the approval queue, all in files of the user's state directory that the
+// daemon and every process share.
+func (a *app) withSessionState(opts decide.Options) decide.Options {
+	if opts.Limits == nil {
+		opts.Limits = a.limits()
+	}
+	if opts.History == nil {
+		opts.History = a.sessionHistory()
+	}
+	if opts.Approvals == nil {
+		opts.Approvals = a.approvalQueue()
+	}
+	return opts
 }
 
 // host describes this user and installation to the policy (see decide.Local.Host).

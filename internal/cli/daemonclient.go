@@ -59,12 +59,6 @@ func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *da
 	s := &daemonOrLocal{warn: a.warn, scopes: map[string]decide.Scope{}, warned: map[string]bool{}}
 	s.newLocal = func() (decide.Service, func()) {
 		opts := o.local
-		if opts.Approvals == nil {
-			opts.Approvals = a.approvalQueue()
-		}
-		if opts.Limits == nil {
-			opts.Limits = a.limits()
-		}
 		if opts.Warn == nil {
 			// A live service finds its policies again on each change, and would warn
 			// again of the same skipped policy each time.
@@ -72,8 +66,7 @@ func (a *app) decisionService(ctx context.Context, o decisionServiceOptions) *da
 		}
 		if !o.live {
 			opts.Getenv, opts.Now, opts.Executable = a.env.Getenv, a.env.Now, a.env.Executable
-			opts.History = a.sessionHistory()
-			return decide.NewLocal(opts), func() {}
+			return decide.NewLocal(a.withSessionState(opts)), func() {}
 		}
 		l := a.liveLocal(opts)
 		return l, a.watchPolicies(l)

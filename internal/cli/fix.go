@@ -137,10 +137,7 @@ func (a *app) fix(ctx context.Context, o fixOptions, seq uint64) error {
 	if err != nil {
 		return err
 	}
-	// A service of its own, holding no session state (rate-limit counters, histories,
-	// approvals) whatever the shared one is given: a fix is about what the policy
-	// decides, and proposing one must change no state.
-	svc := decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn})
+	svc := a.policyOnly()
 	src, d, err := svc.Find(decide.Scope{Cwd: cl.Cwd})
 	if err != nil {
 		return fmt.Errorf("finding the policy for %s: %w", cl.Cwd, err)

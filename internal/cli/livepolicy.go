@@ -9,17 +9,10 @@ import (
 // proxy): each scope's policy is kept, and refreshed by a watcher when its files change.
 func (a *app) liveLocal(opts decide.Options) *decide.Local {
 	opts.Getenv, opts.Now, opts.Executable, opts.Live = a.env.Getenv, a.env.Now, a.env.Executable, true
-	if opts.Limits == nil {
-		opts.Limits = a.limits()
-	}
-	opts.History = a.sessionHistory()
 	if opts.Warn == nil {
 		opts.Warn = a.warn
 	}
-	if opts.Approvals == nil {
-		opts.Approvals = a.approvalQueue()
-	}
-	return decide.NewLocal(opts)
+	return decide.NewLocal(a.withSessionState(opts))
 }
 
 // watchPolicies refreshes svc, a live Local, when a policy it found changes, until the
