@@ -133,6 +133,7 @@ var commands = []struct {
 	{"run", newRunCmd},
 	{"shell", newShellCmd},
 	{"daemon", newDaemonCmd},
+	{"ui", newUICmd},
 }
 
 // newRoot builds the command tree for a run with args. A run that names a command gets

@@ -126,6 +126,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	methods[methodApprovals] = a.daemonApprovalsMethod(services)
 	methods[methodApprove] = a.daemonAnswerMethod(services, methodApprove)
 	methods[methodDeny] = a.daemonAnswerMethod(services, methodDeny)
+	methods[methodUI] = a.daemonUIMethod(services)
 	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Problems: services.problems, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
 		Observe: sinks.observe, Sinks: sinks.describe(services), Spawn: services.workers.run})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/daemon"
 	"github.com/moatdev/moat/internal/daemonenv"
+	"github.com/moatdev/moat/internal/dashboard"
 	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/proc"
 )
@@ -50,6 +51,7 @@ type daemonService struct {
 	audit *auditWriter
 	rec   *envRecorder // nil without sinks
 	stop  func()
+	ui    *uiState // the dashboard, started by the first moat ui
 }
 
 func newDaemonServices(base *app, opts decide.Options) *daemonServices {
@@ -146,16 +148,17 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 	opts := s.opts
 	opts.Write, opts.WriteSeq = w.write, w.writeSeq
 	var rec *envRecorder
+	ui := &uiState{changes: dashboard.NewHub()}
 	if s.sinks != nil {
 		// The record goes through the environment's bus: the JSONL log, the database
 		// mirroring it, metrics and notifications.
-		if rec, err = s.sinks.recorder(&a, d, w); err != nil {
+		if rec, err = s.sinks.recorder(&a, d, w, ui.changes.Notify); err != nil {
 			return nil, err
 		}
 		opts.Write, opts.WriteSeq, opts.Reloaded = rec.write, rec.writeSeq, rec.reloaded
 	}
 	svc := a.liveLocal(opts)
-	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc)}, nil
+	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc), ui: ui}, nil
 }
 
 // problems lists the policy edits every environment's service could not use.
@@ -188,6 +191,7 @@ func (s *daemonServices) close() {
 	s.workers.close()
 	for _, ds := range s.byKey {
 		ds.stop()
+		ds.ui.close()
 		if ds.rec != nil {
 			ds.rec.close() // before the log it writes through
 		}

@@ -225,8 +225,8 @@ func (e *logWriteError) Unwrap() error { return e.err }
 
 // recorder builds the recorder of the environment with directories d, writing its JSONL
 // log through w, and starts mirroring the log into the environment's database.
-func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter) (*envRecorder, error) {
-	m := &auditMirror{logPath: d.AuditLog(), dbPath: auditdb.Path(d.State), retention: s.retention, now: a.env.Now, log: s.log}
+func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter, imported func()) (*envRecorder, error) {
+	m := &auditMirror{logPath: d.AuditLog(), dbPath: auditdb.Path(d.State), retention: s.retention, now: a.env.Now, log: s.log, imported: imported}
 	regs := []events.Registration{
 		events.Lossless(sinkAuditLog, events.Records(func(ctx context.Context, r audit.Record) error {
 			seq, err := w.writeSeq(r)
@@ -381,6 +381,9 @@ type auditMirror struct {
 	now             func() time.Time
 	log             func(string)
 	report          func(error) // counts a failure in the metrics
+	// imported, when set, is told after records were imported (the dashboard's live
+	// pages).
+	imported func()
 
 	woken chan struct{} // a decision was appended to the log: import it
 
@@ -460,6 +463,9 @@ func (m *auditMirror) importLocked(ctx context.Context) error {
 		}
 		m.imports.Add(1)
 		m.pending = m.pending[n:]
+		if m.imported != nil {
+			m.imported()
+		}
 	}
 	m.pending = nil
 	return err

@@ -75,7 +75,7 @@ func newRecorder(t *testing.T, home string, retention time.Duration) (*envRecord
 	m := metrics.New(metrics.Options{AuditSink: sinkAuditLog, AuditSinks: []string{sinkAuditDB}})
 	s := &daemonSinks{log: log.add, now: a.env.Now, retention: retention, metrics: m}
 	w := &auditWriter{a: a, path: d.AuditLog(), lockWait: audit.DefaultLockWait}
-	rec, err := s.recorder(a, d, w)
+	rec, err := s.recorder(a, d, w, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,6 +202,10 @@ func Surface() []Command {
 			{Name: "list", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "revoke", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "ui", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "no-open", Kind: "bool", NoOptDefVal: "true"},
+		}},
 		{Path: "validate", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},

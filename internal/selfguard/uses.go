@@ -165,6 +165,9 @@ func Uses() []Use {
 		// the calls moat held back from it.
 		{Command: "approve", Why: "approves a call held in moat's approval queue, which only the user may answer"},
 		{Command: "deny", Why: "answers a call held in moat's approval queue, which only the user may answer"},
+		// A login to the dashboard answers the queue as well (the daemon also refuses
+		// one to a process under an agent).
+		{Command: "ui", Why: "logs a browser in to moat's dashboard, which answers moat's approval queue, which only the user may answer"},
 		{Command: "daemon stop", Why: "stops moat's daemon, which decides and records calls"},
 		// The daemon decides for every process that asks it, with the policy of its own
 		// environment and from its own binary.
@@ -203,6 +206,7 @@ func Others() []Other {
 		// no business proposing the rule --always would write either (--dry-run).
 		{Command: "approve", Flags: []string{"always", "dry-run", "once", "session"}},
 		{Command: "deny"},
+		{Command: "ui", Flags: []string{"json", "no-open"}},
 		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
 		{Command: "completion"},
 		{Command: "daemon"},

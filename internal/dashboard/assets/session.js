@@ -1,0 +1,4 @@
+// The session page: built by the part of issue 22 that owns it.
+"use strict";
+
+moat.view("sessions", {title: "session", render(main) { main.append(moat.el("p", {text: "This page is not built yet."})); }});
