@@ -7,15 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 
 	"github.com/moatdev/moat/internal/approval"
 	"github.com/moatdev/moat/internal/audit/auditdb"
 	"github.com/moatdev/moat/internal/dashboard"
-	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/proc"
-	"github.com/moatdev/moat/internal/scan"
 )
 
 // strictUnmarshal decodes the JSON value raw into v, every field known.
@@ -97,101 +94,3 @@ func (ui *uiState) close() {
 	ui.records.close()
 }
 
-// uiRecords reads an environment's audit database for the dashboard, opening it read-only
-// on first use (it exists once the daemon has imported the first record).
-type uiRecords struct {
-	path string
-	mu   sync.Mutex
-	db   *auditdb.DB
-}
-
-func (r *uiRecords) open(ctx context.Context) (*auditdb.DB, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.db != nil {
-		return r.db, nil
-	}
-	db, err := auditdb.Open(ctx, auditdb.Options{Path: r.path, ReadOnly: true, Redactor: scan.Redactor{}})
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errors.New("no records yet: the audit database is created when the daemon records its first decision")
-		}
-		return nil, err
-	}
-	r.db = db
-	return db, nil
-}
-
-func (r *uiRecords) Query(ctx context.Context, f auditdb.Filter, p auditdb.Page) (auditdb.Result, error) {
-	db, err := r.open(ctx)
-	if err != nil {
-		return auditdb.Result{}, err
-	}
-	return db.Query(ctx, f, p)
-}
-
-func (r *uiRecords) close() {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.db != nil {
-		r.db.Close()
-		r.db = nil
-	}
-}
-
-// uiApprovals is an environment's approval queue, answered as the dashboard.
-type uiApprovals struct {
-	ds      *daemonService
-	changes *dashboard.Hub
-}
-
-func (q *uiApprovals) store() (*approval.Store, error) {
-	d, err := q.ds.app.dirs()
-	if err != nil {
-		return nil, err
-	}
-	return q.ds.app.approvalQueue().Store(d), nil
-}
-
-func (q *uiApprovals) List(context.Context) ([]approval.Listed, error) {
-	store, err := q.store()
-	if err != nil {
-		return nil, err
-	}
-	return store.List()
-}
-
-// Answer answers approval id as the dashboard: the browser holding the session of a
-// login that only a process outside every agent could get (daemonUIMethod).
-func (q *uiApprovals) Answer(_ context.Context, id string, state approval.State) (approval.Listed, error) {
-	store, err := q.store()
-	if err != nil {
-		return approval.Listed{}, err
-	}
-	who := approval.Approver{UID: os.Getuid(), How: "dashboard"}
-	write := q.ds.audit.write
-	if q.ds.rec != nil {
-		write = q.ds.rec.write
-	}
-	l, warn, err := answerAs(store, who, nil, id, state, write)
-	if warn != nil {
-		q.ds.app.daemonLog("warning: " + warn.Error())
-	}
-	if err == nil {
-		q.changes.Notify()
-	}
-	return l, err
-}
-
-// uiPolicies tries calls with an environment's decision service.
-type uiPolicies struct {
-	svc decide.Service
-}
-
-func (p *uiPolicies) Try(ctx context.Context, req decide.CallRequest) (decide.CallResult, error) {
-	req.Record = false
-	return p.svc.Decide(ctx, req)
-}
