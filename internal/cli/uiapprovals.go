@@ -51,4 +51,3 @@ func (q *uiApprovals) Answer(_ context.Context, id string, state approval.State)
 	}
 	return l, err
 }
-

@@ -54,4 +54,3 @@ func (r *uiRecords) close() {
 		r.db = nil
 	}
 }
-

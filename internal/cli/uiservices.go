@@ -93,4 +93,3 @@ func (ui *uiState) close() {
 	<-ui.served
 	ui.records.close()
 }
-
