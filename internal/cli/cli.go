@@ -166,7 +166,9 @@ Start with 'moat init' to write a policy for the current project, 'moat check --
 to see how a command would be decided, and 'moat check --explain -- CMD' to see why.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(a.env.Stdin)
 	root.SetOut(a.env.Stdout)
 	root.SetErr(a.env.Stderr)
