@@ -41,12 +41,6 @@ func OSEnv() Env {
 	}
 }
 
-// Exit codes shared by every command; `moat check` adds its own (see check.go).
-const (
-	exitOK    = 0
-	exitError = 1 // bad usage, invalid policy, failed tests, I/O errors
-)
-
 // exitCode carries a command's exit status; err, when set, is printed first.
 type exitCode struct {
 	code int
@@ -76,6 +70,7 @@ func Main(args []string, env Env) int {
 // that ends the run, if any, on a's stderr.
 func (a *app) execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
+	markErrors(root)
 	return a.exitStatus(root.ExecuteContext(ctx))
 }
 
@@ -92,8 +87,10 @@ func (a *app) exitStatus(err error) int {
 		}
 		return ec.code
 	}
-	fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
-	return exitError
+	// Every command's own errors carry their status (markErrors): what is left is
+	// cobra's, a command line it could not read.
+	fmt.Fprintf(a.env.Stderr, "moat: %s (see moat --help)\n", scan.Redact(err.Error()))
+	return exitUsage
 }
 
 // app is what the commands share: the injected environment and what is derived from it.

@@ -27,11 +27,6 @@ import (
 	"github.com/moatdev/moat/internal/trust"
 )
 
-// exitHookUsage is the status of a hook invoked wrongly (an unknown agent, a bad flag):
-// 2 is the status that blocks in every agent's protocol, so that a broken hook
-// configuration never lets calls through unchecked.
-const exitHookUsage = 2
-
 func newHookCmd(a *app) *cobra.Command {
 	var policyFlag string
 	names := hookAgentNames()

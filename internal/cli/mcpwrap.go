@@ -253,7 +253,7 @@ first lists them, so that a later change is caught; a changed tool is recorded a
 waiting for 'moat mcp pin --accept', never accepted. Use it to pin an agent's servers
 from outside 'moat launch', whose sandbox keeps the proxies from saving pins.
 
-Exit status: 0 nothing found, 2 a poisoned or changed tool, 1 a server that could not be
+Exit status: 0 nothing found, 3 a poisoned or changed tool, 1 a server that could not be
 scanned (and nothing worse).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -307,7 +307,7 @@ func (a *app) mcpScan(ctx context.Context, agents []string, asJSON, pin bool, ti
 				r := a.scanServer(ctx, d.MCPPins(), c.Name, file, s, pin, timeout)
 				switch {
 				case len(r.Poisoned) > 0 || len(r.Changed) > 0:
-					worst = max(worst, 2)
+					worst = max(worst, exitDeny)
 				case r.Error != "":
 					worst = max(worst, exitError)
 				}

@@ -103,7 +103,7 @@ func (a *app) setupTargets(all bool, args []string, home string) ([]setup.Agent,
 func (a *app) setup(o setupOptions, args []string) error {
 	scope := setup.Scope(o.scope)
 	if scope != setup.User && scope != setup.Project {
-		return &exitCode{code: exitError, err: fmt.Errorf("--scope must be user or project, not %q", o.scope)}
+		return usageError(fmt.Errorf("--scope must be user or project, not %q", o.scope))
 	}
 	home := a.env.Getenv("HOME")
 	if home == "" {
