@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,6 +72,9 @@ func Main(args []string, env Env) int {
 func (a *app) execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	markErrors(root)
+	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
+		a.addCompletions(root)
+	}
 	return a.exitStatus(root.ExecuteContext(ctx))
 }
 
