@@ -316,3 +316,7 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 	}
 	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", source.ProjectFile, cwd, d.UserPolicy())
 }
+
+// CommandTree is moat's whole command tree, for generating its documentation (man
+// pages); running it is Main's job.
+func CommandTree() *cobra.Command { return newRoot(&app{env: OSEnv()}, nil) }
