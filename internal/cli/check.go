@@ -150,9 +150,9 @@ func (a *app) callCwd(flag string) (string, error) {
 func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
 	var agent call.Agent
 	if o.agent != "" {
-		ag, ok := call.ParseAgent(o.agent)
-		if !ok {
-			return call.Call{}, fmt.Errorf("unknown agent %q", o.agent)
+		ag, err := parseAgent("--agent", o.agent)
+		if err != nil {
+			return call.Call{}, err
 		}
 		agent = ag
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
@@ -115,7 +116,7 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 func (a *app) runHookCommand(ctx context.Context, agent, policyFlag string) error {
 	ad, ok := hook.ForAgent(agent)
 	if !ok {
-		return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q (moat has hooks for %s); blocking", agent, strings.Join(hookAgentNames(), ", "))}
+		return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q%s (moat has hooks for %s); blocking", agent, didyoumean.Hint(agent, hookAgentNames()), strings.Join(hookAgentNames(), ", "))}
 	}
 	out, finish := a.answerHook(ctx, ad, policyFlag)
 	if _, err := a.env.Stdout.Write(out.Stdout); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -149,13 +150,19 @@ func guardAgent(flag string, getenv func(string) string) (call.Agent, error) {
 	if name == "" {
 		return "", nil
 	}
+	return parseAgent(from, name)
+}
+
+// parseAgent reads the agent name given by from (a flag, a variable), saying which names
+// moat knows when it is none of them.
+func parseAgent(from, name string) (call.Agent, error) {
 	ag, ok := call.ParseAgent(name)
 	if !ok {
 		names := make([]string, len(call.Agents()))
 		for i, a := range call.Agents() {
 			names[i] = string(a)
 		}
-		return "", fmt.Errorf("%s: unknown agent %q (moat knows %s)", from, name, strings.Join(names, ", "))
+		return "", fmt.Errorf("%s: unknown agent %q%s (moat knows %s)", from, name, didyoumean.Hint(name, names), strings.Join(names, ", "))
 	}
 	return ag, nil
 }
