@@ -59,7 +59,7 @@ line per request, in order:
 
 A request that cannot be evaluated gets {"error":"…"} and the stream goes on.
 
-Exit status (without --stdin): 0 allow or audit, 2 ask, 3 deny, 1 error.
+Exit status (without --stdin): 0 allow or audit, 2 ask, 3 deny, 1 error, 64 usage.
 With --stdin: 0 once the input ends, 1 on an I/O error.
 
 Decisions are not written to the audit log unless --record is given.`,

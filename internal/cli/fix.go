@@ -121,6 +121,10 @@ type fixReport struct {
 }
 
 func (a *app) fix(ctx context.Context, o fixOptions, seq uint64) error {
+	// A wrong --to is a usage error whatever the log holds.
+	if _, err := fixTarget(o.to, call.Deny); err != nil {
+		return err
+	}
 	d, err := a.dirs()
 	if err != nil {
 		return err

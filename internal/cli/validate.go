@@ -18,7 +18,8 @@ func newValidateCmd(a *app) *cobra.Command {
 		Long: `Validate reads a policy file and reports every mistake in it, each with its
 file:line:column: unknown keys, wrong types, invalid regular expressions or globs,
 unknown packs, path sets, agents, tools or findings, duplicate rule ids, and rules that
-can never match.
+can never match. Rules shadowed by an earlier rule that matches every call they match
+are reported as warnings, which do not make the policy invalid.
 
 Without FILE it validates the project's moat.yaml (found from the working directory up
 to the repository root, trusted or not), else your user policy. When the hooks for the
@@ -50,8 +51,12 @@ Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 			case err != nil:
 				return err
 			}
+			warnings := shadowWarnings(file, l.policy.Shadowed())
 			if asJSON {
-				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests), "used_by_hooks": note == "", "hooks_note": note})
+				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "warnings": warnings, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests), "used_by_hooks": note == "", "hooks_note": note})
+			}
+			for _, w := range warnings {
+				fmt.Fprintf(a.env.Stdout, "%s:%d: warning: %s\n", w.File, w.Line, w.Message)
 			}
 			_, err = fmt.Fprintf(a.env.Stdout, "%s: valid (%d rules, %d tests)\n", file, len(l.policy.Rules), len(l.policy.Tests))
 			return err
@@ -90,4 +95,21 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// validateWarning is a mistake that does not make a policy invalid.
+type validateWarning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// shadowWarnings says, for each shadowed rule, which earlier rule decides its calls.
+func shadowWarnings(file string, shadows []policy.Shadow) []validateWarning {
+	out := []validateWarning{}
+	for _, s := range shadows {
+		out = append(out, validateWarning{File: file, Line: s.Rule.Line, Message: fmt.Sprintf(
+			"rule %q can never decide a call: rule %q (line %d) matches every call it matches, and comes first", s.Rule.ID, s.By.ID, s.By.Line)})
+	}
+	return out
 }
