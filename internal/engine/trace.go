@@ -29,6 +29,10 @@ type UnitTrace struct {
 	Tried   []RuleTrace  `json:"tried"`
 	Verdict call.Verdict `json:"decision"`
 	Rule    string       `json:"rule"`
+	// Layers, under a combined policy, say what each layer decided; Layer is the one
+	// whose decision stands.
+	Layers []LayerTrace `json:"layers,omitempty"`
+	Layer  string       `json:"decided_by,omitempty"`
 }
 
 // RuleTrace is one rule tried on a unit.
@@ -76,8 +80,18 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 				fmt.Fprintf(&b, "         %s %s: %s\n", held, c.Condition, c.Detail)
 			}
 		}
+		for _, l := range u.Layers {
+			if l.Abstained {
+				fmt.Fprintf(&b, "  layer %-8s %s: no rule matched\n", l.Kind, l.Source)
+				continue
+			}
+			fmt.Fprintf(&b, "  layer %-8s %s: %s (%s)\n", l.Kind, l.Source, l.Verdict, l.Rule)
+		}
 		if u.Rule == call.RuleDefault {
 			fmt.Fprintf(&b, "  no rule matched: default %s\n", u.Verdict)
+		}
+		if u.Layer != "" {
+			fmt.Fprintf(&b, "  decided by the %s layer\n", u.Layer)
 		}
 		if u.guarded() && !strings.HasPrefix(u.Rule, policy.SelfProtectionPrefix) {
 			fmt.Fprintf(&b, "  (self-protection denies this too; the policy's own deny gives the reason)\n")
