@@ -91,3 +91,16 @@ func digestFiles(files []string) string {
 func (c *Compiled) includesUnchanged() bool {
 	return c.included == digestFiles(c.Policy.Included)
 }
+
+// Overrides compiles the policy file (validated alone) below the managed policy of the
+// user whose directories are d, and lists the settings of the file that the managed
+// policy locks, and so ignores; none without a managed policy.
+func (l *Local) Overrides(file source.Source, d dirs.Dirs) ([]policy.Override, error) {
+	managed, err := source.Managed(source.Options{Dirs: d, VerifyManaged: l.opts.VerifyManaged})
+	if err != nil || managed == nil {
+		return nil, err
+	}
+	file.Managed, file.Also = managed, nil
+	_, overrides, err := l.loadLayers(file, d, l.Host(d, file.Path))
+	return overrides, err
+}

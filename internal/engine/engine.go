@@ -141,6 +141,9 @@ func (e *Engine) evaluate(ctx context.Context, c call.Call, sess Session, explai
 	var tr *Trace
 	if explain {
 		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
+		for _, l := range e.policy.Layers {
+			tr.Layers = append(tr.Layers, LayerTrace{Kind: l.Kind, Source: l.Policy.Source})
+		}
 	}
 	settle := withRefunds(&sess)
 	d := e.decideSafely(ctx, &c, &sess, tr)

@@ -12,8 +12,10 @@ import (
 // Trace records how a decision was reached: each unit of the call, each rule tried on it and
 // why it matched or not, and the findings.
 type Trace struct {
-	Call     string        `json:"call"`
-	Policy   string        `json:"policy"`
+	Call   string `json:"call"`
+	Policy string `json:"policy"`
+	// Layers are the policies that decide together, highest first; nil when one does.
+	Layers   []LayerTrace  `json:"layers,omitempty"`
 	Units    []UnitTrace   `json:"units"`
 	Decision call.Decision `json:"-"`
 }
@@ -52,6 +54,9 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "call:   %s\n", t.Call)
 	fmt.Fprintf(&b, "policy: %s\n", t.Policy)
+	for _, l := range t.Layers {
+		fmt.Fprintf(&b, "layer:  %-8s %s\n", l.Kind, l.Source)
+	}
 	for _, u := range t.Units {
 		fmt.Fprintf(&b, "\n%s\n", u.Label)
 		for _, a := range u.Accesses {
@@ -100,6 +105,9 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 	}
 	d := t.Decision
 	fmt.Fprintf(&b, "\ndecision: %s  rule: %s  latency: %s\n", d.Verdict, d.Rule, d.Latency)
+	if d.Policy != "" {
+		fmt.Fprintf(&b, "decided by: %s\n", d.Policy)
+	}
 	if d.Reason != "" {
 		fmt.Fprintf(&b, "reason:   %s\n", d.Reason)
 	}
