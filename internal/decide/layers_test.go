@@ -14,6 +14,7 @@ import (
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/trust"
 )
 
@@ -189,6 +190,63 @@ func runLayerCase(t *testing.T, file string) {
 		}
 		if dec.Verdict.String() != cc.Expect || (cc.Rule != "" && dec.Rule != cc.Rule) || (cc.Layer != "" && layer != cc.Layer) {
 			t.Errorf("%s: got %s by %s in layer %s (%s), want %s by %s in layer %s", cl.Describe(), dec.Verdict, dec.Rule, layer, dec.Reason, cc.Expect, cc.Rule, cc.Layer)
+		}
+	}
+}
+
+// TestIncludedFileChange checks that a compiled policy is not reused once a file its
+// extends read has changed: the cache key covers only the policy files themselves.
+func TestIncludedFileChange(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	main := filepath.Join(dir, "p.yaml")
+	shared := filepath.Join(dir, "shared.moat.yaml")
+	if err := mkdirWrite(main, "version: 1\ndefault: allow\nextends: [shared.moat.yaml]\n"); err != nil {
+		t.Fatal(err)
+	}
+	decideCurl := func() call.Verdict {
+		t.Helper()
+		svc := NewLocal(Options{Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }, Write: func(audit.Record) error { return nil }})
+		pol, err := svc.Lookup(context.Background(), Scope{Flag: main, Cwd: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, _ := call.Canonicalize("", string(call.Shell), map[string]any{call.ArgCommand: "curl https://example.com"})
+		cl.Cwd = dir
+		res, err := svc.Decide(context.Background(), CallRequest{Policy: pol.Key, Calls: []call.Call{cl}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Decision.Verdict
+	}
+	svc := NewLocal(Options{Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }})
+	d, err := svc.Dirs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		shared string
+		want   call.Verdict
+	}{
+		{"version: 1\nrules:\n  - {id: no-curl, command: \"curl **\", decision: deny}\n", call.Deny},
+		{"version: 1\nrules:\n  - {id: curl, command: \"curl **\", decision: allow}\n", call.Allow},
+	} {
+		if err := mkdirWrite(shared, tt.shared); err != nil {
+			t.Fatal(err)
+		}
+		src, err := source.ReadFile(main)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := svc.Compile(src, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Policy.Rules[0].Decision; got != tt.want {
+			t.Errorf("after writing the shared file: rule decides %s, want %s", got, tt.want)
+		}
+		if got := decideCurl(); got != tt.want {
+			t.Errorf("decision %s, want %s", got, tt.want)
 		}
 	}
 }
