@@ -80,6 +80,9 @@ type Decision struct {
 	Reason   string
 	Findings []Finding
 	Latency  time.Duration
+	// Policy is the source of the layer that decided, when several policies decide
+	// together (a managed layer, or a user and a project policy); "" when one does.
+	Policy string `json:",omitempty"`
 }
 
 // Reserved rule ids, never valid in a policy.

@@ -32,6 +32,9 @@ type Env struct {
 	Now            func() time.Time
 	// Executable returns the path of the running moat binary.
 	Executable func() (string, error)
+	// ManagedDir, when set, replaces the system's managed directory (dirs.ManagedDir):
+	// for tests only; no flag or environment variable sets it.
+	ManagedDir string
 }
 
 // OSEnv is the environment of the running process.
@@ -176,7 +179,13 @@ to see how a command would be decided, and 'moat check --explain -- CMD' to see 
 	return root
 }
 
-func (a *app) dirs() (dirs.Dirs, error) { return dirs.FromEnv(a.env.Getenv) }
+func (a *app) dirs() (dirs.Dirs, error) {
+	d, err := dirs.FromEnv(a.env.Getenv)
+	if err == nil && a.env.ManagedDir != "" {
+		d.Managed = a.env.ManagedDir
+	}
+	return d, err
+}
 
 func (a *app) cwd() (string, error) {
 	wd, err := a.env.Getwd()
@@ -199,7 +208,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 // counters, histories, approvals): for commands about what the policy decides (moat fix,
 // moat approve --always), which must change no state by asking.
 func (a *app) policyOnly() *decide.Local {
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn, ManagedDir: a.env.ManagedDir})
 }
 
 // withSessionState gives opts the state every decision service of this user keeps
@@ -207,6 +216,9 @@ func (a *app) policyOnly() *decide.Local {
 // histories and the approval queue, all in files of the user's state directory that the
 // daemon and every process share.
 func (a *app) withSessionState(opts decide.Options) decide.Options {
+	if opts.ManagedDir == "" {
+		opts.ManagedDir = a.env.ManagedDir
+	}
 	if opts.Limits == nil {
 		opts.Limits = a.limits()
 	}

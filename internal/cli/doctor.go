@@ -18,7 +18,6 @@ import (
 	"github.com/moatdev/moat/internal/logview"
 	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/sandbox/linux"
-	"github.com/moatdev/moat/internal/trust"
 )
 
 func newDoctorCmd(a *app) *cobra.Command {
@@ -146,15 +145,7 @@ func moatVersion(ctx context.Context, path string) (string, error) {
 // warnings about skipped sources instead of printing them.
 func (a *app) doctorPolicy(cwd string) (doctor.PolicyInfo, error) {
 	var info doctor.PolicyInfo
-	d, err := a.dirs()
-	if err != nil {
-		return info, err
-	}
-	src, err := source.Find(source.Options{
-		Env: a.env.Getenv(source.EnvVar), Cwd: cwd, Dirs: d,
-		Trust: trust.Open(d.TrustStore()),
-		Warn:  func(msg string) { info.Warnings = append(info.Warnings, msg) },
-	})
+	src, d, err := a.findPolicyWarn("", cwd, "", func(msg string) { info.Warnings = append(info.Warnings, msg) })
 	if err != nil {
 		return info, err
 	}
@@ -164,6 +155,12 @@ func (a *app) doctorPolicy(cwd string) (doctor.PolicyInfo, error) {
 		return info, err
 	}
 	info.Rules, info.Packs = len(l.policy.Rules), l.policy.Packs
+	for _, layer := range l.policy.Layers {
+		info.Layers = append(info.Layers, layer.Kind+" "+layer.Policy.Source)
+	}
+	for _, o := range l.compiled.Overrides {
+		info.Overrides = append(info.Overrides, o.String())
+	}
 	return info, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -19,6 +20,7 @@ func newInitCmd(a *app) *cobra.Command {
 	var (
 		template string
 		force    bool
+		user     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -31,7 +33,11 @@ Templates:
   strict       like recommended, but anything not explicitly allowed asks first
   permissive   only the catastrophic is stopped; risky calls run and are flagged (audit)
 
-Init never overwrites an existing moat.yaml unless --force is given.`,
+With --user, init writes your own policy (~/.config/moat/moat.yaml) instead: it applies
+in every project, together with each trusted project's moat.yaml and below the managed
+policy of the machine, if any; a layer can add restrictions to another, never loosen them.
+
+Init never overwrites an existing policy unless --force is given.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := policy.Template(template)
@@ -47,6 +53,12 @@ Init never overwrites an existing moat.yaml unless --force is given.`,
 				return err
 			}
 			file := filepath.Join(cwd, source.ProjectFile)
+			if user {
+				file = d.UserPolicy()
+				if err := os.MkdirAll(d.Config, 0o700); err != nil {
+					return fmt.Errorf("creating %s: %w", d.Config, err)
+				}
+			}
 			if force {
 				err = atomicfile.WriteFile(file, data, 0o644)
 			} else {
@@ -58,6 +70,11 @@ Init never overwrites an existing moat.yaml unless --force is given.`,
 			if err != nil {
 				return fmt.Errorf("writing %s: %w", file, err)
 			}
+			if user {
+				// The user's own policy needs no trust: nothing but the user writes there.
+				_, err = fmt.Fprintf(a.env.Stdout, "wrote %s (template %s): your policy in every project, with each trusted project's moat.yaml\nnext: review it, then run `moat test %s` to run its tests\n", file, template, file)
+				return err
+			}
 			if err := trust.Open(d.TrustStore()).Trust(file, data, a.env.Now()); err != nil {
 				return fmt.Errorf("wrote %s but could not trust it: %w", file, err)
 			}
@@ -66,6 +83,7 @@ Init never overwrites an existing moat.yaml unless --force is given.`,
 		},
 	}
 	cmd.Flags().StringVar(&template, "template", policy.DefaultTemplate, "template to start from: "+strings.Join(policy.TemplateNames(), ", "))
-	cmd.Flags().BoolVar(&force, "force", false, "replace an existing moat.yaml")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing policy file")
+	cmd.Flags().BoolVar(&user, "user", false, "write your own policy (~/.config/moat/moat.yaml), for every project, instead of the project's")
 	return cmd
 }

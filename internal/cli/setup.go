@@ -514,8 +514,9 @@ func (a *app) status(asJSON bool) error {
 // content is not in force.
 func (a *app) statusPolicy(cwd string) (string, []string) {
 	src, d, err := a.findPolicyWarn("", cwd, "", func(string) {})
+	var l *loaded
 	if err == nil {
-		_, err = a.compile(src, d)
+		l, err = a.compile(src, d)
 	}
 	if err != nil {
 		return "invalid: " + err.Error() + " (the hooks fail closed)", nil
@@ -524,7 +525,23 @@ func (a *app) statusPolicy(cwd string) (string, []string) {
 	for _, sk := range src.Skipped {
 		notes = append(notes, sk.Why)
 	}
+	notes = append(notes, layerNotes(src, l)...)
 	return src.Name, notes
+}
+
+// layerNotes says which policies decide together with src, and which of their settings
+// the managed policy locks.
+func layerNotes(src source.Source, l *loaded) []string {
+	var notes []string
+	for _, layer := range l.policy.Layers {
+		if layer.Policy.Source != src.Name {
+			notes = append(notes, fmt.Sprintf("decides together with the %s policy %s (the strictest decision stands)", layer.Kind, layer.Policy.Source))
+		}
+	}
+	for _, o := range l.compiled.Overrides {
+		notes = append(notes, o.String())
+	}
+	return notes
 }
 
 // untrustedEvents lists, sorted, the events whose moat hook the agent will not run, with

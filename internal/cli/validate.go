@@ -29,6 +29,9 @@ of its repository), a note on stderr says so and why; --json reports it as used_
 and hooks_note. A policy location holding something that is not a regular file (a
 dangling link, a FIFO, a device) is an error, as it is for the hooks.
 
+Settings that the machine's managed policy locks (it writes them) are reported too: they
+have no effect in FILE (--json: locked).
+
 Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,11 +55,19 @@ Exit status: 0 when the policy is valid, 1 when it is not (or cannot be read).`,
 				return err
 			}
 			warnings := shadowWarnings(file, l.policy.Shadowed())
+			locked := a.lockedNotes(file)
 			if asJSON {
-				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"file": file, "valid": true, "errors": []any{}, "warnings": warnings, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests), "used_by_hooks": note == "", "hooks_note": note})
+				out := map[string]any{"file": file, "valid": true, "errors": []any{}, "warnings": warnings, "rules": len(l.policy.Rules), "tests": len(l.policy.Tests), "used_by_hooks": note == "", "hooks_note": note}
+				if len(locked) > 0 {
+					out["locked"] = locked
+				}
+				return json.NewEncoder(a.env.Stdout).Encode(out)
 			}
 			for _, w := range warnings {
 				fmt.Fprintf(a.env.Stdout, "%s:%d: warning: %s\n", w.File, w.Line, w.Message)
+			}
+			for _, n := range locked {
+				fmt.Fprintf(a.env.Stderr, "moat: note: %s\n", n)
 			}
 			_, err = fmt.Fprintf(a.env.Stdout, "%s: valid (%d rules, %d tests)\n", file, len(l.policy.Rules), len(l.policy.Tests))
 			return err

@@ -64,6 +64,13 @@ type Options struct {
 	// Limits keeps the counters of rules with a limit (see limits.go); nil means none,
 	// and every call is under every limit.
 	Limits Limits
+	// ManagedDir, when set, replaces the system's managed directory (dirs.ManagedDir):
+	// for tests, which put a managed policy in a temporary directory. It is never read
+	// from the environment, which an agent could set.
+	ManagedDir string
+	// VerifyManaged checks the signature and serial of a managed policy whose key is
+	// pinned; nil refuses such a policy, and every decision with it.
+	VerifyManaged source.VerifyFunc
 }
 
 // Local is the Service in the caller's process. It compiles each policy once per source
@@ -100,8 +107,13 @@ type Compiled struct {
 	Source source.Source
 	Policy *policy.Policy
 	Dirs   dirs.Dirs
-	key    string
-	engine *engine.Engine
+	// Overrides are the settings of the user's policies that the managed policy locks
+	// (see policy.Combine), for validate and doctor to report.
+	Overrides []policy.Override
+	key       string
+	engine    *engine.Engine
+	// included is the digest of the files the policy's extends read, as compiled.
+	included string
 }
 
 // Key names the compiled policy in requests.
@@ -114,10 +126,17 @@ func (c *Compiled) RunTests(ctx context.Context, dir string) []TestResult {
 }
 
 // Dirs are the user's directories, from the environment.
-func (l *Local) Dirs() (dirs.Dirs, error) { return dirs.FromEnv(l.opts.Getenv) }
+func (l *Local) Dirs() (dirs.Dirs, error) {
+	d, err := dirs.FromEnv(l.opts.Getenv)
+	if err == nil && l.opts.ManagedDir != "" {
+		d.Managed = l.opts.ManagedDir
+	}
+	return d, err
+}
 
 // Find finds the policy source for a scope: the flag, $MOAT_POLICY, the trusted project
-// policy, the user's, or the embedded one.
+// policy, the user's, or the embedded one; with the managed policy above it and the
+// user's below a project policy, which decide with it (see source.FindLayers).
 func (l *Local) Find(s Scope) (source.Source, dirs.Dirs, error) {
 	d, err := l.Dirs()
 	if err != nil {
@@ -127,10 +146,10 @@ func (l *Local) Find(s Scope) (source.Source, dirs.Dirs, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	src, err := source.Find(source.Options{
+	src, err := source.FindLayers(source.Options{
 		Flag: s.Flag, Env: l.opts.Getenv(source.EnvVar), Cwd: s.Cwd, Project: s.Project, Dirs: d,
 		Trust: trust.Open(d.TrustStore()),
-		Warn:  warn,
+		Warn:  warn, VerifyManaged: l.opts.VerifyManaged,
 	})
 	return src, d, err
 }
@@ -164,22 +183,22 @@ func (l *Local) Compile(src source.Source, d dirs.Dirs) (*Compiled, error) {
 	l.mu.Lock()
 	c, ok := l.compiled.get(key)
 	l.mu.Unlock()
-	if ok {
+	if ok && c.includesUnchanged() {
 		return c, nil
 	}
 	host := l.Host(d, src.Path)
-	p, err := policy.Load(src.Name, src.Data, host)
+	p, overrides, err := l.loadLayers(src, d, host)
 	if err != nil {
 		return nil, err
 	}
-	e, err := engine.New(p, engine.Options{Host: host, Now: l.opts.Now, Self: l.self()})
+	e, err := engine.New(p, engine.Options{Host: withIncluded(host, p.Included), Now: l.opts.Now, Self: l.self()})
 	if err != nil {
 		return nil, err
 	}
-	c = &Compiled{Source: src, Policy: p, Dirs: d, key: key, engine: e}
+	c = &Compiled{Source: src, Policy: p, Dirs: d, Overrides: overrides, key: key, engine: e, included: digestFiles(p.Included)}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if prev, ok := l.compiled.get(key); ok {
+	if prev, ok := l.compiled.get(key); ok && prev.included == c.included {
 		return prev, nil
 	}
 	l.compiled.put(key, c)
@@ -197,6 +216,16 @@ func sourceKey(src source.Source, d dirs.Dirs) string {
 		h.Write([]byte{0})
 	}
 	h.Write(src.Data)
+	// The layers deciding with it (managed, the user's below a project's) are part of it;
+	// a source without them hashes as it always did.
+	extra := src.Also
+	if src.Managed != nil {
+		extra = append([]source.Source{*src.Managed}, extra...)
+	}
+	for _, layer := range extra {
+		fmt.Fprintf(h, "\x00layer\x00%s\x00%s\x00%s\x00%d\x00%d\x00", layer.Kind, layer.Path, layer.Name, layer.Serial, len(layer.Data))
+		h.Write(layer.Data)
+	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
@@ -223,6 +252,9 @@ func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
 	h.Moat = append(h.Moat, userservice.Protected(d)...)
 	if policyPath != "" {
 		h.Moat = append(h.Moat, policyPath)
+	}
+	if d.Managed != "" {
+		h.Moat = append(h.Moat, filepath.Join(d.Managed, "**"))
 	}
 	if exe, ok := l.executable(); ok {
 		// The hook client beside moat is what the hooks run once setup found it: it is
@@ -414,7 +446,7 @@ func (c *Compiled) record(event string, cl call.Call, d call.Decision) audit.Rec
 		Agent: string(cl.Agent), Session: cl.Session, Event: event,
 		Class: string(cl.Class), Tool: cl.Tool, MCP: mcpName(cl), Args: cl.Args, Cwd: cl.Cwd,
 		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
-		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: c.Source.Name,
+		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: cmp.Or(d.Policy, c.Source.Name),
 		// The fail modes' rules are the decisions made when the call could not be.
 		Failure: d.Rule == call.RuleFailClosed || d.Rule == call.RuleFailOpen,
 	}

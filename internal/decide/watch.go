@@ -136,6 +136,9 @@ func (l *Local) resolve(s Scope) (*Compiled, []source.Skipped, []string, error) 
 		return nil, nil, inputs, err
 	}
 	c, err := l.Compile(src, d)
+	if err == nil {
+		inputs = append(inputs, c.Policy.Included...)
+	}
 	return c, src.Skipped, inputs, err
 }
 

@@ -1,4 +1,5 @@
-// Package dirs locates the user's directories that moat reads and writes.
+// Package dirs locates the directories that moat reads and writes: the user's, and the
+// system's managed configuration.
 package dirs
 
 import (
@@ -23,7 +24,31 @@ type Dirs struct {
 	// temporary directory. The daemon takes the first it finds safe; all of them are
 	// moat's own paths, which self-protection guards.
 	Runtime []string
+	// Managed is the system directory of the managed configuration (ManagedDir on this
+	// OS), which an administrator writes and every user's decisions obey; "" means none.
+	// It never comes from the environment, which an agent could set: tests put a
+	// temporary directory here.
+	Managed string
 }
+
+// ManagedPolicy is the path of the managed policy layer, or "" without a managed
+// directory.
+func (d Dirs) ManagedPolicy() string { return d.managedFile("managed.yaml") }
+
+// ManagedKey is the path of the pinned public key that the managed policy must be signed
+// with when it exists, or "" without a managed directory.
+func (d Dirs) ManagedKey() string { return d.managedFile("managed.pub") }
+
+func (d Dirs) managedFile(name string) string {
+	if d.Managed == "" {
+		return ""
+	}
+	return filepath.Join(d.Managed, name)
+}
+
+// ManagedSerials is the file that keeps, per signing key, the highest serial of a managed
+// policy accepted on this machine, so that an older signed policy is refused.
+func (d Dirs) ManagedSerials() string { return filepath.Join(d.State, "managed-serials.json") }
 
 // UserPolicy is the path of the user's own policy file.
 func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") }
@@ -73,6 +98,7 @@ func FromEnv(getenv func(string) string) (Dirs, error) {
 		State:   base("XDG_STATE_HOME", filepath.Join(".local", "state")),
 		Temp:    tempDirs(getenv),
 		Runtime: runtimeDirs(getenv, os.Getuid()),
+		Managed: ManagedDir,
 	}, nil
 }
 

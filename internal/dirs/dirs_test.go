@@ -63,3 +63,29 @@ func TestRuntimeDirs(t *testing.T) {
 		})
 	}
 }
+
+func TestManagedPaths(t *testing.T) {
+	d, err := FromEnv(func(k string) string { return map[string]string{"HOME": "/home/u", "MOAT_MANAGED": "/tmp/x"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The managed directory is the OS's, whatever the environment says.
+	if d.Managed != ManagedDir {
+		t.Errorf("Managed = %q, want %q", d.Managed, ManagedDir)
+	}
+	tests := []struct {
+		managed, policy, key string
+	}{
+		{"", "", ""},
+		{"/etc/moat", "/etc/moat/managed.yaml", "/etc/moat/managed.pub"},
+	}
+	for _, tt := range tests {
+		d := Dirs{Managed: tt.managed}
+		if got := d.ManagedPolicy(); got != tt.policy {
+			t.Errorf("ManagedPolicy() = %q, want %q", got, tt.policy)
+		}
+		if got := d.ManagedKey(); got != tt.key {
+			t.Errorf("ManagedKey() = %q, want %q", got, tt.key)
+		}
+	}
+}

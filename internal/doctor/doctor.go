@@ -44,6 +44,11 @@ type PolicyInfo struct {
 	Packs []string
 	// Warnings are the sources discovery skipped, such as an untrusted project policy.
 	Warnings []string
+	// Layers are the policies that decide together, highest first ("managed /etc/moat/
+	// managed.yaml"); nil when one policy decides alone.
+	Layers []string
+	// Overrides are the settings of the user's policies that the managed policy locks.
+	Overrides []string
 }
 
 // Inputs is everything the checks look at, injected so that they can run against a
@@ -157,10 +162,18 @@ func checkPolicy(in Inputs) []Finding {
 		f.Message = fmt.Sprintf("in %s the hooks use %s, from the %s (%s)", in.Cwd, p.Name, kindName(p.Kind), describePolicy(p))
 	}
 	out = append(out, f)
+	if err == nil && len(p.Layers) > 0 {
+		out = append(out, Finding{ID: "policy.layers", Status: OK, Message: fmt.Sprintf("the policies that decide together, highest first: %s; the strictest decision of those whose rules match stands", strings.Join(p.Layers, "; "))})
+	}
+	if err == nil && len(p.Overrides) > 0 {
+		out = append(out, Finding{ID: "policy.locked", Status: Warn,
+			Message: fmt.Sprintf("settings the managed policy locks are set in your policies too, and ignored: %s", strings.Join(p.Overrides, "; ")),
+			Fix:     "remove those settings from your policies, or ask your administrator"})
+	}
 
 	user := in.Dirs.UserPolicy()
 	if p.Path != user && exists(user) {
-		u := Finding{ID: "policy.user", Status: OK, Message: fmt.Sprintf("your policy %s is valid; it applies where no trusted project policy does", user)}
+		u := Finding{ID: "policy.user", Status: OK, Message: fmt.Sprintf("your policy %s is valid; it applies in every directory, together with the trusted project policy where there is one", user)}
 		if err := in.Validate(user); err != nil {
 			u.Status = Fail
 			u.Message = fmt.Sprintf("your policy %s does not load, so outside trusted projects the hooks block every call: %v", user, oneLine(err.Error()))

@@ -141,6 +141,9 @@ func (e *Engine) evaluate(ctx context.Context, c call.Call, sess Session, explai
 	var tr *Trace
 	if explain {
 		tr = &Trace{Call: c.Describe(), Policy: e.policy.Source}
+		for _, l := range e.policy.Layers {
+			tr.Layers = append(tr.Layers, LayerTrace{Kind: l.Kind, Source: l.Policy.Source})
+		}
 	}
 	settle := withRefunds(&sess)
 	d := e.decideSafely(ctx, &c, &sess, tr)
@@ -237,23 +240,39 @@ func (e *Engine) decideUnit(s *policy.Subject, sess *Session, ut *UnitTrace, ids
 }
 
 func (e *Engine) decideByPolicy(s *policy.Subject, sess *Session, ut *UnitTrace) call.Decision {
-	candidates := e.policy.Candidates(s.Call.Class)
+	if len(e.policy.Layers) > 0 {
+		return e.decideByLayers(s, sess, ut)
+	}
+	if d, ok := e.firstMatch(e.policy, s, sess, ut); ok {
+		return d
+	}
+	return defaultOf(e.policy)
+}
+
+// firstMatch is the decision of p's first rule that matches s, if one does.
+func (e *Engine) firstMatch(p *policy.Policy, s *policy.Subject, sess *Session, ut *UnitTrace) (call.Decision, bool) {
+	candidates := p.Candidates(s.Call.Class)
 	if ut != nil {
-		ut.Skipped = len(e.policy.Rules) - len(candidates)
+		ut.Skipped += len(p.Rules) - len(candidates)
 	}
 	for _, r := range candidates {
 		if !matched(r, s, ut) {
 			continue
 		}
 		if r.Limit == nil {
-			return decisionOf(r)
+			return decisionOf(r), true
 		}
 		// A limited rule applies only to the calls over its limit; the others go on.
 		if over, note := e.overLimit(r, s, sess, ut); over {
-			return withLimitNote(decisionOf(r), note)
+			return withLimitNote(decisionOf(r), note), true
 		}
 	}
-	d := call.Decision{Verdict: e.policy.Default, Rule: call.RuleDefault}
+	return call.Decision{}, false
+}
+
+// defaultOf is the decision of p's default, for a call no rule matched.
+func defaultOf(p *policy.Policy) call.Decision {
+	d := call.Decision{Verdict: p.Default, Rule: call.RuleDefault}
 	if d.Verdict != call.Allow {
 		d.Reason = fmt.Sprintf("no rule matched; the policy's default is %s", d.Verdict)
 	}

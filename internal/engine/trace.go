@@ -12,8 +12,10 @@ import (
 // Trace records how a decision was reached: each unit of the call, each rule tried on it and
 // why it matched or not, and the findings.
 type Trace struct {
-	Call     string        `json:"call"`
-	Policy   string        `json:"policy"`
+	Call   string `json:"call"`
+	Policy string `json:"policy"`
+	// Layers are the policies that decide together, highest first; nil when one does.
+	Layers   []LayerTrace  `json:"layers,omitempty"`
 	Units    []UnitTrace   `json:"units"`
 	Decision call.Decision `json:"-"`
 }
@@ -29,6 +31,10 @@ type UnitTrace struct {
 	Tried   []RuleTrace  `json:"tried"`
 	Verdict call.Verdict `json:"decision"`
 	Rule    string       `json:"rule"`
+	// Layers, under a combined policy, say what each layer decided; Layer is the one
+	// whose decision stands.
+	Layers []LayerTrace `json:"layers,omitempty"`
+	Layer  string       `json:"decided_by,omitempty"`
 }
 
 // RuleTrace is one rule tried on a unit.
@@ -48,6 +54,9 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "call:   %s\n", t.Call)
 	fmt.Fprintf(&b, "policy: %s\n", t.Policy)
+	for _, l := range t.Layers {
+		fmt.Fprintf(&b, "layer:  %-8s %s\n", l.Kind, l.Source)
+	}
 	for _, u := range t.Units {
 		fmt.Fprintf(&b, "\n%s\n", u.Label)
 		for _, a := range u.Accesses {
@@ -76,8 +85,18 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 				fmt.Fprintf(&b, "         %s %s: %s\n", held, c.Condition, c.Detail)
 			}
 		}
+		for _, l := range u.Layers {
+			if l.Abstained {
+				fmt.Fprintf(&b, "  layer %-8s %s: no rule matched\n", l.Kind, l.Source)
+				continue
+			}
+			fmt.Fprintf(&b, "  layer %-8s %s: %s (%s)\n", l.Kind, l.Source, l.Verdict, l.Rule)
+		}
 		if u.Rule == call.RuleDefault {
 			fmt.Fprintf(&b, "  no rule matched: default %s\n", u.Verdict)
+		}
+		if u.Layer != "" {
+			fmt.Fprintf(&b, "  decided by the %s layer\n", u.Layer)
 		}
 		if u.guarded() && !strings.HasPrefix(u.Rule, policy.SelfProtectionPrefix) {
 			fmt.Fprintf(&b, "  (self-protection denies this too; the policy's own deny gives the reason)\n")
@@ -86,6 +105,9 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 	}
 	d := t.Decision
 	fmt.Fprintf(&b, "\ndecision: %s  rule: %s  latency: %s\n", d.Verdict, d.Rule, d.Latency)
+	if d.Policy != "" {
+		fmt.Fprintf(&b, "decided by: %s\n", d.Policy)
+	}
 	if d.Reason != "" {
 		fmt.Fprintf(&b, "reason:   %s\n", d.Reason)
 	}

@@ -18,6 +18,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add(selfProtectionYAML)
+	f.Add([]byte("version: 1\nextends: [recommended, ../x.moat.yaml, a/b.yaml]\nforbid_allow: [web.fetch, \"mcp:*\"]\n"))
 	for _, tt := range loadErrorCases {
 		f.Add([]byte(tt.src))
 	}

@@ -21,7 +21,7 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox"}
+	topKeys  = []string{"version", "extends", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox", "forbid_allow"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason", "limit"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
@@ -30,8 +30,18 @@ var (
 // Load reads and compiles the policy document data, which came from name (a file path, or
 // EmbeddedPrefix+NAME). Every mistake in the document is reported, with its position, in
 // the returned ErrorList.
+//
+// Files named by `extends` are read from disk, within the repository of name (see
+// LoadWith).
 func Load(name string, data []byte, host Host) (*Policy, error) {
+	return LoadWith(name, data, host, LoadOptions{})
+}
+
+// LoadWith is Load with the options that say how files named by `extends` are read.
+func LoadWith(name string, data []byte, host Host, opts LoadOptions) (*Policy, error) {
 	l := newLoader(name, host)
+	l.inc = newIncludes(name, opts)
+	l.path = l.inc.path
 	root, err := parseDocument(name, data)
 	if err != nil {
 		return nil, err
@@ -42,8 +52,10 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 		return nil, l.errs.sorted()
 	}
 	byKey := make(map[string]field, len(fields))
+	p.Keys = make(map[string]int, len(fields))
 	for _, f := range fields {
 		byKey[f.key] = f
+		p.Keys[f.key] = f.knode.Line
 	}
 	l.version(byKey, root)
 	if f, ok := byKey["default"]; ok {
@@ -82,36 +94,14 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 	if f, ok := byKey["rules"]; ok {
 		p.Rules = l.rules(f.value, name)
 	}
+	if f, ok := byKey["extends"]; ok {
+		l.extends(p, f)
+	}
 	if f, ok := byKey["packs"]; ok {
-		for _, r := range p.Rules {
-			if r.unconditional() {
-				l.errorf(f.value, "the packs' rules can never match: rule %q at line %d has no conditions and matches every call first", r.ID, r.Line)
-			}
-		}
-		if items, ok := l.strs(f.value, "packs"); ok {
-			for _, it := range items {
-				if slices.Contains(p.Packs, it.val) {
-					l.errorf(it.node, "pack %q is listed twice", it.val)
-					continue
-				}
-				// A pack's tests are for `moat test` and for moat's own tests; a policy
-				// that enables the pack needs only its rules.
-				pack, err := loadPack(it.val, host, false)
-				if err != nil {
-					l.errorf(it.node, "%v", err)
-					continue
-				}
-				p.Packs = append(p.Packs, it.val)
-				for _, r := range pack.Rules {
-					if prev, dup := l.ids[r.ID]; dup {
-						l.errorf(it.node, "pack %q has a rule %q, the same id as the rule at line %d", it.val, r.ID, prev.Line)
-						continue
-					}
-					l.ids[r.ID] = r
-					p.Rules = append(p.Rules, r)
-				}
-			}
-		}
+		l.packs(p, f)
+	}
+	if f, ok := byKey["forbid_allow"]; ok {
+		p.ForbidAllow = l.forbidAllow(f.value)
 	}
 	if f, ok := byKey["tests"]; ok {
 		p.Tests = l.tests(f.value)
@@ -123,7 +113,43 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 		return nil, l.errs.sorted()
 	}
 	p.byClass = index(p.Rules)
+	p.Included = l.inc.files
 	return p, nil
+}
+
+// packs enables the packs listed in f, appending their rules to p's.
+func (l *loader) packs(p *Policy, f field) {
+	for _, r := range p.Rules {
+		if r.unconditional() {
+			l.errorf(f.value, "the packs' rules can never match: rule %q at line %d has no conditions and matches every call first", r.ID, r.Line)
+		}
+	}
+	for _, it := range l.packItems(f) {
+		// A pack enabled through extends already is enabled once.
+		if !slices.Contains(p.Packs, it.val) {
+			l.enablePack(p, it)
+		}
+	}
+}
+
+// enablePack appends the rules of the pack it names to p's.
+func (l *loader) enablePack(p *Policy, it item) {
+	// A pack's tests are for `moat test` and for moat's own tests; a policy
+	// that enables the pack needs only its rules.
+	pack, err := loadPack(it.val, l.host, false)
+	if err != nil {
+		l.errorf(it.node, "%v", err)
+		return
+	}
+	p.Packs = append(p.Packs, it.val)
+	for _, r := range pack.Rules {
+		if prev, dup := l.ids[r.ID]; dup {
+			l.errorf(it.node, "pack %q has a rule %q, the same id as the rule at line %d", it.val, r.ID, prev.Line)
+			continue
+		}
+		l.ids[r.ID] = r
+		p.Rules = append(p.Rules, r)
+	}
 }
 
 // Pack is a rule set embedded in the binary, enabled by name from a policy's `packs`.
@@ -142,6 +168,10 @@ type loader struct {
 	sets map[string]*pathTerm
 	// builtin allows the reserved self-protection ids.
 	builtin bool
+	// inc reads the files named by `extends`; nil in packs and self-protection.
+	inc *includes
+	// path is the file of the document read, absolute; "" when it has none (embedded).
+	path string
 }
 
 func newLoader(name string, host Host) *loader {
@@ -324,7 +354,7 @@ func (l *loader) rule(n *yaml.Node, origin string) *Rule {
 			switch {
 			case !validRuleID(id):
 				l.errorf(f.value, "rule id %q must start with a letter or digit and hold only letters, digits and . _ / -", id)
-			case id == call.RuleDefault || id == call.RuleFailClosed || id == call.RuleFailOpen || (strings.HasPrefix(id, SelfProtectionPrefix) && !l.builtin):
+			case id == call.RuleDefault || id == call.RuleFailClosed || id == call.RuleFailOpen || id == RuleForbidAllow || (strings.HasPrefix(id, SelfProtectionPrefix) && !l.builtin):
 				l.errorf(f.value, "rule id %q is reserved by moat", id)
 			default:
 				if prev, dup := l.ids[id]; dup {

@@ -43,6 +43,18 @@ type Policy struct {
 	// Sandbox is the policy's sandbox section for `moat launch`; nil when it has none.
 	Sandbox *Sandbox
 
+	// Keys are the top-level keys the document writes, with their lines: a setting the
+	// managed layer writes is locked (see Combine).
+	Keys map[string]int
+	// Included are the files `extends` read, absolute, in the order read.
+	Included []string
+	// ForbidAllow matches the calls that only the managed layer may allow (see Combine);
+	// nil when the document has no forbid_allow.
+	ForbidAllow *Rule
+	// Layers, set by Combine, are the policies this one combines, highest first; nil for
+	// a policy loaded from one document.
+	Layers []Layer
+
 	byClass map[call.Class][]*Rule
 }
 

@@ -94,6 +94,7 @@ func Surface() []Command {
 		{Path: "init", Runnable: true, Flags: []Flag{
 			{Name: "force", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "template", Kind: "string"},
+			{Name: "user", Kind: "bool", NoOptDefVal: "true"},
 		}},
 		{Path: "launch", NoInterspersed: true, Runnable: true, Flags: []Flag{
 			{Name: "allow-unsandboxed", Kind: "bool", NoOptDefVal: "true"},

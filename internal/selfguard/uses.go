@@ -229,7 +229,7 @@ func Others() []Other {
 		{Command: "fix", Flags: []string{"json", "last", "to"}},
 		{Command: "help"},
 		{Command: "hook"},
-		{Command: "init", Flags: []string{"force", "template"}},
+		{Command: "init", Flags: []string{"force", "template", "user"}},
 		// Launching under moat is more protection than running the program directly;
 		// the sandbox's shape is the user's and the policy's to set, the program is judged.
 		{Command: "launch", Flags: []string{"allow-unsandboxed", "dry-run", "profile", "workspace"}},

@@ -7,7 +7,17 @@ import "path/filepath"
 // policy may appear (nearest first), the user's policy and the trust store. A watcher
 // that looks at these (and at their directories, for editors that save by renaming, and
 // for files not created yet) knows when to call Find again.
+//
+// The managed policy and its pinned key come first, whatever else applies.
 func Inputs(o Options) []string {
+	var managed []string
+	if p := o.Dirs.ManagedPolicy(); p != "" {
+		managed = []string{p, o.Dirs.ManagedKey()}
+	}
+	return append(managed, lowerInputs(o)...)
+}
+
+func lowerInputs(o Options) []string {
 	if o.Flag != "" {
 		p := o.Flag
 		if !filepath.IsAbs(p) {

@@ -1,5 +1,6 @@
-// Package source finds the policy that applies to a call: a flag, the environment, the
-// trusted project file (as trusted), the user's file, or the embedded default.
+// Package source finds the policies that apply to a call: the managed one of the system,
+// and a flag, the environment, the trusted project file (as trusted) with the user's
+// file, or the embedded default.
 package source
 
 import (
@@ -53,6 +54,14 @@ type Source struct {
 	// the one in force: untrusted files passed over, and a trusted file changed since,
 	// whose trusted version is in force instead.
 	Skipped []Skipped
+	// Managed is the managed policy that decides together with this one, above it; nil
+	// when there is none (see FindLayers).
+	Managed *Source
+	// Also are the user's policies below this one that decide together with it: the
+	// user's own policy below a trusted project policy (see FindLayers).
+	Also []Source
+	// Serial is the verified serial of a signed managed policy; 0 otherwise.
+	Serial int64
 }
 
 // Skipped is a project policy whose current content Find did not use.
@@ -81,6 +90,9 @@ type Options struct {
 	// Warn receives warnings about sources that were skipped, such as an untrusted project
 	// policy. It must not be nil.
 	Warn func(string)
+	// VerifyManaged checks the signature and serial of the managed policy when a key is
+	// pinned (see FindLayers); nil refuses a managed policy with a pinned key.
+	VerifyManaged VerifyFunc
 }
 
 // Find returns the first policy source that applies. A file that is named explicitly (by

@@ -1,0 +1,4 @@
+package dirs
+
+// ManagedDir is the system directory of the managed configuration.
+const ManagedDir = "/Library/Application Support/moat"
