@@ -21,7 +21,7 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox"}
+	topKeys  = []string{"version", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox", "serial"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason", "limit"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
@@ -46,6 +46,9 @@ func Load(name string, data []byte, host Host) (*Policy, error) {
 		byKey[f.key] = f
 	}
 	l.version(byKey, root)
+	if f, ok := byKey["serial"]; ok {
+		p.Serial = l.serial(f.value)
+	}
 	if f, ok := byKey["default"]; ok {
 		if v, ok := l.verdict(f.value, "default"); ok {
 			p.Default = v
