@@ -129,6 +129,7 @@ var commands = []struct {
 	{"profile", newProfileCmd},
 	{"logs", newLogsCmd},
 	{"packs", newPacksCmd},
+	{"policy", newPolicyCmd},
 	{"doctor", newDoctorCmd},
 	{"run", newRunCmd},
 	{"shell", newShellCmd},
