@@ -65,8 +65,8 @@ func newPolicyKeygenCmd(a *app) *cobra.Command {
 		Use:   "keygen [--out DIR] [--name NAME]",
 		Short: "Write a new key pair for signing policies",
 		Long: `Keygen writes a new Ed25519 key pair: NAME.moat-key, the private key (mode 0600),
-and NAME.moat-pub, the public key, into the current directory or DIR. It never
-replaces a key: when either file exists, it writes nothing.
+and NAME.moat-pub, the public key, into the current directory or DIR (created, mode
+0700, if missing). It never replaces a key: when either file exists, it writes nothing.
 
 Keep the private key out of every project an agent works in. Pin the public key on
 each machine by copying it as managed.pub into moat's managed directory (/etc/moat on
@@ -74,7 +74,7 @@ Linux, /Library/Application Support/moat on macOS, %ProgramData%\moat on Windows
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.policyKeygen(out, name) },
 	}
-	cmd.Flags().StringVar(&out, "out", "", "directory to write the key pair in (default: the current directory)")
+	cmd.Flags().StringVar(&out, "out", "", "directory to write the key pair in, created if missing (default: the current directory)")
 	cmd.Flags().StringVar(&name, "name", defaultKeyName, "name of the key files, before .moat-key and .moat-pub")
 	return cmd
 }
@@ -87,6 +87,10 @@ func (a *app) policyKeygen(out, name string) error {
 	dir := cwd
 	if out != "" {
 		dir = absFrom(cwd, out)
+		// A directory made for keys is its owner's alone.
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("creating the key directory: %w", err)
+		}
 	}
 	priv, pub, err := policysign.GenerateKey(rand.Reader)
 	if err != nil {
