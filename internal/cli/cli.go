@@ -133,6 +133,7 @@ var commands = []struct {
 	{"profile", newProfileCmd},
 	{"logs", newLogsCmd},
 	{"packs", newPacksCmd},
+	{"policy", newPolicyCmd},
 	{"doctor", newDoctorCmd},
 	{"run", newRunCmd},
 	{"shell", newShellCmd},

@@ -15,16 +15,25 @@ import (
 	"github.com/moatdev/moat/internal/shell"
 )
 
-// guardedSets are the path sets that self-protection forbids writing and deleting
-// (self-protection.yaml): the files whose identity a written path is checked against.
-// TestGuardedSetsAreSelfProtections keeps the two in step.
-var guardedSets = []string{"$moat", pathset.AgentConfig}
+// guardedSets are the path sets, and the patterns, that self-protection forbids writing
+// and deleting (self-protection.yaml): the files whose identity a written path is checked
+// against. TestGuardedSetsAreSelfProtections keeps the two in step.
+var guardedSets = []string{"$moat", pathset.AgentConfig, "**/*.moat-key"}
+
+// resolveGuarded returns the absolute patterns of a set, or of a pattern as policies
+// write it, on host h.
+func resolveGuarded(name string, h pathset.Host) (pathset.Resolved, error) {
+	if !strings.HasPrefix(name, "$") {
+		return pathset.Resolved{Include: []string{pathset.Expand(name, h.Home)}}, nil
+	}
+	return pathset.Resolve(name, h)
+}
 
 // guardedPatterns returns the absolute patterns of guardedSets on host h.
 func guardedPatterns(h pathset.Host) ([]string, error) {
 	var out []string
 	for _, name := range guardedSets {
-		r, err := pathset.Resolve(name, h)
+		r, err := resolveGuarded(name, h)
 		if err != nil {
 			return nil, fmt.Errorf("resolving %s: %w", name, err)
 		}

@@ -22,7 +22,7 @@ type sensitive struct {
 }
 
 func newSensitive(set string, h pathset.Host) (*sensitive, error) {
-	r, err := pathset.Resolve(set, h)
+	r, err := resolveGuarded(set, h)
 	if err != nil {
 		return nil, err
 	}

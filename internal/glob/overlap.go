@@ -94,8 +94,31 @@ func (p *Path) Overlaps(glob *Path, o Overlap) bool {
 				push(s.i+1, s.j, true) // glob's "**" takes p's segment
 			}
 		}
-		if s.i < len(a) && s.j < len(b) && !pd && !gd && (!o.Spelled || b[s.j].m.kind == matchLiteral) && segmentsOverlap(&a[s.i].m, &b[s.j].m, o.Hidden, p.fold) {
+		if s.i < len(a) && s.j < len(b) && !pd && !gd && (!o.Spelled || b[s.j].m.kind == matchLiteral || spellsSuffix(&a[s.i].m, &b[s.j].m)) && segmentsOverlap(&a[s.i].m, &b[s.j].m, o.Hidden, p.fold) {
 			push(s.i+1, s.j+1, true)
+		}
+	}
+	return false
+}
+
+// spellsSuffix reports whether p's segment is "*SUFFIX" (names of one kind, such as
+// *.moat-key) and an alternative of g's segment ends in SUFFIX, spelt out: g then names
+// names of that kind as a literal name would. `cat keys/*.moat-key` names the key files
+// wherever they are; `cat keys/*` does not, whether keys holds one being unknown.
+func spellsSuffix(p, g *matcher) bool {
+	if p.kind != matchGlob || len(p.alts) != 1 {
+		return false
+	}
+	ps := p.alts[0]
+	if len(ps) != 2 || ps[0].kind != tokStar || ps[1].kind != tokLiteral || ps[1].lit == "" {
+		return false
+	}
+	if g.kind != matchGlob {
+		return false
+	}
+	for _, alt := range g.alts {
+		if len(alt) > 0 && alt[len(alt)-1].kind == tokLiteral && strings.HasSuffix(alt[len(alt)-1].lit, ps[1].lit) {
+			return true
 		}
 	}
 	return false

@@ -21,7 +21,7 @@ import (
 const EmbeddedPrefix = "embedded:"
 
 var (
-	topKeys  = []string{"version", "extends", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox", "forbid_allow"}
+	topKeys  = []string{"version", "serial", "extends", "default", "fail", "hooks", "approvals", "output", "mcp", "workspace", "wrappers", "packs", "rules", "tests", "sandbox", "forbid_allow"}
 	packKeys = []string{"version", "pack", "description", "rules", "tests"}
 	ruleKeys = []string{"id", "description", "tool", "command", "paths", "args", "findings", "agent", "decision", "reason", "limit"}
 	testKeys = []string{"name", "agent", "tool", "command", "args", "cwd", "expect", "rule"}
@@ -58,6 +58,9 @@ func LoadWith(name string, data []byte, host Host, opts LoadOptions) (*Policy, e
 		p.Keys[f.key] = f.knode.Line
 	}
 	l.version(byKey, root)
+	if f, ok := byKey["serial"]; ok {
+		p.Serial = l.serial(f.value)
+	}
 	if f, ok := byKey["default"]; ok {
 		if v, ok := l.verdict(f.value, "default"); ok {
 			p.Default = v

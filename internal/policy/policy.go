@@ -23,6 +23,9 @@ type Policy struct {
 	Source  string
 	Default call.Verdict
 	Fail    FailMode
+	// Serial is the policy's `serial:` (0 when it has none): signed policies count up, and
+	// moat refuses one older than the newest it accepted (package policysign).
+	Serial int64
 	// Hooks says how hooks put allows and asks to the agents.
 	Hooks Hooks
 	// Approvals says which asks wait in moat's approval queue.

@@ -163,6 +163,19 @@ func Surface() []Command {
 		{Path: "packs show", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "policy", Runnable: true},
+		{Path: "policy keygen", Runnable: true, Flags: []Flag{
+			{Name: "name", Kind: "string"},
+			{Name: "out", Kind: "string"},
+		}},
+		{Path: "policy sign", Runnable: true, Flags: []Flag{
+			{Name: "key", Kind: "string"},
+			{Name: "out", Kind: "string"},
+		}},
+		{Path: "policy verify", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "key", Kind: "string"},
+		}},
 		{Path: "profile"},
 		{Path: "profile list", Runnable: true},
 		{Path: "profile show", Runnable: true},

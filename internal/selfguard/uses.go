@@ -183,6 +183,12 @@ func Uses() []Use {
 		{Command: "daemon install", When: []string{notSelf}, Unless: []string{"print"}, Why: "installs moat's daemon as a service that runs a moat binary other than the one that runs the hooks now (a copy or another build), which the agent could change, at every login"},
 		{Command: "daemon install", When: []string{"$policy"}, Unless: []string{"print"}, Why: whyPolicyEnv + ", for every call the daemon decides, at every login"},
 		{Command: "daemon uninstall", Why: "removes moat's daemon service, which decides and records calls"},
+		// moat reads the private key for whoever runs it: an agent that could run sign
+		// would sign what it likes with a key it may not read (self-protection denies
+		// reading *.moat-key), and a policy signed by the pinned key is the managed
+		// policy of every machine that pins it. Sign also writes the file it signs, or
+		// --out, unjudged.
+		{Command: "policy sign", Why: "signs a policy with a private key: a signature by a pinned key makes a policy the managed one, which only the key's owner may vouch for; it also rewrites the policy file, or writes the one --out names"},
 		// The JSONL log keeps every record, but moat logs reads the database.
 		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
 		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
@@ -244,6 +250,16 @@ func Others() []Other {
 		{Command: "packs"},
 		{Command: "packs list", Flags: []string{"json"}},
 		{Command: "packs show", Flags: []string{"json"}},
+		{Command: "policy"},
+		// keygen writes a new pair under new names (*.moat-key, *.moat-pub) and never
+		// replaces a file: a new key is trusted by nothing until the user pins it as
+		// managed.pub in the managed directory, which keygen never writes.
+		{Command: "policy keygen", Flags: []string{"name", "out"}},
+		// Every run of sign loosens protection (see Uses), whatever its key and output.
+		{Command: "policy sign", Flags: []string{"key", "out"}},
+		// verify reads a policy and a public key and prints key ids, the serial and why
+		// a file is refused, never the file's text; it writes nothing.
+		{Command: "policy verify", Flags: []string{"json", "key"}},
 		{Command: "profile"},
 		{Command: "profile list"},
 		{Command: "profile show"},
