@@ -32,6 +32,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"packs", "show", "recomended"}, 64},
 		{[]string{"profile", "show", "claud-code"}, 64},
 		{[]string{"setup", "cursr", "--dry-run"}, 64},
+		{[]string{"init", "--template", "strickt"}, 64},
 		{[]string{"run"}, 64},
 		{[]string{"validate", "a.yaml", "b.yaml"}, 64},
 		// 1: moat could not do what was asked.

@@ -42,7 +42,7 @@ Init never overwrites an existing policy unless --force is given.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			data, err := policy.Template(template)
 			if err != nil {
-				return err
+				return usageError(err) // a name moat has no template for
 			}
 			cwd, err := a.cwd()
 			if err != nil {
