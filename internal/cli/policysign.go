@@ -17,10 +17,6 @@ import (
 	"github.com/moatdev/moat/internal/policysign"
 )
 
-// exitPolicyUsage is the status of a moat policy command given wrong arguments or flags,
-// apart from 1, which says the file or the key is wrong.
-const exitPolicyUsage = 2
-
 // defaultKeyName names the key pair moat policy keygen writes when --name is not given.
 const defaultKeyName = "moat-policy"
 
@@ -39,24 +35,11 @@ that key, and no older than the newest one the machine accepted (its serial).
 The signature is the file's last line, a YAML comment, so a signed policy is still a
 policy file. Agents can never read, copy or move a *.moat-key file (self-protection),
 and moat reads private keys under that name only.`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitCode{code: exitPolicyUsage, err: err}
-	})
 	cmd.AddCommand(newPolicyKeygenCmd(a), newPolicySignCmd(a), newPolicyVerifyCmd(a))
 	return cmd
-}
-
-// usageArgs makes an argument check's error a usage error (exit status 2).
-func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
-			return &exitCode{code: exitPolicyUsage, err: err}
-		}
-		return nil
-	}
 }
 
 func newPolicyKeygenCmd(a *app) *cobra.Command {
@@ -71,7 +54,7 @@ and NAME.moat-pub, the public key, into the current directory or DIR (created, m
 Keep the private key out of every project an agent works in. Pin the public key on
 each machine by copying it as managed.pub into moat's managed directory (/etc/moat on
 Linux, /Library/Application Support/moat on macOS, %ProgramData%\moat on Windows).`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.policyKeygen(out, name) },
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory to write the key pair in, created if missing (default: the current directory)")
@@ -120,11 +103,11 @@ a signature it had. KEY is a private key file named *.moat-key that only its own
 can read.
 
 Exit status: 0 when the file was signed, 1 when it was not (invalid policy, no serial,
-unusable key), 2 for wrong arguments.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+unusable key), 64 for wrong arguments.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if key == "" {
-				return &exitCode{code: exitPolicyUsage, err: errors.New("policy sign needs --key KEY, the private key file (*.moat-key)")}
+				return usageError(errors.New("policy sign needs --key KEY, the private key file (*.moat-key)"))
 			}
 			return a.policySign(key, out, args[0])
 		},
@@ -210,11 +193,11 @@ that the signed policy has a serial. It does not validate the policy's rules
 ('moat validate' does), nor compare the serial with the one this machine accepted.
 
 Exit status: 0 only for an intact, correctly signed file; 1 otherwise, with the
-reason; 2 for wrong arguments.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+reason; 64 for wrong arguments.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if key == "" {
-				return &exitCode{code: exitPolicyUsage, err: errors.New("policy verify needs --key PUB, the public key file (*.moat-pub or managed.pub)")}
+				return usageError(errors.New("policy verify needs --key PUB, the public key file (*.moat-pub or managed.pub)"))
 			}
 			return a.policyVerify(key, args[0], asJSON)
 		},

@@ -57,8 +57,8 @@ func TestPolicyKeygen(t *testing.T) {
 	}{
 		{[]string{"policy", "keygen"}, exitError, "never replaces a key"},
 		{[]string{"policy", "keygen", "--name", "../team"}, exitError, "must start with a letter or digit"},
-		{[]string{"policy", "keygen", "extra"}, exitPolicyUsage, "unknown command"},
-		{[]string{"policy", "keygen", "--size", "4096"}, exitPolicyUsage, "unknown flag"},
+		{[]string{"policy", "keygen", "extra"}, exitUsage, "unknown command"},
+		{[]string{"policy", "keygen", "--size", "4096"}, exitUsage, "unknown flag"},
 	} {
 		out.Reset()
 		errOut.Reset()
@@ -147,18 +147,18 @@ func TestPolicySignAndVerify(t *testing.T) {
 		{[]string{"verify", "--key", "team.moat-pub", "unsigned.yaml"}, exitError, "not signed", "unsigned"},
 		{[]string{"verify", "--key", "team.moat-key", "managed.yaml"}, exitError, "wrong type of key", ""},
 		{[]string{"verify", "--key", "team.moat-pub", "missing.yaml"}, exitError, "no such file", ""},
-		{[]string{"verify", "managed.yaml"}, exitPolicyUsage, "needs --key", ""},
-		{[]string{"verify", "--key", "team.moat-pub"}, exitPolicyUsage, "accepts 1 arg", ""},
-		{[]string{"verify", "--key", "team.moat-pub", "a", "b"}, exitPolicyUsage, "accepts 1 arg", ""},
-		{[]string{"verify", "--keys", "team.moat-pub", "managed.yaml"}, exitPolicyUsage, "unknown flag", ""},
+		{[]string{"verify", "managed.yaml"}, exitUsage, "needs --key", ""},
+		{[]string{"verify", "--key", "team.moat-pub"}, exitUsage, "accepts 1 arg", ""},
+		{[]string{"verify", "--key", "team.moat-pub", "a", "b"}, exitUsage, "accepts 1 arg", ""},
+		{[]string{"verify", "--keys", "team.moat-pub", "managed.yaml"}, exitUsage, "unknown flag", ""},
 		{[]string{"sign", "--key", "team.moat-key", "noserial.yaml"}, exitError, `has no serial; nothing was signed`, ""},
 		{[]string{"sign", "--key", "team.moat-key", "invalid.yaml"}, exitError, `invalid.yaml:4:13: unknown key "decison"`, ""},
 		{[]string{"sign", "--key", "team.moat-key", "badserial.yaml"}, exitError, "badserial.yaml:2:9: serial must be a positive whole number", ""},
 		{[]string{"sign", "--key", "team.moat-pub", "unsigned.yaml"}, exitError, "named as a public key", ""},
 		{[]string{"sign", "--key", "team.moat-key", "team.moat-key"}, exitError, "holds a moat key, not a policy", ""},
 		{[]string{"sign", "--key", "team.moat-key", "appended.yaml"}, exitError, "signature line is followed by other lines", ""},
-		{[]string{"sign", "unsigned.yaml"}, exitPolicyUsage, "needs --key", ""},
-		{[]string{"sign", "--key", "team.moat-key"}, exitPolicyUsage, "accepts 1 arg", ""},
+		{[]string{"sign", "unsigned.yaml"}, exitUsage, "needs --key", ""},
+		{[]string{"sign", "--key", "team.moat-key"}, exitUsage, "accepts 1 arg", ""},
 	} {
 		args := append([]string{"policy"}, tt.args...)
 		before := snapshot(t, wd)
