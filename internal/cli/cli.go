@@ -209,7 +209,7 @@ func (a *app) local(warn func(string)) *decide.Local {
 // counters, histories, approvals): for commands about what the policy decides (moat fix,
 // moat approve --always), which must change no state by asking.
 func (a *app) policyOnly() *decide.Local {
-	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn, ManagedDir: a.env.ManagedDir})
+	return decide.NewLocal(decide.Options{Getenv: a.env.Getenv, Now: a.env.Now, Executable: a.env.Executable, Warn: a.warn, ManagedDir: a.env.ManagedDir, VerifyManaged: a.verifyManaged()})
 }
 
 // withSessionState gives opts the state every decision service of this user keeps
@@ -219,6 +219,9 @@ func (a *app) policyOnly() *decide.Local {
 func (a *app) withSessionState(opts decide.Options) decide.Options {
 	if opts.ManagedDir == "" {
 		opts.ManagedDir = a.env.ManagedDir
+	}
+	if opts.VerifyManaged == nil {
+		opts.VerifyManaged = a.verifyManaged()
 	}
 	if opts.Limits == nil {
 		opts.Limits = a.limits()

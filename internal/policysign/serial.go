@@ -8,10 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"path/filepath"
 
 	"github.com/moatdev/moat/internal/atomicfile"
-	"github.com/moatdev/moat/internal/dirs"
 )
 
 // Errors of the serial store, compared with errors.Is.
@@ -44,9 +42,6 @@ type SerialStore struct {
 
 // NewSerialStore is the store kept in the file path.
 func NewSerialStore(path string) *SerialStore { return &SerialStore{path: path} }
-
-// SerialStorePath is where the user's serial store lives.
-func SerialStorePath(d dirs.Dirs) string { return filepath.Join(d.State, "policy-serials.json") }
 
 // serialFile is the store's file.
 type serialFile struct {

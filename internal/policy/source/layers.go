@@ -81,7 +81,8 @@ func Managed(o Options) (*Source, error) {
 	}
 	serial, err := o.VerifyManaged(src.Data, key)
 	if err != nil {
-		return nil, fmt.Errorf("the managed policy %s is not signed by the key pinned in %s: %w", path, keyPath, err)
+		// The verifier's error names the policy and what is wrong with it.
+		return nil, fmt.Errorf("refusing the managed policy (key pinned in %s): %w", keyPath, err)
 	}
 	if serial < 1 {
 		return nil, fmt.Errorf("the managed policy %s has no serial; a signed managed policy needs `serial:` (1 or more) so that an older one can be refused", path)
