@@ -113,6 +113,7 @@ var commands = []struct {
 	{"version", newVersionCmd},
 	{"init", newInitCmd},
 	{"validate", newValidateCmd},
+	{"schema", newSchemaCmd},
 	{"test", newTestCmd},
 	{"check", newCheckCmd},
 	{"hook", newHookCmd},
