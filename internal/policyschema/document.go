@@ -1,6 +1,12 @@
 package policyschema
 
-import "github.com/moatdev/moat/internal/policy"
+import (
+	"strings"
+	"time"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/policy"
+)
 
 // The types below are the policy and pack documents as they are written, in YAML: they are
 // never decoded into (internal/policy reads the documents, with positions for its errors),
@@ -32,6 +38,11 @@ type Policy struct {
 
 func (Policy) loaderMapping() string { return policy.MappingPolicy }
 
+// The loader starts every policy from these (policy.Load).
+func (Policy) defaults() map[string]any {
+	return map[string]any{"default": call.Ask.String(), "fail": string(policy.FailClosed)}
+}
+
 // Pack is a pack document: a named rule set with its tests.
 type Pack struct {
 	Version     Version    `yaml:"version" schema:"required" doc:"The version of the policy language: 1."`
@@ -52,6 +63,10 @@ type Hooks struct {
 
 func (Hooks) loaderMapping() string { return policy.MappingHooks }
 
+func (Hooks) defaults() map[string]any {
+	return map[string]any{"allow": string(policy.DefaultHooks.Allow), "ask": string(policy.DefaultHooks.Ask)}
+}
+
 // Approvals is the approvals section.
 type Approvals struct {
 	Queue  ApprovalQueue  `yaml:"queue" doc:"unattended queues the asks that cannot reach the user; always queues every ask; never queues none, so such an ask is a deny (default: unattended)."`
@@ -61,6 +76,23 @@ type Approvals struct {
 
 func (Approvals) loaderMapping() string { return policy.MappingApprovals }
 
+func (Approvals) defaults() map[string]any {
+	d := policy.DefaultApprovals
+	return map[string]any{"queue": string(d.Queue), "expire": shortDuration(d.Expire), "notify": d.Notify}
+}
+
+// shortDuration writes d as people write it in a policy: 1h rather than 1h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
 // Output is the output section.
 type Output struct {
 	Injection InjectionAction `yaml:"injection" doc:"Output that reads as prompt injection: warn lets it reach the model with a note, block withholds it (default: warn)."`
@@ -69,12 +101,20 @@ type Output struct {
 
 func (Output) loaderMapping() string { return policy.MappingOutput }
 
+func (Output) defaults() map[string]any {
+	return map[string]any{"injection": string(policy.DefaultOutput.Injection), "secrets": string(policy.DefaultOutput.Secrets)}
+}
+
 // MCP is the mcp section.
 type MCP struct {
 	ChangedTools ChangedToolAction `yaml:"changed_tools" doc:"A tool whose definition changed since it was pinned: block hides it until moat mcp pin --accept SERVER, warn keeps it and reports the change (default: block)."`
 }
 
 func (MCP) loaderMapping() string { return policy.MappingMCP }
+
+func (MCP) defaults() map[string]any {
+	return map[string]any{"changed_tools": string(policy.DefaultMCP.ChangedTools)}
+}
 
 // Wrapper is one entry of wrappers.
 type Wrapper struct {

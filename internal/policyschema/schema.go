@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -26,6 +27,7 @@ type Schema struct {
 	Description          string    `json:"description,omitempty"`
 	Type                 any       `json:"type,omitempty"` // a type name, or a list of them
 	Const                any       `json:"const,omitempty"`
+	Default              any       `json:"default,omitempty"` // what the loader takes when the key is absent
 	Enum                 []string  `json:"enum,omitempty"`
 	MinLength            *int      `json:"minLength,omitempty"`
 	Pattern              string    `json:"pattern,omitempty"`
@@ -148,6 +150,12 @@ type extender interface {
 	extend(s *Schema)
 }
 
+// defaulter is implemented by the document structs whose keys have defaults: the values
+// the loader takes when a key is absent, by key, from the loader's own defaults.
+type defaulter interface {
+	defaults() map[string]any
+}
+
 // loaderMapped is implemented by every document struct: it names the mapping of
 // policy.DocumentKeys whose keys are its fields.
 type loaderMapped interface {
@@ -227,6 +235,16 @@ func (g *generator) object(t reflect.Type) *Schema {
 	}
 	s := &Schema{Type: "object", AdditionalProperties: false}
 	g.fields(t, s)
+	if d, ok := reflect.Zero(t).Interface().(defaulter); ok {
+		for key, v := range d.defaults() {
+			i := slices.IndexFunc(s.Properties, func(f Field) bool { return f.Name == key })
+			if i < 0 {
+				g.fail("%s has a default for %q, which is not one of its keys", t, key)
+				continue
+			}
+			s.Properties[i].Schema.Default = v
+		}
+	}
 	if e, ok := reflect.Zero(t).Interface().(extender); ok {
 		e.extend(s)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -182,4 +183,27 @@ func instance(t *testing.T, name string, data []byte) any {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return out
+}
+
+// TestDefaultsMatchDescriptions checks that a key whose schema has a default, taken from
+// the loader, says the same default in its description, which editors show.
+func TestDefaultsMatchDescriptions(t *testing.T) {
+	n := 0
+	for name, def := range generatedDefs(t) {
+		props, _ := def.(map[string]any)["properties"].(map[string]any)
+		for key, p := range props {
+			prop := p.(map[string]any)
+			d, ok := prop["default"]
+			if !ok {
+				continue
+			}
+			n++
+			if want := fmt.Sprintf("(default: %v)", d); !strings.Contains(prop["description"].(string), want) {
+				t.Errorf("%s.%s defaults to %v, but its description says otherwise: %q", name, key, d, prop["description"])
+			}
+		}
+	}
+	if n < 9 {
+		t.Errorf("%d keys have defaults, want the 9 of policy, hooks, approvals, output and mcp", n)
+	}
 }
