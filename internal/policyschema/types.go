@@ -278,17 +278,22 @@ func (HomeStatePath) schema(*generator) *Schema {
 // Ports are the TCP ports of sandbox.connect or sandbox.bind.
 type Ports struct{}
 
-func (Ports) schema(*generator) *Schema {
-	entry := func() *Schema {
-		return &Schema{AnyOf: []*Schema{
-			{Type: "integer", Minimum: ptr(1), Maximum: ptr(65535)},
-			{Description: "A port or a range of ports.", Type: "string", Pattern: `^\s*\d+\s*(-\s*\d+\s*)?$`},
-		}}
-	}
+func (Ports) schema(g *generator) *Schema {
+	port := reflect.TypeFor[Port]()
 	return &Schema{AnyOf: []*Schema{
 		{Description: "Every port.", Const: "any"},
-		entry(),
-		{Type: "array", Items: entry()},
+		g.schemaOf(port),
+		{Type: "array", Items: g.schemaOf(port)},
+	}}
+}
+
+// Port is a TCP port, or a range of them.
+type Port struct{}
+
+func (Port) schema(*generator) *Schema {
+	return &Schema{AnyOf: []*Schema{
+		{Type: "integer", Minimum: ptr(1), Maximum: ptr(65535)},
+		{Description: "A port, or a range of ports such as 8000-8100.", Type: "string", Pattern: `^\s*\d+\s*(-\s*\d+\s*)?$`},
 	}}
 }
 
