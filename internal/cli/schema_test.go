@@ -24,7 +24,7 @@ func TestSchemaCommand(t *testing.T) {
 	if errOut.Len() > 0 {
 		t.Errorf("moat schema wrote on standard error: %s", errOut)
 	}
-	if code := Main([]string{"schema", "extra"}, env); code == exitOK {
-		t.Error("moat schema extra: exit 0, want a usage error")
+	if code := Main([]string{"schema", "extra"}, env); code != exitUsage {
+		t.Errorf("moat schema extra: exit %d, want the usage error's %d", code, exitUsage)
 	}
 }
