@@ -48,6 +48,8 @@ var deniedDeps = []struct {
 		[]string{"github.com/modelcontextprotocol/go-sdk/..."}},
 	{"github.com/moatdev/moat/cmd/moat", "Prometheus's client library registers collectors and protobuf descriptors when a process starts (measured: about 2.6 ms added to every moat process, each hook call and launch among them, for a daemon-only feature); internal/metrics writes the text exposition format itself, and Prometheus's parser is a test-only import",
 		[]string{"github.com/prometheus/..."}},
+	{"github.com/moatdev/moat/cmd/moat", "the JSON Schema validator is a test-only import: internal/policyschema's tests check with it that every shipped and test policy matches the generated schema and that wrong ones do not; moat prints the schema and never validates with it (moat validate reads the policy itself, with positions)",
+		[]string{"github.com/santhosh-tekuri/jsonschema/..."}},
 	{"github.com/moatdev/moat/cmd/moat", "test support is never shipped",
 		[]string{"github.com/moatdev/moat/internal/testbin/...", "github.com/moatdev/moat/internal/modelstub/...", "github.com/rogpeppe/go-internal/testscript/...", "testing"}},
 	{"github.com/moatdev/moat/cmd/moat-hook", "the thin hook client runs once per tool call and only relays the event to the daemon or execs moat hook: it links no CLI framework, YAML, network stack (not even package net: its socket is system calls, and net's initialization alone cost more than the rest of the client's start), and none of the decision path (which is the daemon's or moat's)",

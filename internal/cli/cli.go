@@ -116,6 +116,7 @@ var commands = []struct {
 	{"version", newVersionCmd},
 	{"init", newInitCmd},
 	{"validate", newValidateCmd},
+	{"schema", newSchemaCmd},
 	{"test", newTestCmd},
 	{"check", newCheckCmd},
 	{"hook", newHookCmd},

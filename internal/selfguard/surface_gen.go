@@ -194,6 +194,7 @@ func Surface() []Command {
 		{Path: "sandbox status", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "schema", Runnable: true},
 		{Path: "setup", Runnable: true, Flags: []Flag{
 			{Name: "all", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "dry-run", Kind: "bool", NoOptDefVal: "true"},

@@ -269,6 +269,8 @@ func Others() []Other {
 		// sandbox profile prints a profile derived from a policy; it runs nothing.
 		{Command: "sandbox profile", Flags: []string{"binary", "format", "policy", "profile"}},
 		{Command: "sandbox status", Flags: []string{"json"}},
+		// schema prints the policy's JSON Schema; it reads and changes nothing.
+		{Command: "schema"},
 		{Command: "setup", Flags: []string{"all", "scope"}},
 		{Command: "shell", Flags: []string{"help"}},
 		{Command: "status", Flags: []string{"json"}},
