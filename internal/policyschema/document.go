@@ -21,19 +21,22 @@ import (
 
 // Policy is a policy file, moat.yaml.
 type Policy struct {
-	Version   Version             `yaml:"version" schema:"required" doc:"The version of the policy language: 1."`
-	Default   Verdict             `yaml:"default" doc:"The decision when no rule matches a call (default: ask)."`
-	Fail      FailMode            `yaml:"fail" doc:"What callers do when moat cannot evaluate a call at all: closed denies it, open lets it run with a warning (default: closed)."`
-	Hooks     Hooks               `yaml:"hooks" doc:"How the agents' hooks put decisions to each agent."`
-	Approvals Approvals           `yaml:"approvals" doc:"Which asks become pending approvals, answered with moat approve or moat deny."`
-	Output    Output              `yaml:"output" doc:"What happens to tool outputs (fetched pages, files read, MCP results) in which scanning finds prompt injection or credentials."`
-	MCP       MCP                 `yaml:"mcp" doc:"How the MCP proxy treats the tools of the servers it guards."`
-	Workspace OneOrMore[string]   `yaml:"workspace" doc:"What $workspace means: directories, absolute, under ~/ or relative to this file (default: each call's project root)."`
-	Wrappers  List[Wrapper]       `yaml:"wrappers" doc:"Programs that run the command after their own options (like sudo or timeout), so that rules see the command they run."`
-	Packs     OneOrMore[PackName] `yaml:"packs" doc:"Built-in rule sets whose rules follow this policy's own (moat packs lists them)."`
-	Rules     List[Rule]          `yaml:"rules" doc:"The policy's rules, tried top to bottom: the first that matches decides."`
-	Tests     List[Test]          `yaml:"tests" doc:"Calls with their expected decisions, run by moat test and moat validate."`
-	Sandbox   Sandbox             `yaml:"sandbox" doc:"What a program started by moat launch may read, write, run and connect to (Landlock on Linux)."`
+	Version     Version             `yaml:"version" schema:"required" doc:"The version of the policy language: 1."`
+	Serial      Serial              `yaml:"serial" doc:"The policy's serial number, counted up by each signed release of it: a managed policy with a pinned key needs one, and one lower than a serial accepted before is refused."`
+	Extends     OneOrMore[string]   `yaml:"extends" doc:"Packs by name and policy files by a path relative to this one (within its repository), whose rules follow this policy's own, in order."`
+	Default     Verdict             `yaml:"default" doc:"The decision when no rule matches a call (default: ask)."`
+	Fail        FailMode            `yaml:"fail" doc:"What callers do when moat cannot evaluate a call at all: closed denies it, open lets it run with a warning (default: closed)."`
+	Hooks       Hooks               `yaml:"hooks" doc:"How the agents' hooks put decisions to each agent."`
+	Approvals   Approvals           `yaml:"approvals" doc:"Which asks become pending approvals, answered with moat approve or moat deny."`
+	Output      Output              `yaml:"output" doc:"What happens to tool outputs (fetched pages, files read, MCP results) in which scanning finds prompt injection or credentials."`
+	MCP         MCP                 `yaml:"mcp" doc:"How the MCP proxy treats the tools of the servers it guards."`
+	Workspace   OneOrMore[string]   `yaml:"workspace" doc:"What $workspace means: directories, absolute, under ~/ or relative to this file (default: each call's project root)."`
+	Wrappers    List[Wrapper]       `yaml:"wrappers" doc:"Programs that run the command after their own options (like sudo or timeout), so that rules see the command they run."`
+	Packs       OneOrMore[PackName] `yaml:"packs" doc:"Built-in rule sets whose rules follow this policy's own (moat packs lists them)."`
+	Rules       List[Rule]          `yaml:"rules" doc:"The policy's rules, tried top to bottom: the first that matches decides."`
+	Tests       List[Test]          `yaml:"tests" doc:"Calls with their expected decisions, run by moat test and moat validate."`
+	Sandbox     Sandbox             `yaml:"sandbox" doc:"What a program started by moat launch may read, write, run and connect to (Landlock on Linux)."`
+	ForbidAllow OneOrMore[ToolName] `yaml:"forbid_allow" doc:"In the managed policy: the tools lower layers may not allow; their allow of such a call becomes an ask."`
 }
 
 func (Policy) loaderMapping() string { return policy.MappingPolicy }

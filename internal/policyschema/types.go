@@ -342,3 +342,8 @@ type EnvName string
 func (EnvName) schema(*generator) *Schema {
 	return &Schema{Type: "string", Pattern: `^[A-Za-z0-9_]+$`}
 }
+
+// Serial is a policy's serial number.
+type Serial int
+
+func (Serial) schema(*generator) *Schema { return &Schema{Type: "integer", Minimum: ptr(1)} }
