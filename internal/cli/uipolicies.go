@@ -85,6 +85,9 @@ func (p *uiPolicies) List(ctx context.Context) (dashboard.PolicyList, error) {
 		user.Name = src.Name
 		p.describe(&user, src, d)
 	}
+	if user.Error != "" {
+		user.Kept = p.kept(func(pr decide.Problem) bool { return pr.InForce == user.Path })
+	}
 	list.Entries = append(list.Entries, user)
 	embedded := dashboard.PolicyEntry{Scope: dashboard.ScopeEmbedded, Kind: string(source.FromEmbedded)}
 	if src, err := source.Embedded(); err != nil {
@@ -140,14 +143,21 @@ func (p *uiPolicies) inForce(dir string) dashboard.PolicyEntry {
 	if e.Error == "" {
 		return e
 	}
-	// A policy the daemon had in force before it broke stays in force: say which.
+	e.Kept = p.kept(func(pr decide.Problem) bool {
+		return pr.Scope.Flag == "" && (pr.Scope.Cwd == dir || strings.HasPrefix(pr.Scope.Cwd, dir+string(filepath.Separator)))
+	})
+	return e
+}
+
+// kept names the policy the environment's service keeps in force, the last good one,
+// where a change it could not apply matches, "" when none does.
+func (p *uiPolicies) kept(match func(decide.Problem) bool) string {
 	for _, pr := range p.svc.Problems() {
-		if pr.Scope.Flag == "" && (pr.Scope.Cwd == dir || strings.HasPrefix(pr.Scope.Cwd, dir+string(filepath.Separator))) {
-			e.Kept = pr.InForce
-			break
+		if match(pr) {
+			return pr.InForce
 		}
 	}
-	return e
+	return ""
 }
 
 // describe compiles src and says what it holds, or why it does not compile.

@@ -13,6 +13,7 @@ import (
 	"github.com/moatdev/moat/internal/audit/auditdb"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/dashboard"
+	"github.com/moatdev/moat/internal/decide"
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/trust"
 )
@@ -247,5 +248,44 @@ func TestUIPoliciesTry(t *testing.T) {
 	pending, err := a.approvalQueue().Store(d).List()
 	if err != nil || len(pending) != 0 {
 		t.Errorf("trying queued approvals: %v %v", pending, err)
+	}
+}
+
+// A policy that breaks while the daemon's live service has it in force is listed with its
+// error and the last good policy, which the service keeps enforcing.
+func TestUIPoliciesKeptPolicy(t *testing.T) {
+	home := t.TempDir()
+	p, a := uiPoliciesFor(t, home)
+	p.svc = a.liveLocal(decide.Options{Warn: func(string) {}})
+	d, _ := a.dirs()
+	writeUIFile(t, d.UserPolicy(), uiUserPolicy)
+	root := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := auditdb.Open(context.Background(), auditdb.Options{Path: auditdb.Path(d.State), Redactor: scan.Redactor{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Append(context.Background(), audit.Record{Time: logsNow.Add(-time.Hour), Class: "shell", Tool: "Bash", Args: map[string]any{"command": "ls"}, Cwd: filepath.Join(root, "sub"), Decision: call.Allow}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := p.svc.Lookup(context.Background(), decide.Scope{Cwd: filepath.Join(root, "sub")}); err != nil {
+		t.Fatal(err)
+	}
+	writeUIFile(t, d.UserPolicy(), "version: 1\ndefault: perhaps\n")
+	p.svc.Refresh()
+	list, err := p.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list.Entries {
+		if e.Scope == dashboard.ScopeEmbedded {
+			continue
+		}
+		if !strings.Contains(e.Error, "perhaps") || e.Kept != d.UserPolicy() {
+			t.Errorf("%s entry: error %q, kept %q; want the error and %s kept", e.Scope, e.Error, e.Kept, d.UserPolicy())
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/moatdev/moat/internal/call"
@@ -120,19 +121,21 @@ func (d *DB) Stats(ctx context.Context, q StatsQuery) (Stats, error) {
 	for i := range st.Buckets {
 		st.Buckets[i].Start = q.Since.Add(time.Duration(i) * q.Bucket)
 	}
+	agents := map[string]VerdictCounts{}
 	// Records are counted per hour of the time column (fixed-width UTC text, whose first
 	// 13 characters name the hour: cheaper than reading the clock of every row), and
-	// the hours are summed into buckets, which are whole hours from an hour.
-	rows, err := d.db.QueryContext(ctx, `SELECT substr(time, 1, 13) AS hour, decision, count(*)
-		FROM records WHERE time >= ? AND time < ? GROUP BY hour, decision`, since, until)
+	// the hours are summed into buckets, which are whole hours from an hour. The same
+	// scan counts per agent, a closed set: one pass over the range rather than two.
+	rows, err := d.db.QueryContext(ctx, `SELECT substr(time, 1, 13) AS hour, decision, agent, count(*)
+		FROM records WHERE time >= ? AND time < ? GROUP BY hour, decision, agent`, since, until)
 	if err != nil {
 		return Stats{}, fmt.Errorf("audit statistics of %s: %w", d.path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var hour, verdict string
+		var hour, verdict, agent string
 		var count int64
-		if err := rows.Scan(&hour, &verdict, &count); err != nil {
+		if err := rows.Scan(&hour, &verdict, &agent, &count); err != nil {
 			return Stats{}, fmt.Errorf("audit statistics of %s: %w", d.path, err)
 		}
 		at, err := time.Parse(hourLayout, hour)
@@ -145,6 +148,9 @@ func (d *DB) Stats(ctx context.Context, q StatsQuery) (Stats, error) {
 		}
 		st.Buckets[b].Counts.add(verdict, count)
 		st.Total.add(verdict, count)
+		c := agents[agent]
+		c.add(verdict, count)
+		agents[agent] = c
 	}
 	if err := rows.Err(); err != nil {
 		return Stats{}, fmt.Errorf("audit statistics of %s: %w", d.path, err)
@@ -152,9 +158,7 @@ func (d *DB) Stats(ctx context.Context, q StatsQuery) (Stats, error) {
 	if st.Rules, err = d.topBy(ctx, "rule", "", since, until, top); err != nil {
 		return Stats{}, err
 	}
-	if st.Agents, err = d.topBy(ctx, "agent", "", since, until, top); err != nil {
-		return Stats{}, err
-	}
+	st.Agents = topOf(agents, top)
 	if st.Denied, err = d.topBy(ctx, "json_extract(line, '$.args.command')", "AND decision = 'deny' AND class = 'shell'", since, until, top); err != nil {
 		return Stats{}, err
 	}
@@ -187,6 +191,18 @@ func (d *DB) topBy(ctx context.Context, expr, and, since, until string, top int)
 		return nil, fmt.Errorf("audit statistics of %s: %w", d.path, err)
 	}
 	return out, nil
+}
+
+// topOf is the top keys of counts, most decisions first (then by key), at most top.
+func topOf(counts map[string]VerdictCounts, top int) []KeyCounts {
+	out := make([]KeyCounts, 0, len(counts))
+	for k, c := range counts {
+		out = append(out, KeyCounts{Key: k, Counts: c})
+	}
+	slices.SortFunc(out, func(a, b KeyCounts) int {
+		return cmp.Or(cmp.Compare(b.Counts.Total(), a.Counts.Total()), cmp.Compare(a.Key, b.Key))
+	})
+	return out[:min(top, len(out))]
 }
 
 // check says what is wrong with q, nil when nothing is.
