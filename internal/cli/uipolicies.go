@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/moatdev/moat/internal/audit/auditdb"
@@ -232,15 +233,39 @@ func (p *uiPolicies) Try(ctx context.Context, req dashboard.TryRequest) (dashboa
 	return out, nil
 }
 
+// statsFresh is how long the charts' numbers of one range are reused: the charts page
+// asks for the numbers and for each of its images at once, which would otherwise count
+// the same range five times.
+const statsFresh = 10 * time.Second
+
 // uiStats counts the decisions of an environment's audit database for the charts.
 type uiStats struct {
 	records *uiRecords
+	now     func() time.Time
+
+	// mu is held while counting, so that the requests of one page wait for the first
+	// one's numbers rather than count them again.
+	mu     sync.Mutex
+	last   auditdb.StatsQuery
+	lastAt time.Time
+	stats  auditdb.Stats
 }
 
 func (s *uiStats) Stats(ctx context.Context, q auditdb.StatsQuery) (auditdb.Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if s.last == q && !s.lastAt.IsZero() && now.Sub(s.lastAt) < statsFresh {
+		return s.stats, nil
+	}
 	db, err := s.records.open(ctx)
 	if err != nil {
 		return auditdb.Stats{}, err
 	}
-	return db.Stats(ctx, q)
+	st, err := db.Stats(ctx, q)
+	if err != nil {
+		return auditdb.Stats{}, err
+	}
+	s.last, s.lastAt, s.stats = q, now, st
+	return st, nil
 }

@@ -289,3 +289,48 @@ func TestUIPoliciesKeptPolicy(t *testing.T) {
 		}
 	}
 }
+
+// The numbers of one range are counted once for the requests of a page, and again once
+// they are statsFresh old.
+func TestUIStatsReusesFreshNumbers(t *testing.T) {
+	home := t.TempDir()
+	a, _, _ := testApp(home)
+	d, _ := a.dirs()
+	db, err := auditdb.Open(context.Background(), auditdb.Options{Path: auditdb.Path(d.State), Redactor: scan.Redactor{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	add := func() {
+		t.Helper()
+		if err := db.Append(context.Background(), audit.Record{Time: logsNow.Add(-time.Hour), Class: "shell", Tool: "Bash", Args: map[string]any{"command": "ls"}, Decision: call.Allow}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add()
+	now := logsNow
+	records := &uiRecords{path: auditdb.Path(d.State)}
+	defer records.close()
+	s := &uiStats{records: records, now: func() time.Time { return now }}
+	q := auditdb.StatsQuery{Since: logsNow.Add(-24 * time.Hour), Until: logsNow, Bucket: time.Hour}
+	count := func() int64 {
+		t.Helper()
+		st, err := s.Stats(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Total.Allow
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d decisions, want 1", n)
+	}
+	add()
+	now = now.Add(statsFresh - time.Second)
+	if n := count(); n != 1 {
+		t.Errorf("within %s: %d decisions, want the 1 counted before", statsFresh, n)
+	}
+	now = now.Add(time.Second)
+	if n := count(); n != 2 {
+		t.Errorf("after %s: %d decisions, want 2", statsFresh, n)
+	}
+}

@@ -67,7 +67,7 @@ func (ds *daemonService) dashboardServer(services *daemonServices) (*dashboard.S
 			Records:   ui.records,
 			Approvals: &uiApprovals{ds: ds, changes: ui.changes},
 			Policies:  &uiPolicies{app: ds.app, svc: ds.svc, records: ui.records},
-			Stats:     &uiStats{records: ui.records},
+			Stats:     &uiStats{records: ui.records, now: ds.app.env.Now},
 			Changes:   ui.changes,
 			Now:       ds.app.env.Now,
 			Log:       services.base.daemonLog,
