@@ -57,6 +57,9 @@ func (p *uiPolicies) List(ctx context.Context) (dashboard.PolicyList, error) {
 	}
 	seen := map[string]bool{}
 	for _, pl := range places {
+		if !filepath.IsAbs(pl.Cwd) {
+			continue // no directory a policy can be found from
+		}
 		root := source.RepoRoot(pl.Cwd)
 		if root == "" {
 			root = pl.Cwd

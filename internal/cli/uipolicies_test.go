@@ -112,6 +112,7 @@ func TestUIPoliciesList(t *testing.T) {
 	}
 	if err := db.AppendBatch(context.Background(), []audit.Record{
 		rec(40*24*time.Hour, project("old", "", false)),
+		rec(30*time.Minute, "relative/dir"),
 		rec(5*time.Hour, plainRoot),
 		rec(4*time.Hour, changedRoot),
 		rec(3*time.Hour, brokenRoot),
