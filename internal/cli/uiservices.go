@@ -66,7 +66,8 @@ func (ds *daemonService) dashboardServer(services *daemonServices) (*dashboard.S
 		ui.srv = dashboard.New(dashboard.Options{
 			Records:   ui.records,
 			Approvals: &uiApprovals{ds: ds, changes: ui.changes},
-			Policies:  &uiPolicies{svc: ds.svc},
+			Policies:  &uiPolicies{app: ds.app, svc: ds.svc, records: ui.records},
+			Stats:     &uiStats{records: ui.records, now: ds.app.env.Now},
 			Changes:   ui.changes,
 			Now:       ds.app.env.Now,
 			Log:       services.base.daemonLog,

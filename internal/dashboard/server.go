@@ -51,6 +51,8 @@ type Options struct {
 	Approvals Approvals
 	// Policies are the active policies and the decision service that tries calls.
 	Policies Policies
+	// Stats counts the decisions of the audit database for the charts.
+	Stats Stats
 	// Changes tells live pages that records or approvals changed; nil means they poll.
 	Changes *Hub
 	// Now is the clock; nil means time.Now.
@@ -107,6 +109,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /assets/", assetHandler())
 	mux.Handle("GET /api/session", s.api(s.handleSession))
 	mux.Handle("POST /api/logout", s.change(s.handleLogout))
+	// The policy page and the charts (issue 22, part POL22).
+	mux.Handle("GET /api/policies", s.api(s.handlePolicies))
+	mux.Handle("GET /api/policies/text", s.api(s.handlePolicyText))
+	mux.Handle("GET /api/try/options", s.api(s.handleTryOptions))
+	mux.Handle("POST /api/try", s.change(s.handleTry))
+	mux.Handle("GET /api/charts", s.api(s.handleCharts))
+	mux.Handle("GET /api/charts/{file}", s.api(s.handleChartSVG))
 }
 
 // ServeHTTP serves one request.
