@@ -124,14 +124,19 @@ func (e *dashboardEnv) hook(t *testing.T, agentName string, payload any) string 
 	return string(out)
 }
 
-// claudeBash is Claude Code's hook call for a Bash command in session.
-func (e *dashboardEnv) claudeBash(t *testing.T, session, command string) string {
+// claudeTool is Claude Code's hook call for its tool with input, in session.
+func (e *dashboardEnv) claudeTool(t *testing.T, session, tool string, input map[string]any) string {
 	t.Helper()
 	return e.hook(t, "claude-code", map[string]any{
 		"session_id": session, "transcript_path": filepath.Join(e.home, "transcript.jsonl"), "cwd": e.project,
-		"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-		"tool_input": map[string]any{"command": command},
+		"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input,
 	})
+}
+
+// claudeBash is Claude Code's hook call for a Bash command in session.
+func (e *dashboardEnv) claudeBash(t *testing.T, session, command string) string {
+	t.Helper()
+	return e.claudeTool(t, session, "Bash", map[string]any{"command": command})
 }
 
 // approveID finds the approval ID in the reason of a call held for approval.

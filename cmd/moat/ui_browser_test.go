@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -38,10 +39,13 @@ func TestDashboardInBrowser(t *testing.T) {
 	loginURL, origin := e.login(t)
 	t.Logf("the daemon and the browser are up after %s", time.Since(start).Round(time.Millisecond))
 
+	// Every subtest works in the logged-in tab: the login is made here, so that -run can
+	// pick any of them, and the login subtest checks it.
+	if err := chromedp.Do(tab, chromedp.Navigate(loginURL)); err != nil {
+		t.Fatal(err)
+	}
+
 	t.Run("login", func(t *testing.T) {
-		if err := chromedp.Do(tab, chromedp.Navigate(loginURL)); err != nil {
-			t.Fatal(err)
-		}
 		if _, err := within(tab, 10*time.Second, chromedp.WaitVisible(chromedp.CSS(`nav a[data-nav="live"]`))); err != nil {
 			t.Fatalf("the nav did not appear after the login: %v", err)
 		}
@@ -203,10 +207,16 @@ func TestDashboardInBrowser(t *testing.T) {
 				t.Errorf("form#filters has no labelled control named %s (%v)", name, err)
 			}
 		}
-		if err := chromedp.Do(tab,
-			chromedp.SetValue(chromedp.CSS(`form#filters select[name="decision"]`), "deny"),
-			chromedp.Submit(chromedp.CSS(`form#filters`)),
-		); err != nil {
+		// As a user does: choose deny (the page may apply it on change) and submit the
+		// form (requestSubmit fires the submit event as the form's button does).
+		choose := `(() => {
+			const f = document.querySelector("form#filters"), d = f.querySelector('select[name="decision"]');
+			d.value = "deny";
+			d.dispatchEvent(new Event("input", {bubbles: true}));
+			d.dispatchEvent(new Event("change", {bubbles: true}));
+			f.requestSubmit();
+		})()`
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[chromedp.Void](choose)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := within(tab, 5*time.Second, chromedp.Poll[chromedp.Void](`location.hash.includes("decision=deny")`)); err != nil {
@@ -262,7 +272,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	})
 
 	t.Run("screenshots", func(t *testing.T) {
-		// A call held for approval, for the approvals page to show.
+		// Calls of other kinds for the pages to show, and one held for approval.
+		e.claudeTool(t, session, "Read", map[string]any{"file_path": filepath.Join(e.project, "README.md")})
+		e.claudeTool(t, session, "Grep", map[string]any{"pattern": "TODO", "path": e.project})
+		e.claudeBash(t, session, e.canary("moat-browser-deny screenshot"))
 		e.pendingApproval(t, e.canary("moat-browser-ask screenshot"))
 		views := []struct{ name, hash, ready string }{
 			{"live", "#/live", "table#records tbody tr[data-seq]"},
