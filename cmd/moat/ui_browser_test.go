@@ -184,7 +184,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(cells["agent"], "claude") || !strings.Contains(cells["session"], session) || !strings.Contains(cells["decision"], "allow") || cells["seq"] == "" {
+		if !strings.Contains(strings.ToLower(cells["agent"]), "claude") || !strings.Contains(cells["session"], session) || !strings.Contains(cells["decision"], "allow") || cells["seq"] == "" {
 			t.Errorf("the live row: %v; want agent claude-code, session %s, decision allow, a seq", cells, session)
 		}
 		if kept, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.moatNoReload === true`)); err != nil || !kept {
@@ -244,6 +244,12 @@ func TestDashboardInBrowser(t *testing.T) {
 		if _, err := within(tab, 5*time.Second, chromedp.WaitVisible(chromedp.CSS(entry+` button[data-action="once"]`))); err != nil {
 			t.Fatalf("the pending approval %s did not appear: %v", id, err)
 		}
+		// The nav's count of pending approvals says so, in words or digits.
+		count := `(() => { const n = parseInt((document.getElementById("approval-count") || {}).textContent.replace(/\D+/g, ""), 10); return n > 0; })()`
+		if _, err := within(tab, 5*time.Second, chromedp.Poll[chromedp.Void](count, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+			text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`(document.getElementById("approval-count") || {}).textContent`))
+			t.Errorf("#approval-count with a call pending: %q; want a count of at least 1", text)
+		}
 		for _, action := range []string{"session", "always", "deny"} {
 			if _, err := within(tab, time.Second, chromedp.WaitReady(chromedp.CSS(fmt.Sprintf(`%s button[data-action=%q]`, entry, action)))); err != nil {
 				t.Errorf("approval %s has no %s button", id, action)
@@ -268,6 +274,52 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		if decision, _ := e.codexBash(t, command); decision != "deny" {
 			t.Errorf("a second retry went ahead on a once approval: %q", decision)
+		}
+	})
+
+	t.Run("try a call", func(t *testing.T) {
+		openView(t, tab, "#/policy", "form#try")
+		// The options' values are the page's: pick Claude Code and its Bash tool (or the
+		// shell class) by value or by text.
+		fill := fmt.Sprintf(`(() => {
+			const f = document.querySelector("form#try");
+			const pick = (name, ...want) => {
+				const sel = f.querySelector("select[name=" + name + "]");
+				const o = [...sel.options].find(o => want.some(w => o.value.toLowerCase() === w || o.text.toLowerCase().includes(w)));
+				if (!o) return name + ": no option among " + [...sel.options].map(o => o.value).join(", ");
+				sel.value = o.value;
+				sel.dispatchEvent(new Event("change", {bubbles: true}));
+				return "";
+			};
+			const bad = pick("agent", "claude-code", "claude") || pick("tool", "bash", "shell");
+			if (bad) return bad;
+			f.querySelector("textarea[name=input]").value = %q;
+			f.querySelector("input[name=cwd]").value = %q;
+			f.requestSubmit();
+			return "";
+		})()`, denyCommand, e.project)
+		if bad, err := chromedp.Run(tab, chromedp.Evaluate[string](fill)); err != nil || bad != "" {
+			t.Fatalf("filling form#try: %s %v", bad, err)
+		}
+		if _, err := within(tab, 5*time.Second, chromedp.Poll[chromedp.Void](`(() => { const d = document.querySelector("#try-result .decision"), p = document.querySelector("#try-result pre.trace"); return d && /\bdeny\b/.test(d.textContent) && p && p.textContent.includes("deny-browser-canary"); })()`, chromedp.WithPollingInterval(100*time.Millisecond))); err != nil {
+			text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`(document.getElementById("try-result") || {}).textContent || "(no #try-result)"`))
+			t.Fatalf("trying %q: want a deny by deny-browser-canary with its trace; #try-result:\n%s", denyCommand, text)
+		}
+	})
+
+	t.Run("charts", func(t *testing.T) {
+		openView(t, tab, "#/charts", "#charts figure[data-chart]")
+		// Each chart is readable without its picture: a title or alt text, and a table of
+		// its numbers with header cells.
+		bad, err := within(tab, 5*time.Second, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#charts figure[data-chart]")].flatMap(f => {
+			const why = [];
+			const svgTitle = f.querySelector("svg > title"), img = f.querySelector("img[alt]");
+			if (!(svgTitle && svgTitle.textContent.trim()) && !(img && img.alt.trim())) why.push(f.dataset.chart + ": no svg title or img alt");
+			if (!f.querySelector("table th")) why.push(f.dataset.chart + ": no table with header cells");
+			return why;
+		})`))
+		if err != nil || len(bad) > 0 {
+			t.Errorf("charts: %v %v", bad, err)
 		}
 	})
 
