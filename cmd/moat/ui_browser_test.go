@@ -24,8 +24,10 @@ import (
 // TestDashboardInBrowser is issue 22's acceptance, in a real headless Chromium against
 // the real daemon: a browser logs in with moat ui's one-time URL, is refused without
 // it and on cross-site requests, sees a hook call's decision arrive live, filters the
-// live view, approves a held Codex call whose retry then passes, and screenshots the
-// main views. The subtests share one daemon and one browser, and run in order.
+// live view, approves a held Codex call whose retry then passes, tries a call on the
+// policy page, reads the charts' text alternatives, and screenshots the main views. The
+// subtests share one daemon and one browser, and run in order; those of a page still a
+// placeholder in this tree skip.
 func TestDashboardInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the daemon and a browser")
