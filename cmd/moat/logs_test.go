@@ -145,7 +145,7 @@ func TestLogsFiltersAndJSON(t *testing.T) {
 	}
 
 	_, stderr, code := inHome(t, home, "/usr/bin:/bin", home, "logs", "--since", "last week")
-	if code != 1 || !strings.Contains(stderr, `--since "last week" is neither a span`) {
+	if code != 64 || !strings.Contains(stderr, `--since "last week" is neither a span`) {
 		t.Errorf("a bad --since: exit %d: %s", code, stderr)
 	}
 }
@@ -298,7 +298,7 @@ func TestLogsVerify(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK || len(rep.Issues) != 1 || rep.Issues[0].Kind != "deleted" || rep.Issues[0].File != path+".1" {
 		t.Errorf("--verify --json: exit %d, %v: %+v\n%s", code, err, rep, out)
 	}
-	if _, stderr, code := inHome(t, home, "/usr/bin:/bin", home, "logs", "--verify", "--decision", "deny"); code != 1 || !strings.Contains(stderr, "no filter") {
+	if _, stderr, code := inHome(t, home, "/usr/bin:/bin", home, "logs", "--verify", "--decision", "deny"); code != 64 || !strings.Contains(stderr, "no filter") {
 		t.Errorf("--verify with a filter: exit %d, %s", code, stderr)
 	}
 }

@@ -666,7 +666,7 @@ func TestMCPScan(t *testing.T) {
 	cmd.Dir = e.project
 	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
 	out, err := cmd.Output()
-	if code := cmd.ProcessState.ExitCode(); code != 2 {
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
 		t.Errorf("exit %d (%v), want 2 for poisoned and changed tools\n%s", code, err, out)
 	}
 	reports := map[string]struct {
@@ -718,7 +718,7 @@ func TestMCPScan(t *testing.T) {
 	cmd.Dir = e.project
 	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
 	out, _ = cmd.Output()
-	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "pinned now: ") {
+	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), "pinned now: ") {
 		t.Errorf("scan --pin: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(e.home, ".local", "state", "moat", "mcp-pins", "evil.json")); err != nil {

@@ -84,8 +84,8 @@ func TestRunPassesThrough(t *testing.T) {
 		// A program moat does not know is asked about, and refused without a terminal.
 		{"unknown program", "", []string{"--", "moat-no-such-program"}, "", "moat: not run: this makes a program run code from a file, library or setting that moat cannot read, so moat cannot tell what it does. It waits for the user's approval (no terminal to ask on): the user can run `moat approve $ID` in a terminal outside the agent (or `moat deny $ID`), and then the identical call can be retried (rule ask-opaque-code)\n", 126},
 		{"not found", "", []string{"--", "./moat-no-such-program"}, "", "moat: ./moat-no-such-program: exec: \"./moat-no-such-program\": stat ./moat-no-such-program: no such file or directory\n", 127},
-		{"usage", "", nil, "", "moat: run needs a command: moat run [flags] -- COMMAND [ARG...]\n", 2},
-		{"bad flag", "", []string{"--nope", "true"}, "", "moat: unknown flag: --nope\n", 2},
+		{"usage", "", nil, "", "moat: run needs a command: moat run [flags] -- COMMAND [ARG...]\n", 64},
+		{"bad flag", "", []string{"--nope", "true"}, "", "moat: unknown flag: --nope\n", 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,8 +258,8 @@ func TestGuardedShell(t *testing.T) {
 		{"-e -c", []string{e.shell, "-e", "-c", "false; echo not-reached"}, shellEnv, "", "", 1},
 		{"-ic", []string{e.shell, "-ic", "echo $-"}, shellEnv, "i", "", 0},
 		{"denied through a parameter", []string{e.shell, "-c", `rm -rf "$1"`, "sh", e.home}, shellEnv, "", "denied", 126},
-		{"no command string", []string{e.shell}, shellEnv, "", "command strings (-c 'COMMAND') only", 2},
-		{"script file", []string{e.shell, "x.sh"}, shellEnv, "", "not script files", 2},
+		{"no command string", []string{e.shell}, shellEnv, "", "command strings (-c 'COMMAND') only", 64},
+		{"script file", []string{e.shell, "x.sh"}, shellEnv, "", "not script files", 64},
 		{"as moat shell", []string{e.moat, "shell", "-c", "echo via-moat"}, shellEnv, "via-moat", "", 0},
 		{"--version", []string{e.shell, "--version"}, shellEnv, "bash", "", 0},
 		// The real shell is moat itself: skipped, never started in a loop.
@@ -270,7 +270,7 @@ func TestGuardedShell(t *testing.T) {
 		// what moat shell -c runs as the agent's own command).
 		{"nested", []string{e.shell, "-c", e.shell + ` -c 'rm -rf ~'; echo "nested=$?"`}, shellEnv, "", "deny-delete-root-home-system", 126},
 		{"agent from the environment", []string{e.shell, "-c", "true"}, append(shellEnv, "MOAT_AGENT=openclaw"), "", "", 0},
-		{"unknown agent", []string{e.shell, "-c", "true"}, append(shellEnv, "MOAT_AGENT=clippy"), "", `unknown agent "clippy"`, 2},
+		{"unknown agent", []string{e.shell, "-c", "true"}, append(shellEnv, "MOAT_AGENT=clippy"), "", `unknown agent "clippy"`, 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

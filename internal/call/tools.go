@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/moatdev/moat/internal/didyoumean"
 )
 
 // NativeTool describes how one agent names a tool (or a hook event that stands for one) and
@@ -251,7 +253,22 @@ func lookup(agent Agent, tool string) (NativeTool, error) {
 			return nt, fmt.Errorf("%s has no tool named %q", agent, tool)
 		}
 	}
-	return nt, fmt.Errorf("unknown tool %q: not a class (%s), a native tool name moat knows, or an MCP tool name", tool, classList())
+	return nt, fmt.Errorf("unknown tool %q%s: not a class (%s), a native tool name moat knows, or an MCP tool name", tool, didyoumean.Hint(tool, toolNamesOf(agent)), classList())
+}
+
+// toolNamesOf are the classes and the native tool names of agent (of every agent when it
+// is ""), for the hint of a misspelt tool.
+func toolNamesOf(agent Agent) []string {
+	var names []string
+	for _, c := range Classes {
+		names = append(names, string(c))
+	}
+	for _, t := range NativeTools {
+		if agent == "" || t.Agent == agent {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // ClassOf returns the class of the calls a tool name makes, or the error Canonicalize

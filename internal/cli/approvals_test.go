@@ -181,17 +181,18 @@ func errorText(err error) string {
 func TestApproveFlags(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
+		code int
 		err  string
 	}{
-		{[]string{"approve", "3f2a", "--always", "--dry-run"}, "no such approval"},
-		{[]string{"approve", "3f2a", "--dry-run"}, "--dry-run goes with --always"},
-		{[]string{"approve", "3f2a", "--session", "--always"}, "choose one of"},
-		{[]string{"approve", "3f2a", "--once", "--session"}, "choose one of"},
-		{[]string{"approve"}, "accepts 1 arg"},
+		{[]string{"approve", "3f2a", "--always", "--dry-run"}, exitError, "no such approval"},
+		{[]string{"approve", "3f2a", "--dry-run"}, exitUsage, "--dry-run goes with --always"},
+		{[]string{"approve", "3f2a", "--session", "--always"}, exitUsage, "choose one of"},
+		{[]string{"approve", "3f2a", "--once", "--session"}, exitUsage, "choose one of"},
+		{[]string{"approve"}, exitUsage, "accepts 1 arg"},
 	} {
 		a, _, stderr, _, _ := approvalApp(t)
-		if code := Main(tt.args, a.env); code != 1 || !strings.Contains(stderr.String(), tt.err) {
-			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tt.args, code, stderr, tt.err)
+		if code := Main(tt.args, a.env); code != tt.code || !strings.Contains(stderr.String(), tt.err) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr, tt.code, tt.err)
 		}
 	}
 	a, stdout, _, _, _ := approvalApp(t)

@@ -50,10 +50,10 @@ from one without a terminal, and records every approval and refusal in the audit
 				}
 			}
 			if n > 1 {
-				return &exitCode{code: exitError, err: errors.New("choose one of --once, --session and --always")}
+				return usageError(errors.New("choose one of --once, --session and --always"))
 			}
 			if dryRun && !always {
-				return &exitCode{code: exitError, err: errors.New("--dry-run goes with --always")}
+				return usageError(errors.New("--dry-run goes with --always"))
 			}
 			if always {
 				return a.approveAlwaysCmd(cmd.Context(), args[0], dryRun, proc.Lineage)

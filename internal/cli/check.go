@@ -20,12 +20,6 @@ import (
 	"github.com/moatdev/moat/internal/scan"
 )
 
-// Exit codes of `moat check`.
-const (
-	exitCheckAsk  = 2
-	exitCheckDeny = 3
-)
-
 type checkOptions struct {
 	policy  string
 	agent   string
@@ -77,7 +71,7 @@ Decisions are not written to the audit log unless --record is given.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.stdin {
 				if len(args) > 0 || o.tool != "" || o.args != "" || o.explain {
-					return &exitCode{code: exitError, err: errors.New("--stdin reads calls from standard input; it takes no command, --tool, --args or --explain")}
+					return usageError(errors.New("--stdin reads calls from standard input; it takes no command, --tool, --args or --explain"))
 				}
 				return a.checkStream(cmd.Context(), o)
 			}
@@ -106,7 +100,7 @@ func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error
 	}
 	c, err := buildCall(o, args, cwd)
 	if err != nil {
-		return &exitCode{code: exitError, err: err}
+		return usageError(err)
 	}
 	svc := a.local(nil)
 	pol, err := svc.Lookup(ctx, decide.Scope{Flag: o.policy, Cwd: cwd})
@@ -133,9 +127,9 @@ func (a *app) checkOne(ctx context.Context, o checkOptions, args []string) error
 	case call.Allow, call.Audit:
 		return nil
 	case call.Ask:
-		return &exitCode{code: exitCheckAsk}
+		return &exitCode{code: exitAsk}
 	}
-	return &exitCode{code: exitCheckDeny}
+	return &exitCode{code: exitDeny}
 }
 
 func (a *app) callCwd(flag string) (string, error) {
@@ -156,9 +150,9 @@ func (a *app) callCwd(flag string) (string, error) {
 func buildCall(o checkOptions, args []string, cwd string) (call.Call, error) {
 	var agent call.Agent
 	if o.agent != "" {
-		ag, ok := call.ParseAgent(o.agent)
-		if !ok {
-			return call.Call{}, fmt.Errorf("unknown agent %q", o.agent)
+		ag, err := parseAgent("--agent", o.agent)
+		if err != nil {
+			return call.Call{}, err
 		}
 		agent = ag
 	}

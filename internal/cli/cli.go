@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,12 +42,6 @@ func OSEnv() Env {
 	}
 }
 
-// Exit codes shared by every command; `moat check` adds its own (see check.go).
-const (
-	exitOK    = 0
-	exitError = 1 // bad usage, invalid policy, failed tests, I/O errors
-)
-
 // exitCode carries a command's exit status; err, when set, is printed first.
 type exitCode struct {
 	code int
@@ -76,6 +71,10 @@ func Main(args []string, env Env) int {
 // that ends the run, if any, on a's stderr.
 func (a *app) execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
+	markErrors(root)
+	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
+		a.addCompletions(root)
+	}
 	return a.exitStatus(root.ExecuteContext(ctx))
 }
 
@@ -92,8 +91,10 @@ func (a *app) exitStatus(err error) int {
 		}
 		return ec.code
 	}
-	fmt.Fprintf(a.env.Stderr, "moat: %s\n", scan.Redact(err.Error()))
-	return exitError
+	// Every command's own errors carry their status (markErrors): what is left is
+	// cobra's, a command line it could not read.
+	fmt.Fprintf(a.env.Stderr, "moat: %s (see moat --help)\n", scan.Redact(err.Error()))
+	return exitUsage
 }
 
 // app is what the commands share: the injected environment and what is derived from it.
@@ -166,7 +167,9 @@ Start with 'moat init' to write a policy for the current project, 'moat check --
 to see how a command would be decided, and 'moat check --explain -- CMD' to see why.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(a.env.Stdin)
 	root.SetOut(a.env.Stdout)
 	root.SetErr(a.env.Stderr)
@@ -313,3 +316,7 @@ func (a *app) policyFile(arg, cwd string) (string, error) {
 	}
 	return "", fmt.Errorf("no policy file here: no %s from %s up to the repository root, and no %s; name one, or run `moat init`", source.ProjectFile, cwd, d.UserPolicy())
 }
+
+// CommandTree is moat's whole command tree, for generating its documentation (man
+// pages); running it is Main's job.
+func CommandTree() *cobra.Command { return newRoot(&app{env: OSEnv()}, nil) }

@@ -315,7 +315,7 @@ func fixTarget(to string, was call.Verdict) (call.Verdict, error) {
 	if to != "" {
 		v, ok := call.ParseVerdict(to)
 		if !ok {
-			return 0, &exitCode{code: exitError, err: fmt.Errorf("--to must be allow, audit, ask or deny, not %q", to)}
+			return 0, usageError(fmt.Errorf("--to must be allow, audit, ask or deny, not %q", to))
 		}
 		return v, nil
 	}

@@ -98,7 +98,7 @@ func fixEnv(t *testing.T) (Env, *bytes.Buffer, *bytes.Buffer, string) {
 // choice of record, and the usage errors.
 func TestFixCommand(t *testing.T) {
 	env, out, errOut, home := fixEnv(t)
-	if code := Main([]string{"check", "--record", "--", "sudo make install"}, env); code != exitCheckAsk {
+	if code := Main([]string{"check", "--record", "--", "sudo make install"}, env); code != exitAsk {
 		t.Fatalf("check --record: exit %d: %s", code, errOut)
 	}
 	if code := Main([]string{"check", "--record", "--", "ls"}, env); code != 0 {
@@ -112,7 +112,7 @@ func TestFixCommand(t *testing.T) {
 		{[]string{"fix"}, exitError, "name one record"},
 		{[]string{"fix", "1", "--last"}, exitError, "name one record"},
 		{[]string{"fix", "x"}, exitError, "give the record's number"},
-		{[]string{"fix", "1", "--to", "maybe"}, exitError, "--to must be"},
+		{[]string{"fix", "1", "--to", "maybe"}, exitUsage, "--to must be"},
 		{[]string{"fix", "3"}, exitError, "no record 3"},
 		// The last call, ls, was allowed: the natural flip asks about it.
 		{[]string{"fix", "--last"}, 0, `record 2: shell: ls`},

@@ -19,6 +19,7 @@ import (
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
@@ -26,11 +27,6 @@ import (
 	"github.com/moatdev/moat/internal/scan"
 	"github.com/moatdev/moat/internal/trust"
 )
-
-// exitHookUsage is the status of a hook invoked wrongly (an unknown agent, a bad flag):
-// 2 is the status that blocks in every agent's protocol, so that a broken hook
-// configuration never lets calls through unchecked.
-const exitHookUsage = 2
 
 func newHookCmd(a *app) *cobra.Command {
 	var policyFlag string
@@ -120,7 +116,7 @@ an unknown agent or bad flags exits with status 2, which every agent treats as a
 func (a *app) runHookCommand(ctx context.Context, agent, policyFlag string) error {
 	ad, ok := hook.ForAgent(agent)
 	if !ok {
-		return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q (moat has hooks for %s); blocking", agent, strings.Join(hookAgentNames(), ", "))}
+		return &exitCode{code: exitHookUsage, err: fmt.Errorf("no hook for agent %q%s (moat has hooks for %s); blocking", agent, didyoumean.Hint(agent, hookAgentNames()), strings.Join(hookAgentNames(), ", "))}
 	}
 	out, finish := a.answerHook(ctx, ad, policyFlag)
 	if _, err := a.env.Stdout.Write(out.Stdout); err != nil {

@@ -19,14 +19,6 @@ import (
 	"github.com/moatdev/moat/internal/sandbox/linux"
 )
 
-// Exit codes of `moat launch`, as env(1) and container runtimes use them: any other
-// status is the command's own.
-const (
-	exitLaunchFailed   = 125 // moat could not set up the sandbox; nothing ran
-	exitLaunchNoExec   = 126 // the command was found but could not be run
-	exitLaunchNotFound = 127 // the command was not found
-)
-
 // sandboxEnvVar tells the processes in a sandbox that they are in one, and which.
 const sandboxEnvVar = "MOAT_SANDBOX"
 
@@ -145,9 +137,9 @@ func (a *app) launch(o launchOptions, args []string) error {
 		return nil
 	}
 	if lookErr != nil {
-		code := exitLaunchNotFound
+		code := exitGuardNotFound
 		if !errors.Is(lookErr, exec.ErrNotFound) {
-			code = exitLaunchNoExec
+			code = exitGuardRefused
 		}
 		return &exitCode{code: code, err: lookErr}
 	}
@@ -157,7 +149,7 @@ func (a *app) launch(o launchOptions, args []string) error {
 	err = linux.Exec(plan, path, args)
 	var ee *linux.ExecError
 	if errors.As(err, &ee) {
-		return &exitCode{code: exitLaunchNoExec, err: err}
+		return &exitCode{code: exitGuardRefused, err: err}
 	}
 	return launchErr(err)
 }

@@ -107,17 +107,17 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
 func (a *app) logs(ctx context.Context, o logsOptions) error {
 	filter, err := a.logFilter(o)
 	if err != nil {
-		return &exitCode{code: exitError, err: err}
+		return usageError(err)
 	}
 	switch {
 	case o.summary && o.follow:
-		return &exitCode{code: exitError, err: errors.New("--summary counts what is written so far; it does not go with --follow")}
+		return usageError(errors.New("--summary counts what is written so far; it does not go with --follow"))
 	case o.last < 0:
-		return &exitCode{code: exitError, err: fmt.Errorf("--last %d: want a count, 0 for all", o.last)}
+		return usageError(fmt.Errorf("--last %d: want a count, 0 for all", o.last))
 	}
 	if o.verify {
 		if o.follow || o.summary || o.last != 0 || !filter.Empty() {
-			return &exitCode{code: exitError, err: errors.New("--verify checks the whole trail; it takes no filter, --last, --follow or --summary")}
+			return usageError(errors.New("--verify checks the whole trail; it takes no filter, --last, --follow or --summary"))
 		}
 	}
 	path := o.file

@@ -156,8 +156,8 @@ func TestLogsBadFlags(t *testing.T) {
 		{[]string{"--last", "-1"}, "--last -1"},
 	} {
 		a, _, stderr := testApp(home)
-		if code := Main(append([]string{"logs"}, tt.args...), a.env); code != 1 || !strings.Contains(stderr.String(), tt.err) {
-			t.Errorf("logs %v: exit %d, stderr %q; want 1 and %q", tt.args, code, stderr, tt.err)
+		if code := Main(append([]string{"logs"}, tt.args...), a.env); code != exitUsage || !strings.Contains(stderr.String(), tt.err) {
+			t.Errorf("logs %v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr, exitUsage, tt.err)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/mcp"
 	"github.com/moatdev/moat/internal/mcp/toolscan"
 	"github.com/moatdev/moat/internal/mcpconfig"
@@ -112,13 +113,9 @@ func (a *app) mcpWrap(o mcpWrapOptions) error {
 	}
 	clients := mcpconfig.Clients
 	if len(o.agents) > 0 {
-		clients = nil
-		for _, name := range o.agents {
-			c, ok := mcpconfig.ForClient(name)
-			if !ok {
-				return fmt.Errorf("unknown agent %q (moat wraps the MCP servers of %s)", name, clientNames())
-			}
-			clients = append(clients, c)
+		var err error
+		if clients, err = mcpClientsNamed(o.agents, "wraps"); err != nil {
+			return err
 		}
 	}
 	d, err := a.dirs()
@@ -202,6 +199,20 @@ func (a *app) printMCPReport(o mcpWrapOptions, r mcpFileReport) {
 
 func clientNames() string { return clientNamesOf(mcpconfig.Clients) }
 
+// mcpClientsNamed are the MCP clients names names; what moat does with their servers
+// (verb: "wraps", "scans") is in the error of a name it does not know.
+func mcpClientsNamed(names []string, verb string) ([]mcpconfig.Client, error) {
+	var out []mcpconfig.Client
+	for _, name := range names {
+		c, ok := mcpconfig.ForClient(name)
+		if !ok {
+			return nil, usageError(fmt.Errorf("unknown agent %q%s (moat %s the MCP servers of %s)", name, didyoumean.Hint(name, mcpClientNames()), verb, clientNames()))
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
 func clientNamesOf(cs []mcpconfig.Client) string {
 	names := make([]string, len(cs))
 	for i, c := range cs {
@@ -253,7 +264,7 @@ first lists them, so that a later change is caught; a changed tool is recorded a
 waiting for 'moat mcp pin --accept', never accepted. Use it to pin an agent's servers
 from outside 'moat launch', whose sandbox keeps the proxies from saving pins.
 
-Exit status: 0 nothing found, 2 a poisoned or changed tool, 1 a server that could not be
+Exit status: 0 nothing found, 3 a poisoned or changed tool, 1 a server that could not be
 scanned (and nothing worse).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -270,13 +281,9 @@ scanned (and nothing worse).`,
 func (a *app) mcpScan(ctx context.Context, agents []string, asJSON, pin bool, timeout time.Duration) error {
 	clients := mcpconfig.Clients
 	if len(agents) > 0 {
-		clients = nil
-		for _, name := range agents {
-			c, ok := mcpconfig.ForClient(name)
-			if !ok {
-				return fmt.Errorf("unknown agent %q (moat scans the MCP servers of %s)", name, clientNames())
-			}
-			clients = append(clients, c)
+		var err error
+		if clients, err = mcpClientsNamed(agents, "scans"); err != nil {
+			return err
 		}
 	}
 	d, err := a.dirs()
@@ -307,7 +314,7 @@ func (a *app) mcpScan(ctx context.Context, agents []string, asJSON, pin bool, ti
 				r := a.scanServer(ctx, d.MCPPins(), c.Name, file, s, pin, timeout)
 				switch {
 				case len(r.Poisoned) > 0 || len(r.Changed) > 0:
-					worst = max(worst, 2)
+					worst = max(worst, exitDeny)
 				case r.Error != "":
 					worst = max(worst, exitError)
 				}

@@ -93,6 +93,9 @@ func (a *app) loadPacks(names ...string) ([]*policy.Pack, []string, error) {
 	for _, n := range names {
 		p, err := policy.LoadPack(n, host)
 		if err != nil {
+			if !slices.Contains(policy.PackNames(), n) {
+				return nil, nil, usageError(err)
+			}
 			return nil, nil, err
 		}
 		packs = append(packs, p)
@@ -161,7 +164,7 @@ func (a *app) packsList(asJSON bool) error {
 func (a *app) packsShow(name string, asJSON bool) error {
 	packs, defaults, err := a.loadPacks(name)
 	if err != nil {
-		return &exitCode{code: exitError, err: err}
+		return err // a usage error, or an error (markErrors)
 	}
 	p := packs[0]
 	det := packDetail{packSummary: summarize(p, defaults), Rules: []packRule{}, Tests: []packTest{}}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,6 +37,9 @@ func newProfileCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := sandbox.LookupProfile(args[0])
 			if err != nil {
+				if !slices.Contains(sandbox.ProfileNames(), args[0]) {
+					return usageError(err)
+				}
 				return err
 			}
 			_, err = a.env.Stdout.Write(p.Text)

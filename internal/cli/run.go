@@ -16,22 +16,9 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/decide"
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/hook"
 	"github.com/moatdev/moat/internal/scan"
-)
-
-// Exit codes of `moat run` and `moat shell` when the command does not run. Once it runs,
-// the status is the command's own: moat is replaced by it.
-const (
-	// exitGuardUsage is moat's own usage error (a bad flag, no command, an unknown agent).
-	exitGuardUsage = 2
-	// exitGuardRefused says the command did not run: the policy denied it, the user did not
-	// approve it, or moat could not decide (a policy that cannot be read). It is the
-	// shell's "cannot execute", which agents already read as a command that did not run.
-	exitGuardRefused = 126
-	// exitGuardNotFound is the shell's "command not found", for an allowed command that
-	// names no program.
-	exitGuardNotFound = 127
 )
 
 // envAgent names the agent on whose behalf `moat run` and `moat shell` decide when
@@ -123,18 +110,18 @@ usage error of moat run itself.`,
   moat run -- sh -c 'make && make install'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &exitCode{code: exitGuardUsage, err: errors.New("run needs a command: moat run [flags] -- COMMAND [ARG...]")}
+				return &exitCode{code: exitUsage, err: errors.New("run needs a command: moat run [flags] -- COMMAND [ARG...]")}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, err := guardAgent(agentFlag, a.env.Getenv)
 			if err != nil {
-				return &exitCode{code: exitGuardUsage, err: err}
+				return &exitCode{code: exitUsage, err: err}
 			}
 			line, err := quoteArgv(args)
 			if err != nil {
-				return &exitCode{code: exitGuardUsage, err: err}
+				return &exitCode{code: exitUsage, err: err}
 			}
 			o := guardOptions{policy: policyFlag, agent: agent, event: eventRun, deps: deps, noDaemon: noDaemon}
 			if !a.guard(cmd.Context(), o, line) {
@@ -144,7 +131,7 @@ usage error of moat run itself.`,
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitCode{code: exitGuardUsage, err: err}
+		return &exitCode{code: exitUsage, err: err}
 	})
 	// Flags end at the command: `moat run ls -la` runs ls -la.
 	cmd.Flags().SetInterspersed(false)
@@ -163,13 +150,19 @@ func guardAgent(flag string, getenv func(string) string) (call.Agent, error) {
 	if name == "" {
 		return "", nil
 	}
+	return parseAgent(from, name)
+}
+
+// parseAgent reads the agent name given by from (a flag, a variable), saying which names
+// moat knows when it is none of them.
+func parseAgent(from, name string) (call.Agent, error) {
 	ag, ok := call.ParseAgent(name)
 	if !ok {
 		names := make([]string, len(call.Agents()))
 		for i, a := range call.Agents() {
 			names[i] = string(a)
 		}
-		return "", fmt.Errorf("%s: unknown agent %q (moat knows %s)", from, name, strings.Join(names, ", "))
+		return "", fmt.Errorf("%s: unknown agent %q%s (moat knows %s)", from, name, didyoumean.Hint(name, names), strings.Join(names, ", "))
 	}
 	return ag, nil
 }

@@ -225,10 +225,10 @@ func TestRunCmd(t *testing.T) {
 		// The words are quoted, so a word holding shell syntax is not run as a command line.
 		{"a word is not a line", []string{"--", "echo", "; rm -rf x"}, nil, 0, []string{"echo", "; rm -rf x"}, ""},
 		{"ask without a terminal", []string{"--", "touch", "x"}, nil, exitGuardRefused, nil, "no terminal"},
-		{"no command", []string{}, nil, exitGuardUsage, nil, "run needs a command"},
-		{"bad flag", []string{"--frobnicate", "--", "true"}, nil, exitGuardUsage, nil, "unknown flag"},
-		{"unknown agent", []string{"--agent", "clippy", "--", "true"}, nil, exitGuardUsage, nil, `unknown agent "clippy"`},
-		{"unknown agent from the environment", []string{"--", "true"}, map[string]string{envAgent: "clippy"}, exitGuardUsage, nil, "MOAT_AGENT"},
+		{"no command", []string{}, nil, exitUsage, nil, "run needs a command"},
+		{"bad flag", []string{"--frobnicate", "--", "true"}, nil, exitUsage, nil, "unknown flag"},
+		{"unknown agent", []string{"--agent", "clippy", "--", "true"}, nil, exitUsage, nil, `unknown agent "clippy"`},
+		{"unknown agent from the environment", []string{"--", "true"}, map[string]string{envAgent: "clippy"}, exitUsage, nil, "MOAT_AGENT"},
 		{"not found", []string{"--", "moat-test-no-such-program"}, nil, exitGuardNotFound, nil, "not found"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/atomicfile"
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/setup"
 )
@@ -76,13 +77,13 @@ without making them.`,
 // setupTargets resolves which agents setup works on.
 func (a *app) setupTargets(all bool, args []string, home string) ([]setup.Agent, error) {
 	if all && len(args) > 0 {
-		return nil, errors.New("give agent names or --all, not both")
+		return nil, usageError(errors.New("give agent names or --all, not both"))
 	}
 	var out []setup.Agent
 	for _, name := range args {
 		ag, ok := setup.ForAgent(name)
 		if !ok {
-			return nil, fmt.Errorf("unknown agent %q (moat sets up %s)", name, agentNames())
+			return nil, usageError(fmt.Errorf("unknown agent %q%s (moat sets up %s)", name, didyoumean.Hint(name, strings.Split(agentNames(), ", ")), agentNames()))
 		}
 		out = append(out, ag)
 	}
@@ -103,7 +104,7 @@ func (a *app) setupTargets(all bool, args []string, home string) ([]setup.Agent,
 func (a *app) setup(o setupOptions, args []string) error {
 	scope := setup.Scope(o.scope)
 	if scope != setup.User && scope != setup.Project {
-		return &exitCode{code: exitError, err: fmt.Errorf("--scope must be user or project, not %q", o.scope)}
+		return usageError(fmt.Errorf("--scope must be user or project, not %q", o.scope))
 	}
 	home := a.env.Getenv("HOME")
 	if home == "" {
@@ -115,7 +116,7 @@ func (a *app) setup(o setupOptions, args []string) error {
 	}
 	targets, err := a.setupTargets(o.all, args, home)
 	if err != nil {
-		return &exitCode{code: exitError, err: err}
+		return err // a usage error, or an error (markErrors)
 	}
 	moat, err := a.moatPath()
 	if err != nil {

@@ -110,11 +110,11 @@ not approved, or moat could not decide); 2 when moat shell cannot take the invoc
 			}
 			sa, err := parseShellArgs(args)
 			if err != nil {
-				return &exitCode{code: exitGuardUsage, err: err}
+				return &exitCode{code: exitUsage, err: err}
 			}
 			agent, err := guardAgent("", a.env.Getenv)
 			if err != nil {
-				return &exitCode{code: exitGuardUsage, err: err}
+				return &exitCode{code: exitUsage, err: err}
 			}
 			line := sa.command
 			if len(sa.params) > 0 {

@@ -190,8 +190,8 @@ func TestShellCmd(t *testing.T) {
 		{"denied", []string{"-c", "rm -rf ~"}, exitGuardRefused, false},
 		{"denied through a parameter", []string{"-c", `rm -rf "$1"`, "sh", "x"}, exitGuardRefused, false},
 		{"ask without a terminal", []string{"-ec", "touch x"}, exitGuardRefused, false},
-		{"interactive", []string{"-i"}, exitGuardUsage, false},
-		{"script", []string{"x.sh"}, exitGuardUsage, false},
+		{"interactive", []string{"-i"}, exitUsage, false},
+		{"script", []string{"x.sh"}, exitUsage, false},
 		{"version runs no command", []string{"--version"}, 0, true},
 	}
 	for _, tt := range tests {

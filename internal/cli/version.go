@@ -13,10 +13,30 @@ import (
 var version = "dev"
 
 type versionInfo struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit,omitempty"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+	// Date is the commit's time (RFC 3339), as the Go toolchain stamped it.
+	Date string `json:"date,omitempty"`
+	// Modified says the binary was built from a tree with uncommitted changes.
+	Modified  bool   `json:"modified,omitempty"`
 	GoVersion string `json:"go"`
 	Platform  string `json:"platform"`
+}
+
+// String is the version as `moat version` and `moat --version` print it.
+func (v versionInfo) String() string {
+	s := "moat " + v.Version
+	if v.Commit != "" {
+		s += " (commit " + v.Commit
+		if v.Modified {
+			s += ", modified"
+		}
+		if v.Date != "" {
+			s += ", " + v.Date
+		}
+		s += ")"
+	}
+	return s + " " + v.GoVersion + " " + v.Platform
 }
 
 func buildInfo() versionInfo {
@@ -26,8 +46,13 @@ func buildInfo() versionInfo {
 			v.Version = bi.Main.Version
 		}
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
+			switch s.Key {
+			case "vcs.revision":
 				v.Commit = s.Value
+			case "vcs.time":
+				v.Date = s.Value
+			case "vcs.modified":
+				v.Modified = s.Value == "true"
 			}
 		}
 	}
@@ -45,11 +70,7 @@ func newVersionCmd(a *app) *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(a.env.Stdout).Encode(v)
 			}
-			commit := ""
-			if v.Commit != "" {
-				commit = " (" + v.Commit + ")"
-			}
-			_, err := fmt.Fprintf(a.env.Stdout, "moat %s%s %s %s\n", v.Version, commit, v.GoVersion, v.Platform)
+			_, err := fmt.Fprintln(a.env.Stdout, v)
 			return err
 		},
 	}

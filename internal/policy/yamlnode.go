@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/moatdev/moat/internal/didyoumean"
 )
 
 // reader walks a YAML tree with the schema in hand, collecting every error with its
@@ -166,36 +168,4 @@ func describe(n *yaml.Node) string {
 }
 
 // suggest returns ` (did you mean "x"?)` when a known word is close to s.
-func suggest(s string, known []string) string {
-	best, bestDist := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+func suggest(s string, known []string) string { return didyoumean.Hint(s, known) }

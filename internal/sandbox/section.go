@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/policy"
 )
 
@@ -110,7 +111,7 @@ func LookupProfile(name string) (*Profile, error) {
 			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
+	return nil, fmt.Errorf("unknown profile %q%s (known: %s)", name, didyoumean.Hint(name, ProfileNames()), strings.Join(ProfileNames(), ", "))
 }
 
 // ProfileFor returns the profile whose commands include the base name of program, or nil.
