@@ -52,6 +52,8 @@ var deniedDeps = []struct {
 		[]string{"github.com/santhosh-tekuri/jsonschema/..."}},
 	{"github.com/moatdev/moat/cmd/moat", "test support is never shipped",
 		[]string{"github.com/moatdev/moat/internal/testbin/...", "github.com/moatdev/moat/internal/modelstub/...", "github.com/rogpeppe/go-internal/testscript/...", "testing"}},
+	{"github.com/moatdev/moat/cmd/moat", "chromedp (and its cdproto) drives a real Chromium in the dashboard's browser tests (ui_browser_test.go) only: a test dependency, never shipped",
+		[]string{"github.com/chromedp/..."}},
 	{"github.com/moatdev/moat/cmd/moat-hook", "the thin hook client runs once per tool call and only relays the event to the daemon or execs moat hook: it links no CLI framework, YAML, network stack (not even package net: its socket is system calls, and net's initialization alone cost more than the rest of the client's start), and none of the decision path (which is the daemon's or moat's)",
 		append([]string{"github.com/spf13/cobra/...", "go.yaml.in/yaml/v3/...", "gopkg.in/yaml.v3/...", "github.com/goccy/go-yaml/...", "net", "net/http/...", "crypto/tls/...",
 			"github.com/moatdev/moat/internal/daemon", "github.com/moatdev/moat/internal/decide/...", "github.com/moatdev/moat/internal/engine/...", "github.com/moatdev/moat/internal/hook",
