@@ -107,6 +107,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /assets/", assetHandler())
 	mux.Handle("GET /api/session", s.api(s.handleSession))
 	mux.Handle("POST /api/logout", s.change(s.handleLogout))
+	mux.Handle("GET /api/records", s.api(s.handleRecords))
+	mux.Handle("GET /api/records/stream", s.api(s.handleRecordStream))
+	mux.Handle("GET /api/records/{seq}", s.api(s.handleRecord))
 }
 
 // ServeHTTP serves one request.
