@@ -3,10 +3,8 @@ package auditdb
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -69,39 +67,24 @@ func realistic(n int) audit.Record {
 // benchRecords is how many records the page-query benchmark stores.
 const benchRecords = 100_000
 
-var (
-	benchOnce sync.Once
-	benchPath string
-	benchErr  error
-)
-
 // benchDB opens (read-only, as the dashboard does) a database of benchRecords realistic
-// records, built once per test binary run: building it takes far longer than a query.
+// records in a temporary directory.
 func benchDB(b *testing.B) *DB {
-	benchOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "moat-auditdb-bench-")
-		if err != nil {
-			benchErr = err
-			return
-		}
-		benchPath = filepath.Join(dir, FileName)
-		d := open(b, benchPath, Options{})
-		rs := make([]audit.Record, benchRecords)
-		for n := range rs {
-			rs[n] = realistic(n)
-		}
-		for chunk := range slices.Chunk(rs, 5000) {
-			if err := d.AppendBatch(context.Background(), chunk); err != nil {
-				benchErr = err
-				return
-			}
-		}
-		benchErr = d.Close()
-	})
-	if benchErr != nil {
-		b.Fatal(benchErr)
+	path := filepath.Join(b.TempDir(), FileName)
+	d := open(b, path, Options{})
+	rs := make([]audit.Record, benchRecords)
+	for n := range rs {
+		rs[n] = realistic(n)
 	}
-	return open(b, benchPath, Options{ReadOnly: true})
+	for chunk := range slices.Chunk(rs, 5000) {
+		if err := d.AppendBatch(context.Background(), chunk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := d.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return open(b, path, Options{ReadOnly: true})
 }
 
 // pageQueries are the queries the dashboard's live page makes: each filter alone, some
