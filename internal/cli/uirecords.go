@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/audit/auditdb"
 	"github.com/moatdev/moat/internal/scan"
 )
@@ -41,6 +42,14 @@ func (r *uiRecords) Query(ctx context.Context, f auditdb.Filter, p auditdb.Page)
 		return auditdb.Result{}, err
 	}
 	return db.Query(ctx, f, p)
+}
+
+func (r *uiRecords) Read(ctx context.Context, f auditdb.Filter, after uint64, fn func(audit.Record) error) (uint64, error) {
+	db, err := r.open(ctx)
+	if err != nil {
+		return after, err
+	}
+	return db.Read(ctx, f, after, fn)
 }
 
 func (r *uiRecords) close() {

@@ -116,6 +116,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST /api/try", s.change(s.handleTry))
 	mux.Handle("GET /api/charts", s.api(s.handleCharts))
 	mux.Handle("GET /api/charts/{file}", s.api(s.handleChartSVG))
+	mux.Handle("GET /api/records", s.api(s.handleRecords))
+	mux.Handle("GET /api/records/stream", s.api(s.handleRecordStream))
+	mux.Handle("GET /api/records/{seq}", s.api(s.handleRecord))
 }
 
 // ServeHTTP serves one request.

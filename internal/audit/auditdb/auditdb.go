@@ -71,6 +71,8 @@ type DB struct {
 	maxRecord int
 	retention Retention
 	readOnly  bool
+	// pageWindow replaces the package's pageWindow when not zero (tests).
+	pageWindow int
 
 	// mu serializes this process's writers, so that they queue here rather than in
 	// SQLite's busy handler, which polls; SQLite's lock serializes processes.

@@ -2,6 +2,8 @@ package auditdb
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -54,49 +56,109 @@ func TestQueryFilters(t *testing.T) {
 		{"rule", Filter{Rules: []string{"rule-2"}}, func(r audit.Record) bool { return r.Rule == "rule-2" }},
 		{"event", Filter{Events: []string{"nope"}}, func(audit.Record) bool { return false }},
 		{"text", Filter{Text: "/etc/passwd"}, func(r audit.Record) bool { return r.Args["path"] == "/etc/passwd" }},
+		{"text, short", Filter{Text: "s1"}, nil},
+		{"text, case", Filter{Text: "BASH"}, nil},
+		{"text, quote", Filter{Text: `"tool":"Read"`}, nil},
+		{"text with others", Filter{Text: "ls -la", Agents: []string{"cursor"}, Until: t0.Add(200 * time.Second)}, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			match := tt.match
-			if match == nil {
-				lf := logview.Filter{Since: tt.f.Since, Decisions: tt.f.Decisions, Agents: tt.f.Agents, Sessions: tt.f.Sessions, Tools: tt.f.Tools, Failures: tt.f.Failures}
-				match = lf.Match
+		if tt.match == nil && tt.f.Text != "" {
+			// Text is what the stored line contains.
+			text, rest := tt.f.Text, tt.f
+			rest.Text = ""
+			tt.match = func(r audit.Record) bool {
+				line, err := json.Marshal(r)
+				return err == nil && strings.Contains(string(line), text) && filterMatch(rest, r)
 			}
-			var want []audit.Record
-			for _, r := range all {
-				if match(r) {
-					want = append(want, r)
+		}
+		for _, window := range []int{0, 1, 10} {
+			d.pageWindow = window
+			t.Run(fmt.Sprintf("%s/window=%d", tt.name, window), func(t *testing.T) {
+				match := tt.match
+				if match == nil {
+					lf := logview.Filter{Since: tt.f.Since, Decisions: tt.f.Decisions, Agents: tt.f.Agents, Sessions: tt.f.Sessions, Tools: tt.f.Tools, Failures: tt.f.Failures}
+					match = lf.Match
 				}
-			}
-			var got []audit.Record
-			if _, err := d.Read(context.Background(), tt.f, 0, func(r audit.Record) error { got = append(got, r); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("Read selected %d records, want %d", len(got), len(want))
-			}
-			// Query: the same records, newest first, in pages of 7.
-			var paged []audit.Record
-			p := Page{Limit: 7}
-			for {
-				res, err := d.Query(context.Background(), tt.f, p)
-				if err != nil {
+				var want []audit.Record
+				for _, r := range all {
+					if match(r) {
+						want = append(want, r)
+					}
+				}
+				var got []audit.Record
+				if _, err := d.Read(context.Background(), tt.f, 0, func(r audit.Record) error { got = append(got, r); return nil }); err != nil {
 					t.Fatal(err)
 				}
-				if len(res.Records) > 7 {
-					t.Fatalf("a page of %d records", len(res.Records))
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("Read selected %d records, want %d", len(got), len(want))
 				}
-				paged = append(paged, res.Records...)
-				if res.Next == 0 {
-					break
+				// Query: the same records, newest first, in pages of 7.
+				var paged []audit.Record
+				p := Page{Limit: 7}
+				for {
+					res, err := d.Query(context.Background(), tt.f, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(res.Records) > 7 {
+						t.Fatalf("a page of %d records", len(res.Records))
+					}
+					paged = append(paged, res.Records...)
+					if res.Next == 0 {
+						break
+					}
+					p.Before = res.Next
 				}
-				p.Before = res.Next
-			}
-			slices.Reverse(paged)
-			if !reflect.DeepEqual(paged, want) {
-				t.Fatalf("Query selected %d records, want %d", len(paged), len(want))
-			}
-		})
+				slices.Reverse(paged)
+				if !reflect.DeepEqual(paged, want) {
+					t.Fatalf("Query selected %d records, want %d", len(paged), len(want))
+				}
+			})
+		}
+	}
+}
+
+// filterMatch is what f selects, for the conditions both f and logview.Filter have, and
+// Until.
+func filterMatch(f Filter, r audit.Record) bool {
+	lf := logview.Filter{Since: f.Since, Decisions: f.Decisions, Agents: f.Agents, Sessions: f.Sessions, Tools: f.Tools, Failures: f.Failures}
+	return lf.Match(r) && (f.Until.IsZero() || r.Time.Before(f.Until))
+}
+
+// A database of schema version 1 gains the text index of the records it holds.
+func TestMigrateIndexesText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	d := open(t, path, Options{})
+	for n := range 20 {
+		if err := d.Append(context.Background(), record(0, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{`DROP TRIGGER records_text_insert`, `DROP TRIGGER records_text_delete`, `DROP TABLE records_text`, `UPDATE schema_version SET version = 1`} {
+		if _, err := d.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Close()
+	d = open(t, path, Options{})
+	res, err := d.Query(context.Background(), Filter{Text: "/etc/passwd"}, Page{})
+	if err != nil || len(res.Records) != 4 {
+		t.Fatalf("after migration, text search found %d records, %v; want 4", len(res.Records), err)
+	}
+}
+
+func TestTrigramQuery(t *testing.T) {
+	for text, want := range map[string]string{
+		"ab":         "",
+		"abc":        `"abc"`,
+		`a"bc`:       `"a""b" AND """bc"`,
+		"\xff\xfeab": "",
+		"ééé":        `"ééé"`,
+		"abcabcabc":  `"abc" AND "bca" AND "cab"`,
+	} {
+		if got := trigramQuery(text); got != want {
+			t.Errorf("trigramQuery(%q) = %s, want %s", text, got, want)
+		}
 	}
 }
 
