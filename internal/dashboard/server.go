@@ -49,6 +49,8 @@ type Options struct {
 	Records Records
 	// Approvals is the approval queue.
 	Approvals Approvals
+	// Sessions reads the agent sessions of the audit database.
+	Sessions Sessions
 	// Policies are the active policies and the decision service that tries calls.
 	Policies Policies
 	// Changes tells live pages that records or approvals changed; nil means they poll.
@@ -107,6 +109,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /assets/", assetHandler())
 	mux.Handle("GET /api/session", s.api(s.handleSession))
 	mux.Handle("POST /api/logout", s.change(s.handleLogout))
+	s.approvalRoutes(mux)
+	s.sessionRoutes(mux)
 }
 
 // ServeHTTP serves one request.
