@@ -73,9 +73,9 @@
         const old = document.getElementById("always-preview");
         if (old) old.closest(".always-box").querySelector("[data-action=always-cancel]").click();
         const text = preview.rules.map(r => r.preview).join("\n");
-        const confirm = moat.el("button", {type: "button", class: "primary", "data-action": "always-confirm", text: "Write the rule and approve once"});
-        const cancel = moat.el("button", {type: "button", "data-action": "always-cancel", text: "Cancel"});
         const written = preview.rules.filter(r => !r.already).length;
+        const confirm = moat.el("button", {type: "button", class: "primary", "data-action": "always-confirm", text: written ? "Write the rule and approve once" : "Approve once"});
+        const cancel = moat.el("button", {type: "button", "data-action": "always-cancel", text: "Cancel"});
         box.replaceChildren(
           moat.el("p", {text: written ? "This rule goes into your own policy, " + preview.file + ":" : "Your policy already allows this call; approving it only lets the waiting call go ahead once."}),
           moat.el("pre", {id: "always-preview", class: "preview", tabindex: "0", text: text}),

@@ -77,7 +77,7 @@
   function entry(r) {
     const findings = (r.findings || []).map(f => moat.el("li", {},
       moat.el("code", {class: "finding-id", text: f.id}), f.severity ? " (" + f.severity + ")" : "", f.evidence ? ": " : "", evidence(f.evidence || "")));
-    const answered = r.answer && r.answer !== r.decision ? moat.el("span", {class: "muted", text: " answered " + r.answer}) : null;
+    const answered = r.answer && r.answer !== r.decision ? moat.el("span", {class: "muted", title: r.answer === "defer" ? "moat expressed no opinion: the agent's own permissions decided" : "what the agent was told", text: " (answered " + r.answer + ")"}) : null;
     return moat.el("li", {"data-seq": String(r.seq), id: "seq-" + r.seq, tabindex: "-1", class: "call"},
       moat.el("div", {class: "call-head"},
         moat.el("time", {class: "time", datetime: r.time, text: moat.time(r.time)}),
