@@ -199,3 +199,23 @@ func TestSessionStream(t *testing.T) {
 		t.Errorf("after a new record: %s", data)
 	}
 }
+
+// The pages of approvals and sessions keep the names the browser tests and other views
+// rely on (the DOM contract of issue 22).
+func TestApprovalAndSessionPagesKeepTheDOMContract(t *testing.T) {
+	for file, names := range map[string][]string{
+		"approvals.js": {`id: "approvals"`, `"data-approval-id"`, `button("once"`, `button("session"`, `button("always"`, `button("deny"`, `id: "always-preview"`, `"data-action": "always-confirm"`, `"/api/approvals/stream"`},
+		"session.js":   {`moat.view("sessions"`, `"data-session"`, `id: "timeline"`, `"data-seq"`, `"data-ref-seq"`, `"#/record/"`},
+		"start.js":     {`"approval-count"`, `"/api/approvals/stream"`},
+	} {
+		data, err := assetFS.ReadFile("assets/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			if !strings.Contains(string(data), name) {
+				t.Errorf("%s no longer holds %s", file, name)
+			}
+		}
+	}
+}

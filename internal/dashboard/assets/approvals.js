@@ -151,9 +151,16 @@
           if (done.has(entry.hash)) item.outcome.textContent = done.get(entry.hash);
           return;
         }
+        // Keyboard users keep their place: the answer's message takes the focus from the
+        // button that was pressed.
+        const hadFocus = item.li.contains(document.activeElement);
         const fresh = build(entry);
         item.li.replaceWith(fresh.li);
         items.set(entry.hash, fresh);
+        if (hadFocus) {
+          fresh.outcome.setAttribute("tabindex", "-1");
+          fresh.outcome.focus();
+        }
       }
 
       function draw(entries) {
