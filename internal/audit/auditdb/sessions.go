@@ -44,15 +44,19 @@ func (d *DB) Sessions(ctx context.Context, f SessionFilter) ([]Session, error) {
 		return nil, err
 	}
 	// SQLite takes the bare column cwd from the row that holds max(seq): the newest.
+	// The unary + keeps the planner off the session and agent indexes, which it would
+	// otherwise walk (every record, each looked up in the table) even when Since lets the
+	// time index read only the records of the period: 64 ms instead of 1.5 s for the
+	// last hour of 100,000 records (BenchmarkSessions).
 	q := `SELECT agent, session, cwd, max(seq), min(time), max(time), count(*),
 		sum(decision = 'allow'), sum(decision = 'audit'), sum(decision = 'ask'), sum(decision = 'deny')
-		FROM records WHERE session <> ''`
+		FROM records WHERE +session <> ''`
 	var args []any
 	if !f.Since.IsZero() {
 		q += ` AND time >= ?`
 		args = append(args, timeKey(f.Since))
 	}
-	q += ` GROUP BY agent, session ORDER BY max(seq) DESC LIMIT ?`
+	q += ` GROUP BY +agent, +session ORDER BY max(seq) DESC LIMIT ?`
 	args = append(args, limit)
 	rows, err := d.db.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -118,3 +118,31 @@ func TestSessionRecordsPages(t *testing.T) {
 		t.Error("SessionRecords accepted a page over the bound")
 	}
 }
+
+// BenchmarkSessions lists the newest sessions of a database of 100,000 records, as the
+// dashboard's sessions page does, and reads one session's first page.
+func BenchmarkSessions(b *testing.B) {
+	d, _ := filled(b, 100_000)
+	ctx := context.Background()
+	b.Run("list", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := d.Sessions(ctx, SessionFilter{Limit: 200}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("list-last-hour", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := d.Sessions(ctx, SessionFilter{Since: t0.Add(100_000*time.Second - time.Hour), Limit: 200}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("records", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := d.SessionRecords(ctx, "cursor", "s1", 0, 500); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -24,23 +24,25 @@
   }
 
   async function renderList(main, query) {
-    const since = query.get("since") || "";
+    // The last week unless the page asks for more: listing every session ever recorded
+    // reads the whole database.
+    const since = query.get("since") || "168h";
     main.append(moat.el("h1", {text: "Sessions"}));
     const form = moat.el("form", {id: "sessions-filter", class: "filters"},
       moat.el("label", {}, "Active within",
         moat.el("select", {name: "since"},
-          [["", "any time"], ["1h", "the last hour"], ["24h", "the last day"], ["168h", "the last week"]].map(([v, t]) =>
+          [["1h", "the last hour"], ["24h", "the last day"], ["168h", "the last week"], ["720h", "the last 30 days"], ["all", "any time"]].map(([v, t]) =>
             moat.el("option", {value: v, selected: v === since, text: t})))),
       moat.el("button", {type: "submit", text: "Show"}));
     form.addEventListener("submit", ev => {
       ev.preventDefault();
       const v = form.elements.since.value;
-      moat.go("#/sessions" + (v ? "?since=" + enc(v) : ""));
+      moat.go("#/sessions?since=" + enc(v));
     });
     main.append(form);
-    const data = await moat.api("GET", "/api/sessions?limit=200" + (since ? "&since=" + enc(since) : ""));
+    const data = await moat.api("GET", "/api/sessions?limit=200" + (since !== "all" ? "&since=" + enc(since) : ""));
     if (!data.sessions.length) {
-      main.append(moat.el("p", {class: "muted", text: "No sessions recorded yet: they appear once an agent's calls were decided through the daemon."}));
+      main.append(moat.el("p", {class: "muted", text: "No sessions in this period: sessions appear once an agent's calls were decided through the daemon."}));
       return;
     }
     const th = text => moat.el("th", {scope: "col", text});
