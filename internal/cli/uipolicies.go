@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -172,10 +173,17 @@ func (p *uiPolicies) describe(e *dashboard.PolicyEntry, src source.Source, d dir
 		return
 	}
 	e.Packs = slices.Clone(c.Policy.Packs)
+	for _, layer := range src.Layers() {
+		if layer.Name != src.Name {
+			e.DecidesWith = append(e.DecidesWith, cmp.Or(layer.Path, layer.Name))
+		}
+	}
+	// The compiled policy holds every layer's rules: count this file's and its packs'.
 	for _, r := range c.Policy.Rules {
-		if strings.HasPrefix(r.Origin, "pack ") {
+		switch {
+		case strings.HasPrefix(r.Origin, "pack "):
 			e.PackRules++
-		} else {
+		case r.Origin == src.Name || r.Origin == src.Path:
 			e.Rules++
 		}
 	}

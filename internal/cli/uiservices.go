@@ -65,7 +65,8 @@ func (ds *daemonService) dashboardServer(services *daemonServices) (*dashboard.S
 		ui.records = &uiRecords{path: auditdb.Path(d.State)}
 		ui.srv = dashboard.New(dashboard.Options{
 			Records:   ui.records,
-			Approvals: &uiApprovals{ds: ds, changes: ui.changes},
+			Approvals: newUIApprovals(ds, ui.changes),
+			Sessions:  &uiSessions{records: ui.records},
 			Policies:  &uiPolicies{app: ds.app, svc: ds.svc, records: ui.records},
 			Stats:     &uiStats{records: ui.records, now: ds.app.env.Now},
 			Changes:   ui.changes,

@@ -87,14 +87,16 @@ func recordFilter(q url.Values, now time.Time) (auditdb.Filter, error) {
 }
 
 // seqParam reads the record number name of q: 0 when absent.
-func seqParam(q url.Values, name string) (uint64, error) {
-	v := q.Get(name)
+func seqParam(q url.Values, name string) (uint64, error) { return parseSeq(name, q.Get(name)) }
+
+// parseSeq reads v, the record number given as name: 0 when empty.
+func parseSeq(name, v string) (uint64, error) {
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil || n > 1<<62 {
-		return 0, fmt.Errorf("%s %q: want a record number", name, v)
+		return 0, fmt.Errorf("%s %q: want a record number", name, clipParam(v))
 	}
 	return n, nil
 }

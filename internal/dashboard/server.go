@@ -49,6 +49,8 @@ type Options struct {
 	Records Records
 	// Approvals is the approval queue.
 	Approvals Approvals
+	// Sessions reads the agent sessions of the audit database.
+	Sessions Sessions
 	// Policies are the active policies and the decision service that tries calls.
 	Policies Policies
 	// Stats counts the decisions of the audit database for the charts.
@@ -119,6 +121,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/records", s.api(s.handleRecords))
 	mux.Handle("GET /api/records/stream", s.api(s.handleRecordStream))
 	mux.Handle("GET /api/records/{seq}", s.api(s.handleRecord))
+	s.approvalRoutes(mux)
+	s.sessionRoutes(mux)
 }
 
 // ServeHTTP serves one request.

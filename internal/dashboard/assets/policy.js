@@ -58,6 +58,7 @@
       if (!e.error) {
         fact("rules", `${e.rules} of its own, ${e.pack_rules} from packs`);
         fact("packs", (e.packs || []).join(", ") || "none");
+        if (e.decides_with && e.decides_with.length) fact("decides with", e.decides_with.join(", "), " (the strictest decision of the layers wins)");
         fact("default", e.default || "");
         fact("fail mode", e.fail || "");
       }
