@@ -73,13 +73,13 @@ type PolicyEntry struct {
 	Skipped []SkippedPolicy `json:"skipped,omitempty"`
 	Packs   []string        `json:"packs,omitempty"`
 	// Rules counts the file's own rules, PackRules those its packs add.
-	Rules     int    `json:"rules"`
-	PackRules int    `json:"pack_rules"`
+	Rules     int `json:"rules"`
+	PackRules int `json:"pack_rules"`
 	// DecidesWith are the other policy files deciding together with this one (the
 	// managed policy above it, the user's below a project's), highest first.
 	DecidesWith []string `json:"decides_with,omitempty"`
-	Default   string `json:"default,omitempty"`
-	Fail      string `json:"fail,omitempty"`
+	Default     string   `json:"default,omitempty"`
+	Fail        string   `json:"fail,omitempty"`
 	// Error says why the policy does not load; Kept then names the policy the daemon
 	// keeps enforcing (the last good one), "" when there is none and hooks fail closed.
 	Error string `json:"error,omitempty"`
