@@ -21,6 +21,7 @@ import (
 )
 
 type checkOptions struct {
+	verbose bool
 	policy  string
 	agent   string
 	tool    string
@@ -85,7 +86,8 @@ Decisions are not written to the audit log unless --record is given.`,
 	f.StringVar(&o.args, "args", "", "the tool's arguments as a JSON object")
 	f.StringVar(&o.cwd, "cwd", "", "working directory of the call (default: the current one)")
 	f.StringVar(&o.session, "session", "", "session id to record with the decision")
-	f.BoolVar(&o.explain, "explain", false, "print how the decision was reached: each unit, each rule tried, the findings")
+	f.BoolVar(&o.explain, "explain", false, "print how the decision was reached: each unit, its findings, the rule that decided and the nearest misses")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "with --explain, show every rule tried, condition by condition")
 	f.BoolVar(&o.json, "json", false, "print the decision as JSON")
 	f.BoolVar(&o.stdin, "stdin", false, "read newline-delimited JSON requests and answer each with a JSON line")
 	f.BoolVar(&o.record, "record", false, "append each decision to the audit log")
@@ -256,7 +258,10 @@ func (a *app) printDecision(o checkOptions, d call.Decision, tr *decide.Trace) e
 		return err
 	}
 	if tr != nil {
-		return tr.WriteText(w, scan.Redact)
+		if o.verbose {
+			return tr.WriteText(w, scan.Redact)
+		}
+		return tr.WriteConcise(w, scan.Redact)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  (rule %s)\n", d.Verdict, d.Rule)

@@ -47,7 +47,7 @@ Exit status: 0 when every test passes, 1 when one fails or the policy is invalid
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the results as JSON")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the tests that pass")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list the tests that pass, and show every rule a failing test's call was tried against")
 	return cmd
 }
 
@@ -84,7 +84,11 @@ func (a *app) reportTests(file string, results []decide.TestResult, asJSON, verb
 			case !r.Passed():
 				fmt.Fprintf(&b, "FAIL %s:%d %s: %s\n", file, r.Test.Line, r.Test.Name, r.Failure)
 				var tb strings.Builder
-				if err := r.Trace.WriteText(&tb, nil); err != nil {
+				write := r.Trace.WriteConcise
+				if verbose {
+					write = r.Trace.WriteText
+				}
+				if err := write(&tb, nil); err != nil {
 					return err
 				}
 				for _, line := range strings.Split(strings.TrimRight(tb.String(), "\n"), "\n") {

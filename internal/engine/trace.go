@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -48,9 +49,24 @@ type RuleTrace struct {
 	Limit *LimitTrace `json:"limit,omitempty"`
 }
 
-// WriteText renders the trace for a terminal. redact is applied to every line, since the
-// trace quotes arguments that may hold secrets.
+// nearMisses is how many of the rules that did not match the concise trace shows.
+const nearMisses = 3
+
+// WriteText renders the whole trace for a terminal: every rule tried, condition by
+// condition. redact is applied to every line, since the trace quotes arguments that may
+// hold secrets.
 func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
+	return t.write(w, redact, true)
+}
+
+// WriteConcise is WriteText with, of the rules that did not match, only the nearest
+// misses: those that got furthest (most conditions held before one failed), at most
+// nearMisses of them; the rules that matched are all shown.
+func (t *Trace) WriteConcise(w io.Writer, redact func(string) string) error {
+	return t.write(w, redact, false)
+}
+
+func (t *Trace) write(w io.Writer, redact func(string) string, verbose bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "call:   %s\n", t.Call)
 	fmt.Fprintf(&b, "policy: %s\n", t.Policy)
@@ -71,7 +87,11 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 		if u.Skipped > 0 {
 			fmt.Fprintf(&b, "  (%d rules skipped: they cannot match this kind of call)\n", u.Skipped)
 		}
-		for _, r := range u.Tried {
+		shown, hidden := u.Tried, 0
+		if !verbose {
+			shown, hidden = u.nearest(nearMisses)
+		}
+		for _, r := range shown {
 			mark := "no "
 			if r.Matched {
 				mark = "YES"
@@ -84,6 +104,9 @@ func (t *Trace) WriteText(w io.Writer, redact func(string) string) error {
 				}
 				fmt.Fprintf(&b, "         %s %s: %s\n", held, c.Condition, c.Detail)
 			}
+		}
+		if hidden > 0 {
+			fmt.Fprintf(&b, "  (%d more %s tried did not match; -v shows every rule)\n", hidden, plural(hidden, "rule", "rules"))
 		}
 		for _, l := range u.Layers {
 			if l.Abstained {
@@ -127,4 +150,46 @@ func (u *UnitTrace) guarded() bool {
 		}
 	}
 	return false
+}
+
+// nearest is the rules of the unit to show in a concise trace, in the order they were
+// tried: every rule that matched, and of the others the n that held the most conditions
+// (at least one); hidden counts the rest.
+func (u *UnitTrace) nearest(n int) (shown []RuleTrace, hidden int) {
+	held := func(r RuleTrace) int {
+		k := 0
+		for _, c := range r.Checks {
+			if c.Held {
+				k++
+			}
+		}
+		return k
+	}
+	var misses []int
+	for i, r := range u.Tried {
+		if !r.Matched && held(r) > 0 {
+			misses = append(misses, i)
+		}
+	}
+	// The furthest first; among equals, the earliest tried.
+	slices.SortStableFunc(misses, func(a, b int) int { return held(u.Tried[b]) - held(u.Tried[a]) })
+	keep := make(map[int]bool)
+	for _, i := range misses[:min(n, len(misses))] {
+		keep[i] = true
+	}
+	for i, r := range u.Tried {
+		if r.Matched || keep[i] {
+			shown = append(shown, r)
+		} else {
+			hidden++
+		}
+	}
+	return shown, hidden
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -29,6 +29,7 @@ func Surface() []Command {
 			{Name: "session", Kind: "string"},
 			{Name: "stdin", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "tool", Kind: "string"},
+			{Name: "verbose", Kind: "bool", Shorthand: "v", NoOptDefVal: "true"},
 		}},
 		{Path: "completion"},
 		{Path: "completion bash", Runnable: true, Flags: []Flag{

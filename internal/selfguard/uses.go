@@ -213,7 +213,7 @@ func Others() []Other {
 		{Command: "approve", Flags: []string{"always", "dry-run", "once", "session"}},
 		{Command: "deny"},
 		{Command: "ui", Flags: []string{"json", "no-open"}},
-		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool"}},
+		{Command: "check", Flags: []string{"agent", "args", "cwd", "explain", "json", "no-daemon", "session", "tool", "verbose"}},
 		{Command: "completion"},
 		{Command: "daemon"},
 		// --force replaces a service file with the one this moat writes, which is judged
