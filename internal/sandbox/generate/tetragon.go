@@ -3,6 +3,7 @@ package generate
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,7 +88,8 @@ func writeBinaries(b *bytes.Buffer, bins []string) {
 }
 
 // tetragonPaths splits patterns into path prefixes and file-name suffixes, the two
-// matches Tetragon offers: a literal path is a prefix, "**/NAME" a suffix, and any other
+// matches Tetragon offers: a literal path is a prefix, "**/NAME" a suffix, a literal
+// directory's "*ENDING" (an ending of at least four characters) the suffix ENDING, and any other
 // glob is widened to its literal directory when that is at least three levels deep
 // (~/.mozilla/firefox), and skipped otherwise (widening /home/*/.ssh/id_* to /home
 // would stop everything).
@@ -99,6 +101,10 @@ func tetragonPaths(ps []genPath) (prefix, postfix, skipped []string) {
 			postfix = append(postfix, "/"+pat[4:])
 		case !glob.HasMeta(pat):
 			prefix = append(prefix, pat)
+		case nameSuffix(pat) != "":
+			// DIR/*.moat-key: files of that ending anywhere, which is wider than DIR
+			// but keeps DIR's other files, as widening to DIR would not.
+			postfix = append(postfix, nameSuffix(pat))
 		default:
 			if lit := glob.LiteralPrefix(pat); strings.Count(lit, "/") >= 3 {
 				prefix = append(prefix, lit)
@@ -110,4 +116,15 @@ func tetragonPaths(ps []genPath) (prefix, postfix, skipped []string) {
 	slices.Sort(prefix)
 	slices.Sort(postfix)
 	return slices.Compact(prefix), slices.Compact(postfix), skipped
+}
+
+// nameSuffix is ENDING when pat is a literal directory followed by "/*ENDING", ENDING
+// literal and at least four characters long (".moat-key"); "" otherwise.
+func nameSuffix(pat string) string {
+	dir, name := path.Split(pat)
+	ending, ok := strings.CutPrefix(name, "*")
+	if !ok || len(ending) < 4 || glob.HasMeta(ending) || glob.HasMeta(dir) {
+		return ""
+	}
+	return ending
 }
