@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,19 +119,18 @@ func (s *Server) handleRecords(w http.ResponseWriter, r *http.Request, _ *sessio
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	limit := defaultPage
-	if v := q.Get("limit"); v != "" {
-		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > maxPage {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit %q: want 1 to %d", v, maxPage))
-			return
-		}
+	limit, err := limitParam(q.Get("limit"), maxPage)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
+	limit = cmp.Or(limit, defaultPage)
 	res, err := s.opts.Records.Query(r.Context(), f, auditdb.Page{Before: before, Limit: limit})
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, recordsPage{Records: nonNil(res.Records), Next: res.Next})
+	writeJSON(w, http.StatusOK, recordsPage{Records: emptyIfNil(res.Records), Next: res.Next})
 }
 
 // handleRecord answers GET /api/records/{seq}: the record of that number.
@@ -180,8 +180,8 @@ func (s *Server) handleRecordStream(w http.ResponseWriter, r *http.Request, _ *s
 		return
 	}
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
-		if after, err = strconv.ParseUint(id, 10, 64); err != nil || after > 1<<62 {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("Last-Event-ID %q: want a record number", id))
+		if after, err = parseSeq("Last-Event-ID", id); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}
 	} else if q.Get("after") == "" {
@@ -209,12 +209,4 @@ func (s *Server) handleRecordStream(w http.ResponseWriter, r *http.Request, _ *s
 		after = last
 		return evs, nil
 	})
-}
-
-// nonNil makes an empty page a JSON list rather than null.
-func nonNil(rs []audit.Record) []audit.Record {
-	if rs == nil {
-		return []audit.Record{}
-	}
-	return rs
 }

@@ -64,7 +64,7 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request, _ *sessi
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if f.Limit, err = limitParam(q.Get("limit")); err != nil {
+	if f.Limit, err = limitParam(q.Get("limit"), auditdb.MaxSessionPage); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
@@ -102,7 +102,7 @@ func (s *Server) handleSessionRecords(w http.ResponseWriter, r *http.Request, _ 
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	limit, err := limitParam(q.Get("limit"))
+	limit, err := limitParam(q.Get("limit"), auditdb.MaxSessionPage)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -162,14 +162,14 @@ func sinceParam(v string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("since %q: an RFC 3339 time or a duration such as 24h", clipParam(v))
 }
 
-// limitParam reads a limit parameter: 1 to auditdb.MaxSessionPage; "" is the default.
-func limitParam(v string) (int, error) {
+// limitParam reads a limit parameter: 1 to most; "" is 0, the default.
+func limitParam(v string, most int) (int, error) {
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > auditdb.MaxSessionPage {
-		return 0, fmt.Errorf("limit %q: a number from 1 to %d", clipParam(v), auditdb.MaxSessionPage)
+	if err != nil || n < 1 || n > most {
+		return 0, fmt.Errorf("limit %q: a number from 1 to %d", clipParam(v), most)
 	}
 	return n, nil
 }
