@@ -91,3 +91,28 @@ func TestReportNoLog(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// moat report gives the same report from the JSONL log as from the daemon's database
+// holding the same records, redacted in both.
+func TestReportDatabaseSameOutput(t *testing.T) {
+	jsonlHome, dbHome := t.TempDir(), t.TempDir()
+	rs := dbSampleRecords()
+	writeLog(t, filepath.Join(jsonlHome, ".local/state/moat/audit.jsonl"), rs, 0)
+	writeDB(t, dbHome, rs)
+	for _, args := range [][]string{nil, {"--format", "json"}, {"--format", "html", "--since", "2h"}} {
+		var outs [2]string
+		for i, home := range []string{jsonlHome, dbHome} {
+			a, stdout, stderr := testApp(home)
+			if code := Main(append([]string{"report"}, args...), a.env); code != 0 {
+				t.Fatalf("report %v (home %d): exit %d: %s", args, i, code, stderr)
+			}
+			outs[i] = stdout.String()
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("report %v differs between the JSONL log and the database:\n--- JSONL\n%s--- database\n%s", args, outs[0], outs[1])
+		}
+		if !strings.Contains(outs[1], "psql") || strings.Contains(outs[1], "hunter2canary") {
+			t.Errorf("report %v: the denied psql call is missing or unredacted:\n%s", args, outs[1])
+		}
+	}
+}
