@@ -26,6 +26,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", "--tool", "Bsh", "--", "ls"}, 64},
 		{[]string{"logs", "--since", "last week"}, 64},
 		{[]string{"logs", "--decision", "block"}, 64},
+		{[]string{"report", "--format", "pdf"}, 64},
+		{[]string{"report", "--since", "last week"}, 64},
 		{[]string{"approve"}, 64},
 		{[]string{"approve", "3f2a", "--once", "--session"}, 64},
 		{[]string{"fix", "1", "--to", "maybe"}, 64},

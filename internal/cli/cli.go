@@ -133,6 +133,7 @@ var commands = []struct {
 	{"sandbox", newSandboxCmd},
 	{"profile", newProfileCmd},
 	{"logs", newLogsCmd},
+	{"report", newReportCmd},
 	{"packs", newPacksCmd},
 	{"policy", newPolicyCmd},
 	{"doctor", newDoctorCmd},

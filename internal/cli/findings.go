@@ -25,11 +25,14 @@ func newFindingsCmd(a *app) *cobra.Command {
 					Severity call.Severity `json:"severity"`
 					Taxonomy string        `json:"taxonomy,omitempty"`
 					Summary  string        `json:"summary"`
+					// Compliance places the kind in OWASP LLM Top 10, ATT&CK and ATLAS.
+					Compliance findings.Mapping `json:"compliance"`
 				}
 				kinds := findings.Kinds()
 				out := make([]kind, len(kinds))
 				for i, k := range kinds {
-					out[i] = kind{k.ID, k.Category, k.Severity, k.Taxonomy, k.Summary}
+					m, _ := findings.Compliance(k.ID)
+					out[i] = kind{k.ID, k.Category, k.Severity, k.Taxonomy, k.Summary, m}
 				}
 				return json.NewEncoder(a.env.Stdout).Encode(out)
 			}

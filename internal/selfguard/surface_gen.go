@@ -180,6 +180,12 @@ func Surface() []Command {
 		{Path: "profile"},
 		{Path: "profile list", Runnable: true},
 		{Path: "profile show", Runnable: true},
+		{Path: "report", Runnable: true, Flags: []Flag{
+			{Name: "file", Kind: "string"},
+			{Name: "format", Kind: "string"},
+			{Name: "since", Kind: "string"},
+			{Name: "top", Kind: "int"},
+		}},
 		{Path: "run", NoInterspersed: true, Runnable: true, Flags: []Flag{
 			{Name: "agent", Kind: "string"},
 			{Name: "no-daemon", Kind: "bool", NoOptDefVal: "true"},

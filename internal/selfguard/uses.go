@@ -263,6 +263,7 @@ func Others() []Other {
 		{Command: "profile"},
 		{Command: "profile list"},
 		{Command: "profile show"},
+		{Command: "report", Flags: []string{"file", "format", "since", "top"}},
 		// --no-daemon decides in moat's own process: the same decisions, only slower.
 		{Command: "run", Flags: []string{"no-daemon"}},
 		{Command: "sandbox"},
