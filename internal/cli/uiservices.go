@@ -88,7 +88,13 @@ func (ds *daemonService) dashboardServer(services *daemonServices) (*dashboard.S
 
 // close stops the environment's dashboard, if it was started.
 func (ui *uiState) close() {
-	if ui == nil || ui.stop == nil {
+	if ui == nil {
+		return
+	}
+	// Once more: waits for a start under way, and keeps a later moat ui from starting
+	// one; after it, stop is safe to read.
+	ui.once.Do(func() { ui.err = errors.New("the daemon is stopping") })
+	if ui.stop == nil {
 		return
 	}
 	ui.stop()
