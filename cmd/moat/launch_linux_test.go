@@ -581,7 +581,7 @@ func TestSandboxStatusAndProfiles(t *testing.T) {
 		t.Errorf("profile show aider (exit %d):\n%s", code, out)
 	}
 	_, stderr, code := runMoat(t, nil, "profile", "show", "nope")
-	if code != 1 || !bytes.Contains(stderr, []byte(`unknown profile "nope"`)) {
+	if code != 64 || !bytes.Contains(stderr, []byte(`unknown profile "nope"`)) {
 		t.Errorf("profile show nope: exit %d, %s", code, stderr)
 	}
 }

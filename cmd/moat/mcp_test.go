@@ -1070,7 +1070,7 @@ func TestMCPProxyAgent(t *testing.T) {
 	cmd.Dir = e.project
 	cmd.Env = []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH"), "MCP_TEST_LOG=" + e.log}
 	out, err := cmd.CombinedOutput()
-	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), `unknown agent "cursr" (moat knows claude-code, cursor, windsurf, gemini-cli, codex`) {
+	if cmd.ProcessState.ExitCode() != 64 || !strings.Contains(string(out), `unknown agent "cursr" (did you mean "cursor"?) (moat knows claude-code, cursor, windsurf, gemini-cli, codex`) {
 		t.Errorf("an unknown agent: %v\n%s", err, out)
 	}
 	if log := e.serverLog(t); log != "" {

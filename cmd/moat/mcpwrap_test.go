@@ -252,7 +252,7 @@ bearer_token_env_var = "FIGMA_TOKEN"
 		}
 	}
 
-	if _, stderr, code := run("mcp", "wrap", "--agent", "cursr"); code != 1 || !strings.Contains(stderr, `unknown agent "cursr"`) {
+	if _, stderr, code := run("mcp", "wrap", "--agent", "cursr"); code != 64 || !strings.Contains(stderr, `unknown agent "cursr" (did you mean "cursor"?)`) {
 		t.Errorf("unknown agent: exit %d, %s", code, stderr)
 	}
 }

@@ -126,7 +126,7 @@ before the server starts.`,
 			// would match no rule that names agents, and record nothing useful.
 			ag, err := guardAgent(agent, a.env.Getenv)
 			if err != nil {
-				return err
+				return usageError(err)
 			}
 			var up *httpproxy.Upstream
 			switch {

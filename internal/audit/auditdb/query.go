@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
@@ -254,12 +253,6 @@ func (f Filter) sql(pl plan) ([]string, []any) {
 		where = append(where, "failure = 1")
 	}
 	if f.Text != "" {
-		if m := trigramQuery(f.Text); m != "" {
-			// The index narrows the records to those holding some trigrams of the
-			// text; instr decides.
-			where = append(where, "seq IN (SELECT rowid FROM records_text WHERE records_text MATCH ?)")
-			args = append(args, m)
-		}
 		where = append(where, "instr(line, ?) > 0")
 		args = append(args, f.Text)
 	}
@@ -318,36 +311,4 @@ func (d *DB) LastSeq(ctx context.Context) (uint64, error) {
 // the tool's and the time.
 func (f Filter) hasColumnCondition() bool {
 	return len(f.Decisions)+len(f.Agents)+len(f.Sessions)+len(f.Events)+len(f.Rules)+len(f.Policies)+len(f.Cwds) > 0 || f.Failures
-}
-
-// maxTrigrams bounds the trigrams a text search looks up: a few narrow the candidates
-// as well as all of them, and instr checks each candidate anyway.
-const maxTrigrams = 8
-
-// trigramQuery is the full-text query of records_text that every line containing text
-// matches: some of text's trigrams, each a quoted one-token phrase, joined by AND. It is
-// "" when the index cannot help: text shorter than three characters, or not UTF-8 (the
-// tokenizer would not see the bytes instr compares).
-func trigramQuery(text string) string {
-	if !utf8.ValidString(text) {
-		return ""
-	}
-	runes := []rune(text)
-	n := len(runes) - 2
-	if n < 1 {
-		return ""
-	}
-	var terms []string
-	seen := map[string]bool{}
-	// Trigrams spread over the whole text narrow best.
-	step := max(1, n/maxTrigrams)
-	for i := 0; i < n && len(terms) < maxTrigrams; i += step {
-		t := string(runes[i : i+3])
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		terms = append(terms, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-	}
-	return strings.Join(terms, " AND ")
 }

@@ -125,43 +125,6 @@ func filterMatch(f Filter, r audit.Record) bool {
 	return lf.Match(r) && (f.Until.IsZero() || r.Time.Before(f.Until))
 }
 
-// A database of schema version 1 gains the text index of the records it holds.
-func TestMigrateIndexesText(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
-	d := open(t, path, Options{})
-	for n := range 20 {
-		if err := d.Append(context.Background(), record(0, n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, q := range []string{`DROP TRIGGER records_text_insert`, `DROP TRIGGER records_text_delete`, `DROP TABLE records_text`, `UPDATE schema_version SET version = 1`} {
-		if _, err := d.db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d.Close()
-	d = open(t, path, Options{})
-	res, err := d.Query(context.Background(), Filter{Text: "/etc/passwd"}, Page{})
-	if err != nil || len(res.Records) != 4 {
-		t.Fatalf("after migration, text search found %d records, %v; want 4", len(res.Records), err)
-	}
-}
-
-func TestTrigramQuery(t *testing.T) {
-	for text, want := range map[string]string{
-		"ab":         "",
-		"abc":        `"abc"`,
-		`a"bc`:       `"a""b" AND """bc"`,
-		"\xff\xfeab": "",
-		"ééé":        `"ééé"`,
-		"abcabcabc":  `"abc" AND "bca" AND "cab"`,
-	} {
-		if got := trigramQuery(text); got != want {
-			t.Errorf("trigramQuery(%q) = %s, want %s", text, got, want)
-		}
-	}
-}
-
 // The --tool filter folds case as strings.EqualFold does, beyond ASCII too.
 func TestFoldKey(t *testing.T) {
 	pairs := [][2]string{{"Bash", "bASH"}, {"K", "\u212a"}, {"ſ", "S"}, {"Straße", "STRASSE"}, {"mcp:GitHub/x", "MCP:github/X"}}

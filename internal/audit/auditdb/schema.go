@@ -50,21 +50,6 @@ var migrations = []string{
 	CREATE INDEX records_policy    ON records (policy, seq);
 	CREATE INDEX records_cwd       ON records (cwd, seq);
 	CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`,
-
-	// 2: a trigram index of every stored line, for the dashboard's text search, which
-	// instr() alone answers by reading every line (0.7 s on 100,000 records). It holds
-	// no text of its own (content='') and no positions (detail=none): Filter.Text looks
-	// up some trigrams of the text and instr() checks the candidates, so a smaller index
-	// answers as well. Triggers keep it in step with Append and Prune.
-	`CREATE VIRTUAL TABLE records_text USING fts5(line, content='', contentless_delete=1,
-		detail=none, tokenize='trigram case_sensitive 1');
-	INSERT INTO records_text (rowid, line) SELECT seq, line FROM records;
-	CREATE TRIGGER records_text_insert AFTER INSERT ON records BEGIN
-		INSERT INTO records_text (rowid, line) VALUES (new.seq, new.line);
-	END;
-	CREATE TRIGGER records_text_delete AFTER DELETE ON records BEGIN
-		DELETE FROM records_text WHERE rowid = old.seq;
-	END;`,
 }
 
 // SchemaVersion is the version of the schema this moat writes.
