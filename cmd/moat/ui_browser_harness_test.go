@@ -25,10 +25,6 @@ import (
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the dashboard's screenshots to docs/screenshots")
 
-// notBuilt is the text a dashboard page shows until the part of issue 22 that owns it is
-// merged: a test of that page skips on it, and runs once the page is there.
-const notBuilt = "This page is not built yet."
-
 // browserPolicy is the user policy of the browser tests: a deny and an ask rule on
 // harmless canary commands, which only print a word into a temporary directory (and
 // which the hooks only decide: nothing runs them).
@@ -256,8 +252,7 @@ func within[T any](ctx context.Context, d time.Duration, a chromedp.Action[T]) (
 }
 
 // openView shows the dashboard's page hash (#/NAME…) in tab and waits until ready (a CSS
-// selector) is on it. It skips the test when the page is the placeholder of a part of
-// issue 22 not merged into this tree.
+// selector) is on it.
 func openView(t *testing.T, tab context.Context, hash, ready string) {
 	t.Helper()
 	if _, err := within(tab, 5*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf("location.hash = %q", hash))); err != nil {
@@ -266,17 +261,14 @@ func openView(t *testing.T, tab context.Context, hash, ready string) {
 	waitView(t, tab, hash, ready)
 }
 
-// waitView waits until the page shows ready, or skips on the placeholder.
+// waitView waits until the page shows ready.
 func waitView(t *testing.T, tab context.Context, hash, ready string) {
 	t.Helper()
-	expr := fmt.Sprintf(`document.querySelector(%q) ? "ready" : ((document.getElementById("view") || {}).textContent || "").includes(%q) ? "placeholder" : ""`, ready, notBuilt)
-	got, err := within(tab, 10*time.Second, chromedp.Poll[string](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
+	expr := fmt.Sprintf(`document.querySelector(%q) ? "ready" : ""`, ready)
+	_, err := within(tab, 10*time.Second, chromedp.Poll[string](expr, chromedp.WithPollingInterval(50*time.Millisecond)))
 	if err != nil {
 		text, _ := within(tab, time.Second, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
 		t.Fatalf("page %s: %s did not appear: %v\npage text:\n%s", hash, ready, err, text)
-	}
-	if got == "placeholder" {
-		t.Skipf("page %s not built in this tree", hash)
 	}
 }
 
