@@ -120,33 +120,24 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 			return usageError(errors.New("--verify checks the whole trail; it takes no filter, --last, --follow or --summary"))
 		}
 	}
-	path := o.file
-	var stateDir string
-	if path == "" {
-		d, err := a.dirs()
-		if err != nil {
-			return err
-		}
-		path, stateDir = d.AuditLog(), d.State
+	path, stateDir, err := a.auditLogPath(o.file)
+	if err != nil {
+		return err
 	}
 	if o.verify {
 		return a.verifyLog(path, o.json)
 	}
 	defer a.spoolNotice(path)
-	var store recordStore = jsonlStore{path}
-	// The database is not asked for records by number: the log holds them all.
-	if stateDir != "" && !o.follow && len(filter.Seqs) == 0 {
-		// The daemon's database, when it holds what the log holds, answers from its
-		// indexes; --follow reads the log, which every writer appends to, daemon or not.
-		db, err := a.dbStoreFor(ctx, stateDir, path, filter)
-		if err != nil {
-			return err
-		}
-		if db != nil {
-			defer db.close()
-			store = db
-		}
+	// The database is not asked for records by number: the log holds them all; and
+	// --follow reads the log, which every writer appends to, daemon or not.
+	if o.follow || len(filter.Seqs) > 0 {
+		stateDir = ""
 	}
+	store, closeStore, err := a.recordStoreFor(ctx, path, stateDir, filter)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 
 	if o.summary {
 		var s logview.Summary
@@ -385,4 +376,33 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", data)
 	return err
+}
+
+// auditLogPath is the log a command reads: file when given, else the user's audit log,
+// with the state directory where the daemon's database of that log lives ("" for file).
+func (a *app) auditLogPath(file string) (path, stateDir string, err error) {
+	if file != "" {
+		return file, "", nil
+	}
+	d, err := a.dirs()
+	if err != nil {
+		return "", "", err
+	}
+	return d.AuditLog(), d.State, nil
+}
+
+// recordStoreFor reads the records of the log at path: from the daemon's database in
+// stateDir when it holds what the log holds (its indexes answer f), else from the log.
+// stateDir "" reads the log. The returned close releases what was opened.
+func (a *app) recordStoreFor(ctx context.Context, path, stateDir string, f logview.Filter) (recordStore, func(), error) {
+	if stateDir != "" {
+		db, err := a.dbStoreFor(ctx, stateDir, path, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		if db != nil {
+			return db, db.close, nil
+		}
+	}
+	return jsonlStore{path}, func() {}, nil
 }

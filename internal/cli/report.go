@@ -72,29 +72,18 @@ func (a *app) report(ctx context.Context, o reportOptions) error {
 		}
 		filter.Since = t
 	}
-	path := o.file
-	var stateDir string
-	if path == "" {
-		d, err := a.dirs()
-		if err != nil {
-			return err
-		}
-		path, stateDir = d.AuditLog(), d.State
+	path, stateDir, err := a.auditLogPath(o.file)
+	if err != nil {
+		return err
 	}
 	defer a.spoolNotice(path)
-	var store recordStore = jsonlStore{path}
-	if stateDir != "" {
-		db, err := a.dbStoreFor(ctx, stateDir, path, filter)
-		if err != nil {
-			return err
-		}
-		if db != nil {
-			defer db.close()
-			store = db
-		}
+	store, closeStore, err := a.recordStoreFor(ctx, path, stateDir, filter)
+	if err != nil {
+		return err
 	}
+	defer closeStore()
 	b := report.NewBuilder(filter.Since, o.top)
-	err := store.Read(func(r audit.Record) error {
+	err = store.Read(func(r audit.Record) error {
 		if filter.Match(r) {
 			b.Add(r)
 		}
