@@ -102,16 +102,26 @@ func parseSeq(name, v string) (uint64, error) {
 	return n, nil
 }
 
-// handleRecords answers GET /api/records: one page of the records the filters select.
-func (s *Server) handleRecords(w http.ResponseWriter, r *http.Request, _ *session) {
+// recordsQuery is the filter of a request for records, or false once it has answered
+// the request with why there is none.
+func (s *Server) recordsQuery(w http.ResponseWriter, q url.Values) (auditdb.Filter, bool) {
 	if s.opts.Records == nil {
 		writeError(w, http.StatusServiceUnavailable, "no audit database")
-		return
+		return auditdb.Filter{}, false
 	}
-	q := r.URL.Query()
 	f, err := recordFilter(q, s.opts.Now())
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
+		return auditdb.Filter{}, false
+	}
+	return f, true
+}
+
+// handleRecords answers GET /api/records: one page of the records the filters select.
+func (s *Server) handleRecords(w http.ResponseWriter, r *http.Request, _ *session) {
+	q := r.URL.Query()
+	f, ok := s.recordsQuery(w, q)
+	if !ok {
 		return
 	}
 	before, err := seqParam(q, "before")
@@ -164,14 +174,9 @@ var errBatchFull = errors.New("batch full")
 // the record "after" names, or the browser's Last-Event-ID on a reconnection, or else
 // after the newest record.
 func (s *Server) handleRecordStream(w http.ResponseWriter, r *http.Request, _ *session) {
-	if s.opts.Records == nil {
-		writeError(w, http.StatusServiceUnavailable, "no audit database")
-		return
-	}
 	q := r.URL.Query()
-	f, err := recordFilter(q, s.opts.Now())
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	f, ok := s.recordsQuery(w, q)
+	if !ok {
 		return
 	}
 	after, err := seqParam(q, "after")
