@@ -109,7 +109,7 @@ func TestTestdataPoliciesValidate(t *testing.T) {
 func TestReadmeSnippetsValidate(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
-		t.Skipf("no README: %v", err)
+		t.Fatalf("the README, whose examples must validate: %v", err)
 	}
 	s := compiled(t, "")
 	top := policy.DocumentKeys()[policy.MappingPolicy]
