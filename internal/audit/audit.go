@@ -49,6 +49,10 @@ type Record struct {
 	LatencyMS float64 `json:"latency_ms"`
 	// Policy names the policy that decided: a path, or "embedded:recommended".
 	Policy string `json:"policy,omitempty"`
+	// ManagedSerial is the serial of the signed managed policy in force (a policy bundle
+	// the daemon fetched, or a signed managed.yaml), so that a fleet can tell which
+	// machines decided with which version; 0 when the managed layer is unsigned or absent.
+	ManagedSerial int64 `json:"managed_serial,omitempty"`
 
 	// The fields below are the log's own: Append sets them and ignores what the caller
 	// put there. They come last, so that sealing a line (see seal) only appends to it.

@@ -39,7 +39,7 @@ var migrations = []string{
 		rule           text        NOT NULL,
 		failure        boolean     NOT NULL,
 		policy         text        NOT NULL,
-		policy_version text        NOT NULL,
+		managed_serial bigint      NOT NULL,
 		cwd            text        NOT NULL,
 		line           text        NOT NULL,
 		received       timestamptz NOT NULL DEFAULT now(),
@@ -55,7 +55,7 @@ var migrations = []string{
 		machine        text        NOT NULL,
 		os_user        text        NOT NULL,
 		moat_version   text        NOT NULL,
-		policy_version text        NOT NULL,
+		managed_serial bigint      NOT NULL,
 		last_seq       bigint      NOT NULL,
 		first_seen     timestamptz NOT NULL DEFAULT now(),
 		last_seen      timestamptz NOT NULL DEFAULT now()
