@@ -37,7 +37,8 @@ var (
 	argCompletions = map[string]completer{
 		"moat hook":         func(*app) []string { return hookAgentNames() },
 		"moat setup":        func(*app) []string { return strings.Split(agentNames(), ", ") },
-		"moat packs show":   func(*app) []string { return policy.PackNames() },
+		"moat packs show":   (*app).packNames,
+		"moat packs test":   (*app).packNames,
 		"moat profile show": func(*app) []string { return sandbox.ProfileNames() },
 		"moat approve":      (*app).pendingApprovals,
 		"moat deny":         (*app).pendingApprovals,

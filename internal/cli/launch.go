@@ -277,7 +277,7 @@ func (a *app) launchPolicy(flag, cwd string) (*launchedPolicy, error) {
 // compileSandbox compiles a policy for what a launch reads of it: its sandbox section
 // and workspace.
 func (a *app) compileSandbox(src source.Source, d dirs.Dirs) (*policy.Policy, error) {
-	return policy.Load(src.Name, src.Data, a.host(d, src.Path))
+	return policy.LoadWith(src.Name, src.Data, a.host(d, src.Path), policy.LoadOptions{Path: src.Path, PackDirs: d.PackDirs()})
 }
 
 // launchProfiles returns the named profiles, or the one made for program when none is

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,21 +18,34 @@ import (
 func newPacksCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "packs",
-		Short: "List the rule packs built into moat, and show their rules",
-		Long: `Packs are rule sets built into moat. A policy enables them by name in its 'packs'
+		Short: "List the rule packs (moat's and your team's), show their rules, run their tests",
+		Long: `Packs are rule sets. A policy enables them by name in its 'packs' or 'extends'
 list; their rules come after the policy's own, so the policy's rules can make exceptions.
 
-'moat packs list' lists them, with their rule and test counts and whether the
-recommended policy (the one moat uses when no policy file is found) enables them.
-'moat packs show NAME' shows each rule of a pack: its id, decision, conditions and
-reason, and the pack's tests that expect it.`,
+moat embeds its own packs. A team adds its own as drop-in files, one NAME.yaml per
+pack in the same format (pack:, description:, rules:, tests:), in the managed
+directory's packs/ (an administrator's, e.g. /etc/moat/packs) or in your
+configuration directory's packs/ (~/.config/moat/packs). moat's own packs come first,
+then the managed directory's, then yours; a file hidden by an earlier pack of the same
+name is listed with the reason it is ignored. Policies using a drop-in pack recompile
+when the file changes, and self-protection guards it like the policy.
+
+'moat packs list' lists them, with their rule and test counts, where each comes from,
+and whether the recommended policy (the one moat uses when no policy file is found)
+enables them. 'moat packs show NAME' shows each rule of a pack: its id, decision,
+conditions and reason, and the pack's tests that expect it. 'moat packs test [NAME...]'
+runs the packs' inline tests (exit 1 when one fails).`,
+		Example: `  moat packs list
+  moat packs show containers
+  moat packs test               # every pack, yours included
+  moat packs test team-deploy   # one drop-in pack's tests`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	var listJSON, showJSON bool
 	list := &cobra.Command{
 		Use:   "list [--json]",
-		Short: "List the built-in rule packs",
+		Short: "List the rule packs: moat's own and the drop-in ones",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return a.packsList(listJSON) },
 	}
@@ -42,7 +57,17 @@ reason, and the pack's tests that expect it.`,
 		RunE:  func(cmd *cobra.Command, args []string) error { return a.packsShow(args[0], showJSON) },
 	}
 	show.Flags().BoolVar(&showJSON, "json", false, "print the pack as JSON")
-	cmd.AddCommand(list, show)
+	var testJSON, testVerbose bool
+	test := &cobra.Command{
+		Use:   "test [NAME...] [--json]",
+		Short: "Run the inline tests of packs (all when none is named)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.packsTest(cmd.Context(), args, testJSON, testVerbose)
+		},
+	}
+	test.Flags().BoolVar(&testJSON, "json", false, "print the results as JSON, one object per pack")
+	test.Flags().BoolVarP(&testVerbose, "verbose", "v", false, "also list the tests that pass, and show every rule a failing test's call was tried against")
+	cmd.AddCommand(list, show, test)
 	return cmd
 }
 
@@ -53,6 +78,8 @@ type packSummary struct {
 	Tests       int    `json:"tests"`
 	// Default says the recommended policy enables the pack.
 	Default bool `json:"default"`
+	// Path is a drop-in pack's file; empty for moat's own.
+	Path string `json:"path,omitempty"`
 }
 
 type packRule struct {
@@ -78,8 +105,9 @@ type packDetail struct {
 	Tests []packTest `json:"tests"`
 }
 
-// loadPacks compiles the named packs (all when names is empty) for this user, and says
-// which packs the recommended policy enables.
+// loadPacks compiles the named packs (all, moat's and the drop-in ones, when names is
+// empty) for this user, and says which packs the recommended policy enables. Listing
+// all of them also warns about each drop-in file that is ignored.
 func (a *app) loadPacks(names ...string) ([]*policy.Pack, []string, error) {
 	d, err := a.dirs()
 	if err != nil {
@@ -88,12 +116,23 @@ func (a *app) loadPacks(names ...string) ([]*policy.Pack, []string, error) {
 	host := a.host(d, "")
 	if len(names) == 0 {
 		names = policy.PackNames()
+		dropIns, err := policy.DropIns(d.PackDirs())
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, di := range dropIns {
+			if di.Ignored != "" {
+				a.warn(fmt.Sprintf("%s is ignored: %s", di.Path, di.Ignored))
+				continue
+			}
+			names = append(names, di.Name)
+		}
 	}
 	var packs []*policy.Pack
 	for _, n := range names {
-		p, err := policy.LoadPack(n, host)
+		p, err := policy.LoadPack(n, host, d.PackDirs())
 		if err != nil {
-			if !slices.Contains(policy.PackNames(), n) {
+			if !packExists(n, d.PackDirs()) {
 				return nil, nil, usageError(err)
 			}
 			return nil, nil, err
@@ -111,8 +150,79 @@ func (a *app) loadPacks(names ...string) ([]*policy.Pack, []string, error) {
 	return packs, rec.Packs, nil
 }
 
+// packNames lists every pack this user can enable: moat's own and the drop-in ones in use.
+func (a *app) packNames() []string {
+	names := policy.PackNames()
+	d, err := a.dirs()
+	if err != nil {
+		return names
+	}
+	dropIns, _ := policy.DropIns(d.PackDirs())
+	for _, di := range dropIns {
+		if di.Ignored == "" {
+			names = append(names, di.Name)
+		}
+	}
+	return names
+}
+
+// packExists tells a name nobody wrote a pack for (a usage error) from a pack that is
+// there but broken (an error).
+func packExists(name string, dirs []string) bool {
+	if slices.Contains(policy.PackNames(), name) {
+		return true
+	}
+	dropIns, err := policy.DropIns(dirs)
+	if err != nil {
+		return true
+	}
+	return slices.ContainsFunc(dropIns, func(d policy.DropIn) bool { return d.Name == name && d.Ignored == "" })
+}
+
+// packsTest runs the inline tests of the named packs (all when none is), each against a
+// policy that enables only that pack over an allow default, as moat's own tests run them.
+func (a *app) packsTest(ctx context.Context, names []string, asJSON, verbose bool) error {
+	packs, _, err := a.loadPacks(names...)
+	if err != nil {
+		return err
+	}
+	d, err := a.dirs()
+	if err != nil {
+		return err
+	}
+	cwd, err := a.cwd()
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, p := range packs {
+		src := source.Source{Kind: source.FromFile, Name: "moat packs test " + p.Name,
+			Data: []byte("version: 1\ndefault: allow\npacks: [" + p.Name + "]\n")}
+		c, err := a.local(nil).Compile(src, d)
+		if err != nil {
+			return fmt.Errorf("pack %s: %w", p.Name, err)
+		}
+		name := p.Path
+		if name == "" {
+			name = policy.EmbeddedPrefix + "pack/" + p.Name
+		}
+		err = a.reportTests(name, c.Run(ctx, p.Tests, cwd), asJSON, verbose)
+		var code *exitCode
+		switch {
+		case errors.As(err, &code) && code.code == exitError && code.err == nil:
+			failed = true
+		case err != nil:
+			return err
+		}
+	}
+	if failed {
+		return &exitCode{code: exitError}
+	}
+	return nil
+}
+
 func summarize(p *policy.Pack, defaults []string) packSummary {
-	return packSummary{Name: p.Name, Description: p.Description, Rules: len(p.Rules), Tests: len(p.Tests), Default: slices.Contains(defaults, p.Name)}
+	return packSummary{Name: p.Name, Description: p.Description, Rules: len(p.Rules), Tests: len(p.Tests), Default: slices.Contains(defaults, p.Name), Path: p.Path}
 }
 
 // describeTestCall renders a test's call in one line; MCP and other tools, whose target
@@ -153,9 +263,14 @@ func (a *app) packsList(asJSON bool) error {
 		if s.Default {
 			def = "yes"
 		}
-		fmt.Fprintf(&b, "%-*s  %5d  %5d  %-7s  %s\n", width, s.Name, s.Rules, s.Tests, def, s.Description)
+		desc := s.Description
+		if s.Path != "" {
+			desc += " [" + s.Path + "]"
+		}
+		fmt.Fprintf(&b, "%-*s  %5d  %5d  %-7s  %s\n", width, s.Name, s.Rules, s.Tests, def, desc)
 	}
 	b.WriteString("\nDEFAULT: enabled by the recommended policy, which moat uses when no policy file is found.\n" +
+		"[PATH]: a drop-in pack, read from that file.\n" +
 		"Enable a pack in your policy with `packs: [NAME]`; see its rules with `moat packs show NAME`.\n")
 	_, err = fmt.Fprint(a.env.Stdout, b.String())
 	return err

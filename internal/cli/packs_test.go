@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -67,5 +71,62 @@ func TestPacksListAndShowOptInPacks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPacksDropIn checks that the packs commands see a team's own packs: list shows
+// them with their file and warns about an ignored one, show prints their rules, and test
+// runs their tests and fails (exit 1) when one does not hold.
+func TestPacksDropIn(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "moat", "packs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pack := func(expect string) string {
+		return "version: 1\npack: team-deploy\ndescription: Deploys go through CI\nrules:\n" +
+			"  - {id: team-deploy.no-deploy, command: \"deploy **\", decision: deny}\n" +
+			"tests:\n  - {command: deploy prod, expect: " + expect + ", rule: team-deploy.no-deploy}\n"
+	}
+	file := write("team-deploy", pack("deny"))
+	write("databases", pack("deny")) // hidden by moat's own pack of that name
+
+	a, stdout, stderr := testApp(home)
+	if err := a.packsList(false); err != nil {
+		t.Fatal(err)
+	}
+	if line := regexp.MustCompile(`(?m)^team-deploy +1 +1 +no +Deploys go through CI \[` + regexp.QuoteMeta(file) + `\]$`); !line.MatchString(stdout.String()) {
+		t.Errorf("packs list lacks the drop-in pack:\n%s", stdout)
+	}
+	if !strings.Contains(stderr.String(), filepath.Join(dir, "databases.yaml")+" is ignored: hidden by moat's embedded pack") {
+		t.Errorf("packs list does not warn about the hidden file: %q", stderr)
+	}
+
+	a, stdout, _ = testApp(home)
+	if err := a.packsShow("team-deploy", false); err != nil || !strings.Contains(stdout.String(), "team-deploy.no-deploy  deny") {
+		t.Errorf("packs show: %v\n%s", err, stdout)
+	}
+	a, stdout, _ = testApp(home)
+	if err := a.packsTest(context.Background(), []string{"team-deploy"}, false, false); err != nil || !strings.Contains(stdout.String(), "PASS "+file+": 1 test") {
+		t.Errorf("packs test (passing): %v\n%s", err, stdout)
+	}
+	write("team-deploy", pack("ask"))
+	a, stdout, _ = testApp(home)
+	err := a.packsTest(context.Background(), []string{"team-deploy"}, false, false)
+	var code *exitCode
+	if !errors.As(err, &code) || code.code != exitError || !strings.Contains(stdout.String(), "FAIL "+file+":") {
+		t.Errorf("packs test (failing): %v\n%s", err, stdout)
+	}
+	a, _, _ = testApp(home)
+	if err := a.packsShow("team-deplo", false); !errors.As(err, &code) || code.code != exitUsage || !strings.Contains(err.Error(), `did you mean "team-deploy"`) {
+		t.Errorf("packs show of a misspelt name: %v", err)
 	}
 }

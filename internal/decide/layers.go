@@ -20,7 +20,7 @@ func (l *Local) loadLayers(src source.Source, d dirs.Dirs, host pathset.Host) (*
 	sources := src.Layers()
 	layers := make([]policy.Layer, 0, len(sources))
 	for _, s := range sources {
-		p, err := policy.LoadWith(s.Name, s.Data, host, policy.LoadOptions{Path: s.Path, ReadInclude: includeReader(s, d)})
+		p, err := policy.LoadWith(s.Name, s.Data, host, policy.LoadOptions{Path: s.Path, ReadInclude: includeReader(s, d), PackDirs: d.PackDirs()})
 		if err != nil {
 			if s.Kind == source.FromManaged {
 				return nil, nil, fmt.Errorf("the managed policy: %w", err)

@@ -122,7 +122,13 @@ func (c *Compiled) Key() string { return c.key }
 // RunTests runs the policy's own tests, with dir as the directory their paths are
 // relative to.
 func (c *Compiled) RunTests(ctx context.Context, dir string) []TestResult {
-	return c.engine.RunTests(ctx, c.Policy.Tests, dir)
+	return c.Run(ctx, c.Policy.Tests, dir)
+}
+
+// Run runs tests that are not the policy's own (a pack's) against it, with dir as the
+// directory their paths are relative to.
+func (c *Compiled) Run(ctx context.Context, tests []policy.Test, dir string) []TestResult {
+	return c.engine.RunTests(ctx, tests, dir)
 }
 
 // Dirs are the user's directories, from the environment.

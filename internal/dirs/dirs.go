@@ -50,6 +50,17 @@ func (d Dirs) managedFile(name string) string {
 // policy accepted on this machine, so that an older signed policy is refused.
 func (d Dirs) ManagedSerials() string { return filepath.Join(d.State, "managed-serials.json") }
 
+// PackDirs are the drop-in directories of a team's own packs, searched in order for a
+// pack moat does not embed: the managed directory's (an administrator's packs win), then
+// the user's configuration directory's.
+func (d Dirs) PackDirs() []string {
+	var out []string
+	if d.Managed != "" {
+		out = append(out, filepath.Join(d.Managed, "packs"))
+	}
+	return append(out, filepath.Join(d.Config, "packs"))
+}
+
 // UserPolicy is the path of the user's own policy file.
 func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") }
 

@@ -306,7 +306,7 @@ func TestEmbeddedRuleSets(t *testing.T) {
 	for _, name := range policy.PackNames() {
 		t.Run("pack/"+name, func(t *testing.T) {
 			e := newEngine(t, "version: 1\ndefault: allow\npacks: ["+name+"]\n")
-			pack, err := policy.LoadPack(name, testHost())
+			pack, err := policy.LoadPack(name, testHost(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,7 +37,7 @@ rules:
 	if got := p.Rules[1].Conditions(); got != nil {
 		t.Errorf("a rule without conditions: %q", got)
 	}
-	pack, err := LoadPack(DefaultTemplate, testHost())
+	pack, err := LoadPack(DefaultTemplate, testHost(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

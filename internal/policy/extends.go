@@ -40,6 +40,9 @@ type LoadOptions struct {
 	// ReadInclude reads an included file, given its absolute path; nil reads it from
 	// disk. A caller that trusts files one by one (project policies) checks them here.
 	ReadInclude func(path string) ([]byte, error)
+	// PackDirs are the drop-in directories searched, in order, for a pack moat does not
+	// embed (see DropInDir); nil finds embedded packs only.
+	PackDirs []string
 }
 
 // includes is the state of one Load's `extends`: what was read and what is being read.
@@ -48,10 +51,11 @@ type includes struct {
 	read       func(string) ([]byte, error)
 	chain      []string // real paths of the files being included, outermost first
 	files      []string // every file included, in the order read
+	packDirs   []string // LoadOptions.PackDirs
 }
 
 func newIncludes(name string, o LoadOptions) *includes {
-	in := &includes{path: o.Path, root: o.Root, read: o.ReadInclude}
+	in := &includes{path: o.Path, root: o.Root, read: o.ReadInclude, packDirs: o.PackDirs}
 	if in.path == "" && filepath.IsAbs(name) && !strings.HasPrefix(name, EmbeddedPrefix) {
 		in.path = filepath.Clean(name)
 	}

@@ -139,10 +139,19 @@ func (l *loader) packs(p *Policy, f field) {
 func (l *loader) enablePack(p *Policy, it item) {
 	// A pack's tests are for `moat test` and for moat's own tests; a policy
 	// that enables the pack needs only its rules.
-	pack, err := loadPack(it.val, l.host, false)
+	var dirs []string
+	if l.inc != nil {
+		dirs = l.inc.packDirs
+	}
+	pack, err := loadPack(it.val, l.host, dirs, false)
 	if err != nil {
 		l.errorf(it.node, "%v", err)
 		return
+	}
+	if pack.Path != "" {
+		// A drop-in pack is a file this policy depends on, as an included one is: its
+		// edits recompile the policy, and self-protection guards it.
+		l.inc.files = append(l.inc.files, pack.Path)
 	}
 	p.Packs = append(p.Packs, it.val)
 	for _, r := range pack.Rules {
@@ -155,9 +164,12 @@ func (l *loader) enablePack(p *Policy, it item) {
 	}
 }
 
-// Pack is a rule set embedded in the binary, enabled by name from a policy's `packs`.
+// Pack is a rule set enabled by name from a policy's `packs` or `extends`: embedded in
+// the binary, or a team's own in a drop-in directory.
 type Pack struct {
-	Name        string
+	Name string
+	// Path is the drop-in file the pack was read from; "" for an embedded pack.
+	Path        string
 	Description string
 	Rules       []*Rule
 	Tests       []Test
@@ -274,16 +286,17 @@ func (l *loader) workspace(n *yaml.Node, source string) []string {
 	return roots
 }
 
-// LoadPack compiles the embedded pack name for host.
-func LoadPack(name string, host Host) (*Pack, error) { return loadPack(name, host, true) }
+// LoadPack compiles the pack name for host: moat's embedded pack of that name, or else
+// the first of dirs (drop-in directories, see DropInDir) holding NAME.yaml.
+func LoadPack(name string, host Host, dirs []string) (*Pack, error) {
+	return loadPack(name, host, dirs, true)
+}
 
-func loadPack(name string, host Host, withTests bool) (*Pack, error) {
-	data, err := packFS.ReadFile("packs/" + name + ".yaml")
+func loadPack(name string, host Host, dirs []string, withTests bool) (*Pack, error) {
+	source, data, path, err := findPack(name, dirs)
 	if err != nil {
-		names := PackNames()
-		return nil, fmt.Errorf("unknown pack %q%s (known: %s)", name, suggest(name, names), strings.Join(names, ", "))
+		return nil, err
 	}
-	source := EmbeddedPrefix + "pack/" + name
 	l := newLoader(source, host)
 	root, err := parseDocument(source, data)
 	if err != nil {
@@ -293,7 +306,7 @@ func loadPack(name string, host Host, withTests bool) (*Pack, error) {
 	if !ok {
 		return nil, l.errs.sorted()
 	}
-	pack := &Pack{Name: name}
+	pack := &Pack{Name: name, Path: path}
 	byKey := make(map[string]field, len(fields))
 	for _, f := range fields {
 		byKey[f.key] = f

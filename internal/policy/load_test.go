@@ -230,7 +230,7 @@ func TestEmbeddedWorkspaceMustBeAbsolute(t *testing.T) {
 
 func TestPacksAndTemplatesLoad(t *testing.T) {
 	for _, name := range PackNames() {
-		if _, err := LoadPack(name, testHost()); err != nil {
+		if _, err := LoadPack(name, testHost(), nil); err != nil {
 			t.Errorf("pack %s: %v", name, err)
 		}
 	}

@@ -24,7 +24,7 @@ func TestOptInPacks(t *testing.T) {
 			if !slices.Contains(names, name) {
 				t.Fatalf("pack %s is not embedded (packs: %v)", name, names)
 			}
-			p, err := LoadPack(name, testHost())
+			p, err := LoadPack(name, testHost(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

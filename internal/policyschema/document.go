@@ -32,7 +32,7 @@ type Policy struct {
 	MCP         MCP                 `yaml:"mcp" doc:"How the MCP proxy treats the tools of the servers it guards."`
 	Workspace   OneOrMore[string]   `yaml:"workspace" doc:"What $workspace means: directories, absolute, under ~/ or relative to this file (default: each call's project root)."`
 	Wrappers    List[Wrapper]       `yaml:"wrappers" doc:"Programs that run the command after their own options (like sudo or timeout), so that rules see the command they run."`
-	Packs       OneOrMore[PackName] `yaml:"packs" doc:"Built-in rule sets whose rules follow this policy's own (moat packs lists them)."`
+	Packs       OneOrMore[PackName] `yaml:"packs" doc:"Rule sets whose rules follow this policy's own: moat's own packs, or a team's drop-in packs (NAME.yaml in the managed directory's or your configuration directory's packs/); moat packs lists them."`
 	Rules       List[Rule]          `yaml:"rules" doc:"The policy's rules, tried top to bottom: the first that matches decides."`
 	Tests       List[Test]          `yaml:"tests" doc:"Calls with their expected decisions, run by moat test and moat validate."`
 	Sandbox     Sandbox             `yaml:"sandbox" doc:"What a program started by moat launch may read, write, run and connect to (Landlock on Linux)."`

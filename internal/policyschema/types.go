@@ -116,11 +116,15 @@ func (List[T]) schema(g *generator) *Schema {
 	return &Schema{Type: []string{"array", "null"}, Items: g.schemaOf(reflect.TypeFor[T]())}
 }
 
-// PackName is the name of a built-in pack.
+// PackName is the name of a pack: one of moat's own, which editors offer, or a team's
+// drop-in pack, which only the machine that runs the policy can list.
 type PackName string
 
 func (PackName) schema(*generator) *Schema {
-	return &Schema{Type: "string", Enum: policy.PackNames()}
+	return &Schema{AnyOf: []*Schema{
+		{Type: "string", Enum: policy.PackNames()},
+		{Type: "string", Pattern: policy.DropInNamePattern, Description: "A drop-in pack: NAME.yaml in the managed directory's or your configuration directory's packs/ (moat packs list shows them)."},
+	}}
 }
 
 // AgentName is an agent moat knows.

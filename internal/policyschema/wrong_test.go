@@ -36,7 +36,9 @@ var wrongDocuments = []struct {
 	{"unknown argument test", "version: 1\nrules:\n  - {id: x, decision: deny, args: {n: {above: 3}}}\n", "/rules/0/args/n", "additional properties 'above' not allowed"},
 	{"number test on a string", "version: 1\nrules:\n  - {id: x, decision: deny, args: {n: {gt: lots}}}\n", "/rules/0/args/n/gt", "got string, want number"},
 	{"limit without per", "version: 1\nrules:\n  - {id: x, decision: deny, limit: lots}\n", "/rules/0/limit", "does not match pattern"},
-	{"unknown pack", "version: 1\npacks: [recomended]\n", "/packs/0", "value must be"},
+	// A name like a drop-in pack's is the loader's to check (it lists the drop-in directories);
+	// the schema refuses what no pack can be called.
+	{"impossible pack name", "version: 1\npacks: [Team Deploy]\n", "/packs/0", "does not match pattern"},
 	{"hooks.allow", "version: 1\nhooks: {allow: always}\n", "/hooks/allow", "value must be one of 'defer', 'explicit'"},
 	{"hooks.deadline", "version: 1\nhooks: {deadline: soon}\n", "/hooks/deadline", "does not match pattern"},
 	{"approvals.notify", "version: 1\napprovals: {notify: yes please}\n", "/approvals/notify", "got string, want boolean"},

@@ -164,6 +164,10 @@ func Surface() []Command {
 		{Path: "packs show", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "packs test", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "verbose", Kind: "bool", Shorthand: "v", NoOptDefVal: "true"},
+		}},
 		{Path: "policy", Runnable: true},
 		{Path: "policy keygen", Runnable: true, Flags: []Flag{
 			{Name: "name", Kind: "string"},

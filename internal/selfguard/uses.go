@@ -250,6 +250,9 @@ func Others() []Other {
 		{Command: "packs"},
 		{Command: "packs list", Flags: []string{"json"}},
 		{Command: "packs show", Flags: []string{"json"}},
+		// test compiles each pack over an allow default in memory and runs its tests: it
+		// writes nothing and decides no real call.
+		{Command: "packs test", Flags: []string{"json", "verbose"}},
 		{Command: "policy"},
 		// keygen writes a new pair under new names (*.moat-key, *.moat-pub) and never
 		// replaces a file: a new key is trusted by nothing until the user pins it as
@@ -311,6 +314,7 @@ func EnvVars() []EnvVar {
 		{Name: "MOAT_DAEMON", Why: "off decides in moat's own process instead of the daemon's: the same decisions, only slower"},
 		{Name: "MOAT_SANDBOX", Why: "tells the processes moat launch starts which sandbox they are in"},
 		{Name: "NO_COLOR", Why: "turns colour off"},
+		{Name: "MOAT_TEST_POSTGRES_BIN", Why: "read only by moat's tests (internal/testpg, which no moat binary links): where PostgreSQL's server programs are"},
 		// Programs are looked up in PATH whether or not moat runs them; a moat binary
 		// found through a changed PATH is judged by what it is (see identity.go).
 		{Name: "PATH", Why: "where moat doctor looks for moat's binaries, and where moat run finds its program"},
