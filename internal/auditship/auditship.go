@@ -63,6 +63,8 @@ type Options struct {
 	// (metrics).
 	Shipped func(n int)
 	Failed  func(error)
+	// Backlog, when set, is told the backlog each time it is counted (a gauge).
+	Backlog func(n int64)
 	// Now is the clock of the status; nil means time.Now.
 	Now func() time.Time
 }
@@ -279,6 +281,9 @@ func (s *Shipper) countBacklog(ctx context.Context) {
 	s.mu.Unlock()
 	if n, err := s.opts.Spool.CountAfter(ctx, cursor); err == nil {
 		s.backlog.Store(n)
+		if s.opts.Backlog != nil {
+			s.opts.Backlog(n)
+		}
 	}
 }
 

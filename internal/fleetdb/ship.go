@@ -130,3 +130,13 @@ func storable(s string) string {
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
+
+// Target names the database of dsn for people, as host:port/name: what a status or a
+// log line shows, never the password or the other settings.
+func Target(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return "(an unreadable connection string)"
+	}
+	return fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
+}
