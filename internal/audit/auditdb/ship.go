@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/moatdev/moat/internal/audit"
 )
@@ -41,6 +42,7 @@ func (d *DB) After(ctx context.Context, seq uint64, limit int) ([]Spooled, error
 			return nil, fmt.Errorf("read audit database %s: %w", d.path, err)
 		}
 		s.Seq = uint64(n)
+		s.Line = strings.TrimRight(s.Line, "\r\n") // stored with the log's newline
 		if s.Record, err = audit.ParseLine([]byte(s.Line)); err != nil {
 			return nil, fmt.Errorf("read audit database %s: record %d: %w", d.path, n, err)
 		}
