@@ -214,6 +214,8 @@ type envRecorder struct {
 	stop   chan struct{} // closed to end mirrorLoop
 	done   chan struct{} // closed when it has ended
 	closed sync.Once
+
+	ship *auditShipping // the audit's shipping to a fleet database; nil when off
 }
 
 // logWriteError marks the JSONL log's failure among the bus's sinks' errors: it is the
@@ -226,7 +228,9 @@ func (e *logWriteError) Unwrap() error { return e.err }
 // recorder builds the recorder of the environment with directories d, writing its JSONL
 // log through w, and starts mirroring the log into the environment's database.
 func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter, imported func()) (*envRecorder, error) {
-	m := &auditMirror{logPath: d.AuditLog(), dbPath: auditdb.Path(d.State), retention: s.retention, now: a.env.Now, log: s.log, imported: imported}
+	ship := s.startAuditShipping(d) // nil when the environment ships nothing (fleetship.go)
+	m := &auditMirror{logPath: d.AuditLog(), dbPath: auditdb.Path(d.State), retention: s.retention, now: a.env.Now, log: s.log,
+		imported: ship.afterImport(imported), keepUnshipped: ship != nil}
 	regs := []events.Registration{
 		events.Lossless(sinkAuditLog, events.Records(func(ctx context.Context, r audit.Record) error {
 			seq, err := w.writeSeq(r)
@@ -261,10 +265,11 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter, imported fun
 	}
 	bus, err := events.New(opts, regs...)
 	if err != nil {
+		ship.stop()
 		return nil, err
 	}
 	m.woken = make(chan struct{}, 1)
-	r := &envRecorder{log: s.log, bus: bus, mirror: m, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &envRecorder{log: s.log, bus: bus, mirror: m, ship: ship, stop: make(chan struct{}), done: make(chan struct{})}
 	m.report = func(err error) {
 		if s.metrics != nil && err != nil {
 			s.metrics.Handle(context.Background(), events.SinkError{Sink: sinkAuditDB, Event: "import", Err: err})
@@ -360,12 +365,14 @@ func (r *envRecorder) closeOnce() {
 	close(r.stop)
 	<-r.done
 	r.mirror.sync(ctx)
+	r.ship.stop()
 	r.mirror.close()
 }
 
 // status is the environment's audit for `moat daemon status`.
 func (r *envRecorder) status(ctx context.Context) daemon.AuditStatus {
 	st := r.mirror.status(ctx)
+	st.Ship = r.ship.status(ctx)
 	for _, s := range r.bus.Stats() {
 		st.Sinks = append(st.Sinks, daemon.Sink{Name: s.Name, Lossy: s.Lossy, Delivered: s.Delivered, Failed: s.Failed, Dropped: s.Dropped})
 	}
@@ -378,6 +385,7 @@ func (r *envRecorder) status(ctx context.Context) daemon.AuditStatus {
 type auditMirror struct {
 	logPath, dbPath string
 	retention       time.Duration
+	keepUnshipped   bool // prune keeps what the fleet's database has not acknowledged
 	now             func() time.Time
 	log             func(string)
 	report          func(error) // counts a failure in the metrics
@@ -431,7 +439,7 @@ func (m *auditMirror) syncLocked(ctx context.Context) error {
 
 func (m *auditMirror) importLocked(ctx context.Context) error {
 	if m.db == nil {
-		db, err := auditdb.Open(ctx, auditdb.Options{Path: m.dbPath, Redactor: scan.Redactor{}, Now: m.now, Retention: auditdb.Retention{MaxAge: m.retention}})
+		db, err := auditdb.Open(ctx, auditdb.Options{Path: m.dbPath, Redactor: scan.Redactor{}, Now: m.now, Retention: auditdb.Retention{MaxAge: m.retention, KeepUnshipped: m.keepUnshipped}})
 		if err != nil {
 			return err
 		}
@@ -550,6 +558,7 @@ func writeSinkStatus(w io.Writer, st *daemon.SinkStatus) {
 		if au.Error != "" {
 			fmt.Fprintf(w, "  audit db   error: %s\n", au.Error)
 		}
+		writeShipStatus(w, au.Ship)
 		var parts []string
 		for _, s := range au.Sinks {
 			part := fmt.Sprintf("%s %d", s.Name, s.Delivered)

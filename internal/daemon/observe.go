@@ -29,6 +29,8 @@ type AuditStatus struct {
 	CaughtUp bool   `json:"caught_up"`
 	Error    string `json:"error,omitempty"`
 	Sinks    []Sink `json:"sinks,omitempty"`
+	// Ship is the shipping of the audit to the fleet's database; nil when off.
+	Ship *ShipStatus `json:"ship,omitempty"`
 }
 
 // Sink is one sink's figures.

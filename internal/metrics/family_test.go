@@ -173,6 +173,9 @@ func TestSchema(t *testing.T) {
 		{"moat_events_dropped_total", dto.MetricType_COUNTER, []string{"sink"}, nil},
 		{"moat_daemon_request_seconds", dto.MetricType_HISTOGRAM, []string{"method", "outcome"},
 			[]float64{25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3, 250e-3, 1}},
+		{"moat_audit_shipped_total", dto.MetricType_COUNTER, nil, nil},
+		{"moat_audit_ship_failures_total", dto.MetricType_COUNTER, nil, nil},
+		{"moat_audit_ship_backlog", dto.MetricType_GAUGE, nil, nil},
 	} {
 		fam := f[tc.name]
 		if fam == nil {
@@ -203,8 +206,8 @@ func TestSchema(t *testing.T) {
 			t.Errorf("%s: buckets %v, want %v", tc.name, bounds, tc.buckets)
 		}
 	}
-	if len(f) != 9 {
-		t.Errorf("%d families, want 9", len(f))
+	if len(f) != 12 {
+		t.Errorf("%d families, want 12", len(f))
 	}
 }
 

@@ -231,6 +231,10 @@ func Others() []Other {
 		{Command: "completion zsh", Flags: []string{"no-descriptions"}},
 		{Command: "doctor", Flags: []string{"json"}},
 		{Command: "findings", Flags: []string{"json"}},
+		// migrate creates moat's tables in the fleet's database; it changes no decision
+		// of any machine (a machine ships to whatever database its fleet.yaml names).
+		{Command: "fleet"},
+		{Command: "fleet migrate", Flags: []string{"json", "password-file", "postgres"}},
 		// Without --write, fix only prints the change it proposes.
 		{Command: "fix", Flags: []string{"json", "last", "to"}},
 		{Command: "help"},

@@ -36,6 +36,10 @@ type Retention struct {
 	MaxAge time.Duration
 	// MaxRecords keeps at most this many records, the newest.
 	MaxRecords int
+	// KeepUnshipped keeps every record above the ship cursor (see ShipCursor), whatever
+	// the limits above say: a machine shipping its audit to a fleet database keeps the
+	// records the database has not acknowledged, however long it is down.
+	KeepUnshipped bool
 }
 
 // Options configures a DB.

@@ -67,6 +67,13 @@ func (d *DB) prune(ctx context.Context) (int64, error) {
 			cut = max(cut, newest.Int64) // every record is older
 		}
 	}
+	if ret.KeepUnshipped {
+		shipped, err := shipCursor(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		cut = min(cut, int64(shipped))
+	}
 	if cut <= 0 {
 		return 0, nil
 	}
