@@ -12,9 +12,9 @@ import (
 	"github.com/moatdev/moat/internal/call"
 )
 
-// Machine is one machine of the fleet as moat_machines keeps it: what it last shipped,
+// MachineStatus is one machine of the fleet as moat_machines keeps it: what it last shipped,
 // and with which moat and managed policy.
-type Machine struct {
+type MachineStatus struct {
 	MachineID     string    `json:"machine_id"`
 	Machine       string    `json:"machine"`
 	OSUser        string    `json:"os_user"`
@@ -26,16 +26,16 @@ type Machine struct {
 }
 
 // Machines returns the fleet's machines, by name, then id.
-func Machines(ctx context.Context, db Reader) ([]Machine, error) {
+func Machines(ctx context.Context, db Reader) ([]MachineStatus, error) {
 	rows, err := db.Query(ctx, `SELECT machine_id, machine, os_user, moat_version, managed_serial, last_seq, first_seen, last_seen
 		FROM moat_machines ORDER BY machine, machine_id`)
 	if err != nil {
 		return nil, fmt.Errorf("read the fleet's machines: %w", err)
 	}
 	defer rows.Close()
-	var out []Machine
+	var out []MachineStatus
 	for rows.Next() {
-		var m Machine
+		var m MachineStatus
 		var last int64
 		if err := rows.Scan(&m.MachineID, &m.Machine, &m.OSUser, &m.Version, &m.ManagedSerial, &last, &m.FirstSeen, &m.LastSeen); err != nil {
 			return nil, fmt.Errorf("read the fleet's machines: %w", err)
@@ -50,14 +50,14 @@ func Machines(ctx context.Context, db Reader) ([]Machine, error) {
 }
 
 // Quiet returns the machines of ms last seen before cutoff, longest quiet first.
-func Quiet(ms []Machine, cutoff time.Time) []Machine {
-	var out []Machine
+func Quiet(ms []MachineStatus, cutoff time.Time) []MachineStatus {
+	var out []MachineStatus
 	for _, m := range ms {
 		if m.LastSeen.Before(cutoff) {
 			out = append(out, m)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Machine) int { return a.LastSeen.Compare(b.LastSeen) })
+	slices.SortStableFunc(out, func(a, b MachineStatus) int { return a.LastSeen.Compare(b.LastSeen) })
 	return out
 }
 
