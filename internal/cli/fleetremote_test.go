@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -183,6 +184,51 @@ func TestFleetRemote(t *testing.T) {
 		md, _ := run(t, fx.fleetHome, "report", "--remote", "--since", "2h")
 		if !strings.Contains(md, "## Fleet") || !strings.Contains(md, "| beta |") {
 			t.Errorf("markdown:\n%s", md)
+		}
+	})
+
+	t.Run("dashboard source", func(t *testing.T) {
+		a, _, _ := testApp(fx.fleetHome)
+		d, err := a.dirs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := newUIFleet(d, func(msg string) { t.Error(msg) })
+		if src == nil {
+			t.Fatal("no fleet page with an audit: section")
+		}
+		ctx := context.Background()
+		ms, err := src.Machines(ctx)
+		if err != nil || len(ms) != 2 {
+			t.Fatalf("machines %+v %v", ms, err)
+		}
+		sum, err := src.Summary(ctx, logsNow.Add(-2*time.Hour), 1)
+		if err != nil || sum.Machines != 2 || len(sum.ByMachine) != 1 || sum.ByMachine[0].Machine != "alpha" {
+			t.Errorf("summary %+v %v", sum, err)
+		}
+		recs, err := src.Records(ctx, fleetdb.Filter{Machines: []string{"b2b2"}}, 4)
+		if err != nil || len(recs) != 4 || recs[0].Machine != "beta" || recs[0].Record.Seq != 6 {
+			t.Errorf("records %+v %v", recs, err)
+		}
+		// Without fleet.yaml, or with one without audit:, there is no fleet page.
+		other := t.TempDir()
+		for _, doc := range []string{"", "machine: x\n"} {
+			if doc != "" {
+				writeFleetYAML(t, other, doc)
+			}
+			a, _, _ := testApp(other)
+			d, _ := a.dirs()
+			if src := newUIFleet(d, func(msg string) { t.Error(msg) }); src != nil {
+				t.Errorf("fleet.yaml %q: a fleet page", doc)
+			}
+		}
+		// One that does not load says why.
+		writeFleetYAML(t, other, "audit: [\n")
+		a, _, _ = testApp(other)
+		d, _ = a.dirs()
+		var logged []string
+		if src := newUIFleet(d, func(msg string) { logged = append(logged, msg) }); src != nil || len(logged) != 1 || !strings.Contains(logged[0], "fleet.yaml") {
+			t.Errorf("a broken fleet.yaml: %v %v", src, logged)
 		}
 	})
 
