@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/dashboard"
 	"github.com/moatdev/moat/internal/findings"
 	"github.com/moatdev/moat/internal/fleetdb"
 	"github.com/moatdev/moat/internal/fleetdb/fleetdbtest"
@@ -193,10 +195,7 @@ func TestFleetRemote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := newUIFleet(d, func(msg string) { t.Error(msg) })
-		if src == nil {
-			t.Fatal("no fleet page with an audit: section")
-		}
+		src := &uiFleet{dirs: d}
 		ctx := context.Background()
 		ms, err := src.Machines(ctx)
 		if err != nil || len(ms) != 2 {
@@ -210,25 +209,19 @@ func TestFleetRemote(t *testing.T) {
 		if err != nil || len(recs) != 4 || recs[0].Machine != "beta" || recs[0].Record.Seq != 6 {
 			t.Errorf("records %+v %v", recs, err)
 		}
-		// Without fleet.yaml, or with one without audit:, there is no fleet page.
+		// Without fleet.yaml, or with one without audit:, there is no fleet page; one
+		// that does not load says why.
 		other := t.TempDir()
-		for _, doc := range []string{"", "machine: x\n"} {
+		for _, doc := range []string{"", "machine: x\n", "audit: [\n"} {
 			if doc != "" {
 				writeFleetYAML(t, other, doc)
 			}
 			a, _, _ := testApp(other)
 			d, _ := a.dirs()
-			if src := newUIFleet(d, func(msg string) { t.Error(msg) }); src != nil {
-				t.Errorf("fleet.yaml %q: a fleet page", doc)
+			_, err := (&uiFleet{dirs: d}).Machines(ctx)
+			if broken := strings.Contains(doc, "["); broken == errors.Is(err, dashboard.ErrNoFleet) || err == nil || broken && !strings.Contains(err.Error(), "fleet.yaml") {
+				t.Errorf("fleet.yaml %q: %v", doc, err)
 			}
-		}
-		// One that does not load says why.
-		writeFleetYAML(t, other, "audit: [\n")
-		a, _, _ = testApp(other)
-		d, _ = a.dirs()
-		var logged []string
-		if src := newUIFleet(d, func(msg string) { logged = append(logged, msg) }); src != nil || len(logged) != 1 || !strings.Contains(logged[0], "fleet.yaml") {
-			t.Errorf("a broken fleet.yaml: %v %v", src, logged)
 		}
 	})
 

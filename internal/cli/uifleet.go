@@ -14,36 +14,30 @@ import (
 )
 
 // uiFleet is the dashboard's fleet page's view of the fleet's database named by the
-// environment's fleet.yaml. Each request connects on its own: the page is read now and
-// then, and a connection held between requests would only have to be watched and
-// restored.
+// environment's fleet.yaml, read at each request: a database named (or renamed) after
+// the dashboard started is read without a restart. Each request connects on its own: the
+// page is read now and then, and a connection held between requests would only have to
+// be watched and restored.
 type uiFleet struct {
-	dsn, passwordFile string
+	dirs dirs.Dirs
 }
 
 // uiFleetTimeout bounds one request of the page to the database.
 const uiFleetTimeout = 15 * time.Second
 
-// newUIFleet returns the fleet page's source for the environment d: nil (no page) when
-// its fleet.yaml has no audit: section. A fleet.yaml that does not load leaves the page
-// off too, with the reason logged: the daemon's shipper reports it as well.
-func newUIFleet(d dirs.Dirs, log func(string)) dashboard.Fleet {
-	cfg, err := fleet.Load(d)
+// with runs fn over a new connection to the fleet's database; without one configured,
+// it returns dashboard.ErrNoFleet.
+func (f *uiFleet) with(ctx context.Context, fn func(context.Context, *pgx.Conn) error) error {
+	cfg, err := fleet.Load(f.dirs)
 	if err != nil {
-		log(fmt.Sprintf("dashboard: no fleet page: %v", err))
-		return nil
+		return err
 	}
 	if cfg == nil || cfg.Audit == nil {
-		return nil
+		return dashboard.ErrNoFleet
 	}
-	return &uiFleet{dsn: cfg.Audit.Postgres, passwordFile: cfg.Audit.PasswordFile}
-}
-
-// with runs fn over a new connection to the fleet's database.
-func (f *uiFleet) with(ctx context.Context, fn func(context.Context, *pgx.Conn) error) error {
 	ctx, cancel := context.WithTimeout(ctx, uiFleetTimeout)
 	defer cancel()
-	conn, err := fleetdb.Connect(ctx, f.dsn, f.passwordFile)
+	conn, err := fleetdb.Connect(ctx, cfg.Audit.Postgres, cfg.Audit.PasswordFile)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,8 +14,8 @@ import (
 )
 
 // Fleet reads the fleet's PostgreSQL database, where many machines ship their records,
-// for the fleet page. Options.Fleet is nil when the environment's fleet.yaml names no
-// database: the page then says how to name one.
+// for the fleet page. Its methods return an error wrapping ErrNoFleet while no database
+// is configured (a nil Options.Fleet means the same): the page then says how to name one.
 type Fleet interface {
 	// Machines returns the machines that ship to the database.
 	Machines(ctx context.Context) ([]fleetdb.MachineStatus, error)
@@ -23,6 +24,9 @@ type Fleet interface {
 	// Records returns the newest records f selects, at most limit.
 	Records(ctx context.Context, f fleetdb.Filter, limit int) ([]fleetdb.RemoteRecord, error)
 }
+
+// ErrNoFleet says that no fleet database is configured.
+var ErrNoFleet = errors.New("no fleet database: add an audit: section with postgres: to this environment's fleet.yaml")
 
 // fleetTop is how many machines the fleet page's chart shows.
 const fleetTop = 20
@@ -71,7 +75,7 @@ func (s *Server) fleetSince(r *http.Request) (time.Time, string, bool) {
 // or the range is wrong (the answer is written).
 func (s *Server) fleetSummary(w http.ResponseWriter, r *http.Request) (fleetdb.Summary, bool) {
 	if s.opts.Fleet == nil {
-		writeError(w, http.StatusServiceUnavailable, "no fleet database: add an audit: section with postgres: to this environment's fleet.yaml, then restart the daemon")
+		writeError(w, http.StatusServiceUnavailable, ErrNoFleet.Error())
 		return fleetdb.Summary{}, false
 	}
 	since, name, ok := s.fleetSince(r)
@@ -81,7 +85,7 @@ func (s *Server) fleetSummary(w http.ResponseWriter, r *http.Request) (fleetdb.S
 	}
 	sum, err := s.opts.Fleet.Summary(r.Context(), since, fleetTop)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fleetFail(w, r, err)
 		return fleetdb.Summary{}, false
 	}
 	return sum, true
@@ -112,7 +116,7 @@ func (s *Server) handleFleet(w http.ResponseWriter, r *http.Request, _ *session)
 	}
 	ms, err := s.opts.Fleet.Machines(r.Context())
 	if err != nil {
-		s.fail(w, r, err)
+		s.fleetFail(w, r, err)
 		return
 	}
 	cutoff := s.opts.Now().Add(-fleetQuietAfter)
@@ -152,7 +156,7 @@ type fleetRecord struct {
 // of every machine: GET /api/fleet/records?machine=M&limit=N.
 func (s *Server) handleFleetRecords(w http.ResponseWriter, r *http.Request, _ *session) {
 	if s.opts.Fleet == nil {
-		writeError(w, http.StatusServiceUnavailable, "no fleet database: add an audit: section with postgres: to this environment's fleet.yaml, then restart the daemon")
+		writeError(w, http.StatusServiceUnavailable, ErrNoFleet.Error())
 		return
 	}
 	q := r.URL.Query()
@@ -175,7 +179,7 @@ func (s *Server) handleFleetRecords(w http.ResponseWriter, r *http.Request, _ *s
 	}
 	recs, err := s.opts.Fleet.Records(r.Context(), f, limit)
 	if err != nil {
-		s.fail(w, r, err)
+		s.fleetFail(w, r, err)
 		return
 	}
 	out := make([]fleetRecord, 0, len(recs))
@@ -185,4 +189,14 @@ func (s *Server) handleFleetRecords(w http.ResponseWriter, r *http.Request, _ *s
 	writeJSON(w, http.StatusOK, struct {
 		Records []fleetRecord `json:"records"`
 	}{out})
+}
+
+// fleetFail answers a request the fleet's database could not serve: unavailable while
+// none is configured, else a failure of the server, logged.
+func (s *Server) fleetFail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNoFleet) {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	s.fail(w, r, err)
 }

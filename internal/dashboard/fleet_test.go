@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -161,14 +162,16 @@ func TestFleetPage(t *testing.T) {
 }
 
 func TestFleetPageWithoutDatabase(t *testing.T) {
-	s := New(Options{})
-	origin := served(t, s)
-	c := browser(t)
-	login(t, s, c)
-	for _, path := range []string{"/api/fleet", "/api/fleet/machines.svg", "/api/fleet/records"} {
-		code, body := request(t, c, origin, "", "GET", path, nil)
-		if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "fleet.yaml") {
-			t.Errorf("GET %s: %d %s", path, code, body)
+	for _, fleet := range []Fleet{nil, &fakeFleet{fail: fmt.Errorf("fleet: %w", ErrNoFleet)}} {
+		s := New(Options{Fleet: fleet})
+		origin := served(t, s)
+		c := browser(t)
+		login(t, s, c)
+		for _, path := range []string{"/api/fleet", "/api/fleet/machines.svg", "/api/fleet/records"} {
+			code, body := request(t, c, origin, "", "GET", path, nil)
+			if code != http.StatusServiceUnavailable || !strings.Contains(string(body), "fleet.yaml") {
+				t.Errorf("GET %s (%T): %d %s", path, fleet, code, body)
+			}
 		}
 	}
 }
