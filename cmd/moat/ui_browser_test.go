@@ -348,6 +348,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		slices.Sort(shot)
 		t.Logf("screenshots of %s", strings.Join(shot, ", "))
 	})
+
+	t.Run("fleet", func(t *testing.T) { browserFleet(t, tab, e) })
 }
 
 // attackPage is a page of another site that sends a POST to Target on load: by a form

@@ -210,9 +210,9 @@ func (s *Shipper) cycle(ctx context.Context, conn **pgx.Conn) error {
 		if len(batch) == 0 {
 			return nil
 		}
-		recs := make([]fleetdb.Record, len(batch))
+		recs := make([]fleetdb.Row, len(batch))
 		for i, b := range batch {
-			recs[i] = column(b)
+			recs[i] = fleetdb.RowFrom(s.opts.Machine, b.Seq, b.Record, b.Line)
 		}
 		bctx, cancel := context.WithTimeout(ctx, batchTimeout)
 		n, err := fleetdb.Ship(bctx, *conn, s.opts.Machine, recs)
@@ -311,15 +311,5 @@ func (s *Shipper) succeeded() {
 	s.mu.Unlock()
 	if wasFailing {
 		s.opts.Log("audit shipping to " + s.opts.Target + ": shipping again")
-	}
-}
-
-// column is the record as moat_records stores it.
-func column(sp auditdb.Spooled) fleetdb.Record {
-	r := sp.Record
-	return fleetdb.Record{
-		Seq: sp.Seq, Time: r.Time, Agent: r.Agent, Session: r.Session, Event: r.Event, Class: r.Class,
-		Tool: r.Tool, MCP: r.MCP, Decision: r.Decision.String(), Rule: r.Rule, Failure: r.Failure,
-		Policy: r.Policy, ManagedSerial: r.ManagedSerial, Cwd: r.Cwd, Line: sp.Line,
 	}
 }

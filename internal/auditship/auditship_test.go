@@ -240,16 +240,16 @@ func TestLostAnswerIsNotDuplicated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := make([]fleetdb.Record, len(batch))
+	m := fleetdb.Machine{ID: machineID, Name: "laptop", OSUser: "dev", Version: "test"}
+	recs := make([]fleetdb.Row, len(batch))
 	for i, b := range batch {
-		recs[i] = column(b)
+		recs[i] = fleetdb.RowFrom(m, b.Seq, b.Record, b.Line)
 	}
 	conn, err := f.connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	m := fleetdb.Machine{ID: machineID, Name: "laptop", OSUser: "dev", Version: "test"}
 	if n, err := fleetdb.Ship(ctx, conn, m, recs); err != nil || n != 0 {
 		t.Fatalf("sent again: %d new, %v", n, err)
 	}

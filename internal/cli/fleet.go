@@ -26,11 +26,14 @@ fleet configuration (fleet.yaml, in the managed directory or ~/.config/moat) say
     password_file: /etc/moat/pg-password
 
 Machines only insert and read; an administrator creates the tables once, and again after
-an upgrade of moat, with 'moat fleet migrate'.`,
+an upgrade of moat, with 'moat fleet migrate'. 'moat fleet machines' lists the machines
+that shipped, and moat logs --remote and moat report --remote read their records.
+
+Exit status: 0 on success, 1 on an error, 64 on a bad flag.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newFleetMigrateCmd(a))
+	cmd.AddCommand(newFleetMigrateCmd(a), newFleetMachinesCmd(a))
 	return cmd
 }
 

@@ -31,12 +31,16 @@ type logsOptions struct {
 	file                               string
 	// poll is how often --follow looks for new records; zero means audit.DefaultPoll.
 	poll time.Duration
+	// remote reads the fleet's database instead (logsremote.go).
+	remote   bool
+	machines []string
+	fleetDB  remoteOptions
 }
 
 func newLogsCmd(a *app) *cobra.Command {
 	var o logsOptions
 	cmd := &cobra.Command{
-		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--seq N]… [--failures] [--follow] [--json|--summary] | --verify [--json]",
+		Use:   "logs [--since DUR] [--decision D]… [--agent A]… [--tool T]… [--session S]… [--seq N]… [--failures] [--follow] [--json|--summary] [--remote [--machine M]…] | --verify [--json]",
 		Short: "Show the decisions moat has recorded",
 		Long: `Logs shows the decisions moat has recorded in its audit log ($XDG_STATE_HOME/moat/audit.jsonl,
 with its rotated files), oldest first, as a table: the record's number, time, decision, agent, tool and the
@@ -56,6 +60,12 @@ decision names an earlier call of its session ("runs a file downloaded by record
 
 --since takes a span back from now (90m, 2h, 7d, 1d12h), a date (2026-01-02, local
 midnight) or an RFC 3339 time (2026-01-02T15:04:05Z).
+
+--remote reads the fleet's PostgreSQL database, where the daemons of many machines ship
+their records (fleet.yaml's audit: section names it, or --postgres and --password-file),
+with the same filters and formats, ordered by time across machines; each record shows the
+machine it comes from (--json adds "machine", "machine_id" and "os_user"), and --machine
+keeps those of the machines named. --follow asks the database every few seconds.
 
 --follow prints the matching records, then waits for new ones and prints those that
 match as they are written, through the rotation of the log, until interrupted.
@@ -79,7 +89,10 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
   moat logs --since 7d --summary
   moat logs --json --session 5f1c… | jq .args.command
   moat logs --seq 41
-  moat logs --verify`,
+  moat logs --verify
+  moat logs --remote --since 1d --decision deny
+  moat logs --remote --machine build-01 --last 20
+  moat logs --remote --follow --decision deny,ask`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -101,6 +114,7 @@ Exit status: 0, also when no record matches; 1 on a bad flag or an unreadable lo
 	f.IntVarP(&o.last, "last", "n", 0, "show only the last N matching records (0: all); with --follow, of those already written")
 	f.StringVar(&o.file, "file", "", "read this audit log instead of yours (its rotated files FILE.1… too)")
 	f.BoolVar(&o.verify, "verify", false, "check the hash chain of the whole trail and report every record edited, deleted, inserted or reordered")
+	o.remoteFlags(f)
 	return cmd
 }
 
@@ -114,6 +128,9 @@ func (a *app) logs(ctx context.Context, o logsOptions) error {
 		return usageError(errors.New("--summary counts what is written so far; it does not go with --follow"))
 	case o.last < 0:
 		return usageError(fmt.Errorf("--last %d: want a count, 0 for all", o.last))
+	}
+	if o.remote || len(o.machines) > 0 || o.fleetDB != (remoteOptions{}) {
+		return a.logsRemote(ctx, o, filter)
 	}
 	if o.verify {
 		if o.follow || o.summary || o.last != 0 || !filter.Empty() {

@@ -18,12 +18,16 @@ import (
 type reportOptions struct {
 	since, format, file string
 	top                 int
+	// remote reports across the fleet's database instead (reportremote.go).
+	remote     bool
+	quietAfter time.Duration
+	fleetDB    remoteOptions
 }
 
 func newReportCmd(a *app) *cobra.Command {
 	var o reportOptions
 	cmd := &cobra.Command{
-		Use:   "report [--since DUR|TIME] [--format md|json|html] [--top N] [--file LOG]",
+		Use:   "report [--since DUR|TIME] [--format md|json|html] [--top N] [--file LOG | --remote [--quiet-after DUR]]",
 		Short: "Summarise the recorded decisions for a period, with findings mapped to OWASP LLM Top 10, ATT&CK and ATLAS",
 		Long: `Report summarises the decisions moat has recorded in its audit log (or the daemon's
 database, when it holds what the log holds) for a period: decisions by verdict, findings by
@@ -39,10 +43,17 @@ midnight) or an RFC 3339 time; without it the report covers the whole trail.
 --format md (the default) writes Markdown, json an object with stable field names for
 scripts, html one self-contained page (no script, no external asset).
 
-Exit status: 0, also when no record is in the period; 1 on an unreadable log; 64 on a bad flag.`,
+--remote reports across the fleet's PostgreSQL database, where the daemons of many
+machines ship their records (fleet.yaml's audit: section names it, or --postgres and
+--password-file): the same sections, and a fleet section with the machines that decided
+most, the count of machines, the machines that shipped nothing for --quiet-after (24h by
+default), and the managed policy serials the decisions were made with.
+
+Exit status: 0, also when no record is in the period; 1 on an unreadable log or database; 64 on a bad flag.`,
 		Example: `  moat report --since 7d
   moat report --since 2026-01-01 --format html > moat-report.html
-  moat report --since 30d --format json | jq '.owasp_llm'`,
+  moat report --since 30d --format json | jq '.owasp_llm'
+  moat report --remote --since 7d --format html > fleet-report.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.report(cmd.Context(), o)
@@ -53,6 +64,7 @@ Exit status: 0, also when no record is in the period; 1 on an unreadable log; 64
 	f.StringVar(&o.format, "format", "md", "output format: "+strings.Join(report.Formats(), ", "))
 	f.IntVar(&o.top, "top", report.DefaultTop, "how many rules, agents and denied calls to list")
 	f.StringVar(&o.file, "file", "", "read this audit log instead of yours (its rotated files FILE.1… too)")
+	o.remoteFlags(f)
 	return cmd
 }
 
@@ -62,6 +74,9 @@ func (a *app) report(ctx context.Context, o reportOptions) error {
 	}
 	if o.top < 1 {
 		return usageError(fmt.Errorf("--top %d: want a count of at least 1", o.top))
+	}
+	if o.remote || o.fleetDB != (remoteOptions{}) || o.quietAfter != defaultQuietAfter {
+		return a.reportRemote(ctx, o)
 	}
 	now := a.env.Now()
 	var filter logview.Filter

@@ -69,6 +69,7 @@ func (ds *daemonService) dashboardServer(services *daemonServices) (*dashboard.S
 			Sessions:  &uiSessions{records: ui.records},
 			Policies:  &uiPolicies{app: ds.app, svc: ds.svc, records: ui.records},
 			Stats:     &uiStats{records: ui.records, now: ds.app.env.Now},
+			Fleet:     &uiFleet{dirs: d},
 			Changes:   ui.changes,
 			Now:       ds.app.env.Now,
 			Log:       services.base.daemonLog,

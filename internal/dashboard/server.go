@@ -55,6 +55,8 @@ type Options struct {
 	Policies Policies
 	// Stats counts the decisions of the audit database for the charts.
 	Stats Stats
+	// Fleet reads the fleet's database for the fleet page; nil when there is none.
+	Fleet Fleet
 	// Changes tells live pages that records or approvals changed; nil means they poll.
 	Changes *Hub
 	// Now is the clock; nil means time.Now.
@@ -123,6 +125,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /api/records/{seq}", s.api(s.handleRecord))
 	s.approvalRoutes(mux)
 	s.sessionRoutes(mux)
+	s.fleetRoutes(mux)
 }
 
 // ServeHTTP serves one request.

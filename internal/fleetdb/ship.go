@@ -21,26 +21,6 @@ type Machine struct {
 	Version string
 }
 
-// Record is one audit record as moat_records stores it: the columns filtered on, and the
-// line exactly as the machine's log holds it.
-type Record struct {
-	Seq           uint64
-	Time          time.Time
-	Agent         string
-	Session       string
-	Event         string
-	Class         string
-	Tool          string
-	MCP           string
-	Decision      string
-	Rule          string
-	Failure       bool
-	Policy        string
-	ManagedSerial int64
-	Cwd           string
-	Line          string
-}
-
 // shipSQL inserts a batch in one statement, one array per column: one round trip
 // whatever the batch's size. A record the database holds already (sent again after an
 // answer was lost) is skipped, so that each is stored once.
@@ -65,10 +45,11 @@ const machineSQL = `INSERT INTO moat_machines (machine_id, machine, os_user, moa
 			THEN excluded.managed_serial ELSE moat_machines.managed_serial END,
 		last_seq = greatest(moat_machines.last_seq, excluded.last_seq)`
 
-// Ship stores recs, in one transaction with the machine's row: either all are stored
-// (or were already) and the machine's row says so, or nothing changed. It returns how
-// many records were new. recs must be in order, the last being the newest.
-func Ship(ctx context.Context, conn *pgx.Conn, m Machine, recs []Record) (int64, error) {
+// Ship stores the rows of m's records (RowFrom), in one transaction with the machine's
+// row: either all are stored (or were already) and the machine's row says so, or nothing
+// changed. It returns how many records were new. recs must be in order, the last being
+// the newest; the machine's columns come from m.
+func Ship(ctx context.Context, conn *pgx.Conn, m Machine, recs []Row) (int64, error) {
 	if len(recs) == 0 {
 		return 0, nil
 	}

@@ -45,6 +45,8 @@ type Report struct {
 	TopRules  []Count `json:"top_rules"`
 	TopAgents []Count `json:"top_agents"`
 	TopDenied []Count `json:"top_denied"`
+	// Fleet is the part made across machines (moat report --remote); nil otherwise.
+	Fleet *Fleet `json:"fleet,omitempty"`
 }
 
 // Count is how many records share one value.

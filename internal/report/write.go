@@ -86,6 +86,9 @@ func writeMarkdown(w io.Writer, rep Report, loc *time.Location) error {
 			fmt.Fprintf(bw, "| %s | %d |\n", cell, c.Count)
 		}
 	}
+	if rep.Fleet != nil {
+		writeFleetMarkdown(bw, *rep.Fleet, loc)
+	}
 	return bw.Flush()
 }
 
@@ -162,19 +165,27 @@ Finding counts count decisions: one with two findings of a category counts once 
 {{$code := .Code}}{{range .Counts}}<tr><td>{{if $code}}<code>{{.ID}}</code>{{else}}{{.ID}}{{end}}{{with .Name}} {{.}}{{end}}</td><td class="n">{{.Count}}</td></tr>
 {{end}}</table>
 {{else}}<p>None.</p>
-{{end}}{{end}}</body>
+{{end}}{{end}}{{with .Fleet}}{{template "fleet" .}}{{end}}</body>
 </html>
 `
 
 func writeHTML(w io.Writer, rep Report, loc *time.Location) error {
 	// Parsed here rather than at start-up: a report is made once per run.
 	page, err := template.New("report").Parse(pageHTML)
+	if err == nil {
+		_, err = page.Parse(fleetHTML)
+	}
 	if err != nil {
 		return fmt.Errorf("report page template: %w", err)
+	}
+	var fleet *fleetPage
+	if rep.Fleet != nil {
+		fleet = &fleetPage{Summary: fleetSummary(*rep.Fleet), Tables: fleetTables(*rep.Fleet, loc)}
 	}
 	return page.Execute(w, struct {
 		R        Report
 		Period   string
 		Sections []section
-	}{rep, period(rep, loc), sections(rep)})
+		Fleet    *fleetPage
+	}{rep, period(rep, loc), sections(rep), fleet})
 }

@@ -89,6 +89,11 @@ func Surface() []Command {
 			{Name: "write", Kind: "bool", NoOptDefVal: "true"},
 		}},
 		{Path: "fleet", Runnable: true},
+		{Path: "fleet machines", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "password-file", Kind: "string"},
+			{Name: "postgres", Kind: "string"},
+		}},
 		{Path: "fleet migrate", Runnable: true, Flags: []Flag{
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "password-file", Kind: "string"},
@@ -118,6 +123,10 @@ func Surface() []Command {
 			{Name: "follow", Kind: "bool", Shorthand: "f", NoOptDefVal: "true"},
 			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "last", Kind: "int", Shorthand: "n"},
+			{Name: "machine", Kind: "stringSlice"},
+			{Name: "password-file", Kind: "string"},
+			{Name: "postgres", Kind: "string"},
+			{Name: "remote", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "seq", Kind: "stringSlice"},
 			{Name: "session", Kind: "stringSlice"},
 			{Name: "since", Kind: "string"},
@@ -193,6 +202,10 @@ func Surface() []Command {
 		{Path: "report", Runnable: true, Flags: []Flag{
 			{Name: "file", Kind: "string"},
 			{Name: "format", Kind: "string"},
+			{Name: "password-file", Kind: "string"},
+			{Name: "postgres", Kind: "string"},
+			{Name: "quiet-after", Kind: "duration"},
+			{Name: "remote", Kind: "bool", NoOptDefVal: "true"},
 			{Name: "since", Kind: "string"},
 			{Name: "top", Kind: "int"},
 		}},

@@ -233,7 +233,9 @@ func Others() []Other {
 		{Command: "findings", Flags: []string{"json"}},
 		// migrate creates moat's tables in the fleet's database; it changes no decision
 		// of any machine (a machine ships to whatever database its fleet.yaml names).
+		// machines reads the fleet's database; it writes nothing.
 		{Command: "fleet"},
+		{Command: "fleet machines", Flags: []string{"json", "password-file", "postgres"}},
 		{Command: "fleet migrate", Flags: []string{"json", "password-file", "postgres"}},
 		// Without --write, fix only prints the change it proposes.
 		{Command: "fix", Flags: []string{"json", "last", "to"}},
@@ -243,7 +245,8 @@ func Others() []Other {
 		// Launching under moat is more protection than running the program directly;
 		// the sandbox's shape is the user's and the policy's to set, the program is judged.
 		{Command: "launch", Flags: []string{"allow-unsandboxed", "dry-run", "profile", "workspace"}},
-		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "seq", "session", "since", "summary", "tool", "verify"}},
+		// --remote and its flags read the fleet's database; they write nothing.
+		{Command: "logs", Flags: []string{"agent", "decision", "failures", "file", "follow", "json", "last", "machine", "password-file", "postgres", "remote", "seq", "session", "since", "summary", "tool", "verify"}},
 		{Command: "mcp"},
 		{Command: "mcp pin", Flags: []string{"json"}},
 		{Command: "mcp proxy", Flags: []string{"allow-remote", "list-timeout", "listen", "max-requests", "name", "no-daemon", "stdio", "upstream", "upstream-env"}},
@@ -270,7 +273,7 @@ func Others() []Other {
 		{Command: "profile"},
 		{Command: "profile list"},
 		{Command: "profile show"},
-		{Command: "report", Flags: []string{"file", "format", "since", "top"}},
+		{Command: "report", Flags: []string{"file", "format", "password-file", "postgres", "quiet-after", "remote", "since", "top"}},
 		// --no-daemon decides in moat's own process: the same decisions, only slower.
 		{Command: "run", Flags: []string{"no-daemon"}},
 		{Command: "sandbox"},
