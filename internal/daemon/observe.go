@@ -29,6 +29,8 @@ type AuditStatus struct {
 	CaughtUp bool   `json:"caught_up"`
 	Error    string `json:"error,omitempty"`
 	Sinks    []Sink `json:"sinks,omitempty"`
+	// OTLP is the environment's OpenTelemetry export; nil when its fleet.yaml asks for none.
+	OTLP *OTLPStatus `json:"otlp,omitempty"`
 }
 
 // Sink is one sink's figures.
