@@ -48,6 +48,8 @@ var deniedDeps = []struct {
 		[]string{"github.com/modelcontextprotocol/go-sdk/..."}},
 	{"github.com/moatdev/moat/cmd/moat", "Prometheus's client library registers collectors and protobuf descriptors when a process starts (measured: about 2.6 ms added to every moat process, each hook call and launch among them, for a daemon-only feature); internal/metrics writes the text exposition format itself, and Prometheus's parser is a test-only import",
 		[]string{"github.com/prometheus/..."}},
+	{"github.com/moatdev/moat/cmd/moat", "the OTLP export (internal/otlp) encodes the few OTLP messages it sends itself: the generated types of go.opentelemetry.io/proto/otlp register their descriptors when a process starts (measured: about 60 KB and 2 ms in every moat process, each hook call among them, for a daemon-only feature), and even protobuf's protowire links its internal/detrand, which opens and reads the running executable at init; the generated types are a test-only import that decodes what the export encodes, and the OpenTelemetry SDK, with its global providers, is not needed to send two kinds of message",
+		[]string{"google.golang.org/protobuf/...", "go.opentelemetry.io/..."}},
 	{"github.com/moatdev/moat/cmd/moat", "the JSON Schema validator is a test-only import: internal/policyschema's tests check with it that every shipped and test policy matches the generated schema and that wrong ones do not; moat prints the schema and never validates with it (moat validate reads the policy itself, with positions)",
 		[]string{"github.com/santhosh-tekuri/jsonschema/..."}},
 	{"github.com/moatdev/moat/cmd/moat", "test support is never shipped",
@@ -89,7 +91,7 @@ var deniedDeps = []struct {
 var daemonStores = append([]string{"modernc.org/sqlite/...", "github.com/moatdev/moat/internal/audit/auditdb/..."}, daemonSinks...)
 
 // daemonSinks are the daemon's event sinks and what they link.
-var daemonSinks = []string{"github.com/prometheus/...", "github.com/moatdev/moat/internal/metrics/...", "github.com/moatdev/moat/internal/notify/..."}
+var daemonSinks = []string{"github.com/prometheus/...", "github.com/moatdev/moat/internal/metrics/...", "github.com/moatdev/moat/internal/notify/...", "github.com/moatdev/moat/internal/otlp/..."}
 
 // scannerDenied is what no content scanner links.
 var scannerDenied = append([]string{"net/http/...", "crypto/tls/...", "github.com/spf13/cobra/...", "go.yaml.in/yaml/v3/...", "github.com/moatdev/moat/internal/sandbox/..."}, mcpProxy...)

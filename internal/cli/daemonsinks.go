@@ -211,6 +211,7 @@ type envRecorder struct {
 	log    func(string)
 	bus    *events.Bus
 	mirror *auditMirror
+	otlp   *otlpExport   // nil: no OpenTelemetry export (fleetotel.go)
 	stop   chan struct{} // closed to end mirrorLoop
 	done   chan struct{} // closed when it has ended
 	closed sync.Once
@@ -249,6 +250,8 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter, imported fun
 			return nil
 		})),
 	}
+	ox := s.startOTLP(a, d) // after the log's sink, whose number it reads
+	regs = append(regs, ox.registrations()...)
 	opts := events.Options{OnError: func(e events.SinkError) {
 		// The database's failures are logged by the mirror, once per change; the JSONL
 		// log's reach the caller as not recorded.
@@ -266,10 +269,11 @@ func (s *daemonSinks) recorder(a *app, d dirs.Dirs, w *auditWriter, imported fun
 	bus, err := events.New(opts, regs...)
 	if err != nil {
 		ship.stop()
+		ox.close(context.Background(), s.log)
 		return nil, err
 	}
 	m.woken = make(chan struct{}, 1)
-	r := &envRecorder{log: s.log, bus: bus, mirror: m, ship: ship, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &envRecorder{log: s.log, bus: bus, mirror: m, ship: ship, otlp: ox, stop: make(chan struct{}), done: make(chan struct{})}
 	m.report = func(err error) {
 		if s.metrics != nil && err != nil {
 			s.metrics.Handle(context.Background(), events.SinkError{Sink: sinkAuditDB, Event: "import", Err: err})
@@ -362,6 +366,7 @@ func (r *envRecorder) closeOnce() {
 	if err := r.bus.Close(ctx); err != nil {
 		r.log("warning: " + err.Error())
 	}
+	r.otlp.close(ctx, r.log)
 	close(r.stop)
 	<-r.done
 	r.mirror.sync(ctx)
@@ -376,6 +381,7 @@ func (r *envRecorder) status(ctx context.Context) daemon.AuditStatus {
 	for _, s := range r.bus.Stats() {
 		st.Sinks = append(st.Sinks, daemon.Sink{Name: s.Name, Lossy: s.Lossy, Delivered: s.Delivered, Failed: s.Failed, Dropped: s.Dropped})
 	}
+	st.OTLP = r.otlp.status()
 	return st
 }
 
@@ -559,6 +565,7 @@ func writeSinkStatus(w io.Writer, st *daemon.SinkStatus) {
 			fmt.Fprintf(w, "  audit db   error: %s\n", au.Error)
 		}
 		writeShipStatus(w, au.Ship)
+		writeOTLPStatus(w, au.OTLP)
 		var parts []string
 		for _, s := range au.Sinks {
 			part := fmt.Sprintf("%s %d", s.Name, s.Delivered)

@@ -31,6 +31,8 @@ type AuditStatus struct {
 	Sinks    []Sink `json:"sinks,omitempty"`
 	// Ship is the shipping of the audit to the fleet's database; nil when off.
 	Ship *ShipStatus `json:"ship,omitempty"`
+	// OTLP is the environment's OpenTelemetry export; nil when its fleet.yaml asks for none.
+	OTLP *OTLPStatus `json:"otlp,omitempty"`
 }
 
 // Sink is one sink's figures.
