@@ -50,6 +50,10 @@ func (d Dirs) managedFile(name string) string {
 // policy accepted on this machine, so that an older signed policy is refused.
 func (d Dirs) ManagedSerials() string { return filepath.Join(d.State, "managed-serials.json") }
 
+// FleetBundle is the last good signed policy bundle fetched from the fleet (see package
+// bundle), which decides as the managed layer when fleet.yaml configures `policy:`.
+func (d Dirs) FleetBundle() string { return filepath.Join(d.State, "fleet", "bundle.yaml") }
+
 // UserPolicy is the path of the user's own policy file.
 func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") }
 
