@@ -147,7 +147,7 @@ func NewPostgresFetcher(dsn, passwordFile string) *PostgresFetcher {
 }
 
 // Source names the database by host and name only.
-func (f *PostgresFetcher) Source() string { return "postgres " + describeDSN(f.dsn) }
+func (f *PostgresFetcher) Source() string { return "postgres " + DescribeDSN(f.dsn) }
 
 // Fetch reads the newest bundle. The kept bundle is compared by content by the caller,
 // so an unchanged row costs one query and no verification.
@@ -174,9 +174,9 @@ func (f *PostgresFetcher) Fetch(ctx context.Context, _ State) (Fetched, error) {
 	return Fetched{Doc: []byte(doc)}, nil
 }
 
-// describeDSN names the database of dsn by host, port and name, for status lines: never
+// DescribeDSN names the database of dsn by host, port and name, for status lines: never
 // the user or anything else the string holds.
-func describeDSN(dsn string) string {
+func DescribeDSN(dsn string) string {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return "(unreadable connection string)"

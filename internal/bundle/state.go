@@ -76,7 +76,10 @@ type Status struct {
 	Path string `json:"path"`
 	// InForce says the kept bundle verifies with the pinned key and decides as the managed
 	// layer; false before the first fetch, or when the kept file fails (Problem says why).
-	InForce bool   `json:"in_force"`
+	InForce bool `json:"in_force"`
+	// Kept says a bundle file is kept: when it is not InForce too, it fails to verify,
+	// and every decision fails closed.
+	Kept    bool   `json:"kept"`
 	Problem string `json:"problem,omitempty"`
 }
 
@@ -98,6 +101,7 @@ func Describe(d dirs.Dirs, keyPath string) Status {
 		s.Problem = "no bundle fetched yet: decisions use the other layers"
 		return s
 	}
+	s.Kept = true
 	pub, err := policysign.ReadPublic(keyPath)
 	if err != nil {
 		s.Problem = err.Error()

@@ -102,3 +102,6 @@ func (u *Updater) check(ctx context.Context, st *State) (Result, error) {
 	st.ETag, st.LastModified = f.ETag, f.LastModified
 	return Result{Changed: true}, nil
 }
+
+// Source names where the updater fetches from.
+func (u *Updater) Source() string { return u.fetch.Source() }

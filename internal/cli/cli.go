@@ -141,6 +141,7 @@ var commands = []struct {
 	{"shell", newShellCmd},
 	{"daemon", newDaemonCmd},
 	{"ui", newUICmd},
+	{"fleet", newFleetCmd},
 }
 
 // newRoot builds the command tree for a run with args. A run that names a command gets

@@ -16,6 +16,7 @@ type kind string
 const (
 	counterKind   kind = "counter"
 	histogramKind kind = "histogram"
+	gaugeKind     kind = "gauge"
 )
 
 // family is one metric family and its series, one per combination of label values,
@@ -39,7 +40,7 @@ type family struct {
 // series is one combination of label values of a family.
 type series struct {
 	values []string // in the order of family.labels
-	// count is a counter's value, or the number of a histogram's observations.
+	// count is a counter's or a gauge's value, or the number of a histogram's observations.
 	count uint64
 	// sum and buckets are a histogram's: the sum of its observations, and how many
 	// fell in each bucket (not cumulative: the exposition adds them up).
@@ -164,7 +165,7 @@ func (f *family) appendText(b []byte) []byte {
 	b = append(b, f.kind...)
 	b = append(b, '\n')
 	for _, s := range all {
-		if f.kind == counterKind {
+		if f.kind == counterKind || f.kind == gaugeKind {
 			b = f.appendSample(b, "", s.values, "", strconv.FormatUint(s.count, 10))
 			continue
 		}

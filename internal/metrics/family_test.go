@@ -154,6 +154,7 @@ func TestSchema(t *testing.T) {
 	m.Handle(ctx, events.SinkError{Sink: "s", Err: errors.New("x")})
 	m.Dropped("s", nil)
 	m.Request("decide", time.Millisecond, nil)
+	m.BundleRefused("rollback")
 	f := gather(t, m)
 	for _, tc := range []struct {
 		name    string
@@ -173,6 +174,8 @@ func TestSchema(t *testing.T) {
 		{"moat_events_dropped_total", dto.MetricType_COUNTER, []string{"sink"}, nil},
 		{"moat_daemon_request_seconds", dto.MetricType_HISTOGRAM, []string{"method", "outcome"},
 			[]float64{25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3, 250e-3, 1}},
+		{"moat_policy_bundle_serial", dto.MetricType_GAUGE, nil, nil},
+		{"moat_policy_bundles_refused_total", dto.MetricType_COUNTER, []string{"reason"}, nil},
 	} {
 		fam := f[tc.name]
 		if fam == nil {
@@ -203,8 +206,8 @@ func TestSchema(t *testing.T) {
 			t.Errorf("%s: buckets %v, want %v", tc.name, bounds, tc.buckets)
 		}
 	}
-	if len(f) != 9 {
-		t.Errorf("%d families, want 9", len(f))
+	if len(f) != 11 {
+		t.Errorf("%d families, want 11", len(f))
 	}
 }
 

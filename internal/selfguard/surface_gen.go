@@ -88,6 +88,13 @@ func Surface() []Command {
 			{Name: "to", Kind: "string"},
 			{Name: "write", Kind: "bool", NoOptDefVal: "true"},
 		}},
+		{Path: "fleet", Runnable: true},
+		{Path: "fleet publish", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "key", Kind: "string"},
+			{Name: "password-file", Kind: "string"},
+			{Name: "postgres", Kind: "string"},
+		}},
 		{Path: "help", Runnable: true},
 		{Path: "hook", Runnable: true, Flags: []Flag{
 			{Name: "policy", Kind: "string"},

@@ -189,6 +189,9 @@ func Uses() []Use {
 		// policy of every machine that pins it. Sign also writes the file it signs, or
 		// --out, unjudged.
 		{Command: "policy sign", Why: "signs a policy with a private key: a signature by a pinned key makes a policy the managed one, which only the key's owner may vouch for; it also rewrites the policy file, or writes the one --out names"},
+		// A signed file is not yet a rollout: the administrator chooses which signed
+		// policy every machine of the fleet puts in force, and when.
+		{Command: "fleet publish", Why: "publishes a signed policy as the managed policy of every machine of the fleet, a rollout only the administrator may decide"},
 		// The JSONL log keeps every record, but moat logs reads the database.
 		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
 		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
@@ -231,6 +234,9 @@ func Others() []Other {
 		{Command: "completion zsh", Flags: []string{"no-descriptions"}},
 		{Command: "doctor", Flags: []string{"json"}},
 		{Command: "findings", Flags: []string{"json"}},
+		{Command: "fleet"},
+		// Every run of publish loosens protection (see Uses), whatever its flags.
+		{Command: "fleet publish", Flags: []string{"json", "key", "password-file", "postgres"}},
 		// Without --write, fix only prints the change it proposes.
 		{Command: "fix", Flags: []string{"json", "last", "to"}},
 		{Command: "help"},
@@ -311,6 +317,7 @@ func EnvVars() []EnvVar {
 		{Name: "MOAT_DAEMON", Why: "off decides in moat's own process instead of the daemon's: the same decisions, only slower"},
 		{Name: "MOAT_SANDBOX", Why: "tells the processes moat launch starts which sandbox they are in"},
 		{Name: "NO_COLOR", Why: "turns colour off"},
+		{Name: "MOAT_TEST_POSTGRES_BIN", Why: "tests only: where the throwaway PostgreSQL's server binaries are (internal/testpg); moat itself never reads it"},
 		// Programs are looked up in PATH whether or not moat runs them; a moat binary
 		// found through a changed PATH is judged by what it is (see identity.go).
 		{Name: "PATH", Why: "where moat doctor looks for moat's binaries, and where moat run finds its program"},
