@@ -334,3 +334,28 @@ func TestReasonOf(t *testing.T) {
 		t.Error("ReasonOf does not find the reason through wrapping")
 	}
 }
+
+// TestHTTPQueryNotShown: a token in the URL's query is never in the source status and
+// logs show, nor in a fetch error.
+func TestHTTPQueryNotShown(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusForbidden)
+	}))
+	defer srv.Close()
+	ca := (&bundleServer{srv: srv}).caFile(t)
+	f, err := NewHTTPFetcher(srv.URL+"/b.yaml?token=s3cret", ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Fetch(context.Background(), State{})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || strings.Contains(f.Source(), "s3cret") || !strings.HasSuffix(f.Source(), "/b.yaml?…") {
+		t.Fatalf("source %q, error %v: want the query left out", f.Source(), err)
+	}
+	down, err := NewHTTPFetcher("https://127.0.0.1:1/b.yaml?token=s3cret", ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := down.Fetch(context.Background(), State{}); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("connection error %v: want the query left out", err)
+	}
+}

@@ -43,6 +43,7 @@ type Fetcher interface {
 // HTTPFetcher fetches a bundle over HTTPS (plain HTTP to loopback only).
 type HTTPFetcher struct {
 	url    string
+	shown  string // url without its query, which may hold a token: what status and logs show
 	client *http.Client
 }
 
@@ -76,11 +77,24 @@ func NewHTTPFetcher(rawURL, caFile string) (*HTTPFetcher, error) {
 			return checkURL(req.URL.String())
 		},
 	}
-	return &HTTPFetcher{url: rawURL, client: client}, nil
+	return &HTTPFetcher{url: rawURL, shown: withoutQuery(rawURL), client: client}, nil
 }
 
-// Source is the URL.
-func (f *HTTPFetcher) Source() string { return f.url }
+// Source is the URL, without its query.
+func (f *HTTPFetcher) Source() string { return f.shown }
+
+// withoutQuery is s without its query and fragment, which may hold a token.
+func withoutQuery(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unreadable URL)"
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		u.RawQuery, u.Fragment = "", ""
+		return u.String() + "?…"
+	}
+	return u.String()
+}
 
 // Fetch gets the bundle, conditionally on prev's validators.
 func (f *HTTPFetcher) Fetch(ctx context.Context, prev State) (Fetched, error) {
@@ -96,7 +110,13 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, prev State) (Fetched, error) {
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return Fetched{}, fmt.Errorf("fetching %s: %w", f.url, err)
+		// The client's error quotes the whole URL; the cause alone is said, with the
+		// URL as shown.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return Fetched{}, fmt.Errorf("fetching %s: %w", f.shown, err)
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
@@ -104,14 +124,14 @@ func (f *HTTPFetcher) Fetch(ctx context.Context, prev State) (Fetched, error) {
 		return Fetched{NotModified: true, ETag: prev.ETag, LastModified: prev.LastModified}, nil
 	case http.StatusOK:
 	default:
-		return Fetched{}, fmt.Errorf("fetching %s: %s", f.url, resp.Status)
+		return Fetched{}, fmt.Errorf("fetching %s: %s", f.shown, resp.Status)
 	}
 	doc, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes+1))
 	if err != nil {
-		return Fetched{}, fmt.Errorf("fetching %s: %w", f.url, err)
+		return Fetched{}, fmt.Errorf("fetching %s: %w", f.shown, err)
 	}
 	if len(doc) > MaxBytes {
-		return Fetched{}, fmt.Errorf("fetching %s: the bundle is larger than %d bytes", f.url, MaxBytes)
+		return Fetched{}, fmt.Errorf("fetching %s: the bundle is larger than %d bytes", f.shown, MaxBytes)
 	}
 	return Fetched{Doc: doc, ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}, nil
 }
