@@ -19,12 +19,12 @@ import (
 
 // Defaults of the Options left zero.
 const (
-	DefaultPoll       = time.Second
+	DefaultPoll = time.Second
 	// DefaultGather is how long a woken shipper waits for the records that follow the
 	// ones that woke it: a run of decisions goes in one transaction rather than one
 	// each, which costs the machine (and the database) far less CPU. The spool holds the
 	// records meanwhile.
-	DefaultGather = 500 * time.Millisecond
+	DefaultGather     = 500 * time.Millisecond
 	DefaultMaxBackoff = 30 * time.Second
 	// firstBackoff is the wait after the first failure; it doubles up to MaxBackoff.
 	firstBackoff = time.Second

@@ -128,7 +128,7 @@ func (a *app) daemonRun(ctx context.Context, o daemonOptions) error {
 	methods[methodDeny] = a.daemonAnswerMethod(services, methodDeny)
 	methods[methodUI] = a.daemonUIMethod(services)
 	srv, err := daemon.New(daemon.Options{Service: own.svc, Bind: services.bind, Environments: services.count, Problems: services.problems, Methods: methods, Record: !o.noRecord, Token: token, Log: a.daemonLog, Now: a.env.Now,
-		Observe: sinks.observe, Sinks: sinks.describe(services), Spawn: services.workers.run})
+		Observe: sinks.observe, Sinks: sinks.describe(services), Spawn: services.workers.run, PolicyBundle: services.bundleStatus})
 	if err != nil {
 		return &exitCode{code: exitError, err: err}
 	}
@@ -350,6 +350,7 @@ func newDaemonStatusCmd(a *app) *cobra.Command {
 					p.Since.Local().Format(time.DateTime), p.Error, p.InForce, p.Scope.Cwd)
 			}
 			writeSinkStatus(a.env.Stdout, st.Sinks)
+			writeBundleStatus(a.env.Stdout, st.PolicyBundle)
 			return nil
 		},
 	}

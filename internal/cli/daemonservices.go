@@ -52,6 +52,8 @@ type daemonService struct {
 	rec   *envRecorder // nil without sinks
 	stop  func()
 	ui    *uiState // the dashboard, started by the first moat ui
+	// bundle fetches the fleet's policy bundle; nil when fleet.yaml configures none.
+	bundle *bundleWatch
 }
 
 func newDaemonServices(base *app, opts decide.Options) *daemonServices {
@@ -158,7 +160,7 @@ func (s *daemonServices) start(env map[string]string) (*daemonService, error) {
 		opts.Write, opts.WriteSeq, opts.Reloaded = rec.write, rec.writeSeq, rec.reloaded
 	}
 	svc := a.liveLocal(opts)
-	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc), ui: ui}, nil
+	return &daemonService{app: &a, svc: svc, audit: w, rec: rec, stop: a.watchPolicies(svc), ui: ui, bundle: s.startBundle(&a, d, svc)}, nil
 }
 
 // problems lists the policy edits every environment's service could not use.
@@ -190,6 +192,7 @@ func (s *daemonServices) close() {
 	s.closed = true
 	s.workers.close()
 	for _, ds := range s.byKey {
+		ds.bundle.stop()
 		ds.stop()
 		ds.ui.close()
 		if ds.rec != nil {

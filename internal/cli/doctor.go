@@ -91,7 +91,7 @@ func (a *app) doctor(ctx context.Context, asJSON bool) error {
 		Now:         a.env.Now,
 		Daemon:      func() doctor.DaemonInfo { return a.doctorDaemon(ctx, runtime.GOOS) },
 	}
-	findings := doctor.Run(in)
+	findings := append(doctor.Run(in), a.doctorBundle()...)
 	worst := doctor.Worst(findings)
 	if asJSON {
 		err = writeJSON(a.env.Stdout, struct {

@@ -28,12 +28,14 @@ fleet configuration (fleet.yaml, in the managed directory or ~/.config/moat) say
 Machines only insert and read; an administrator creates the tables once, and again after
 an upgrade of moat, with 'moat fleet migrate'. 'moat fleet machines' lists the machines
 that shipped, and moat logs --remote and moat report --remote read their records.
+'moat fleet publish' puts a signed policy bundle in the database for machines whose
+fleet.yaml fetches theirs from it.
 
 Exit status: 0 on success, 1 on an error, 64 on a bad flag.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newFleetMigrateCmd(a), newFleetMachinesCmd(a))
+	cmd.AddCommand(newFleetMigrateCmd(a), newFleetMachinesCmd(a), newFleetPublishCmd(a))
 	return cmd
 }
 

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
-	"os/user"
 
 	"github.com/moatdev/moat/internal/audit"
 	"github.com/moatdev/moat/internal/daemon"
@@ -60,17 +58,9 @@ func newOTLPExporter(a *app, d dirs.Dirs, cfg *fleet.Config, log func(string)) (
 		Headers:  cfg.OTLP.Headers,
 		Client:   client,
 		Interval: cfg.OTLP.Interval,
-		Identity: otlp.Identity{ServiceVersion: buildInfo().Version, HostName: cfg.Machine, HostID: id, UserName: userName(a)},
+		Identity: otlp.Identity{ServiceVersion: buildInfo().Version, HostName: cfg.Machine, HostID: id, UserName: osUserName(d)},
 		Log:      log,
 	})
-}
-
-// userName is the user the environment's decisions are made for.
-func userName(a *app) string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return cmp.Or(a.env.Getenv("USER"), a.env.Getenv("LOGNAME"))
 }
 
 // registrations are the export's sink on the bus. It is registered as lossless, after

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/moatdev/moat/internal/atomicfile"
+	"github.com/moatdev/moat/internal/bundle"
 	"github.com/moatdev/moat/internal/didyoumean"
 	"github.com/moatdev/moat/internal/policy/source"
 	"github.com/moatdev/moat/internal/setup"
@@ -449,13 +450,18 @@ func (a *app) status(asJSON bool) error {
 	}
 	policy, notes := a.statusPolicy(cwd)
 	trail := a.statusAudit()
+	bundleSt, bundleErr := a.statusBundle()
+	if bundleErr != nil {
+		notes = append(notes, bundleErr.Error())
+	}
 	if asJSON {
 		data, err := json.MarshalIndent(struct {
-			Policy      string        `json:"policy"`
-			PolicyNotes []string      `json:"policy_notes,omitempty"`
-			Agents      []agentStatus `json:"agents"`
-			Audit       auditStatus   `json:"audit"`
-		}{policy, notes, agents, trail}, "", "  ")
+			Policy       string         `json:"policy"`
+			PolicyNotes  []string       `json:"policy_notes,omitempty"`
+			PolicyBundle *bundle.Status `json:"policy_bundle,omitempty"`
+			Agents       []agentStatus  `json:"agents"`
+			Audit        auditStatus    `json:"audit"`
+		}{policy, notes, bundleSt, agents, trail}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -466,6 +472,9 @@ func (a *app) status(asJSON bool) error {
 	fmt.Fprintf(w, "policy in %s: %s\n", cwd, policy)
 	for _, n := range notes {
 		fmt.Fprintf(w, "  %s\n", n)
+	}
+	if bundleSt != nil {
+		writeBundleLines(w, "  ", *bundleSt)
 	}
 	fmt.Fprintln(w)
 	for i, st := range agents {

@@ -62,6 +62,9 @@ type Options struct {
 	// Sinks, when set, describes where the daemon's owner sends decisions (audit stores,
 	// metrics, notifications), for Status.
 	Sinks func() *SinkStatus
+	// PolicyBundle, when set, describes the fleet's policy bundle of each environment
+	// that fetches one, for Status (nil: none does).
+	PolicyBundle func() *PolicyBundleStatus
 	// Spawn, when set, runs each connection's work on a goroutine it returns at once
 	// from: the owner's kept workers, whose stacks have grown already, so that a
 	// connection per hook call does not grow a new goroutine's stack each time. Nil
@@ -194,6 +197,9 @@ type Status struct {
 	TCP    string `json:"tcp,omitempty"`
 	// Sinks is what Options.Sinks describes.
 	Sinks *SinkStatus `json:"sinks,omitempty"`
+	// PolicyBundle is what Options.PolicyBundle describes; nil when no environment
+	// fetches a policy bundle.
+	PolicyBundle *PolicyBundleStatus `json:"policy_bundle,omitempty"`
 }
 
 // Status reports the server's figures.
@@ -226,6 +232,9 @@ func (s *Server) Status() Status {
 	s.mu.Unlock()
 	if s.opts.Sinks != nil {
 		st.Sinks = s.opts.Sinks()
+	}
+	if s.opts.PolicyBundle != nil {
+		st.PolicyBundle = s.opts.PolicyBundle()
 	}
 	return st
 }

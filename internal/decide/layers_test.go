@@ -30,10 +30,12 @@ type layerCase struct {
 	// or a serial.
 	Verify string `yaml:"verify"`
 	// Error, when set, is part of the error the lookup must fail with.
-	Error     string            `yaml:"error"`
-	Settings  map[string]string `yaml:"settings"`
-	Overrides []string          `yaml:"overrides"`
-	Calls     []struct {
+	Error string `yaml:"error"`
+	// ManagedSerial is the managed_serial every call's record carries.
+	ManagedSerial int64             `yaml:"managed_serial"`
+	Settings      map[string]string `yaml:"settings"`
+	Overrides     []string          `yaml:"overrides"`
+	Calls         []struct {
 		Command string         `yaml:"command"`
 		Tool    string         `yaml:"tool"`
 		Args    map[string]any `yaml:"args"`
@@ -94,13 +96,14 @@ func runLayerCase(t *testing.T, file string) {
 		env["MOAT_POLICY"] = filepath.Join(root, tc.Env)
 	}
 	getenv := func(k string) string { return env[k] }
-	opts := Options{Getenv: getenv, Now: time.Now, ManagedDir: managed, Write: func(audit.Record) error { return nil }}
+	var recorded []audit.Record
+	opts := Options{Getenv: getenv, Now: time.Now, ManagedDir: managed, Write: func(r audit.Record) error { recorded = append(recorded, r); return nil }}
 	switch tc.Verify {
 	case "":
 	case "reject":
-		opts.VerifyManaged = func(data, key []byte) (int64, error) { return 0, errors.New("signature does not match") }
+		opts.VerifyManaged = func(_ string, data, key []byte) (int64, error) { return 0, errors.New("signature does not match") }
 	default:
-		opts.VerifyManaged = func(data, key []byte) (int64, error) {
+		opts.VerifyManaged = func(_ string, data, key []byte) (int64, error) {
 			var n int64
 			err := yaml.Unmarshal([]byte(tc.Verify), &n)
 			return n, err
@@ -162,7 +165,7 @@ func runLayerCase(t *testing.T, file string) {
 			t.Errorf("override %d = %q, want it to contain %q", i, overrides[i], tc.Overrides[i])
 		}
 	}
-	kinds := map[string]string{"": "-", filepath.Join(managed, "managed.yaml"): "managed", d.UserPolicy(): "user", filepath.Join(project, "moat.yaml"): "project"}
+	kinds := map[string]string{"": "-", filepath.Join(managed, "managed.yaml"): "managed", d.UserPolicy(): "user", filepath.Join(project, "moat.yaml"): "project", d.FleetBundle(): "bundle"}
 	if tc.Env != "" {
 		kinds[env["MOAT_POLICY"]] = "env"
 	}
@@ -179,9 +182,12 @@ func runLayerCase(t *testing.T, file string) {
 			t.Fatal(err)
 		}
 		cl.Cwd, cl.Project = project, project
-		res, err := svc.Decide(ctx, CallRequest{Policy: pol.Key, Calls: []call.Call{cl}})
+		res, err := svc.Decide(ctx, CallRequest{Policy: pol.Key, Calls: []call.Call{cl}, Record: true})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(recorded) == 0 || recorded[len(recorded)-1].ManagedSerial != tc.ManagedSerial {
+			t.Errorf("%s: records %+v, want the last with managed_serial %d", cl.Describe(), recorded, tc.ManagedSerial)
 		}
 		dec := res.Decision
 		layer, ok := kinds[dec.Policy]

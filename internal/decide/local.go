@@ -454,8 +454,18 @@ func (c *Compiled) record(event string, cl call.Call, d call.Decision) audit.Rec
 		Decision: d.Verdict, Rule: d.Rule, Reason: d.Reason, Findings: d.Findings,
 		LatencyMS: float64(d.Latency.Nanoseconds()) / 1e6, Policy: cmp.Or(d.Policy, c.Source.Name),
 		// The fail modes' rules are the decisions made when the call could not be.
-		Failure: d.Rule == call.RuleFailClosed || d.Rule == call.RuleFailOpen,
+		Failure:       d.Rule == call.RuleFailClosed || d.Rule == call.RuleFailOpen,
+		ManagedSerial: c.managedSerial(),
 	}
+}
+
+// managedSerial is the serial of the signed managed layer the policy was compiled with
+// (a managed.yaml with a pinned key, or the fleet's bundle); 0 without one.
+func (c *Compiled) managedSerial() int64 {
+	if c.Source.Managed == nil {
+		return 0
+	}
+	return c.Source.Managed.Serial
 }
 
 // mcpName names the MCP server and tool of c, or "" when c is no MCP call.

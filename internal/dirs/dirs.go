@@ -61,6 +61,10 @@ func (d Dirs) PackDirs() []string {
 	return append(out, filepath.Join(d.Config, "packs"))
 }
 
+// FleetBundle is the last good signed policy bundle fetched from the fleet (see package
+// bundle), which decides as the managed layer when fleet.yaml configures `policy:`.
+func (d Dirs) FleetBundle() string { return filepath.Join(d.State, "fleet", "bundle.yaml") }
+
 // UserPolicy is the path of the user's own policy file.
 func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") }
 

@@ -154,6 +154,7 @@ func TestSchema(t *testing.T) {
 	m.Handle(ctx, events.SinkError{Sink: "s", Err: errors.New("x")})
 	m.Dropped("s", nil)
 	m.Request("decide", time.Millisecond, nil)
+	m.BundleRefused("rollback")
 	f := gather(t, m)
 	for _, tc := range []struct {
 		name    string
@@ -176,6 +177,8 @@ func TestSchema(t *testing.T) {
 		{"moat_audit_shipped_total", dto.MetricType_COUNTER, nil, nil},
 		{"moat_audit_ship_failures_total", dto.MetricType_COUNTER, nil, nil},
 		{"moat_audit_ship_backlog", dto.MetricType_GAUGE, nil, nil},
+		{"moat_policy_bundle_serial", dto.MetricType_GAUGE, nil, nil},
+		{"moat_policy_bundles_refused_total", dto.MetricType_COUNTER, []string{"reason"}, nil},
 	} {
 		fam := f[tc.name]
 		if fam == nil {
@@ -206,8 +209,8 @@ func TestSchema(t *testing.T) {
 			t.Errorf("%s: buckets %v, want %v", tc.name, bounds, tc.buckets)
 		}
 	}
-	if len(f) != 12 {
-		t.Errorf("%d families, want 12", len(f))
+	if len(f) != 14 {
+		t.Errorf("%d families, want 14", len(f))
 	}
 }
 

@@ -60,6 +60,7 @@ type Metrics struct {
 	dropped      *family
 	requests     *family
 	ship         *shipFamilies
+	bundle       *bundleFamilies
 
 	// families are the above, sorted by name: the order of the exposition.
 	families []*family
@@ -117,8 +118,10 @@ func New(opts Options) *Metrics {
 		[]float64{25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3, 250e-3, 1},
 		"method", "outcome")
 	m.ship = newShipFamilies()
+	m.bundle = newBundleFamilies()
 	m.families = []*family{m.decisions, m.latency, m.roundTrip, m.reloads, m.reloadErrors, m.auditErrors, m.sinkErrors, m.dropped, m.requests}
 	m.families = append(m.families, m.ship.families()...)
+	m.families = append(m.families, m.bundle.families()...)
 	slices.SortFunc(m.families, func(a, b *family) int { return cmp.Compare(a.name, b.name) })
 	return m
 }

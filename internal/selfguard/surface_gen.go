@@ -99,6 +99,12 @@ func Surface() []Command {
 			{Name: "password-file", Kind: "string"},
 			{Name: "postgres", Kind: "string"},
 		}},
+		{Path: "fleet publish", Runnable: true, Flags: []Flag{
+			{Name: "json", Kind: "bool", NoOptDefVal: "true"},
+			{Name: "key", Kind: "string"},
+			{Name: "password-file", Kind: "string"},
+			{Name: "postgres", Kind: "string"},
+		}},
 		{Path: "help", Runnable: true},
 		{Path: "hook", Runnable: true, Flags: []Flag{
 			{Name: "policy", Kind: "string"},

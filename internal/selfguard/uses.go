@@ -189,6 +189,9 @@ func Uses() []Use {
 		// policy of every machine that pins it. Sign also writes the file it signs, or
 		// --out, unjudged.
 		{Command: "policy sign", Why: "signs a policy with a private key: a signature by a pinned key makes a policy the managed one, which only the key's owner may vouch for; it also rewrites the policy file, or writes the one --out names"},
+		// A signed file is not yet a rollout: the administrator chooses which signed
+		// policy every machine of the fleet puts in force, and when.
+		{Command: "fleet publish", Why: "publishes a signed policy as the managed policy of every machine of the fleet, a rollout only the administrator may decide"},
 		// The JSONL log keeps every record, but moat logs reads the database.
 		{Command: "daemon run", When: []string{"audit-retention"}, Why: "runs moat's daemon removing older records from the audit database that moat logs reads"},
 		{Command: "daemon start", When: []string{"audit-retention"}, Why: "starts moat's daemon removing older records from the audit database that moat logs reads"},
@@ -237,6 +240,8 @@ func Others() []Other {
 		{Command: "fleet"},
 		{Command: "fleet machines", Flags: []string{"json", "password-file", "postgres"}},
 		{Command: "fleet migrate", Flags: []string{"json", "password-file", "postgres"}},
+		// Every run of publish loosens protection (see Uses), whatever its flags.
+		{Command: "fleet publish", Flags: []string{"json", "key", "password-file", "postgres"}},
 		// Without --write, fix only prints the change it proposes.
 		{Command: "fix", Flags: []string{"json", "last", "to"}},
 		{Command: "help"},

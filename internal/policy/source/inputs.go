@@ -14,6 +14,7 @@ func Inputs(o Options) []string {
 	if p := o.Dirs.ManagedPolicy(); p != "" {
 		managed = []string{p, o.Dirs.ManagedKey()}
 	}
+	managed = append(managed, bundleInputs(o.Dirs)...)
 	return append(managed, lowerInputs(o)...)
 }
 

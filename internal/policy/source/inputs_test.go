@@ -39,8 +39,10 @@ func TestInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Inputs(tt.o); !slices.Equal(got, tt.want) {
-				t.Errorf("Inputs = %q\nwant %q", got, tt.want)
+			// The fleet's configuration and kept bundle come first, whatever else applies.
+			want := append([]string{filepath.Join(d.Config, "fleet.yaml"), d.FleetBundle()}, tt.want...)
+			if got := Inputs(tt.o); !slices.Equal(got, want) {
+				t.Errorf("Inputs = %q\nwant %q", got, want)
 			}
 		})
 	}

@@ -14,11 +14,11 @@ const FromManaged Kind = "managed"
 // MaxKeyBytes bounds what moat reads as a pinned public key.
 const MaxKeyBytes = 64 << 10
 
-// VerifyFunc checks the managed policy data against the pinned public key (the content
-// of managed.pub) and returns its serial: an intact signature by that key, and a serial
-// no lower than the highest accepted before on this machine, or an error that says
-// which of these failed.
-type VerifyFunc func(data, pinnedKey []byte) (serial int64, err error)
+// VerifyFunc checks the managed policy data, read from name, against the pinned public
+// key (the content of managed.pub, or of the fleet's pinned key for a policy bundle) and
+// returns its serial: an intact signature by that key, and a serial no lower than the
+// highest accepted before on this machine, or an error that says which of these failed.
+type VerifyFunc func(name string, data, pinnedKey []byte) (serial int64, err error)
 
 // FindLayers finds every policy that decides a call: the primary one, which Find
 // returns, with the managed policy (see Managed) in its Managed, and the user's policy in
@@ -49,12 +49,22 @@ func FindLayers(o Options) (Source, error) {
 	return src, nil
 }
 
-// Managed reads the managed policy of o.Dirs, or returns nil when there is none. When a
+// Managed reads the managed policy of o.Dirs: the managed directory's managed.yaml, or
+// the fleet's policy bundle (see Bundle); nil when there is none. A machine configured
+// with both is refused (see Bundle). For managed.yaml: when a
 // public key is pinned (managed.pub), the policy must be signed by it with a serial, as
 // o.VerifyManaged checks; without a verifier, a missing policy, or any failure, Managed
 // fails, and every decision with it: an unverified managed policy is never used, and a
 // pinned key whose policy is gone does not mean "no managed policy".
 func Managed(o Options) (*Source, error) {
+	file, err := managedFile(o)
+	if err != nil {
+		return nil, err
+	}
+	return withBundle(o, file)
+}
+
+func managedFile(o Options) (*Source, error) {
 	path := o.Dirs.ManagedPolicy()
 	if path == "" {
 		return nil, nil
@@ -79,7 +89,7 @@ func Managed(o Options) (*Source, error) {
 	case o.VerifyManaged == nil:
 		return nil, fmt.Errorf("the managed policy %s must be signed by the key pinned in %s, and this moat cannot verify signatures", path, keyPath)
 	}
-	serial, err := o.VerifyManaged(src.Data, key)
+	serial, err := o.VerifyManaged(path, src.Data, key)
 	if err != nil {
 		// The verifier's error names the policy and what is wrong with it.
 		return nil, fmt.Errorf("refusing the managed policy (key pinned in %s): %w", keyPath, err)
