@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/moatdev/moat/internal/fleetdb"
 )
 
@@ -167,7 +165,7 @@ func NewPostgresFetcher(dsn, passwordFile string) *PostgresFetcher {
 }
 
 // Source names the database by host and name only.
-func (f *PostgresFetcher) Source() string { return "postgres " + DescribeDSN(f.dsn) }
+func (f *PostgresFetcher) Source() string { return "postgres " + fleetdb.Target(f.dsn) }
 
 // Fetch reads the newest bundle. The kept bundle is compared by content by the caller,
 // so an unchanged row costs one query and no verification.
@@ -192,14 +190,4 @@ func (f *PostgresFetcher) Fetch(ctx context.Context, _ State) (Fetched, error) {
 		return Fetched{}, fmt.Errorf("the newest bundle is larger than %d bytes", MaxBytes)
 	}
 	return Fetched{Doc: []byte(doc)}, nil
-}
-
-// DescribeDSN names the database of dsn by host, port and name, for status lines: never
-// the user or anything else the string holds.
-func DescribeDSN(dsn string) string {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return "(unreadable connection string)"
-	}
-	return fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
 }

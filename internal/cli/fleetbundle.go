@@ -397,7 +397,7 @@ func (a *app) fleetPublish(ctx context.Context, o fleetPublishOptions, file stri
 	if err := fleetdb.PublishBundle(ctx, conn, serial, string(doc)); err != nil {
 		return err
 	}
-	res := fleetPublishResult{File: file, Serial: serial, Key: pub.KeyID(), Target: "postgres " + bundle.DescribeDSN(dsn)}
+	res := fleetPublishResult{File: file, Serial: serial, Key: pub.KeyID(), Target: "postgres " + fleetdb.Target(dsn)}
 	if o.asJSON {
 		return writeJSON(a.env.Stdout, res)
 	}
