@@ -11,21 +11,6 @@ import (
 	"github.com/moatdev/moat/internal/regfile"
 )
 
-// Bundle reads the fleet's policy bundle of o.Dirs: when fleet.yaml configures
-// `policy:`, the last good bundle the daemon fetched (dirs.FleetBundle), verified again
-// against the key fleet.yaml pins, as o.VerifyManaged checks a managed.yaml. It decides
-// as the managed layer. There is none (nil) before the first fetch; a kept bundle that
-// no longer verifies, or a fleet.yaml that cannot be read, is an error, and so fails
-// every decision closed: the kept file is a signed policy, and a modified copy of it
-// must not silently stop deciding.
-func Bundle(o Options) (*Source, error) {
-	cfg, err := fleetConfig(o.Dirs)
-	if err != nil {
-		return nil, err
-	}
-	return bundleOf(o, cfg)
-}
-
 func fleetConfig(d dirs.Dirs) (*fleet.Config, error) {
 	cfg, err := fleet.Load(d)
 	if err != nil {
@@ -34,6 +19,12 @@ func fleetConfig(d dirs.Dirs) (*fleet.Config, error) {
 	return cfg, nil
 }
 
+// bundleOf reads the fleet's policy bundle of o.Dirs: when cfg configures `policy:`, the
+// last good bundle the daemon fetched (dirs.FleetBundle), verified again against the key
+// cfg pins, as o.VerifyManaged checks a managed.yaml. It decides as the managed layer.
+// There is none (nil) before the first fetch; a kept bundle that no longer verifies is
+// an error, and so fails every decision closed: the kept file is a signed policy, and a
+// modified copy of it must not silently stop deciding.
 func bundleOf(o Options, cfg *fleet.Config) (*Source, error) {
 	if cfg == nil || cfg.Policy == nil {
 		return nil, nil
