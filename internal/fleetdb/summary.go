@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/audit/auditdb"
-	"github.com/moatdev/moat/internal/call"
 )
 
 // MachineStatus is one machine of the fleet as moat_machines keeps it: what it last shipped,
@@ -127,8 +126,8 @@ func Summarize(ctx context.Context, db Reader, q SummaryQuery) (Summary, error) 
 			mc = &MachineCounts{MachineID: id, Machine: name}
 			byID[id] = mc
 		}
-		addVerdict(&mc.Counts, decision, n)
-		addVerdict(&s.Decisions, decision, n)
+		mc.Counts.Add(decision, n)
+		s.Decisions.Add(decision, n)
 	}
 	if err := rows.Err(); err != nil {
 		return Summary{}, fmt.Errorf("summarise the fleet: %w", err)
@@ -161,23 +160,4 @@ func Summarize(ctx context.Context, db Reader, q SummaryQuery) (Summary, error) 
 		return Summary{}, fmt.Errorf("summarise the fleet's policy serials: %w", err)
 	}
 	return s, nil
-}
-
-// addVerdict counts n decisions of the verdict named name; a name that is no verdict is
-// not counted (RowOf stores only verdicts).
-func addVerdict(c *auditdb.VerdictCounts, name string, n int64) {
-	v, ok := call.ParseVerdict(name)
-	if !ok {
-		return
-	}
-	switch v {
-	case call.Allow:
-		c.Allow += n
-	case call.Audit:
-		c.Audit += n
-	case call.Ask:
-		c.Ask += n
-	case call.Deny:
-		c.Deny += n
-	}
 }

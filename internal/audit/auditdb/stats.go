@@ -62,9 +62,9 @@ func (c VerdictCounts) Of(v call.Verdict) int64 {
 	return 0
 }
 
-// add counts n decisions of the verdict named name; a name that is no verdict is not
+// Add counts n decisions of the verdict named name; a name that is no verdict is not
 // counted (Append stores only verdicts).
-func (c *VerdictCounts) add(name string, n int64) {
+func (c *VerdictCounts) Add(name string, n int64) {
 	v, _ := call.ParseVerdict(name)
 	switch v {
 	case call.Allow:
@@ -146,10 +146,10 @@ func (d *DB) Stats(ctx context.Context, q StatsQuery) (Stats, error) {
 		if b < 0 || b >= n {
 			continue // not in the range: no time Append writes
 		}
-		st.Buckets[b].Counts.add(verdict, count)
-		st.Total.add(verdict, count)
+		st.Buckets[b].Counts.Add(verdict, count)
+		st.Total.Add(verdict, count)
 		c := agents[agent]
-		c.add(verdict, count)
+		c.Add(verdict, count)
 		agents[agent] = c
 	}
 	if err := rows.Err(); err != nil {
