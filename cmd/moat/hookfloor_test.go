@@ -45,6 +45,11 @@ func main() {
 // fallback). It reports min/median/max of each and the median of the paired ratios
 // (path/floor), the figure issue 20 sets targets on: what moat costs beyond any Go
 // process doing the same I/O, on the same machine at the same moment.
+//
+// One more arm, "startup", is not a hook path: moat started with an agent it has no
+// hook for, which it refuses before reading anything. It is what the moat binary costs
+// before it does any work (loading the program and initialising its packages), the part
+// of `moat hook` that no change to deciding can remove.
 func BenchmarkHookVsFloor(b *testing.B) {
 	bin := moatBinary(b)
 	src := b.TempDir()
@@ -67,6 +72,7 @@ func BenchmarkHookVsFloor(b *testing.B) {
 	arms := append([]hookArm{
 		{name: "floor", prog: floor, env: env},
 		{name: "hook", prog: bin, args: []string{"hook", "claude-code"}, env: env},
+		{name: "startup", prog: bin, args: []string{"hook", "no-such-agent"}, env: env, code: 2}, // moat hook refuses an unknown agent with status 2
 	}, hookClientArms(b, home)...)
 	run := func(a hookArm) time.Duration {
 		cmd := exec.Command(a.prog, a.args...)
@@ -78,8 +84,8 @@ func BenchmarkHookVsFloor(b *testing.B) {
 		start := time.Now()
 		err := cmd.Run()
 		d := time.Since(start)
-		if err != nil {
-			b.Fatalf("%s: %v: %s", a.name, err, out.Bytes())
+		if code := cmd.ProcessState.ExitCode(); code != a.code {
+			b.Fatalf("%s: exit status %d, want %d (%v): %s", a.name, code, a.code, err, out.Bytes())
 		}
 		return d
 	}
@@ -112,10 +118,12 @@ func BenchmarkHookVsFloor(b *testing.B) {
 	}
 }
 
-// hookArm is one program the benchmark runs on the event: its arguments and environment.
+// hookArm is one program the benchmark runs on the event: its arguments, environment and
+// exit status.
 type hookArm struct {
 	name, prog string
 	args, env  []string
+	code       int // the exit status the arm ends with
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
