@@ -304,3 +304,38 @@ func TestRandomAgainstRegexp(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLiteralSegment checks parsePath's shortcut for plain segments: a segment that
+// literalSegment takes as plain gets the matcher that parsing it piece by piece gives.
+func FuzzLiteralSegment(f *testing.F) {
+	for _, seed := range []string{".ssh", "id_rsa.pub", "a}b", "x,y", "ünïcode", ".", "..", "", "a b", "~", "*", "a\\b", "[x]", "{a,b}", "a?"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seg string) {
+		if strings.Contains(seg, "/") || !utf8.ValidString(seg) {
+			return
+		}
+		lit, ok := literalSegment(seg)
+		if !ok {
+			return
+		}
+		if lit != seg {
+			t.Fatalf("literalSegment(%q) = %q, want the whole segment", seg, lit)
+		}
+		if seg == "" {
+			return
+		}
+		p := &parser{pat: "/" + seg, path: true}
+		pieces, end, err := p.pieces(1)
+		if err != nil {
+			t.Fatalf("%q: %v", seg, err)
+		}
+		m, err := p.compile(pieces, 1, end)
+		if err != nil {
+			t.Fatalf("%q: %v", seg, err)
+		}
+		if m.kind != matchLiteral || m.lit != seg {
+			t.Fatalf("%q parsed piece by piece is %+v, the shortcut's is a literal", seg, m)
+		}
+	})
+}

@@ -58,7 +58,7 @@ func parsePath(pattern string, fold bool) ([]segment, error) {
 	if pattern == "" || pattern[0] != '/' {
 		return nil, p.errorf(0, "path pattern must be absolute (start with '/')")
 	}
-	var segs []segment
+	segs := make([]segment, 0, strings.Count(pattern, "/"))
 	for i := 0; i < len(pattern); {
 		i++ // the '/' before the segment
 		start := i
@@ -69,17 +69,28 @@ func parsePath(pattern string, fold bool) ([]segment, error) {
 			i += 2
 			continue
 		}
-		pieces, next, err := p.pieces(i)
-		if err != nil {
-			return nil, err
-		}
-		i = next
-		if next == start {
-			continue // "//" or a trailing '/'
-		}
-		m, err := p.compile(pieces, start, next)
-		if err != nil {
-			return nil, err
+		var m matcher
+		if lit, ok := literalSegment(pattern[i:]); ok {
+			// Most segments of the patterns policies and path sets name are plain names
+			// (.ssh, credentials): their matcher is the name, as compile would make it,
+			// without the pieces and alternatives compile builds on the way.
+			i += len(lit)
+			if lit == "" {
+				continue // "//" or a trailing '/'
+			}
+			m = matcher{kind: matchLiteral, lit: lit}
+		} else {
+			pieces, next, err := p.pieces(i)
+			if err != nil {
+				return nil, err
+			}
+			i = next
+			if next == start {
+				continue // "//" or a trailing '/'
+			}
+			if m, err = p.compile(pieces, start, next); err != nil {
+				return nil, err
+			}
 		}
 		if m.kind == matchLiteral {
 			switch m.lit {
@@ -100,6 +111,17 @@ func parsePath(pattern string, fold bool) ([]segment, error) {
 		segs = append(segs, segment{m: m})
 	}
 	return segs, nil
+}
+
+// literalSegment returns the segment rest starts with (up to the next '/') when none of
+// its characters is special in a path pattern: it then matches exactly itself.
+func literalSegment(rest string) (string, bool) {
+	end := strings.IndexByte(rest, '/')
+	if end < 0 {
+		end = len(rest)
+	}
+	seg := rest[:end]
+	return seg, !strings.ContainsAny(seg, `\*?[{`)
 }
 
 func parseWord(pattern string) (matcher, error) {
