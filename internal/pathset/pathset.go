@@ -5,7 +5,9 @@ package pathset
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/glob"
@@ -139,27 +141,31 @@ const AgentConfig = "$agent-config"
 // agentConfig makes $agent-config from the agent registry: every place of every agent,
 // on every system, and the backups moat keeps of the files it rewrites. `moat setup` and
 // `moat mcp wrap` find the files they edit in the same registry, so a file moat edits is
-// always a file self-protection guards.
-func agentConfig() Set {
+// always a file self-protection guards. The set is made once per process: every policy
+// compiled resolves it (self-protection names it), and the registry does not change.
+var agentConfig = sync.OnceValue(func() Set {
 	s := Set{Name: AgentConfig, Summary: "the agents' hook and MCP configuration: changing it can switch moat off"}
 	for _, p := range agent.Protected() {
 		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
 	}
+	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it
 	return s
-}
+})
 
 // AgentInstructions is the set of the files agents read as standing instructions.
 const AgentInstructions = "$agent-instructions"
 
 // agentInstructions makes $agent-instructions from the agent registry: each agent's row
-// names the instruction files it reads, beside its hook and MCP places.
-func agentInstructions() Set {
+// names the instruction files it reads, beside its hook and MCP places. It is made once,
+// as agentConfig is.
+var agentInstructions = sync.OnceValue(func() Set {
 	s := Set{Name: AgentInstructions, Summary: "the files agents read as standing instructions: text written there steers every later session"}
 	for _, p := range agent.Instructions() {
 		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
 	}
+	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it
 	return s
-}
+})
 
 // Expand turns a pattern as written in a set or a policy into an absolute pattern:
 // `~` and `~/…` name the home directory, `**/…` means any directory.
