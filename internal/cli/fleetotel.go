@@ -100,6 +100,7 @@ func (o *otlpExport) status() *daemon.OTLPStatus {
 	}
 	st := o.exp.Status()
 	return &daemon.OTLPStatus{Endpoint: st.Endpoint, Exported: st.Exported, Dropped: st.Dropped, MetricExports: st.MetricExports,
+		Rejected: st.Rejected, LastRejection: st.LastRejection,
 		LastError: st.LastError, LastErrorAt: st.LastErrorAt, Failing: st.Failing}
 }
 
@@ -110,6 +111,9 @@ func writeOTLPStatus(w io.Writer, st *daemon.OTLPStatus) {
 	}
 	if st.Endpoint != "" {
 		fmt.Fprintf(w, "  otlp       %s (%d exported, %d dropped, %d metric exports)\n", st.Endpoint, st.Exported, st.Dropped, st.MetricExports)
+	}
+	if st.LastRejection != "" {
+		fmt.Fprintf(w, "  otlp       %d rejected; last: %s\n", st.Rejected, st.LastRejection)
 	}
 	switch {
 	case st.Failing:

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	commonv1 "go.opentelemetry.io/proto/otlp/common/v1"
 	logsv1 "go.opentelemetry.io/proto/otlp/logs/v1"
@@ -179,5 +180,39 @@ func TestRecorderOTLPOff(t *testing.T) {
 				t.Errorf("the daemon's log does not say why:\n%s", log)
 			}
 		})
+	}
+}
+
+// The OTLP lines of moat daemon status say what the collector rejected of accepted
+// exports, beside the counts and the failures.
+func TestWriteOTLPStatus(t *testing.T) {
+	at := time.Date(2026, 11, 27, 1, 2, 3, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		st   *daemon.OTLPStatus
+		want []string
+		not  []string
+	}{
+		{"working", &daemon.OTLPStatus{Endpoint: "https://otel.example", Exported: 9, MetricExports: 2},
+			[]string{"otlp       https://otel.example (9 exported, 0 dropped, 2 metric exports)\n"}, []string{"rejected", "failing", "error"}},
+		{"a partial success", &daemon.OTLPStatus{Endpoint: "https://otel.example", Exported: 7, Dropped: 2, Rejected: 2, LastRejection: "the collector rejected 2 log records: too long"},
+			[]string{"(7 exported, 2 dropped", "otlp       2 rejected; last: the collector rejected 2 log records: too long\n"}, []string{"failing"}},
+		{"failing", &daemon.OTLPStatus{Endpoint: "https://otel.example", Failing: true, LastError: "503", LastErrorAt: at},
+			[]string{"otlp       failing: 503\n"}, []string{"rejected"}},
+		{"an old error", &daemon.OTLPStatus{Endpoint: "https://otel.example", LastError: "503", LastErrorAt: at},
+			[]string{"otlp       last error (2026-11-27 01:02:03): 503\n"}, nil},
+	} {
+		var b bytes.Buffer
+		writeOTLPStatus(&b, tc.st)
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in:\n%s", tc.name, w, &b)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(b.String(), n) {
+				t.Errorf("%s: %q in:\n%s", tc.name, n, &b)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -299,5 +300,76 @@ func TestNewRefusesBadEndpoint(t *testing.T) {
 		if _, err := New(Options{Endpoint: ep}); err == nil {
 			t.Errorf("New accepted endpoint %q", ep)
 		}
+	}
+}
+
+// answerWith is a collector's 200 with body as its protobuf answer.
+func answerWith(body []byte) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.Write(body)
+	}
+}
+
+// A collector that accepts an export but rejects part of it (an OTLP partial success) is
+// not sent the rejected part again; what it rejected is counted as dropped, and what it
+// said is in the status and the log. An answer that cannot be read is said too.
+func TestExporterPartialSuccess(t *testing.T) {
+	for _, tt := range []struct {
+		name               string
+		logs, metrics      []byte
+		exported, rejected uint64
+		last               string
+	}{
+		{name: "log records rejected", logs: exportResponse(2, "attribute value too long", false), exported: 3, rejected: 2,
+			last: "the collector rejected 2 log records: attribute value too long"},
+		{name: "metric data points rejected", metrics: exportResponse(4, "", false), exported: 5,
+			last: "the collector rejected 4 metric data points"},
+		{name: "a warning", logs: exportResponse(0, "deprecated", false), exported: 5,
+			last: "the collector accepted the log records with a warning: deprecated"},
+		{name: "an answer that cannot be read", logs: []byte{0x0a, 0x09}, exported: 5,
+			last: "the collector accepted the log records, but its answer could not be read: truncated protobuf message"},
+		{name: "a rejection larger than the batch", logs: exportResponse(99, "", false), exported: 0, rejected: 5,
+			last: "the collector rejected 99 log records"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			answers := map[string][]func(http.ResponseWriter){}
+			if tt.logs != nil {
+				answers["/otlp/v1/logs"] = []func(http.ResponseWriter){answerWith(tt.logs)}
+			}
+			if tt.metrics != nil {
+				answers["/otlp/v1/metrics"] = []func(http.ResponseWriter){answerWith(tt.metrics)}
+			}
+			c, url := startCollector(t, answers)
+			var logged []string
+			var mu sync.Mutex
+			e, err := New(Options{Endpoint: url, Identity: testIdentity, BatchSize: 5, BatchWait: 50 * time.Millisecond, Interval: time.Hour,
+				Log: func(s string) { mu.Lock(); logged = append(logged, s); mu.Unlock() }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				e.Offer(record(i))
+			}
+			waitFor(t, "the export", func() bool { st := e.Status(); return st.Exported+st.Dropped == 5 })
+			if err := e.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			st := e.Status()
+			if st.Exported != tt.exported || st.Rejected != tt.rejected || st.Dropped != tt.rejected || st.LastRejection != tt.last {
+				t.Errorf("status %+v; want exported %d, rejected and dropped %d, last rejection %q", st, tt.exported, tt.rejected, tt.last)
+			}
+			if got := c.tries["/otlp/v1/logs"]; got != 1 {
+				t.Errorf("%d log requests, want 1: an accepted export is not sent again", got)
+			}
+			if st.LastError != "" || st.Failing {
+				t.Errorf("a partial success is no failure: %+v", st)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.ContainsFunc(logged, func(l string) bool { return strings.Contains(l, tt.last) }) {
+				t.Errorf("the log does not say %q: %q", tt.last, logged)
+			}
+		})
 	}
 }

@@ -87,8 +87,12 @@ type Status struct {
 	// Exported counts the log records the collector accepted.
 	Exported uint64
 	// Dropped counts the log records never exported: the queue was full, the collector
-	// refused them, or the retries ran out.
-	Dropped uint64
+	// refused or rejected them, or the retries ran out. Rejected counts those the
+	// collector rejected in an export it accepted (an OTLP partial success), and
+	// LastRejection says what it said last of an export's rejected or doubtful part.
+	Dropped       uint64
+	Rejected      uint64
+	LastRejection string
 	// MetricExports counts the metric requests the collector accepted.
 	MetricExports uint64
 	// LastError is the last failure, and LastErrorAt when it happened; Failing says
@@ -113,12 +117,14 @@ type Exporter struct {
 	started  time.Time
 	exported atomic.Uint64
 	dropped  atomic.Uint64
+	rejected atomic.Uint64
 	metrics  atomic.Uint64
 
-	mu        sync.Mutex
-	lastErr   string
-	lastErrAt time.Time
-	failing   bool
+	mu            sync.Mutex
+	lastErr       string
+	lastErrAt     time.Time
+	failing       bool
+	lastRejection string
 
 	// Owned by run.
 	agg aggregate
@@ -189,6 +195,7 @@ func (e *Exporter) Status() Status {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return Status{Endpoint: e.opts.Endpoint, Exported: e.exported.Load(), Dropped: e.dropped.Load(), MetricExports: e.metrics.Load(),
+		Rejected: e.rejected.Load(), LastRejection: e.lastRejection,
 		LastError: e.lastErr, LastErrorAt: e.lastErrAt, Failing: e.failing}
 }
 
@@ -246,25 +253,61 @@ func (e *Exporter) run() {
 
 func (e *Exporter) exportLogs(batch []audit.Record) {
 	body := encodeLogs(logGroups(batch, e.opts.Identity, e.opts.Now()), e.opts.Identity.ServiceVersion)
-	if err := e.send(e.logsURL, body); err != nil {
+	ans, err := e.send(e.logsURL, body)
+	if err != nil {
 		e.dropped.Add(uint64(len(batch)))
 		e.failed(err)
 		return
 	}
-	e.exported.Add(uint64(len(batch)))
+	// Log records the collector rejected in an accepted export are dropped: sending
+	// them again would be rejected again.
+	rejected := uint64(min(max(ans.rejected, 0), int64(len(batch))))
+	e.exported.Add(uint64(len(batch)) - rejected)
+	e.dropped.Add(rejected)
+	e.rejected.Add(rejected)
+	e.partial("log records", ans)
 	e.worked()
 }
 
 func (e *Exporter) exportMetrics() {
 	groups := e.agg.groups(e.opts.Identity, e.dropped.Load())
 	body := encodeMetrics(groups, e.opts.Identity.ServiceVersion, e.started, e.opts.Now())
-	if err := e.send(e.metsURL, body); err != nil {
+	ans, err := e.send(e.metsURL, body)
+	if err != nil {
 		// Cumulative figures: the next export carries what this one would have.
 		e.failed(err)
 		return
 	}
 	e.metrics.Add(1)
+	e.partial("metric data points", ans)
 	e.worked()
+}
+
+// partial notes what the collector said of an accepted export of what when it was not a
+// plain success (it rejected part of it, warned, or its answer could not be read): in
+// the status, and in the log when it differs from the last one logged.
+func (e *Exporter) partial(what string, ans answer) {
+	var msg string
+	switch {
+	case ans.unreadable != nil:
+		msg = fmt.Sprintf("the collector accepted the %s, but its answer could not be read: %v", what, ans.unreadable)
+	case ans.rejected > 0:
+		msg = fmt.Sprintf("the collector rejected %d %s", ans.rejected, what)
+		if ans.message != "" {
+			msg += ": " + ans.message
+		}
+	case ans.message != "":
+		msg = fmt.Sprintf("the collector accepted the %s with a warning: %s", what, ans.message)
+	default:
+		return
+	}
+	e.mu.Lock()
+	changed := msg != e.lastRejection
+	e.lastRejection = msg
+	e.mu.Unlock()
+	if changed && e.opts.Log != nil {
+		e.opts.Log("warning: otlp export to " + e.opts.Endpoint + ": " + msg)
+	}
 }
 
 func (e *Exporter) failed(err error) {

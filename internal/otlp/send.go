@@ -63,47 +63,57 @@ type retryable struct {
 func (r *retryable) Error() string { return r.err.Error() }
 func (r *retryable) Unwrap() error { return r.err }
 
+// answer is what a collector said of an export it accepted: how many of its items it
+// rejected all the same (an OTLP partial success), and why; or that what it said could
+// not be read.
+type answer struct {
+	rejected   int64
+	message    string
+	unreadable error
+}
+
 // send posts the protobuf body, gzipped, to url, retrying with backoff for up to
-// RetryFor.
-func (e *Exporter) send(url string, body []byte) error {
+// RetryFor, and returns the collector's answer.
+func (e *Exporter) send(url string, body []byte) (answer, error) {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(body)
 	if err := zw.Close(); err != nil {
-		return fmt.Errorf("otlp: gzip: %w", err)
+		return answer{}, fmt.Errorf("otlp: gzip: %w", err)
 	}
 	deadline := time.Now().Add(e.opts.RetryFor)
 	backoff := minBackoff
 	for attempt := 1; ; attempt++ {
-		err := e.post(url, gz.Bytes())
+		ans, err := e.post(url, gz.Bytes())
 		var r *retryable
 		if err == nil || !errors.As(err, &r) {
-			return err
+			return ans, err
 		}
 		wait := backoff
 		if r.asked {
 			wait = r.after
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
+			return answer{}, fmt.Errorf("%w (gave up after %d attempts)", err, attempt)
 		}
 		e.failed(err)
 		select {
 		case <-e.ctx.Done():
-			return fmt.Errorf("%w (%w)", err, errClosed)
+			return answer{}, fmt.Errorf("%w (%w)", err, errClosed)
 		case <-time.After(wait):
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
 }
 
-// post makes one request. Its error never holds a header's value.
-func (e *Exporter) post(url string, gz []byte) error {
+// post makes one request and reads the collector's answer. Its error never holds a
+// header's value.
+func (e *Exporter) post(url string, gz []byte) (answer, error) {
 	ctx, cancel := context.WithTimeout(e.ctx, DefaultTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(gz))
 	if err != nil {
-		return fmt.Errorf("otlp: %w", err)
+		return answer{}, fmt.Errorf("otlp: %w", err)
 	}
 	for k, v := range e.opts.Headers {
 		req.Header.Set(k, v)
@@ -114,12 +124,21 @@ func (e *Exporter) post(url string, gz []byte) error {
 	resp, err := e.opts.Client.Do(req)
 	if err != nil {
 		// The URL is the endpoint's, which holds no credentials (fleet refuses them).
-		return &retryable{err: fmt.Errorf("otlp: %w", err)}
+		return answer{}, &retryable{err: fmt.Errorf("otlp: %w", err)}
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if resp.StatusCode/100 == 2 {
-		return nil
+		// The export is accepted, but the collector may have rejected part of it (a
+		// partial success), which it says in the body and which must not be sent again.
+		if resp.Header.Get("Content-Type") != "application/x-protobuf" {
+			return answer{}, nil
+		}
+		var ans answer
+		if ans.rejected, ans.message, err = readPartialSuccess(msg); err != nil {
+			ans = answer{unreadable: err}
+		}
+		return ans, nil
 	}
 	err = fmt.Errorf("otlp: POST %s: %s", url, resp.Status)
 	if resp.Header.Get("Content-Type") != "application/x-protobuf" {
@@ -129,9 +148,9 @@ func (e *Exporter) post(url string, gz []byte) error {
 	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode/100 == 5 {
 		after, asked := retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		return &retryable{err: err, after: after, asked: asked}
+		return answer{}, &retryable{err: err, after: after, asked: asked}
 	}
-	return err
+	return answer{}, err
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date; ok is false when it
