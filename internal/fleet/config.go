@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -28,6 +30,9 @@ const FileName = "fleet.yaml"
 
 // maxConfigBytes bounds what moat reads as a fleet configuration.
 const maxConfigBytes = 1 << 20
+
+// maxMachineName bounds a machine's name: a host name is at most 253 bytes.
+const maxMachineName = 255
 
 // Defaults of the settings a configuration may leave out.
 const (
@@ -184,6 +189,14 @@ func Parse(path string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("%s: no machine name given and the host name is unknown: %w", path, err)
 		}
 		c.Machine = host
+	}
+	// The name is in every shipped record and indexed by the fleet's database, which
+	// would refuse every record of a name too long for the index.
+	switch {
+	case len(c.Machine) > maxMachineName:
+		return fail("machine: a name of %d bytes is too long (at most %d)", len(c.Machine), maxMachineName)
+	case !utf8.ValidString(c.Machine) || strings.ContainsFunc(c.Machine, unicode.IsControl):
+		return fail("machine: %q holds control characters or is not UTF-8 text", c.Machine)
 	}
 	if f.Audit != nil {
 		a := &Audit{Postgres: f.Audit.Postgres, PasswordFile: abs(dir, f.Audit.PasswordFile), Batch: f.Audit.Batch}

@@ -57,6 +57,8 @@ policy:
 		{name: "policy unsigned", doc: "policy:\n  url: https://p.example/b\n", wantErr: "key is required"},
 		{name: "policy ftp", doc: "policy:\n  url: ftp://p.example/b\n  key: k\n", wantErr: "want an https"},
 		{name: "not a mapping", doc: "- a\n", wantErr: "fleet.yaml: 1:"},
+		{name: "machine name too long", doc: "machine: " + strings.Repeat("m", 256) + "\n", wantErr: "machine: a name of 256 bytes is too long (at most 255)"},
+		{name: "machine name with a control character", doc: "machine: \"lap\\ttop\"\n", wantErr: `machine: "lap\ttop" holds control characters`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
