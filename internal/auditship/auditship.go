@@ -73,6 +73,9 @@ type Options struct {
 	Failed  func(error)
 	// Backlog, when set, is told the backlog each time it is counted (a gauge).
 	Backlog func(n int64)
+	// Refused, when set, is told of each record the database refused for its values
+	// and that was set aside (fleetdb.Refused).
+	Refused func(seq uint64, err error)
 	// Now is the clock of the status; nil means time.Now.
 	Now func() time.Time
 }
@@ -85,10 +88,12 @@ type Shipper struct {
 
 	shipped atomic.Uint64 // records stored by this shipper (new ones, not resent ones)
 	backlog atomic.Int64  // records of the spool not yet acknowledged, as last counted
+	refused atomic.Uint64 // records the database refused, set aside
 
 	mu          sync.Mutex
 	lastSuccess time.Time
 	lastError   string
+	lastRefused string
 	cursor      uint64
 }
 
@@ -127,15 +132,20 @@ type Status struct {
 	LastSuccess time.Time
 	// LastError is the last failure while it lasts; empty once shipping works again.
 	LastError string
+	// Refused counts the records the database refused for their values, set aside since
+	// the shipper started; LastRefused says which was last, and why.
+	Refused     uint64
+	LastRefused string
 }
 
 // Status reports the shipper's figures, counting the backlog afresh when ctx allows.
 func (s *Shipper) Status(ctx context.Context) Status {
 	s.mu.Lock()
-	st := Status{Target: s.opts.Target, LastSuccess: s.lastSuccess, LastError: s.lastError}
+	st := Status{Target: s.opts.Target, LastSuccess: s.lastSuccess, LastError: s.lastError, LastRefused: s.lastRefused}
 	cursor := s.cursor
 	s.mu.Unlock()
 	st.Shipped = s.shipped.Load()
+	st.Refused = s.refused.Load()
 	st.Backlog = s.backlog.Load()
 	if n, err := s.opts.Spool.CountAfter(ctx, cursor); err == nil {
 		st.Backlog = n
@@ -230,28 +240,83 @@ func (s *Shipper) cycle(ctx context.Context, conn **pgx.Conn) error {
 		for i, b := range batch {
 			recs[i] = fleetdb.RowFrom(s.opts.Machine, b.Seq, b.Record, b.Line)
 		}
-		bctx, cancel := context.WithTimeout(ctx, batchTimeout)
-		n, err := fleetdb.Ship(bctx, *conn, s.opts.Machine, recs)
-		cancel()
+		n, err := s.shipBatch(ctx, *conn, recs)
+		if fleetdb.Refused(err) {
+			err = s.shipEach(ctx, *conn, recs)
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("shipping to %s: %w", s.opts.Target, err)
 		}
-		last := batch[len(batch)-1].Seq
 		// The cursor advances only after the commit: a crash before this line sends the
 		// batch again, which the database stores once.
-		if err := s.opts.Spool.SetShipCursor(ctx, last); err != nil {
-			return fmt.Errorf("recording what was shipped: %w", err)
+		if err := s.advance(ctx, recs[len(recs)-1].Seq, n); err != nil {
+			return err
 		}
-		s.setCursor(last)
-		s.shipped.Add(uint64(n))
-		if s.opts.Shipped != nil {
-			s.opts.Shipped(int(n))
-		}
-		s.mu.Lock()
-		s.lastSuccess = s.opts.Now()
-		s.mu.Unlock()
 	}
 	return ctx.Err()
+}
+
+// shipBatch stores recs in one transaction.
+func (s *Shipper) shipBatch(ctx context.Context, conn *pgx.Conn, recs []fleetdb.Row) (int64, error) {
+	bctx, cancel := context.WithTimeout(ctx, batchTimeout)
+	defer cancel()
+	return fleetdb.Ship(bctx, conn, s.opts.Machine, recs)
+}
+
+// shipEach stores recs one record at a time, after the database refused the batch for
+// the values of one of them (fleetdb.Refused). A record refused on its own is set aside
+// (refuse): it stays in this machine's audit, and the records after it are shipped, so
+// that one record the database cannot hold does not keep every later one from the
+// fleet. The cursor moves past each record stored or set aside, so that a failure
+// half-way sends neither again.
+func (s *Shipper) shipEach(ctx context.Context, conn *pgx.Conn, recs []fleetdb.Row) error {
+	for _, r := range recs {
+		n, err := s.shipBatch(ctx, conn, []fleetdb.Row{r})
+		switch {
+		case fleetdb.Refused(err):
+			s.refuse(r.Seq, err)
+		case err != nil:
+			return err
+		}
+		if err := s.advance(ctx, r.Seq, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advance records that the records up to seq were stored (n of them new) or set aside.
+func (s *Shipper) advance(ctx context.Context, seq uint64, n int64) error {
+	if err := s.opts.Spool.SetShipCursor(ctx, seq); err != nil {
+		return fmt.Errorf("recording what was shipped: %w", err)
+	}
+	s.setCursor(seq)
+	s.shipped.Add(uint64(n))
+	if s.opts.Shipped != nil && n > 0 {
+		s.opts.Shipped(int(n))
+	}
+	s.mu.Lock()
+	s.lastSuccess = s.opts.Now()
+	s.mu.Unlock()
+	return nil
+}
+
+// refuse sets aside the record seq, which the database refused (err): it is counted,
+// shown in the status and logged, each time, since each is a record missing from the
+// fleet's database.
+func (s *Shipper) refuse(seq uint64, err error) {
+	why := fmt.Sprintf("record %d: %v", seq, err)
+	s.refused.Add(1)
+	s.mu.Lock()
+	s.lastRefused = why
+	s.mu.Unlock()
+	if s.opts.Refused != nil {
+		s.opts.Refused(seq, err)
+	}
+	s.opts.Log(fmt.Sprintf("warning: audit shipping: %s refused %s; it stays in this machine's audit log and database, and the records after it are shipped", s.opts.Target, why))
 }
 
 // connect dials the database, checks its schema and resumes after the newest record it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -358,4 +359,81 @@ func TestNotMigrated(t *testing.T) {
 	waitFor(t, "shipping", func() bool { return s.Status(ctx).Shipped == 20 })
 	stop()
 	checkExactlyOnce(t, f.stored(t), 20)
+}
+
+// A record whose values the database refuses (here a rule too long for the rule's index:
+// random letters, which no compression shortens) is set aside, reported, and does not
+// keep the records after it from the database.
+func TestRefusedRecordIsSetAside(t *testing.T) {
+	f := newFleet(t, true)
+	spool := newSpool(t, auditdb.Retention{})
+	appendN(t, spool, 0, 7)
+	rng := rand.New(rand.NewPCG(1, 2))
+	long := make([]byte, 8000)
+	for i := range long {
+		long[i] = byte('a' + rng.IntN(26))
+	}
+	refusedRec := audit.Record{Time: time.Date(2026, 1, 1, 0, 0, 7, 0, time.UTC), Agent: "claude-code", Class: "shell", Tool: "Bash",
+		Args: map[string]any{"command": "echo 7"}, Decision: call.Deny, Rule: string(long), Policy: "embedded:recommended"}
+	if err := spool.AppendBatch(context.Background(), []audit.Record{refusedRec}); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, spool, 8, 12)
+	var refused []uint64
+	var mu sync.Mutex
+	s, stop := run(t, Options{Spool: spool, Connect: f.connect, Batch: 10, Refused: func(seq uint64, err error) {
+		if !fleetdb.Refused(err) {
+			t.Errorf("told of %v, not a refusal", err)
+		}
+		mu.Lock()
+		refused = append(refused, seq)
+		mu.Unlock()
+	}})
+	ctx := context.Background()
+	waitFor(t, "the backlog to drain", func() bool { return s.Status(ctx).Backlog == 0 })
+	stop()
+	st := s.Status(ctx)
+	if st.Refused != 1 || !strings.Contains(st.LastRefused, "record 8:") || st.LastError != "" || st.Shipped != 19 {
+		t.Errorf("status %+v", st)
+	}
+	if len(refused) != 1 || refused[0] != 8 {
+		t.Errorf("Refused told of %v, want [8]", refused)
+	}
+	got := f.stored(t)
+	want := []uint64{1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+	if c, err := spool.ShipCursor(ctx); err != nil || c != 20 {
+		t.Errorf("cursor %d %v", c, err)
+	}
+}
+
+// A failure that is no refusal of one record's values (here a constraint an
+// administrator added, which may refuse every record) sets nothing aside: it is retried
+// until it passes.
+func TestOtherFailuresSetNothingAside(t *testing.T) {
+	f := newFleet(t, true)
+	ctx := context.Background()
+	conn, err := f.connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `ALTER TABLE moat_records ADD CONSTRAINT not_five CHECK (seq <> 5)`); err != nil {
+		t.Fatal(err)
+	}
+	spool := newSpool(t, auditdb.Retention{})
+	appendN(t, spool, 0, 10)
+	s, stop := run(t, Options{Spool: spool, Connect: f.connect, Batch: 3})
+	waitFor(t, "the failure", func() bool { return s.Status(ctx).LastError != "" })
+	if st := s.Status(ctx); st.Refused != 0 || st.Shipped != 3 {
+		t.Fatalf("status %+v", st)
+	}
+	if _, err := conn.Exec(ctx, `ALTER TABLE moat_records DROP CONSTRAINT not_five`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every record", func() bool { return s.Status(ctx).Backlog == 0 })
+	stop()
+	checkExactlyOnce(t, f.stored(t), 10)
 }

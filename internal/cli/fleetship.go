@@ -78,6 +78,7 @@ func (s *daemonSinks) startAuditShipping(d dirs.Dirs) *auditShipping {
 	if m := s.metrics; m != nil {
 		opts.Shipped, opts.Failed = m.AuditShipped, func(error) { m.AuditShipFailed() }
 		opts.Backlog = func(n int64) { m.AuditShipBacklog(d.State, n) }
+		opts.Refused = func(uint64, error) { m.AuditShipRefused() }
 	}
 	go sh.run(ctx, auditdb.Path(d.State), opts, s.log)
 	return sh
@@ -170,6 +171,7 @@ func (sh *auditShipping) status(ctx context.Context) *daemon.ShipStatus {
 	if shipper != nil {
 		ss := shipper.Status(ctx)
 		st.Shipped, st.Backlog, st.LastError = ss.Shipped, ss.Backlog, ss.LastError
+		st.Refused, st.LastRefused = ss.Refused, ss.LastRefused
 		if !ss.LastSuccess.IsZero() {
 			st.LastSuccess = &ss.LastSuccess
 		}
@@ -202,5 +204,8 @@ func writeShipStatus(w io.Writer, st *daemon.ShipStatus) {
 	fmt.Fprintln(w)
 	if st.LastError != "" {
 		fmt.Fprintf(w, "  shipping   error: %s\n", st.LastError)
+	}
+	if st.Refused > 0 {
+		fmt.Fprintf(w, "  shipping   %d refused by the database, kept here only; last: %s\n", st.Refused, st.LastRefused)
 	}
 }

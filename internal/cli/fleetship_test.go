@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,6 +109,60 @@ func TestRecorderShips(t *testing.T) {
 	rec.close()
 	if strings.Contains(log.String(), pg.Password()) {
 		t.Errorf("the daemon's log holds the password:\n%s", log)
+	}
+}
+
+// A record the fleet's database refuses for its values (a rule too long for its index,
+// in random letters that compression cannot shorten) is set aside: the records after it
+// are shipped, and the status, the text of moat daemon status and the metrics say so.
+func TestRecorderSetsAsideRefusedRecords(t *testing.T) {
+	pg := migratedFleet(t)
+	home := t.TempDir()
+	writeFleetConfig(t, home, fmt.Sprintf("machine: laptop\naudit:\n  postgres: %s\n  password_file: %s\n", pg.DSN("fleet"), pg.PasswordFile))
+	rec, m, log := newRecorder(t, home, 0)
+	rs := sampleRecords()[:3]
+	rng := rand.New(rand.NewPCG(3, 4))
+	long := make([]byte, 8000)
+	for i := range long {
+		long[i] = byte('a' + rng.IntN(26))
+	}
+	rs[1].Rule = string(long)
+	for _, r := range rs {
+		if err := rec.write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	var st *daemon.ShipStatus
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st = rec.status(ctx).Ship
+		if st != nil && st.Backlog == 0 && st.Shipped == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status %+v after 30s; log:\n%s", st, log)
+		}
+	}
+	if got := shippedRows(t, pg)["laptop"]; fmt.Sprint(got) != "[1 3]" {
+		t.Errorf("the fleet's database holds %v, want [1 3]", got)
+	}
+	if st.Refused != 1 || !strings.Contains(st.LastRefused, "record 2:") || st.LastError != "" {
+		t.Errorf("status %+v", st)
+	}
+	var b bytes.Buffer
+	writeSinkStatus(&b, &daemon.SinkStatus{Audit: []daemon.AuditStatus{rec.status(ctx)}})
+	if !strings.Contains(b.String(), "1 refused by the database, kept here only; last: record 2:") {
+		t.Errorf("daemon status:\n%s", &b)
+	}
+	if got := counterOf(t, m, "moat_audit_ship_refused_total"); got != 1 {
+		t.Errorf("moat_audit_ship_refused_total %v, want 1", got)
+	}
+	if !strings.Contains(log.String(), "refused record 2:") {
+		t.Errorf("the daemon's log does not name the record:\n%s", log)
+	}
+	rec.close()
+	if n := len(logRecords(t, home)); n != 3 {
+		t.Errorf("%d records in the JSONL log, want 3: a record set aside stays", n)
 	}
 }
 

@@ -20,4 +20,9 @@ type ShipStatus struct {
 	// LastError is the current failure (the database is down, not migrated, or the
 	// configuration is wrong); empty while shipping works.
 	LastError string `json:"last_error,omitempty"`
+	// Refused counts the records the database refused for their values (a value too
+	// large for an index, text its encoding cannot hold), set aside since the daemon
+	// started: they stay in this machine's audit only. LastRefused names the last and why.
+	Refused     uint64 `json:"refused,omitempty"`
+	LastRefused string `json:"last_refused,omitempty"`
 }

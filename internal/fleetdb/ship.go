@@ -2,11 +2,13 @@ package fleetdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Machine is what a shipping machine says of itself in moat_machines.
@@ -44,6 +46,24 @@ const machineSQL = `INSERT INTO moat_machines (machine_id, machine, os_user, moa
 		managed_serial = CASE WHEN excluded.last_seq >= moat_machines.last_seq
 			THEN excluded.managed_serial ELSE moat_machines.managed_serial END,
 		last_seq = greatest(moat_machines.last_seq, excluded.last_seq)`
+
+// Refused reports whether err is the database refusing the values of a record: SQLSTATE
+// class 22 (a data exception, such as text the database's encoding cannot hold) or 54 (a
+// limit, such as a value too large for one of the indexes). Sending the same record
+// again meets the same refusal, while the records around it can be stored. Any other
+// failure (the network, the server, the schema, a constraint an administrator added,
+// which may refuse every record) is not a refusal of one record: it is retried.
+func Refused(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) != 5 {
+		return false
+	}
+	switch pe.Code[:2] {
+	case "22", "54":
+		return true
+	}
+	return false
+}
 
 // Ship stores the rows of m's records (RowFrom), in one transaction with the machine's
 // row: either all are stored (or were already) and the machine's row says so, or nothing

@@ -176,6 +176,7 @@ func TestSchema(t *testing.T) {
 			[]float64{25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3, 250e-3, 1}},
 		{"moat_audit_shipped_total", dto.MetricType_COUNTER, nil, nil},
 		{"moat_audit_ship_failures_total", dto.MetricType_COUNTER, nil, nil},
+		{"moat_audit_ship_refused_total", dto.MetricType_COUNTER, nil, nil},
 		{"moat_audit_ship_backlog", dto.MetricType_GAUGE, nil, nil},
 		{"moat_policy_bundle_serial", dto.MetricType_GAUGE, nil, nil},
 		{"moat_policy_bundles_refused_total", dto.MetricType_COUNTER, []string{"reason"}, nil},
@@ -209,8 +210,8 @@ func TestSchema(t *testing.T) {
 			t.Errorf("%s: buckets %v, want %v", tc.name, bounds, tc.buckets)
 		}
 	}
-	if len(f) != 14 {
-		t.Errorf("%d families, want 14", len(f))
+	if len(f) != 15 {
+		t.Errorf("%d families, want 15", len(f))
 	}
 }
 

@@ -7,6 +7,7 @@ import "sync"
 type shipFamilies struct {
 	shipped  *family
 	failures *family
+	refused  *family
 	backlog  *family
 
 	mu       sync.Mutex
@@ -19,13 +20,17 @@ func newShipFamilies() *shipFamilies {
 			"Audit records stored in the fleet's PostgreSQL database (records sent again after a lost answer are not counted twice)."),
 		failures: newCounter("moat_audit_ship_failures_total",
 			"Failed attempts to ship audit records to the fleet's database (it was down, refused the connection, or lacks the schema)."),
+		refused: newCounter("moat_audit_ship_refused_total",
+			"Audit records the fleet's database refused for their values and that were set aside (they stay in the machine's own audit)."),
 		backlog: newFamily(gaugeKind, "moat_audit_ship_backlog",
 			"Audit records kept in the audit database that the fleet's database has not acknowledged yet.", nil, nil),
 		backlogs: map[string]int64{},
 	}
 }
 
-func (f *shipFamilies) families() []*family { return []*family{f.shipped, f.failures, f.backlog} }
+func (f *shipFamilies) families() []*family {
+	return []*family{f.shipped, f.failures, f.refused, f.backlog}
+}
 
 // set makes the gauge's value v. f.kind must be gaugeKind.
 func (f *family) set(v uint64, values ...string) {
@@ -49,6 +54,9 @@ func (m *Metrics) AuditShipped(n int) {
 
 // AuditShipFailed counts one failed attempt to ship.
 func (m *Metrics) AuditShipFailed() { m.ship.failures.inc() }
+
+// AuditShipRefused counts one record the fleet's database refused, set aside.
+func (m *Metrics) AuditShipRefused() { m.ship.refused.inc() }
 
 // AuditShipBacklog sets the backlog of the environment env (any name that tells the
 // environments apart, such as its state directory): the gauge is the sum over them. A
