@@ -58,6 +58,21 @@ func shippedRows(t *testing.T, pg *testpg.Server) map[string][]uint64 {
 	return out
 }
 
+// waitShipped waits until rec's shipping has stored n records and has none waiting, and
+// returns its status.
+func waitShipped(t *testing.T, rec *envRecorder, n int, log fmt.Stringer) *daemon.ShipStatus {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st := rec.status(context.Background()).Ship
+		if st != nil && st.Backlog == 0 && st.Shipped == uint64(n) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status %+v after 30s; log:\n%s", st, log)
+		}
+	}
+}
+
 // The daemon's recorder of an environment whose fleet.yaml has an audit section ships
 // every record of its log, the daemon's and other processes' alike, and says so in its
 // status and metrics.
@@ -82,16 +97,7 @@ func TestRecorderShips(t *testing.T) {
 	other.Close()
 	want := []uint64{1, 2, 3, 4, 5, 6}
 	ctx := context.Background()
-	var st *daemon.ShipStatus
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		st = rec.status(ctx).Ship
-		if st != nil && st.Backlog == 0 && st.Shipped == uint64(len(want)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status %+v after 30s; log:\n%s", st, log)
-		}
-	}
+	st := waitShipped(t, rec, len(want), log)
 	if got := shippedRows(t, pg)["laptop"]; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the fleet's database holds %v, want %v", got, want)
 	}
@@ -133,16 +139,7 @@ func TestRecorderSetsAsideRefusedRecords(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	var st *daemon.ShipStatus
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		st = rec.status(ctx).Ship
-		if st != nil && st.Backlog == 0 && st.Shipped == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status %+v after 30s; log:\n%s", st, log)
-		}
-	}
+	st := waitShipped(t, rec, 2, log)
 	if got := shippedRows(t, pg)["laptop"]; fmt.Sprint(got) != "[1 3]" {
 		t.Errorf("the fleet's database holds %v, want [1 3]", got)
 	}
