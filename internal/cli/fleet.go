@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/moatdev/moat/internal/fleet"
 	"github.com/moatdev/moat/internal/fleetdb"
 )
 
@@ -81,20 +80,13 @@ type fleetMigrateResult struct {
 func (a *app) fleetMigrate(ctx context.Context, o fleetMigrateOptions) error {
 	dsn, passwordFile := o.postgres, o.passwordFile
 	if dsn == "" {
-		d, err := a.dirs()
+		cfgDSN, cfgPasswordFile, err := a.fleetDatabase(auditDatabase, errors.New("no database given: pass --postgres, or set audit: postgres: in fleet.yaml"))
 		if err != nil {
 			return err
 		}
-		cfg, err := fleet.Load(d)
-		if err != nil {
-			return err
-		}
-		if cfg == nil || cfg.Audit == nil {
-			return usageError(errors.New("no database given: pass --postgres, or set audit: postgres: in fleet.yaml"))
-		}
-		dsn = cfg.Audit.Postgres
+		dsn = cfgDSN
 		if passwordFile == "" {
-			passwordFile = cfg.Audit.PasswordFile
+			passwordFile = cfgPasswordFile
 		}
 	}
 	target := fleetdb.Target(dsn)

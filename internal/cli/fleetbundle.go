@@ -370,20 +370,13 @@ func (a *app) fleetPublish(ctx context.Context, o fleetPublishOptions, file stri
 	}
 	dsn, passwordFile := o.postgres, absFromIf(cwd, o.passwordFile)
 	if dsn == "" {
-		d, err := a.dirs()
+		cfgDSN, cfgPasswordFile, err := a.fleetDatabase(policyDatabase, errors.New("fleet publish needs --postgres DSN: fleet.yaml names no policy database"))
 		if err != nil {
 			return err
 		}
-		cfg, err := fleet.Load(d)
-		if err != nil {
-			return err
-		}
-		if cfg == nil || cfg.Policy == nil || cfg.Policy.Postgres == "" {
-			return usageError(errors.New("fleet publish needs --postgres DSN: fleet.yaml names no policy database"))
-		}
-		dsn = cfg.Policy.Postgres
+		dsn = cfgDSN
 		if passwordFile == "" {
-			passwordFile = cfg.Policy.PasswordFile
+			passwordFile = cfgPasswordFile
 		}
 	}
 	conn, err := fleetdb.Connect(ctx, dsn, passwordFile)

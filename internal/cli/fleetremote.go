@@ -27,6 +27,43 @@ func (o *remoteOptions) flags(f *pflag.FlagSet) {
 // errNoFleetDatabase says where a fleet database is named.
 var errNoFleetDatabase = errors.New("no fleet database: give --postgres DSN, or add an audit: section with postgres: to fleet.yaml (see moat fleet --help)")
 
+// fleetDatabase is the connection string and password file of the fleet database that
+// section picks from fleet.yaml (auditDatabase, policyDatabase); missing, as a usage
+// error, when fleet.yaml is absent or names no such database.
+func (a *app) fleetDatabase(section func(*fleet.Config) (dsn, passwordFile string), missing error) (dsn, passwordFile string, err error) {
+	d, err := a.dirs()
+	if err != nil {
+		return "", "", err
+	}
+	cfg, err := fleet.Load(d)
+	if err != nil {
+		return "", "", err
+	}
+	if cfg != nil {
+		dsn, passwordFile = section(cfg)
+	}
+	if dsn == "" {
+		return "", "", usageError(missing)
+	}
+	return dsn, passwordFile, nil
+}
+
+// auditDatabase is the database fleet.yaml's audit section ships to.
+func auditDatabase(c *fleet.Config) (dsn, passwordFile string) {
+	if c.Audit == nil {
+		return "", ""
+	}
+	return c.Audit.Postgres, c.Audit.PasswordFile
+}
+
+// policyDatabase is the database fleet.yaml's policy section fetches bundles from.
+func policyDatabase(c *fleet.Config) (dsn, passwordFile string) {
+	if c.Policy == nil {
+		return "", ""
+	}
+	return c.Policy.Postgres, c.Policy.PasswordFile
+}
+
 // fleetConn connects to the fleet database of o and checks its schema. The connection
 // string is not printed (it names the host, the database and the user only: fleet.yaml
 // refuses a password in it, and --password-file carries one).
@@ -36,18 +73,10 @@ func (a *app) fleetConn(ctx context.Context, o remoteOptions) (*pgx.Conn, error)
 		if pwFile != "" {
 			return nil, usageError(errors.New("--password-file goes with --postgres"))
 		}
-		d, err := a.dirs()
-		if err != nil {
+		var err error
+		if dsn, pwFile, err = a.fleetDatabase(auditDatabase, errNoFleetDatabase); err != nil {
 			return nil, err
 		}
-		cfg, err := fleet.Load(d)
-		if err != nil {
-			return nil, err
-		}
-		if cfg == nil || cfg.Audit == nil {
-			return nil, usageError(errNoFleetDatabase)
-		}
-		dsn, pwFile = cfg.Audit.Postgres, cfg.Audit.PasswordFile
 	}
 	conn, err := fleetdb.Connect(ctx, dsn, pwFile)
 	if err != nil {
