@@ -216,14 +216,19 @@ func (e *Exporter) run() {
 			batch = batch[:0]
 		}
 	}
+	// take counts r and batches it, exporting a full batch.
+	take := func(r audit.Record) {
+		e.agg.add(r)
+		batch = append(batch, r)
+		if len(batch) >= e.opts.BatchSize {
+			flush()
+		}
+	}
 	for {
 		select {
 		case r := <-e.queue:
-			e.agg.add(r)
-			batch = append(batch, r)
-			if len(batch) >= e.opts.BatchSize {
-				flush()
-			} else if len(batch) == 1 {
+			take(r)
+			if len(batch) == 1 {
 				wait.Reset(e.opts.BatchWait)
 			}
 		case <-wait.C:
@@ -234,11 +239,7 @@ func (e *Exporter) run() {
 			for {
 				select {
 				case r := <-e.queue:
-					e.agg.add(r)
-					batch = append(batch, r)
-					if len(batch) >= e.opts.BatchSize {
-						flush()
-					}
+					take(r)
 					continue
 				default:
 				}
