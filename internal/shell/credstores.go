@@ -105,7 +105,7 @@ var credentialOptions = sync.OnceValue(func() map[string]valueOpts {
 		"vault":         {long: []string{"address", "namespace", "format", "field", "method", "path", "mount", "version", "policy", "ttl", "role"}, subcommand: true},
 		"aws-vault":     {long: []string{"backend", "region", "duration", "format"}, subcommand: true},
 		"oc":            {short: "nfo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "output", "server", "token", "user"}, subcommand: true},
-		"glab":          {short: "Rh", long: []string{"repo", "hostname"}, subcommand: true},
+		"glab":          {short: "RhXfFH", long: []string{"repo", "hostname", "method", "field", "raw-field", "header", "input"}, subcommand: true},
 		"heroku":        {short: "ar", long: []string{"app", "remote"}, subcommand: true},
 		"firebase":      {short: "P", long: []string{"project", "token", "account"}, subcommand: true},
 	}

@@ -30,7 +30,7 @@ var Kinds = call.FindingKinds{
 	{ID: "destructive.infra.delete", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "deletes cloud, cluster, secret-store or backup resources"},
 	{ID: "destructive.system.shutdown", Category: "destructive", Severity: call.High, Taxonomy: "T1529", Summary: "shuts down, halts, reboots or crashes the machine, or leaves it in rescue mode without its services"},
 	{ID: "destructive.system.kill-all", Category: "destructive", Severity: call.High, Taxonomy: "T1489", Summary: "kills every process the user may signal, or init, which takes the whole session or machine down"},
-	{ID: "destructive.http.delete", Category: "destructive", Severity: call.Medium, Taxonomy: "T1485", Summary: "sends an HTTP DELETE request"},
+	{ID: "destructive.http.delete", Category: "destructive", Severity: call.Medium, Taxonomy: "T1485", Summary: "sends an HTTP request that deletes what it names: a DELETE, or a request that changes state sent to an endpoint named for deleting (…/delete, …/doDelete)"},
 
 	// Credentials.
 	{ID: "credentials.read", Category: "credentials", Severity: call.High, Taxonomy: "T1552.001", Summary: "reads a file that holds credentials or private keys"},

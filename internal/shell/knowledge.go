@@ -120,12 +120,14 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"auth", "token"}, finding: findCredentialsRead},
 			{when: cliVerb(3), finding: findInfraDelete},
 			{sub: []string{"repo", "archive"}, finding: findInfraDelete},
-			{sub: []string{"api"}, when: httpMethodDelete, finding: findHTTPDelete},
+			{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete},
 		},
-		"curl":  {{when: httpMethodDelete, finding: findHTTPDelete}},
-		"http":  {{sub: []string{"delete"}, finding: findHTTPDelete}},
-		"https": {{sub: []string{"delete"}, finding: findHTTPDelete}},
-		"xh":    {{sub: []string{"delete"}, finding: findHTTPDelete}},
+		"glab":  {{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete}},
+		"curl":  {{when: httpDeletes(curlRequest), finding: findHTTPDelete}},
+		"wget":  {{when: httpDeletes(wgetRequest), finding: findHTTPDelete}},
+		"http":  {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
+		"https": {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
+		"xh":    {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
 		"rclone": {
 			{sub: []string{"sync|move|moveto"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
 			{when: cliVerb(1), finding: findInfraDelete},
@@ -692,15 +694,6 @@ func awsDestructive(_ *analyzer, v *view) string {
 	case service == "secretsmanager" && (op == "put-secret-value" || op == "update-secret"):
 		// Overwriting a secret replaces the value every consumer of it reads.
 		return "aws secretsmanager " + op
-	}
-	return ""
-}
-
-func httpMethodDelete(_ *analyzer, v *view) string {
-	for _, m := range v.values("X", "request", "method") {
-		if strings.EqualFold(m.lit, "DELETE") {
-			return v.name + " -X DELETE"
-		}
 	}
 	return ""
 }

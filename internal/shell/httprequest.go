@@ -1,0 +1,185 @@
+package shell
+
+import (
+	neturl "net/url"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// httpRequest is what a command-line HTTP client's words say of the request it sends.
+type httpRequest struct {
+	// method is the method the words name, upper-cased; empty when they name none and
+	// the client picks it (GET, or POST when there is a body).
+	method string
+	// body says the words give the request a body.
+	body bool
+	// urls are the words that name where the request goes.
+	urls []arg
+}
+
+// curlBodyOptions give curl's request a body, which makes it a POST (a PUT for -T).
+var curlBodyOptions = []string{"d", "data", "data-ascii", "data-binary", "data-raw", "data-urlencode",
+	"F", "form", "form-string", "json", "T", "upload-file"}
+
+func curlRequest(v *view) httpRequest {
+	r := httpRequest{method: lastMethod(v, "X", "request"), urls: append(v.values("url"), v.raw...)}
+	// -G sends the data in the URL's query, with a GET.
+	r.body = v.flag(curlBodyOptions...) && !v.flag("G", "get")
+	return r
+}
+
+func wgetRequest(v *view) httpRequest {
+	return httpRequest{method: lastMethod(v, "method"), body: v.flag("post-data", "post-file", "body-data", "body-file"), urls: v.raw}
+}
+
+// ghAPIRequest reads `gh api ENDPOINT` (and glab's): a field or an input file make it
+// a POST.
+func ghAPIRequest(v *view) httpRequest {
+	r := httpRequest{method: lastMethod(v, "X", "method"), body: v.flag("f", "F", "field", "raw-field", "input")}
+	if len(v.raw) > 1 {
+		r.urls = v.raw[1:2]
+	}
+	return r
+}
+
+// httpieRequest reads HTTPie's and xh's [METHOD] URL ITEM…: a data or file item makes
+// the request a POST.
+func httpieRequest(v *view) httpRequest {
+	var r httpRequest
+	ops := v.raw
+	if len(ops) > 0 && !ops[0].dynamic && httpMethod(strings.ToUpper(ops[0].lit)) {
+		r.method, ops = strings.ToUpper(ops[0].lit), ops[1:]
+	}
+	if len(ops) == 0 {
+		return r
+	}
+	r.urls = ops[:1]
+	for _, it := range ops[1:] {
+		if kind, _, _ := httpieItem(it.lit); kind == itemData || kind == itemFile {
+			r.body = true
+		}
+	}
+	r.body = r.body || v.flag("raw")
+	return r
+}
+
+// lastMethod is the method the last of the named options gives, upper-cased, as the
+// client takes the last one.
+func lastMethod(v *view, names ...string) string {
+	vals := v.values(names...)
+	if len(vals) == 0 {
+		return ""
+	}
+	return strings.ToUpper(vals[len(vals)-1].lit)
+}
+
+// httpDeletes returns a rule body reporting a request, read by request, that deletes
+// what it names: the DELETE method, or a request that changes state (a method other
+// than the reading ones, or a body) sent to an endpoint named for deleting, as
+// RPC-style APIs name them (Jenkins' …/doDelete, …/projects/7/delete, …/bulk_destroy).
+func httpDeletes(request func(*view) httpRequest) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		r := request(v)
+		switch r.method {
+		case "DELETE":
+			return v.name + " DELETE"
+		case "GET", "HEAD", "OPTIONS", "TRACE", "CONNECT":
+			return ""
+		case "":
+			if !r.body {
+				return ""
+			}
+		}
+		for _, u := range r.urls {
+			// A dynamic word's text is its source, quotes included.
+			if seg := strings.Trim(deletingEndpoint(u.lit), `"'`); seg != "" {
+				method := r.method
+				if method == "" {
+					method = "POST"
+				}
+				return v.name + " " + method + " …/" + seg
+			}
+		}
+		return ""
+	}
+}
+
+// endpointVerbs are the words that, naming an HTTP endpoint, say it deletes. Fewer than
+// destructiveVerbs: an endpoint called clear, disable or revoke is as often a cache,
+// a feature flag or a session as stored data.
+var endpointVerbs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"delete": true, "destroy": true, "purge": true, "remove": true, "drop": true, "wipe": true,
+		"terminate": true, "erase": true, "truncate": true, "nuke": true, "uninstall": true,
+		"teardown": true, "deregister": true, "unregister": true, "deletefile": true,
+	}
+})
+
+// deletingEndpoint returns the path segment of url that names it as deleting, or "":
+// the last segment that is not an identifier (a segment with a digit: /delete/42 names
+// the endpoint by its next-to-last), one of whose words is an endpoint verb (doDelete,
+// bulk_destroy, remove-member). The host is never a segment, with or without a scheme.
+func deletingEndpoint(url string) string {
+	path := url
+	if i := strings.Index(path, "://"); i >= 0 {
+		path = path[i+3:]
+		j := strings.IndexByte(path, '/')
+		if j < 0 {
+			return ""
+		}
+		path = path[j:]
+	} else if first, rest, _ := strings.Cut(path, "/"); strings.ContainsAny(first, ".:") || first == "localhost" {
+		path = rest // host[:port]/path, which curl and HTTPie take without a scheme
+	}
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	if p, err := neturl.PathUnescape(path); err == nil {
+		path = p // %2Fdelete names …/delete to the server
+	}
+	segs := strings.Split(path, "/")
+	for i := len(segs) - 1; i >= 0; i-- {
+		seg := segs[i]
+		if seg == "" || strings.ContainsAny(seg, "0123456789") {
+			continue
+		}
+		for _, w := range endpointWords(seg) {
+			if endpointVerbs()[w] {
+				return seg
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// endpointWords splits a path segment into lower-cased words at punctuation and at
+// camel case: doDelete, bulk_destroy and remove-member give do delete, bulk destroy and
+// remove member. Text that is not a plain word ($var, %2F) ends no verb match.
+func endpointWords(seg string) []string {
+	var words []string
+	start := -1
+	prevLower := false
+	for i, r := range seg {
+		letter := r < unicode.MaxASCII && unicode.IsLetter(r)
+		switch {
+		case !letter:
+			if start >= 0 {
+				words = append(words, strings.ToLower(seg[start:i]))
+			}
+			start, prevLower = -1, false
+			continue
+		case start < 0:
+			start = i
+		case unicode.IsUpper(r) && prevLower:
+			words = append(words, strings.ToLower(seg[start:i]))
+			start = i
+		}
+		prevLower = unicode.IsLower(r)
+	}
+	if start >= 0 {
+		words = append(words, strings.ToLower(seg[start:]))
+	}
+	return words
+}
