@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"math"
 	"path"
 	"path/filepath"
@@ -123,15 +124,46 @@ func fastest(line string, limit time.Duration) (Analysis, time.Duration) {
 	return a, best
 }
 
-// The largest inputs fuzzed, in the shapes that cost the analysis most, are analysed within
-// the fuzz test's limit. They are not fuzz seeds because fuzzing instruments the code, which
-// makes it several times slower.
+// maxFloorRatio bounds what analysing a hostile line may cost against the floor: an
+// ordinary line of the same size (echo word word …) analysed beside it. The costliest
+// shapes take about 8× the floor; a cost that grows with the square of 64 KiB takes
+// hundreds. A ratio measured in the same run holds on a loaded machine and under the race
+// detector, which slow both lines alike, where a fixed time did not.
+const maxFloorRatio = 30
+
+// floorLine is the ordinary line of n bytes.
+func floorLine(n int) string { return "echo " + strings.Repeat("word ", max(n-5, 0)/5) }
+
+// againstFloor analyses line and returns the analysis and, when its time is over bound
+// times the floor's, a description of both times. Both are the fastest of three, and are
+// measured once more before a line is found over: a pause of the machine during one
+// measurement is not the analyser's. Past 64 KiB the floor is that of 64 KiB, scaled to
+// the line's size, which keeps the measurement short.
+func againstFloor(line string, bound float64) (Analysis, string) {
+	const floorMax = 64 << 10
+	var a Analysis
+	var d, floor time.Duration
+	for range 2 {
+		a, d = fastest(line, 0)
+		n := min(len(line), floorMax)
+		_, floor = fastest(floorLine(n), 0)
+		floor = floor * time.Duration(max(len(line), 1)) / time.Duration(max(n, 1))
+		if float64(d) <= bound*float64(floor) {
+			return a, ""
+		}
+	}
+	return a, fmt.Sprintf("analysing %d bytes took %v, %.1f× the %v of an ordinary line as long (at most %g×)",
+		len(line), d, float64(d)/float64(floor), floor, bound)
+}
+
+// The largest inputs fuzzed, in the shapes that cost the analysis most, are analysed in
+// time proportionate to their size. They are not fuzz seeds because fuzzing instruments
+// the code, which makes it several times slower.
 func TestLargeInputs(t *testing.T) {
-	limit := 100 * time.Millisecond * raceSlowdown
 	for _, line := range largeLines() {
-		a, d := fastest(line, limit)
-		if d > limit {
-			t.Errorf("%.20q…: analysing %d bytes took %v", line, len(line), d)
+		a, over := againstFloor(line, maxFloorRatio)
+		if over != "" {
+			t.Errorf("%.20q…: %s", line, over)
 		}
 		check(t, a)
 	}

@@ -3,7 +3,6 @@ package shell
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // interpLargeLines are lines of the largest size fuzzed made of interpreter code in the
@@ -30,11 +29,10 @@ func interpLargeLines() []string {
 }
 
 func TestInterpreterLargeInputs(t *testing.T) {
-	limit := 100 * time.Millisecond * raceSlowdown
 	for _, line := range interpLargeLines() {
-		a, d := fastest(line, limit)
-		if d > limit {
-			t.Errorf("%.30q…: analysing %d bytes took %v", line, len(line), d)
+		a, over := againstFloor(line, maxFloorRatio)
+		if over != "" {
+			t.Errorf("%.30q…: %s", line, over)
 		}
 		check(t, a)
 	}
