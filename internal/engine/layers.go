@@ -25,6 +25,13 @@ func (e *Engine) decideByLayers(s *policy.Subject, sess *Session, ut *UnitTrace)
 		decided bool
 		byKind  string
 	)
+	if sess.Limits != nil {
+		// A rule that several layers hold (a pack or a shared file they both extend) has
+		// one counter; the call counts once against it, whichever layers try it.
+		once := *sess
+		once.Limits = &unitLimiter{Limiter: sess.Limits}
+		sess = &once
+	}
 	for _, l := range e.policy.Layers {
 		d, ok := e.firstMatch(l.Policy, s, sess, ut)
 		if ut != nil {

@@ -181,3 +181,33 @@ func withRefunds(sess *Session) (settle func(call.Decision)) {
 		}
 	}
 }
+
+// unitLimiter is the Limiter of one unit decided by layers: the first use of a counter
+// (for a limit and window) is counted, and a later one in the same unit is given the
+// same answer without counting again.
+type unitLimiter struct {
+	Limiter
+	used map[unitUse]LimitCount
+}
+
+type unitUse struct {
+	key    string
+	max    int
+	window time.Duration
+}
+
+func (u *unitLimiter) Use(key string, max int, window time.Duration) (LimitCount, error) {
+	k := unitUse{key, max, window}
+	if n, ok := u.used[k]; ok {
+		return n, nil
+	}
+	n, err := u.Limiter.Use(key, max, window)
+	if err != nil {
+		return n, err
+	}
+	if u.used == nil {
+		u.used = map[unitUse]LimitCount{}
+	}
+	u.used[k] = n
+	return n, nil
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/policy"
 )
 
 // fakeLimiter counts in memory, by key, with no window: enough to see what the engine
@@ -247,5 +248,38 @@ func TestDeniedCallsAreRefunded(t *testing.T) {
 	// Calls over the limit were never counted, so there is nothing to take back.
 	if lim.refunds != 5 {
 		t.Errorf("%d refunds; want still 5", lim.refunds)
+	}
+}
+
+// A limited rule that two layers hold from the same file (a pack or a shared policy both
+// extend) has one counter, and each call counts once against it: the limit is the one
+// the file writes, not half of it.
+func TestLimitInTwoLayersCountsOnce(t *testing.T) {
+	var layers []policy.Layer
+	for _, kind := range []string{"project", "user"} {
+		p, err := policy.Load("/ws/shared.yaml", []byte(limitPolicy), testHost())
+		if err != nil {
+			t.Fatal(err)
+		}
+		layers = append(layers, policy.Layer{Kind: kind, Policy: p})
+	}
+	p, _, err := policy.Combine(layers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(p, Options{Host: testHost()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := &fakeLimiter{used: map[string]int{}, count: true}
+	ctx := context.Background()
+	for i, w := range []want{{call.Audit, "fetch-audit"}, {call.Audit, "fetch-audit"}, {call.Deny, "fetch-rate"}} {
+		d, _ := e.EvaluateIn(ctx, fetchCall(t, call.ClaudeCode, "s1"), Session{Limits: lim}, false)
+		if d.Verdict != w.verdict || d.Rule != w.rule {
+			t.Fatalf("fetch %d: %s by %s; want %s by %s (counter at %v)", i+1, d.Verdict, d.Rule, w.verdict, w.rule, lim.used)
+		}
+	}
+	if n := lim.used["/ws/shared.yaml#fetch-rate|session claude-code/s1"]; n != 2 {
+		t.Errorf("counter at %d after two calls under the limit; want 2", n)
 	}
 }
