@@ -4,7 +4,8 @@ import (
 	neturl "net/url"
 	"strings"
 	"sync"
-	"unicode"
+
+	"github.com/moatdev/moat/internal/scan/textmatch"
 )
 
 // httpRequest is what a command-line HTTP client's words say of the request it sends.
@@ -118,8 +119,9 @@ var endpointVerbs = sync.OnceValue(func() map[string]bool {
 
 // deletingEndpoint returns the path segment of url that names it as deleting, or "":
 // the last segment that is not an identifier (a segment with a digit: /delete/42 names
-// the endpoint by its next-to-last), one of whose words is an endpoint verb (doDelete,
-// bulk_destroy, remove-member). The host is never a segment, with or without a scheme.
+// the endpoint by its next-to-last), one of whose words (split at punctuation and camel
+// case) is an endpoint verb: doDelete, bulk_destroy, remove-member. The host is never a
+// segment, with or without a scheme.
 func deletingEndpoint(url string) string {
 	path := url
 	if i := strings.Index(path, "://"); i >= 0 {
@@ -144,7 +146,7 @@ func deletingEndpoint(url string) string {
 		if seg == "" || strings.ContainsAny(seg, "0123456789") {
 			continue
 		}
-		for _, w := range endpointWords(seg) {
+		for _, w := range textmatch.IdentWords(seg) {
 			if endpointVerbs()[w] {
 				return seg
 			}
@@ -152,34 +154,4 @@ func deletingEndpoint(url string) string {
 		return ""
 	}
 	return ""
-}
-
-// endpointWords splits a path segment into lower-cased words at punctuation and at
-// camel case: doDelete, bulk_destroy and remove-member give do delete, bulk destroy and
-// remove member. Text that is not a plain word ($var, %2F) ends no verb match.
-func endpointWords(seg string) []string {
-	var words []string
-	start := -1
-	prevLower := false
-	for i, r := range seg {
-		letter := r < unicode.MaxASCII && unicode.IsLetter(r)
-		switch {
-		case !letter:
-			if start >= 0 {
-				words = append(words, strings.ToLower(seg[start:i]))
-			}
-			start, prevLower = -1, false
-			continue
-		case start < 0:
-			start = i
-		case unicode.IsUpper(r) && prevLower:
-			words = append(words, strings.ToLower(seg[start:i]))
-			start = i
-		}
-		prevLower = unicode.IsLower(r)
-	}
-	if start >= 0 {
-		words = append(words, strings.ToLower(seg[start:]))
-	}
-	return words
 }

@@ -1,9 +1,6 @@
 package shell
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
 func TestDeletingEndpoint(t *testing.T) {
 	for _, tc := range []struct{ url, want string }{
@@ -32,26 +29,6 @@ func TestDeletingEndpoint(t *testing.T) {
 	} {
 		if got := deletingEndpoint(tc.url); got != tc.want {
 			t.Errorf("deletingEndpoint(%q) = %q, want %q", tc.url, got, tc.want)
-		}
-	}
-}
-
-func TestEndpointWords(t *testing.T) {
-	for _, tc := range []struct {
-		seg  string
-		want []string
-	}{
-		{"doDelete", []string{"do", "delete"}},
-		{"bulk_destroy", []string{"bulk", "destroy"}},
-		{"remove-member", []string{"remove", "member"}},
-		{"DELETE", []string{"delete"}},
-		{"HTTPDelete", []string{"httpdelete"}},
-		{"deleteAll.json", []string{"delete", "all", "json"}},
-		{"ünïcode", []string{"n", "code"}},
-		{"", nil},
-	} {
-		if got := endpointWords(tc.seg); !slices.Equal(got, tc.want) {
-			t.Errorf("endpointWords(%q) = %q, want %q", tc.seg, got, tc.want)
 		}
 	}
 }

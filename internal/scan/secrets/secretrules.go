@@ -502,7 +502,7 @@ func literalValue(c Candidate) bool {
 		}
 	}
 	lower := strings.ToLower(v)
-	for _, p := range nameParts(c.Name) {
+	for _, p := range textmatch.IdentWords(c.Name) {
 		if len(p) >= 4 && strings.Contains(lower, p) {
 			return false
 		}
@@ -549,7 +549,7 @@ func passwordValue(c Candidate) bool {
 	if !strings.Contains(lower, "password") && !strings.Contains(lower, "passwd") && !strings.Contains(lower, "passphrase") {
 		// "pass" and "pwd" count only as one word of a longer name: DB_PASS and dbPwd, but
 		// not bypass, compass, a test log's "PASS:" or the shell's PWD.
-		parts := nameParts(c.Name)
+		parts := textmatch.IdentWords(c.Name)
 		found := false
 		for _, p := range parts {
 			found = found || passwordNameParts.Has(p)
@@ -574,7 +574,7 @@ var secretNameWords = []string{
 // isSecretName reports whether a key name names a secret: it holds one of
 // secretNameWords, or the word auth on its own (auth, _auth, Auth-Header; not author).
 func isSecretName(name string) bool {
-	parts := nameParts(name)
+	parts := textmatch.IdentWords(name)
 	joined := strings.Join(parts, "")
 	for _, w := range secretNameWords {
 		if strings.Contains(joined, w) {
@@ -593,7 +593,7 @@ var sessionNameParts = textmatch.WordSet{"jsessionid", "phpsessid", "sess", "ses
 func sessionValue(c Candidate) bool {
 	if c.Name != "" {
 		session := false
-		for _, p := range nameParts(c.Name) {
+		for _, p := range textmatch.IdentWords(c.Name) {
 			switch {
 			case sessionNameParts.Has(p):
 				session = true
@@ -639,7 +639,7 @@ var keyNameStops = textmatch.WordSet{
 // genericKeyValue decides on a value assigned to a name ending in the word key.
 func genericKeyValue(c Candidate) bool {
 	v := c.Value
-	parts := nameParts(c.Name)
+	parts := textmatch.IdentWords(c.Name)
 	if len(parts) == 0 || parts[len(parts)-1] != "key" {
 		return false // keyboard, monkey, key_id
 	}

@@ -173,25 +173,6 @@ func TestEntropy(t *testing.T) {
 	}
 }
 
-func TestNameParts(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want []string
-	}{
-		{"DB_PASSWORD", []string{"db", "password"}},
-		{"dbPassword_HASH", []string{"db", "password", "hash"}},
-		{"APIKey", []string{"api", "key"}},
-		{"spring.datasource.password", []string{"spring", "datasource", "password"}},
-		{"--access-token", []string{"access", "token"}},
-		{"v2Key", []string{"v2", "key"}},
-		{"", nil},
-	} {
-		if got := nameParts(tc.name); !slices.Equal(got, tc.want) {
-			t.Errorf("nameParts(%q) = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestLooksLikeCode(t *testing.T) {
 	for _, tc := range []struct {
 		v    string

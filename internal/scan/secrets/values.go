@@ -247,42 +247,6 @@ func isVersion(v string) bool {
 	return dots > 0
 }
 
-// nameParts splits a key name into lower-case words at separators and camelCase
-// boundaries: "dbPassword_HASH" → db, password, hash.
-func nameParts(name string) []string {
-	var parts []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			parts = append(parts, strings.ToLower(name[start:end]))
-		}
-		start = -1
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !isLetter(c) && !isDigit(c) {
-			flush(i)
-			continue
-		}
-		if start < 0 {
-			start = i
-			continue
-		}
-		prev := name[i-1]
-		upper := 'A' <= c && c <= 'Z'
-		switch {
-		case upper && ('a' <= prev && prev <= 'z' || isDigit(prev)):
-			flush(i) // fooBar, v2Key
-			start = i
-		case upper && 'A' <= prev && prev <= 'Z' && i+1 < len(name) && 'a' <= name[i+1] && name[i+1] <= 'z':
-			flush(i) // APIKey → API, Key
-			start = i
-		}
-	}
-	flush(len(name))
-	return parts
-}
-
 // notSecretNameParts are words that, anywhere in a key name, say that the value is about a
 // secret rather than the secret itself: its id, its name, its length, where it is kept.
 var notSecretNameParts = textmatch.WordSet{
@@ -299,7 +263,7 @@ var notSecretNameParts = textmatch.WordSet{
 
 // notSecretName reports whether the key name marks its value as not itself a secret.
 func notSecretName(name string, extra textmatch.WordSet) bool {
-	for _, p := range nameParts(name) {
+	for _, p := range textmatch.IdentWords(name) {
 		if notSecretNameParts.Has(p) || extra.Has(p) {
 			return true
 		}
