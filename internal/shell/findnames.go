@@ -15,6 +15,8 @@ var findSelectors = sync.OnceValue(func() map[string]int {
 		"-group": 1, "-perm": 1, "-links": 1, "-uid": 1, "-gid": 1, "-empty": 0, "-depth": 0,
 		"-mount": 0, "-xdev": 0, "-print": 0, "-print0": 0, "-delete": 0, "-a": 0, "-and": 0,
 		"-nouser": 0, "-nogroup": 0, "-readable": 0, "-writable": 0, "-noleaf": 0,
+		// -prune stops the walk at what it picked; it never picks more.
+		"-prune": 0,
 	}
 })
 
