@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"slices"
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -307,6 +308,21 @@ func (a *analyzer) tilde(f *fieldBuf, s string, last, vars, assign bool) (int, b
 		f.quoted("/root")
 		return end, true
 	}
+	if end > 1 && vars && userName(s[1:end]) {
+		// Another user's home is not known for sure, but homes are kept side by side:
+		// beside $HOME (/home/bob, /Users/bob), or in /home when $HOME is root's. So what
+		// a rule says of homes (/home/*/.ssh/id_*) holds for ~bob/.ssh/id_rsa.
+		home, _ := a.st.get("HOME")
+		if !home.known {
+			return 0, false
+		}
+		homes := path.Dir(home.s)
+		if homes == "/" || home.s == "/root" {
+			homes = "/home"
+		}
+		f.quoted(path.Join(homes, s[1:end]))
+		return end, true
+	}
 	if end != 1 || !vars {
 		return 0, false
 	}
@@ -316,6 +332,25 @@ func (a *analyzer) tilde(f *fieldBuf, s string, last, vars, assign bool) (int, b
 	}
 	f.quoted(home.s)
 	return 1, true
+}
+
+// userName reports whether s is a login name as useradd takes it: a lower-case letter or
+// underscore, then letters, digits, underscores, dashes and dots, ending in $ at most.
+func userName(s string) bool {
+	if len(s) == 0 || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c == '_':
+		case i > 0 && (c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c == '-' || c == '.'):
+		case i > 0 && i == len(s)-1 && c == '$':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (a *analyzer) dquoted(f *fieldBuf, q *syntax.DblQuoted, vars bool) bool {

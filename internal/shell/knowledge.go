@@ -93,6 +93,13 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"filter-branch|filter-repo"}, finding: findHistoryRewrite},
 			{sub: []string{"reflog", "expire|delete"}, finding: findHistoryRewrite},
 			{sub: []string{"update-ref"}, anyOf: []string{"d"}, finding: findHistoryRewrite},
+			// Unreachable commits (a dropped stash, a branch deleted by mistake) are kept
+			// for weeks; these delete them at once.
+			{sub: []string{"prune"}, finding: findHistoryRewrite},
+			{sub: []string{"gc"}, when: gitGCPrunesNow, finding: findHistoryRewrite},
+			{sub: []string{"push"}, anyOf: []string{"prune"}, finding: findBranchDelete},
+			{sub: []string{"worktree", "remove"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
+			{sub: []string{"submodule", "deinit"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
 			{when: gitRunsCode, finding: ""},
 			{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
 			{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
@@ -162,84 +169,93 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
 		},
-		"nsenter":     {{finding: findNamespace}},
-		"chroot":      {{finding: findNamespace}},
-		"unshare":     {{finding: findNamespace}},
-		"su":          {{finding: findSudo}},
-		"sudo":        {{finding: findSudo}},
-		"doas":        {{finding: findSudo}},
-		"pkexec":      {{finding: findSudo}},
-		"run0":        {{finding: findSudo}},
-		"useradd":     {{finding: findAccount}},
-		"adduser":     {{finding: findAccount}},
-		"userdel":     {{finding: findAccount}},
-		"deluser":     {{finding: findAccount}},
-		"usermod":     {{finding: findAccount}},
-		"groupadd":    {{finding: findAccount}},
-		"gpasswd":     {{finding: findAccount}},
-		"passwd":      {{finding: findAccount}},
-		"chpasswd":    {{finding: findAccount}},
-		"visudo":      {{finding: findAccount}},
-		"dscl":        {{when: dsclWrites, finding: findAccount}},
-		"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
-		"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
-		"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
-		"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
-		"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
-		"journalctl":  {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
-		"unset":       {{operand: "histfile", finding: findLogTamper}},
-		"set":         {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
-		"env":         {{when: noOperands, finding: findEnvDump}},
-		"printenv":    {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
-		"export":      {{when: exportDump, finding: findEnvDump}},
-		"declare":     {{when: declareDump, finding: findEnvDump}},
-		"typeset":     {{when: declareDump, finding: findEnvDump}},
-		"nmap":        {{finding: findNetScan}},
-		"masscan":     {{finding: findNetScan}},
-		"zmap":        {{finding: findNetScan}},
-		"rustscan":    {{finding: findNetScan}},
-		"naabu":       {{finding: findNetScan}},
-		"arp-scan":    {{finding: findNetScan}},
-		"netdiscover": {{finding: findNetScan}},
-		"hping3":      {{finding: findNetScan}},
-		"nc":          {{when: netcat, finding: ""}},
-		"ncat":        {{when: netcat, finding: ""}},
-		"telnet":      {{when: hostOperand, finding: findRawSocket}},
-		"socat":       {{when: socat, finding: ""}},
-		"dig":         {{when: dnsQuery, finding: findDNSExfil}},
-		"nslookup":    {{when: dnsQuery, finding: findDNSExfil}},
-		"host":        {{when: dnsQuery, finding: findDNSExfil}},
-		"drill":       {{when: dnsQuery, finding: findDNSExfil}},
-		"pip":         {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
-		"npm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
-		"pnpm":        {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
-		"yarn":        {{when: npmRegistry, finding: ""}},
-		"bun":         {{when: npmRegistry, finding: ""}},
-		"go":          {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
-		"cargo":       {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}},
-		"gem":         {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}},
-		"java":        {{when: javaCLIVerb, finding: findInfraDelete}},
-		"dropdb":      {{finding: findDBDrop}},
-		"mysqladmin":  {{sub: []string{"drop"}, finding: findDBDrop}},
-		"prisma":      {{sub: []string{"migrate", "reset"}, finding: findDBDrop}, {sub: []string{"db", "push"}, anyOf: []string{"force-reset", "accept-data-loss"}, finding: findDBDrop}},
-		"rails":       {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
-		"rake":        {{sub: []string{"db:drop|db:reset|db:purge|db:schema:load|db:truncate_all"}, finding: findDBDrop}},
-		"python":      {{when: djangoFlush, finding: findDBDrop}},
-		"diskutil":    {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
-		"tcpdump":     {{finding: findNetScan}},
-		"ztcp":        {{when: ztcp, finding: findRawSocket}},
-		"tshark":      {{finding: findNetScan}},
-		"setcap":      {{when: setcapPrivileged, finding: findSetuid}},
-		"install":     {{when: installSetuid, finding: findSetuid}},
-		"gpg":         {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
-		"security":    {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
-		"bundle":      {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
-		"tar":         {{when: tarRunsCode, finding: ""}},
-		"hash":        {{when: hashProgram, finding: ""}},
-		"enable":      {{when: enableLoads, finding: findOpaque}},
-		"gcloud":      {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
-		"mount":       {{when: mountChanges, finding: findOpaque}},
-		"az":          {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+		"nsenter":      {{finding: findNamespace}},
+		"chroot":       {{finding: findNamespace}},
+		"unshare":      {{finding: findNamespace}},
+		"su":           {{finding: findSudo}},
+		"sudo":         {{finding: findSudo}},
+		"doas":         {{finding: findSudo}},
+		"pkexec":       {{finding: findSudo}},
+		"run0":         {{finding: findSudo}},
+		"useradd":      {{finding: findAccount}},
+		"adduser":      {{finding: findAccount}},
+		"userdel":      {{finding: findAccount}},
+		"deluser":      {{finding: findAccount}},
+		"usermod":      {{finding: findAccount}},
+		"groupadd":     {{finding: findAccount}},
+		"gpasswd":      {{finding: findAccount}},
+		"passwd":       {{finding: findAccount}},
+		"chpasswd":     {{finding: findAccount}},
+		"visudo":       {{finding: findAccount}},
+		"dscl":         {{when: dsclWrites, finding: findAccount}},
+		"crontab":      {{noneOf: []string{"l"}, finding: findCron}},
+		"at":           {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
+		"systemctl":    {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
+		"launchctl":    {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
+		"history":      {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
+		"journalctl":   {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
+		"unset":        {{operand: "histfile", finding: findLogTamper}},
+		"set":          {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
+		"env":          {{when: noOperands, finding: findEnvDump}},
+		"printenv":     {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
+		"export":       {{when: exportDump, finding: findEnvDump}},
+		"declare":      {{when: declareDump, finding: findEnvDump}},
+		"typeset":      {{when: declareDump, finding: findEnvDump}},
+		"nmap":         {{finding: findNetScan}},
+		"masscan":      {{finding: findNetScan}},
+		"zmap":         {{finding: findNetScan}},
+		"rustscan":     {{finding: findNetScan}},
+		"naabu":        {{finding: findNetScan}},
+		"arp-scan":     {{finding: findNetScan}},
+		"netdiscover":  {{finding: findNetScan}},
+		"hping3":       {{finding: findNetScan}},
+		"nc":           {{when: netcat, finding: ""}},
+		"ncat":         {{when: netcat, finding: ""}},
+		"telnet":       {{when: hostOperand, finding: findRawSocket}},
+		"socat":        {{when: socat, finding: ""}},
+		"dig":          {{when: dnsQuery, finding: findDNSExfil}},
+		"nslookup":     {{when: dnsQuery, finding: findDNSExfil}},
+		"host":         {{when: dnsQuery, finding: findDNSExfil}},
+		"drill":        {{when: dnsQuery, finding: findDNSExfil}},
+		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
+		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
+		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
+		"yarn":         {{when: npmRegistry, finding: ""}},
+		"bun":          {{when: npmRegistry, finding: ""}},
+		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
+		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}},
+		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}},
+		"java":         {{when: javaCLIVerb, finding: findInfraDelete}},
+		"dropdb":       {{finding: findDBDrop}},
+		"mysqladmin":   {{sub: []string{"drop"}, finding: findDBDrop}},
+		"prisma":       {{sub: []string{"migrate", "reset"}, finding: findDBDrop}, {sub: []string{"db", "push"}, anyOf: []string{"force-reset", "accept-data-loss"}, finding: findDBDrop}},
+		"rails":        {{sub: []string{railsDropTasks}, finding: findDBDrop}},
+		"rake":         {{sub: []string{railsDropTasks}, finding: findDBDrop}},
+		"python":       {{when: djangoFlush, finding: findDBDrop}},
+		"django-admin": {{sub: []string{"flush|reset_db"}, finding: findDBDrop}},
+		// Laravel's artisan, run by php or as ./artisan.
+		"php":       {{sub: []string{"artisan", artisanDropTasks}, finding: findDBDrop}},
+		"artisan":   {{sub: []string{artisanDropTasks}, finding: findDBDrop}},
+		"mix":       {{sub: []string{"ecto.drop|ecto.reset"}, finding: findDBDrop}},
+		"sequelize": {{sub: []string{"db:drop"}, finding: findDBDrop}},
+		"typeorm":   {{sub: []string{"schema:drop"}, finding: findDBDrop}},
+		"supabase":  {{sub: []string{"db", "reset"}, finding: findDBDrop}},
+		"heroku":    {{sub: []string{"pg:reset"}, finding: findDBDrop}},
+		"diskutil":  {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
+		"tcpdump":   {{finding: findNetScan}},
+		"ztcp":      {{when: ztcp, finding: findRawSocket}},
+		"tshark":    {{finding: findNetScan}},
+		"setcap":    {{when: setcapPrivileged, finding: findSetuid}},
+		"install":   {{when: installSetuid, finding: findSetuid}},
+		"gpg":       {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
+		"security":  {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
+		"bundle":    {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
+		"tar":       {{when: tarRunsCode, finding: ""}},
+		"hash":      {{when: hashProgram, finding: ""}},
+		"enable":    {{when: enableLoads, finding: findOpaque}},
+		"gcloud":    {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+		"mount":     {{when: mountChanges, finding: findOpaque}},
+		"az":        {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
@@ -290,6 +306,15 @@ var destructiveVerbs = sync.OnceValue(func() map[string]bool {
 func destructiveVerb(w string) bool {
 	if destructiveVerbs()[w] {
 		return true
+	}
+	if strings.Contains(w, ":") {
+		// TOPIC:VERB subcommands (heroku apps:destroy, firebase projects:delete).
+		for part := range strings.SplitSeq(w, ":") {
+			if part != "" && destructiveVerb(part) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, p := range []string{"delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear"} {
 		if strings.HasPrefix(w, p+"-") || strings.HasPrefix(w, p+"_") || strings.HasSuffix(w, "-"+p) || strings.HasSuffix(w, "_"+p) {
@@ -570,6 +595,23 @@ func enableLoads(_ *analyzer, v *view) string {
 	for _, f := range v.values("f") {
 		if f.dynamic || !systemPath(f.lit) {
 			return "enable -f " + f.lit + " loads a builtin from a library moat cannot read"
+		}
+	}
+	return ""
+}
+
+// The framework tasks that drop, recreate or empty the application's database.
+const (
+	railsDropTasks   = "db:drop|db:drop:all|db:reset|db:purge|db:purge:all|db:schema:load|db:truncate_all|db:migrate:reset|db:seed:replant"
+	artisanDropTasks = "migrate:fresh|migrate:reset|migrate:refresh|db:wipe"
+)
+
+// gitGCPrunesNow: git gc --prune=now (or all) deletes unreachable objects at once,
+// where a plain gc keeps them for two weeks.
+func gitGCPrunesNow(_ *analyzer, v *view) string {
+	for _, p := range v.values("prune") {
+		if p.lit == "now" || p.lit == "all" {
+			return "git gc --prune=" + p.lit
 		}
 	}
 	return ""
