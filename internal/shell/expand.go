@@ -2,8 +2,8 @@ package shell
 
 import (
 	"bytes"
-	"slices"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
