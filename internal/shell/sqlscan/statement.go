@@ -153,6 +153,8 @@ type statement struct {
 	expect      expectation
 	prev        keywordInfo // the previous token's
 	clauses     []clause    // by depth
+	// where follows the condition of the outermost WHERE of a DELETE or UPDATE.
+	where condition
 }
 
 // token reads the next token of the statement.
@@ -176,6 +178,9 @@ func (s *statement) token(r *reading, t token) {
 	depth := s.depth
 	if t.kind == punct && t.text == "(" {
 		s.depth++
+	}
+	if s.where.active && !s.where.add(t, depth) {
+		s.endWhere()
 	}
 	s.closeTo(depth)
 	for len(s.clauses) <= depth {
@@ -247,6 +252,9 @@ func (s *statement) token(r *reading, t token) {
 			c.updateOf, c.updating = false, true
 		}
 	case kwWhere:
+		if (c.deleting || c.updating) && !s.where.active {
+			s.where.start(depth)
+		}
 		*c = clause{}
 	case kwDo:
 		// PostgreSQL's DO runs the code in its string at once.
@@ -262,6 +270,14 @@ func (s *statement) token(r *reading, t token) {
 	s.prev = k
 }
 
+// endWhere ends the condition followed: one that holds for every row limits nothing.
+func (s *statement) endWhere() {
+	if s.where.always() {
+		s.unbounded = true
+	}
+	s.where.active = false
+}
+
 // closeTo ends the clauses deeper than depth, noting those no WHERE limited.
 func (s *statement) closeTo(depth int) {
 	for len(s.clauses) > depth+1 {
@@ -275,6 +291,9 @@ func (s *statement) closeTo(depth int) {
 // end reports what the statement does and starts the next one.
 func (s *statement) end(r *reading) {
 	if s.tokens > 0 && !s.skip {
+		if s.where.active {
+			s.endWhere()
+		}
 		s.closeTo(-1)
 		var ev string
 		for _, f := range []struct {
@@ -290,5 +309,5 @@ func (s *statement) end(r *reading) {
 			*r.out = append(*r.out, placed{Finding{ID: f.id, Evidence: ev}, r.base + s.start})
 		}
 	}
-	*s = statement{clauses: s.clauses[:0]}
+	*s = statement{clauses: s.clauses[:0], where: condition{tokens: s.where.tokens[:0]}}
 }
