@@ -166,6 +166,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
 		"docker": {
 			{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
+			// Stopped containers keep what was written in them (a database run without a
+			// volume); these remove every one at once.
+			{sub: []string{"system|container", "prune"}, finding: findInfraDelete},
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
 		},
@@ -218,13 +221,13 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"host":         {{when: dnsQuery, finding: findDNSExfil}},
 		"drill":        {{when: dnsQuery, finding: findDNSExfil}},
 		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
-		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
+		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}},
 		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
 		"yarn":         {{when: npmRegistry, finding: ""}},
 		"bun":          {{when: npmRegistry, finding: ""}},
 		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
-		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}},
-		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}},
+		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}, {sub: []string{"yank"}, noneOf: []string{"undo"}, finding: findInfraDelete}},
+		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}, {sub: []string{"yank"}, finding: findInfraDelete}},
 		"java":         {{when: javaCLIVerb, finding: findInfraDelete}},
 		"dropdb":       {{finding: findDBDrop}},
 		"mysqladmin":   {{sub: []string{"drop"}, finding: findDBDrop}},
@@ -283,7 +286,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 var infraCLIs = []string{
 	"gcloud", "az", "vault", "op", "doppler", "velero", "nats", "circleci", "gitlab-runner", "glab",
 	"heroku", "fly", "flyctl", "vercel", "netlify", "firebase", "supabase", "doctl", "hcloud",
-	"linode-cli", "oci", "ibmcloud", "eksctl", "gsutil", "s3cmd", "mc", "consul", "nomad",
+	"linode-cli", "oci", "ibmcloud", "eksctl", "gsutil", "s3cmd", "mc", "consul", "nomad", "influx",
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
 	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
