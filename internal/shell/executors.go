@@ -82,13 +82,21 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"screen":      {reader: readScreen},
 		"zip":         {reader: readZip},
 		"rsync":       {remote: []string{"rsync-path"}},
-		"expect":      {foreign: []string{"c"}, files: []string{"f"}, reader: readExpect},
-		"at":          {files: []string{"f"}, reader: readAt},
-		"batch":       {files: []string{"f"}, reader: readAt},
-		"ssh":         {reader: readSSH},
-		"parallel":    {reader: readParallel},
-		"runuser":     {reader: readRunuser},
-		"npx":         runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
+		// Commands that cloud and VM tools run on the machines they reach: vagrant ssh
+		// -c, gcloud compute ssh --command, fly ssh console -C, az vm run-command
+		// invoke --scripts.
+		"vagrant":  {remote: []string{"c", "command"}},
+		"gcloud":   {remote: []string{"command"}},
+		"fly":      {remote: []string{"C", "command"}},
+		"flyctl":   {remote: []string{"C", "command"}},
+		"az":       {remote: []string{"scripts"}},
+		"expect":   {foreign: []string{"c"}, files: []string{"f"}, reader: readExpect},
+		"at":       {files: []string{"f"}, reader: readAt},
+		"batch":    {files: []string{"f"}, reader: readAt},
+		"ssh":      {reader: readSSH},
+		"parallel": {reader: readParallel},
+		"runuser":  {reader: readRunuser},
+		"npx":      runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
 		"yarn": runner, "bun": runner, "uvx": runner, "uv": runner, "pipx": runner, "deno": runner,
 	}
 })
@@ -133,6 +141,9 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 	return map[string]valueOpts{
 		"tmux":        {short: "cfLST"},
+		"vagrant":     {short: "c", long: []string{"command"}, subcommand: true},
+		"fly":         {short: "aCc", long: []string{"app", "command", "config", "region", "user"}, subcommand: true},
+		"flyctl":      {short: "aCc", long: []string{"app", "command", "config", "region", "user"}, subcommand: true},
 		"expect":      {short: "cfD"},
 		"at":          {short: "fqtm"},
 		"batch":       {short: "fqm"},
