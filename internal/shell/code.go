@@ -425,8 +425,9 @@ func escapeGlob(s string) string {
 }
 
 // xargsOperands adds to a command run by xargs the words it reads from standard input:
-// the paths a find upstream prints, when that is where they come from, else unknown.
-func (a *analyzer) xargsOperands(rest []arg) []arg {
+// the paths a find upstream prints, when that is where they come from, the text an
+// upstream command or a here-string gives, split into items by split, else unknown.
+func (a *analyzer) xargsOperands(rest []arg, split func(string) []string) []arg {
 	// parallel CMD ::: A B: the words after ::: are the inputs.
 	for i, x := range rest {
 		if !x.dynamic && (x.lit == ":::" || x.lit == "::::") {
@@ -456,21 +457,21 @@ func (a *analyzer) xargsOperands(rest []arg) []arg {
 				return append(out, lsListing(&a.cmds[from.start])...)
 			case up.out.known && up.out.t == 0 && !up.pass:
 				// echo / | xargs rm -rf: the words are in the line.
-				return append(out, xargsWords(up.out.text)...)
+				return append(out, xargsWords(split(up.out.text))...)
 			}
 		}
 	}
 	if text, ok := a.hereString(); ok {
-		return append(out, xargsWords(text)...)
+		return append(out, xargsWords(split(text))...)
 	}
 	return append(out, arg{lit: "(standard input)", dynamic: true})
 }
 
-// xargsWords splits what xargs reads into its words (blank-separated; quotes are not
-// modelled, which only matters for words that contain blanks).
-func xargsWords(text string) []arg {
+// xargsWords are the items xargs reads as arguments (quotes in blank-separated input are
+// not modelled, which only matters for words that contain blanks).
+func xargsWords(items []string) []arg {
 	var out []arg
-	for _, w := range strings.Fields(text) {
+	for _, w := range items {
 		out = append(out, arg{lit: w, glob: false})
 	}
 	if len(out) == 0 {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 	"sync"
@@ -469,7 +470,7 @@ func (a *analyzer) parallelArgs(x *execCall) bool {
 		case ok:
 			inputs = lines
 		default:
-			inputs = a.xargsOperands(nil)
+			inputs = a.xargsOperands(nil, strings.Fields)
 		}
 	}
 	if len(template) == 0 {
@@ -518,11 +519,12 @@ func parallelValue(in arg) string {
 // xargsInput adds to a command run by xargs the words it reads: appended, or with -I R
 // (-i, --replace) put wherever R appears in a word, once per input.
 func (a *analyzer) xargsInput(wrappers, rest []arg) []arg {
-	r, ok := xargsReplace(wrappers)
-	if !ok {
-		return a.xargsOperands(rest)
+	spec := xargsOptions(wrappers)
+	if !spec.replaces {
+		return a.xargsOperands(rest, spec.split)
 	}
-	inputs := a.xargsOperands(nil)
+	r := spec.replace
+	inputs := a.xargsOperands(nil, spec.split)
 	if len(inputs) > maxUnrolledItems {
 		inputs = append(inputs[:maxUnrolledItems:maxUnrolledItems], arg{lit: "(more input)", dynamic: true})
 	}
@@ -547,9 +549,19 @@ func (a *analyzer) xargsInput(wrappers, rest []arg) []arg {
 	return out
 }
 
-// xargsReplace returns the replacement string of the last xargs among a command's
-// wrappers, when it has one: -I R, -iR or -i ({}), --replace[=R].
-func xargsReplace(wrappers []arg) (string, bool) {
+// xargsSpec is what the options of an xargs say of how it reads its input.
+type xargsSpec struct {
+	// replace is -I R's R (-i, --replace: {}), when replaces.
+	replace  string
+	replaces bool
+	// split splits the input into items: at blanks; at newlines with -I (each line is
+	// one item); at NULs with -0; at the delimiter of -d.
+	split func(string) []string
+}
+
+// xargsOptions reads the options of the last xargs among a command's wrappers.
+func xargsOptions(wrappers []arg) xargsSpec {
+	spec := xargsSpec{split: strings.Fields}
 	at := -1
 	for i, w := range wrappers {
 		if !w.dynamic && baseName(w.lit) == "xargs" {
@@ -557,8 +569,10 @@ func xargsReplace(wrappers []arg) (string, bool) {
 		}
 	}
 	if at < 0 {
-		return "", false
+		return spec
 	}
+	var delim string
+	delimited := false
 	values := wrappersTable("xargs").valueShort
 	args := wrappers[at+1:]
 	for i := 0; i < len(args); i++ {
@@ -568,38 +582,86 @@ func xargsReplace(wrappers []arg) (string, bool) {
 		}
 		if long, ok := strings.CutPrefix(s, "--"); ok {
 			name, val, has := strings.Cut(long, "=")
-			if name == "replace" {
+			switch name {
+			case "replace":
+				spec.replace, spec.replaces = "{}", true
 				if has {
-					return val, true
+					spec.replace = val
 				}
-				return "{}", true
+			case "null":
+				delim, delimited = "\x00", true
+			case "delimiter":
+				if !has && i+1 < len(args) {
+					i++
+					val = args[i].lit
+				}
+				delim, delimited = xargsDelimiter(val), true
 			}
 			continue
 		}
 		for j := 1; j < len(s); j++ {
-			switch c := s[j]; {
-			case c == 'I':
-				if j+1 < len(s) {
-					return s[j+1:], true
-				}
-				if i+1 < len(args) && !args[i+1].dynamic {
-					return args[i+1].lit, true
-				}
-				return "", false
-			case c == 'i':
-				if j+1 < len(s) {
-					return s[j+1:], true
-				}
-				return "{}", true
-			case strings.IndexByte(values, c) >= 0:
-				if j+1 == len(s) {
+			c := s[j]
+			var val string
+			if strings.IndexByte(values+"i", c) >= 0 {
+				// The option's value is the rest of the word, or the next word.
+				switch {
+				case j+1 < len(s):
+					val = s[j+1:]
+				case c != 'i' && i+1 < len(args) && !args[i+1].dynamic:
 					i++
+					val = args[i].lit
 				}
 				j = len(s)
 			}
+			switch c {
+			case 'I':
+				spec.replace, spec.replaces = val, val != ""
+			case 'i':
+				spec.replace, spec.replaces = cmp.Or(val, "{}"), true
+			case '0':
+				delim, delimited = "\x00", true
+			case 'd':
+				delim, delimited = xargsDelimiter(val), true
+			}
 		}
 	}
-	return "", false
+	switch {
+	case delimited:
+		spec.split = func(text string) []string {
+			items := strings.Split(text, delim)
+			if n := len(items); n > 0 && items[n-1] == "" {
+				items = items[:n-1]
+			}
+			return items
+		}
+	case spec.replaces:
+		// -I reads one item per line, its leading blanks dropped.
+		spec.split = func(text string) []string {
+			var items []string
+			for line := range strings.Lines(text) {
+				if line = strings.TrimLeft(strings.TrimSuffix(line, "\n"), " \t"); line != "" {
+					items = append(items, line)
+				}
+			}
+			return items
+		}
+	}
+	return spec
+}
+
+// xargsDelimiter is the character -d names: itself, or an escape (\n, \t, \0, \\).
+func xargsDelimiter(v string) string {
+	switch v {
+	case "\\n":
+		return "\n"
+	case "\\t":
+		return "\t"
+	case "\\0":
+		return "\x00"
+	case "\\\\":
+		return "\\"
+	}
+	return v
 }
 
 // wrappersTable returns the wrapper entry of a program.

@@ -615,8 +615,8 @@ func (a *analyzer) writtenCode(n int) (map[string]fileText, []string) {
 		for _, r := range a.meta[i].runs {
 			a.runWritten(i, r, written)
 		}
-		var carried string
-		written, carried = a.copyWritten(i, written)
+		var carried, copied string
+		written, carried, copied = a.copyWritten(i, written)
 		m = &a.meta[i]
 		for _, acc := range a.cmds[i].Accesses {
 			if acc.Kind != call.Write || !acc.Redirect && (keepsText(m.prog) || acc.Path == carried) {
@@ -649,11 +649,19 @@ func (a *analyzer) writtenCode(n int) (map[string]fileText, []string) {
 					t.known, t.partial = false, true
 				}
 			}
-			if runsFiles {
+			if runsFiles && acc.Path != copied {
 				if written == nil {
 					written = make(map[string]fileText)
 				}
-				written[acc.Path] = t
+				run := t
+				if !t.known && !t.partial {
+					// An in-place edit (sed -i, perl -pi) leaves the file's other text
+					// as it was: what it puts in is the part to read when the file runs.
+					if inserted, ok := inPlaceInserted(m.prog, a.cmds[i].Args); ok {
+						run = fileText{text: strings.Join(inserted, "\n"), partial: true}
+					}
+				}
+				written[acc.Path] = run
 				if !slices.Contains(order, acc.Path) {
 					order = append(order, acc.Path)
 				}
@@ -689,8 +697,10 @@ func (a *analyzer) runWritten(i int, r runFile, written map[string]fileText) {
 			return
 		}
 	}
-	// A project file is the project's code, which the agent may run anyway (./build.sh).
-	if r.opaque && !a.trustedSource(r.path) && !a.trustedDir(r.path, cwd) {
+	// A project file is the project's code, which the agent may run anyway (./build.sh);
+	// one this line or an earlier call wrote with text moat could not read is not.
+	writtenUnread := ok && !t.known && !t.partial
+	if r.opaque && (writtenUnread || !a.trustedSource(r.path) && !a.trustedDir(r.path, cwd)) {
 		what := "sources " + r.path
 		switch {
 		case r.path == m.script && !m.sourced:

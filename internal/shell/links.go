@@ -268,28 +268,34 @@ func scriptLang(prog string, r runFile, text string) (oneliner.Interpreter, bool
 
 // copyWritten carries what the line wrote into a file over to the copy, link or new
 // name the command at i gives it (cp a.sh /tmp/b.sh, mv, ln), so that running the copy
-// runs the text. carried is the path the text was carried to, "" when none was.
-func (a *analyzer) copyWritten(i int, written map[string]fileText) (_ map[string]fileText, carried string) {
+// runs the text. carried is the path the text was carried to, "" when none was. A copy
+// of a file the line did not write is that file: one of the project or the system is
+// as trusted as its source (trusted names it, so that it is not taken for a file
+// written with unknown text), one from elsewhere (cp /tmp/x.sh build.sh) is not.
+func (a *analyzer) copyWritten(i int, written map[string]fileText) (_ map[string]fileText, carried, trusted string) {
 	m := &a.meta[i]
-	if len(written) == 0 || !copyingProgram(m.prog) {
-		return written, ""
+	if !copyingProgram(m.prog) {
+		return written, "", ""
 	}
 	ops := a.cmds[i].Operands
 	if len(ops) < 2 {
-		return written, ""
+		return written, "", ""
 	}
 	src, ok1, _ := a.abs(ops[len(ops)-2], m.cwd)
 	dst, ok2, _ := a.abs(ops[len(ops)-1], m.cwd)
 	if !ok1 || !ok2 {
-		return written, ""
+		return written, "", ""
 	}
 	t, ok := written[src]
 	if !ok {
-		return written, ""
+		if a.trustedSource(src) || a.trustedDir(src, m.cwd) {
+			return written, "", dst
+		}
+		return written, "", ""
 	}
 	written[dst] = t
 	written[dst+"/"+path.Base(src)] = t
-	return written, dst
+	return written, dst, ""
 }
 
 // locatorOptions returns, for a program that prints where a program is, the options
@@ -329,10 +335,12 @@ func located(word string) string {
 	return canonicalProgram(path.Base(f[len(f)-1]))
 }
 
-// keepsText reports whether the writes of prog leave a file's text as it was (chmod +x).
+// keepsText reports whether the writes of prog leave a file's text as it was (chmod +x),
+// or its code as it was (line endings, a formatter's layout).
 func keepsText(prog string) bool {
 	switch prog {
-	case "chmod", "chown", "chgrp", "touch":
+	case "chmod", "chown", "chgrp", "touch", "chattr", "setfacl",
+		"dos2unix", "unix2dos", "mac2unix", "unix2mac", "shfmt":
 		return true
 	}
 	return false
