@@ -448,7 +448,7 @@ func (a *analyzer) cwdAt(i int) dir {
 // downloadExec reports a file downloaded and then run in the same line, or downloaded by
 // an earlier call of the session. It returns the files the line downloads.
 func (a *analyzer) downloadExec(n int) []string {
-	var got []string
+	var got, unpacked []string
 	for i := 0; i < n; i++ {
 		m := &a.meta[i]
 		if m.nested {
@@ -457,11 +457,20 @@ func (a *analyzer) downloadExec(n int) []string {
 		c := &a.cmds[i]
 		for _, acc := range c.Accesses {
 			if acc.Kind == call.Exec {
-				a.runsDownload(c, acc.Path, got)
+				a.runsDownload(c, acc.Path, got, unpacked)
 			}
 		}
 		if m.script != "" {
-			a.runsDownload(c, m.script, got)
+			a.runsDownload(c, m.script, got, unpacked)
+		}
+		if a.unpacksDownload(i, got) {
+			// tar xf x.tgz, unzip x.zip -d d: what the archive held is as much a
+			// download as the archive.
+			for _, acc := range c.Accesses {
+				if acc.Kind == call.Write && acc.Recursive {
+					unpacked = append(unpacked, acc.Path)
+				}
+			}
 		}
 		got = append(got, m.downloads...)
 		if m.stdoutFile != "" && a.outOfProduced(i).t&tDownload != 0 {
@@ -471,13 +480,49 @@ func (a *analyzer) downloadExec(n int) []string {
 	return got
 }
 
+// unpacksDownload reports whether the command at i reads a file the line downloaded
+// (by an access or by naming it) or a download piped in, and writes a whole directory:
+// it unpacks a download.
+func (a *analyzer) unpacksDownload(i int, got []string) bool {
+	piped := a.meta[i].piped && a.inOf(i).t&tDownload != 0
+	if len(got) == 0 && !piped {
+		return false
+	}
+	c := &a.cmds[i]
+	tree, reads := false, false
+	for _, acc := range c.Accesses {
+		tree = tree || acc.Kind == call.Write && acc.Recursive
+		reads = reads || acc.Kind == call.Read && contains(got, acc.Path)
+	}
+	if !tree {
+		return false
+	}
+	if piped {
+		return true
+	}
+	for _, op := range c.Operands {
+		if p, ok, _ := a.abs(op, a.meta[i].cwd); ok && contains(got, p) {
+			reads = true
+		}
+	}
+	return reads
+}
+
 // runsDownload gives c, which runs the file p, the finding of running a download when
-// the line or an earlier call of the session downloaded p.
-func (a *analyzer) runsDownload(c *call.Command, p string, got []string) {
+// the line or an earlier call of the session downloaded p, or the line unpacked it from
+// a download into one of the directories unpacked.
+func (a *analyzer) runsDownload(c *call.Command, p string, got, unpacked []string) {
 	if contains(got, p) {
 		*c = withFinding(*c, findDownloadExec, "runs "+p+", downloaded earlier in the line")
 	} else if by, ok := a.earlierDownload(p); ok {
 		*c = withFinding(*c, findDownloadExec, "runs a file downloaded by "+by.Call+": "+p)
+	} else {
+		for _, d := range unpacked {
+			if p == d || strings.HasPrefix(p, strings.TrimSuffix(d, "/")+"/") {
+				*c = withFinding(*c, findDownloadExec, "runs "+p+", unpacked from a download earlier in the line")
+				return
+			}
+		}
 	}
 }
 
