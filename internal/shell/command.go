@@ -97,6 +97,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		cwd = a.chdir(d, cwd)
 	}
 	prog, rest := args[i], args[i+1:]
+	if mod, after, ok := moduleProgram(prog, rest); ok {
+		prog, rest = mod, after // python -m pip install X is pip install X
+	}
 	if u.xargs {
 		a.curRedirs = redirs
 		rest = a.xargsInput(args[:i], rest)
@@ -1128,4 +1131,36 @@ func (a *analyzer) hereString() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// moduleCommand returns the program the tables know a Python module run with python -m
+// as: python -m pip install is pip install.
+func moduleCommand(mod string) (string, bool) {
+	switch mod {
+	case "pip", "pip3":
+		return "pip", true
+	case "twine", "pytest", "pipx", "poetry", "uv", "venv":
+		return mod, true
+	}
+	return "", false
+}
+
+// moduleProgram returns, for python -m MODULE ARGS… (or -mMODULE) whose module
+// moduleCommand knows, the module's program and its arguments.
+func moduleProgram(prog arg, rest []arg) (arg, []arg, bool) {
+	if prog.dynamic || canonicalProgram(baseName(prog.lit)) != "python" || len(rest) == 0 || rest[0].dynamic {
+		return prog, rest, false
+	}
+	mod, after := "", rest[1:]
+	switch w := rest[0].lit; {
+	case w == "-m" && len(rest) > 1 && !rest[1].dynamic:
+		mod, after = rest[1].lit, rest[2:]
+	case strings.HasPrefix(w, "-m") && len(w) > 2:
+		mod = w[2:]
+	}
+	name, ok := moduleCommand(mod)
+	if !ok {
+		return prog, rest, false
+	}
+	return arg{lit: name}, after, true
 }

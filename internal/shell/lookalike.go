@@ -54,14 +54,6 @@ func (a *analyzer) lookalikeEffects(cmd *call.Command, v *view) {
 		return
 	}
 	name, ops, raw := v.name, v.ops, v.raw
-	if name == "python" {
-		// python -m pip install NAME is pip.
-		if m := v.values("m"); len(m) == 1 && m[0].lit == "pip" {
-			name = "pip"
-		} else if len(ops) > 0 && ops[0] == "pip" && v.flag("m") {
-			name, ops, raw = "pip", ops[1:], raw[1:]
-		}
-	}
 	for _, in := range installers()[name] {
 		if len(ops) < len(in.sub) || !subMatches(in.sub, ops) {
 			continue
