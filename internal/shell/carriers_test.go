@@ -191,6 +191,13 @@ func TestGitCodeKeysTable(t *testing.T) {
 				if line := forms("always")[1]; !givesAnywhere(line, findToolConfig) {
 					t.Errorf("%s: want %s", line, findToolConfig)
 				}
+			case gitTLSVerify:
+				want("false", findRegistry)
+				for _, line := range forms("true") {
+					if givesAnywhere(line, findRegistry) {
+						t.Errorf("%s: certificate checks on, yet %s", line, findRegistry)
+					}
+				}
 			default:
 				t.Fatalf("kind %d has no test", k.kind)
 			}

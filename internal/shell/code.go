@@ -892,6 +892,11 @@ func (a *analyzer) assignFindings(as []*syntax.Assign, fs []call.Finding) []call
 			if val == "0" || val == "" {
 				fs = appendFinding(fs, findLogTamper, name+"="+val)
 			}
+		case "GOFLAGS":
+			// -insecure fetches modules over plain HTTP and skips certificate checks.
+			if strings.Contains(val, "-insecure") {
+				fs = appendFinding(fs, findRegistry, name+"="+val)
+			}
 		default:
 			if registryVars()[strings.ToLower(name)] {
 				fs = appendFinding(fs, findRegistry, name+"="+val)

@@ -31,6 +31,7 @@ const (
 	gitHooks                               // a directory of hooks git runs (core.hooksPath, init.templateDir)
 	gitInclude                             // another configuration file git reads (include.path)
 	gitTransport                           // allows transports whose URLs name commands (protocol.ext.allow)
+	gitTLSVerify                           // checks the certificates of HTTPS remotes (http.sslVerify)
 	gitWorkTree                            // a work tree git checks files out into (core.worktree)
 	gitPair                                // for an option: a KEY=VALUE setting (clone -c)
 )
@@ -95,6 +96,8 @@ var gitCodeKeys = sync.OnceValue(func() []gitKey {
 		{"includeif.*.path", gitInclude},
 		{"protocol.ext.allow", gitTransport},
 		{"protocol.allow", gitTransport},
+		{"http.sslverify", gitTLSVerify},
+		{"http.*.sslverify", gitTLSVerify},
 	}
 })
 
@@ -179,6 +182,10 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	case gitWorkTree:
 		if !a.inProject(a.tildePath(v), cwd) {
 			fs = appendFinding(fs, findOpaque, carrier+" is "+v+", outside the project: git checks files out there")
+		}
+	case gitTLSVerify:
+		if falseWord(strings.ToLower(strings.TrimSpace(v))) {
+			fs = appendFinding(fs, findRegistry, carrier+" "+v+": fetches take any certificate, so anyone on the path can answer them")
 		}
 	case gitTransport:
 		if persist && strings.EqualFold(strings.TrimSpace(v), "always") {

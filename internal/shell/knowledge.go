@@ -172,54 +172,66 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
 		},
-		"nsenter":      {{finding: findNamespace}},
-		"chroot":       {{finding: findNamespace}},
-		"unshare":      {{finding: findNamespace}},
-		"su":           {{finding: findSudo}},
-		"sudo":         {{finding: findSudo}},
-		"doas":         {{finding: findSudo}},
-		"pkexec":       {{finding: findSudo}},
-		"run0":         {{finding: findSudo}},
-		"useradd":      {{finding: findAccount}},
-		"adduser":      {{finding: findAccount}},
-		"userdel":      {{finding: findAccount}},
-		"deluser":      {{finding: findAccount}},
-		"usermod":      {{finding: findAccount}},
-		"groupadd":     {{finding: findAccount}},
-		"gpasswd":      {{finding: findAccount}},
-		"passwd":       {{finding: findAccount}},
-		"chpasswd":     {{finding: findAccount}},
-		"visudo":       {{finding: findAccount}},
-		"dscl":         {{when: dsclWrites, finding: findAccount}},
-		"crontab":      {{noneOf: []string{"l"}, finding: findCron}},
-		"at":           {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
-		"systemctl":    {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
-		"launchctl":    {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
-		"history":      {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
-		"journalctl":   {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
-		"unset":        {{operand: "histfile", finding: findLogTamper}},
-		"set":          {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
-		"env":          {{when: noOperands, finding: findEnvDump}},
-		"printenv":     {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
-		"export":       {{when: exportDump, finding: findEnvDump}},
-		"declare":      {{when: declareDump, finding: findEnvDump}},
-		"typeset":      {{when: declareDump, finding: findEnvDump}},
-		"nmap":         {{finding: findNetScan}},
-		"masscan":      {{finding: findNetScan}},
-		"zmap":         {{finding: findNetScan}},
-		"rustscan":     {{finding: findNetScan}},
-		"naabu":        {{finding: findNetScan}},
-		"arp-scan":     {{finding: findNetScan}},
-		"netdiscover":  {{finding: findNetScan}},
-		"hping3":       {{finding: findNetScan}},
-		"nc":           {{when: netcat, finding: ""}},
-		"ncat":         {{when: netcat, finding: ""}},
-		"telnet":       {{when: hostOperand, finding: findRawSocket}},
-		"socat":        {{when: socat, finding: ""}},
-		"dig":          {{when: dnsQuery, finding: findDNSExfil}},
-		"nslookup":     {{when: dnsQuery, finding: findDNSExfil}},
-		"host":         {{when: dnsQuery, finding: findDNSExfil}},
-		"drill":        {{when: dnsQuery, finding: findDNSExfil}},
+		"nsenter":     {{finding: findNamespace}},
+		"chroot":      {{finding: findNamespace}},
+		"unshare":     {{finding: findNamespace}},
+		"su":          {{finding: findSudo}},
+		"sudo":        {{finding: findSudo}},
+		"doas":        {{finding: findSudo}},
+		"pkexec":      {{finding: findSudo}},
+		"run0":        {{finding: findSudo}},
+		"useradd":     {{finding: findAccount}},
+		"adduser":     {{finding: findAccount}},
+		"userdel":     {{finding: findAccount}},
+		"deluser":     {{finding: findAccount}},
+		"usermod":     {{finding: findAccount}},
+		"groupadd":    {{finding: findAccount}},
+		"gpasswd":     {{finding: findAccount}},
+		"passwd":      {{finding: findAccount}},
+		"chpasswd":    {{finding: findAccount}},
+		"visudo":      {{finding: findAccount}},
+		"dscl":        {{when: dsclWrites, finding: findAccount}},
+		"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
+		"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
+		"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
+		"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
+		"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
+		"journalctl":  {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
+		"unset":       {{operand: "histfile", finding: findLogTamper}},
+		"set":         {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
+		"env":         {{when: noOperands, finding: findEnvDump}},
+		"printenv":    {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
+		"export":      {{when: exportDump, finding: findEnvDump}},
+		"declare":     {{when: declareDump, finding: findEnvDump}},
+		"typeset":     {{when: declareDump, finding: findEnvDump}},
+		"nmap":        {{finding: findNetScan}},
+		"masscan":     {{finding: findNetScan}},
+		"zmap":        {{finding: findNetScan}},
+		"rustscan":    {{finding: findNetScan}},
+		"naabu":       {{finding: findNetScan}},
+		"arp-scan":    {{finding: findNetScan}},
+		"netdiscover": {{finding: findNetScan}},
+		"hping3":      {{finding: findNetScan}},
+		"nc":          {{when: netcat, finding: ""}},
+		"ncat":        {{when: netcat, finding: ""}},
+		"telnet":      {{when: hostOperand, finding: findRawSocket}},
+		"socat":       {{when: socat, finding: ""}},
+		"dig":         {{when: dnsQuery, finding: findDNSExfil}},
+		"nslookup":    {{when: dnsQuery, finding: findDNSExfil}},
+		"host":        {{when: dnsQuery, finding: findDNSExfil}},
+		"drill":       {{when: dnsQuery, finding: findDNSExfil}},
+		// uv's pip interface, and uv's own commands, take pip's index options.
+		"uv": {
+			{sub: []string{"pip", "install|sync|compile"}, when: pipSource, finding: ""},
+			{sub: []string{"add|sync|lock|tool"}, anyOf: []string{"index", "default-index", "index-url", "extra-index-url", "find-links"}, finding: findRegistry},
+		},
+		"poetry": {
+			{sub: []string{"source", "add"}, finding: findRegistry},
+			{sub: []string{"config"}, operand: "repositories.*", finding: findRegistry},
+		},
+		"conda":        {{when: condaChannel, finding: findRegistry}},
+		"mamba":        {{when: condaChannel, finding: findRegistry}},
+		"micromamba":   {{when: condaChannel, finding: findRegistry}},
 		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
 		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}},
 		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
@@ -949,7 +961,7 @@ func npmRegistry(a *analyzer, v *view) string {
 		if v.ops[0] == "set" {
 			key = v.ops[1]
 		}
-		if strings.Contains(key, "registry") || strings.Contains(key, "strict-ssl") {
+		if strings.Contains(key, "registry") || strings.Contains(key, "strict-ssl") || strings.Contains(key, "strictssl") {
 			a.report(findRegistry, v.name+" config set "+key)
 			return "registry"
 		}
@@ -984,8 +996,38 @@ var registryVars = sync.OnceValue(func() map[string]bool {
 		"pip_extra_index_url": true, "pip_trusted_host": true, "uv_index_url": true,
 		"uv_extra_index_url": true, "uv_index": true, "cargo_registries_crates_io_index": true,
 		"bundle_mirror__all": true, "node_tls_reject_unauthorized": true,
+		"git_ssl_no_verify": true, "pythonhttpsverify": true, "poetry_repositories_pypi_url": true,
+		"conda_channels": true,
 	}
 })
+
+// condaChannel: conda install|create -c URL, or conda config --add channels URL: a
+// channel given by its URL rather than by a name on anaconda.org.
+func condaChannel(_ *analyzer, v *view) string {
+	for _, c := range v.values("c", "channel") {
+		if strings.Contains(c.lit, "://") || c.dynamic {
+			return v.name + " -c " + c.lit
+		}
+	}
+	if len(v.ops) >= 2 && v.ops[0] == "config" {
+		// conda config --add channels URL: the key is --add's value, the URL an operand.
+		for _, o := range v.raw[1:] {
+			if strings.Contains(o.lit, "://") {
+				return v.name + " config channels " + o.lit
+			}
+		}
+	}
+	return ""
+}
+
+// falseWord reports whether s is one of the spellings of false in configuration.
+func falseWord(s string) bool {
+	switch s {
+	case "false", "0", "no", "off":
+		return true
+	}
+	return false
+}
 
 func goEnvRegistry(_ *analyzer, v *view) string {
 	for _, o := range v.ops[1:] {
