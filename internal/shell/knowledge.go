@@ -121,6 +121,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
 			{sub: []string{"configure", "get"}, operand: "*secret*", finding: findCredentialsRead},
 			{when: awsDestructive, finding: findInfraDelete},
+			{when: awsAuditOff, finding: findSecurityOff},
 			{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
 		},
 		"gh": {
@@ -751,6 +752,29 @@ func awsDestructive(_ *analyzer, v *view) string {
 	case service == "secretsmanager" && (op == "put-secret-value" || op == "update-secret"):
 		// Overwriting a secret replaces the value every consumer of it reads.
 		return "aws secretsmanager " + op
+	case service == "kms" && (op == "schedule-key-deletion" || op == "disable-key"):
+		// What a key encrypted cannot be read without it.
+		return "aws kms " + op
+	}
+	return ""
+}
+
+// awsAuditOff: the operations that stop an account's audit trail or threat detection,
+// which hides what is done next.
+func awsAuditOff(_ *analyzer, v *view) string {
+	if len(v.ops) < 2 {
+		return ""
+	}
+	switch service, op := v.ops[0], v.ops[1]; {
+	case service == "cloudtrail" && op == "stop-logging",
+		service == "config" && op == "stop-configuration-recorder",
+		service == "securityhub" && op == "disable-security-hub",
+		service == "guardduty" && op == "disassociate-from-administrator-account",
+		service == "macie2" && op == "disable-macie",
+		service == "inspector2" && op == "disable",
+		service == "detective" && op == "disable-organization-admin-account",
+		service == "access-analyzer" && op == "delete-analyzer":
+		return "aws " + service + " " + op
 	}
 	return ""
 }
