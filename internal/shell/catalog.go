@@ -281,34 +281,41 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 	}
 }
 
-// unmodelledProtected makes opaque a program whose file effects moat does not model (a
-// catalogued tool with no table: yq, pandoc, ffmpeg, prettier) when one of its operands or
-// option values names a file self-protection guards: `yq -i … moat.yaml` and `pandoc -o
-// ~/.claude/settings.json` may rewrite it, and moat cannot tell whether they do.
+// unmodelledProtected judges the files named to a program whose file effects moat does
+// not model (a catalogued tool with no table: yq, pandoc, iconv, xmllint) by what they
+// are. One that self-protection guards makes it opaque: `yq -i … moat.yaml` and `pandoc
+// -o ~/.claude/settings.json` may rewrite it, and moat cannot tell whether they do. One
+// that holds credentials is read: `yq . ~/.kube/config` and `iconv … ~/.ssh/id_rsa`
+// print it, as cat would.
 func (a *analyzer) unmodelledProtected(at int, ops []arg, opts []option, cwd dir) {
-	protected := a.sh.env.Protected
-	if protected == nil {
+	protected, sensitive := a.sh.env.Protected, a.sh.env.Sensitive
+	if protected == nil && sensitive == nil {
 		return
 	}
-	check := func(x arg) bool {
+	guarded := false
+	check := func(x arg) {
 		if x.dynamic || x.lit == "" || strings.Contains(x.lit, "://") {
-			return false
+			return
 		}
 		p, ok, _ := a.resolve(x.lit, cwd)
-		if !ok || !protected(call.Access{Kind: call.Write, Path: p, Glob: x.glob}) {
-			return false
+		if !ok {
+			return
 		}
-		a.opaque(at, a.meta[at].prog+" is given "+p+", a file moat protects, and moat does not model what "+a.meta[at].prog+" does to its files")
-		return true
+		if !guarded && protected != nil && protected(call.Access{Kind: call.Write, Path: p, Glob: x.glob}) {
+			guarded = true
+			a.opaque(at, a.meta[at].prog+" is given "+p+", a file moat protects, and moat does not model what "+a.meta[at].prog+" does to its files")
+		}
+		if sensitive != nil && sensitive(call.Access{Kind: call.Read, Path: p, Glob: x.glob}) {
+			c := &a.cmds[at]
+			c.Opaque = a.addAccess(&c.Accesses, call.Read, x, false, cwd) || c.Opaque
+		}
 	}
 	for _, o := range ops {
-		if check(o) {
-			return
-		}
+		check(o)
 	}
 	for _, o := range opts {
-		if o.hasValue && check(o.val) {
-			return
+		if o.hasValue {
+			check(o.val)
 		}
 	}
 }

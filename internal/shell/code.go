@@ -511,6 +511,14 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 			a.codeFromWord(at, o.val, execInterp, in.Lang)
 			return
 		}
+		if readsArgFiles(in.Lang, opts, o.val.lit) {
+			// perl -ne CODE FILE…, ruby -pe CODE FILE…: the code runs on each line of the
+			// files its operands name.
+			c := &a.cmds[at]
+			for _, f := range ops {
+				c.Opaque = a.addAccess(&c.Accesses, call.Read, f, false, cwd) || c.Opaque
+			}
+		}
 		a.inspect(at, in.Lang, o.val.lit, cwd)
 		return
 	}
@@ -546,6 +554,22 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		return
 	}
 	a.scriptOperand(at, ops[0], cwd, &in)
+}
+
+// readsArgFiles reports whether a Perl or Ruby one-liner reads the files its operands
+// name: a loop over their lines (-n, -p, and -a, -F and -i, which imply one), or code
+// that reads them (<>, ARGF).
+func readsArgFiles(lang oneliner.Lang, opts []option, code string) bool {
+	if lang != oneliner.Perl && lang != oneliner.Ruby {
+		return false
+	}
+	for _, o := range opts {
+		switch o.name {
+		case "n", "p", "a", "F", "i":
+			return true
+		}
+	}
+	return strings.Contains(code, "<>") || strings.Contains(code, "ARGF") || strings.Contains(code, "<ARGV>")
 }
 
 // preloadOptions returns, for a language, the command-line options that load a module or

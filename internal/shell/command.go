@@ -797,6 +797,15 @@ func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, o
 			return a.intoDir(cmd, eff, ops, o.val, rec, cwd) || opaque
 		}
 	}
+	patternGiven := false
+	for _, o := range opts {
+		if o.hasValue && slices.Contains(eff.patterns, o.name) {
+			patternGiven = true
+			if slices.Contains(eff.patternFiles, o.name) {
+				opaque = a.addAccess(&cmd.Accesses, call.Read, o.val, false, cwd) || opaque
+			}
+		}
+	}
 	for _, r := range eff.rules {
 		if r.operands == linkName && len(ops) == 1 {
 			// `ln -s target` links target's base name in the cwd.
@@ -809,6 +818,9 @@ func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, o
 			continue
 		}
 		lo, hi := r.operands.span(len(ops))
+		if patternGiven && r.operands == afterFirst {
+			lo = 0 // grep -e PAT FILE…: every operand is a file
+		}
 		for _, o := range ops[lo:hi] {
 			selected = true
 			opaque = a.addAccess(&cmd.Accesses, r.kind, o, rec, cwd) || opaque

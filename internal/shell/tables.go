@@ -165,6 +165,22 @@ type fileEffects struct {
 	// targetDir are options whose value is the directory every operand goes into (cp -t
 	// DIR SRC…): then every operand is a source, and the destinations are DIR/SRC's name.
 	targetDir []string
+	// patterns are a searcher's options whose value is its pattern (grep -e PAT, -f
+	// FILE): given one, the first operand is a file like the others. patternFiles are
+	// those whose value is a file of patterns, which is read.
+	patterns, patternFiles []string
+}
+
+// searcher is the file effects of a program that searches the files its operands name
+// after its pattern: grep, and the recursive searchers.
+func searcher(recursive string, always bool) fileEffects {
+	eff := fileEffects{rules: []accessRule{{afterFirst, call.Read}}, recursive: recursive, alwaysRecursive: always,
+		noOperand: cwdIfRecursive, noOperandKind: call.Read,
+		patterns: []string{"e", "regexp", "f", "file"}, patternFiles: []string{"f", "file"}}
+	if always {
+		eff.noOperand = cwdAlways
+	}
+	return eff
 }
 
 var (
@@ -200,7 +216,11 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"stat": noFiles,
 		// uniq [INPUT [OUTPUT]] writes its second operand.
 		"uniq": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}},
-		"grep": {rules: []accessRule{{afterFirst, call.Read}}, recursive: "r", noOperand: cwdIfRecursive, noOperandKind: call.Read},
+		"grep": searcher("r", false), "ugrep": searcher("r", false),
+		// ripgrep, the silver searcher, ack, pt and sift search the working directory, and
+		// each directory named, as whole trees.
+		"rg": searcher("", true), "ag": searcher("", true), "ack": searcher("", true),
+		"pt": searcher("", true), "sift": searcher("", true),
 		"ls":   noFiles,
 		"du":   noFiles,
 
