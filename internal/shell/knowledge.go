@@ -101,6 +101,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"worktree", "remove"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
 			{sub: []string{"submodule", "deinit"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
 			{when: gitRunsCode, finding: ""},
+			{sub: []string{"add|stage"}, when: gitStagesSecret, finding: findCredentialsRead},
 			{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
 			{sub: []string{"config"}, operand: "url.*.pushinsteadof", finding: findRegistry},
 		},
@@ -1039,6 +1040,27 @@ func condaChannel(_ *analyzer, v *view) string {
 			if strings.Contains(o.lit, "://") {
 				return v.name + " config channels " + o.lit
 			}
+		}
+	}
+	return ""
+}
+
+// gitStagesSecret: git add FILE stores a file that holds credentials in the repository,
+// where a commit keeps it for good and a push publishes it (git add -f .env, past the
+// .gitignore that kept it out). A directory added whole is judged by its files' names
+// at commit time, which moat does not see; a file named is judged here.
+func gitStagesSecret(a *analyzer, v *view) string {
+	sensitive := a.sh.env.Sensitive
+	if sensitive == nil {
+		return ""
+	}
+	for _, o := range v.raw[1:] {
+		if o.dynamic || o.lit == "--" {
+			continue
+		}
+		p, ok, _ := a.resolve(o.lit, a.cwd())
+		if ok && sensitive(call.Access{Kind: call.Read, Path: p, Glob: o.glob}) {
+			return "git add " + o.lit + ": a commit keeps it and a push publishes it"
 		}
 	}
 	return ""
