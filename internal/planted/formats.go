@@ -634,6 +634,10 @@ func vimCode(text string, x *extraction) {
 		if vimCondition(t) {
 			continue
 		}
+		if file, ok := vimSourced(t); ok {
+			x.opaque("sourced file", "the editor runs the script "+file+", whose code moat cannot read")
+			continue
+		}
 		if m := vimBang().FindStringSubmatch(t); m != nil && !vimCalls().MatchString(t) {
 			cmd := strings.TrimRight(m[1], `"' )`)
 			if strings.HasPrefix(t, "exe") {
@@ -642,6 +646,29 @@ func vimCode(text string, x *extraction) {
 			x.shell(":! command", cmd)
 		}
 	}
+}
+
+// vimSourced returns the file a Vim command line runs as a script (source, so, luafile,
+// pyfile, py3file, rubyfile, perlfile…), unless it is one of the editor's own startup
+// files, which are judged when they are written.
+func vimSourced(t string) (string, bool) {
+	cmd, arg, ok := strings.Cut(t, " ")
+	if !ok {
+		return "", false
+	}
+	switch strings.TrimSuffix(cmd, "!") {
+	case "so", "sou", "sour", "sourc", "source", "luafile", "pyf", "pyfile", "py3f", "py3file",
+		"pyxfile", "rubyf", "rubyfile", "perlfile", "mzf", "mzfile", "tclf", "tclfile":
+	default:
+		return "", false
+	}
+	file := strings.TrimSpace(arg)
+	for _, own := range []string{"~/.vim/", "~/.config/nvim/", "$HOME/.vim/", "$HOME/.config/nvim/", "$VIMRUNTIME/", "$MYVIMRC"} {
+		if strings.HasPrefix(file, own) {
+			return "", false
+		}
+	}
+	return file, file != ""
 }
 
 // vimCondition reports whether a line is a condition or an expression, where ! is the

@@ -77,6 +77,20 @@ var pathRuleData = []pathRule{
 	{"/etc/zshrc", writeOnly, findShellRC},
 	{"/etc/zsh/**", writeOnly, findShellRC},
 	{"/etc/environment", writeOnly, findShellRC},
+	// X sessions run these at login.
+	{"~/.xprofile", writeOnly, findShellRC},
+	{"~/.xinitrc", writeOnly, findShellRC},
+	{"~/.xsession", writeOnly, findShellRC},
+	{"~/.xsessionrc", writeOnly, findShellRC},
+	// Emacs and the terminal multiplexers run these at every start, and each can run
+	// commands (Emacs Lisp, tmux's run-shell, screen's exec), which moat does not read.
+	// (Shell, vim and Python startup files are planted code, read as what they are.)
+	{"~/.emacs", writeOnly, findToolConfig},
+	{"~/.emacs.d/**", writeOnly, findToolConfig},
+	{"~/.config/emacs/**", writeOnly, findToolConfig},
+	{"~/.tmux.conf", writeOnly, findToolConfig},
+	{"~/.config/tmux/**", writeOnly, findToolConfig},
+	{"~/.screenrc", writeOnly, findToolConfig},
 
 	// Services started by the system or at login.
 	{"/etc/systemd/**", writeOnly, findService},
