@@ -7,6 +7,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/findings"
+	"github.com/moatdev/moat/internal/netdest"
 )
 
 // The destructive tools of MCP servers. Servers name their tools for what they do, in
@@ -153,6 +154,9 @@ func mcpDestructive(c *call.Call, accesses []call.Access) []call.Finding {
 		if !slices.ContainsFunc(t.args, func(a mcpArgTest) bool { return !a.holds(c.Args) }) {
 			fs = append(fs, findings.New(t.finding, fmt.Sprintf("%s: %s", c.MCP.Tool, t.what)))
 		}
+	}
+	if seg := mcpDeletingRequest(c, tool); seg != "" {
+		fs = append(fs, findings.New("destructive.http.delete", fmt.Sprintf("%s: a request to …/%s, an endpoint named for deleting", c.MCP.Tool, seg)))
 	}
 	if verb, object, ok := destroys(c); ok {
 		for _, d := range mcpDestroyed {
@@ -313,4 +317,37 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// mcpDeletingRequest returns the path segment that names the endpoint an HTTP tool's
+// call sends a request that changes state to as deleting (a POST to …/doDelete), as
+// curl's is judged (netdest.DeletingEndpoint). The method is an argument (method,
+// httpMethod, verb) or the tool's name (http_post); a request that only reads is not.
+func mcpDeletingRequest(c *call.Call, tool []string) string {
+	method := ""
+	for _, k := range sortedKeys(c.Args) {
+		if s, ok := c.Args[k].(string); ok && containsWord([]string{"method", "httpmethod", "verb"}, squash(k)) {
+			method = strings.ToUpper(strings.TrimSpace(s))
+		}
+	}
+	if method == "" {
+		for _, m := range []string{"post", "put", "patch"} {
+			if containsWord(tool, m) {
+				method = strings.ToUpper(m)
+			}
+		}
+	}
+	switch method {
+	case "POST", "PUT", "PATCH":
+	default:
+		return ""
+	}
+	for _, k := range sortedKeys(c.Args) {
+		if s, ok := c.Args[k].(string); ok && containsWord([]string{"url", "uri", "endpoint", "path", "href", "link"}, squash(k)) {
+			if seg := netdest.DeletingEndpoint(s); seg != "" {
+				return seg
+			}
+		}
+	}
+	return ""
 }

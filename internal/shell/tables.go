@@ -221,8 +221,8 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		// each directory named, as whole trees.
 		"rg": searcher("", true), "ag": searcher("", true), "ack": searcher("", true),
 		"pt": searcher("", true), "sift": searcher("", true),
-		"ls":   noFiles,
-		"du":   noFiles,
+		"ls": noFiles,
+		"du": noFiles,
 
 		"touch":    {rules: writeEach},
 		"truncate": {rules: writeEach},

@@ -1,4 +1,4 @@
-package shell
+package netdest
 
 import "testing"
 
@@ -27,8 +27,8 @@ func TestDeletingEndpoint(t *testing.T) {
 		{"", ""},
 		{"/", ""},
 	} {
-		if got := deletingEndpoint(tc.url); got != tc.want {
-			t.Errorf("deletingEndpoint(%q) = %q, want %q", tc.url, got, tc.want)
+		if got := DeletingEndpoint(tc.url); got != tc.want {
+			t.Errorf("DeletingEndpoint(%q) = %q, want %q", tc.url, got, tc.want)
 		}
 	}
 }
