@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 	"github.com/moatdev/moat/internal/scan/injection"
+	"github.com/moatdev/moat/internal/shell"
 	"github.com/moatdev/moat/internal/shell/sqlscan"
 )
 
@@ -35,8 +37,21 @@ func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Fin
 	})
 	fs = append(fs, e.sentInjections(c, accesses)...)
 	fs = append(fs, mcpDestructive(c, accesses)...)
+	if hasWord(tool, mcpContainerVerbs) && hasWord(ctx, mcpContainerWords) {
+		// A container server's run_container: its mounts and privileges, as docker run's.
+		if id, ev := shell.ContainerSpec(c.Args, e.host.Home); id != "" {
+			fs = append(fs, findings.New(id, c.MCP.Tool+": "+ev))
+		}
+	}
 	return fs
 }
+
+// mcpContainerVerbs, in a tool's name, and mcpContainerWords, in its server's or tool's,
+// say that the tool creates or runs a container.
+var (
+	mcpContainerVerbs = []string{"run", "create", "start", "up", "launch", "deploy", "spawn"}
+	mcpContainerWords = []string{"docker", "podman", "container", "containers", "nerdctl", "compose"}
+)
 
 // mcpContext returns the words of an MCP call's server and tool names, which say what
 // kind of service it speaks to (postgres, redis, mongodb, github…).
