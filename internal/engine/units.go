@@ -113,6 +113,9 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	}
 	units := []unit{{label: fixedLabel(c.Describe()), subject: s}}
 	units = append(units, e.plantedUnits(c, base)...)
+	if c.Class == call.MCP {
+		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses)...)
+	}
 	if line, ok := mcpShellCommand(c); ok {
 		// A tool that runs shell commands is held to the shell rules too: its command is
 		// analysed as the agent's own shell commands are, and the strictest unit wins.
