@@ -141,10 +141,12 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"sync|move|moveto"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
 			{when: cliVerb(1), finding: findInfraDelete},
 		},
-		"restic":                {{when: cliVerb(1), finding: findInfraDelete}},
-		"borg":                  {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
-		"rsync":                 {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}, {when: rsyncShell, finding: ""}},
-		"ssh":                   {{when: sshRunsCode, finding: ""}},
+		"restic": {{when: cliVerb(1), finding: findInfraDelete}},
+		"borg":   {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
+		"rsync":  {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}, {when: rsyncShell, finding: ""}},
+		// A remote forward (-R) or a SOCKS proxy (-D) opens a way into this machine, or
+		// through it, to whoever reaches the listening port; -w a tunnel device.
+		"ssh":                   {{when: sshRunsCode, finding: ""}, {anyOf: []string{"R", "D", "w"}, finding: findRawSocket}},
 		"scp":                   {{when: sshRunsCode, finding: ""}},
 		"sftp":                  {{when: sshRunsCode, finding: ""}},
 		"kafka-topics":          {{anyOf: []string{"delete"}, finding: findInfraDelete}},
