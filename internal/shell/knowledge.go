@@ -125,6 +125,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{when: awsAuditOff, finding: findSecurityOff},
 			{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
 		},
+		"hub":     {{sub: []string{"delete"}, finding: findInfraDelete}},
+		"azcopy":  {{sub: []string{"remove|rm"}, finding: findInfraDelete}},
+		"railway": {{sub: []string{"down|delete"}, finding: findInfraDelete}},
+		"getent":  {{sub: []string{"shadow|gshadow"}, finding: findCredentialsRead}},
 		"gh": {
 			{sub: []string{"auth", "token"}, finding: findCredentialsRead},
 			{when: cliVerb(3), finding: findInfraDelete},
@@ -335,9 +339,14 @@ func destructiveVerb(w string) bool {
 		}
 		return false
 	}
-	for _, p := range []string{"delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear"} {
-		if strings.HasPrefix(w, p+"-") || strings.HasPrefix(w, p+"_") || strings.HasSuffix(w, "-"+p) || strings.HasSuffix(w, "_"+p) {
-			return true
+	// A verb among the words of a compound operation: delete-bucket, batch-delete-image,
+	// remove_tags, deregister-instances.
+	for part := range strings.FieldsFuncSeq(w, func(r rune) bool { return r == '-' || r == '_' }) {
+		switch part {
+		case "delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear":
+			if part != w {
+				return true
+			}
 		}
 	}
 	return false
