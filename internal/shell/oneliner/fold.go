@@ -34,10 +34,14 @@ type folded struct {
 }
 
 type folder struct {
-	lang    Lang
-	toks    []token
-	match   []int
-	vars    map[string]*foldVar
+	lang  Lang
+	toks  []token
+	match []int
+	vars  map[string]*foldVar
+	// loose are the names assigned somewhere other than at the start of a statement (c =>
+	// d += c in a callback, f(x = 1)): the statements seen in order do not tell their
+	// value where they are used.
+	loose   map[string]bool
 	aliases map[string]string
 	out     *strings.Builder
 	res     *folded
@@ -66,10 +70,52 @@ func fold(lang Lang, code string) folded {
 		return res
 	}
 	f := &folder{lang: lang, toks: toks, match: brackets(toks), vars: map[string]*foldVar{}, aliases: map[string]string{}, res: &res, out: &strings.Builder{}}
+	f.loose = f.looseAssignments()
 	f.out.Grow(len(code))
 	f.emit(0, len(toks))
 	res.code = f.out.String()
 	return res
+}
+
+// looseAssignments returns the names assigned by an operator (=, +=, .=, op=, :=, ++, --)
+// somewhere other than at the start of a statement, a declaration's included.
+func (f *folder) looseAssignments() map[string]bool {
+	var loose map[string]bool
+	toks := f.toks
+	for i, t := range toks {
+		if t.kind != tName {
+			continue
+		}
+		j := f.next(i+1, len(toks))
+		if j >= len(toks) || toks[j].kind != tPunct {
+			continue
+		}
+		op := toks[j].text
+		compound := j+1 < len(toks) && toks[j+1].kind == tPunct &&
+			(toks[j+1].text == "=" && (len(op) == 1 && strings.Contains("-*/%|&^:", op) || op == "||" || op == "&&" || op == "**" || op == "<<" || op == "//") ||
+				(op == "+" || op == "-") && toks[j+1].text == op)
+		if op != "=" && op != "+=" && op != ".=" && !compound {
+			continue
+		}
+		at := i
+		if k := f.prev(i); k >= 0 && toks[k].kind == tName && isDecl(toks[k].text) {
+			at = k // let d = …: the statement starts at its keyword
+		}
+		if !f.stmtStart(at) {
+			if loose == nil {
+				loose = map[string]bool{}
+			}
+			loose[t.text] = true
+		}
+	}
+	return loose
+}
+
+// prev returns the index of the last non-blank token before i, -1 if none.
+func (f *folder) prev(i int) int {
+	for i--; i >= 0 && f.toks[i].kind == tSpace; i-- {
+	}
+	return i
 }
 
 // next returns the index of the first non-blank token at or after i (len(toks) if none).
@@ -309,7 +355,7 @@ func (f *folder) statement(i, hi int) (int, bool) {
 			old.known = false
 		}
 	case ok && !seen:
-		f.vars[name] = &foldVar{val: v.val, known: true, decoded: v.decoded}
+		f.vars[name] = &foldVar{val: v.val, known: !f.loose[name], decoded: v.decoded}
 		delete(f.aliases, name)
 	case ok && seen && old.known && old.val == v.val:
 	case seen:

@@ -22,6 +22,11 @@ var foldCases = []struct {
 	{Python, "c = 'a' + 'b'; f(c)", "c = 'ab'; f('ab')", false},
 	{Python, "c = 'a'; c += 'b'; f(c)", "c = 'a'; c += 'b'; f('ab')", false},
 	{Python, "c = 'a'; c = 'b'; f(c)", "c = 'a'; c = 'b'; f(c)", false},
+	// A name also assigned inside an expression (a callback, an argument) holds no one
+	// value: the download appended to d in the callback is what eval runs.
+	{Node, "let d = ''; r.on('data', c => d += c); eval(d)", "let d = ''; r.on('data', c => d += c); eval(d)", false},
+	{Python, "c = 'a'; f(c := 'b'); g(c)", "c = 'a'; f(c := 'b'); g(c)", false},
+	{Node, "let n = 'a'; [1].map(() => n++); f(n)", "let n = 'a'; [1].map(() => n++); f(n)", false},
 	{Python, "d = 'x'; f(f'rm {d}')", "d = 'x'; f('rm x')", false},
 	{Python, "f(f'rm {d}')", "f(f'rm {d}')", false},
 	{Python, "f('rm %s' % os.environ['HOME'])", "f('rm ~')", false},
