@@ -114,11 +114,6 @@ var staticSets = []Set{
 			{"/root/.kube/config", "another user's credentials"},
 			{"/root/.docker/config.json", "another user's credentials"},
 			{"/root/.config/gh/hosts.yml", "another user's credentials"},
-			// AI agents' own sign-ins: each is an API key or OAuth token of the user's account.
-			{"~/.claude/.credentials.json", "Claude Code's sign-in"},
-			{"~/.codex/auth.json", "Codex's sign-in"},
-			{"~/.gemini/oauth_creds.json", "Gemini CLI's sign-in"},
-			{"~/.config/github-copilot/{hosts,apps}.json", "GitHub Copilot's tokens"},
 			// Wallets and VPN keys.
 			{"~/{.bitcoin,.litecoin,.dogecoin}/wallet.dat", "cryptocurrency wallets"},
 			{"~/{.bitcoin,.litecoin,.dogecoin}/wallets/**", "cryptocurrency wallets"},
