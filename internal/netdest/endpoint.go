@@ -13,8 +13,8 @@ import (
 // endpoint deletes what it names, as a DELETE does.
 
 // endpointVerbs are the words that, naming an HTTP endpoint, say it deletes. Fewer than
-// destructiveVerbs: an endpoint called clear, disable or revoke is as often a cache,
-// a feature flag or a session as stored data.
+// the shell's destructive subcommands: an endpoint called clear, disable or revoke is
+// as often a cache, a feature flag or a session as stored data.
 var endpointVerbs = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		"delete": true, "destroy": true, "purge": true, "remove": true, "drop": true, "wipe": true,
@@ -23,12 +23,11 @@ var endpointVerbs = sync.OnceValue(func() map[string]bool {
 	}
 })
 
-// DeletingEndpoint returns the path segment of url that names the endpoint as deleting, or
-// "":
-// the last segment that is not an identifier (a segment with a digit: /delete/42 names
-// the endpoint by its next-to-last), one of whose words (split at punctuation and camel
-// case) is an endpoint verb: doDelete, bulk_destroy, remove-member. The host is never a
-// segment, with or without a scheme.
+// DeletingEndpoint returns the path segment of url that names the endpoint as deleting,
+// or "": the last segment that is not an identifier (a segment with a digit: /delete/42
+// names the endpoint by its next-to-last), one of whose words (split at punctuation and
+// camel case) is an endpoint verb: doDelete, bulk_destroy, remove-member. The host is
+// never a segment, with or without a scheme.
 func DeletingEndpoint(url string) string {
 	path := url
 	if i := strings.Index(path, "://"); i >= 0 {

@@ -160,7 +160,10 @@ func (a *analyzer) left(got []string, written map[string]fileText, order []strin
 	var l Left
 	l.Downloads = got
 	for _, p := range order {
-		t := written[p]
+		t, ok := written[p]
+		if !ok {
+			continue // replaced later in the line by a copy of a project or system file
+		}
 		l.Written = append(l.Written, Written{Path: p, Text: t.text, Known: t.known, Partial: t.partial})
 	}
 	for i := range a.cmds {

@@ -54,6 +54,9 @@ func TestEarlierCompletesChains(t *testing.T) {
 		{first: "cp scripts/build.sh ./build.sh", then: "bash build.sh", notWant: []string{findOpaque}},
 		{first: "go build -o bin/app .", then: "./bin/app", notWant: []string{findOpaque}},
 		{first: "dos2unix build.sh", then: "./build.sh", notWant: []string{findOpaque}},
+		{first: "gcc -o hello hello.c", then: "./hello", notWant: []string{findOpaque}},
+		{first: "cargo build --release", then: "./target/release/app", notWant: []string{findOpaque}},
+		{first: "echo x > run.sh; cp scripts/run.sh run.sh", then: "sh run.sh", notWant: []string{findOpaque}},
 	}
 	for _, tt := range tests {
 		first := Analyze(tt.first, withEarlier(testEnv, &Earlier{}))

@@ -289,6 +289,7 @@ func (a *analyzer) copyWritten(i int, written map[string]fileText) (_ map[string
 	t, ok := written[src]
 	if !ok {
 		if a.trustedSource(src) || a.trustedDir(src, m.cwd) {
+			delete(written, dst) // what the line wrote there before is gone
 			return written, "", dst
 		}
 		return written, "", ""
