@@ -14,9 +14,9 @@ import (
 // them: volumes or binds (host:container strings, {source, target} objects, or a map from
 // host path to {bind, mode}), privileged, pid_mode, ipc_mode, cap_add, devices,
 // security_opt. The host's network is not the host (docker run --network host is not
-// asked about either). It returns the finding that gives the container the host, as `docker run`
-// with the same options gets, and its evidence; "" when none does. home is the user's home
-// directory, which the user may mount.
+// asked about either). It returns the finding that gives the container the host, as
+// `docker run` with the same options gets, and its evidence; "" when none does. home is
+// the user's home directory, which the user may mount.
 func ContainerSpec(args map[string]any, home string) (id, evidence string) {
 	spec := map[string]any{}
 	escapeID, escapeEv := "", ""
