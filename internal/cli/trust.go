@@ -12,6 +12,7 @@ import (
 
 	"github.com/moatdev/moat/internal/policy"
 	"github.com/moatdev/moat/internal/policy/source"
+	"github.com/moatdev/moat/internal/regfile"
 	"github.com/moatdev/moat/internal/trust"
 )
 
@@ -146,8 +147,10 @@ Trust refuses a policy that does not validate.`,
 			if err := store.Trust(file, l.source.Data, a.env.Now()); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(a.env.Stdout, "trusted %s (sha256 %s)\n", file, trust.Hash(l.source.Data))
-			return err
+			if _, err := fmt.Fprintf(a.env.Stdout, "trusted %s (sha256 %s)\n", file, trust.Hash(l.source.Data)); err != nil {
+				return err
+			}
+			return untrustedIncludes(a.env.Stdout, store, file, l.policy.Included)
 		},
 	}
 	cmd.Flags().BoolVar(&list, "list", false, "list the trusted policy files")
@@ -155,6 +158,32 @@ Trust refuses a policy that does not validate.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --list, print as JSON")
 	cmd.Flags().BoolVar(&diffOnly, "diff", false, "print what changed since the file was trusted, and trust nothing")
 	return cmd
+}
+
+// untrustedIncludes says which of the files a project policy extends are not trusted as
+// they are: the project layer reads only trusted files, so until they are, every decision
+// under the policy fails closed, and `moat trust` says so rather than leave it to the
+// next hook. Each is named with the command that trusts it once reviewed.
+func untrustedIncludes(w io.Writer, store *trust.Store, file string, included []string) error {
+	var untrusted []string
+	for _, inc := range included {
+		data, err := regfile.Read(inc, policy.MaxIncludedBytes)
+		if err != nil {
+			untrusted = append(untrusted, inc)
+			continue
+		}
+		if status, err := store.Check(inc, data); err != nil || status != trust.Trusted {
+			untrusted = append(untrusted, inc)
+		}
+	}
+	if len(untrusted) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "%s extends files you have not trusted as they are; until you review and trust them, every decision under it fails closed:\n", file)
+	for _, u := range untrusted {
+		fmt.Fprintf(w, "  moat trust %s\n", u)
+	}
+	return nil
 }
 
 // trustDiff prints what changed in file since it was trusted, and reports whether it
