@@ -178,56 +178,58 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			// volume); these remove every one at once.
 			{sub: []string{"system|container", "prune"}, finding: findInfraDelete},
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
-			{sub: []string{"compose", "down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
+			{sub: []string{"compose"}, when: composeRemovesVolumes, finding: findInfraDelete},
 		},
-		"nsenter":     {{finding: findNamespace}},
-		"chroot":      {{finding: findNamespace}},
-		"unshare":     {{finding: findNamespace}},
-		"su":          {{finding: findSudo}},
-		"sudo":        {{finding: findSudo}},
-		"doas":        {{finding: findSudo}},
-		"pkexec":      {{finding: findSudo}},
-		"run0":        {{finding: findSudo}},
-		"useradd":     {{finding: findAccount}},
-		"adduser":     {{finding: findAccount}},
-		"userdel":     {{finding: findAccount}},
-		"deluser":     {{finding: findAccount}},
-		"usermod":     {{finding: findAccount}},
-		"groupadd":    {{finding: findAccount}},
-		"gpasswd":     {{finding: findAccount}},
-		"passwd":      {{finding: findAccount}},
-		"chpasswd":    {{finding: findAccount}},
-		"visudo":      {{finding: findAccount}},
-		"dscl":        {{when: dsclWrites, finding: findAccount}},
-		"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
-		"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
-		"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
-		"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
-		"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
-		"journalctl":  {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
-		"unset":       {{operand: "histfile", finding: findLogTamper}},
-		"set":         {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
-		"env":         {{when: noOperands, finding: findEnvDump}},
-		"printenv":    {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
-		"export":      {{when: exportDump, finding: findEnvDump}},
-		"declare":     {{when: declareDump, finding: findEnvDump}},
-		"typeset":     {{when: declareDump, finding: findEnvDump}},
-		"nmap":        {{finding: findNetScan}},
-		"masscan":     {{finding: findNetScan}},
-		"zmap":        {{finding: findNetScan}},
-		"rustscan":    {{finding: findNetScan}},
-		"naabu":       {{finding: findNetScan}},
-		"arp-scan":    {{finding: findNetScan}},
-		"netdiscover": {{finding: findNetScan}},
-		"hping3":      {{finding: findNetScan}},
-		"nc":          {{when: netcat, finding: ""}},
-		"ncat":        {{when: netcat, finding: ""}},
-		"telnet":      {{when: hostOperand, finding: findRawSocket}},
-		"socat":       {{when: socat, finding: ""}},
-		"dig":         {{when: dnsQuery, finding: findDNSExfil}},
-		"nslookup":    {{when: dnsQuery, finding: findDNSExfil}},
-		"host":        {{when: dnsQuery, finding: findDNSExfil}},
-		"drill":       {{when: dnsQuery, finding: findDNSExfil}},
+		"docker-compose": {{when: composeRemovesVolumes, finding: findInfraDelete}},
+		"podman-compose": {{when: composeRemovesVolumes, finding: findInfraDelete}},
+		"nsenter":        {{finding: findNamespace}},
+		"chroot":         {{finding: findNamespace}},
+		"unshare":        {{finding: findNamespace}},
+		"su":             {{finding: findSudo}},
+		"sudo":           {{finding: findSudo}},
+		"doas":           {{finding: findSudo}},
+		"pkexec":         {{finding: findSudo}},
+		"run0":           {{finding: findSudo}},
+		"useradd":        {{finding: findAccount}},
+		"adduser":        {{finding: findAccount}},
+		"userdel":        {{finding: findAccount}},
+		"deluser":        {{finding: findAccount}},
+		"usermod":        {{finding: findAccount}},
+		"groupadd":       {{finding: findAccount}},
+		"gpasswd":        {{finding: findAccount}},
+		"passwd":         {{finding: findAccount}},
+		"chpasswd":       {{finding: findAccount}},
+		"visudo":         {{finding: findAccount}},
+		"dscl":           {{when: dsclWrites, finding: findAccount}},
+		"crontab":        {{noneOf: []string{"l"}, finding: findCron}},
+		"at":             {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
+		"systemctl":      {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
+		"launchctl":      {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
+		"history":        {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
+		"journalctl":     {{anyOf: []string{"vacuum-time", "vacuum-size", "vacuum-files", "rotate"}, finding: findLogTamper}},
+		"unset":          {{operand: "histfile", finding: findLogTamper}},
+		"set":            {{when: setDisablesHistory, finding: findLogTamper}, {when: noArgs, finding: findEnvDump}},
+		"env":            {{when: noOperands, finding: findEnvDump}},
+		"printenv":       {{when: noOperands, finding: findEnvDump}, {when: secretOperand, finding: findSecretEnv}},
+		"export":         {{when: exportDump, finding: findEnvDump}},
+		"declare":        {{when: declareDump, finding: findEnvDump}},
+		"typeset":        {{when: declareDump, finding: findEnvDump}},
+		"nmap":           {{finding: findNetScan}},
+		"masscan":        {{finding: findNetScan}},
+		"zmap":           {{finding: findNetScan}},
+		"rustscan":       {{finding: findNetScan}},
+		"naabu":          {{finding: findNetScan}},
+		"arp-scan":       {{finding: findNetScan}},
+		"netdiscover":    {{finding: findNetScan}},
+		"hping3":         {{finding: findNetScan}},
+		"nc":             {{when: netcat, finding: ""}},
+		"ncat":           {{when: netcat, finding: ""}},
+		"telnet":         {{when: hostOperand, finding: findRawSocket}},
+		"socat":          {{when: socat, finding: ""}},
+		"dig":            {{when: dnsQuery, finding: findDNSExfil}},
+		"nslookup":       {{when: dnsQuery, finding: findDNSExfil}},
+		"host":           {{when: dnsQuery, finding: findDNSExfil}},
+		"drill":          {{when: dnsQuery, finding: findDNSExfil}},
 		// uv's pip interface, and uv's own commands, take pip's index options.
 		"uv": {
 			{sub: []string{"pip", "install|sync|compile"}, when: pipSource, finding: ""},
@@ -633,6 +635,50 @@ const (
 	railsDropTasks   = "db:drop|db:drop:all|db:reset|db:purge|db:purge:all|db:schema:load|db:truncate_all|db:migrate:reset|db:seed:replant"
 	artisanDropTasks = "migrate:fresh|migrate:reset|migrate:refresh|db:wipe"
 )
+
+// composeRemovesVolumes: compose down -v (or rm -v) deletes the project's volumes and the
+// data in them, whatever global options come before the subcommand.
+func composeRemovesVolumes(_ *analyzer, v *view) string {
+	words := v.args
+	if v.name == "docker" || v.name == "podman" {
+		i := slices.IndexFunc(words, func(a arg) bool { return a.lit == "compose" })
+		if i < 0 {
+			return ""
+		}
+		words = words[i+1:]
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w.dynamic:
+			return ""
+		case composeTakesValue(w.lit):
+			i++ // its value: -f FILE, --project-directory DIR
+		case strings.HasPrefix(w.lit, "-"):
+			// --file=x, or a flag of compose itself
+		case w.lit == "down" || w.lit == "rm":
+			for _, o := range words[i+1:] {
+				if o.lit == "-v" || o.lit == "--volumes" || strings.HasPrefix(o.lit, "-") && !strings.HasPrefix(o.lit, "--") && strings.Contains(o.lit, "v") {
+					return "compose " + w.lit + " " + o.lit
+				}
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// composeTakesValue reports whether w is one of compose's own options written apart from
+// its value.
+func composeTakesValue(w string) bool {
+	vo := composeValueOptions()
+	if long, ok := strings.CutPrefix(w, "--"); ok {
+		return slices.Contains(vo.long, long)
+	}
+	return len(w) == 2 && w[0] == '-' && strings.IndexByte(vo.short, w[1]) >= 0
+}
 
 // gitGCPrunesNow: git gc --prune=now (or all) deletes unreachable objects at once,
 // where a plain gc keeps them for two weeks.
