@@ -116,7 +116,13 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	if c.Class == call.MCP {
 		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses)...)
 	}
-	if line, ok := mcpShellCommand(c); ok {
+	line, ok := mcpShellCommand(c)
+	if !ok {
+		// A tool that runs code (a REPL, a notebook, a code runner): the command line
+		// that would run the same code.
+		line, ok, _ = mcpCodeCommand(c)
+	}
+	if ok {
 		// A tool that runs shell commands is held to the shell rules too: its command is
 		// analysed as the agent's own shell commands are, and the strictest unit wins.
 		sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
