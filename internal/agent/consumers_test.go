@@ -32,7 +32,7 @@ var agentWords = []string{
 	"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md", ".cursorrules",
 	".windsurfrules", ".clinerules", "copilot-instructions.md", "claude_desktop_config.json",
 	"mcp_config.json", "cline_mcp_settings.json", "openclaw.json",
-	// Files every agent names alike: only with a directory of the registry's.
+	// Files every agent names alike (sharedNames): only with a directory of the registry's.
 	"settings.json", "settings.local.json", "hooks.json", "mcp.json", "config.toml",
 	// Other agents'.
 	".roo", ".roorules", ".kiro", ".amp", ".opencode", ".goose", ".goosehints", ".qwen", "QWEN.md",
@@ -40,6 +40,9 @@ var agentWords = []string{
 	"roo-code", "kilo-code", "github-copilot", "opencode", "goose", "qwen-code", "kiro", "junie",
 	"amp", "crush", "devin", "jules",
 }
+
+// sharedNames are the file names of agentWords that other programs use too.
+var sharedNames = []string{"settings.json", "settings.local.json", "hooks.json", "mcp.json", "config.toml"}
 
 // known returns every path the registry knows, relative to its root (system paths
 // without their leading slash), each with whether it stands for a tree, and every name
@@ -173,7 +176,14 @@ func TestConsumersKnowOnlyTheRegistry(t *testing.T) {
 		for _, lit := range literals(t, f) {
 			for _, w := range words(lit) {
 				rel := relative(w)
-				if !slices.ContainsFunc(strings.Split(rel, "/"), func(c string) bool { return slices.Contains(vocabulary, c) }) {
+				parts := strings.Split(rel, "/")
+				agentish := func(c string) bool { return slices.Contains(vocabulary, c) }
+				if len(parts) > 1 {
+					// A name every agent uses alike (config.toml, settings.json) is an
+					// agent's file only with a directory of an agent's beside it.
+					agentish = func(c string) bool { return slices.Contains(vocabulary, c) && !slices.Contains(sharedNames, c) }
+				}
+				if !slices.ContainsFunc(parts, agentish) {
 					continue
 				}
 				if !strings.Contains(rel, "/") && !strings.HasPrefix(rel, ".") && !strings.Contains(rel, ".") {
