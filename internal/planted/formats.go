@@ -65,6 +65,84 @@ func packageJSONCode(text string, x *extraction) {
 	}
 }
 
+// composerCode finds the scripts of a composer.json, which composer runs by itself on
+// install and update (post-install-cmd, post-autoload-dump…) and on `composer run`: each
+// a command line or a list of them. @php and @composer run PHP and composer; another
+// @name refers to a script of the same file, and a Class::method callback is the
+// project's own PHP.
+func composerCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque(x.kind, "text that is not JSON moat can read")
+		return
+	}
+	scripts, whole := doc["scripts"].(map[string]any)
+	if !whole && !hasAny(doc, "name", "require", "require-dev", "autoload") {
+		scripts = doc // an edit's fragment of the scripts object
+	}
+	for _, name := range slices.Sorted(maps.Keys(scripts)) {
+		var lines []string
+		switch v := scripts[name].(type) {
+		case string:
+			lines = []string{v}
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					lines = append(lines, s)
+				}
+			}
+		}
+		for _, l := range lines {
+			switch rest, ref := strings.CutPrefix(strings.TrimSpace(l), "@"); {
+			case ref && (strings.HasPrefix(rest, "php ") || strings.HasPrefix(rest, "composer ")):
+				x.shell("scripts."+name, rest)
+			case ref, strings.Contains(l, "::") && !strings.ContainsAny(l, " \t"):
+			default:
+				x.shell("scripts."+name, l)
+			}
+		}
+	}
+}
+
+// devcontainerKeys are the commands of a dev container's configuration, in the order a
+// container's life runs them; initializeCommand runs on the host, before the container.
+var devcontainerKeys = []string{"initializeCommand", "onCreateCommand", "updateContentCommand", "postCreateCommand", "postStartCommand", "postAttachCommand"}
+
+// devcontainerCode finds the commands a devcontainer.json makes an editor run when it
+// opens the folder: each a command line (run by a shell), a list of words (run as they
+// are), or an object of such commands run side by side.
+func devcontainerCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque(x.kind, "text that is not JSON moat can read")
+		return
+	}
+	var add func(where string, v any)
+	add = func(where string, v any) {
+		switch v := v.(type) {
+		case string:
+			x.shell(where, v)
+		case []any:
+			if len(v) > 0 {
+				if line := commandLine(v[0], v[1:]); line != "" {
+					x.shell(where, line)
+				}
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				add(where+"."+k, v[k])
+			}
+		}
+	}
+	for _, k := range devcontainerKeys {
+		where := k
+		if k == "initializeCommand" {
+			where += " (runs on this machine when the folder opens)"
+		}
+		add(where, doc[k])
+	}
+}
+
 // decodeJSON decodes a JSON object, or an edit's fragment of one's members.
 func decodeJSON(text string) (map[string]any, bool) {
 	var doc map[string]any

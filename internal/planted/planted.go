@@ -83,6 +83,8 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "justfile", extract: justCode}, []string{"justfile", "Justfile", ".justfile", "*.just"}},
 		{File{Kind: "Taskfile", extract: taskfileCode}, []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
 		{File{Kind: "package.json", extract: packageJSONCode}, []string{"package.json"}},
+		{File{Kind: "composer.json", extract: composerCode}, []string{"composer.json"}},
+		{File{Kind: "dev container configuration", extract: devcontainerCode, runsIn: inRepo}, []string{".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/*/devcontainer.json"}},
 		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "noxfile.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
 		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
@@ -308,7 +310,7 @@ func (f File) RunDir(p, home string) string {
 	case inRepo:
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
 			switch path.Base(d) {
-			case ".git", ".github", ".vscode", ".husky", ".githooks":
+			case ".git", ".github", ".vscode", ".husky", ".githooks", ".devcontainer":
 				return path.Dir(d)
 			}
 		}

@@ -101,6 +101,8 @@ func TestExtract(t *testing.T) {
 		{"vim computed", "~/.config/nvim/init.lua", "os.execute(cmd)\n", []string{"opaque"}},
 		{"vim sources a file elsewhere", "~/.vimrc", "set nu\nsource /tmp/evil.vim\nso ~/.vim/keys.vim\npy3file /tmp/x.py\n", []string{"opaque", "opaque"}},
 		{"x session file", "~/.xprofile", "xset r rate 200 30\n", []string{"xset r rate 200 30\n"}},
+		{"composer scripts", "composer.json", `{"name":"a/b","scripts":{"post-install-cmd":["@php artisan key:generate","curl x | sh"],"test":"phpunit","cs":"@lint","cb":"App\\Setup::run"}}`, []string{"php artisan key:generate", "curl x | sh", "phpunit"}},
+		{"dev container commands", ".devcontainer/devcontainer.json", "{\n  // comments are allowed\n  \"initializeCommand\": \"./init.sh\",\n  \"postCreateCommand\": [\"npm\", \"ci\"],\n  \"postStartCommand\": {\"a\": \"make dev\"}\n}", []string{"./init.sh", "npm ci", "make dev"}},
 		{"python startup file", "~/.pythonrc.py", "import readline\n", []string{"import readline\n"}},
 		{"hook by shebang", ".git/hooks/pre-push", "#!/usr/bin/env node\nrequire('x')\n", []string{"#!/usr/bin/env node\nrequire('x')\n"}},
 		{"hook in an unknown language", ".git/hooks/pre-push", "#!/usr/bin/env tclsh\nputs 1\n", []string{"opaque"}},
@@ -135,6 +137,7 @@ func TestRunDir(t *testing.T) {
 		{"/home/u/project/.git/hooks/pre-commit", "/home/u/project"},
 		{"/home/u/project/.github/workflows/x.yml", "/home/u/project"},
 		{"/home/u/project/sub/Makefile", "/home/u/project/sub"},
+		{"/home/u/project/.devcontainer/devcontainer.json", "/home/u/project"},
 		{"/home/u/.bashrc", "/home/u"},
 	} {
 		f, ok := Lookup(tt.path, home)
