@@ -21,6 +21,8 @@ import (
 var mcpPathKeys = []string{
 	"path", "paths", "file", "files", "file_path", "filepath", "filePath", "file_paths", "filePaths",
 	"filename", "directory", "dir", "dir_path", "destination", "target", "dest",
+	"fullPath", "full_path", "absolutePath", "absolute_path", "relativePath", "relative_path",
+	"targetPath", "target_path", "filename_path", "notebook_path", "notebookPath",
 }
 
 // mcpShellWords name tools that run shell commands (execute_command, run_shell,
@@ -156,11 +158,14 @@ func (e *Engine) mcpAccesses(c *call.Call) []call.Access {
 	for _, k := range mcpPathKeys {
 		addAll(c.Args[k], kind)
 	}
-	// A resource named by a file: URI (resources/read) is that file.
+	// A resource named by a file: URI (resources/read) is that file, and so is a uri
+	// argument that is a path alone (an editor's server names files so).
 	for _, k := range []string{"uri", "url"} {
 		if s, ok := c.Args[k].(string); ok {
 			if u, err := url.Parse(s); err == nil && u.Scheme == "file" && u.Path != "" {
 				add(u.Path, kind)
+			} else if k == "uri" && (strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~/")) {
+				add(s, kind)
 			}
 		}
 	}
