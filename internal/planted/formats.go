@@ -417,6 +417,38 @@ func gitlabCode(text string, x *extraction) {
 	})
 }
 
+// ciCode returns the extractor of a CI configuration whose steps give their commands
+// under keys: a command line, a list of them, or (CircleCI's run) an object whose
+// command is one.
+func ciCode(keys ...string) func(string, *extraction) {
+	set := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
+	}
+	return func(text string, x *extraction) {
+		doc, ok := decodeYAML(text, x)
+		if !ok {
+			return
+		}
+		walkKeys(doc, "", set, func(_ string, v any, at string, _ map[string]any) {
+			switch v := v.(type) {
+			case string:
+				x.shell(at, v)
+			case []any:
+				for i, e := range v {
+					if s, ok := e.(string); ok {
+						x.shell(fmt.Sprintf("%s[%d]", at, i), s)
+					}
+				}
+			case map[string]any:
+				if s, ok := v["command"].(string); ok {
+					x.shell(at+".command", s)
+				}
+			}
+		})
+	}
+}
+
 // preCommitCode finds the entry of each hook of a pre-commit configuration, the command
 // pre-commit runs on every commit (repo: local hooks, or overrides of a remote hook's).
 func preCommitCode(text string, x *extraction) {

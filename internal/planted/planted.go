@@ -92,6 +92,13 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
 		{File{Kind: "GitHub Actions workflow", PublicLog: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
 		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
+		{File{Kind: "CircleCI configuration", PublicLog: true, extract: ciCode("run"), runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
+		{File{Kind: "Azure Pipelines configuration", PublicLog: true, extract: ciCode("script", "bash")}, []string{"azure-pipelines.yml", "azure-pipelines.yaml"}},
+		{File{Kind: "Bitbucket Pipelines configuration", PublicLog: true, extract: ciCode("script", "after-script")}, []string{"bitbucket-pipelines.yml"}},
+		{File{Kind: "Travis CI configuration", PublicLog: true, extract: ciCode("before_install", "install", "before_script", "script", "after_success", "after_failure", "after_script", "before_deploy", "after_deploy")}, []string{".travis.yml"}},
+		{File{Kind: "Buildkite pipeline", PublicLog: true, extract: ciCode("command", "commands"), runsIn: inRepo}, []string{".buildkite/pipeline.yml", ".buildkite/pipeline.yaml"}},
+		{File{Kind: "Drone or Woodpecker pipeline", PublicLog: true, extract: ciCode("commands"), runsIn: inRepo}, []string{".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", ".woodpecker/*.yml", ".woodpecker/*.yaml"}},
+		{File{Kind: "Gitpod configuration", extract: ciCode("init", "before", "command")}, []string{".gitpod.yml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
@@ -310,7 +317,7 @@ func (f File) RunDir(p, home string) string {
 	case inRepo:
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
 			switch path.Base(d) {
-			case ".git", ".github", ".vscode", ".husky", ".githooks", ".devcontainer":
+			case ".git", ".github", ".vscode", ".husky", ".githooks", ".devcontainer", ".circleci", ".buildkite", ".woodpecker":
 				return path.Dir(d)
 			}
 		}
