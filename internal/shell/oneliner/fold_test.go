@@ -124,9 +124,10 @@ func hostileFold() []string {
 }
 
 // TestFoldHostile checks that inspecting hostile code grows linearly with its size: the
-// time at full scale against the time at half scale, measured in turn, each the fastest of its runs in the
-// same test, so that a loaded machine or the race detector (which slows both alike) does
-// not decide the outcome. A quadratic cost doubles the ratio; linear stays near 2.
+// time at full scale against the time at half scale, measured in turn in the same test,
+// each the fastest of its runs, so that a loaded machine or the race detector (which
+// slows both alike) does not decide the outcome. A quadratic cost doubles the ratio;
+// linear stays near 2.
 func TestFoldHostile(t *testing.T) {
 	const n = 1 << 13
 	time1 := func(lang Lang, code string) time.Duration {
