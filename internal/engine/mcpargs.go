@@ -37,11 +37,6 @@ func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Fin
 	})
 	fs = append(fs, e.sentInjections(c, accesses)...)
 	fs = append(fs, mcpDestructive(c, accesses)...)
-	if _, ok := mcpShellCommand(c); !ok {
-		if _, _, opaque := mcpCodeCommand(c); opaque != "" {
-			fs = append(fs, findings.New("analysis.opaque", opaque))
-		}
-	}
 	if hasWord(tool, mcpContainerVerbs) && hasWord(ctx, mcpContainerWords) {
 		// A container server's run_container: its mounts and privileges, as docker run's.
 		if id, ev := shell.ContainerSpec(c.Args, e.host.Home); id != "" {

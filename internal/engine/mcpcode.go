@@ -20,14 +20,13 @@ var mcpCodeKeys = []string{"code", "source", "sourcecode", "expression", "expr",
 // mcpLangKeys are the argument names (squashed) that say the code's language.
 var mcpLangKeys = []string{"language", "lang", "runtime", "kernel", "kernelname"}
 
-// mcpLanguages maps a word of a language's, runtime's or server's name to the
-// interpreter whose command line runs code of it; "" for a shell.
-var mcpLanguages = map[string]string{
-	"python": "python3", "python3": "python3", "py": "python3", "ipython": "python3", "jupyter": "python3",
-	"notebook": "python3", "javascript": "node", "js": "node", "node": "node", "nodejs": "node",
-	"typescript": "deno", "ts": "deno", "deno": "deno", "bun": "node",
-	"ruby": "ruby", "rb": "ruby", "perl": "perl", "php": "php", "lua": "lua",
-	"bash": "", "sh": "", "shell": "", "zsh": "",
+// mcpCommand returns the command line an MCP call runs: a shell tool's command, or the
+// line that runs a code tool's code; opaque when it runs code moat cannot read.
+func mcpCommand(c *call.Call) (line string, ok bool, opaque string) {
+	if line, ok := mcpShellCommand(c); ok {
+		return line, true, ""
+	}
+	return mcpCodeCommand(c)
 }
 
 // mcpCodeCommand returns the shell command line that runs what an MCP call gives a tool
@@ -83,11 +82,23 @@ func mcpCodeCommand(c *call.Call) (line string, ok bool, opaque string) {
 	return lang + " " + flag + " " + shellWord(code), true, ""
 }
 
-// mcpLanguage returns the interpreter of the first word that names a language.
+// mcpLanguage returns the interpreter whose command line runs code of the first word that
+// names a language, runtime or server of one ("" for a shell).
 func mcpLanguage(words []string) (string, bool) {
 	for _, w := range words {
-		if in, ok := mcpLanguages[w]; ok {
-			return in, true
+		switch w {
+		case "python", "python3", "py", "ipython", "jupyter", "notebook":
+			return "python3", true
+		case "javascript", "js", "node", "nodejs", "bun":
+			return "node", true
+		case "typescript", "ts", "deno":
+			return "deno", true
+		case "ruby", "rb":
+			return "ruby", true
+		case "perl", "php", "lua":
+			return w, true
+		case "bash", "sh", "shell", "zsh":
+			return "", true
 		}
 	}
 	return "", false

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/findings"
 	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/policy"
@@ -100,8 +101,13 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 		s.Findings = appendNew(s.Findings, shell.PathFindings(acc, e.host.Home))
 	}
 	s.Findings = appendNew(s.Findings, carriedSecrets(c))
+	// The command line an MCP tool runs (a shell command, or code it is given).
+	line, runs, opaque := mcpCommand(c)
 	if c.Class == call.MCP {
 		s.Findings = appendNew(s.Findings, e.mcpArgFindings(c, s.Accesses))
+		if opaque != "" {
+			s.Findings = appendNew(s.Findings, []call.Finding{findings.New("analysis.opaque", opaque)})
+		}
 	}
 	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
@@ -116,13 +122,7 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	if c.Class == call.MCP {
 		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses)...)
 	}
-	line, ok := mcpShellCommand(c)
-	if !ok {
-		// A tool that runs code (a REPL, a notebook, a code runner): the command line
-		// that would run the same code.
-		line, ok, _ = mcpCodeCommand(c)
-	}
-	if ok {
+	if runs {
 		// A tool that runs shell commands is held to the shell rules too: its command is
 		// analysed as the agent's own shell commands are, and the strictest unit wins.
 		sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
