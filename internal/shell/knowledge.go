@@ -640,7 +640,8 @@ const (
 // data in them, whatever global options come before the subcommand.
 func composeRemovesVolumes(_ *analyzer, v *view) string {
 	words := v.args
-	if v.name == "docker" || v.name == "podman" {
+	if !strings.HasSuffix(v.name, "-compose") {
+		// docker compose, and its aliases (podman, nerdctl, finch compose).
 		i := slices.IndexFunc(words, func(a arg) bool { return a.lit == "compose" })
 		if i < 0 {
 			return ""
