@@ -1,7 +1,6 @@
 package sqlscan
 
 import (
-	"slices"
 	"strings"
 	"sync"
 )
@@ -147,15 +146,15 @@ type clause struct {
 // grow with its length (but for the clauses, one per depth of parentheses).
 type statement struct {
 	tokens      int
-	start, stop int    // the extent of the tokens read, in the text read
-	skip        bool   // the statement cannot run: its first token starts no statement
-	alter       bool   // an ALTER statement, in which DROP name drops a column
-	do          bool   // a DO statement, whose strings are code run at once
-	drop        bool   // found
-	unbounded   bool   // found
-	reach       bool   // found: IDServerReach
-	copying     bool   // a COPY statement, whose PROGRAM runs a command and whose file is the server's
-	prevText    string // the previous token's text, when it was a word
+	start, stop int       // the extent of the tokens read, in the text read
+	skip        bool      // the statement cannot run: its first token starts no statement
+	alter       bool      // an ALTER statement, in which DROP name drops a column
+	do          bool      // a DO statement, whose strings are code run at once
+	drop        bool      // found
+	unbounded   bool      // found
+	reach       bool      // found: IDServerReach
+	copying     bool      // a COPY statement, whose PROGRAM runs a command
+	prevReach   reachRole // what the previous token said of reaching the server
 	depth       int
 	expect      expectation
 	prev        keywordInfo // the previous token's
@@ -322,16 +321,57 @@ func (s *statement) end(r *reading) {
 	*s = statement{clauses: s.clauses[:0], where: condition{tokens: s.where.tokens[:0]}}
 }
 
-// serverFunctions are the functions that reach the database server's files or run code
-// there, by their lower-case names.
-var serverFunctions = []string{
-	"pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "lo_import", "lo_export",
-	"load_file", "xp_cmdshell", "sys_exec", "sys_eval", "load_extension", "dblink_exec",
-}
+// reachRole is what a word says of reaching the database server (reachesServer).
+type reachRole uint8
 
-// untrustedLanguages are the procedural languages whose functions run with the server's
-// own rights on its machine (an untrusted language, in PostgreSQL's words).
-var untrustedLanguages = []string{"plpythonu", "plpython2u", "plpython3u", "plperlu", "pltclu", "plsh", "plrubyu", "plluau"}
+const (
+	reachNone    reachRole = iota
+	reachAlways            // a server function, an untrusted language, SUPERUSER
+	reachProgram           // PROGRAM, in a COPY statement
+	reachOutfile           // OUTFILE or DUMPFILE, after INTO
+	reachInfile            // INFILE, after LOAD DATA or LOCAL
+	markInto               // INTO
+	markLoad               // DATA, LOCAL
+)
+
+// reachWords are the words reachesServer looks for, in lower case: the functions that
+// reach the server's files or run code there, the procedural languages whose functions
+// run with the server's own rights on its machine (untrusted, in PostgreSQL's words),
+// and the words around them. Built on first use, as keywords is.
+var reachWords = sync.OnceValue(func() map[string]reachRole {
+	m := map[string]reachRole{
+		"superuser": reachAlways, "bypassrls": reachAlways, "program": reachProgram,
+		"outfile": reachOutfile, "dumpfile": reachOutfile, "infile": reachInfile,
+		"into": markInto, "data": markLoad, "local": markLoad,
+	}
+	for _, w := range []string{
+		"pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "lo_import", "lo_export",
+		"load_file", "xp_cmdshell", "sys_exec", "sys_eval", "load_extension", "dblink_exec",
+		"plpythonu", "plpython2u", "plpython3u", "plperlu", "pltclu", "plsh", "plrubyu", "plluau",
+	} {
+		m[w] = reachAlways
+	}
+	return m
+})
+
+// maxReachWord is the length of the longest of reachWords.
+const maxReachWord = 19
+
+// reachWord returns what the word t says of reaching the server. It does not allocate.
+func reachWord(text string) reachRole {
+	if len(text) > maxReachWord {
+		return reachNone
+	}
+	var buf [maxReachWord]byte
+	for i := range len(text) {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return reachWords()[string(buf[:len(text)])]
+}
 
 // reachesServer reads one token for what reaches the server: COPY's PROGRAM (not its
 // file, which an embedded database such as DuckDB writes as any program would), a server
@@ -342,23 +382,20 @@ func (s *statement) reachesServer(t token) bool {
 		s.copying = true
 	}
 	if t.kind != word {
-		s.prevText = ""
+		s.prevReach = reachNone
 		return false
 	}
-	w := strings.ToLower(t.text)
-	prev := strings.ToLower(s.prevText)
-	s.prevText = t.text
-	switch {
-	case s.copying && w == "program":
+	r, prev := reachWord(t.text), s.prevReach
+	s.prevReach = r
+	switch r {
+	case reachAlways:
 		return true
-	case slices.Contains(serverFunctions, w):
-		return true
-	case prev == "into" && (w == "outfile" || w == "dumpfile"), w == "infile" && (prev == "data" || prev == "local"):
-		return true
-	case w == "superuser" || w == "bypassrls":
-		return true
-	case slices.Contains(untrustedLanguages, w):
-		return true
+	case reachProgram:
+		return s.copying
+	case reachOutfile:
+		return prev == markInto
+	case reachInfile:
+		return prev == markLoad
 	}
 	return false
 }
