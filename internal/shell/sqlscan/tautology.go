@@ -16,6 +16,9 @@ type condition struct {
 	tokens []token
 }
 
+// conditionEnds are the clauses that follow a WHERE condition at its depth.
+var conditionEnds = []string{"RETURNING", "ORDER", "LIMIT", "GROUP", "HAVING", "UNION", "WINDOW", "FOR"}
+
 // start begins following the condition of a WHERE at depth.
 func (c *condition) start(depth int) {
 	*c = condition{active: true, depth: depth, tokens: c.tokens[:0]}
@@ -28,9 +31,10 @@ func (c *condition) add(t token, depth int) bool {
 		return false
 	}
 	if depth == c.depth && t.kind == word {
-		switch strings.ToUpper(t.text) {
-		case "RETURNING", "ORDER", "LIMIT", "GROUP", "HAVING", "UNION", "WINDOW", "FOR":
-			return false
+		for _, end := range conditionEnds {
+			if strings.EqualFold(t.text, end) {
+				return false
+			}
 		}
 	}
 	if len(c.tokens) == maxCondition {
