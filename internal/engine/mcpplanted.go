@@ -70,7 +70,10 @@ var (
 
 // mcpWrites returns the files an MCP call writes, with what it writes.
 func mcpWrites(c *call.Call) []mcpWrite {
-	if c.MCP == nil || !hasWord(nameWords(c.MCP.Tool), mcpWriteVerbs) && !hasWord(nameWords(c.MCP.Tool), mcpCommitVerbs) {
+	if c.MCP == nil {
+		return nil
+	}
+	if words := nameWords(c.MCP.Tool); !hasWord(words, mcpWriteVerbs) && !hasWord(words, mcpCommitVerbs) {
 		return nil
 	}
 	var out []mcpWrite
