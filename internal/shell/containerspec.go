@@ -76,6 +76,11 @@ func mountsRisk(v any, home string) (id, evidence string) {
 			src = home + src[1:]
 		}
 		if !path.IsAbs(src) {
+			if c := path.Clean(src); c == ".." || strings.HasPrefix(c, "../") {
+				// Relative to a directory the server chose, above it: where it leads is
+				// not known, and it may be the host's root.
+				return findContainerEscape, "mounts " + src
+			}
 			return "", "" // a named volume, or a path in the project
 		}
 		src = path.Clean(src)

@@ -26,6 +26,7 @@ func TestContainerSpec(t *testing.T) {
 		// Nothing of the host.
 		{"project directory", map[string]any{"volumes": []any{"./src:/app/src"}}, ""},
 		{"named volume", map[string]any{"volumes": []any{"pgdata:/var/lib/postgresql/data"}}, ""},
+		{"above the server's directory", map[string]any{"volumes": []any{"../../..:/h"}}, findContainerEscape},
 		{"own home", map[string]any{"volumes": []any{"~:/h"}}, ""},
 		{"host network", map[string]any{"network_mode": "host"}, ""},
 		{"not privileged", map[string]any{"privileged": false}, ""},
