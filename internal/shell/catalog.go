@@ -264,7 +264,7 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 		return
 	}
 	if (e.kind == kindTool || e.kind == kindProject) && !describedByTables(a.meta[at].prog) {
-		a.unmodelledProtected(at, ops, opts, cwd)
+		a.unmodelledFiles(at, ops, opts, cwd)
 	}
 	switch e.kind {
 	case kindRunner:
@@ -281,13 +281,13 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 	}
 }
 
-// unmodelledProtected judges the files named to a program whose file effects moat does
+// unmodelledFiles judges the files named to a program whose file effects moat does
 // not model (a catalogued tool with no table: yq, pandoc, iconv, xmllint) by what they
 // are. One that self-protection guards makes it opaque: `yq -i … moat.yaml` and `pandoc
 // -o ~/.claude/settings.json` may rewrite it, and moat cannot tell whether they do. One
 // that holds credentials is read: `yq . ~/.kube/config` and `iconv … ~/.ssh/id_rsa`
 // print it, as cat would.
-func (a *analyzer) unmodelledProtected(at int, ops []arg, opts []option, cwd dir) {
+func (a *analyzer) unmodelledFiles(at int, ops []arg, opts []option, cwd dir) {
 	protected, sensitive := a.sh.env.Protected, a.sh.env.Sensitive
 	if protected == nil && sensitive == nil {
 		return
