@@ -89,7 +89,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
 		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
-		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
+		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".lefthook/*/*", ".lefthook-local/*/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
 		{File{Kind: "GitHub Actions workflow", PublicLog: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
 		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
 		{File{Kind: "CircleCI configuration", PublicLog: true, extract: ciCode("run"), runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
@@ -103,6 +103,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
+		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh", "~/.xprofile", "~/.xinitrc", "~/.xsession", "~/.xsessionrc"}},
 		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
 	}
@@ -317,7 +318,7 @@ func (f File) RunDir(p, home string) string {
 	case inRepo:
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
 			switch path.Base(d) {
-			case ".git", ".github", ".vscode", ".husky", ".githooks", ".devcontainer", ".circleci", ".buildkite", ".woodpecker":
+			case ".git", ".github", ".vscode", ".husky", ".githooks", ".lefthook", ".lefthook-local", ".devcontainer", ".circleci", ".buildkite", ".woodpecker":
 				return path.Dir(d)
 			}
 		}

@@ -198,6 +198,13 @@ func TestGitCodeKeysTable(t *testing.T) {
 						t.Errorf("%s: certificate checks on, yet %s", line, findRegistry)
 					}
 				}
+			case gitCATrust:
+				want("/tmp/mitm.pem", findRegistry)
+				for _, line := range forms("/etc/ssl/certs/ca-certificates.crt") {
+					if givesAnywhere(line, findRegistry) {
+						t.Errorf("%s: the system's bundle, yet %s", line, findRegistry)
+					}
+				}
 			default:
 				t.Fatalf("kind %d has no test", k.kind)
 			}

@@ -895,17 +895,23 @@ func (a *analyzer) wordFindings(m *cmdMeta, words []*syntax.Word, fs []call.Find
 	return fs
 }
 
-// assignFindings reports assignments that change where packages come from or switch off
-// shell history: GOPROXY=… go get, HISTFILE=/dev/null.
-func (a *analyzer) assignFindings(as []*syntax.Assign, fs []call.Finding) []call.Finding {
-	for _, x := range as {
-		if x.Name == nil {
-			continue
+// settingFindings reports assignments that change where packages come from, which
+// certificates are trusted, or switch off shell history: GOPROXY=… go get,
+// env NODE_TLS_REJECT_UNAUTHORIZED=0 npm i, HISTFILE=/dev/null. A value computed at run
+// time counts as empty.
+func (a *analyzer) settingFindings(env []envAssign, fs []call.Finding) []call.Finding {
+	for _, x := range env {
+		name := x.name
+		val := x.val.lit
+		if x.val.dynamic {
+			val = ""
 		}
-		name := x.Name.Value
-		val := ""
-		if x.Value != nil {
-			val = x.Value.Lit()
+		lower := strings.ToLower(name)
+		if caBundleVar(lower) {
+			if why := caBundleRisk(x.val); why != "" {
+				fs = appendFinding(fs, findRegistry, name+"="+shorten(x.val.lit)+": "+why)
+			}
+			continue
 		}
 		switch strings.ToUpper(name) {
 		case "HISTFILE":
@@ -922,13 +928,16 @@ func (a *analyzer) assignFindings(as []*syntax.Assign, fs []call.Finding) []call
 				fs = appendFinding(fs, findRegistry, name+"="+val)
 			}
 		default:
-			if registryVars()[strings.ToLower(name)] {
+			if registryVars()[lower] {
 				fs = appendFinding(fs, findRegistry, name+"="+val)
 			}
 		}
 	}
 	return fs
 }
+
+// allSettings keeps every variable of a command's environment (commandEnv).
+func allSettings(string) bool { return true }
 
 // hdocFlow is what a here-document or here-string feeds a command: its text when it can be
 // known (a quoted delimiter, or only known variables in it).

@@ -50,9 +50,9 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 		case len(redirs) > 0:
 			a.emitNull(redirs)
 		case len(env) > 0 || len(refs) > 0:
-			a.persistentEnv(call.Command{Name: ":", Findings: a.assignFindings(ce.Assigns, nil)}, cmdMeta{laterCode: refs}, env)
+			a.persistentEnv(call.Command{Name: ":", Findings: a.settingFindings(a.commandEnv(ce.Assigns, nil, 0, allSettings), nil)}, cmdMeta{laterCode: refs}, env)
 		default:
-			if fs := a.assignFindings(ce.Assigns, nil); len(fs) > 0 {
+			if fs := a.settingFindings(a.commandEnv(ce.Assigns, nil, 0, allSettings), nil); len(fs) > 0 {
 				a.emit(call.Command{Name: ":", Findings: fs}, cmdMeta{})
 			}
 		}
@@ -184,7 +184,8 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		cmd.Findings = appendFinding(cmd.Findings, f.id, f.evidence)
 	}
 	a.curAssigns = assigns
-	cmd.Findings = a.assignFindings(assigns, cmd.Findings)
+	// Both NAME=value cmd and a wrapper's env NAME=value cmd.
+	cmd.Findings = a.settingFindings(a.commandEnv(assigns, args, i, allSettings), cmd.Findings)
 	if a.bomb > 0 || slices.Contains(a.bombs, cmd.Name) {
 		cmd.Findings = appendFinding(cmd.Findings, findForkBomb, "starts copies of itself without end: "+cmd.Name)
 	}
@@ -374,7 +375,7 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	cwd := a.cwd()
 	ops, opts := a.finish(&cmd, &m, args, redirs, cwd, false)
 	a.effects(&cmd, &m, args, ops, opts, cwd)
-	cmd.Findings = a.assignFindings(d.Args, cmd.Findings)
+	cmd.Findings = a.settingFindings(a.commandEnv(d.Args, nil, 0, allSettings), cmd.Findings)
 	if len(env) > 0 {
 		a.envEffects(&cmd, &m, env, envReader{persist: true}, cwd)
 	}

@@ -254,7 +254,8 @@ func (a *analyzer) prefixAssigns(assigns []*syntax.Assign, args []arg, prog int)
 func (a *analyzer) commandEnv(assigns []*syntax.Assign, args []arg, prog int, keep func(string) bool) []envAssign {
 	var out []envAssign
 	for _, x := range assigns {
-		if x.Name == nil || x.Array != nil || x.Index != nil {
+		// A naked name (export NAME) passes on a value set before, judged where it was set.
+		if x.Name == nil || x.Array != nil || x.Index != nil || x.Naked {
 			continue
 		}
 		if !keep(x.Name.Value) {

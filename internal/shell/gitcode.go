@@ -32,6 +32,7 @@ const (
 	gitInclude                             // another configuration file git reads (include.path)
 	gitTransport                           // allows transports whose URLs name commands (protocol.ext.allow)
 	gitTLSVerify                           // checks the certificates of HTTPS remotes (http.sslVerify)
+	gitCATrust                             // the certificate authorities HTTPS remotes are checked against (http.sslCAInfo)
 	gitWorkTree                            // a work tree git checks files out into (core.worktree)
 	gitPair                                // for an option: a KEY=VALUE setting (clone -c)
 )
@@ -98,6 +99,10 @@ var gitCodeKeys = sync.OnceValue(func() []gitKey {
 		{"protocol.allow", gitTransport},
 		{"http.sslverify", gitTLSVerify},
 		{"http.*.sslverify", gitTLSVerify},
+		{"http.sslcainfo", gitCATrust},
+		{"http.*.sslcainfo", gitCATrust},
+		{"http.sslcapath", gitCATrust},
+		{"http.*.sslcapath", gitCATrust},
 	}
 })
 
@@ -133,6 +138,8 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 		switch kind {
 		case gitHooks, gitInclude, gitWorkTree:
 			fs = appendFinding(fs, findOpaque, carrier+" is computed at run time: "+shorten(val.lit))
+		case gitCATrust:
+			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+caBundleRisk(val))
 		case gitTransport:
 		default:
 			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier})
@@ -186,6 +193,10 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	case gitTLSVerify:
 		if falseWord(strings.ToLower(strings.TrimSpace(v))) {
 			fs = appendFinding(fs, findRegistry, carrier+" "+v+": fetches take any certificate, so anyone on the path can answer them")
+		}
+	case gitCATrust:
+		if why := caBundleRisk(val); why != "" {
+			fs = appendFinding(fs, findRegistry, carrier+" "+v+": "+why)
 		}
 	case gitTransport:
 		if persist && strings.EqualFold(strings.TrimSpace(v), "always") {

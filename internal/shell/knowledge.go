@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -239,14 +240,14 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"source", "add"}, finding: findRegistry},
 			{sub: []string{"config"}, operand: "repositories.*", finding: findRegistry},
 		},
-		"conda":        {{when: condaChannel, finding: findRegistry}},
-		"mamba":        {{when: condaChannel, finding: findRegistry}},
-		"micromamba":   {{when: condaChannel, finding: findRegistry}},
-		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}},
-		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}},
-		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}},
-		"yarn":         {{when: npmRegistry, finding: ""}},
-		"bun":          {{when: npmRegistry, finding: ""}},
+		"conda":        {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, nil), finding: findRegistry}},
+		"mamba":        {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, nil), finding: findRegistry}},
+		"micromamba":   {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, []string{"cacert-path"}), finding: findRegistry}},
+		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}, {when: caTrust([]string{"cert"}, []string{"cert"}), finding: findRegistry}},
+		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
+		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
+		"yarn":         {{when: npmRegistry, finding: ""}, {when: caTrust([]string{"cafile", "ca", "cafilepath", "httpscafilepath"}, []string{"cafile", "ca"}), finding: findRegistry}},
+		"bun":          {{when: npmRegistry, finding: ""}, {when: caTrust(nil, []string{"cafile", "ca"}), finding: findRegistry}},
 		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
 		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}, {sub: []string{"yank"}, noneOf: []string{"undo"}, finding: findInfraDelete}},
 		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}, {sub: []string{"yank"}, finding: findInfraDelete}},
@@ -273,14 +274,33 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"setcap":    {{when: setcapPrivileged, finding: findSetuid}},
 		"install":   {{when: installSetuid, finding: findSetuid}},
 		"gpg":       {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
-		"security":  {{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead}},
-		"bundle":    {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}},
-		"tar":       {{when: tarRunsCode, finding: ""}},
-		"hash":      {{when: hashProgram, finding: ""}},
-		"enable":    {{when: enableLoads, finding: findOpaque}},
-		"gcloud":    {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
-		"mount":     {{when: mountChanges, finding: findOpaque}},
-		"az":        {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+		"security": {
+			{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead},
+			// A certificate authority trusted by every program that uses the keychain.
+			{sub: []string{"add-trusted-cert|trust-settings-import"}, finding: findRegistry},
+		},
+		// Package sources of the system and of other package managers, and the keys their
+		// packages are checked with.
+		"rpm":     {{anyOf: []string{"import"}, finding: findRegistry}},
+		"dnf":     {{sub: []string{"config-manager"}, anyOf: []string{"add-repo", "from-repofile"}, finding: findRegistry}, {sub: []string{"config-manager", "addrepo"}, finding: findRegistry}},
+		"yum":     {{sub: []string{"config-manager"}, anyOf: []string{"add-repo"}, finding: findRegistry}},
+		"zypper":  {{sub: []string{"ar|addrepo"}, finding: findRegistry}},
+		"flatpak": {{sub: []string{"remote-add"}, finding: findRegistry}},
+		"brew":    {{sub: []string{"tap", "*"}, operand: "*://*", finding: findRegistry}},
+		"nuget":   {{sub: []string{"sources|source", "add|update"}, finding: findRegistry}},
+		"dotnet":  {{sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}},
+		"composer": {
+			{sub: []string{"config"}, operand: "repositories.*", finding: findRegistry},
+			{sub: []string{"config"}, operand: "repo.*", finding: findRegistry},
+			{when: caTrust([]string{"cafile", "capath", "secure-http"}, nil), finding: findRegistry},
+		},
+		"bundle": {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}, {when: caTrust([]string{"ssl_ca_cert"}, nil), finding: findRegistry}},
+		"tar":    {{when: tarRunsCode, finding: ""}},
+		"hash":   {{when: hashProgram, finding: ""}},
+		"enable": {{when: enableLoads, finding: findOpaque}},
+		"gcloud": {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
+		"mount":  {{when: mountChanges, finding: findOpaque}},
+		"az":     {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
@@ -1044,9 +1064,22 @@ func npmRegistry(a *analyzer, v *view) string {
 		if v.ops[0] == "set" {
 			key = v.ops[1]
 		}
-		if strings.Contains(key, "registry") || strings.Contains(key, "strict-ssl") || strings.Contains(key, "strictssl") {
+		if strings.Contains(key, "registry") {
 			a.report(findRegistry, v.name+" config set "+key)
 			return "registry"
+		}
+		// strict-ssl false (strictSSL for yarn): downloads take any certificate. The key
+		// may carry its value (strict-ssl=false); true is the default.
+		if k, val, inline := strings.Cut(key, "="); strings.Contains(k, "strict-ssl") || strings.Contains(k, "strictssl") {
+			if !inline && len(v.ops) > 3 && v.ops[0] != "set" {
+				val = v.ops[3]
+			} else if !inline && v.ops[0] == "set" {
+				val = v.ops[2]
+			}
+			if !trueWord(val) {
+				a.report(findRegistry, v.name+" config set "+k+" "+val)
+				return "registry"
+			}
 		}
 	}
 	if len(v.ops) >= 1 && (v.ops[0] == "install" || v.ops[0] == "i" || v.ops[0] == "add") {
@@ -1083,6 +1116,121 @@ var registryVars = sync.OnceValue(func() map[string]bool {
 		"conda_channels": true,
 	}
 })
+
+// caTrust returns the rule that finds a package manager told to check its downloads
+// against other certificate authorities, or not at all: a configuration key that names
+// the bundle (npm config set cafile FILE, pip config set global.cert FILE, conda config
+// --set ssl_verify false), or an install option that does for one command (npm install
+// --cafile FILE, pip install --cert FILE). keys are the program's keys, lower case,
+// without a section (global.cert is cert); options its install options. The value is
+// judged by caBundleRisk.
+func caTrust(keys, options []string) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		for i, x := range v.args {
+			if x.dynamic {
+				continue
+			}
+			word := strings.ToLower(x.lit)
+			if opt, val, ok := strings.Cut(strings.TrimLeft(word, "-"), "="); strings.HasPrefix(word, "--") && slices.Contains(options, opt) {
+				if !ok {
+					if i+1 >= len(v.args) {
+						continue
+					}
+					val = v.args[i+1].lit
+				}
+				if why := caBundleRisk(argValue(v.args, i, ok, val)); why != "" {
+					return v.name + " --" + opt + " " + shorten(val) + ": " + why
+				}
+			}
+			if !slices.Contains(v.ops, "config") || configReads(v.ops) {
+				continue
+			}
+			key, val, ok := strings.Cut(strings.TrimLeft(word, "-"), "=")
+			if j := strings.LastIndexByte(key, '.'); j >= 0 {
+				key = key[j+1:]
+			}
+			if !slices.Contains(keys, key) {
+				continue
+			}
+			if !ok {
+				if i+1 >= len(v.args) {
+					continue
+				}
+				val = v.args[i+1].lit
+			}
+			if why := caBundleRisk(argValue(v.args, i, ok, val)); why != "" {
+				return v.name + " config " + key + " " + shorten(val) + ": " + why
+			}
+		}
+		return ""
+	}
+}
+
+// argValue is the value of the setting at args[i]: its own text after = (inline), else
+// the next word, dynamic when that word is.
+func argValue(args []arg, i int, inline bool, val string) arg {
+	if inline {
+		return arg{lit: val, dynamic: args[i].dynamic}
+	}
+	return args[i+1]
+}
+
+// configReads reports whether a config command only reads or removes settings (npm config
+// get, pip config unset, conda config --remove-key), which trusts nothing new.
+func configReads(ops []string) bool {
+	for _, o := range ops {
+		switch o {
+		case "get", "list", "ls", "delete", "rm", "unset", "edit", "show", "debug":
+			return true
+		}
+	}
+	return false
+}
+
+// caBundleVar reports whether a variable (lower case) names the certificate authorities
+// a tool checks HTTPS servers against, in place of the system's.
+func caBundleVar(name string) bool {
+	switch name {
+	case "ssl_cert_file", "ssl_cert_dir", "requests_ca_bundle", "curl_ca_bundle",
+		"node_extra_ca_certs", "git_ssl_cainfo", "git_ssl_capath", "pip_cert",
+		"npm_config_cafile", "aws_ca_bundle", "cargo_http_cainfo", "bundle_ssl_ca_cert",
+		"composer_cafile", "deno_cert", "yarn_ca_file_path", "hex_cacerts_path",
+		"grpc_default_ssl_roots_file_path", "uv_ca_bundle", "conda_ssl_verify":
+		return true
+	}
+	return false
+}
+
+// caBundleRisk says why a certificate bundle setting lets someone else answer for
+// every server ("" when it does not): a bundle outside the system's trust store (a file
+// in the project, the home directory or /tmp, which whoever can write it controls),
+// one computed at run time, or a setting that switches the checks off. The system's
+// own stores, which only root can change, are the ordinary values, and so is an empty
+// value, which leaves the default.
+func caBundleRisk(v arg) string {
+	if v.dynamic {
+		return "the bundle is computed at run time"
+	}
+	p := strings.TrimSpace(v.lit)
+	switch {
+	case p == "" || p == "null" || trueWord(strings.ToLower(p)):
+		return ""
+	case falseWord(strings.ToLower(p)):
+		return "certificates are not checked"
+	case !strings.HasPrefix(p, "/"):
+		return "certificates are checked against a bundle outside the system's trust store, which anyone who can write it controls"
+	}
+	p = path.Clean(p)
+	for _, store := range []string{"/etc/ssl/", "/etc/pki/", "/etc/ca-certificates/", "/usr/share/ca-certificates/",
+		"/usr/local/share/ca-certificates/", "/usr/lib/ssl/", "/usr/share/pki/", "/etc/certs/",
+		"/System/Library/OpenSSL/", "/opt/homebrew/etc/ca-certificates/", "/usr/local/etc/ca-certificates/",
+		"/opt/homebrew/etc/openssl@3/", "/usr/local/etc/openssl@3/"} {
+		if strings.HasPrefix(p, store) {
+			return ""
+		}
+	}
+	return "certificates are checked against a bundle outside the system's trust store, which anyone who can write it controls"
+}
 
 // condaChannel: conda install|create -c URL, or conda config --add channels URL: a
 // channel given by its URL rather than by a name on anaconda.org.
@@ -1122,6 +1270,15 @@ func gitStagesSecret(a *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// trueWord reports whether s is one of the spellings of true in configuration.
+func trueWord(s string) bool {
+	switch s {
+	case "true", "1", "yes", "on":
+		return true
+	}
+	return false
 }
 
 // falseWord reports whether s is one of the spellings of false in configuration.

@@ -82,7 +82,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"npm":        {long: []string{"registry", "prefix", "cache", "userconfig", "globalconfig", "workspace", "tag", "otp", "scope", "loglevel"}, subcommand: true},
 		"yarn":       {long: []string{"registry", "cwd", "modules-folder", "cache-folder"}, subcommand: true},
 		"pnpm":       {short: "C", long: []string{"registry", "dir", "filter", "store-dir"}, subcommand: true},
-		"pip":        {short: "ricetf", long: []string{"requirement", "index-url", "extra-index-url", "trusted-host", "constraint", "editable", "target", "find-links", "prefix", "root", "cache-dir", "log", "proxy", "timeout", "retries", "cert", "client-cert", "python", "platform", "python-version", "implementation", "abi", "src", "upgrade-strategy", "progress-bar", "config-settings", "report", "exists-action"}, subcommand: true},
+		"pip":        {short: "ricetfdw", long: []string{"requirement", "dest", "wheel-dir", "only-binary", "no-binary", "global-option", "build-option", "index-url", "extra-index-url", "trusted-host", "constraint", "editable", "target", "find-links", "prefix", "root", "cache-dir", "log", "proxy", "timeout", "retries", "cert", "client-cert", "python", "platform", "python-version", "implementation", "abi", "src", "upgrade-strategy", "progress-bar", "config-settings", "report", "exists-action"}, subcommand: true},
 		"nmap":       {short: "poDeSgi", long: []string{"exclude", "excludefile", "script", "script-args", "max-retries", "host-timeout", "scan-delay", "max-rate", "min-rate", "data-length", "ttl", "spoof-mac", "proxies", "iflist"}},
 		"dig":        {short: "bcfkpqtxy", long: nil},
 		"nslookup":   {},
