@@ -37,6 +37,7 @@ func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Fin
 	})
 	fs = append(fs, e.sentInjections(c, accesses)...)
 	fs = append(fs, mcpDestructive(c, accesses)...)
+	fs = append(fs, mcpGrants(c)...)
 	if hasWord(tool, mcpContainerVerbs) && hasWord(ctx, mcpContainerWords) {
 		// A container server's run_container: its mounts and privileges, as docker run's.
 		if id, ev := shell.ContainerSpec(c.Args, e.host.Home); id != "" {

@@ -65,6 +65,7 @@ var Kinds = call.FindingKinds{
 	{ID: "privilege.container-api", Category: "privilege", Severity: call.High, Taxonomy: "T1610", Summary: "drives a container engine around its command-line tool: its API over its socket, a raw stream to the socket, or the tool pointed at another engine"},
 	{ID: "privilege.namespace", Category: "privilege", Severity: call.High, Taxonomy: "T1611", Summary: "enters other namespaces or changes the root directory (nsenter, chroot, unshare)"},
 	{ID: "privilege.account", Category: "privilege", Severity: call.High, Taxonomy: "T1098", Summary: "changes user accounts, groups or sudo rights"},
+	{ID: "privilege.grant", Category: "privilege", Severity: call.High, Taxonomy: "T1098", Summary: "grants access to others or widens it: administrator policies and roles, cluster-admin bindings, buckets, snapshots or repositories made public, ports opened to the internet, collaborators and keys that may push"},
 	{ID: "permissions.world-writable", Category: "privilege", Severity: call.Medium, Taxonomy: "T1222", Summary: "makes files writable by every user"},
 
 	// Persistence.

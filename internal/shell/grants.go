@@ -1,0 +1,194 @@
+package shell
+
+import (
+	"strings"
+)
+
+// This file knows the commands that grant access to others or widen it: administrator
+// policies and roles in a cloud account, cluster-admin bindings, buckets, snapshots and
+// repositories made public, ports opened to the whole internet, collaborators and keys
+// that may push. None of them destroys anything, and each can hand the account, the
+// cluster or the data to someone else for good (T1098).
+
+// Finding id of this file.
+const findGrant = "privilege.grant"
+
+// worldWords are the values that name everyone: public ACLs, the principals of all
+// users, the address ranges of the whole internet.
+var worldWords = []string{"public-read", "public-read-write", "authenticated-read", "allusers",
+	"allauthenticatedusers", "0.0.0.0/0", "::/0", "group=all", "\"*\"", "principal=*", "internet"}
+
+// grantRules are the commands that grant or widen access, by program.
+func grantRules() map[string][]rule {
+	aws := []rule{
+		{sub: []string{"iam", "attach-user-policy|attach-role-policy|attach-group-policy|put-user-policy|put-role-policy|put-group-policy|add-user-to-group|update-assume-role-policy|create-login-profile|update-login-profile|create-policy-version|set-default-policy-version|delete-user-permissions-boundary|delete-role-permissions-boundary"}, finding: findGrant},
+		{sub: []string{"s3api", "put-bucket-policy|delete-public-access-block|put-bucket-cors"}, finding: findGrant},
+		{sub: []string{"s3api", "put-bucket-acl|put-object-acl|put-public-access-block"}, when: namesEveryone, finding: findGrant},
+		{sub: []string{"ec2", "authorize-security-group-ingress|modify-snapshot-attribute|modify-image-attribute"}, when: namesEveryone, finding: findGrant},
+		{sub: []string{"rds", "modify-db-snapshot-attribute|modify-db-cluster-snapshot-attribute"}, when: namesEveryone, finding: findGrant},
+		{sub: []string{"lambda|sns|sqs", "add-permission"}, finding: findGrant},
+		{sub: []string{"ecr|ecr-public", "set-repository-policy"}, finding: findGrant},
+		{sub: []string{"secretsmanager", "put-resource-policy"}, finding: findGrant},
+		{sub: []string{"kms", "put-key-policy|create-grant"}, finding: findGrant},
+	}
+	kube := []rule{
+		{sub: []string{"create", "clusterrolebinding|rolebinding"}, finding: findGrant},
+		// A privileged pod, or one in the node's namespaces with its root mounted.
+		{sub: []string{"run"}, anyOf: []string{"privileged"}, finding: findContainerEscape},
+		{sub: []string{"run"}, when: kubeOverridesHost, finding: findContainerEscape},
+		{sub: []string{"debug"}, operand: "node/*", finding: findContainerEscape},
+	}
+	return map[string][]rule{
+		"aws":     aws,
+		"gcloud":  {{when: gcloudGrants, finding: findGrant}},
+		"gsutil":  {{sub: []string{"iam", "ch|set"}, finding: findGrant}, {sub: []string{"acl|defacl", "ch|set"}, when: namesEveryone, finding: findGrant}},
+		"kubectl": kube,
+		"oc":      kube,
+		"az": {
+			{sub: []string{"role", "assignment", "create"}, finding: findGrant},
+			{sub: []string{"ad", "sp", "create-for-rbac"}, finding: findGrant},
+			{sub: []string{"ad", "app", "permission", "grant|admin-consent"}, finding: findGrant},
+			{sub: []string{"keyvault", "set-policy"}, finding: findGrant},
+			{sub: []string{"storage", "container", "set-permission|create"}, when: azPublicAccess, finding: findGrant},
+			{sub: []string{"storage", "account", "update|create"}, when: azPublicAccess, finding: findGrant},
+			{sub: []string{"network", "nsg", "rule", "create|update"}, when: namesEveryone, finding: findGrant},
+		},
+		"gh": {
+			{sub: []string{"repo", "edit|create"}, when: ghPublic, finding: findGrant},
+			{sub: []string{"repo", "deploy-key", "add"}, anyOf: []string{"allow-write", "w"}, finding: findGrant},
+			{sub: []string{"ssh-key|gpg-key", "add"}, finding: findGrant},
+			{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant},
+		},
+		"glab": {{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant}},
+		"curl": {{when: grantsByRequest(curlRequest), finding: findGrant}},
+	}
+}
+
+// namesEveryone: an argument names everyone (worldWords): a public ACL, all users, the
+// whole internet. (Objects uploaded with a public ACL are a website's deploy, and are
+// not asked about; a bucket's own ACL is.)
+func namesEveryone(_ *analyzer, v *view) string {
+	// Snapshots and images are shared with every account as the group "all".
+	for _, name := range []string{"group-names", "values-to-add"} {
+		for _, x := range longValues(v, name) {
+			if strings.EqualFold(x, "all") {
+				return v.name + " --" + name + " all"
+			}
+		}
+	}
+	for _, x := range v.args {
+		l := strings.ToLower(x.lit)
+		for _, w := range worldWords {
+			if strings.Contains(l, w) {
+				return v.name + " " + strings.Join(v.ops[:min(2, len(v.ops))], " ") + " … " + shorten(x.lit)
+			}
+		}
+	}
+	return ""
+}
+
+// gcloudGrants: any gcloud command that binds a role (add-iam-policy-binding,
+// set-iam-policy), or opens a firewall or a database to everyone.
+func gcloudGrants(a *analyzer, v *view) string {
+	for _, o := range v.ops {
+		if o == "add-iam-policy-binding" || o == "set-iam-policy" {
+			return "gcloud … " + o
+		}
+	}
+	if len(v.ops) >= 2 && (v.ops[0] == "compute" && v.ops[1] == "firewall-rules" || v.ops[0] == "sql" || v.ops[0] == "storage") {
+		return namesEveryone(a, v)
+	}
+	return ""
+}
+
+// longValues returns the values given to the long option name, as --name=VALUE or
+// --name VALUE, whether or not the program's option table says it takes one.
+func longValues(v *view, name string) []string {
+	var out []string
+	for i, x := range v.args {
+		switch {
+		case x.lit == "--"+name && i+1 < len(v.args):
+			out = append(out, v.args[i+1].lit)
+		case strings.HasPrefix(x.lit, "--"+name+"="):
+			out = append(out, x.lit[len(name)+3:])
+		}
+	}
+	return out
+}
+
+// azPublicAccess: a storage container or account opened to anonymous reads.
+func azPublicAccess(_ *analyzer, v *view) string {
+	for _, x := range longValues(v, "public-access") {
+		if l := strings.ToLower(x); l == "blob" || l == "container" {
+			return "az storage --public-access " + l
+		}
+	}
+	for _, x := range longValues(v, "allow-blob-public-access") {
+		if trueWord(strings.ToLower(x)) {
+			return "az storage --allow-blob-public-access " + x
+		}
+	}
+	return ""
+}
+
+// ghPublic: gh repo edit|create --visibility public, or --public.
+func ghPublic(_ *analyzer, v *view) string {
+	for _, x := range longValues(v, "visibility") {
+		if strings.EqualFold(x, "public") {
+			return "gh repo " + v.ops[1] + " --visibility public"
+		}
+	}
+	if v.flag("public") {
+		return "gh repo " + v.ops[1] + " --public"
+	}
+	return ""
+}
+
+// kubeOverridesHost: kubectl run --overrides JSON that makes the pod privileged or puts
+// it in the node's namespaces or file system.
+func kubeOverridesHost(_ *analyzer, v *view) string {
+	for _, x := range longValues(v, "overrides") {
+		l := strings.ToLower(strings.Join(strings.Fields(x), ""))
+		for _, key := range []string{"privileged", "hostpid", "hostnetwork", "hostipc"} {
+			if strings.Contains(l, `"`+key+`":true`) {
+				return "kubectl run --overrides " + key
+			}
+		}
+		if strings.Contains(l, `"hostpath":`) {
+			return "kubectl run --overrides hostPath"
+		}
+	}
+	return ""
+}
+
+// grantsByRequest: a request that changes state sent to an endpoint that manages who
+// may act on a repository or an organisation (collaborators, members, invitations, keys,
+// branch protection), or that makes a repository public.
+func grantsByRequest(request func(*view) httpRequest) func(*analyzer, *view) string {
+	return func(a *analyzer, v *view) string {
+		r := request(v)
+		switch r.method {
+		case "GET", "HEAD", "OPTIONS", "DELETE":
+			return ""
+		case "":
+			if !r.body {
+				return ""
+			}
+		}
+		for _, u := range r.urls {
+			l := strings.ToLower(u.lit)
+			for _, seg := range []string{"/collaborators/", "/invitations", "/members/", "/memberships/", "/keys", "/protection", "/permissions"} {
+				if strings.Contains(l, seg) {
+					return v.name + " " + strings.Trim(seg, "/") + ": " + shorten(u.lit)
+				}
+			}
+		}
+		for _, x := range v.args {
+			l := strings.ToLower(strings.ReplaceAll(x.lit, " ", ""))
+			if strings.Contains(l, "private=false") || strings.Contains(l, "visibility=public") || strings.Contains(l, `"private":false`) || strings.Contains(l, `"visibility":"public"`) {
+				return v.name + " " + shorten(x.lit)
+			}
+		}
+		return ""
+	}
+}
