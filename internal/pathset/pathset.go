@@ -91,6 +91,7 @@ func Resolve(name string, h Host) (Resolved, error) {
 		var r Resolved
 		for _, t := range h.Temp {
 			r.Include = append(r.Include, path.Join(t, "**"))
+			r.Exclude = append(r.Exclude, homeBelow(t, h.Home)...)
 		}
 		return r, nil
 	case "$moat":
@@ -111,6 +112,21 @@ func Resolve(name string, h Host) (Resolved, error) {
 		}
 	}
 	return Resolved{}, fmt.Errorf("unknown path set %s (known: %s)", name, strings.Join(Names, ", "))
+}
+
+// homeBelow returns, when the home directory lies inside the temporary directory t (a CI
+// runner's or a sandbox's HOME under /tmp), the paths of $temp that are the home
+// directory's and not the machine's scratch space: the home directory, all below it, and
+// the directories between t and it, whose deletion deletes it. Nothing when it does not.
+func homeBelow(t, home string) []string {
+	if home == "" || home == "/" || !strings.HasPrefix(home, strings.TrimSuffix(t, "/")+"/") {
+		return nil
+	}
+	out := []string{path.Join(home, "**")}
+	for d := home; d != t && len(d) > len(t); d = path.Dir(d) {
+		out = append(out, d)
+	}
+	return out
 }
 
 // Static returns the data of the sets that do not depend on the host beyond its home, in

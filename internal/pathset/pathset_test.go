@@ -3,6 +3,7 @@ package pathset
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -278,6 +279,29 @@ func TestResolveThroughMemo(t *testing.T) {
 			if !reflect.DeepEqual(got, want) || (werr == nil) != (gerr == nil) {
 				t.Errorf("%s: %+v, %v through the memo; %+v, %v without", name, got, gerr, want, werr)
 			}
+		}
+	}
+}
+
+// A home directory inside a temporary directory (a CI runner's, a test's) is not scratch
+// space: $temp leaves it out, with the directories between, whose deletion deletes it.
+func TestTempLeavesHomeOut(t *testing.T) {
+	for _, tc := range []struct {
+		home, tmp string
+		exclude   []string
+	}{
+		{"/home/u", "/tmp", nil},
+		{"/tmp/ci/home", "/tmp", []string{"/tmp/ci/home/**", "/tmp/ci/home", "/tmp/ci"}},
+		{"/tmp/home", "/tmp/", []string{"/tmp/home/**", "/tmp/home"}},
+		{"/tmpfoo/home", "/tmp", nil},
+		{"/", "/tmp", nil},
+	} {
+		r, err := Resolve("$temp", Host{Home: tc.home, Temp: []string{tc.tmp}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Exclude, tc.exclude) {
+			t.Errorf("home %s, temp %s: exclude %q, want %q", tc.home, tc.tmp, r.Exclude, tc.exclude)
 		}
 	}
 }
