@@ -928,7 +928,9 @@ func (a *analyzer) settingFindings(env []envAssign, fs []call.Finding) []call.Fi
 				fs = appendFinding(fs, findRegistry, name+"="+val)
 			}
 		default:
-			if registryVars()[lower] {
+			// A setting that names the default registry changes nothing; one that turns a
+			// check off is judged whatever its value.
+			if registryVars()[lower] && (x.val.dynamic || !sourceVar(lower) || !officialSource(val)) {
 				fs = appendFinding(fs, findRegistry, name+"="+val)
 			}
 		}

@@ -243,7 +243,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"conda":        {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, nil), finding: findRegistry}},
 		"mamba":        {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, nil), finding: findRegistry}},
 		"micromamba":   {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, []string{"cacert-path"}), finding: findRegistry}},
-		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, operand: "*index-url*", finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}, {when: caTrust([]string{"cert"}, []string{"cert"}), finding: findRegistry}},
+		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, when: pipConfigIndex, finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}, {when: caTrust([]string{"cert"}, []string{"cert"}), finding: findRegistry}},
 		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
 		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
 		"yarn":         {{when: npmRegistry, finding: ""}, {when: caTrust([]string{"cafile", "ca", "cafilepath", "httpscafilepath"}, []string{"cafile", "ca"}), finding: findRegistry}},
@@ -1038,7 +1038,13 @@ func dnsQuery(_ *analyzer, v *view) string {
 func pipSource(a *analyzer, v *view) string {
 	for _, o := range v.opts {
 		switch o.name {
-		case "i", "index-url", "extra-index-url", "trusted-host", "f", "find-links":
+		case "i", "index-url", "extra-index-url":
+			if !o.val.dynamic && officialSource(o.val.lit) {
+				continue
+			}
+			a.report(findRegistry, "pip --"+o.name+" "+o.val.lit)
+			return "registry"
+		case "trusted-host", "f", "find-links":
 			a.report(findRegistry, "pip --"+o.name+" "+o.val.lit)
 			return "registry"
 		}
@@ -1055,7 +1061,7 @@ func pipSource(a *analyzer, v *view) string {
 // npmRegistry: npm/yarn/pnpm/bun installing from or switching to another registry, or
 // installing straight from a URL or repository.
 func npmRegistry(a *analyzer, v *view) string {
-	if vals := v.values("registry"); len(vals) > 0 {
+	if vals := v.values("registry"); len(vals) > 0 && (vals[0].dynamic || !officialSource(vals[0].lit)) {
 		a.report(findRegistry, v.name+" --registry "+vals[0].lit)
 		return "registry"
 	}
@@ -1064,9 +1070,16 @@ func npmRegistry(a *analyzer, v *view) string {
 		if v.ops[0] == "set" {
 			key = v.ops[1]
 		}
-		if strings.Contains(key, "registry") {
-			a.report(findRegistry, v.name+" config set "+key)
-			return "registry"
+		if k, val, inline := strings.Cut(key, "="); strings.Contains(k, "registry") {
+			if !inline && len(v.raw) > 3 && v.ops[0] != "set" {
+				val = v.raw[3].lit
+			} else if !inline && len(v.raw) > 2 && v.ops[0] == "set" {
+				val = v.raw[2].lit
+			}
+			if !officialSource(val) {
+				a.report(findRegistry, v.name+" config set "+key)
+				return "registry"
+			}
 		}
 		// strict-ssl false (strictSSL for yarn): downloads take any certificate. The key
 		// may carry its value (strict-ssl=false); true is the default.
@@ -1116,6 +1129,59 @@ var registryVars = sync.OnceValue(func() map[string]bool {
 		"conda_channels": true,
 	}
 })
+
+// officialSource reports whether a registry or index setting names only the default
+// public registries over HTTPS (or go's direct and off): setting what is already the
+// default changes nothing. A list (GOPROXY's commas and pipes) must be all of them.
+func officialSource(value string) bool {
+	value = strings.Trim(strings.TrimSpace(value), `"'`)
+	if value == "" {
+		return false
+	}
+	for _, item := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == '|' }) {
+		if item == "direct" || item == "off" {
+			continue
+		}
+		rest, ok := strings.CutPrefix(item, "https://")
+		if !ok {
+			return false
+		}
+		host, _, _ := strings.Cut(rest, "/")
+		switch strings.ToLower(host) {
+		case "registry.npmjs.org", "registry.npmjs.com", "registry.yarnpkg.com", "pypi.org", "pypi.python.org",
+			"files.pythonhosted.org", "proxy.golang.org", "sum.golang.org", "index.crates.io", "crates.io",
+			"rubygems.org", "repo.maven.apache.org", "repo1.maven.org", "api.nuget.org", "conda.anaconda.org",
+			"repo.anaconda.com", "download.pytorch.org":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// sourceVar reports whether a variable of registryVars names where packages come from
+// (rather than switching a check off), so that naming the default there is no change.
+func sourceVar(name string) bool {
+	switch name {
+	case "goproxy", "npm_config_registry", "yarn_registry", "pip_index_url", "pip_extra_index_url",
+		"uv_index_url", "uv_extra_index_url", "uv_default_index", "uv_index", "cargo_registries_crates_io_index",
+		"bundle_mirror__all", "poetry_repositories_pypi_url":
+		return true
+	}
+	return false
+}
+
+// pipConfigIndex: pip config set KEY URL for an index other than PyPI.
+func pipConfigIndex(_ *analyzer, v *view) string {
+	for i, o := range v.ops {
+		if strings.Contains(o, "index-url") && i+1 < len(v.raw) {
+			if val := v.raw[i+1]; val.dynamic || !officialSource(val.lit) {
+				return "pip config set " + o + " " + shorten(val.lit)
+			}
+		}
+	}
+	return ""
+}
 
 // caTrust returns the rule that finds a package manager told to check its downloads
 // against other certificate authorities, or not at all: a configuration key that names
