@@ -158,6 +158,19 @@ func (e *Engine) mcpAccesses(c *call.Call) []call.Access {
 	for _, k := range mcpPathKeys {
 		addAll(c.Args[k], kind)
 	}
+	// Under any other name, in a call of a tool about files, a value that can only be a
+	// local path (below the home directory, the project or the machine's own directories)
+	// is one: a server may call it location, input, document or p. (A title of an issue
+	// that reads /etc/passwd is not a path.)
+	fileTool := hasWord(nameWords(c.MCP.Tool), mcpFileWords)
+	for _, k := range sortedKeys(c.Args) {
+		if !fileTool || slices.Contains(mcpPathKeys, k) || slices.Contains(mcpSourceKeys, k) || k == "uri" || k == "url" {
+			continue
+		}
+		if p, ok := c.Args[k].(string); ok && e.localPathValue(p, c) {
+			add(strings.TrimPrefix(p, "file://"), kind)
+		}
+	}
 	// A resource named by a file: URI (resources/read) is that file, and so is a uri
 	// argument that is a path alone (an editor's server names files so).
 	for _, k := range []string{"uri", "url"} {
@@ -170,6 +183,42 @@ func (e *Engine) mcpAccesses(c *call.Call) []call.Access {
 		}
 	}
 	return out
+}
+
+// mcpFileWords, in a tool's name, say that its arguments name files.
+var mcpFileWords = []string{"file", "files", "fs", "filesystem", "path", "paths", "dir", "directory", "folder",
+	"document", "documents", "resource", "resources", "open", "view", "cat", "read", "load", "attach",
+	"attachment", "upload", "download", "disk", "local", "desktop", "move", "copy", "rename", "edit", "write", "delete"}
+
+// localRoots are the machine's own directories, a path below which is a local file
+// whatever argument names it.
+var localRoots = []string{"/etc/", "/root/", "/home/", "/Users/", "/var/", "/proc/", "/sys/", "/dev/", "/tmp/", "/private/", "/usr/", "/opt/", "/bin/", "/sbin/", "/lib/", "/boot/", "/mnt/", "/media/", "/srv/", "/run/"}
+
+// localPathValue reports whether an argument's value can only be a local path: ~/…, a
+// file: URL, or an absolute path of one line below the home directory, the project or
+// one of localRoots. (An API route such as /v1/users is none of them.)
+func (e *Engine) localPathValue(s string, c *call.Call) bool {
+	switch {
+	case len(s) > 4096 || strings.ContainsAny(s, "\n\r\x00"):
+		return false
+	case strings.HasPrefix(s, "~/"):
+		return true
+	case strings.HasPrefix(s, "file:///"):
+		return true
+	case !strings.HasPrefix(s, "/") || strings.HasPrefix(s, "//"):
+		return false
+	}
+	for _, root := range []string{e.host.Home, c.Project, c.Cwd} {
+		if root != "" && root != "/" && (s == root || strings.HasPrefix(s, strings.TrimSuffix(root, "/")+"/")) {
+			return true
+		}
+	}
+	for _, r := range localRoots {
+		if strings.HasPrefix(s, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // mcpAccessKind reads what a tool does to its paths from the words of its name

@@ -75,6 +75,11 @@ func TestMCPAccesses(t *testing.T) {
 			[]call.Access{{Kind: call.Read, Path: "/etc/shadow"}}},
 		{"an https URI is no path", "resources/read", map[string]any{"uri": "https://example.com/x"}, nil},
 		{"arguments that are not paths", "create_issue", map[string]any{"title": "/etc/passwd"}, nil},
+		{"a file tool's path under another name", "open_file", map[string]any{"location": "~/.ssh/id_rsa", "mode": "r"},
+			[]call.Access{{Kind: call.Read, Path: home + "/.ssh/id_rsa"}}},
+		{"a file: URL under another name", "read_resource", map[string]any{"resource": "file:///etc/shadow"},
+			[]call.Access{{Kind: call.Read, Path: "/etc/shadow"}}},
+		{"an API route is no path", "read_route", map[string]any{"route": "/v1/users"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "fs", Tool: tt.tool}, Args: tt.args, Cwd: "/work/p"}
