@@ -30,7 +30,7 @@ var mcpPathKeys = []string{
 // command: such a call is decided as the command would be, as well as as a tool call.
 var (
 	mcpShellWords  = []string{"exec", "execute", "run", "shell", "bash", "sh", "zsh", "terminal", "command", "cmd", "powershell", "pwsh", "spawn", "process"}
-	mcpCommandKeys = []string{"command", "cmd", "script", "shell_command", "commandLine", "command_line", "cli_command", "cliCommand"}
+	mcpCommandKeys = []string{"command", "cmd", "script", "shell_command", "commandLine", "command_line", "cli_command", "cliCommand", "line"}
 )
 
 // mcpCLIs are the programs MCP servers wrap: a tool named for one (call_aws, kubectl,
@@ -50,6 +50,17 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 	cli := ""
 	if i := slices.IndexFunc(words, func(w string) bool { return containsWord(mcpCLIs, w) }); i >= 0 {
 		cli = words[i]
+	}
+	if hasWord(nameWords(c.MCP.Server), mcpTerminalWords) || hasWord(words, mcpTerminalWords) {
+		// A terminal's tool that types into it (send_keys, type, write_input): what it
+		// types is a command line the terminal's shell runs.
+		if hasWord(words, mcpTypeWords) {
+			for _, k := range sortedKeys(c.Args) {
+				if s, ok := c.Args[k].(string); ok && containsWord(mcpTypedKeys, squash(k)) && strings.TrimSpace(s) != "" {
+					return s, true
+				}
+			}
+		}
 	}
 	if !runs && cli == "" {
 		return "", false
@@ -77,6 +88,15 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 	}
 	return "", false
 }
+
+// mcpTerminalWords, in a server's or tool's name, say it drives a terminal; mcpTypeWords,
+// in a tool's name, that it types into one; mcpTypedKeys are the arguments (squashed)
+// that hold what it types.
+var (
+	mcpTerminalWords = []string{"terminal", "tmux", "pty", "tty", "iterm", "iterm2", "wezterm", "kitty"}
+	mcpTypeWords     = []string{"send", "type", "write", "input", "keys", "keystrokes", "paste", "press", "execute", "run"}
+	mcpTypedKeys     = []string{"keys", "text", "input", "line", "chars", "data", "keystrokes", "command", "cmd", "string"}
+)
 
 // mcpExecWords name tools that execute a command line as given, in a shell or a
 // container: a program in their name is where the command runs, not the command.

@@ -25,12 +25,15 @@ func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Fin
 	tool := nameWords(c.MCP.Tool)
 	fetches := hasWord(tool, mcpFetchWords)
 	searches := hasWord(tool, mcpSearchWords)
+	// A database's tool that runs what it is given: any argument that starts as SQL is
+	// SQL to run, whatever it is called (text, body, query_text).
+	runsSQL := hasWord(ctx, mcpDBWords) && hasWord(tool, mcpSQLRunWords)
 	walkStrings(c.Args, "", func(s, at string) {
 		if len(s) > maxScanned {
 			return // reported by carriedSecrets as input.too-large
 		}
 		key := lastKey(at)
-		fs = append(fs, statementFindings(s, at, key, ctx, searches)...)
+		fs = append(fs, statementFindings(s, at, key, ctx, searches, runsSQL)...)
 		if isURLArg(s, key) {
 			fs = append(fs, urlFindings(s, at, fetches)...)
 		}
@@ -100,6 +103,15 @@ var (
 	mcpCodeWords  = []string{"command", "commands", "cmd", "script", "query", "code", "eval", "js", "javascript", "expression", "input", "args", "argv"}
 )
 
+// mcpDBWords, in a server's or tool's name, say it speaks to an SQL database, and
+// mcpSQLRunWords, in a tool's name, that it runs what it is given.
+var (
+	mcpDBWords = []string{"postgres", "postgresql", "pg", "mysql", "mariadb", "sqlite", "sqlite3", "sql", "mssql",
+		"sqlserver", "oracle", "snowflake", "bigquery", "redshift", "clickhouse", "duckdb", "planetscale", "neon",
+		"supabase", "cockroach", "cockroachdb", "db", "database", "databases", "tidb", "timescale", "athena", "trino", "presto"}
+	mcpSQLRunWords = []string{"query", "execute", "exec", "run", "sql", "statement"}
+)
+
 // mcpSearchWords name tools whose query is words to look for (search_code, find_issues):
 // "delete from users" there is a search, not a statement.
 var mcpSearchWords = []string{"search", "find", "grep", "lookup", "suggest", "autocomplete"}
@@ -109,9 +121,9 @@ var mcpSearchWords = []string{"search", "find", "grep", "lookup", "suggest", "au
 // unless the tool searches (a query argument holds SQL for a database tool and words for
 // a search tool); Redis commands and mongo shell code in the code arguments of those
 // databases' tools.
-func statementFindings(s, at, key string, ctx []string, searches bool) []call.Finding {
+func statementFindings(s, at, key string, ctx []string, searches, runsSQL bool) []call.Finding {
 	words := nameWords(key)
-	sql := hasWord(words, mcpSQLWords)
+	sql := hasWord(words, mcpSQLWords) || runsSQL && startsAsSQL(s)
 	if !sql && hasWord(words, mcpProseWords) {
 		return nil
 	}

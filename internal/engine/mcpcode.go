@@ -15,7 +15,7 @@ import (
 var mcpCodeVerbs = []string{"run", "execute", "exec", "eval", "evaluate", "interpret", "repl"}
 
 // mcpCodeKeys are the argument names (squashed) of code to run.
-var mcpCodeKeys = []string{"code", "source", "sourcecode", "expression", "expr", "snippet", "cell", "program", "cellsource"}
+var mcpCodeKeys = []string{"code", "source", "sourcecode", "expression", "expr", "snippet", "cell", "program", "cellsource", "js", "javascript"}
 
 // mcpLangKeys are the argument names (squashed) that say the code's language.
 var mcpLangKeys = []string{"language", "lang", "runtime", "kernel", "kernelname"}
