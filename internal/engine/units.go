@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -98,6 +100,7 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 			s.Accesses = append(s.Accesses, call.Access{Kind: call.Read, Path: e.resolvePath(p, c.Cwd)})
 		}
 	}
+	s.Findings = appendNew(s.Findings, e.directoryDeletes(c, s.Accesses))
 	for _, acc := range s.Accesses {
 		s.Findings = appendNew(s.Findings, smuggling.Findings(acc.Path))
 		s.Findings = appendNew(s.Findings, smuggling.Confusables("path", acc.Path))
@@ -490,4 +493,26 @@ func commandText(c *call.Command) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// directoryDeletes returns destructive.fs.recursive-delete for a file tool's or an MCP
+// tool's delete (or move away) of a directory, as rm -rf of it has: the project, its .git,
+// the home directory, or a path that is a directory on this machine. The rules that judge
+// rm -rf by where it deletes then judge the tool alike; a file's delete is not one.
+func (e *Engine) directoryDeletes(c *call.Call, accesses []call.Access) []call.Finding {
+	for _, acc := range accesses {
+		if acc.Kind != call.Delete || acc.Glob {
+			continue
+		}
+		p := acc.Path
+		dir := p == c.Project || p == c.Cwd || p == e.host.Home || filepath.Base(p) == ".git"
+		if !dir {
+			fi, err := os.Lstat(p)
+			dir = err == nil && fi.IsDir()
+		}
+		if dir {
+			return []call.Finding{shell.Kinds.New("destructive.fs.recursive-delete", c.Describe()+" deletes the directory "+p)}
+		}
+	}
+	return nil
 }
