@@ -524,18 +524,16 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 	}
 	for _, o := range opts {
 		if o.hasValue && (in.Lang == oneliner.Awk && (o.name == "f" || o.name == "file") || in.Lang == oneliner.PHP && o.name == "f") {
+			if in.Lang == oneliner.Awk {
+				a.awkInputs(at, opts, ops, cwd) // with the program in a file, every operand is input
+			}
 			a.scriptOperand(at, o.val, cwd, &in) // the program is a file: awk -f, php -f
 			return
 		}
 	}
 	if in.Lang == oneliner.Awk {
 		if len(ops) > 0 {
-			c := &a.cmds[at]
-			for _, f := range ops[1:] {
-				if !strings.Contains(f.lit, "=") || f.dynamic {
-					c.Opaque = a.addAccess(&c.Accesses, call.Read, f, false, cwd) || c.Opaque
-				}
-			}
+			a.awkInputs(at, opts, ops[1:], cwd)
 			if ops[0].dynamic {
 				a.codeFromWord(at, ops[0], execInterp, in.Lang)
 				return
@@ -554,6 +552,27 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		return
 	}
 	a.scriptOperand(at, ops[0], cwd, &in)
+}
+
+// awkInputs records the files awk reads, its operands but NAME=value assignments; with
+// gawk's -i inplace (the inplace extension) it writes them back too.
+func (a *analyzer) awkInputs(at int, opts []option, files []arg, cwd dir) {
+	inplace := false
+	for _, o := range opts {
+		if o.hasValue && (o.name == "i" || o.name == "include") && strings.TrimSuffix(o.val.lit, ".awk") == "inplace" {
+			inplace = true
+		}
+	}
+	c := &a.cmds[at]
+	for _, f := range files {
+		if strings.Contains(f.lit, "=") && !f.dynamic {
+			continue
+		}
+		c.Opaque = a.addAccess(&c.Accesses, call.Read, f, false, cwd) || c.Opaque
+		if inplace {
+			c.Opaque = a.addAccess(&c.Accesses, call.Write, f, false, cwd) || c.Opaque
+		}
+	}
 }
 
 // readsArgFiles reports whether a Perl or Ruby one-liner reads the files its operands

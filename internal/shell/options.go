@@ -101,7 +101,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"tail":       {short: "ncs", long: []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}},
 		"sort":       {short: "kotST", long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from", "batch-size", "compress-program", "random-source", "sort"}},
 		"cut":        {short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}},
-		"awk":        {short: "Fvf", long: []string{"field-separator", "assign", "file", "include", "load", "source", "exec"}},
+		"awk":        {short: "Fvfi", long: []string{"field-separator", "assign", "file", "include", "load", "source", "exec"}},
 		"gawk":       {short: "FvfeEil", long: []string{"field-separator", "assign", "file", "include", "load", "source", "exec"}},
 		"mawk":       {short: "Fvf"},
 		"nawk":       {short: "Fvf"},

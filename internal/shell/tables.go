@@ -260,7 +260,7 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"nc":    noFiles, "ncat": noFiles, "telnet": noFiles, "socat": noFiles, "dig": noFiles,
 		"nslookup": noFiles, "host": noFiles, "ping": noFiles, "base64": {rules: readEach},
 		"xxd": {rules: []accessRule{{firstOperand, call.Read}, {secondOperand, call.Write}}}, "rev": {rules: readEach},
-		"tr": noFiles, "sed": {rules: []accessRule{{afterFirst, call.Read}}}, "jq": {rules: []accessRule{{afterFirst, call.Read}}},
+		"tr": noFiles, "sed": {rules: []accessRule{{afterFirst, call.Read}}, patterns: []string{"e", "expression", "f", "file"}, patternFiles: []string{"f", "file"}}, "jq": {rules: []accessRule{{afterFirst, call.Read}}},
 		"find": noFiles, "nmap": noFiles, "which": noFiles,
 		"tac": {rules: readEach}, "cut": {rules: readEach}, "strings": {rules: readEach},
 		"od": {rules: readEach}, "hexdump": {rules: readEach}, "nl": {rules: readEach},
