@@ -172,7 +172,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		}
 		if len(n.Redirs) > 0 && !ownsRedirects(n.Cmd) {
 			// `> f` alone, or `{ …; } > f`: the shell makes the redirections itself, once.
-			a.emitNull(n.Redirs)
+			a.emitNull(n.Redirs, n.Cmd == nil)
 		}
 	case *syntax.BinaryCmd:
 		fr.root = a.chainRoot(n)

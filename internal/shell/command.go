@@ -48,7 +48,7 @@ func (a *analyzer) callExpr(st *syntax.Stmt, ce *syntax.CallExpr) {
 		a.assign(ce.Assigns)
 		switch {
 		case len(redirs) > 0:
-			a.emitNull(redirs)
+			a.emitNull(redirs, true)
 		case len(env) > 0 || len(refs) > 0:
 			a.persistentEnv(call.Command{Name: ":", Findings: a.settingFindings(a.commandEnv(ce.Assigns, nil, 0, allSettings), nil)}, cmdMeta{laterCode: refs}, env)
 		default:
@@ -267,21 +267,60 @@ func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*s
 	if known && !dynamic {
 		opaque = a.fileAccesses(cmd, eff, ops, opts, cwd)
 	}
-	a.redirects(cmd, m, redirs, cwd)
+	if !dynamic && (m.prog == ":" || m.prog == "true" || m.prog == "false") {
+		// `: > f` prints nothing: the redirection only empties f, as `> f` does.
+		for _, r := range redirs {
+			before := len(cmd.Accesses)
+			a.redirects(cmd, m, []*syntax.Redirect{r}, cwd)
+			if truncates(r.Op) {
+				emptied(cmd, before)
+			}
+		}
+	} else {
+		a.redirects(cmd, m, redirs, cwd)
+	}
 	cmd.Opaque = opaque
 	return ops, opts
 }
 
 // emitNull emits a statement that runs no program but makes redirections: `> f`, or the
 // redirections of a compound command (`{ …; } > f`), which the shell opens once for it.
-func (a *analyzer) emitNull(redirs []*syntax.Redirect) {
+// alone says nothing writes through them, so that `> f` only empties f.
+func (a *analyzer) emitNull(redirs []*syntax.Redirect, alone bool) {
 	cmd := call.Command{Name: ":"}
 	var m cmdMeta
-	a.redirects(&cmd, &m, redirs, a.cwd())
+	for _, r := range redirs {
+		before := len(cmd.Accesses)
+		a.redirects(&cmd, &m, []*syntax.Redirect{r}, a.cwd())
+		if alone && truncates(r.Op) {
+			emptied(&cmd, before)
+		}
+	}
 	// $(< file) prints the file, as zsh's `< file` does: what it reads flows out.
 	m.pass = m.ownStdin && !m.stdoutRedirected
 	a.pathFindings(&cmd)
 	a.emit(cmd, m)
+}
+
+// truncates reports whether a redirection empties its file before the command writes
+// (> and >|, alone or with stderr), as opposed to appending.
+func truncates(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob:
+		return true
+	}
+	return false
+}
+
+// emptied records that the files the command writes from cmd.Accesses[from:] on are left
+// empty (`> f` alone, truncate -s 0, cp /dev/null f): their content is deleted, which
+// the rules about deleting outside the project judge, besides the write.
+func emptied(cmd *call.Command, from int) {
+	for _, acc := range cmd.Accesses[from:] {
+		if acc.Kind == call.Write && !acc.Glob {
+			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Delete, Path: acc.Path, Redirect: acc.Redirect})
+		}
+	}
 }
 
 // declClause is export, declare, local, readonly, typeset or nameref: a command, and

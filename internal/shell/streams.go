@@ -193,6 +193,18 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 				}
 			}
 		}
+	case "truncate":
+		for _, x := range v.values("s", "size") {
+			if strings.TrimLeft(x.lit, "=") == "0" {
+				emptied(cmd, 0)
+				break
+			}
+		}
+	case "cp":
+		// cp /dev/null FILE empties FILE.
+		if len(v.raw) == 2 && v.raw[0].lit == "/dev/null" {
+			emptied(cmd, 0)
+		}
 	case "crontab":
 		m.pass = false
 	case "env", "printenv", "set", "export", "declare", "typeset":
