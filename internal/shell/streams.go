@@ -3,6 +3,7 @@ package shell
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -198,6 +199,15 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 			if strings.TrimLeft(x.lit, "=") == "0" {
 				emptied(cmd, 0)
 				break
+			}
+		}
+	case "zip":
+		// zip -m (--move) deletes the files it archives once they are in.
+		if v.flag("m", "move") {
+			for _, acc := range slices.Clone(cmd.Accesses) {
+				if acc.Kind == call.Read && !acc.Redirect {
+					cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Delete, Path: acc.Path, Recursive: acc.Recursive, Glob: acc.Glob, Hidden: acc.Hidden})
+				}
 			}
 		}
 	case "cp":
@@ -708,12 +718,17 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 	}
 	switch {
 	case create:
+		// --remove-files deletes what it archives.
+		removes := v.flag("remove-files")
 		for _, o := range ops {
 			if o.dynamic {
 				cmd.Opaque = true
 				continue
 			}
 			a.addAccess(&cmd.Accesses, call.Read, o, true, target)
+			if removes {
+				a.addAccess(&cmd.Accesses, call.Delete, o, true, target)
+			}
 		}
 	case extract:
 		if target.path != "" {
