@@ -258,12 +258,19 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"rails":        {{sub: []string{railsDropTasks}, finding: findDBDrop}},
 		"rake":         {{sub: []string{railsDropTasks}, finding: findDBDrop}},
 		"python":       {{when: djangoFlush, finding: findDBDrop}},
-		"django-admin": {{sub: []string{"flush|reset_db"}, finding: findDBDrop}},
+		"django-admin": {{when: djangoFlush, finding: findDBDrop}},
+		"manage.py":    {{when: djangoFlush, finding: findDBDrop}},
+		// Migration tools taken back to before the first migration, which drops every
+		// table they made.
+		"alembic": {{sub: []string{"downgrade"}, operand: "base", finding: findDBDrop}},
+		"flask":   {{sub: []string{"db", "downgrade"}, operand: "base", finding: findDBDrop}},
+		"knex":    {{sub: []string{"migrate:rollback"}, anyOf: []string{"all"}, finding: findDBDrop}},
+		"dotnet":  {{sub: []string{"ef", "database", "drop"}, finding: findDBDrop}, {sub: []string{"ef", "database", "update"}, operand: "0", finding: findDBDrop}, {sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}},
 		// Laravel's artisan, run by php or as ./artisan.
 		"php":       {{sub: []string{"artisan", artisanDropTasks}, finding: findDBDrop}},
 		"artisan":   {{sub: []string{artisanDropTasks}, finding: findDBDrop}},
 		"mix":       {{sub: []string{"ecto.drop|ecto.reset"}, finding: findDBDrop}},
-		"sequelize": {{sub: []string{"db:drop"}, finding: findDBDrop}},
+		"sequelize": {{sub: []string{"db:drop|db:migrate:undo:all|db:seed:undo:all"}, finding: findDBDrop}},
 		"typeorm":   {{sub: []string{"schema:drop"}, finding: findDBDrop}},
 		"supabase":  {{sub: []string{"db", "reset"}, finding: findDBDrop}},
 		"heroku":    {{sub: []string{"pg:reset"}, finding: findDBDrop}},
@@ -288,7 +295,6 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"flatpak": {{sub: []string{"remote-add"}, finding: findRegistry}},
 		"brew":    {{sub: []string{"tap", "*"}, operand: "*://*", finding: findRegistry}},
 		"nuget":   {{sub: []string{"sources|source", "add|update"}, finding: findRegistry}},
-		"dotnet":  {{sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}},
 		"composer": {
 			{sub: []string{"config"}, operand: "repositories.*", finding: findRegistry},
 			{sub: []string{"config"}, operand: "repo.*", finding: findRegistry},
@@ -653,7 +659,7 @@ func enableLoads(_ *analyzer, v *view) string {
 // The framework tasks that drop, recreate or empty the application's database.
 const (
 	railsDropTasks   = "db:drop|db:drop:all|db:reset|db:purge|db:purge:all|db:schema:load|db:truncate_all|db:migrate:reset|db:seed:replant"
-	artisanDropTasks = "migrate:fresh|migrate:reset|migrate:refresh|db:wipe"
+	artisanDropTasks = "migrate:fresh|migrate:reset|migrate:refresh|migrate:rollback|db:wipe"
 )
 
 // composeRemovesVolumes: compose down -v (or rm -v) deletes the project's volumes and the
@@ -713,11 +719,23 @@ func gitGCPrunesNow(_ *analyzer, v *view) string {
 }
 
 func djangoFlush(_ *analyzer, v *view) string {
-	if len(v.ops) >= 2 && strings.HasSuffix(v.ops[0], "manage.py") {
-		switch v.ops[1] {
-		case "flush", "reset_db", "sqlflush":
-			return "manage.py " + v.ops[1]
-		}
+	ops := v.ops
+	switch {
+	case v.name == "manage.py" || v.name == "django-admin":
+	case len(ops) >= 1 && strings.HasSuffix(ops[0], "manage.py"):
+		ops = ops[1:] // python manage.py TASK
+	default:
+		return ""
+	}
+	if len(ops) == 0 {
+		return ""
+	}
+	switch {
+	case ops[0] == "flush" || ops[0] == "reset_db" || ops[0] == "sqlflush":
+		return "manage.py " + ops[0]
+	case ops[0] == "migrate" && len(ops) >= 3 && ops[2] == "zero":
+		// migrate APP zero unapplies every migration of the app: its tables are dropped.
+		return "manage.py migrate " + ops[1] + " zero"
 	}
 	return ""
 }
