@@ -118,6 +118,13 @@ var pathRuleData = []pathRule{
 
 	// Git hooks run on later git commands.
 	{"/**/.git/hooks/**", writeOnly, findGitHooks},
+	// What git keeps its history in: changing or removing these by hand, rather than
+	// through git, can lose commits for good.
+	{"/**/.git/HEAD", writeOrDelete, findHistoryRewrite},
+	{"/**/.git/index", writeOrDelete, findHistoryRewrite},
+	{"/**/.git/packed-refs", writeOrDelete, findHistoryRewrite},
+	{"/**/.git/objects/**", writeOrDelete, findHistoryRewrite},
+	{"/**/.git/refs/**", writeOrDelete, findHistoryRewrite},
 
 	// Accounts and sudo rights.
 	{"/etc/sudoers", writeOnly, findAccount},
