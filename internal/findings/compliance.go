@@ -57,6 +57,7 @@ var owaspByCategory = map[string][]string{
 // part of its mapping and is not repeated here.
 var extraByID = map[string]Mapping{
 	"destructive.fork-bomb":    {OWASP: []string{"LLM10"}},
+	"destructive.cryptomining": {OWASP: []string{"LLM10"}},
 	"injection.exfiltration":   {OWASP: []string{"LLM02"}, ATLAS: []string{"AML.T0057"}},
 	"injection.secret-request": {OWASP: []string{"LLM02", "LLM07"}, ATLAS: []string{"AML.T0057"}},
 	"injection.file-coercion":  {OWASP: []string{"LLM02"}, ATTACK: []string{"T1552.001"}},

@@ -230,6 +230,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	}
 	a.uploads(cmd, m, v, cwd)
 	a.metadataAccess(cmd, m, v)
+	a.mining(cmd, v)
 }
 
 // echoText is what echo prints: its words, with escapes when -e is given. Escapes that

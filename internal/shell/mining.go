@@ -1,0 +1,53 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// A cryptocurrency miner spends the machine's processors and power for whoever holds the
+// wallet it is given (T1496): the miners people and malware run by name, and any program
+// pointed at a mining pool's stratum URL, whatever it is called (./kworker -o
+// stratum+tcp://…).
+
+// Finding id of this file.
+const findMining = "destructive.cryptomining"
+
+// miners are the programs that mine by name.
+func miners() []string {
+	return []string{"xmrig", "xmrig-cuda", "xmrig-nvidia", "xmrig-amd", "xmr-stak", "xmr-stak-rx", "minerd",
+		"cpuminer", "cpuminer-opt", "cpuminer-multi", "ethminer", "t-rex", "nbminer", "lolminer",
+		"phoenixminer", "gminer", "teamredminer", "nanominer", "bfgminer", "cgminer", "ccminer",
+		"srbminer", "srbminer-multi", "wildrig", "wildrig-multi", "xmrminer", "nheqminer", "kawpowminer"}
+}
+
+// stratumURL reports whether a word holds a mining pool's stratum URL.
+func stratumURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.Contains(l, "stratum+tcp://") || strings.Contains(l, "stratum+ssl://") ||
+		strings.Contains(l, "stratum+tls://") || strings.Contains(l, "stratum2+tcp://") ||
+		strings.Contains(l, "stratum1+tcp://")
+}
+
+// mining records destructive.cryptomining when the command runs a miner or points a
+// program at a mining pool.
+func (a *analyzer) mining(cmd *call.Command, v *view) {
+	if printers[v.name] || v.name == "grep" || v.name == "rg" {
+		return // a pool's URL printed or searched for is data
+	}
+	evidence := ""
+	for _, m := range miners() {
+		if v.name == m {
+			evidence = "runs " + m
+		}
+	}
+	for _, x := range v.args {
+		if evidence == "" && stratumURL(x.lit) {
+			evidence = v.name + " " + shorten(x.lit)
+		}
+	}
+	if evidence != "" {
+		cmd.Findings = appendFinding(cmd.Findings, findMining, evidence)
+	}
+}
