@@ -782,6 +782,25 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 		}
 		a.gitPath(cmd, targets[len(targets)-1], call.Write, false, cwd)
 		kind, targets = call.Delete, targets[:len(targets)-1]
+	case "show", "cat-file", "log", "diff", "blame", "grep", "whatchanged":
+		// They print what the repository holds of the files they name: git show
+		// HEAD:.env and git log -p -- .env print the secret as cat .env would, from any
+		// commit. REV:PATH names PATH (from the repository's root; the analysis takes it
+		// from the working directory, where it mostly is); after --, every word is a path.
+		for _, t := range v.raw[1:] {
+			if t.dynamic {
+				continue
+			}
+			if _, p, ok := strings.Cut(t.lit, ":"); ok && p != "" && !strings.Contains(t.lit, "://") {
+				a.gitPath(cmd, arg{lit: p}, call.Read, false, cwd)
+			}
+		}
+		if afterDashes := argsAfterDashes(v.args); afterDashes != nil {
+			for _, t := range afterDashes {
+				a.gitPath(cmd, t, call.Read, false, cwd)
+			}
+		}
+		return
 	case "stash":
 		// Only stash push with paths names files; a bare stash reverts every modified
 		// file, which the analysis cannot list.
