@@ -198,6 +198,13 @@ func TestGitCodeKeysTable(t *testing.T) {
 						t.Errorf("%s: certificate checks on, yet %s", line, findRegistry)
 					}
 				}
+			case gitProxy:
+				want("http://203.0.113.9:8080", findRegistry)
+				for _, line := range forms("http://proxy.corp:3128") {
+					if givesAnywhere(line, findRegistry) {
+						t.Errorf("%s: a proxy of the user's own network, yet %s", line, findRegistry)
+					}
+				}
 			case gitCATrust:
 				want("/tmp/mitm.pem", findRegistry)
 				for _, line := range forms("/etc/ssl/certs/ca-certificates.crt") {

@@ -926,6 +926,12 @@ func (a *analyzer) settingFindings(env []envAssign, fs []call.Finding) []call.Fi
 			val = ""
 		}
 		lower := strings.ToLower(name)
+		if proxyVar(lower) {
+			if why := proxyRisk(x.val); why != "" {
+				fs = appendFinding(fs, findRegistry, name+"="+shorten(x.val.lit)+": "+why)
+			}
+			continue
+		}
 		if caBundleVar(lower) {
 			if why := caBundleRisk(x.val); why != "" {
 				fs = appendFinding(fs, findRegistry, name+"="+shorten(x.val.lit)+": "+why)

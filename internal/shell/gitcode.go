@@ -33,6 +33,7 @@ const (
 	gitTransport                           // allows transports whose URLs name commands (protocol.ext.allow)
 	gitTLSVerify                           // checks the certificates of HTTPS remotes (http.sslVerify)
 	gitCATrust                             // the certificate authorities HTTPS remotes are checked against (http.sslCAInfo)
+	gitProxy                               // the proxy requests to remotes go through (http.proxy)
 	gitWorkTree                            // a work tree git checks files out into (core.worktree)
 	gitPair                                // for an option: a KEY=VALUE setting (clone -c)
 )
@@ -99,6 +100,9 @@ var gitCodeKeys = sync.OnceValue(func() []gitKey {
 		{"protocol.allow", gitTransport},
 		{"http.sslverify", gitTLSVerify},
 		{"http.*.sslverify", gitTLSVerify},
+		{"http.proxy", gitProxy},
+		{"http.*.proxy", gitProxy},
+		{"https.proxy", gitProxy},
 		{"http.sslcainfo", gitCATrust},
 		{"http.*.sslcainfo", gitCATrust},
 		{"http.sslcapath", gitCATrust},
@@ -140,6 +144,8 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 			fs = appendFinding(fs, findOpaque, carrier+" is computed at run time: "+shorten(val.lit))
 		case gitCATrust:
 			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+caBundleRisk(val))
+		case gitProxy:
+			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+proxyRisk(val))
 		case gitTransport:
 		default:
 			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier})
@@ -196,6 +202,10 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 		}
 	case gitCATrust:
 		if why := caBundleRisk(val); why != "" {
+			fs = appendFinding(fs, findRegistry, carrier+" "+v+": "+why)
+		}
+	case gitProxy:
+		if why := proxyRisk(val); why != "" {
 			fs = appendFinding(fs, findRegistry, carrier+" "+v+": "+why)
 		}
 	case gitTransport:

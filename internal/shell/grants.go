@@ -37,6 +37,9 @@ func grantRules() map[string][]rule {
 		{sub: []string{"run"}, anyOf: []string{"privileged"}, finding: findContainerEscape},
 		{sub: []string{"run"}, when: kubeOverridesHost, finding: findContainerEscape},
 		{sub: []string{"debug"}, operand: "node/*", finding: findContainerEscape},
+		// Manifests applied straight from a URL: whatever the server sends then runs in
+		// the cluster.
+		{sub: []string{"apply|create|replace"}, when: manifestURL, finding: findDirectURL},
 	}
 	return map[string][]rule{
 		"aws":     aws,
@@ -191,4 +194,19 @@ func grantsByRequest(request func(*view) httpRequest) func(*analyzer, *view) str
 		}
 		return ""
 	}
+}
+
+// manifestURL: kubectl apply|create|replace -f URL.
+func manifestURL(_ *analyzer, v *view) string {
+	for _, f := range append(longValues(v, "filename"), longValues(v, "f")...) {
+		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+			return v.name + " " + v.ops[0] + " -f " + shorten(f)
+		}
+	}
+	for _, f := range v.values("f", "filename") {
+		if strings.HasPrefix(f.lit, "http://") || strings.HasPrefix(f.lit, "https://") {
+			return v.name + " " + v.ops[0] + " -f " + shorten(f.lit)
+		}
+	}
+	return ""
 }

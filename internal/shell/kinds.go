@@ -78,7 +78,7 @@ var Kinds = call.FindingKinds{
 	{ID: "persistence.git-hooks", Category: "persistence", Severity: call.High, Taxonomy: "T1546", Summary: "installs git hooks, which run on later git commands"},
 
 	// Supply chain and network.
-	{ID: "supply-chain.registry-change", Category: "supply-chain", Severity: call.High, Taxonomy: "T1195.001", Summary: "installs from, or switches to, another package registry, index or system package source, or changes the certificates downloads are checked against (checks off, another bundle, a new authority)"},
+	{ID: "supply-chain.registry-change", Category: "supply-chain", Severity: call.High, Taxonomy: "T1195.001", Summary: "installs from, or switches to, another package registry, index or system package source, or changes the certificates downloads are checked against (checks off, another bundle, a new authority) or the proxy they go through"},
 	{ID: "supply-chain.direct-url", Category: "supply-chain", Severity: call.Medium, Taxonomy: "T1195.001", Summary: "installs a package straight from a URL or git repository"},
 	{ID: "supply-chain.lookalike-name", Category: "supply-chain", Severity: call.High, Taxonomy: "T1195.002", Summary: "installs a package, or clones from an owner or host, whose name imitates a popular one (reqeusts for requests, facebok/react, githib.com)"},
 	{ID: "network.scan", Category: "reconnaissance", Severity: call.Medium, Taxonomy: "T1046", Summary: "scans hosts or ports"},

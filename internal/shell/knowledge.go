@@ -243,10 +243,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"conda":        {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, nil), finding: findRegistry}},
 		"mamba":        {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, nil), finding: findRegistry}},
 		"micromamba":   {{when: condaChannel, finding: findRegistry}, {when: caTrust([]string{"ssl_verify"}, []string{"cacert-path"}), finding: findRegistry}},
-		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, when: pipConfigIndex, finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}, {when: caTrust([]string{"cert"}, []string{"cert"}), finding: findRegistry}},
-		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
+		"pip":          {{sub: []string{"install|download|wheel"}, when: pipSource, finding: ""}, {sub: []string{"config", "set"}, when: pipConfigIndex, finding: findRegistry}, {sub: []string{"config", "set"}, operand: "*trusted-host*", finding: findRegistry}, {when: caTrust([]string{"cert"}, []string{"cert"}), finding: findRegistry}, {when: proxySetting([]string{"proxy"}, []string{"proxy"}), finding: findRegistry}},
+		"npm":          {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {sub: []string{"unpublish"}, finding: findInfraDelete}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}, {when: proxySetting([]string{"proxy", "https-proxy"}, []string{"proxy", "https-proxy"}), finding: findRegistry}},
 		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
-		"yarn":         {{when: npmRegistry, finding: ""}, {when: caTrust([]string{"cafile", "ca", "cafilepath", "httpscafilepath"}, []string{"cafile", "ca"}), finding: findRegistry}},
+		"yarn":         {{when: npmRegistry, finding: ""}, {when: caTrust([]string{"cafile", "ca", "cafilepath", "httpscafilepath"}, []string{"cafile", "ca"}), finding: findRegistry}, {when: proxySetting([]string{"proxy", "https-proxy", "httpproxy", "httpsproxy"}, []string{"proxy", "https-proxy"}), finding: findRegistry}},
 		"bun":          {{when: npmRegistry, finding: ""}, {when: caTrust(nil, []string{"cafile", "ca"}), finding: findRegistry}},
 		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
 		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}, {sub: []string{"yank"}, noneOf: []string{"undo"}, finding: findInfraDelete}},
@@ -1065,6 +1065,12 @@ func pipSource(a *analyzer, v *view) string {
 		case "trusted-host", "f", "find-links":
 			a.report(findRegistry, "pip --"+o.name+" "+o.val.lit)
 			return "registry"
+		case "r", "requirement", "c", "constraint":
+			// A requirements file fetched from a URL names whatever packages it serves.
+			if directURL(o.val.lit) {
+				a.report(findDirectURL, "pip -"+o.name+" "+o.val.lit)
+				return "url"
+			}
 		}
 	}
 	for _, o := range v.ops[1:] {
@@ -1209,6 +1215,19 @@ func pipConfigIndex(_ *analyzer, v *view) string {
 // without a section (global.cert is cert); options its install options. The value is
 // judged by caBundleRisk.
 func caTrust(keys, options []string) func(*analyzer, *view) string {
+	return settingRule(keys, options, caBundleRisk)
+}
+
+// proxySetting returns the rule that finds a package manager told to send its requests
+// through a proxy on another network (npm config set https-proxy URL, pip --proxy URL),
+// by proxyRisk.
+func proxySetting(keys, options []string) func(*analyzer, *view) string {
+	return settingRule(keys, options, proxyRisk)
+}
+
+// settingRule returns the rule that judges, by risk, the values of a program's
+// configuration keys (set by its config command) and of its options.
+func settingRule(keys, options []string, risk func(arg) string) func(*analyzer, *view) string {
 	return func(_ *analyzer, v *view) string {
 		for i, x := range v.args {
 			if x.dynamic {
@@ -1222,7 +1241,7 @@ func caTrust(keys, options []string) func(*analyzer, *view) string {
 					}
 					val = v.args[i+1].lit
 				}
-				if why := caBundleRisk(argValue(v.args, i, ok, val)); why != "" {
+				if why := risk(argValue(v.args, i, ok, val)); why != "" {
 					return v.name + " --" + opt + " " + shorten(val) + ": " + why
 				}
 			}
@@ -1242,7 +1261,7 @@ func caTrust(keys, options []string) func(*analyzer, *view) string {
 				}
 				val = v.args[i+1].lit
 			}
-			if why := caBundleRisk(argValue(v.args, i, ok, val)); why != "" {
+			if why := risk(argValue(v.args, i, ok, val)); why != "" {
 				return v.name + " config " + key + " " + shorten(val) + ": " + why
 			}
 		}
@@ -1269,6 +1288,50 @@ func configReads(ops []string) bool {
 		}
 	}
 	return false
+}
+
+// proxyVar reports whether a variable (lower case) names the proxy a tool sends its
+// requests through.
+func proxyVar(name string) bool {
+	switch name {
+	case "https_proxy", "http_proxy", "all_proxy", "ftp_proxy", "npm_config_proxy", "npm_config_https_proxy",
+		"yarn_proxy", "yarn_https_proxy", "pip_proxy", "cargo_http_proxy", "git_proxy", "bundle_http_proxy":
+		return true
+	}
+	return false
+}
+
+// proxyRisk says why a proxy setting sends requests where someone else can watch or answer
+// them ("" when it does not): a proxy computed at run time, or one on another network.
+// A proxy on this machine or its own network (a corporate proxy by an internal name, a
+// local debugging proxy) and an empty value are ordinary.
+func proxyRisk(v arg) string {
+	if v.dynamic {
+		return "requests go through a proxy computed at run time"
+	}
+	val := strings.Trim(strings.TrimSpace(v.lit), `"'`)
+	if val == "" {
+		return ""
+	}
+	host := val
+	if _, rest, ok := strings.Cut(host, "://"); ok {
+		host = rest
+	}
+	if _, rest, ok := strings.Cut(host, "@"); ok {
+		host = rest // user:password@host
+	}
+	host, _, _ = strings.Cut(host, "/")
+	if strings.HasPrefix(host, "[") {
+		if i := strings.IndexByte(host, ']'); i > 0 {
+			host = host[:i+1]
+		}
+	} else if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	if localNetwork(host) {
+		return ""
+	}
+	return "requests go through a proxy at " + host + ", on another network"
 }
 
 // caBundleVar reports whether a variable (lower case) names the certificate authorities
