@@ -605,10 +605,13 @@ const (
 // examples.
 func discussionAround(s string, lo, hi int) int {
 	lo, hi = runeStart(s, max(0, lo-600)), runeEnd(s, min(len(s), hi+600))
+	// Words in addresses frame nothing: "visit https://attacker.example" is not an
+	// article about attackers, whatever the host is called.
+	around := addresses.Regexp().ReplaceAllString(s[lo:hi], " ")
 	switch {
-	case discussionWords.Regexp().MatchString(s[lo:hi]) || !isASCII(s[lo:hi]) && discussionWordsTranslated.Regexp().MatchString(s[lo:hi]):
+	case discussionWords.Regexp().MatchString(around) || !isASCII(around) && discussionWordsTranslated.Regexp().MatchString(around):
 		return framedDiscussed
-	case exampleWords.Regexp().MatchString(s[lo:hi]):
+	case exampleWords.Regexp().MatchString(around):
 		return framedExample
 	}
 	return framedNone
@@ -629,6 +632,8 @@ func discount(framing int, quoted bool) float64 {
 }
 
 var (
+	// addresses are URLs, e-mail addresses and host names with a dot.
+	addresses       = &textmatch.Pattern{Expr: `(?i)[a-z][a-z0-9+.-]*://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:[\w-]+\.)+(?:com|net|org|io|dev|example|app|xyz|ru|cn|info|biz|co|me|site|online|top)\b\S*`}
 	discussionWords = &textmatch.Pattern{Expr: `(?i)\b(?:injections?|injected|jailbreaks?|jailbreak(?:s|ing)? (?:attempts?|prompts?|attacks?)|attackers?|adversar(?:y|ial)|malicious (?:prompts?|instructions?|content|pages?|payloads?|documents?|inputs?|text)|red[- ]team(?:ing|ers)?|payloads?|owasp|threat model|injected (?:instructions?|text|prompts?))\b`}
 	// The same, in the languages whose "ignore previous instructions" the detector reads.
 	discussionWordsTranslated = &textmatch.Pattern{Expr: `(?i)inyecci[oó]n|injeç[aã]o|injektion|iniezione|инъекц|атак|злоумышленник|注入|インジェクション|攻撃|인젝션|공격자|attaquant|angreifer|atacante|attaccante|προσβολ|επίθεσ`}
