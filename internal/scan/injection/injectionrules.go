@@ -284,6 +284,14 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|deactivate|uninstall|kill|remove|stop|unwrap)\s+(?:\w+\s+){0,2}?moat\b`},
 		},
 		{
+			// Text that tells the agent its approvals are off: the user's prompts are the
+			// last check between an injected instruction and the machine.
+			Name: "no approval needed", Finding: FindSafety, Weight: firm,
+			Keywords: []string{"confirmation", "approval", "permission", "any command", "all commands", "auto-approve", "autoapprove"},
+			Before:   80, After: 40,
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:never|don'?t|do\s+not|no\s+need\s+to|you\s+(?:don'?t|do\s+not)\s+(?:need|have)\s+to)\s+(?:ask|wait|check)(?:ing)?\s+(?:the\s+user\s+)?(?:for|with)\s+(?:(?:the\s+)?user'?s?\s+)?(?:confirmation|approval|permission)\b|\b(?:tool\s+calls?|commands?|actions?|tools?|operations?|changes?)\s+(?:no\s+longer|(?:do|does)\s+not|don'?t|doesn'?t|never)\s+(?:require|need)\s+(?:\w+\s+)?(?:approval|confirmation|permission|review)\b|\b(?:approvals?|confirmations?|permissions?)\s+(?:is|are)\s+(?:no\s+longer|not)\s+(?:required|needed|necessary)\b|\b(?:you\s+)?(?:may|can|are\s+(?:allowed|permitted|authori[sz]ed)\s+to)\s+(?:run|execute)\s+(?:any|all|every)\s+(?:shell\s+)?(?:commands?|tools?)\s+without\b|\bauto-?approve\s+(?:all|every|everything)\b`},
+		},
+		{
 			Name: "no restrictions", Finding: FindSafety, Weight: medium,
 			Keywords: []string{"restrictions", "limitations", "filters", "filtering", "confines", "abide", "rules", "censor", "without asking", "without confirmation", "without permission", "skip-permissions", "bypass-approvals"},
 			Before:   60, After: 60,
