@@ -2397,7 +2397,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 32998, sum: [32]byte{0xcc, 0x2b, 0x3c, 0xd6, 0xb5, 0xcc, 0x08, 0x70, 0x87, 0x87, 0x1b, 0x63, 0x1d, 0xb7, 0x19, 0x7f, 0xae, 0xac, 0x03, 0x6a, 0x95, 0x14, 0xd5, 0x53, 0x5b, 0x06, 0x4f, 0x54, 0x45, 0x0f, 0x5d, 0xc4},
+	{path: "packs/recommended.yaml", size: 33074, sum: [32]byte{0x41, 0x15, 0xc6, 0x49, 0x3a, 0xf6, 0xdf, 0xc6, 0xe8, 0x97, 0x32, 0x79, 0xb6, 0x28, 0x83, 0x2f, 0x18, 0x96, 0x56, 0x0e, 0xd7, 0xaa, 0xb0, 0x3a, 0x47, 0xe1, 0x69, 0x8a, 0x31, 0x56, 0xc9, 0xf0},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -3017,7 +3017,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "decision", Line: 237, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask", Line: 237, Column: 15},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "reason", Line: 238, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this changes where packages are installed from, or names a package or repository that imitates a popular one (a typo or a typosquat)", Line: 238, Column: 13},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this changes where packages are installed from or how downloads are checked (a registry, a certificate authority, a proxy), or names a package or repository that imitates a popular one (a typo or a typosquat)", Line: 238, Column: 13},
 				}},
 				{Kind: yaml.MappingNode, Tag: "!!map", Line: 240, Column: 5, Content: []*yaml.Node{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 240, Column: 5},

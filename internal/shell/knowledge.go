@@ -288,7 +288,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		},
 		// Package sources of the system and of other package managers, and the keys their
 		// packages are checked with.
-		"rpm":     {{anyOf: []string{"import"}, finding: findRegistry}},
+		"rpm": {{anyOf: []string{"import"}, finding: findRegistry}},
+		// mkcert -install adds its authority to the system's and browsers' trust stores.
+		"mkcert":  {{when: mkcertInstalls, finding: findRegistry}},
 		"dnf":     {{sub: []string{"config-manager"}, anyOf: []string{"add-repo", "from-repofile"}, finding: findRegistry}, {sub: []string{"config-manager", "addrepo"}, finding: findRegistry}},
 		"yum":     {{sub: []string{"config-manager"}, anyOf: []string{"add-repo"}, finding: findRegistry}},
 		"zypper":  {{sub: []string{"ar|addrepo"}, finding: findRegistry}},
@@ -1193,6 +1195,14 @@ func sourceVar(name string) bool {
 		return true
 	}
 	return false
+}
+
+// mkcertInstalls: mkcert -install, written with one dash as mkcert spells its options.
+func mkcertInstalls(_ *analyzer, v *view) string {
+	if v.hasArg("-install") || v.hasArg("--install") {
+		return "mkcert -install trusts a new certificate authority"
+	}
+	return ""
 }
 
 // pipConfigIndex: pip config set KEY URL for an index other than PyPI.
