@@ -77,6 +77,9 @@ const (
 	ArgEdits   = "edits"
 	ArgPattern = "pattern"
 	ArgURL     = "url"
+	// ArgFilter is a content search's file filter, a glob relative to where it searches
+	// (Grep's glob, Gemini's include): it names the files whose text the search reads.
+	ArgFilter = "filter"
 )
 
 // ArgKeys lists, per class, the canonical argument keys the class carries.
@@ -86,7 +89,7 @@ var ArgKeys = map[Class][]string{
 	FileWrite:  {ArgPath, ArgContent},
 	FileEdit:   {ArgPath, ArgOld, ArgNew, ArgEdits},
 	FileDelete: {ArgPath},
-	FileSearch: {ArgPattern, ArgPath, ArgPaths},
+	FileSearch: {ArgPattern, ArgPath, ArgPaths, ArgFilter},
 	WebFetch:   {ArgURL},
 	MCP:        nil,
 	Other:      nil,

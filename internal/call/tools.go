@@ -76,7 +76,7 @@ var NativeTools = []NativeTool{
 	}},
 	{Agent: ClaudeCode, Name: "Glob", Class: FileSearch, PatternIsPath: true, Args: []Arg{patternArg, pathArg}},
 	{Agent: ClaudeCode, Name: "Grep", Class: FileSearch, Args: []Arg{patternArg, pathArg,
-		{Names: []string{"glob"}, Type: TypeString}, {Names: []string{"type"}, Type: TypeString}, {Names: []string{"output_mode"}, Type: TypeString}, {Names: []string{"multiline"}, Type: TypeBool},
+		{Names: []string{"glob"}, As: ArgFilter, Type: TypeString}, {Names: []string{"type"}, Type: TypeString}, {Names: []string{"output_mode"}, Type: TypeString}, {Names: []string{"multiline"}, Type: TypeBool},
 		{Names: []string{"head_limit"}, Type: TypeNumber}, {Names: []string{"-i"}, Type: TypeBool}, {Names: []string{"-n"}, Type: TypeBool},
 		{Names: []string{"-A"}, Type: TypeNumber}, {Names: []string{"-B"}, Type: TypeNumber}, {Names: []string{"-C"}, Type: TypeNumber}}},
 	{Agent: ClaudeCode, Name: "LS", Class: FileSearch, Args: []Arg{
@@ -143,8 +143,8 @@ var NativeTools = []NativeTool{
 		{Names: []string{"instruction"}, Type: TypeString}, {Names: []string{"allow_multiple"}, Type: TypeBool}, {Names: []string{"expected_replacements"}, Type: TypeNumber}}},
 	{Agent: GeminiCLI, Name: "glob", Class: FileSearch, PatternIsPath: true, Args: []Arg{patternArg, geminiDirArg,
 		{Names: []string{"case_sensitive"}, Type: TypeBool}, {Names: []string{"respect_git_ignore"}, Type: TypeBool}}},
-	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, {Names: []string{"include"}, Type: TypeString}}},
-	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, {Names: []string{"include"}, Type: TypeString}}},
+	{Agent: GeminiCLI, Name: "grep_search", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, {Names: []string{"include"}, As: ArgFilter, Type: TypeString}}},
+	{Agent: GeminiCLI, Name: "search_file_content", Class: FileSearch, Args: []Arg{patternArg, geminiDirArg, {Names: []string{"include"}, As: ArgFilter, Type: TypeString}}},
 	{Agent: GeminiCLI, Name: "list_directory", Class: FileSearch, Args: []Arg{geminiDirArg, {Names: []string{"ignore"}, Type: TypeStrings}}},
 	// web_fetch has no url argument: the URLs are inside the prompt.
 	{Agent: GeminiCLI, Name: "web_fetch", Class: WebFetch, Args: []Arg{

@@ -480,8 +480,18 @@ func (e *Engine) accessesOf(c *call.Call) ([]call.Access, bool) {
 		return nil, true
 	}
 	accesses := make([]call.Access, 0, len(paths))
+	filter := ""
+	if c.Class == call.FileSearch {
+		filter = glob.SearchFilter(c.String(call.ArgFilter))
+	}
 	for _, p := range paths {
 		abs := e.resolvePath(p, c.Cwd)
+		if filter != "" && !glob.HasMeta(abs) {
+			// A filtered search reads the files the filter names, hidden ones included
+			// (a filter may spell .env*), wherever they lie below where it searches.
+			accesses = append(accesses, call.Access{Kind: kind, Path: filepath.Join(abs, filter), Glob: true, Hidden: true})
+			continue
+		}
 		accesses = append(accesses, call.Access{Kind: kind, Path: abs, Recursive: recursive, Glob: glob.HasMeta(abs)})
 	}
 	return accesses, false

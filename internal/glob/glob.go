@@ -295,6 +295,22 @@ func plainPrefix(pattern string) (string, bool) {
 	return path.Clean(dir), true
 }
 
+// SearchFilter returns a search's file filter (grep --include, ripgrep's -g, the agents'
+// Grep glob) as a pattern below the directory searched: a name pattern without a slash
+// matches at any depth (*.env is **/*.env), as those tools match it. It returns "" when
+// there is no filter to narrow the search by: none, a negated one (!*.md), or one that
+// is absolute or climbs out of the directory.
+func SearchFilter(f string) string {
+	f = strings.TrimSpace(f)
+	if f == "" || strings.HasPrefix(f, "/") || strings.HasPrefix(f, "!") || strings.Contains(f, "..") {
+		return ""
+	}
+	if !strings.Contains(f, "/") {
+		return "**/" + f
+	}
+	return f
+}
+
 // HasMeta reports whether s contains an unescaped '*', '?', '[' or '{'.
 func HasMeta(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -476,3 +476,20 @@ func TestLargePatterns(t *testing.T) {
 		t.Error("word needing 2^16 characters matches 2^15")
 	}
 }
+
+func TestSearchFilter(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"*.go", "**/*.go"},
+		{".env*", "**/.env*"},
+		{"src/**/*.ts", "src/**/*.ts"},
+		{"**/.env*", "**/.env*"},
+		{"", ""},
+		{"!*.md", ""},
+		{"/etc/*", ""},
+		{"../x/*", ""},
+	} {
+		if got := SearchFilter(tc.in); got != tc.want {
+			t.Errorf("SearchFilter(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/glob"
 	"github.com/moatdev/moat/internal/shell/decode"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 )
@@ -227,6 +228,10 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 				m.out.t |= tEnvDump
 			}
 		}
+	}
+	switch v.name {
+	case "grep", "ugrep", "rg":
+		a.searchFilters(cmd, v)
 	}
 	a.uploads(cmd, m, v, cwd)
 	a.metadataAccess(cmd, m, v)
@@ -846,4 +851,34 @@ func argsAfterDashes(args []arg) []arg {
 		}
 	}
 	return nil
+}
+
+// searchFilters narrows a recursive search by its file filters (grep --include, ripgrep's
+// -g/--glob/--iglob): the files it reads are those the filters name below each directory
+// it searches, hidden ones included, so that grep -r KEY --include='.env*' . reads .env
+// files, which a plain search of the project is not taken to do.
+func (a *analyzer) searchFilters(cmd *call.Command, v *view) {
+	var filters []string
+	for _, f := range v.values("include", "g", "glob", "iglob") {
+		if f.dynamic {
+			return // unknown: the search stays judged as reading everything below
+		}
+		if g := glob.SearchFilter(f.lit); g != "" {
+			filters = append(filters, g)
+		}
+	}
+	if len(filters) == 0 {
+		return
+	}
+	out := cmd.Accesses[:0:0]
+	for _, acc := range cmd.Accesses {
+		if acc.Kind != call.Read || !acc.Recursive || acc.Glob || acc.Redirect {
+			out = append(out, acc)
+			continue
+		}
+		for _, f := range filters {
+			out = append(out, call.Access{Kind: call.Read, Path: path.Join(acc.Path, f), Glob: true, Hidden: true})
+		}
+	}
+	cmd.Accesses = out
 }
