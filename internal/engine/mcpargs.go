@@ -191,7 +191,7 @@ var mcpURLWords = []string{"url", "urls", "uri", "uris", "href", "link", "links"
 // mcpFetchWords name tools that request the URLs they are given, as a web fetch does
 // (fetch, browser_navigate, http_request, download_url): their URLs are web only. Other
 // tools' file: URIs are resources (resources/read), decided by their paths.
-var mcpFetchWords = []string{"fetch", "navigate", "browse", "browser", "http", "request", "download", "scrape", "crawl", "curl", "wget", "goto", "visit"}
+var mcpFetchWords = []string{"fetch", "navigate", "browse", "browser", "http", "request", "download", "scrape", "crawl", "curl", "wget", "goto", "visit", "go", "open", "load", "url", "tab"}
 
 // isURLArg reports whether an argument's value is a URL or host the tool connects to or
 // hands on: its name says so, or the whole value is one URL. A URL inside prose (an
