@@ -103,6 +103,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
+		{File{Kind: "Terraform configuration", extract: terraformCode}, []string{"*.tf"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh", "~/.xprofile", "~/.xinitrc", "~/.xsession", "~/.xsessionrc", "~/.bashrc.d/*", "~/.zshrc.d/*", "~/.oh-my-zsh/custom/*", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.config/direnv/lib/*"}},
 		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},

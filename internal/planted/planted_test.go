@@ -161,6 +161,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add(".github/workflows/x.yml", "jobs: {a: {steps: [{run: '${{ secrets.X }}'}]}}")
 	f.Add("~/.vimrc", "!x\nsystem([[y]])")
 	f.Add("pyproject.toml", "[tool.poe.tasks]\na = 'b'")
+	f.Add("main.tf", "resource \"null_resource\" \"x\" {\n  provisioner \"local-exec\" {\n    command = <<-EOT\n    echo ${var.x}\n    EOT\n  }\n}\ndata \"external\" \"y\" {\n  program = [\"sh\", \"-c\", \"echo \\\"{}\\\"\"]\n}\n")
 	f.Add("justfile", "a:\n    {{x}}\n`y`")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
