@@ -198,6 +198,13 @@ func TestGitCodeKeysTable(t *testing.T) {
 						t.Errorf("%s: certificate checks on, yet %s", line, findRegistry)
 					}
 				}
+			case gitSafeDir:
+				if line := forms("*")[1]; !givesAnywhere(line, findSecurityOff) {
+					t.Errorf("%s: want %s", line, findSecurityOff)
+				}
+				if line := forms("/srv/app")[1]; givesAnywhere(line, findSecurityOff) {
+					t.Errorf("%s: one directory, yet %s", line, findSecurityOff)
+				}
 			case gitProxy:
 				want("http://203.0.113.9:8080", findRegistry)
 				for _, line := range forms("http://proxy.corp:3128") {

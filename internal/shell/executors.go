@@ -90,6 +90,7 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"fly":      {remote: []string{"C", "command"}},
 		"flyctl":   {remote: []string{"C", "command"}},
 		"az":       {remote: []string{"scripts"}},
+		"doctl":    {remote: []string{"ssh-command"}},
 		"expect":   {foreign: []string{"c"}, files: []string{"f"}, reader: readExpect},
 		"at":       {files: []string{"f"}, reader: readAt},
 		"batch":    {files: []string{"f"}, reader: readAt},

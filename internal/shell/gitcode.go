@@ -34,6 +34,7 @@ const (
 	gitTLSVerify                           // checks the certificates of HTTPS remotes (http.sslVerify)
 	gitCATrust                             // the certificate authorities HTTPS remotes are checked against (http.sslCAInfo)
 	gitProxy                               // the proxy requests to remotes go through (http.proxy)
+	gitSafeDir                             // repositories of other owners git may work in (safe.directory)
 	gitWorkTree                            // a work tree git checks files out into (core.worktree)
 	gitPair                                // for an option: a KEY=VALUE setting (clone -c)
 )
@@ -100,6 +101,7 @@ var gitCodeKeys = sync.OnceValue(func() []gitKey {
 		{"protocol.allow", gitTransport},
 		{"http.sslverify", gitTLSVerify},
 		{"http.*.sslverify", gitTLSVerify},
+		{"safe.directory", gitSafeDir},
 		{"http.proxy", gitProxy},
 		{"http.*.proxy", gitProxy},
 		{"https.proxy", gitProxy},
@@ -146,6 +148,7 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+caBundleRisk(val))
 		case gitProxy:
 			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+proxyRisk(val))
+		case gitSafeDir:
 		case gitTransport:
 		default:
 			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier})
@@ -207,6 +210,12 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	case gitProxy:
 		if why := proxyRisk(val); why != "" {
 			fs = appendFinding(fs, findRegistry, carrier+" "+v+": "+why)
+		}
+	case gitSafeDir:
+		// "*" turns off git's check that a repository belongs to the user, which keeps
+		// another user's repository (and its hooks and settings) from running as them.
+		if strings.TrimSpace(v) == "*" {
+			fs = appendFinding(fs, findSecurityOff, carrier+" *: git trusts repositories of any owner")
 		}
 	case gitTransport:
 		if persist && strings.EqualFold(strings.TrimSpace(v), "always") {

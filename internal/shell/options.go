@@ -64,6 +64,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 			"content-disposition", "content-encoding", "content-language", "expires", "metadata", "metadata-directive",
 			"website-redirect", "exclude", "include", "source-region", "expected-size", "page-size", "request-payer",
 			"checksum-algorithm", "cli-read-timeout", "cli-connect-timeout", "max-items", "starting-token"}, subcommand: true},
+		"doctl":      {short: "tc", long: []string{"access-token", "context", "config", "output", "format", "ssh-command", "ssh-key-path", "ssh-user", "ssh-port"}, subcommand: true},
 		"gcloud":     {long: []string{"project", "zone", "region", "format", "account", "configuration", "filter", "verbosity", "impersonate-service-account", "command"}, subcommand: true},
 		"conda":      {short: "cnpf", long: []string{"channel", "name", "prefix", "file", "add", "append", "prepend", "remove", "set"}, subcommand: true},
 		"mamba":      {short: "cnpf", long: []string{"channel", "name", "prefix", "file"}, subcommand: true},
