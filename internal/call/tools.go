@@ -110,7 +110,7 @@ var NativeTools = []NativeTool{
 	{Agent: Cursor, Name: "Shell", Class: Shell, Args: []Arg{commandArg,
 		{Names: []string{"working_directory"}, As: AsCwd, Type: TypeString}}},
 	{Agent: Cursor, Name: "Read", Class: FileRead, Args: []Arg{cursorFileArg}},
-	{Agent: Cursor, Name: "Write", Class: FileWrite, Args: []Arg{cursorFileArg, {Names: []string{"content"}, As: ArgContent, Type: TypeString}}},
+	{Agent: Cursor, Name: "Write", Class: FileWrite, Args: []Arg{cursorFileArg, {Names: []string{"content", "contents"}, As: ArgContent, Type: TypeString}}},
 	{Agent: Cursor, Name: "Delete", Class: FileDelete, Args: []Arg{cursorFileArg}},
 	{Agent: Cursor, Name: "Grep", Class: FileSearch, Args: []Arg{
 		{Names: []string{"pattern", "query"}, As: ArgPattern, Type: TypeString, Required: true}, pathArg}},
