@@ -24,7 +24,7 @@ import (
 var mcpDestroyVerbs = []string{
 	"delete", "del", "remove", "rm", "rmdir", "destroy", "drop", "purge", "truncate", "wipe", "erase",
 	"terminate", "uninstall", "flush", "prune", "nuke", "clear", "reset", "rb", "deregister",
-	"unregister", "teardown", "decommission", "trash",
+	"unregister", "teardown", "decommission", "trash", "deletion",
 }
 
 // mcpStops end the object of a verb: remove_label_from_issue removes a label, not an
@@ -57,14 +57,16 @@ var mcpDestroyed = []mcpKind{
 		"function", "lambda", "worker", "app", "application", "environment", "zone", "dns", "domain",
 		"service", "repository", "repo", "organization", "org", "registry", "image", "container", "queue",
 		"topic", "project", "release", "chart", "helm", "site", "workspace", "kv", "object", "blob",
-		"terraform", "infrastructure", "infra",
+		"terraform", "infrastructure", "infra", "ruleset", "rule", "pipeline", "group", "trail", "detector",
+		"monitor", "alarm", "policy", "role", "package", "tag", "variable", "workflow", "firewall",
+		"network", "subnet", "vpc", "gateway", "route", "product", "loggroup",
 	}, false},
 	{"destructive.data.delete", "records the service keeps", []string{
 		"issue", "comment", "message", "page", "block", "document", "doc", "entity", "observation",
 		"relation", "memory", "note", "record", "row", "item", "wiki", "gist", "post", "thread",
 		"channel", "card", "task", "ticket", "event", "attachment", "email", "draft", "contact",
 		"webhook", "discussion", "review", "artifact", "user", "account", "customer", "conversation",
-		"history", "data", "entry", "recording", "calendar", "list", "board", "sheet",
+		"history", "data", "entry", "recording", "calendar", "list", "board", "sheet", "log", "logs", "run",
 	}, false},
 	{"destructive.data.delete", "files of a hosted repository, bucket or drive", []string{
 		"file", "directory", "folder", "dir", "path", "content",
