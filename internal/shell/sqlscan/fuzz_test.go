@@ -26,7 +26,7 @@ func FuzzSQL(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, script string) {
-		checkFindings(t, fmt.Sprintf("SQL(%q)", script), SQL(script), drop, unbounded, reach)
+		checkFindings(t, fmt.Sprintf("SQL(%q)", script), SQL(script), drop, unbounded, reach, IDGrant)
 		// Quoted or commented out, nothing in the script runs.
 		if !strings.Contains(script, "$q$") {
 			if fs := SQL("SELECT $q$" + script + "$q$"); len(fs) > 0 {

@@ -29,6 +29,10 @@ const (
 	// xp_cmdshell), code in an untrusted procedural language, files read or written on
 	// the server (pg_read_file, lo_export, INTO OUTFILE, LOAD_FILE, LOAD DATA INFILE), an extension loaded (load_extension), or a superuser made.
 	IDServerReach = "privilege.db-server"
+	// IDGrant is a statement that hands out access to the database: GRANT, a user or
+	// role created or altered (a password set, a login given), row-level security
+	// switched off.
+	IDGrant = "privilege.db-grant"
 )
 
 // Finding is a destructive statement found.

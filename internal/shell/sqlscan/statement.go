@@ -33,6 +33,9 @@ const (
 	kwTruncate
 	kwUpdate
 	kwWhere
+	kwGrant
+	kwCreate
+	kwDisable
 )
 
 type keywordInfo struct {
@@ -85,6 +88,7 @@ var keywords = sync.OnceValue(func() map[string]keywordInfo {
 		"DROP": {id: kwDrop}, "EXECUTE": {id: kwExecute}, "FROM": {kwFrom, notName},
 		"IMMEDIATE": {id: kwImmediate}, "PREPARE": {id: kwPrepare}, "SET": {kwSet, notName},
 		"TRUNCATE": {id: kwTruncate}, "UPDATE": {id: kwUpdate}, "WHERE": {kwWhere, notName},
+		"GRANT": {id: kwGrant}, "CREATE": {id: kwCreate}, "DISABLE": {id: kwDisable},
 	}
 })
 
@@ -153,6 +157,11 @@ type statement struct {
 	drop        bool      // found
 	unbounded   bool      // found
 	reach       bool      // found: IDServerReach
+	grant       bool      // found: IDGrant
+	first       keywordID // the first token's
+	granting    bool      // a GRANT statement
+	userStmt    bool      // CREATE or ALTER of a USER or ROLE
+	prevStar    bool      // the tokens just read are * or *. (of *.*)
 	copying     bool      // a COPY statement, whose PROGRAM runs a command
 	prevReach   reachRole // what the previous token said of reaching the server
 	depth       int
@@ -243,6 +252,9 @@ func (s *statement) token(r *reading, t token) {
 	if s.reachesServer(t) {
 		s.reach = true
 	}
+	if s.grants(t, k) {
+		s.grant = true
+	}
 	switch k.id {
 	case kwAlter:
 		s.alter = true
@@ -279,6 +291,40 @@ func (s *statement) token(r *reading, t token) {
 	s.prev = k
 }
 
+// grants reports whether t, whose keyword info is k, makes the statement hand out access
+// beyond a grant of some privileges to a named user, which migrations do every day: a
+// GRANT of ALL, on every database (*.*), to PUBLIC or any host ('%'), or WITH GRANT
+// OPTION; a user or role created or altered with a password (CREATE|ALTER USER|ROLE …
+// PASSWORD, IDENTIFIED BY); row-level security switched off (ALTER … DISABLE ROW).
+func (s *statement) grants(t token, k keywordInfo) bool {
+	switch {
+	case s.tokens == 1:
+		s.first = k.id
+		s.granting = k.id == kwGrant
+		return false
+	case s.tokens == 2 && (s.first == kwCreate || s.first == kwAlter) && t.kind == word &&
+		(strings.EqualFold(t.text, "USER") || strings.EqualFold(t.text, "ROLE")):
+		s.userStmt = true
+		return false
+	case s.userStmt:
+		return t.kind == word && (strings.EqualFold(t.text, "PASSWORD") || strings.EqualFold(t.text, "IDENTIFIED"))
+	case s.granting:
+		switch {
+		case s.tokens == 2 && t.kind == word && strings.EqualFold(t.text, "ALL"):
+			return true
+		case t.kind == word && (strings.EqualFold(t.text, "PUBLIC") || strings.EqualFold(t.text, "OPTION")):
+			return true
+		case t.kind == str && strings.Trim(t.text, `'"`) == "%":
+			return true
+		case t.kind == punct && t.text == "*" && s.prevStar:
+			return true // *.*
+		}
+		s.prevStar = t.kind == punct && (t.text == "*" || t.text == ".") && (s.prevStar || t.text == "*")
+		return false
+	}
+	return s.alter && s.prev.id == kwDisable && t.kind == word && strings.EqualFold(t.text, "ROW")
+}
+
 // endWhere ends the condition followed: one that holds for every row limits nothing.
 func (s *statement) endWhere() {
 	if s.where.always() {
@@ -308,7 +354,7 @@ func (s *statement) end(r *reading) {
 		for _, f := range []struct {
 			found bool
 			id    string
-		}{{s.drop, IDDrop}, {s.unbounded, IDUnboundedWrite}, {s.reach, IDServerReach}} {
+		}{{s.drop, IDDrop}, {s.unbounded, IDUnboundedWrite}, {s.reach, IDServerReach}, {s.grant, IDGrant}} {
 			if !f.found {
 				continue
 			}
