@@ -82,7 +82,7 @@ func FuzzRedisScript(f *testing.F) {
 		f.Add(tt.script)
 	}
 	f.Fuzz(func(t *testing.T, script string) {
-		checkFindings(t, fmt.Sprintf("RedisScript(%q)", script), RedisScript(script), drop, config)
+		checkFindings(t, fmt.Sprintf("RedisScript(%q)", script), RedisScript(script), drop, config, reach)
 		// Splitting a line quoted word by word gives the same words back.
 		for line := range strings.Lines(script) {
 			argv, ok := splitRedisLine(line)

@@ -9,10 +9,13 @@ import "strings"
 //   - FLUSHALL and FLUSHDB, and EVAL of a script that calls either: IDDrop.
 //   - CONFIG SET of dir or dbfilename, among any number of parameter-value pairs:
 //     IDRedisConfig.
+//   - REPLICAOF (SLAVEOF) a host, which makes the server discard its data for the
+//     host's, and SHUTDOWN NOSAVE, which loses what was written since the last save:
+//     IDDrop.
+//   - MODULE LOAD, which loads native code into the server: IDServerReach.
 //
 // It does not report commands whose harm depends on the data (DEL, UNLINK, EXPIRE, or
-// KEYS piped into DEL), nor SHUTDOWN, REPLICAOF, MODULE LOAD or scripts that build their
-// commands at run time.
+// KEYS piped into DEL), nor scripts that build their commands at run time.
 func Redis(argv []string) []Finding {
 	if len(argv) == 0 {
 		return nil
@@ -24,6 +27,20 @@ func Redis(argv []string) []Finding {
 	case "EVAL":
 		if len(argv) > 1 && callsFlush(argv[1]) {
 			id = IDDrop
+		}
+	case "REPLICAOF", "SLAVEOF":
+		if len(argv) > 1 && !strings.EqualFold(argv[1], "NO") {
+			id = IDDrop
+		}
+	case "SHUTDOWN":
+		for _, a := range argv[1:] {
+			if strings.EqualFold(a, "NOSAVE") {
+				id = IDDrop
+			}
+		}
+	case "MODULE":
+		if len(argv) > 1 && (strings.EqualFold(argv[1], "LOAD") || strings.EqualFold(argv[1], "LOADEX")) {
+			id = IDServerReach
 		}
 	case "CONFIG":
 		if len(argv) < 3 || !strings.EqualFold(argv[1], "SET") {

@@ -23,6 +23,13 @@ var redisTests = []struct {
 	{[]string{"CONFIG", "SET", "maxmemory", "dir"}, nil}, // dir is a value here
 	{[]string{"SET", "flushall", "1"}, nil},
 	{[]string{"EVAL", "return redis.call('get', KEYS[1])", "1", "k"}, nil},
+	{[]string{"REPLICAOF", "evil.example.com", "6379"}, []string{drop}},
+	{[]string{"slaveof", "10.0.0.9", "6379"}, []string{drop}},
+	{[]string{"REPLICAOF", "NO", "ONE"}, nil},
+	{[]string{"SHUTDOWN", "NOSAVE"}, []string{drop}},
+	{[]string{"SHUTDOWN"}, nil},
+	{[]string{"MODULE", "LOAD", "/tmp/x.so"}, []string{reach}},
+	{[]string{"MODULE", "LIST"}, nil},
 	{nil, nil},
 }
 
