@@ -101,14 +101,26 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		prog, rest = mod, after // python -m pip install X is pip install X
 	}
 	if u.xargs {
+		spec := xargsOptions(args[:i])
+		if len(spec.argFiles) > 0 {
+			// xargs -a FILE reads the file, whose words it hands to the command: a read
+			// of xargs's own.
+			x := call.Command{Name: "xargs"}
+			for _, f := range spec.argFiles {
+				x.Opaque = a.addAccess(&x.Accesses, call.Read, f, false, cwd) || x.Opaque
+			}
+			a.pathFindings(&x)
+			a.emit(x, cmdMeta{})
+		}
 		a.curRedirs = redirs
-		rest = a.xargsInput(args[:i], rest)
+		rest = a.xargsInput(spec, rest)
 		a.curRedirs = nil
 	}
 	var cmd call.Command
 	var m cmdMeta
 	dynamic := prog.dynamic || prog.glob || u.dynamic
 	opaque := false
+
 	if dynamic && !u.dynamic && !prog.glob {
 		if base, ok := staticBase(prog.word); ok {
 			// $(go env GOPATH)/bin/golangci-lint: the directory is computed, the program
@@ -1193,6 +1205,12 @@ func moduleCommand(mod string) (string, bool) {
 		return "pip", true
 	case "twine", "pytest", "pipx", "poetry", "uv", "venv":
 		return mod, true
+	case "base64", "gzip":
+		// The standard library's command lines of the tools of the same name: they read
+		// the files they are given and print them, encoded or not.
+		return mod, true
+	case "json.tool":
+		return "cat", true // prints the JSON file it is given, formatted
 	}
 	return "", false
 }

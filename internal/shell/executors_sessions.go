@@ -518,8 +518,11 @@ func parallelValue(in arg) string {
 
 // xargsInput adds to a command run by xargs the words it reads: appended, or with -I R
 // (-i, --replace) put wherever R appears in a word, once per input.
-func (a *analyzer) xargsInput(wrappers, rest []arg) []arg {
-	spec := xargsOptions(wrappers)
+func (a *analyzer) xargsInput(spec xargsSpec, rest []arg) []arg {
+	if len(spec.argFiles) > 0 {
+		// -a FILE: the words are in the file, not on standard input; unknown here.
+		return append(rest, arg{lit: "$(cat " + spec.argFiles[0].lit + ")", dynamic: true})
+	}
 	if !spec.replaces {
 		return a.xargsOperands(rest, spec.split)
 	}
@@ -554,6 +557,9 @@ type xargsSpec struct {
 	// replace is -I R's R (-i, --replace: {}), when replaces.
 	replace  string
 	replaces bool
+	// argFiles are the files -a (--arg-file) reads the items from, instead of standard
+	// input.
+	argFiles []arg
 	// split splits the input into items: at blanks; at newlines with -I (each line is
 	// one item); at NULs with -0; at the delimiter of -d.
 	split func(string) []string
@@ -583,6 +589,13 @@ func xargsOptions(wrappers []arg) xargsSpec {
 		if long, ok := strings.CutPrefix(s, "--"); ok {
 			name, val, has := strings.Cut(long, "=")
 			switch name {
+			case "arg-file":
+				if !has && i+1 < len(args) {
+					i++
+					spec.argFiles = append(spec.argFiles, args[i])
+				} else if has {
+					spec.argFiles = append(spec.argFiles, arg{lit: val})
+				}
 			case "replace":
 				spec.replace, spec.replaces = "{}", true
 				if has {
@@ -614,6 +627,10 @@ func xargsOptions(wrappers []arg) xargsSpec {
 				j = len(s)
 			}
 			switch c {
+			case 'a':
+				if val != "" {
+					spec.argFiles = append(spec.argFiles, arg{lit: val})
+				}
 			case 'I':
 				spec.replace, spec.replaces = val, val != ""
 			case 'i':

@@ -501,6 +501,11 @@ func (a *analyzer) netOperands(cmd *call.Command, v *view, d call.Direction) []s
 			cmd.Net = append(cmd.Net, call.Net{Direction: d})
 			continue
 		}
+		if p := fileURL(o.lit); p != "" {
+			// curl file:///home/u/.ssh/id_rsa reads the file, as cat does.
+			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Read, Path: p})
+			continue
+		}
 		host := hostOf(o.lit)
 		if host == "" {
 			continue
@@ -515,6 +520,19 @@ func (a *analyzer) netOperands(cmd *call.Command, v *view, d call.Direction) []s
 		}
 	}
 	return urls
+}
+
+// fileURL returns the local path a file: URL names (file:///p, file://localhost/p),
+// cleaned, or "" for any other word.
+func fileURL(s string) string {
+	if len(s) < 7 || !strings.EqualFold(s[:7], "file://") {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host != "" && u.Host != "localhost" || !strings.HasPrefix(u.Path, "/") {
+		return ""
+	}
+	return path.Clean(u.Path)
 }
 
 // hostOf returns the host a URL or a bare host name names, or "".

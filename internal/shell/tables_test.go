@@ -65,13 +65,23 @@ func TestWrappersTable(t *testing.T) {
 			check(t, name+operands+" rm -rf /x")
 			check(t, "/usr/bin/"+prog+operands+" rm -rf /x")
 			check(t, name+" --"+operands+" rm -rf /x")
+			// xargs -a FILE reads FILE, a command of its own beside the one it runs.
+			readsFile := func(o string) bool { return prog == "xargs" && (o == "a" || o == "arg-file") }
 			for _, c := range w.valueShort {
-				check(t, name+" -"+string(c)+" 1"+operands+" rm -rf /x")
-				check(t, name+" -"+string(c)+"1"+operands+" rm -rf /x")
+				chk := check
+				if readsFile(string(c)) {
+					chk = wantRun
+				}
+				chk(t, name+" -"+string(c)+" 1"+operands+" rm -rf /x")
+				chk(t, name+" -"+string(c)+"1"+operands+" rm -rf /x")
 			}
 			for _, o := range w.valueLong {
-				check(t, name+" --"+o+" 1"+operands+" rm -rf /x")
-				check(t, name+" --"+o+"=1"+operands+" rm -rf /x")
+				chk := check
+				if readsFile(o) {
+					chk = wantRun
+				}
+				chk(t, name+" --"+o+" 1"+operands+" rm -rf /x")
+				chk(t, name+" --"+o+"=1"+operands+" rm -rf /x")
 			}
 			if w.assigns {
 				check(t, name+" A=1 B=2"+operands+" rm -rf /x")
