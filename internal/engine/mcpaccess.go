@@ -215,11 +215,12 @@ var mcpFileWords = []string{"file", "files", "fs", "filesystem", "path", "paths"
 var localRoots = []string{"/etc/", "/root/", "/home/", "/Users/", "/var/", "/proc/", "/sys/", "/dev/", "/tmp/", "/private/", "/usr/", "/opt/", "/bin/", "/sbin/", "/lib/", "/boot/", "/mnt/", "/media/", "/srv/", "/run/"}
 
 // localPathValue reports whether an argument's value can only be a local path: ~/…, a
-// file: URL, or an absolute path of one line below the home directory, the project or
+// file: URL, or an absolute path without blanks below the home directory, the project or
 // one of localRoots. (An API route such as /v1/users is none of them.)
 func (e *Engine) localPathValue(s string, c *call.Call) bool {
 	switch {
-	case len(s) > 4096 || strings.ContainsAny(s, "\n\r\x00"):
+	case len(s) > 4096 || strings.ContainsAny(s, " \t\n\r\x00"):
+		// Text that merely starts with a path ("/etc/passwd is world-readable") is not one.
 		return false
 	case strings.HasPrefix(s, "~/"):
 		return true

@@ -80,6 +80,7 @@ func TestMCPAccesses(t *testing.T) {
 		{"a file: URL under another name", "read_resource", map[string]any{"resource": "file:///etc/shadow"},
 			[]call.Access{{Kind: call.Read, Path: "/etc/shadow"}}},
 		{"an API route is no path", "read_route", map[string]any{"route": "/v1/users"}, nil},
+		{"text that starts with a path is no path", "edit_file_comment", map[string]any{"comment": "/etc/passwd is world-readable"}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "fs", Tool: tt.tool}, Args: tt.args, Cwd: "/work/p"}

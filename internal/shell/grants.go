@@ -16,7 +16,7 @@ const findGrant = "privilege.grant"
 // worldWords are the values that name everyone: public ACLs, the principals of all
 // users, the address ranges of the whole internet.
 var worldWords = []string{"public-read", "public-read-write", "authenticated-read", "allusers",
-	"allauthenticatedusers", "0.0.0.0/0", "::/0", "group=all", "\"*\"", "principal=*", "internet"}
+	"allauthenticatedusers", "0.0.0.0/0", "::/0", "group=all", "\"*\"", "principal=*"}
 
 // grantRules are the commands that grant or widen access, by program.
 func grantRules() map[string][]rule {
@@ -81,6 +81,10 @@ func namesEveryone(_ *analyzer, v *view) string {
 	}
 	for _, x := range v.args {
 		l := strings.ToLower(x.lit)
+		if l == "internet" || l == "*" {
+			// Azure's service tag for the whole internet, or any address, as a whole value.
+			return v.name + " " + strings.Join(v.ops[:min(2, len(v.ops))], " ") + " … " + x.lit
+		}
 		for _, w := range worldWords {
 			if strings.Contains(l, w) {
 				return v.name + " " + strings.Join(v.ops[:min(2, len(v.ops))], " ") + " … " + shorten(x.lit)
