@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -443,6 +444,11 @@ func TestFleetLoad(t *testing.T) {
 	if os.Getenv("CI") != "true" && os.Getenv(fleetLoadEnv) != "1" {
 		t.Skipf("the fleet load test (200 daemons, 100,000 decisions, a few minutes) runs under CI=true or %s=1", fleetLoadEnv)
 	}
+	if n, ok := inotifyInstances(); ok && n < fleetMachines*4 {
+		// Its daemons would take the instances other packages' watcher tests, run beside
+		// it, need (.ci/run raises the limit where it can).
+		t.Skipf("fs.inotify.max_user_instances is %d: the fleet's %d daemons need about %d beside the other tests", n, fleetMachines, fleetMachines*4)
+	}
 	if os.Getenv(fleetChildEnv) == "1" {
 		self, err := os.Executable()
 		if err != nil {
@@ -826,4 +832,15 @@ func checkFleetRecords(t *testing.T, ctx context.Context, pg *testpg.Server, mac
 	if bad > 0 {
 		t.Errorf("%d of %d machines' records are not in the database exactly as logged", bad, len(machines))
 	}
+}
+
+// inotifyInstances returns the number of inotify instances a user may have, where the
+// system says (Linux).
+func inotifyInstances() (int, bool) {
+	b, err := os.ReadFile("/proc/sys/fs/inotify/max_user_instances")
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n, err == nil
 }

@@ -42,7 +42,8 @@ func (codex) Parse(payload []byte, getenv func(string) string) (Event, error) {
 			return ev, err
 		}
 		text, _ := args["command"].(string)
-		changes, err := patch.Parse(text, ev.Cwd)
+		// Codex's tool takes its own format only: a diff it would refuse is not read as one.
+		changes, err := patch.ParseApplyPatch(text, ev.Cwd)
 		if err != nil {
 			return ev, err
 		}

@@ -15,9 +15,10 @@ import (
 //	*** Delete File: path
 //	*** End Patch
 //
-// parseApplyPatch reads a patch in that format. Anything it cannot read is an error, and
-// so is anything but blank lines after *** End Patch.
-func parseApplyPatch(patch, cwd string) ([]Change, error) {
+// ParseApplyPatch reads a patch in that format only, as Codex's apply_patch takes it.
+// Anything it cannot read is an error, and so is anything but blank lines after ***
+// End Patch.
+func ParseApplyPatch(patch, cwd string) ([]Change, error) {
 	lines := strings.Split(strings.ReplaceAll(patch, "\r\n", "\n"), "\n")
 	i := 0
 	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {

@@ -44,7 +44,7 @@ func TestParseApplyPatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseApplyPatch(tt.patch, "/w/")
+			got, err := ParseApplyPatch(tt.patch, "/w/")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -67,7 +67,7 @@ func FuzzParseApplyPatch(f *testing.F) {
 	f.Add("*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Delete File: b\n*** End Patch")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, patch string) {
-		changes, err := parseApplyPatch(patch, "/w")
+		changes, err := ParseApplyPatch(patch, "/w")
 		if err != nil {
 			return
 		}

@@ -37,7 +37,7 @@ type Change struct {
 func Parse(text, cwd string) ([]Change, error) {
 	switch Form(text) {
 	case FormApplyPatch:
-		return parseApplyPatch(text, cwd)
+		return ParseApplyPatch(text, cwd)
 	case FormUnified:
 		return parseUnified(text, cwd)
 	}
