@@ -29,6 +29,9 @@ type NativeTool struct {
 	// Unsupported, when set, says why this tool cannot be turned into one canonical call
 	// here (for example apply_patch, which the Codex hook splits into one call per file).
 	Unsupported string
+	// WritesTo is the file a tool writes whatever its arguments say (Gemini's save_memory
+	// appends its fact to ~/.gemini/GEMINI.md): the call's path.
+	WritesTo string
 }
 
 // Arguments that several tools of the table share. Each names its key, its canonical
@@ -150,7 +153,9 @@ var NativeTools = []NativeTool{
 	{Agent: GeminiCLI, Name: "web_fetch", Class: WebFetch, Args: []Arg{
 		{Names: []string{"prompt"}, Type: TypeString, Required: true, URLs: true}}},
 	{Agent: GeminiCLI, Name: "google_web_search", Class: Other, Extra: ExtraKept},
-	{Agent: GeminiCLI, Name: "save_memory", Class: Other, Extra: ExtraKept},
+	// save_memory appends the fact to the user's GEMINI.md, which every later session
+	// reads as instructions: an edit of that file that puts the fact in.
+	{Agent: GeminiCLI, Name: "save_memory", Class: FileEdit, WritesTo: "~/.gemini/GEMINI.md", Args: []Arg{{Names: []string{"fact"}, As: ArgNew, Type: TypeString, Required: true}}},
 	{Agent: GeminiCLI, Name: "write_todos", Class: Other, Extra: ExtraKept},
 
 	// Codex: PreToolUse tool_name values.
@@ -233,6 +238,9 @@ func Canonicalize(agent Agent, tool string, args map[string]any) (Call, error) {
 		return c, nil
 	}
 	c.Args = read.args
+	if nt.WritesTo != "" {
+		c.Args[ArgPath] = nt.WritesTo
+	}
 	if nt.PatternIsPath {
 		if p, _ := c.Args[ArgPattern].(string); strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") {
 			c.Args[ArgPaths] = []any{p}
