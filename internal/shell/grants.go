@@ -73,8 +73,8 @@ func grantRules() map[string][]rule {
 func namesEveryone(_ *analyzer, v *view) string {
 	// Snapshots and images are shared with every account as the group "all".
 	for _, name := range []string{"group-names", "values-to-add"} {
-		for _, x := range longValues(v, name) {
-			if strings.EqualFold(x, "all") {
+		for _, x := range optionValues(v, name) {
+			if strings.EqualFold(x.lit, "all") {
 				return v.name + " --" + name + " all"
 			}
 		}
@@ -108,31 +108,16 @@ func gcloudGrants(a *analyzer, v *view) string {
 	return ""
 }
 
-// longValues returns the values given to the long option name, as --name=VALUE or
-// --name VALUE, whether or not the program's option table says it takes one.
-func longValues(v *view, name string) []string {
-	var out []string
-	for i, x := range v.args {
-		switch {
-		case x.lit == "--"+name && i+1 < len(v.args):
-			out = append(out, v.args[i+1].lit)
-		case strings.HasPrefix(x.lit, "--"+name+"="):
-			out = append(out, x.lit[len(name)+3:])
-		}
-	}
-	return out
-}
-
 // azPublicAccess: a storage container or account opened to anonymous reads.
 func azPublicAccess(_ *analyzer, v *view) string {
-	for _, x := range longValues(v, "public-access") {
-		if l := strings.ToLower(x); l == "blob" || l == "container" {
+	for _, x := range optionValues(v, "public-access") {
+		if l := strings.ToLower(x.lit); l == "blob" || l == "container" {
 			return "az storage --public-access " + l
 		}
 	}
-	for _, x := range longValues(v, "allow-blob-public-access") {
-		if trueWord(strings.ToLower(x)) {
-			return "az storage --allow-blob-public-access " + x
+	for _, x := range optionValues(v, "allow-blob-public-access") {
+		if trueWord(strings.ToLower(x.lit)) {
+			return "az storage --allow-blob-public-access " + x.lit
 		}
 	}
 	return ""
@@ -140,8 +125,8 @@ func azPublicAccess(_ *analyzer, v *view) string {
 
 // ghPublic: gh repo edit|create --visibility public, or --public.
 func ghPublic(_ *analyzer, v *view) string {
-	for _, x := range longValues(v, "visibility") {
-		if strings.EqualFold(x, "public") {
+	for _, x := range optionValues(v, "visibility") {
+		if strings.EqualFold(x.lit, "public") {
 			return "gh repo " + v.ops[1] + " --visibility public"
 		}
 	}
@@ -154,8 +139,8 @@ func ghPublic(_ *analyzer, v *view) string {
 // kubeOverridesHost: kubectl run --overrides JSON that makes the pod privileged or puts
 // it in the node's namespaces or file system.
 func kubeOverridesHost(_ *analyzer, v *view) string {
-	for _, x := range longValues(v, "overrides") {
-		l := strings.ToLower(strings.Join(strings.Fields(x), ""))
+	for _, x := range optionValues(v, "overrides") {
+		l := strings.ToLower(strings.Join(strings.Fields(x.lit), ""))
 		for _, key := range []string{"privileged", "hostpid", "hostnetwork", "hostipc"} {
 			if strings.Contains(l, `"`+key+`":true`) {
 				return "kubectl run --overrides " + key
@@ -202,12 +187,7 @@ func grantsByRequest(request func(*view) httpRequest) func(*analyzer, *view) str
 
 // manifestURL: kubectl apply|create|replace -f URL.
 func manifestURL(_ *analyzer, v *view) string {
-	for _, f := range append(longValues(v, "filename"), longValues(v, "f")...) {
-		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
-			return v.name + " " + v.ops[0] + " -f " + shorten(f)
-		}
-	}
-	for _, f := range v.values("f", "filename") {
+	for _, f := range optionValues(v, "f", "filename") {
 		if strings.HasPrefix(f.lit, "http://") || strings.HasPrefix(f.lit, "https://") {
 			return v.name + " " + v.ops[0] + " -f " + shorten(f.lit)
 		}
