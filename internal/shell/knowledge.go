@@ -1239,26 +1239,21 @@ func proxySetting(keys, options []string) func(*analyzer, *view) string {
 // configuration keys (set by its config command) and of its options.
 func settingRule(keys, options []string, risk func(arg) string) func(*analyzer, *view) string {
 	return func(_ *analyzer, v *view) string {
+		for _, opt := range options {
+			for _, val := range optionValues(v, opt) {
+				if why := risk(val); why != "" {
+					return v.name + " --" + opt + " " + shorten(val.lit) + ": " + why
+				}
+			}
+		}
+		if !slices.Contains(v.ops, "config") || configReads(v.ops) {
+			return ""
+		}
 		for i, x := range v.args {
 			if x.dynamic {
 				continue
 			}
-			word := strings.ToLower(x.lit)
-			if opt, val, ok := strings.Cut(strings.TrimLeft(word, "-"), "="); strings.HasPrefix(word, "--") && slices.Contains(options, opt) {
-				if !ok {
-					if i+1 >= len(v.args) {
-						continue
-					}
-					val = v.args[i+1].lit
-				}
-				if why := risk(argValue(v.args, i, ok, val)); why != "" {
-					return v.name + " --" + opt + " " + shorten(val) + ": " + why
-				}
-			}
-			if !slices.Contains(v.ops, "config") || configReads(v.ops) {
-				continue
-			}
-			key, val, ok := strings.Cut(strings.TrimLeft(word, "-"), "=")
+			key, val, ok := strings.Cut(strings.TrimLeft(strings.ToLower(x.lit), "-"), "=")
 			if j := strings.LastIndexByte(key, '.'); j >= 0 {
 				key = key[j+1:]
 			}
