@@ -14,16 +14,24 @@ import (
 // Finding id of this file.
 const findMining = "destructive.cryptomining"
 
-// miners are the programs that mine by name.
-func miners() []string {
-	return []string{"xmrig", "xmrig-cuda", "xmrig-nvidia", "xmrig-amd", "xmr-stak", "xmr-stak-rx", "minerd",
+// miner reports whether a program mines by name.
+func miner(name string) bool {
+	switch name {
+	case "xmrig", "xmrig-cuda", "xmrig-nvidia", "xmrig-amd", "xmr-stak", "xmr-stak-rx", "minerd",
 		"cpuminer", "cpuminer-opt", "cpuminer-multi", "ethminer", "t-rex", "nbminer", "lolminer",
 		"phoenixminer", "gminer", "teamredminer", "nanominer", "bfgminer", "cgminer", "ccminer",
-		"srbminer", "srbminer-multi", "wildrig", "wildrig-multi", "xmrminer", "nheqminer", "kawpowminer"}
+		"srbminer", "srbminer-multi", "wildrig", "wildrig-multi", "xmrminer", "nheqminer", "kawpowminer":
+		return true
+	}
+	return false
 }
 
-// stratumURL reports whether a word holds a mining pool's stratum URL.
+// stratumURL reports whether a word holds a mining pool's stratum URL. Most words hold
+// no URL at all, and are passed over without being lowered.
 func stratumURL(s string) bool {
+	if !strings.Contains(s, "://") {
+		return false
+	}
 	l := strings.ToLower(s)
 	return strings.Contains(l, "stratum+tcp://") || strings.Contains(l, "stratum+ssl://") ||
 		strings.Contains(l, "stratum+tls://") || strings.Contains(l, "stratum2+tcp://") ||
@@ -37,10 +45,8 @@ func (a *analyzer) mining(cmd *call.Command, v *view) {
 		return // a pool's URL printed or searched for is data
 	}
 	evidence := ""
-	for _, m := range miners() {
-		if v.name == m {
-			evidence = "runs " + m
-		}
+	if miner(v.name) {
+		evidence = "runs " + v.name
 	}
 	for _, x := range v.args {
 		if evidence == "" && stratumURL(x.lit) {
