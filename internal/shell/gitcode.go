@@ -142,13 +142,13 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	carrier := "git's " + key
 	if val.dynamic {
 		switch kind {
-		case gitHooks, gitInclude, gitWorkTree:
+		case gitHooks, gitInclude, gitWorkTree, gitSafeDir:
+			// safe.directory computed at run time may be *, which trusts every owner.
 			fs = appendFinding(fs, findOpaque, carrier+" is computed at run time: "+shorten(val.lit))
 		case gitCATrust:
 			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+caBundleRisk(val))
 		case gitProxy:
 			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+proxyRisk(val))
-		case gitSafeDir:
 		case gitTransport:
 		default:
 			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier})
