@@ -527,10 +527,16 @@ func mayBeMetadata(host string) bool {
 	return strings.Contains(h, "metadata") || strings.Contains(h, "instance-data")
 }
 
+// wordsAreText reports whether a program's words are text it prints or searches for
+// (echo, printf, grep, rg), not addresses it connects to or programs it runs.
+func wordsAreText(name string) bool {
+	return printers[name] || name == "grep" || name == "rg"
+}
+
 // metadataAccess reports the command's connections to a metadata service, and URLs of one
 // in its words (interpreters, ssh -L, anything that takes a URL).
 func (a *analyzer) metadataAccess(cmd *call.Command, m *cmdMeta, v *view) {
-	if printers[v.name] || v.name == "grep" || v.name == "rg" {
+	if wordsAreText(v.name) {
 		return // data, not a request
 	}
 	// git's words are messages, names and paths; the remotes it contacts are in cmd.Net,

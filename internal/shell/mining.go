@@ -41,7 +41,7 @@ func stratumURL(s string) bool {
 // mining records destructive.cryptomining when the command runs a miner or points a
 // program at a mining pool.
 func (a *analyzer) mining(cmd *call.Command, v *view) {
-	if printers[v.name] || v.name == "grep" || v.name == "rg" {
+	if wordsAreText(v.name) {
 		return // a pool's URL printed or searched for is data
 	}
 	evidence := ""
