@@ -78,7 +78,7 @@ func nonShell(val string) string {
 func hclValue(val string, lines []string, at int) (string, bool, int) {
 	switch {
 	case strings.HasPrefix(val, `"`):
-		s, ok := hclString(val)
+		s, _, ok := hclString(val)
 		return interpolations(s), ok, at
 	case strings.HasPrefix(val, "<<"):
 		tag := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(val, "<<"), "-"))
@@ -104,16 +104,17 @@ func hclValue(val string, lines []string, at int) (string, bool, int) {
 	return "", false, at
 }
 
-// hclString reads the double-quoted string at the start of s, with its escapes.
-func hclString(s string) (string, bool) {
+// hclString reads the double-quoted string at the start of s, with its escapes, and
+// returns it and the length of s it took, closing quote included.
+func hclString(s string) (string, int, bool) {
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '"':
-			return b.String(), true
+			return b.String(), i + 1, true
 		case '\\':
 			if i+1 == len(s) {
-				return "", false
+				return "", 0, false
 			}
 			i++
 			switch s[i] {
@@ -128,7 +129,7 @@ func hclString(s string) (string, bool) {
 			b.WriteByte(c)
 		}
 	}
-	return "", false
+	return "", 0, false
 }
 
 // hclStrings reads a one-line list of quoted strings: ["bash", "-c", "…"].
@@ -143,20 +144,12 @@ func hclStrings(s string) ([]string, bool) {
 		if !strings.HasPrefix(s, `"`) {
 			return nil, false
 		}
-		w, ok := hclString(s)
+		w, n, ok := hclString(s)
 		if !ok {
 			return nil, false
 		}
 		out = append(out, w)
-		// Past the string as written: its escapes made it longer than w.
-		end := 1
-		for end < len(s) && s[end] != '"' {
-			if s[end] == '\\' {
-				end++
-			}
-			end++
-		}
-		s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s[min(end+1, len(s)):]), ","))
+		s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s[n:]), ","))
 	}
 	return out, true
 }
