@@ -95,7 +95,7 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 			s.Findings = appendNew(s.Findings, smuggling.Confusables("domain", u.Hostname()))
 		}
 		s.Findings = appendNew(s.Findings, urlFindings(raw, call.ArgURL, true))
-		if p := fileURLPath(raw); p != "" {
+		if p := netdest.FileURLPath(raw); p != "" {
 			// A fetch of a file: URL reads the file, as the file tools would.
 			s.Accesses = append(s.Accesses, call.Access{Kind: call.Read, Path: e.resolvePath(p, c.Cwd)})
 		}

@@ -194,18 +194,6 @@ func decodeBlob(s string) (string, bool) {
 	return string(raw), controls*10 <= len(raw)
 }
 
-// fileURLPath returns the local path a file: URL names, or "".
-func fileURLPath(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Path == "" {
-		return ""
-	}
-	if h := u.Hostname(); h != "" && !strings.EqualFold(h, "localhost") {
-		return "" // a file on another machine
-	}
-	return u.Path
-}
-
 func shortText(s string) string {
 	if len(s) > 80 {
 		return s[:77] + "..."

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/moatdev/moat/internal/netdest"
 	"slices"
 	"testing"
 
@@ -82,20 +83,6 @@ func TestURLFindings(t *testing.T) {
 	}
 }
 
-func TestFileURLPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"file:///etc/shadow":             "/etc/shadow",
-		"file://localhost/etc/passwd":    "/etc/passwd",
-		"file:///home/u/.ssh/id%5Frsa":   "/home/u/.ssh/id_rsa",
-		"file://otherhost/etc/shadow":    "",
-		"https://example.com/etc/passwd": "",
-	} {
-		if got := fileURLPath(in); got != want {
-			t.Errorf("fileURLPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // FuzzURLFindings: any text given as a URL is read without a panic, and what is found
 // is catalogued.
 func FuzzURLFindings(f *testing.F) {
@@ -109,6 +96,6 @@ func FuzzURLFindings(f *testing.F) {
 			}
 		}
 		innerURLs(raw)
-		fileURLPath(raw)
+		netdest.FileURLPath(raw)
 	})
 }

@@ -344,3 +344,16 @@ func allDecimal(ws []string) bool {
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// FileURLPath returns the local path a file: URL names (file:///p, file://localhost/p),
+// or "" for any other URL and for a file on another machine.
+func FileURLPath(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || !strings.EqualFold(u.Scheme, "file") || u.Path == "" {
+		return ""
+	}
+	if h := u.Hostname(); h != "" && !strings.EqualFold(h, "localhost") {
+		return "" // a file on another machine
+	}
+	return u.Path
+}

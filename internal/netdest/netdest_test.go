@@ -117,3 +117,17 @@ func FuzzParseURL(f *testing.F) {
 		}
 	})
 }
+
+func TestFileURLPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"file:///etc/shadow":             "/etc/shadow",
+		"file://localhost/etc/passwd":    "/etc/passwd",
+		"file:///home/u/.ssh/id%5Frsa":   "/home/u/.ssh/id_rsa",
+		"file://otherhost/etc/shadow":    "",
+		"https://example.com/etc/passwd": "",
+	} {
+		if got := FileURLPath(in); got != want {
+			t.Errorf("FileURLPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/glob"
+	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/shell/decode"
 	"github.com/moatdev/moat/internal/shell/oneliner"
 )
@@ -522,17 +523,16 @@ func (a *analyzer) netOperands(cmd *call.Command, v *view, d call.Direction) []s
 	return urls
 }
 
-// fileURL returns the local path a file: URL names (file:///p, file://localhost/p),
-// cleaned, or "" for any other word.
+// fileURL returns the absolute local path a file: URL names, cleaned, or "" for any
+// other word (netdest.FileURLPath).
 func fileURL(s string) string {
-	if len(s) < 7 || !strings.EqualFold(s[:7], "file://") {
-		return ""
+	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return "" // most operands, without parsing them
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host != "" && u.Host != "localhost" || !strings.HasPrefix(u.Path, "/") {
-		return ""
+	if p := netdest.FileURLPath(s); strings.HasPrefix(p, "/") {
+		return path.Clean(p)
 	}
-	return path.Clean(u.Path)
+	return ""
 }
 
 // hostOf returns the host a URL or a bare host name names, or "".
