@@ -60,12 +60,14 @@ const (
 	readParallel
 	readRunuser
 	readRunner
+	readRemoteLogin
 )
 
 // executors maps a canonical program name to where it takes code.
 var executors = sync.OnceValue(func() map[string]executor {
 	vim := executor{reader: readVim}
 	runner := executor{reader: readRunner}
+	remoteLogin := executor{reader: readRemoteLogin}
 	sqlClient := executor{reader: readDBShell}
 	return map[string]executor{
 		"vim": vim, "nvim": vim, "vi": vim, "ex": vim, "view": vim, "vimdiff": vim, "gvim": vim,
@@ -85,12 +87,19 @@ var executors = sync.OnceValue(func() map[string]executor {
 		// Commands that cloud and VM tools run on the machines they reach: vagrant ssh
 		// -c, gcloud compute ssh --command, fly ssh console -C, az vm run-command
 		// invoke --scripts.
-		"vagrant":  {remote: []string{"c", "command"}},
-		"gcloud":   {remote: []string{"command"}},
-		"fly":      {remote: []string{"C", "command"}},
-		"flyctl":   {remote: []string{"C", "command"}},
-		"az":       {remote: []string{"scripts"}},
-		"doctl":    {remote: []string{"ssh-command"}},
+		// And the remote logins of remotelogin.go: hcloud server ssh HOST COMMAND,
+		// multipass exec VM -- COMMAND, aws ssm send-command --parameters commands=[…],
+		// aws ecs execute-command --command.
+		"vagrant": {remote: []string{"c", "command"}, reader: readRemoteLogin},
+		"gcloud":  {remote: []string{"command"}, reader: readRemoteLogin},
+		"fly":     {remote: []string{"C", "command"}, reader: readRemoteLogin},
+		"flyctl":  {remote: []string{"C", "command"}, reader: readRemoteLogin},
+		"az":      {remote: []string{"scripts", "exec-command"}},
+		"doctl":   {remote: []string{"ssh-command"}},
+		"aws":     {remote: []string{"command"}, reader: readRemoteLogin},
+		"hcloud":  remoteLogin, "multipass": remoteLogin, "lxc": remoteLogin, "incus": remoteLogin,
+		"limactl": remoteLogin, "lima": remoteLogin, "colima": remoteLogin, "minikube": remoteLogin,
+		"heroku": remoteLogin, "docker-machine": remoteLogin,
 		"expect":   {foreign: []string{"c"}, files: []string{"f"}, reader: readExpect},
 		"at":       {files: []string{"f"}, reader: readAt},
 		"batch":    {files: []string{"f"}, reader: readAt},
@@ -133,6 +142,8 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 		return a.runuserArgs(x)
 	case readRunner:
 		return a.runnerArgs(x)
+	case readRemoteLogin:
+		return a.remoteLoginArgs(x)
 	}
 	return true
 }
