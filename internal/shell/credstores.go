@@ -79,6 +79,12 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"firebase": {read("login:ci")},
 		"npm":      {{sub: []string{"config|c", "get"}, operand: "*_auth*", finding: findCredentialsRead}, read("token", "create")},
 		"yarn":     {{sub: []string{"config", "get"}, operand: "*authtoken*", finding: findCredentialsRead}},
+		// Infrastructure state holds every secret of what it manages (database passwords,
+		// generated keys), in plain text: terraform.tfstate is in $secrets, and printing
+		// it is reading it. pulumi keeps its secrets encrypted unless told to show them.
+		"terraform":  {read("state", "pull"), {sub: []string{"show"}, when: showsState, finding: findCredentialsRead}},
+		"terragrunt": {read("state", "pull"), {sub: []string{"show"}, when: showsState, finding: findCredentialsRead}},
+		"pulumi":     {readIf([]string{"show-secrets"})},
 		// git's credential helpers print the stored password of the host they are asked.
 		"git": {read("credential", "fill")},
 	}
@@ -168,6 +174,17 @@ func (a *analyzer) sqliteURI(cmd *call.Command, v *view, cwd dir) {
 func herokuConfigAll(_ *analyzer, v *view) string {
 	if len(v.ops) == 1 {
 		return "heroku config"
+	}
+	return ""
+}
+
+// showsState: terraform show -json prints the state (or a plan) with its sensitive values
+// in plain text; without -json they are redacted.
+func showsState(_ *analyzer, v *view) string {
+	for _, x := range v.args {
+		if !x.dynamic && (x.lit == "-json" || x.lit == "--json") {
+			return v.name + " show -json"
+		}
 	}
 	return ""
 }

@@ -181,15 +181,21 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"delete|drain"}, finding: findInfraDelete},
 			{sub: []string{"scale"}, when: scaledToZero, finding: findInfraDelete},
 		},
+		// Changes applied without the review their tools make a person give (terraform's
+		// plan, pulumi's preview, cdk's approval of widened access) may destroy resources
+		// unseen: the review is the user's to skip.
 		"terraform": {
 			{sub: []string{"taint"}, finding: findInfraDelete},
 			{sub: []string{"apply"}, when: terraformReplaces, finding: findInfraDelete},
+			{sub: []string{"apply|destroy"}, when: unreviewedApply, finding: findInfraDelete},
 			// state push replaces the recorded state, and resources it no longer lists are
 			// destroyed by the next apply.
 			{sub: []string{"state", "push"}, finding: findInfraDelete},
 		},
-		"terragrunt":     {{when: terraformReplaces, finding: findInfraDelete}},
-		"pulumi":         {{sub: []string{"stack", "rm"}, finding: findInfraDelete}},
+		"terragrunt":     {{when: terraformReplaces, finding: findInfraDelete}, {when: unreviewedApply, finding: findInfraDelete}},
+		"pulumi":         {{sub: []string{"stack", "rm"}, finding: findInfraDelete}, {sub: []string{"up|update|import|refresh"}, when: unreviewedApply, finding: findInfraDelete}},
+		"cdk":            {{sub: []string{"deploy"}, when: unreviewedApply, finding: findInfraDelete}},
+		"cdktf":          {{sub: []string{"deploy|apply"}, when: unreviewedApply, finding: findInfraDelete}},
 		"podman":         {{sub: []string{"system", "reset"}, finding: findInfraDelete}},
 		"docker-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
 		"podman-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
@@ -314,6 +320,54 @@ func terraformReplaces(_ *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// unreviewedApply: the options that apply infrastructure changes without showing them to
+// a person first: terraform's and terragrunt's -auto-approve (and terragrunt's
+// non-interactive run-all apply), pulumi's --yes and --skip-preview, cdk's
+// --require-approval never and cdktf's --auto-approve. A plan file (terraform apply
+// PLAN) was made to be reviewed, and is left to the user's workflow.
+func unreviewedApply(_ *analyzer, v *view) string {
+	for i, x := range v.args {
+		if x.dynamic {
+			continue
+		}
+		name, val, has := strings.Cut(strings.TrimLeft(x.lit, "-"), "=")
+		if !strings.HasPrefix(x.lit, "-") || has && (val == "false" || val == "0") {
+			continue
+		}
+		switch v.name {
+		case "terraform", "terragrunt", "cdktf":
+			if name == "auto-approve" || v.name == "terragrunt" && (name == "terragrunt-non-interactive" || name == "non-interactive") && terragruntApplies(v) {
+				return v.name + " " + x.lit
+			}
+		case "pulumi":
+			if name == "yes" || name == "y" || name == "skip-preview" || name == "f" {
+				return "pulumi " + v.ops[0] + " " + x.lit
+			}
+		case "cdk":
+			if name == "require-approval" {
+				if !has && i+1 < len(v.args) {
+					val = v.args[i+1].lit
+				}
+				if val == "never" {
+					return "cdk deploy --require-approval never"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// terragruntApplies: terragrunt's line applies or destroys (run-all apply, run --all --
+// apply, apply).
+func terragruntApplies(v *view) bool {
+	for _, o := range v.ops {
+		if o == "apply" || o == "destroy" {
+			return true
+		}
+	}
+	return false
 }
 
 // auditctlOff: -e 0 switches auditing off; -d and -W remove a rule or a watch.
