@@ -33,6 +33,7 @@ type analyzer struct {
 	varSubsts map[string][]syntax.Node
 	bombs     []string // functions that start themselves in the background or a pipeline
 	bomb      int      // endless loops starting processes in the background being walked
+	spin      int      // endless loops that never pause being walked (exhaustion.go)
 	// pipeStarts maps each statement of a pipeline to the index of its first command.
 	pipeStarts map[*syntax.Stmt]int
 	st         state
@@ -69,6 +70,7 @@ type frame struct {
 	start   int  // len(cmds) when the node was entered
 	pipe    bool // the node is the right-hand side of a pipe, whose input was pushed
 	bomb    bool // the node is an endless loop that starts processes in the background
+	spin    bool // the node is an endless loop that never pauses
 	forget  bool // leaving the node makes every variable and the cwd unknown
 }
 
@@ -195,6 +197,9 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		if endless(n) && backgrounds(n.Do) {
 			fr.bomb = true
 			a.bomb++
+		} else if endless(n) && spins(n.Do) {
+			fr.spin = true
+			a.spin++
 		}
 	case *syntax.ForClause:
 		if wi, ok := n.Loop.(*syntax.WordIter); ok && wi.Name != nil {
@@ -209,6 +214,9 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			// for ((;;)); do …& done: the C-style loop without a condition never ends.
 			fr.bomb = true
 			a.bomb++
+		} else if ok && c.Cond == nil && spins(n.Do) {
+			fr.spin = true
+			a.spin++
 		}
 	case *syntax.FuncDecl:
 		if n.Name != nil {
@@ -270,6 +278,9 @@ func (a *analyzer) leaveNode() {
 	}
 	if fr.bomb {
 		a.bomb--
+	}
+	if fr.spin {
+		a.spin--
 	}
 	if fr.forget {
 		a.forget(anyState)
@@ -490,11 +501,22 @@ func endless(w *syntax.WhileClause) bool {
 	return false
 }
 
-// backgrounds reports whether any statement of a list runs in the background.
+// backgrounds reports whether any statement of a list runs in the background, itself or
+// inside a subshell or a block of it: (sleep 1000 &) leaves the process running as surely.
 func backgrounds(stmts []*syntax.Stmt) bool {
 	for _, s := range stmts {
 		if s.Background {
 			return true
+		}
+		switch c := s.Cmd.(type) {
+		case *syntax.Subshell:
+			if backgrounds(c.Stmts) {
+				return true
+			}
+		case *syntax.Block:
+			if backgrounds(c.Stmts) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1036,6 +1036,9 @@ func (a *analyzer) fileTaint(acc call.Access) taint {
 	if strings.HasPrefix(acc.Path, "/proc/") && strings.HasSuffix(acc.Path, "/environ") {
 		return tEnvDump
 	}
+	if endlessDevice(acc.Path) {
+		return tEndless
+	}
 	return 0
 }
 

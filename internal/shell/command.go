@@ -167,6 +167,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		}
 	}
 	m.prog = canonicalProgram(cmd.Name)
+	m.xargs = u.xargs
 	m.cwd = cwd
 	m.params = rest
 	if dynamic {
@@ -200,6 +201,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	cmd.Findings = a.settingFindings(a.commandEnv(assigns, args, i, allSettings), cmd.Findings)
 	if a.bomb > 0 || slices.Contains(a.bombs, cmd.Name) {
 		cmd.Findings = appendFinding(cmd.Findings, findForkBomb, "starts copies of itself without end: "+cmd.Name)
+	}
+	if a.spin > 0 {
+		cmd.Findings = appendFinding(cmd.Findings, findExhaustion, "runs in a loop without end that never pauses: "+cmd.Name)
 	}
 	if dynamic {
 		// The program may be eval, cd or read: after it, nothing is known. Its own

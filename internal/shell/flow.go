@@ -28,6 +28,7 @@ const (
 	tNetwork                    // read from a raw connection: a remote party controls it
 	tShell                      // the output of an interactive shell
 	tRemote                     // printed by a command run on another host (ssh HOST CMD)
+	tEndless                    // never ends: yes, /dev/zero, seq inf (exhaustion.go)
 )
 
 // flowVal is what flows through a stream: its kinds, and its text when it is known.
@@ -89,6 +90,8 @@ type cmdMeta struct {
 
 	out     flowVal // what the command produces of its own
 	pass    bool    // standard input flows through to standard output
+	bounds  bool    // reads a bounded part of its input (head -c 16): what it passes on ends
+	xargs   bool    // run by xargs, once for each few words of its standard input
 	decoder bool    // its output is decoded from its input
 	decode  func(string) (string, bool)
 
@@ -156,6 +159,7 @@ func (a *analyzer) flow() {
 			continue
 		}
 		a.sinks(i)
+		a.exhaustionSinks(i)
 	}
 	got := a.downloadExec(n)
 	written, order := a.writtenCode(n)
@@ -233,6 +237,9 @@ func (a *analyzer) outOf(i int) flowVal {
 	if m.pass {
 		in := a.inOf(i)
 		v.t |= in.t
+		if m.bounds || !passesEndless(m.prog) {
+			v.t &^= tEndless &^ m.out.t
+		}
 		switch {
 		case m.decode != nil && in.known:
 			if text, ok := m.decode(in.text); ok {

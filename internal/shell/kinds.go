@@ -20,6 +20,7 @@ var Kinds = call.FindingKinds{
 	{ID: "destructive.fs.recursive-delete", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "deletes a directory tree"},
 	{ID: "destructive.disk.wipe", Category: "destructive", Severity: call.Critical, Taxonomy: "T1561", Summary: "overwrites, formats or repartitions a block device"},
 	{ID: "destructive.fork-bomb", Category: "destructive", Severity: call.Critical, Taxonomy: "T1499", Summary: "starts processes without end until the machine stops responding"},
+	{ID: "destructive.resource-exhaustion", Category: "destructive", Severity: call.High, Taxonomy: "T1499", Summary: "exhausts the machine's disk, memory or processors: output without end written to a file, a stream without end read to its end, a loop that never pauses"},
 	{ID: "destructive.cryptomining", Category: "destructive", Severity: call.High, Taxonomy: "T1496", Summary: "runs a cryptocurrency miner, or points a program at a mining pool, spending the machine's processors and power for someone else"},
 	{ID: "destructive.git.force-push", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "force-pushes, replacing commits on the remote"},
 	{ID: "destructive.git.reset-hard", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "resets the working tree, discarding uncommitted changes"},

@@ -444,6 +444,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		m.out.t |= tSecret // gpg --export-secret-keys, gh auth token: they print secrets
 	}
 	a.streamEffects(cmd, m, &v, cwd)
+	a.endlessEffects(m, &v)
 	a.editEffects(cmd, &v, cwd)
 	if m.netArgs {
 		// Dataflow reads a network command's words after the walk (exfil.go), when the
