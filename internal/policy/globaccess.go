@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -67,11 +68,15 @@ func (t *pathTerm) touchesGlob(a call.Access, prefix string, g *glob.Path, ws []
 	return false
 }
 
-// entriesOf returns the literal directory a glob access names entries strictly inside of,
-// when it does (see judgedAccess.cover): its first segment with wildcards is where the literal
-// part ends, and the first one after any "**" there starts neither with a dot nor with a
-// class, so that it names no hidden entry such as .git (`build/*`, and the paths find
-// picks by name, `/ws/**/*.pyc`). A glob of "**" alone may name the directory itself.
+// entriesOf returns the path a permissive rule judges a glob access by, when the glob
+// names entries strictly inside a literal directory (see judgedAccess.cover): its first
+// segment with wildcards is where the literal part ends, and each segment with wildcards
+// from there on starts neither with a dot nor with a class, so that it names no hidden
+// entry such as .git (`build/*`, and the paths find picks by name, `/ws/**/*.pyc`). Each
+// such segment becomes the stand-in entry name, which no rule spells, and the literal
+// segments after it are kept: `*/.git` is judged as DIR/ENTRY/.git, which a rule's
+// exclusion of `**/.git` still names, and `*/node_modules` as DIR/ENTRY/node_modules. A
+// glob of "**" alone may name the directory itself.
 func entriesOf(a call.Access) (string, bool) {
 	if !a.Glob || len(a.Path) < 2 || a.Path[0] != '/' {
 		return "", false
@@ -88,14 +93,32 @@ func entriesOf(a call.Access) (string, bool) {
 	if strings.ContainsRune(dir, '\\') {
 		return "", false // escapes: leave the judging to the glob's literal prefix
 	}
+	cover, named := dir, false
 	for _, s := range segs[k:] {
-		if s == "**" {
+		switch {
+		case s == "**":
 			continue
-		}
-		if s == "" || s[0] == '.' || s[0] == '[' {
+		case s == "" || strings.ContainsRune(s, '\\'):
 			return "", false
+		case glob.HasMeta(s):
+			if s[0] == '.' || s[0] == '[' {
+				return "", false
+			}
+			cover, named = path.Join(cover, standInEntry), true
+		default:
+			if !named {
+				// A literal after "**" (**/build): an entry at some depth, below one
+				// that is not hidden, as bash's ** descends.
+				cover, named = path.Join(cover, standInEntry), true
+			}
+			cover = path.Join(cover, s)
 		}
-		return dir, true
 	}
-	return "", false
+	if !named {
+		return "", false // "**" alone may name the directory itself
+	}
+	return cover, true
 }
+
+// standInEntry is the name a glob's wildcard segment is judged by: one no rule spells.
+const standInEntry = "\x00entry"

@@ -268,8 +268,8 @@ func judge(a call.Access) judgedAccess {
 	j := judgedAccess{Access: a}
 	j.target, j.tree = target(a)
 	j.cover, j.coverTree = j.target, j.tree
-	if dir, ok := entriesOf(a); ok {
-		j.cover, j.coverTree = path.Join(dir, "\x00entry"), true
+	if cover, ok := entriesOf(a); ok {
+		j.cover, j.coverTree = cover, true
 	}
 	j.glob = accessGlob(a)
 	return j
