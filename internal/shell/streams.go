@@ -303,6 +303,18 @@ func hidesText(s string) bool {
 func (a *analyzer) curl(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	direction := call.Inbound
 	var uploads []string
+	// --output-dir DIR: -o and -O save their files in DIR.
+	saveIn := cwd
+	for _, d := range v.values("output-dir") {
+		if d.dynamic {
+			opaqueCmd(cmd, "curl --output-dir names a directory known only at run time: "+shorten(d.lit))
+			saveIn = dir{}
+			continue
+		}
+		if p, ok, _ := a.resolve(expandTildeLike(d.lit, a), cwd); ok {
+			saveIn = dir{p, true}
+		}
+	}
 	for _, o := range v.opts {
 		if !o.hasValue {
 			continue
@@ -340,7 +352,7 @@ func (a *analyzer) curl(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 				continue
 			}
 			m.saves = true
-			if p, ok, _ := a.resolve(val.lit, cwd); ok {
+			if p, ok, _ := a.resolve(val.lit, saveIn); ok {
 				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: p})
 				m.downloads = append(m.downloads, p)
 			}
@@ -350,7 +362,7 @@ func (a *analyzer) curl(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	if v.flag("O", "remote-name", "remote-name-all") {
 		m.saves = true
 		for _, u := range hosts {
-			if p, ok := a.remoteName(u, cwd); ok {
+			if p, ok := a.remoteName(u, saveIn); ok {
 				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: p})
 				m.downloads = append(m.downloads, p)
 			}
@@ -822,6 +834,13 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 			for _, t := range afterDashes {
 				a.gitPath(cmd, t, call.Read, false, cwd)
 			}
+		}
+		return
+	case "clone":
+		// git clone URL DIR writes the repository's files into DIR, which may be a
+		// directory whose files run (.git/hooks, a shell's plugin directory).
+		if len(targets) >= 2 {
+			a.gitPath(cmd, targets[len(targets)-1], call.Write, true, cwd)
 		}
 		return
 	case "stash":
