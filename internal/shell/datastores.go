@@ -28,8 +28,9 @@ type dbClient struct {
 	// words are options spelled with one dash and a long name, which the generic option
 	// parser would split into letters (influx -execute 'DROP …').
 	words []string
-	// sub is the subcommand that opens the client (cockroach sql, clickhouse client).
-	sub string
+	// sub are the subcommand's words that open the client (cockroach sql, clickhouse
+	// client, wrangler d1 execute).
+	sub []string
 	// positional means the operands after the first (the database) are statements too:
 	// sqlite3 DB 'DROP TABLE t'.
 	positional bool
@@ -51,25 +52,27 @@ var dbClients = sync.OnceValue(func() map[string]dbClient {
 		"duckdb":            {lang: langSQL, options: []string{"c", "s", "cmd"}, positional: true, stdin: true},
 		"litecli":           sqlStdin("e", "execute"),
 		"clickhouse-client": sqlStdin("q", "query"),
-		"clickhouse":        {lang: langSQL, options: []string{"q", "query"}, sub: "client", stdin: true},
-		"cockroach":         {lang: langSQL, options: []string{"e", "execute"}, sub: "sql", stdin: true},
-		"sqlcmd":            sqlStdin("Q", "q", "query"),
-		"cqlsh":             sqlStdin("e", "execute"),
-		"influx":            {lang: langSQL, options: []string{"execute"}, words: []string{"-execute"}, stdin: true},
-		"snowsql":           sqlStdin("q", "query"),
-		"trino":             sqlStdin("execute"),
-		"presto":            sqlStdin("execute"),
-		"spark-sql":         sqlStdin("e"),
-		"hive":              sqlStdin("e"),
-		"beeline":           sqlStdin("e"),
-		"vsql":              sqlStdin("c", "command"),
-		"sqlplus":           sqlStdin(),
-		"isql":              sqlStdin(),
-		"mongosh":           {lang: langMongo, options: []string{"eval"}, stdin: true},
-		"mongo":             {lang: langMongo, options: []string{"eval"}, stdin: true},
-		"redis-cli":         {lang: langRedis, positional: true, stdin: true},
-		"valkey-cli":        {lang: langRedis, positional: true, stdin: true},
-		"keydb-cli":         {lang: langRedis, positional: true, stdin: true},
+		"clickhouse":        {lang: langSQL, options: []string{"q", "query"}, sub: []string{"client"}, stdin: true},
+		"cockroach":         {lang: langSQL, options: []string{"e", "execute"}, sub: []string{"sql"}, stdin: true},
+		// Cloudflare's D1: wrangler d1 execute DB --command SQL.
+		"wrangler":   {lang: langSQL, options: []string{"command"}, sub: []string{"d1", "execute"}},
+		"sqlcmd":     sqlStdin("Q", "q", "query"),
+		"cqlsh":      sqlStdin("e", "execute"),
+		"influx":     {lang: langSQL, options: []string{"execute"}, words: []string{"-execute"}, stdin: true},
+		"snowsql":    sqlStdin("q", "query"),
+		"trino":      sqlStdin("execute"),
+		"presto":     sqlStdin("execute"),
+		"spark-sql":  sqlStdin("e"),
+		"hive":       sqlStdin("e"),
+		"beeline":    sqlStdin("e"),
+		"vsql":       sqlStdin("c", "command"),
+		"sqlplus":    sqlStdin(),
+		"isql":       sqlStdin(),
+		"mongosh":    {lang: langMongo, options: []string{"eval"}, stdin: true},
+		"mongo":      {lang: langMongo, options: []string{"eval"}, stdin: true},
+		"redis-cli":  {lang: langRedis, positional: true, stdin: true},
+		"valkey-cli": {lang: langRedis, positional: true, stdin: true},
+		"keydb-cli":  {lang: langRedis, positional: true, stdin: true},
 	}
 })
 
@@ -77,6 +80,7 @@ var dbClients = sync.OnceValue(func() map[string]dbClient {
 // options.go does not list, merged into valueOptions.
 var dbOptions = sync.OnceValue(func() map[string]valueOpts {
 	return map[string]valueOpts{
+		"wrangler":          {long: []string{"command", "file", "config", "env", "database", "persist-to"}, subcommand: true},
 		"mycli":             {short: "ehPuSD", attached: "p", long: []string{"execute", "host", "port", "user", "socket", "password", "database", "login-path"}},
 		"usql":              {short: "cfoJ", long: []string{"command", "file", "output", "set", "variable"}},
 		"duckdb":            {short: "cs", long: []string{"cmd"}},
@@ -99,6 +103,19 @@ var dbOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 })
 
+// opened reports whether the command v opens the client: its subcommand, if it has one.
+func (c dbClient) opened(v *view) bool {
+	if len(v.ops) < len(c.sub) {
+		return false
+	}
+	for i, w := range c.sub {
+		if v.ops[i] != w {
+			return false
+		}
+	}
+	return true
+}
+
 // dbArgs reports the destructive statements a database client is given in its arguments.
 func dbArgs(a *analyzer, v *view) string {
 	client, ok := dbClients()[v.name]
@@ -106,12 +123,10 @@ func dbArgs(a *analyzer, v *view) string {
 		return ""
 	}
 	ops := v.raw
-	if client.sub != "" {
-		if len(v.ops) == 0 || v.ops[0] != client.sub {
-			return ""
-		}
-		ops = ops[1:]
+	if !client.opened(v) {
+		return ""
 	}
+	ops = ops[len(client.sub):]
 	var scripts []string
 	for _, x := range v.values(client.options...) {
 		if !x.dynamic {
@@ -183,7 +198,7 @@ func dbStdin(v *view) queryLang {
 	if !ok || !client.stdin {
 		return 0
 	}
-	if client.sub != "" && (len(v.ops) == 0 || v.ops[0] != client.sub) {
+	if !client.opened(v) {
 		return 0
 	}
 	if len(client.options) > 0 && len(v.values(client.options...)) > 0 {

@@ -24,8 +24,8 @@ func TestDBClientsTable(t *testing.T) {
 			continue
 		}
 		prefix := name
-		if c.sub != "" {
-			prefix += " " + c.sub
+		for _, w := range c.sub {
+			prefix += " " + w
 		}
 		var lines [][2]string
 		for _, o := range c.options {

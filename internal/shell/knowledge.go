@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -353,6 +354,9 @@ var destructiveVerbs = sync.OnceValue(func() map[string]bool {
 		"revoke": true, "disable": true, "drop": true, "wipe": true, "terminate": true, "erase": true,
 		"deletefile": true, "deregister": true, "truncate": true, "flush": true, "nuke": true,
 		"remove-secret": true, "undeploy": true, "teardown": true, "unsubscribe": true,
+		// reset wipes what it names back to nothing (rabbitmqctl reset, gcloud compute
+		// instances reset cuts a VM's power); undefine removes a VM's definition.
+		"reset": true, "undefine": true,
 	}
 })
 
@@ -373,7 +377,7 @@ func destructiveVerb(w string) bool {
 	// remove_tags, deregister-instances.
 	for part := range strings.FieldsFuncSeq(w, func(r rune) bool { return r == '-' || r == '_' }) {
 		switch part {
-		case "delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear":
+		case "delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear", "reset":
 			if part != w {
 				return true
 			}
@@ -856,7 +860,73 @@ func awsDestructive(_ *analyzer, v *view) string {
 		// What a key encrypted cannot be read without it.
 		return "aws kms " + op
 	}
+	return awsProtectionOff(v, service, op)
+}
+
+// awsProtectionOff: operations that take a service down or remove what keeps its data
+// recoverable, without deleting anything yet: capacity set to zero, versioning
+// suspended, deletion or termination protection and backups switched off, DNS records
+// deleted through a change batch.
+func awsProtectionOff(v *view, service, op string) string {
+	zero := func(names ...string) string {
+		for _, n := range names {
+			if val, ok := awsOption(v, n); ok && val == "0" {
+				return "aws " + service + " " + op + " --" + n + " 0"
+			}
+		}
+		return ""
+	}
+	flag := func(names ...string) string {
+		for _, n := range names {
+			if v.hasArg("--" + n) {
+				return "aws " + service + " " + op + " --" + n
+			}
+		}
+		return ""
+	}
+	switch service + " " + op {
+	case "autoscaling update-auto-scaling-group":
+		return zero("desired-capacity", "max-size")
+	case "ecs update-service":
+		return zero("desired-count")
+	case "lambda put-function-concurrency":
+		return zero("reserved-concurrent-executions")
+	case "s3api put-bucket-versioning":
+		if val, ok := awsOption(v, "versioning-configuration"); ok && strings.Contains(strings.ToLower(val), "suspended") {
+			return "aws s3api put-bucket-versioning Suspended"
+		}
+	case "rds modify-db-instance", "rds modify-db-cluster":
+		return cmp.Or(flag("no-deletion-protection"), zero("backup-retention-period"))
+	case "dynamodb update-table":
+		return flag("no-deletion-protection-enabled")
+	case "ec2 modify-instance-attribute":
+		return flag("no-disable-api-termination")
+	case "route53 change-resource-record-sets":
+		if val, ok := awsOption(v, "change-batch"); ok {
+			compact := strings.ToUpper(strings.Join(strings.Fields(val), ""))
+			if strings.Contains(compact, `"ACTION":"DELETE"`) || strings.Contains(compact, "ACTION=DELETE") {
+				return "aws route53 change-resource-record-sets DELETE"
+			}
+		}
+	}
 	return ""
+}
+
+// awsOption returns the value of aws's option --name, given as --name VALUE or
+// --name=VALUE.
+func awsOption(v *view, name string) (string, bool) {
+	for i, x := range v.args {
+		if x.dynamic {
+			continue
+		}
+		if val, ok := strings.CutPrefix(x.lit, "--"+name+"="); ok {
+			return val, true
+		}
+		if x.lit == "--"+name && i+1 < len(v.args) && !v.args[i+1].dynamic {
+			return v.args[i+1].lit, true
+		}
+	}
+	return "", false
 }
 
 // awsAuditOff: the operations that stop an account's audit trail or threat detection,

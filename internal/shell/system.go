@@ -192,11 +192,13 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 			// destroyed by the next apply.
 			{sub: []string{"state", "push"}, finding: findInfraDelete},
 		},
-		"terragrunt":     {{when: terraformReplaces, finding: findInfraDelete}, {when: unreviewedApply, finding: findInfraDelete}},
-		"pulumi":         {{sub: []string{"stack", "rm"}, finding: findInfraDelete}, {sub: []string{"up|update|import|refresh"}, when: unreviewedApply, finding: findInfraDelete}},
-		"cdk":            {{sub: []string{"deploy"}, when: unreviewedApply, finding: findInfraDelete}},
-		"cdktf":          {{sub: []string{"deploy|apply"}, when: unreviewedApply, finding: findInfraDelete}},
-		"podman":         {{sub: []string{"system", "reset"}, finding: findInfraDelete}},
+		"terragrunt": {{when: terraformReplaces, finding: findInfraDelete}, {when: unreviewedApply, finding: findInfraDelete}},
+		"pulumi":     {{sub: []string{"stack", "rm"}, finding: findInfraDelete}, {sub: []string{"up|update|import|refresh"}, when: unreviewedApply, finding: findInfraDelete}},
+		"cdk":        {{sub: []string{"deploy"}, when: unreviewedApply, finding: findInfraDelete}},
+		"cdktf":      {{sub: []string{"deploy|apply"}, when: unreviewedApply, finding: findInfraDelete}},
+		"podman":     {{sub: []string{"system", "reset"}, finding: findInfraDelete}},
+		// nomad job stop -purge removes the job and its history; -purge is one word.
+		"nomad":          {{sub: []string{"job", "stop"}, when: wordGiven("-purge", "--purge"), finding: findInfraDelete}},
 		"docker-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
 		"podman-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
 	}
@@ -320,6 +322,19 @@ func terraformReplaces(_ *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// wordGiven returns a rule body that finds one of words among the arguments, for the
+// options of one dash and a long name that the option parser splits into letters.
+func wordGiven(words ...string) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		for _, w := range words {
+			if v.hasArg(w) {
+				return v.name + " " + strings.Join(v.ops, " ") + " " + w
+			}
+		}
+		return ""
+	}
 }
 
 // unreviewedApply: the options that apply infrastructure changes without showing them to
