@@ -98,10 +98,15 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Travis CI configuration", PublicLog: true, extract: ciCode("before_install", "install", "before_script", "script", "after_success", "after_failure", "after_script", "before_deploy", "after_deploy")}, []string{".travis.yml"}},
 		{File{Kind: "Buildkite pipeline", PublicLog: true, extract: ciCode("command", "commands"), runsIn: inRepo}, []string{".buildkite/pipeline.yml", ".buildkite/pipeline.yaml"}},
 		{File{Kind: "Drone or Woodpecker pipeline", PublicLog: true, extract: ciCode("commands"), runsIn: inRepo}, []string{".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", ".woodpecker/*.yml", ".woodpecker/*.yaml"}},
+		{File{Kind: "Jenkinsfile", PublicLog: true, extract: jenkinsCode, runsIn: inRepo}, []string{"Jenkinsfile", "Jenkinsfile.*", "*.jenkinsfile", "*.Jenkinsfile"}},
 		{File{Kind: "Gitpod configuration", extract: ciCode("init", "before", "command")}, []string{".gitpod.yml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
+		// Claude Code's slash commands run their !`CMD` spans when used; the scripts in
+		// .claude/hooks are what the project's hook settings run, by convention.
+		{File{Kind: "Claude Code command", extract: bangCommands, runsIn: inRepo}, []string{".claude/commands/*.md", ".claude/commands/*/*.md", "~/.claude/commands/*.md", "~/.claude/commands/*/*.md"}},
+		{File{Kind: "Claude Code hook script", extract: scriptCode, runsIn: inRepo}, []string{".claude/hooks/*", "~/.claude/hooks/*"}},
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
 		{File{Kind: "Terraform configuration", extract: terraformCode}, []string{"*.tf"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},

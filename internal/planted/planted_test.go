@@ -163,6 +163,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add("pyproject.toml", "[tool.poe.tasks]\na = 'b'")
 	f.Add("main.tf", "resource \"null_resource\" \"x\" {\n  provisioner \"local-exec\" {\n    command = <<-EOT\n    echo ${var.x}\n    EOT\n  }\n}\ndata \"external\" \"y\" {\n  program = [\"sh\", \"-c\", \"echo \\\"{}\\\"\"]\n}\n")
 	f.Add("justfile", "a:\n    {{x}}\n`y`")
+	f.Add("Jenkinsfile", "sh \"a ${b} $c \\$d\"\nsh '''e'''\nsh(script: \"\"\"f\"\"\")\nsh label: 'g', script: 'h'")
+	f.Add(".claude/commands/x.md", "!`a` !`b")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {

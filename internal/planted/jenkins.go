@@ -1,0 +1,136 @@
+package planted
+
+import (
+	"strings"
+)
+
+// jenkinsCode finds the shell steps of a Jenkinsfile (declarative or scripted Groovy):
+// sh 'CMD', sh "CMD", sh ”'…”', sh """…""", sh(script: 'CMD', …) and sh label: 'x',
+// script: 'CMD'. A Groovy expression interpolated into a double-quoted string ("${env.X}",
+// "$x") becomes a variable whose value is unknown; \$ is the shell's own $. A step whose
+// script is not a string literal (a variable, a method call) is opaque.
+func jenkinsCode(text string, x *extraction) {
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], "sh")
+		if j < 0 {
+			return
+		}
+		at := i + j
+		i = at + 2
+		if at > 0 && !strings.ContainsRune(" \t\r\n{;(", rune(text[at-1])) || i < len(text) && groovyIdent(text[i]) {
+			continue // part of a name (bash, deploy.sh, shell)
+		}
+		rest := strings.TrimLeft(text[i:], " \t")
+		parens := strings.HasPrefix(rest, "(")
+		if parens {
+			rest = strings.TrimLeft(rest[1:], " \t\r\n")
+		}
+		script, ok, named := groovyStepScript(rest)
+		switch {
+		case ok:
+			x.shell("sh step (Jenkins runs it)", script)
+		case named || parens:
+			x.opaque("sh step", "a Jenkins sh step whose script is not written out")
+		}
+	}
+}
+
+// groovyStepScript reads an sh step's arguments: the first string literal, or the one
+// after script:. named says script: was there, so that a step was meant even when its
+// value is not a literal.
+func groovyStepScript(s string) (script string, ok, named bool) {
+	if v, found := groovyLiteral(s); found {
+		if after := strings.TrimLeft(s[len(v.raw):], " \t"); !strings.HasPrefix(after, ":") {
+			return v.text, true, false
+		}
+	}
+	// Named arguments: label: '…', script: '…', returnStdout: true.
+	k := strings.Index(s, "script:")
+	if k < 0 || k > 400 {
+		return "", false, false
+	}
+	v, found := groovyLiteral(strings.TrimLeft(s[k+len("script:"):], " \t\r\n"))
+	if !found {
+		return "", false, true
+	}
+	return v.text, true, true
+}
+
+// groovyString is a string literal read from Groovy source: raw is the literal as
+// written, text its value, with interpolations made shell variables.
+type groovyString struct {
+	raw, text string
+}
+
+// groovyLiteral reads the Groovy string literal at the start of s.
+func groovyLiteral(s string) (groovyString, bool) {
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if !strings.HasPrefix(s, q) {
+			continue
+		}
+		var b strings.Builder
+		interpolates := q[0] == '"'
+		for i := len(q); i < len(s); i++ {
+			c := s[i]
+			switch {
+			case strings.HasPrefix(s[i:], q):
+				return groovyString{raw: s[:i+len(q)], text: b.String()}, true
+			case len(q) == 1 && c == '\n':
+				return groovyString{}, false
+			case c == '\\' && i+1 < len(s):
+				i++
+				switch s[i] {
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				case '\n':
+					// A line continuation inside the literal.
+				default:
+					b.WriteByte(s[i]) // \$ \' \" \\: the character itself
+				}
+			case interpolates && c == '$' && i+1 < len(s) && (s[i+1] == '{' || groovyIdentStart(s[i+1])):
+				b.WriteString("${GROOVY_EXPRESSION}")
+				if s[i+1] == '{' {
+					end := strings.IndexByte(s[i:], '}')
+					if end < 0 {
+						return groovyString{}, false
+					}
+					i += end
+					continue
+				}
+				for i+1 < len(s) && (groovyIdent(s[i+1]) || s[i+1] == '.') {
+					i++
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return groovyString{}, false
+	}
+	return groovyString{}, false
+}
+
+func groovyIdentStart(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func groovyIdent(c byte) bool { return groovyIdentStart(c) || '0' <= c && c <= '9' }
+
+// bangCommands finds the commands a Claude Code slash command file runs when the command
+// is invoked: each !`CMD` span, whose output Claude Code puts into the prompt.
+func bangCommands(text string, x *extraction) {
+	for rest := text; ; {
+		i := strings.Index(rest, "!`")
+		if i < 0 {
+			return
+		}
+		rest = rest[i+2:]
+		j := strings.IndexByte(rest, '`')
+		if j < 0 {
+			return
+		}
+		x.shell("!`…` (Claude Code runs it when the command is used)", rest[:j])
+		rest = rest[j+1:]
+	}
+}

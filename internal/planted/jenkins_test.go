@@ -1,0 +1,53 @@
+package planted
+
+import (
+	"path"
+	"strings"
+	"testing"
+)
+
+func TestExtractJenkinsAndClaude(t *testing.T) {
+	for _, tt := range []struct {
+		name, path, text string
+		want             []string // the code found, in order; "opaque" for code moat cannot read
+	}{
+		{"jenkins sh steps", "Jenkinsfile", `pipeline {
+  stages {
+    stage('b') {
+      steps {
+        sh 'make test'
+        sh "docker push ${env.IMAGE}:$TAG \$HOME"
+        sh(script: '''./deploy.sh
+  --prod''', returnStdout: true)
+        sh label: 'lint', script: "golangci-lint run"
+        bash 'not a step'
+      }
+    }
+  }
+}
+`, []string{"make test", "docker push ${GROOVY_EXPRESSION}:${GROOVY_EXPRESSION} $HOME", "./deploy.sh\n  --prod", "golangci-lint run"}},
+		{"jenkins step not written out", "Jenkinsfile", "node { sh(script: cmd) }", []string{"opaque"}},
+		{"jenkins variable named sh", "Jenkinsfile", "def shell = 'x'\ndef sh2 = 1\n", nil},
+		{"claude command bang spans", ".claude/commands/deploy.md", "---\nallowed-tools: Bash(git:*)\n---\nStatus: !`git status`\nRun `make` yourself.\n", []string{"git status"}},
+		{"claude hook script", ".claude/hooks/check.sh", "#!/bin/sh\njq .tool_input\n", []string{"#!/bin/sh\njq .tool_input\n"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := path.Join(home, "project", tt.path)
+			f, ok := Lookup(p, home)
+			if !ok {
+				t.Fatalf("Lookup(%s) found no kind", p)
+			}
+			var got []string
+			for _, c := range f.Extract(tt.text) {
+				if c.Opaque != "" {
+					got = append(got, "opaque")
+					continue
+				}
+				got = append(got, c.Text)
+			}
+			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
+				t.Errorf("Extract(%q)\n got  %q\n want %q", tt.text, got, tt.want)
+			}
+		})
+	}
+}
