@@ -98,6 +98,11 @@ type Agent struct {
 	// Instructions are the files the agent reads as standing instructions, as path-set
 	// patterns: the $agent-instructions set is made of them.
 	Instructions []Pattern
+	// Credentials are the files where the agent keeps its own login (tokens, keys), as
+	// path-set patterns: the agent reads them itself, never through a tool call, so a
+	// call that reads one is reading another program's credentials ($agent-credentials).
+	// They stay out of $secrets, which the sandbox hides: each agent must read its own.
+	Credentials []Pattern
 	// Data, for an agent the sandbox has a profile for (internal/sandbox/profiles/
 	// NAME.yaml), are the directories and files under the home, slash separated, where
 	// the agent keeps its own configuration and state: the profile makes them writable,
@@ -212,6 +217,21 @@ func Instructions() []Pattern {
 	seen := make(map[string]bool)
 	for _, a := range registry {
 		for _, p := range a.Instructions {
+			if !seen[p.Pattern] {
+				seen[p.Pattern] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// Credentials returns every agent's credential files, in documentation order, each once.
+func Credentials() []Pattern {
+	var out []Pattern
+	seen := make(map[string]bool)
+	for _, a := range registry {
+		for _, p := range a.Credentials {
 			if !seen[p.Pattern] {
 				seen[p.Pattern] = true
 				out = append(out, p)

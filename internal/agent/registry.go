@@ -34,6 +34,9 @@ var registry = []Agent{
 			{"**/.claude/commands/**", "Claude Code slash commands"},
 			{"**/.claude/agents/**", "Claude Code subagent definitions"},
 		},
+		Credentials: []Pattern{
+			{"~/.claude/.credentials.json", "Claude Code's login (OAuth tokens)"},
+		},
 		Data: []string{".claude", ".claude.json", ".cache/claude", ".cache/claude-cli-nodejs", ".local/state/claude", ".local/share/claude"},
 		CLI: CLI{
 			Programs: []string{"claude"},
@@ -113,6 +116,10 @@ var registry = []Agent{
 		Instructions: []Pattern{
 			{"**/GEMINI.md", "Gemini CLI context files"},
 		},
+		Credentials: []Pattern{
+			{"~/.gemini/oauth_creds.json", "Gemini CLI's Google login"},
+			{"~/.gemini/mcp-oauth-tokens.json", "Gemini CLI's tokens for MCP servers"},
+		},
 		Data: []string{".gemini"},
 		CLI: CLI{
 			Programs: []string{"gemini"},
@@ -147,6 +154,9 @@ var registry = []Agent{
 		Instructions: []Pattern{
 			{"**/AGENTS.md", "Codex and other agents' project instructions"},
 			{"**/AGENTS.override.md", "Codex instructions that override AGENTS.md"},
+		},
+		Credentials: []Pattern{
+			{"~/.codex/auth.json", "Codex's login (an OpenAI API key or ChatGPT tokens)"},
 		},
 		Data: []string{".codex"},
 		CLI: CLI{
@@ -193,6 +203,9 @@ var registry = []Agent{
 		Instructions: []Pattern{
 			{"**/.github/copilot-instructions.md", "GitHub Copilot repository instructions"},
 			{"**/.github/instructions/**", "GitHub Copilot path-specific instructions"},
+		},
+		Credentials: []Pattern{
+			{"~/.config/github-copilot/{hosts,apps}.json", "GitHub Copilot's GitHub tokens"},
 		},
 		// code --help: --user-data-dir moves the User directory and its mcp.json;
 		// --add-mcp writes a server into the user's mcp.json.

@@ -80,11 +80,11 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	if now == nil {
 		now = time.Now
 	}
-	secrets, err := newSensitive("$secrets", opts.Host)
+	secrets, err := newSensitive(opts.Host, "$secrets", pathset.AgentCredentials)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	instructions, err := newSensitive("$agent-instructions", opts.Host)
+	instructions, err := newSensitive(opts.Host, "$agent-instructions")
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -94,7 +94,7 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	}
 	var protected []*sensitive
 	for _, set := range guardedSets {
-		m, err := newSensitive(set, opts.Host)
+		m, err := newSensitive(opts.Host, set)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}

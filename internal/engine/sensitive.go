@@ -9,8 +9,8 @@ import (
 	"github.com/moatdev/moat/internal/pathset"
 )
 
-// sensitive matches the paths of one named set: $secrets tells shell analysis which
-// accesses touch files that hold credentials, so that dataflow can tell a secret piped
+// sensitive matches the paths of named sets: $secrets and $agent-credentials tell shell
+// analysis which accesses touch files that hold credentials, so that dataflow can tell a secret piped
 // into curl from any other data; $agent-instructions tells which writes are read for
 // prompt injection.
 type sensitive struct {
@@ -21,30 +21,32 @@ type sensitive struct {
 	names map[string]bool
 }
 
-func newSensitive(set string, h pathset.Host) (*sensitive, error) {
-	r, err := resolveGuarded(set, h)
-	if err != nil {
-		return nil, err
-	}
+func newSensitive(h pathset.Host, sets ...string) (*sensitive, error) {
 	s := &sensitive{names: map[string]bool{}}
-	for _, p := range r.Include {
-		g, err := h.Globs.CompilePath(p, glob.Options{})
+	for _, set := range sets {
+		r, err := resolveGuarded(set, h)
 		if err != nil {
-			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
+			return nil, err
 		}
-		s.include = append(s.include, g)
-		if name := lastLiteral(p); name != "" && s.names != nil {
-			s.names[name] = true
-		} else {
-			s.names = nil
+		for _, p := range r.Include {
+			g, err := h.Globs.CompilePath(p, glob.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
+			}
+			s.include = append(s.include, g)
+			if name := lastLiteral(p); name != "" && s.names != nil {
+				s.names[name] = true
+			} else {
+				s.names = nil
+			}
 		}
-	}
-	for _, p := range r.Exclude {
-		g, err := h.Globs.CompilePath(p, glob.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
+		for _, p := range r.Exclude {
+			g, err := h.Globs.CompilePath(p, glob.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("compiling %s pattern %q: %w", set, p, err)
+			}
+			s.exclude = append(s.exclude, g)
 		}
-		s.exclude = append(s.exclude, g)
 	}
 	return s, nil
 }

@@ -47,7 +47,7 @@ type Set struct {
 const Workspace = "$workspace"
 
 // Names lists every set a policy may name, in documentation order.
-var Names = []string{"$workspace", "$home", "$temp", "$system", "$secrets", "$agent-config", "$agent-instructions", "$moat"}
+var Names = []string{"$workspace", "$home", "$temp", "$system", "$secrets", "$agent-credentials", "$agent-config", "$agent-instructions", "$moat"}
 
 // Roots lists the sets that stand for directory trees and so may be followed by a path
 // (`$home/.config/**`, `$workspace/build/**`).
@@ -105,6 +105,9 @@ func Resolve(name string, h Host) (Resolved, error) {
 		s := agentInstructions()
 		return withoutHome(Resolved{Include: absolute(s.Include, h)}, h.Home, h.Globs), nil
 	}
+	if name == AgentCredentials {
+		return Resolved{Include: absolute(agentCredentials().Include, h)}, nil
+	}
 	for _, s := range staticSets {
 		if s.Name == name {
 			r := Resolved{Include: absolute(s.Include, h), Exclude: absolute(s.Exclude, h)}
@@ -140,6 +143,9 @@ func Static() []Set {
 			continue
 		case AgentInstructions:
 			out = append(out, agentInstructions())
+			continue
+		case AgentCredentials:
+			out = append(out, agentCredentials())
 			continue
 		}
 		for _, s := range staticSets {
@@ -177,6 +183,20 @@ const AgentInstructions = "$agent-instructions"
 var agentInstructions = sync.OnceValue(func() Set {
 	s := Set{Name: AgentInstructions, Summary: "the files agents read as standing instructions: text written there steers every later session"}
 	for _, p := range agent.Instructions() {
+		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
+	}
+	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it
+	return s
+})
+
+// AgentCredentials is the set of the files where agents keep their own logins.
+const AgentCredentials = "$agent-credentials"
+
+// agentCredentials makes $agent-credentials from the agent registry. It is made once, as
+// agentConfig is.
+var agentCredentials = sync.OnceValue(func() Set {
+	s := Set{Name: AgentCredentials, Summary: "the files where agents keep their own logins: each agent reads its own itself, so a tool call that reads one takes another program's credentials"}
+	for _, p := range agent.Credentials() {
 		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
 	}
 	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it

@@ -133,6 +133,10 @@ var examples = map[string]string{
 	"~/Library/Application Support/{Google,Chromium,BraveSoftware,Microsoft Edge*,Vivaldi,com.operasoftware.Opera*,Yandex,Arc,Firefox,LibreWolf,Waterfox}/**":                                                     "~/Library/Application Support/Google/Chrome/Default/Login Data",
 	"~/Library/{Cookies,Safari,Thunderbird}/**": "~/Library/Cookies/Cookies.binarycookies",
 	"~/Library/Containers/com.apple.Safari/**":  "~/Library/Containers/com.apple.Safari/Data/Library/Cookies/Cookies.binarycookies",
+	// $agent-credentials
+	"~/.claude/.credentials.json": "~/.claude/.credentials.json", "~/.codex/auth.json": "~/.codex/auth.json",
+	"~/.gemini/oauth_creds.json": "~/.gemini/oauth_creds.json", "~/.gemini/mcp-oauth-tokens.json": "~/.gemini/mcp-oauth-tokens.json",
+	"~/.config/github-copilot/{hosts,apps}.json": "~/.config/github-copilot/apps.json",
 	// $agent-instructions
 	"**/CLAUDE.md": "~/.claude/CLAUDE.md", "**/CLAUDE.local.md": "/srv/app/CLAUDE.local.md",
 	"**/.claude/commands/**": "/srv/app/.claude/commands/review.md", "**/.claude/agents/**": "~/.claude/agents/tester.md",
@@ -150,6 +154,7 @@ var notIn = map[string][]string{
 		"~/.config/chrome-flags.conf", "~/.config/Code/User/settings.json", "/srv/app/.yarnrc.yml", "/srv/app/src/cookies.ts", "~/.m2/repository/x.jar", "/etc/ssl/certs/ca-certificates.crt"},
 	"$agent-config": {"~/.claude/CLAUDE.md", "/srv/app/.claude/commands/x.md", "~/.gemini/GEMINI.md", "/srv/app/.vscode/settings.json",
 		"/srv/app/.vscode/tasks.json", "~/.config/Code/User/settings.json", "/srv/app/mcp.json", "~/.codex/sessions/x.jsonl", "~/.codex/config.toml.bak"},
+	"$agent-credentials":  {"~/.claude/settings.json", "~/.codex/config.toml", "~/.gemini/settings.json", "/srv/app/.claude/.credentials.json"},
 	"$agent-instructions": {"/srv/app/README.md", "/srv/app/docs/CLAUDE.md.txt", "/srv/app/.github/workflows/ci.yml", "/srv/app/agents.go"},
 }
 
