@@ -52,8 +52,13 @@ type File struct {
 	// Functions are the shell functions the tool defines for the file's code (direnv's
 	// standard library for .envrc), which are no unknown programs there.
 	Functions []string
-	extract   func(text string, x *extraction)
-	runsIn    runDir
+	// Declarative says the file declares what to run rather than being code (a Compose
+	// file, a Kubernetes manifest): one a command generates (kubectl create --dry-run -o
+	// yaml > k8s/x.yaml, helm template > …) is the generating tool's output, judged with
+	// that command, not code moat failed to read.
+	Declarative bool
+	extract     func(text string, x *extraction)
+	runsIn      runDir
 }
 
 // runDir is where the code of a file runs.
@@ -109,6 +114,8 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Claude Code hook script", extract: scriptCode, runsIn: inRepo}, []string{".claude/hooks/*", "~/.claude/hooks/*"}},
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
 		{File{Kind: "Terraform configuration", extract: terraformCode}, []string{"*.tf"}},
+		{File{Kind: "Compose file", Declarative: true, extract: composeCode}, []string{"docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "docker-compose.*.yml", "docker-compose.*.yaml", "compose.*.yml", "compose.*.yaml"}},
+		{File{Kind: "Kubernetes manifest", Declarative: true, extract: kubeManifestCode, runsIn: inCaller}, []string{"k8s/*.yaml", "k8s/*.yml", "k8s/*/*.yaml", "k8s/*/*.yml", "kubernetes/*.yaml", "kubernetes/*.yml", "kubernetes/*/*.yaml", "kubernetes/*/*.yml", "manifests/*.yaml", "manifests/*.yml", "manifests/*/*.yaml", "manifests/*/*.yml", "deploy/*.yaml", "deploy/*.yml", "deploy/*/*.yaml", "deploy/*/*.yml", "kustomize/*/*.yaml", "kustomize/*/*.yml"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh", "~/.xprofile", "~/.xinitrc", "~/.xsession", "~/.xsessionrc", "~/.bashrc.d/*", "~/.zshrc.d/*", "~/.oh-my-zsh/custom/*", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.config/direnv/lib/*"}},
 		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},

@@ -165,6 +165,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add("justfile", "a:\n    {{x}}\n`y`")
 	f.Add("Jenkinsfile", "sh \"a ${b} $c \\$d\"\nsh '''e'''\nsh(script: \"\"\"f\"\"\")\nsh label: 'g', script: 'h'")
 	f.Add(".claude/commands/x.md", "!`a` !`b")
+	f.Add("compose.yaml", "services: {a: {image: x, privileged: true, volumes: ['/:/h', {type: bind, source: /, target: /h}], command: [a, b]}}")
+	f.Add("k8s/p.yaml", "kind: Pod\nspec: {hostPID: true, volumes: [{name: r, hostPath: {path: /}}], containers: [{image: a, volumeMounts: [{name: r, mountPath: /h}]}]}\n---\nkind: CronJob\n")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {

@@ -17,6 +17,9 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 	cwd := dir{path: run, known: run != ""}
 	if !t.known && !t.partial {
 		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
+		if !ok && kind.Declarative {
+			return // a generated manifest: the command that made it is judged
+		}
 		if !ok {
 			a.opaque(i, "writes "+file+", a "+kind.Kind+" whose commands tools run later, with text moat cannot read")
 			return
