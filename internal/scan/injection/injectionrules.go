@@ -87,6 +87,12 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			},
 		},
 		{
+			Name: "instructions that supersede", Finding: FindOverride, Weight: firm,
+			Keywords: []string{"supersede", "take precedence", "takes precedence"},
+			Before:   60, After: 60,
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:these|the\s+following|this|my|new|updated)\s+(?:\w+\s+)?(?:instructions?|directives?|rules?|orders?)\s+(?:supersedes?|overrides?|takes?\s+precedence\s+over)\s+(?:any|all|every|previous|prior|earlier|your|the\s+(?:previous|prior|original|system))\b`},
+		},
+		{
 			Name: "new instructions", Finding: FindOverride, Weight: medium,
 			Keywords: []string{"instruction", "task", "objective", "directive", "mission"},
 			Before:   40, After: 20,
@@ -152,7 +158,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Name: "text for an AI reader", Finding: FindOverride, Weight: firm,
 			Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot", "language model"},
 			Before:   60, After: 60,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|chatbot|claude|chatgpt|gpt|gemini|copilot)\b(?:\s+(?:assistant|agent|model))?\s*(?:reading|processing|summari[sz]ing|parsing|,)` +
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|chatbot|claude|chatgpt|gpt|gemini|copilot)\b(?:\s+(?:or|and)\s+(?:an?\s+)?(?:(?:ai|coding|code|autonomous|language)\s+)?(?:assistant|agent|model|llm|ai))?(?:\s+(?:assistant|agent|model))?\s*(?:reading|processing|summari[sz]ing|parsing|,)` +
 				`|\bto\s+(?:any|all|the)\s+(?:ai|llm|language\s+model|assistant|agent|model)s?\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|that\s+reads?)`},
 		},
 		{
@@ -161,13 +167,29 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Name: "note to the model", Finding: FindOverride, Weight: medium,
 			Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot"},
 			Before:   60, After: 60,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b`},
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b` +
+				// "Dear AI,", "AI agents:", "Hey Claude," open a message to the reader.
+				`|\b(?:dear|hey|hello|hi)\s+(?:ai|llm|assistant|agent|chatbot|claude|chatgpt|gemini|copilot)s?\s*[,:!]` +
+				`|(?:^|[\n.!>]\s*|<!--\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?)\s*[,:]`},
 		},
 		{
 			Name: "order to the model", Finding: FindOverride, Weight: medium,
 			Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot"},
 			Before:   10, After: 80,
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:ai|llm|assistant|agent|chatbot|claude|chatgpt|gemini|copilot)s?\s*[,:]\s*(?:you\s+)?(?:must|should|need\s+to|have\s+to|are\s+(?:required|instructed|ordered)\s+to|will\s+now|please\s+(?:ignore|disregard|read|send|include|run|execute|open|fetch|reveal|print|output|say|respond))\b`},
+		},
+
+		{
+			// What an injection wants done: a command that runs a download, deletes a tree
+			// or plants itself, a push or an upload to an address, a repository deleted.
+			// Installation guides tell people to run `curl … | sh` too, so this only adds
+			// to a signal that the text addresses or overrides the model.
+			Name: "harmful directive", Finding: FindOverride, Family: "payload", Weight: weak,
+			Keywords: []string{"| sh", "|sh", "| bash", "|bash", "rm -rf", ".bashrc", ".zshrc", ".profile", "authorized_keys", "/dev/tcp/", "push", "upload", "delete", "drop"},
+			Before:   100, After: 80,
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:run|execute|exec|paste|type|enter|add|append|insert|write|put)\b(?:[^.\n]|\.\S){0,100}?(?:\|\s*(?:ba|z)?sh\b|\brm\s+-[a-z]*(?:rf|fr)\b|~/\.(?:bashrc|zshrc|profile|bash_profile)\b|\bauthorized_keys\b|/dev/tcp/)` +
+				`|\b(?:push|upload|send|copy|sync)\s+(?:\w+\s+){0,4}?to\s+(?:https?://|git@|s3://)` +
+				`|\b(?:delete|drop|destroy|wipe|erase)\s+(?:the|this|your|all|every)\s+(?:\w+\s+)?(?:repo(?:sitory|sitories)?|project|database|tables?|branch(?:es)?|files|home\s+directory|workspace)\b`},
 		},
 
 		// --- Secrets and personal data ------------------------------------------------------
@@ -257,7 +279,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Name: "exfiltration URL", Finding: FindExfil, Weight: strong,
 			Keywords: []string{"](http", "src=", "href="},
 			Before:   80, After: 300,
-			Pattern: &textmatch.Pattern{Expr: `(?i)(?:!\[[^\]\n]*\]\(|<img\s[^>]*src=["']?)https?://[^)\s"'>]*[?&/][\w.-]*=?(?:\{[^}\s]*\}|\$\{?\w+|%7B|<[a-z_ ]+>|\[(?:data|secret|key|token|password|conversation|history|info|DATA|SECRET)[^\]]*\])`},
+			Pattern: &textmatch.Pattern{Expr: `(?i)(?:!\[[^\]\n]*\]\(|<img\s[^>]*src=["']?)https?://[^)\s"'>]*[?&/][\w.-]*=?(?:\{[^}\s]*\}|\{\{[^}\n]{1,60}\}\}|\$\{?\w+|%7B|<[a-z_ ]+>|\[(?:data|secret|key|token|password|conversation|history|info|DATA|SECRET)[^\]]*\])`},
 		},
 		{
 			Name: "send data away", Finding: FindExfil, Weight: medium,
