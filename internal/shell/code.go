@@ -698,19 +698,40 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		return abs, ok
 	}
 	for _, d := range res.Deletes {
+		if windowsPath(d.Path) {
+			// Remove-Item -Recurse C:\Users\me: a path of a Windows machine, which no
+			// rule's path names; judged as a delete of a path moat cannot place.
+			a.opaque(at, "deletes a Windows path moat cannot place: "+shorten(d.Path))
+			if d.Recursive {
+				c.Findings = appendFinding(c.Findings, findRecursiveDelete, d.Path)
+			}
+			continue
+		}
 		if p, ok := resolve(d.Path); ok {
-			c.Accesses = append(c.Accesses, call.Access{Kind: call.Delete, Path: p, Recursive: d.Recursive})
+			if d.Entries != "" {
+				// The entries a listing gave: the directory's own stays (rm -rf DIR/*).
+				p = path.Join(p, d.Entries)
+			}
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Delete, Path: p, Recursive: d.Recursive, Glob: d.Entries != ""})
 			if d.Recursive {
 				c.Findings = appendFinding(c.Findings, findRecursiveDelete, p)
 			}
 		}
 	}
 	for _, r := range res.Reads {
+		if windowsPath(r) {
+			a.opaque(at, "reads a Windows path moat cannot place: "+shorten(r))
+			continue
+		}
 		if p, ok := resolve(r); ok {
 			c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
 		}
 	}
 	for _, w := range res.Writes {
+		if windowsPath(w) {
+			a.opaque(at, "writes a Windows path moat cannot place: "+shorten(w))
+			continue
+		}
 		if p, ok := resolve(w); ok {
 			c.Accesses = append(c.Accesses, call.Access{Kind: call.Write, Path: p})
 		}
@@ -753,6 +774,18 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			}
 		}
 	}
+}
+
+// windowsPath reports whether p is an absolute path of Windows: a drive's (C:\Users,
+// D:/data, C: alone) or a share's (\\server\share).
+func windowsPath(p string) bool {
+	if strings.HasPrefix(p, `\\`) {
+		return true
+	}
+	if len(p) < 2 || p[1] != ':' || !('a' <= p[0]|0x20 && p[0]|0x20 <= 'z') {
+		return false
+	}
+	return len(p) == 2 || p[2] == '\\' || p[2] == '/'
 }
 
 // nested analyses shell code that the command at index at runs, one level deeper, and

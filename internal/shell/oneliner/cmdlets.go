@@ -24,6 +24,7 @@ const (
 	psWeb                        // a web request
 	psBlock                      // runs its script blocks (read in place)
 	psHarmless                   // prints, formats, navigates
+	psDiskWipe                   // formats or wipes a disk, a volume or a partition
 )
 
 // cmdlets maps each cmdlet and alias, in lower case, to what it does.
@@ -48,6 +49,8 @@ var cmdlets = sync.OnceValue(func() map[string]psKind {
 	add(psEval, "invoke-expression", "iex")
 	add(psStart, "start-process", "saps")
 	add(psWeb, "invoke-webrequest", "iwr", "invoke-restmethod", "irm", "start-bitstransfer")
+	// Format-Volume's verb is format, which is otherwise Format-Table's: read-only.
+	add(psDiskWipe, "format-volume", "clear-disk", "initialize-disk", "remove-partition", "clear-partition")
 	add(psBlock, "foreach-object", "%", "where-object", "?", "invoke-command", "icm", "start-job")
 	add(psHarmless, "write-host", "write-output", "echo", "write", "write-verbose", "write-warning", "write-error", "out-host", "out-null",
 		"out-string", "select-object", "select", "sort-object", "measure-object", "measure", "format-table", "ft", "format-list", "fl",

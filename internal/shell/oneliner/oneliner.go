@@ -97,6 +97,9 @@ type Finding struct {
 type Delete struct {
 	Path      string
 	Recursive bool
+	// Entries, when set, says what is deleted is the entries of Path that a listing of
+	// it gave, not Path itself: a glob below Path ("*", "**/*.tmp").
+	Entries string
 }
 
 // Result is what the code would do, as far as the patterns see.
@@ -134,6 +137,7 @@ const (
 	findKillAll     = "destructive.system.kill-all"
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
+	findDiskWipe    = "destructive.disk.wipe"
 )
 
 // maxDepth bounds how many times decoded code is inspected again.

@@ -59,6 +59,9 @@ func facts(r Result) []string {
 	}
 	for _, d := range r.Deletes {
 		f := "delete " + d.Path
+		if d.Entries != "" {
+			f += "/" + d.Entries
+		}
 		if d.Recursive {
 			f += " recursive"
 		}

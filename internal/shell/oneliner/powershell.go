@@ -48,10 +48,13 @@ type psState struct {
 	r    *Result
 	// downloads says an earlier stage of the pipeline downloads: … | iex runs it.
 	downloads bool
-	depth     int
-	nest      int             // expressions being folded inside each other
-	codeSeen  int             // .NET calls that make code from a string, read so far
-	funcs     map[string]bool // functions the code defines: calling one runs no program
+	// listed is what an earlier stage of the pipeline lists (Get-ChildItem PATH), which
+	// a Remove-Item with no path of its own deletes, item by item: nil when none did.
+	listed   *Delete
+	depth    int
+	nest     int             // expressions being folded inside each other
+	codeSeen int             // .NET calls that make code from a string, read so far
+	funcs    map[string]bool // functions the code defines: calling one runs no program
 }
 
 // maxPSNest bounds the groups folded inside each other: (('a')) is 'a', a thousand levels
@@ -89,6 +92,9 @@ func (st *psState) statements(code string) {
 		case c == '\n' || c == ';' || c == '{' || c == '}':
 			flush(prevPiped)
 			prevPiped = false
+			if c == '\n' || c == ';' {
+				st.listed = nil // a new statement; a block's stays in its pipeline
+			}
 			if c == '{' && len(stage) == 0 {
 				// A block's statements are read in place; the block itself is code.
 			}
@@ -96,6 +102,7 @@ func (st *psState) statements(code string) {
 		case c == '|' && i+1 < len(code) && code[i+1] == '|', c == '&' && i+1 < len(code) && code[i+1] == '&':
 			flush(prevPiped)
 			prevPiped = false
+			st.listed = nil
 			i += 2
 		case c == '|':
 			flush(prevPiped)
@@ -392,6 +399,15 @@ func (st *psState) command(words []psWord, piped bool) {
 	switch c {
 	case psRemove:
 		w, ok := path(0, "path", "literalpath")
+		if !ok && piped {
+			// Get-ChildItem ~ -Recurse | Remove-Item: it deletes what the pipeline lists.
+			if st.listed == nil {
+				st.r.Opaque = append(st.r.Opaque, "deletes what the pipeline names: "+shorten(joinTexts(words)))
+				return
+			}
+			st.r.Deletes = append(st.r.Deletes, *st.listed)
+			return
+		}
 		if !ok {
 			return
 		}
@@ -442,8 +458,26 @@ func (st *psState) command(words []psWord, piped bool) {
 			st.r.Reads = append(st.r.Reads, w.val)
 		}
 	case psList:
-		if w, ok := path(0, "path", "literalpath"); ok && w.static && strings.EqualFold(strings.TrimRight(w.val, "\\/"), "env:") {
+		w, ok := path(0, "path", "literalpath")
+		if ok && w.static && strings.EqualFold(strings.TrimRight(w.val, "\\/"), "env:") {
 			st.r.add(findEnvDump, joinTexts(words))
+		}
+		// What it lists: the entries of its path matching -Filter or -Include, at any
+		// depth with -Recurse.
+		entries := "*"
+		if f, ok := get("filter", "include"); ok && f.static && f.val != "" {
+			entries = f.val
+		}
+		if recursive {
+			entries = "**/" + entries
+		}
+		switch {
+		case !ok:
+			st.listed = &Delete{Path: ".", Recursive: true, Entries: entries}
+		case w.static:
+			st.listed = &Delete{Path: w.val, Recursive: true, Entries: entries}
+		default:
+			st.listed = nil // computed: a Remove-Item after it is opaque
 		}
 	case psEval:
 		st.eval(words, pos, piped)
@@ -479,9 +513,14 @@ func (st *psState) command(words []psWord, piped bool) {
 		if _, ok := get("body", "infile"); ok {
 			st.r.Sends = true
 		}
+		if f, ok := get("infile"); ok && f.static {
+			st.r.Reads = append(st.r.Reads, f.val) // the file is the request's body
+		}
 		if o, ok := get("outfile"); ok {
 			st.write(o, words)
 		}
+	case psDiskWipe:
+		st.r.add(findDiskWipe, joinTexts(words))
 	case psBlock:
 		for _, w := range words[1:] {
 			if w.block {
@@ -629,13 +668,30 @@ func psArgs(words []psWord) ([]psWord, map[string]psWord) {
 			named[n] = psWord{text: v, val: v, static: true}
 			continue
 		}
-		if psSwitches()[name] || i+1 >= len(words) || words[i+1].param {
+		if psSwitch(name) || i+1 >= len(words) || words[i+1].param {
 			continue
 		}
 		named[name] = words[i+1]
 		i++
 	}
 	return pos, named
+}
+
+// psSwitch reports whether the parameter name (lower case, no dash) is a switch, spelled
+// out or abbreviated to two letters or more (-fo for -Force), which takes no value.
+func psSwitch(name string) bool {
+	if psSwitches()[name] {
+		return true
+	}
+	if len(name) < 2 {
+		return false
+	}
+	for s := range psSwitches() {
+		if len(s) > len(name) && strings.HasPrefix(s, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasSwitch(words []psWord, names ...string) bool {
@@ -646,8 +702,8 @@ func hasSwitch(words []psWord, names ...string) bool {
 		n := strings.ToLower(strings.TrimPrefix(w.text, "-"))
 		n, _, _ = strings.Cut(n, ":")
 		for _, x := range names {
-			if n == x {
-				return true
+			if n == x || len(n) >= 2 && strings.HasPrefix(x, n) {
+				return true // -rec, -Recu: PowerShell takes any unambiguous prefix
 			}
 		}
 	}
