@@ -973,7 +973,8 @@ func (f *folder) splitArgs(open, closeAt int) [][2]int {
 
 func (f *folder) text(lo, hi int) string {
 	var b strings.Builder
-	for k := lo; k < hi && b.Len() < 80; k++ {
+	// hi may run past the last token: evidence of a call at the end (text(i, i+2)).
+	for k := lo; k < min(hi, len(f.toks)) && b.Len() < 80; k++ {
 		b.WriteString(f.toks[k].text)
 	}
 	return shorten(b.String())
