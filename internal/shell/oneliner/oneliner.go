@@ -138,6 +138,7 @@ const (
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
 	findDiskWipe    = "destructive.disk.wipe"
+	findExhaustion  = "destructive.resource-exhaustion"
 )
 
 // maxDepth bounds how many times decoded code is inspected again.
@@ -176,6 +177,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	if lang == PowerShell {
 		inspectPowerShell(code, r, depth)
 		return
+	}
+	if e := exhausts(code); e != "" {
+		r.add(findExhaustion, e)
 	}
 	p, ok := patterns()[lang]
 	if !ok || !mentionsAny(code, keywords()[lang]) {

@@ -199,6 +199,9 @@ func TestKeywordsCoverPatterns(t *testing.T) {
 		if c.lang == PowerShell {
 			continue // read word by word, with no prefilter
 		}
+		if exhausts(c.code) != "" {
+			continue // found before the prefilter, in any language
+		}
 		if !mentionsAny(c.code, keywords()[c.lang]) && !slices.Equal(c.want, []string{"none"}) {
 			t.Errorf("cases.txt:%d: %q mentions no keyword of %s", c.where, c.code, c.lang)
 		}

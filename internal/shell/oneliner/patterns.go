@@ -50,6 +50,22 @@ var endlessLoop = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b|\buntil\s*\(?\s*(false|0|nil)\b|\bwhile\s*\(?\s*fork\b|\brepeat\b[\s\S]*\buntil\s+false\b`)
 })
 
+// spinOrHog matches code that exhausts the machine without a fork: an endless loop with an
+// empty body (while True: pass, for(;;){}, 1 while 1, loop {}), or an allocation of a
+// billion elements or more ('a' * 10**10, bytearray(10**12), Buffer.alloc(1e10)).
+var spinOrHog = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bwhile\s+\(?\s*(?:True|1)\s*\)?\s*:\s*(?:pass|\.\.\.|continue)\b` +
+		`|(?:\bwhile\s*\(\s*(?:true|1|!0)\s*\)|\bfor\s*\(\s*;\s*;\s*\))\s*(?:\{\s*\}|;)` +
+		`|\b1\s+while\s+1\b|\bwhile\s*\(\s*1\s*\)\s*\{\s*\}|\bloop\s*(?:\{\s*\}|do\s*end)` +
+		`|\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\b(?:bytearray|bytes|os\.urandom)\s*\(\s*10\s*\*\*\s*(?:9|[1-9]\d)\b` +
+		`|\b(?:Buffer\.alloc(?:Unsafe)?|new\s+Array|new\s+ArrayBuffer)\s*\(\s*(?:1e(?:9|[1-9]\d)|\d{10,})\b|\bx\s*1e(?:9|[1-9]\d)\b`)
+})
+
+// exhausts returns the part of code that spins or hogs memory without end, or "".
+func exhausts(code string) string {
+	return spinOrHog().FindString(code)
+}
+
 // backgrounded matches a shell command line, in a string, that ends by putting its
 // command in the background: "x &", 'x & ', "x &>/dev/null &".
 var backgrounded = sync.OnceValue(func() *regexp.Regexp {
