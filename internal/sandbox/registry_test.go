@@ -73,3 +73,41 @@ func TestProfilesAreTheRegistrys(t *testing.T) {
 		}
 	}
 }
+
+// A launched agent reads its own login and no other agent's: $agent-credentials in the
+// default deny list becomes every other agent's credential files.
+func TestEffectiveDeniesOtherAgentsCredentials(t *testing.T) {
+	codex, err := LookupProfile("codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		profiles     []*Profile
+		denied, open []string
+	}{
+		{nil, []string{"~/.codex/auth.json", "~/.claude/.credentials.json"}, nil},
+		{[]*Profile{codex}, []string{"~/.claude/.credentials.json", "~/.gemini/oauth_creds.json"}, []string{"~/.codex/auth.json"}},
+	} {
+		sec, err := Effective(nil, tt.profiles...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deny []string
+		for _, e := range sec.Deny {
+			deny = append(deny, e.Pattern)
+		}
+		if slices.Contains(deny, "$agent-credentials") {
+			t.Errorf("profiles %v: $agent-credentials left unexpanded in %v", sec.Profiles, deny)
+		}
+		for _, p := range tt.denied {
+			if !slices.Contains(deny, p) {
+				t.Errorf("profiles %v: %s not denied: %v", sec.Profiles, p, deny)
+			}
+		}
+		for _, p := range tt.open {
+			if slices.Contains(deny, p) {
+				t.Errorf("profiles %v: the launched agent's own %s is denied", sec.Profiles, p)
+			}
+		}
+	}
+}

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/moatdev/moat/internal/agent"
 	"github.com/moatdev/moat/internal/didyoumean"
+	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
 )
 
@@ -143,7 +145,29 @@ func Effective(sec *policy.Sandbox, profiles ...*Profile) (*Section, error) {
 		apply(out, p.Sandbox, "profile "+p.Name, false)
 		out.Profiles = append(out.Profiles, p.Name)
 	}
+	out.Deny = othersCredentials(out.Deny, out.Profiles)
 	return out, nil
+}
+
+// othersCredentials replaces $agent-credentials in a deny list by the credential files
+// of every agent but the ones launched (the profiles applied, named after their agents):
+// an agent reads its own login, and no other's.
+func othersCredentials(deny []Entry, launched []string) []Entry {
+	i := slices.IndexFunc(deny, func(e Entry) bool { return e.Pattern == pathset.AgentCredentials })
+	if i < 0 {
+		return deny
+	}
+	origin := deny[i].Origin
+	out := slices.Concat(deny[:i:i], nil)
+	for _, a := range agent.All() {
+		if slices.Contains(launched, a.Name) {
+			continue
+		}
+		for _, p := range a.Credentials {
+			out = append(out, Entry{Pattern: p.Pattern, Origin: origin + " (" + pathset.AgentCredentials + ": " + a.Title + ")"})
+		}
+	}
+	return append(out, deny[i+1:]...)
 }
 
 // apply lays s over out: each key s writes replaces out's (replace) or adds to it.
