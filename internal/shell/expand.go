@@ -95,7 +95,7 @@ func plainWord(w *syntax.Word) (arg, bool) {
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
 		v := p.Value
-		if v == "" || v[0] == '~' || strings.ContainsAny(v, `\{`) {
+		if v == "" || v[0] == '~' || strings.ContainsAny(v, `\{`) || strings.Contains(v, "=~") {
 			return arg{}, false
 		}
 		x := arg{lit: v, word: w}
@@ -255,9 +255,17 @@ func (a *analyzer) expandParts(dst []arg, parts []syntax.WordPart, w *syntax.Wor
 }
 
 // lit adds an unquoted literal: escapes are removed, and a tilde-prefix is expanded at the
-// start of the word and, in an assignment, after each colon.
+// start of the word and, in an assignment, after each colon. A word that reads as an
+// assignment (NAME=VALUE) is one for tilde expansion, wherever it is: bash expands
+// dd of=~/.bashrc and make PREFIX=~/x as it expands X=~/x (not --prefix=~/x).
 func (a *analyzer) lit(f *fieldBuf, s string, first, last, vars, assign bool) bool {
 	start := first
+	if n := assignmentName(s); first && !assign && n > 0 {
+		for _, c := range []byte(s[:n+1]) {
+			f.unquoted(c)
+		}
+		s, start, assign = s[n+1:], true, true
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if start && c == '~' {
@@ -285,6 +293,23 @@ func (a *analyzer) lit(f *fieldBuf, s string, first, last, vars, assign bool) bo
 		}
 	}
 	return true
+}
+
+// assignmentName returns the length of the NAME of a word that starts NAME= (a letter or
+// underscore, then letters, digits and underscores), else 0.
+func assignmentName(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '=':
+			return i
+		case c == '_' || 'a' <= c|0x20 && c|0x20 <= 'z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // tilde expands the tilde-prefix at the start of s: `~` alone or before a slash (or, in an
