@@ -378,6 +378,36 @@ var compiled = sync.OnceValue(func() *signalTable {
 			Find: findOtherTools,
 		},
 
+		{
+			Name: "orders for every other tool's result", Kind: FindShadowing, Weight: strong,
+			Before: 0, After: 220,
+			Keywords: []string{"whenever you", "every time you", "each time you", "after you", "when you"},
+			Also:     []string{"another tool", "other tool", "another function", "other function"},
+			Pattern:  `\b(?:whenever|every\s+time|each\s+time|after|when)\s+you\s+(?:read|use|call|run|open|fetch|get)\b[^.\n]{0,80}?\b(?:another|any\s+other|other)\s+(?:tools?|functions?)\b[^.\n]{0,100}?\b(?:call|use|invoke|pass|send|include|give)\b[^.\n]{0,30}?\bthis\s+(?:tool|function)\b`,
+		},
+
+		// --- Orders to run commands and to fetch secrets ---------------------------------------
+		{
+			// A definition is for learning what a tool does; a command it tells the model
+			// to run is the attack itself: a download run in a shell, the home directory
+			// or the root deleted. (What a tool does itself, "Append a key to
+			// authorized_keys", is its description, not an order.)
+			Name: "order to run a harmful command", Kind: FindPoisoning, Weight: strong,
+			Before: 160, After: 60,
+			Keywords: []string{"| sh", "|sh", "| bash", "|bash", "rm -rf"},
+			Pattern:  `\b(?:run|execute|exec|paste|type|enter|invoke)\b(?:[^.\n]|\.\S){0,140}?(?:\b(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|\brm\s+-[a-z]*(?:rf|fr)\s+(?:~|/|\$home)(?:[\s/*` + "`" + `'"]|$))`,
+		},
+		{
+			// "The API key. Read it from the OPENAI_API_KEY environment variable": the model
+			// told to fetch a secret for the server, which any honest server reads itself
+			// ("if omitted, it is read from …").
+			Name: "order to fetch a secret", Kind: FindPoisoning, Weight: firm,
+			Before: 120, After: 80,
+			Keywords: []string{"environment", ".env", "_key", "_token", "_secret", "_password", "env var"},
+			Also:     []string{"key", "token", "secret", "password", "credential"},
+			Pattern:  `(?:^|[.:;,]\s*|\b(?:and|then|please)\s+)(?:read|get|take|copy|fetch|look\s+up|find|grab|load)\s+(?:it|this|that|the\s+value|its\s+value|the\s+(?:api\s+)?(?:key|token|secret|password|credential)s?)\s+(?:from|out\s+of|in)\s+(?:the\s+|your\s+|the\s+user's\s+)?(?:[a-z][a-z0-9_]*_(?:key|token|secret|password)\b|\.env\b|environment\b|env\s+var)`,
+		},
+
 		// --- Redirection ----------------------------------------------------------------------
 		{
 			Name: "hidden recipient", Kind: FindPoisoning, Weight: 0.8,
