@@ -5,10 +5,12 @@ import (
 )
 
 // jenkinsCode finds the shell steps of a Jenkinsfile (declarative or scripted Groovy):
-// sh 'CMD', sh "CMD", sh ”'…”', sh """…""", sh(script: 'CMD', …) and sh label: 'x',
-// script: 'CMD'. A Groovy expression interpolated into a double-quoted string ("${env.X}",
-// "$x") becomes a variable whose value is unknown; \$ is the shell's own $. A step whose
-// script is not a string literal (a variable, a method call) is opaque.
+// sh 'CMD', sh "CMD", sh with a triple-quoted string, sh(script: 'CMD', …) and
+// sh label: 'x', script: 'CMD'. A Groovy expression interpolated into a double-quoted
+// string ("${env.X}", "$x") becomes a variable whose value is unknown; \$ is the shell's
+// own $. A step whose script is not a string literal (a variable, a method call) is
+// opaque. The text is read once: the scan resumes after each step's literal, and a
+// literal that never ends ends it.
 func jenkinsCode(text string, x *extraction) {
 	for i := 0; i < len(text); {
 		j := strings.Index(text[i:], "sh")
@@ -25,35 +27,60 @@ func jenkinsCode(text string, x *extraction) {
 		if parens {
 			rest = strings.TrimLeft(rest[1:], " \t\r\n")
 		}
-		script, ok, named := groovyStepScript(rest)
+		base := len(text) - len(rest)
+		step := groovyStepScript(rest)
 		switch {
-		case ok:
-			x.shell("sh step (Jenkins runs it)", script)
-		case named || parens:
+		case step.unterminated:
+			x.opaque("sh step", "a Jenkins sh step whose string never ends")
+			return
+		case step.ok:
+			x.shell("sh step (Jenkins runs it)", step.script)
+			i = base + step.end
+		case step.named || parens:
 			x.opaque("sh step", "a Jenkins sh step whose script is not written out")
 		}
 	}
 }
 
+// shStep is what groovyStepScript read of an sh step's arguments.
+type shStep struct {
+	script string
+	end    int  // where the script's literal ends in the text read
+	ok     bool // the script is a string literal
+	// named says script: was there, so that a step was meant even when its value is not
+	// a literal; unterminated that a literal began and never ended.
+	named, unterminated bool
+}
+
+// maxNamedArgs bounds how far after sh a step's script: argument is looked for.
+const maxNamedArgs = 400
+
 // groovyStepScript reads an sh step's arguments: the first string literal, or the one
-// after script:. named says script: was there, so that a step was meant even when its
-// value is not a literal.
-func groovyStepScript(s string) (script string, ok, named bool) {
-	if v, found := groovyLiteral(s); found {
+// after script:.
+func groovyStepScript(s string) shStep {
+	v, found, open := groovyLiteral(s)
+	if open {
+		return shStep{unterminated: true}
+	}
+	if found {
 		if after := strings.TrimLeft(s[len(v.raw):], " \t"); !strings.HasPrefix(after, ":") {
-			return v.text, true, false
+			return shStep{script: v.text, end: len(v.raw), ok: true}
 		}
 	}
 	// Named arguments: label: '…', script: '…', returnStdout: true.
-	k := strings.Index(s, "script:")
-	if k < 0 || k > 400 {
-		return "", false, false
+	k := strings.Index(s[:min(len(s), maxNamedArgs)], "script:")
+	if k < 0 {
+		return shStep{}
 	}
-	v, found := groovyLiteral(strings.TrimLeft(s[k+len("script:"):], " \t\r\n"))
-	if !found {
-		return "", false, true
+	value := strings.TrimLeft(s[k+len("script:"):], " \t\r\n")
+	v, found, open = groovyLiteral(value)
+	switch {
+	case open:
+		return shStep{unterminated: true}
+	case !found:
+		return shStep{named: true}
 	}
-	return v.text, true, true
+	return shStep{script: v.text, end: len(s) - len(value) + len(v.raw), ok: true, named: true}
 }
 
 // groovyString is a string literal read from Groovy source: raw is the literal as
@@ -62,8 +89,9 @@ type groovyString struct {
 	raw, text string
 }
 
-// groovyLiteral reads the Groovy string literal at the start of s.
-func groovyLiteral(s string) (groovyString, bool) {
+// groovyLiteral reads the Groovy string literal at the start of s. open reports one that
+// starts there and never ends (a one-quote string cut by the end of its line).
+func groovyLiteral(s string) (lit groovyString, found, open bool) {
 	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
 		if !strings.HasPrefix(s, q) {
 			continue
@@ -74,9 +102,9 @@ func groovyLiteral(s string) (groovyString, bool) {
 			c := s[i]
 			switch {
 			case strings.HasPrefix(s[i:], q):
-				return groovyString{raw: s[:i+len(q)], text: b.String()}, true
+				return groovyString{raw: s[:i+len(q)], text: b.String()}, true, false
 			case len(q) == 1 && c == '\n':
-				return groovyString{}, false
+				return groovyString{}, false, true // a one-line string cut by the line: no Groovy
 			case c == '\\' && i+1 < len(s):
 				i++
 				switch s[i] {
@@ -94,7 +122,7 @@ func groovyLiteral(s string) (groovyString, bool) {
 				if s[i+1] == '{' {
 					end := strings.IndexByte(s[i:], '}')
 					if end < 0 {
-						return groovyString{}, false
+						return groovyString{}, false, true
 					}
 					i += end
 					continue
@@ -106,9 +134,9 @@ func groovyLiteral(s string) (groovyString, bool) {
 				b.WriteByte(c)
 			}
 		}
-		return groovyString{}, false
+		return groovyString{}, false, true
 	}
-	return groovyString{}, false
+	return groovyString{}, false, false
 }
 
 func groovyIdentStart(c byte) bool {

@@ -28,6 +28,9 @@ func TestExtractJenkinsAndClaude(t *testing.T) {
 `, []string{"make test", "docker push ${GROOVY_EXPRESSION}:${GROOVY_EXPRESSION} $HOME", "./deploy.sh\n  --prod", "golangci-lint run"}},
 		{"jenkins step not written out", "Jenkinsfile", "node { sh(script: cmd) }", []string{"opaque"}},
 		{"jenkins variable named sh", "Jenkinsfile", "def shell = 'x'\ndef sh2 = 1\n", nil},
+		{"jenkins string that never ends", "Jenkinsfile", "sh 'make\nsh 'rm -rf ~'\n", []string{"opaque"}},
+		// Read once: a text of many steps whose strings never end stops at the first.
+		{"jenkins many unterminated steps", "Jenkinsfile", strings.Repeat("sh 'x\n", 20000), []string{"opaque"}},
 		{"claude command bang spans", ".claude/commands/deploy.md", "---\nallowed-tools: Bash(git:*)\n---\nStatus: !`git status`\nRun `make` yourself.\n", []string{"git status"}},
 		{"claude hook script", ".claude/hooks/check.sh", "#!/bin/sh\njq .tool_input\n", []string{"#!/bin/sh\njq .tool_input\n"}},
 	} {
