@@ -213,25 +213,21 @@ func Protected() []Pattern {
 
 // Instructions returns every agent's instruction files, in documentation order, each once.
 func Instructions() []Pattern {
-	var out []Pattern
-	seen := make(map[string]bool)
-	for _, a := range registry {
-		for _, p := range a.Instructions {
-			if !seen[p.Pattern] {
-				seen[p.Pattern] = true
-				out = append(out, p)
-			}
-		}
-	}
-	return out
+	return everyAgents(func(a Agent) []Pattern { return a.Instructions })
 }
 
 // Credentials returns every agent's credential files, in documentation order, each once.
 func Credentials() []Pattern {
+	return everyAgents(func(a Agent) []Pattern { return a.Credentials })
+}
+
+// everyAgents returns the patterns of agent's row, in documentation order, each
+// once.
+func everyAgents(of func(Agent) []Pattern) []Pattern {
 	var out []Pattern
 	seen := make(map[string]bool)
 	for _, a := range registry {
-		for _, p := range a.Credentials {
+		for _, p := range of(a) {
 			if !seen[p.Pattern] {
 				seen[p.Pattern] = true
 				out = append(out, p)

@@ -166,13 +166,18 @@ const AgentConfig = "$agent-config"
 // always a file self-protection guards. The set is made once per process: every policy
 // compiled resolves it (self-protection names it), and the registry does not change.
 var agentConfig = sync.OnceValue(func() Set {
-	s := Set{Name: AgentConfig, Summary: "the agents' hook and MCP configuration: changing it can switch moat off"}
-	for _, p := range agent.Protected() {
+	return registrySet(AgentConfig, "the agents' hook and MCP configuration: changing it can switch moat off", agent.Protected())
+})
+
+// registrySet makes a set of patterns from the agent registry.
+func registrySet(name, summary string, patterns []agent.Pattern) Set {
+	s := Set{Name: name, Summary: summary}
+	for _, p := range patterns {
 		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
 	}
 	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it
 	return s
-})
+}
 
 // AgentInstructions is the set of the files agents read as standing instructions.
 const AgentInstructions = "$agent-instructions"
@@ -181,12 +186,7 @@ const AgentInstructions = "$agent-instructions"
 // names the instruction files it reads, beside its hook and MCP places. It is made once,
 // as agentConfig is.
 var agentInstructions = sync.OnceValue(func() Set {
-	s := Set{Name: AgentInstructions, Summary: "the files agents read as standing instructions: text written there steers every later session"}
-	for _, p := range agent.Instructions() {
-		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
-	}
-	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it
-	return s
+	return registrySet(AgentInstructions, "the files agents read as standing instructions: text written there steers every later session", agent.Instructions())
 })
 
 // AgentCredentials is the set of the files where agents keep their own logins.
@@ -195,12 +195,7 @@ const AgentCredentials = "$agent-credentials"
 // agentCredentials makes $agent-credentials from the agent registry. It is made once, as
 // agentConfig is.
 var agentCredentials = sync.OnceValue(func() Set {
-	s := Set{Name: AgentCredentials, Summary: "the files where agents keep their own logins: each agent reads its own itself, so a tool call that reads one takes another program's credentials"}
-	for _, p := range agent.Credentials() {
-		s.Include = append(s.Include, Entry{Pattern: p.Pattern, Why: p.Why})
-	}
-	s.Include = slices.Clip(s.Include) // shared: an append by a caller copies it
-	return s
+	return registrySet(AgentCredentials, "the files where agents keep their own logins: each agent reads its own itself, so a tool call that reads one takes another program's credentials", agent.Credentials())
 })
 
 // Expand turns a pattern as written in a set or a policy into an absolute pattern:

@@ -1,10 +1,6 @@
 package planted
 
-import (
-	"path"
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestExtractContainers(t *testing.T) {
 	for _, tt := range []struct {
@@ -74,22 +70,7 @@ spec:
 		{"kubernetes not YAML", "deploy/x.yaml", "a: [b\n", []string{"opaque"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := path.Join(home, "project", tt.path)
-			f, ok := Lookup(p, home)
-			if !ok {
-				t.Fatalf("Lookup(%s) found no kind", p)
-			}
-			var got []string
-			for _, c := range f.Extract(tt.text) {
-				if c.Opaque != "" {
-					got = append(got, "opaque")
-					continue
-				}
-				got = append(got, c.Text)
-			}
-			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-				t.Errorf("Extract\n got  %q\n want %q", got, tt.want)
-			}
+			checkExtract(t, tt.path, tt.text, tt.want)
 		})
 	}
 }

@@ -1,7 +1,6 @@
 package planted
 
 import (
-	"path"
 	"strings"
 	"testing"
 )
@@ -35,22 +34,7 @@ func TestExtractJenkinsAndClaude(t *testing.T) {
 		{"claude hook script", ".claude/hooks/check.sh", "#!/bin/sh\njq .tool_input\n", []string{"#!/bin/sh\njq .tool_input\n"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := path.Join(home, "project", tt.path)
-			f, ok := Lookup(p, home)
-			if !ok {
-				t.Fatalf("Lookup(%s) found no kind", p)
-			}
-			var got []string
-			for _, c := range f.Extract(tt.text) {
-				if c.Opaque != "" {
-					got = append(got, "opaque")
-					continue
-				}
-				got = append(got, c.Text)
-			}
-			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-				t.Errorf("Extract(%q)\n got  %q\n want %q", tt.text, got, tt.want)
-			}
+			checkExtract(t, tt.path, tt.text, tt.want)
 		})
 	}
 }

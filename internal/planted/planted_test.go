@@ -112,26 +112,33 @@ func TestExtract(t *testing.T) {
 		{"pth import lines", "x.pth", "/some/path\nimport os; os.system('id')\n", []string{"import os; os.system('id')"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := path.Join(home, "project", tt.path)
-			if rest, ok := strings.CutPrefix(tt.path, "~/"); ok {
-				p = path.Join(home, rest)
-			}
-			f, ok := Lookup(p, home)
-			if !ok {
-				t.Fatalf("Lookup(%s) found no kind", p)
-			}
-			var got []string
-			for _, c := range f.Extract(tt.text) {
-				if c.Opaque != "" {
-					got = append(got, "opaque")
-					continue
-				}
-				got = append(got, c.Text)
-			}
-			if strings.Join(got, "\x00") != strings.Join(tt.want, "\x00") {
-				t.Errorf("Extract(%q)\n got  %q\n want %q", tt.text, got, tt.want)
-			}
+			checkExtract(t, tt.path, tt.text, tt.want)
 		})
+	}
+}
+
+// checkExtract checks the code found in text written at name (below the project, or
+// below the home with ~/): each piece's text, or "opaque" for code moat cannot read.
+func checkExtract(t *testing.T, name, text string, want []string) {
+	t.Helper()
+	p := path.Join(home, "project", name)
+	if rest, ok := strings.CutPrefix(name, "~/"); ok {
+		p = path.Join(home, rest)
+	}
+	f, ok := Lookup(p, home)
+	if !ok {
+		t.Fatalf("Lookup(%s) found no kind", p)
+	}
+	var got []string
+	for _, c := range f.Extract(text) {
+		if c.Opaque != "" {
+			got = append(got, "opaque")
+			continue
+		}
+		got = append(got, c.Text)
+	}
+	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("Extract(%.200q)\n got  %q\n want %q", text, got, want)
 	}
 }
 
