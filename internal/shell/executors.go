@@ -98,7 +98,7 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"doctl":   {remote: []string{"ssh-command"}},
 		"aws":     {remote: []string{"command"}, reader: readRemoteLogin},
 		"hcloud":  remoteLogin, "multipass": remoteLogin, "lxc": remoteLogin, "incus": remoteLogin,
-		"limactl": remoteLogin, "lima": remoteLogin, "colima": remoteLogin, "minikube": remoteLogin,
+		"limactl": remoteLogin, "colima": remoteLogin, "minikube": remoteLogin,
 		"heroku": remoteLogin, "docker-machine": remoteLogin,
 		"expect":   {foreign: []string{"c"}, files: []string{"f"}, reader: readExpect},
 		"at":       {files: []string{"f"}, reader: readAt},

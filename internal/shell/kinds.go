@@ -38,6 +38,7 @@ var Kinds = call.FindingKinds{
 	{ID: "credentials.read", Category: "credentials", Severity: call.High, Taxonomy: "T1552.001", Summary: "reads a file that holds credentials or private keys"},
 	{ID: "credentials.cloud-metadata", Category: "credentials", Severity: call.High, Taxonomy: "T1552.005", Summary: "asks the cloud instance metadata service (169.254.169.254 in any spelling, metadata.google.internal, fd00:ec2::254), which hands out the machine's cloud credentials"},
 	{ID: "credentials.env-dump", Category: "credentials", Severity: call.Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens, where the agent reads it"},
+	{ID: "secret.cli-password", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a password written after a program's password option (docker login -p, mysql -pSECRET, redis-cli -a), where the process list, the shell history and the agent's transcript keep it"},
 	{ID: "credentials.secret-shown", Category: "credentials", Severity: call.High, Taxonomy: "T1552.007", Summary: "prints an environment variable whose name says it holds a secret where the agent reads it"},
 	{ID: "credentials.secret-env", Category: "credentials", Severity: call.Medium, Taxonomy: "T1552.007", Summary: "uses an environment variable whose name says it holds a secret"},
 

@@ -313,7 +313,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
-	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers(), engineRules(), grantRules()} {
+	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers(), engineRules(), grantRules(), passwordRules()} {
 		for name, rs := range more {
 			rules[name] = append(rules[name], rs...)
 		}

@@ -40,7 +40,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"curl": {short: "ATXbcdDeEFHKmoQrTuUwxyYzz", long: []string{"unix-socket", "abs-unix-socket", "data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "form", "form-string",
 			"output", "upload-file", "request", "header", "user", "user-agent", "referer", "cookie", "cookie-jar", "config", "max-time", "connect-timeout",
 			"proxy", "proxy-user", "resolve", "connect-to", "cacert", "cert", "key", "url", "write-out", "retry", "output-dir", "json", "oauth2-bearer", "dump-header", "range", "interface", "limit-rate"}},
-		"wget":    {short: "OoaPUeTtwQiB", long: []string{"output-document", "output-file", "append-output", "directory-prefix", "user-agent", "header", "post-data", "post-file", "body-data", "body-file", "method", "timeout", "tries", "input-file", "user", "password", "load-cookies", "save-cookies", "execute"}},
+		"wget":    {short: "OoaPUeTtwQiB", long: []string{"output-document", "output-file", "append-output", "directory-prefix", "user-agent", "header", "post-data", "post-file", "body-data", "body-file", "method", "timeout", "tries", "input-file", "user", "password", "http-password", "ftp-password", "proxy-password", "load-cookies", "save-cookies", "execute"}},
 		"ssh":     {short: "BbcDEeFIiJLlmOoPpQRSWw", long: nil},
 		"scp":     {short: "cFiJloPS", long: nil},
 		"sftp":    {short: "BbcDFiJloPRSs", long: nil},
@@ -71,7 +71,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"conda":      {short: "cnpf", long: []string{"channel", "name", "prefix", "file", "add", "append", "prepend", "remove", "set"}, subcommand: true},
 		"mamba":      {short: "cnpf", long: []string{"channel", "name", "prefix", "file"}, subcommand: true},
 		"micromamba": {short: "cnpf", long: []string{"channel", "name", "prefix", "file", "root-prefix"}, subcommand: true},
-		"az":         {short: "gn", long: []string{"resource-group", "name", "subscription", "output", "query", "location", "scripts", "command-id", "exec-command", "container-name"}, subcommand: true},
+		"az":         {short: "gn", long: []string{"resource-group", "name", "subscription", "output", "query", "location", "scripts", "command-id", "exec-command", "container-name", "password", "username"}, subcommand: true},
 		"psql":       {short: "cdfhLoPpTUvF", long: []string{"command", "dbname", "file", "host", "log-file", "output", "pset", "port", "table-attr", "username", "variable", "set", "field-separator", "record-separator"}},
 		"mysql":      {short: "eDhPuS", attached: "p", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
 		"mariadb":    {short: "eDhPuS", attached: "p", long: []string{"execute", "database", "host", "port", "user", "socket", "defaults-file", "defaults-extra-file", "default-character-set", "init-command"}},
@@ -141,7 +141,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"zip":        {short: "bnPtx", long: nil},
 		"gpg":        {short: "orRu", long: []string{"output", "recipient", "local-user", "homedir", "keyring"}},
 		"security":   {short: "acdlsD", long: nil, subcommand: true},
-		"mysqladmin": {short: "uhPS", long: []string{"user", "host", "port", "socket"}},
+		"mysqladmin": {short: "uhPS", attached: "p", long: []string{"user", "host", "port", "socket", "password"}},
 		"flock":      {short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}},
 		"su":         {short: "cgGsw", long: []string{"command", "session-command", "group", "supp-group", "shell", "whitelist-environment"}},
 		// Shells: -o and -O take an option's name; bash's --rcfile and --init-file a file it
@@ -160,7 +160,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 	}
 	// The programs of system.go, credstores.go and exfil.go list their options beside
 	// their knowledge.
-	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions(), editorOptions()} {
+	for _, more := range []map[string]valueOpts{systemOptions(), dbOptions(), credentialOptions(), exfilOptions(), executorOptions(), editorOptions(), passwordValueOptions()} {
 		for name, o := range more {
 			opts[name] = o
 		}

@@ -43,7 +43,6 @@ var remoteLogins = sync.OnceValue(func() map[string][]remoteLogin {
 		"lxc":            {{sub: []string{"exec"}, targets: 1, argv: true}},
 		"incus":          {{sub: []string{"exec"}, targets: 1, argv: true}},
 		"limactl":        {{sub: []string{"shell"}, targets: 1}},
-		"lima":           {{}},
 		"colima":         {{sub: []string{"ssh"}}},
 		"minikube":       {{sub: []string{"ssh"}}},
 		"heroku":         {{sub: []string{"run"}, ownOptions: true}, {sub: []string{"run:detached"}, ownOptions: true}, {sub: []string{"run:inside"}, targets: 1, ownOptions: true}},

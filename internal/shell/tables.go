@@ -97,9 +97,12 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"builtin":      {},
 		"exec":         {valueShort: "a"},
 		"nohup":        {},
-		"nice":         {valueShort: "n", valueLong: []string{"adjustment"}},
-		"time":         {valueShort: "fo", valueLong: []string{"format", "output"}},
-		"timeout":      {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+		// sshpass runs its command with the password it holds (-p PASS, -f FILE, -d FD,
+		// -e for $SSHPASS) typed at ssh's prompt.
+		"sshpass": {valueShort: "pfdP"},
+		"nice":    {valueShort: "n", valueLong: []string{"adjustment"}},
+		"time":    {valueShort: "fo", valueLong: []string{"format", "output"}},
+		"timeout": {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
 		// lima runs its command in the Lima virtual machine, which mounts the user's home
 		// directory: lima nerdctl run …, lima rm -rf ~/x.
 		"lima": {valueLong: []string{"workdir"}},
