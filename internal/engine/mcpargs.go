@@ -41,6 +41,7 @@ func (e *Engine) mcpArgFindings(c *call.Call, accesses []call.Access) []call.Fin
 	fs = append(fs, e.sentInjections(c, accesses)...)
 	fs = append(fs, mcpDestructive(c, accesses)...)
 	fs = append(fs, mcpGrants(c)...)
+	fs = append(fs, pageScriptFindings(c)...)
 	if hasWord(tool, mcpContainerVerbs) && hasWord(ctx, mcpContainerWords) {
 		// A container server's run_container: its mounts and privileges, as docker run's.
 		if id, ev := shell.ContainerSpec(c.Args, e.host.Home); id != "" {
