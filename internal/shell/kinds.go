@@ -83,6 +83,7 @@ var Kinds = call.FindingKinds{
 	{ID: "supply-chain.registry-change", Category: "supply-chain", Severity: call.High, Taxonomy: "T1195.001", Summary: "installs from, or switches to, another package registry, index or system package source, or changes the certificates downloads are checked against (checks off, another bundle, a new authority) or the proxy they go through"},
 	{ID: "supply-chain.direct-url", Category: "supply-chain", Severity: call.Medium, Taxonomy: "T1195.001", Summary: "installs a package straight from a URL or git repository"},
 	{ID: "supply-chain.lookalike-name", Category: "supply-chain", Severity: call.High, Taxonomy: "T1195.002", Summary: "installs a package, or clones from an owner or host, whose name imitates a popular one (reqeusts for requests, facebok/react, githib.com)"},
+	{ID: "reconnaissance.system-enum", Category: "reconnaissance", Severity: call.Low, Taxonomy: "T1083", Summary: "lists set-user-ID programs or file capabilities, or searches the disk for credential files by name"},
 	{ID: "network.scan", Category: "reconnaissance", Severity: call.Medium, Taxonomy: "T1046", Summary: "scans hosts or ports"},
 	{ID: "network.raw-socket", Category: "network", Severity: call.Medium, Taxonomy: "T1095", Summary: "opens a raw TCP or UDP connection or listener (nc, telnet, socat, /dev/tcp)"},
 }

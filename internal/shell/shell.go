@@ -84,7 +84,7 @@ var findingIDs = []string{
 	findSecretEnv, findExfiltration, findDNSExfil, findPipeToShell, findDownloadExec, findReverseShell,
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findContainerHost, findContainerAPI, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
-	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket, findExhaustion, findPasswordArg,
+	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket, findExhaustion, findPasswordArg, findRecon,
 	findSecurityOff, findShutdown, findKillAll, findSecretShown, findUpload, findCloudMetadata,
 }
 

@@ -197,6 +197,8 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 		"cdk":        {{sub: []string{"deploy"}, when: unreviewedApply, finding: findInfraDelete}},
 		"cdktf":      {{sub: []string{"deploy|apply"}, when: unreviewedApply, finding: findInfraDelete}},
 		"podman":     {{sub: []string{"system", "reset"}, finding: findInfraDelete}},
+		"find":       {{when: findEnumerates, finding: findRecon}},
+		"getcap":     {{anyOf: []string{"r"}, finding: findRecon}},
 		// nomad job stop -purge removes the job and its history; -purge is one word.
 		"nomad":          {{sub: []string{"job", "stop"}, when: wordGiven("-purge", "--purge"), finding: findInfraDelete}},
 		"docker-compose": {{sub: []string{"down"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete}},
