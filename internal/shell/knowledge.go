@@ -102,6 +102,14 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"push"}, anyOf: []string{"prune"}, finding: findBranchDelete},
 			{sub: []string{"worktree", "remove"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
 			{sub: []string{"submodule", "deinit"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
+			// A submodule updated by force throws away its local changes; a branch moved by
+			// force (branch -f, switch -C, checkout -B) leaves the commits it held only in
+			// the reflog, as reset --hard does; git replace makes history read otherwise.
+			{sub: []string{"submodule", "update"}, anyOf: []string{"f", "force"}, finding: findGitDiscard},
+			{sub: []string{"branch"}, anyOf: []string{"f", "force"}, noneOf: []string{"d", "D", "delete", "m", "M", "move", "c", "C", "copy"}, finding: findHistoryRewrite},
+			{sub: []string{"switch"}, anyOf: []string{"C"}, finding: findHistoryRewrite},
+			{sub: []string{"checkout"}, anyOf: []string{"B"}, finding: findHistoryRewrite},
+			{sub: []string{"replace"}, noneOf: []string{"l", "list", "d", "delete"}, finding: findHistoryRewrite},
 			{when: gitRunsCode, finding: ""},
 			{sub: []string{"add|stage"}, when: gitStagesSecret, finding: findCredentialsRead},
 			{sub: []string{"config"}, operand: "url.*.insteadof", finding: findRegistry},
