@@ -2,7 +2,6 @@ package engine
 
 import (
 	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
@@ -60,15 +59,12 @@ func pageScriptFindings(c *call.Call) []call.Finding {
 	return out
 }
 
-// sendsAway reports whether the script addresses a request itself: an absolute URL
-// written out, or one built at run time. A request to the page's own paths ('/api')
-// carries the cookie to where it already goes.
-func sendsAway(script string) bool {
-	return scriptURL().MatchString(script) ||
-		strings.Contains(script, "'https://' +") || strings.Contains(script, "\"https://\" +") || strings.Contains(script, "`https://${")
-}
+// sendsAway reports whether the script addresses a request itself: an absolute URL,
+// written out or built at run time ('https://' + host). A request to the page's own
+// paths ('/api') carries the cookie to where it already goes.
+func sendsAway(script string) bool { return scriptURL().MatchString(script) }
 
-// scriptURL matches an absolute http(s) URL written in a script.
+// scriptURL matches the start of an absolute URL in a script.
 var scriptURL = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`https?://[^\s'"` + "`" + `)]+`)
+	return regexp.MustCompile(`\b(?:https?|wss?)://`)
 })

@@ -107,15 +107,8 @@ func groovyLiteral(s string) (lit groovyString, found, open bool) {
 				return groovyString{}, false, true // a one-line string cut by the line: no Groovy
 			case c == '\\' && i+1 < len(s):
 				i++
-				switch s[i] {
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				case '\n':
-					// A line continuation inside the literal.
-				default:
-					b.WriteByte(s[i]) // \$ \' \" \\: the character itself
+				if s[i] != '\n' { // a backslash at the end of a line continues the literal
+					b.WriteByte(escaped(s[i]))
 				}
 			case interpolates && c == '$' && i+1 < len(s) && (s[i+1] == '{' || groovyIdentStart(s[i+1])):
 				b.WriteString("${GROOVY_EXPRESSION}")
@@ -144,21 +137,3 @@ func groovyIdentStart(c byte) bool {
 }
 
 func groovyIdent(c byte) bool { return groovyIdentStart(c) || '0' <= c && c <= '9' }
-
-// bangCommands finds the commands a Claude Code slash command file runs when the command
-// is invoked: each !`CMD` span, whose output Claude Code puts into the prompt.
-func bangCommands(text string, x *extraction) {
-	for rest := text; ; {
-		i := strings.Index(rest, "!`")
-		if i < 0 {
-			return
-		}
-		rest = rest[i+2:]
-		j := strings.IndexByte(rest, '`')
-		if j < 0 {
-			return
-		}
-		x.shell("!`…` (Claude Code runs it when the command is used)", rest[:j])
-		rest = rest[j+1:]
-	}
-}

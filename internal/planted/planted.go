@@ -362,3 +362,15 @@ func (x *extraction) interp(lang oneliner.Lang, where, text string) {
 func (x *extraction) opaque(where, why string) {
 	x.codes = append(x.codes, Code{Where: where, Opaque: why})
 }
+
+// escaped is the character a backslash escape stands for in the strings of HCL and Groovy:
+// \n and \t, and any other character itself (\" \\ \$).
+func escaped(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
+	}
+	return c
+}

@@ -117,14 +117,7 @@ func hclString(s string) (string, int, bool) {
 				return "", 0, false
 			}
 			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(s[i])
-			}
+			b.WriteByte(escaped(s[i]))
 		default:
 			b.WriteByte(c)
 		}

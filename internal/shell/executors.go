@@ -61,6 +61,7 @@ const (
 	readRunuser
 	readRunner
 	readRemoteLogin
+	readSSMCommands
 )
 
 // executors maps a canonical program name to where it takes code.
@@ -96,7 +97,7 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"flyctl":  {remote: []string{"C", "command"}, reader: readRemoteLogin},
 		"az":      {remote: []string{"scripts", "exec-command"}},
 		"doctl":   {remote: []string{"ssh-command"}},
-		"aws":     {remote: []string{"command"}, reader: readRemoteLogin},
+		"aws":     {remote: []string{"command"}, reader: readSSMCommands},
 		"hcloud":  remoteLogin, "multipass": remoteLogin, "lxc": remoteLogin, "incus": remoteLogin,
 		"limactl": remoteLogin, "colima": remoteLogin, "minikube": remoteLogin,
 		"heroku": remoteLogin, "docker-machine": remoteLogin,
@@ -144,6 +145,9 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 		return a.runnerArgs(x)
 	case readRemoteLogin:
 		return a.remoteLoginArgs(x)
+	case readSSMCommands:
+		a.awsRemote(x)
+		return false // aws's own tables apply too
 	}
 	return true
 }

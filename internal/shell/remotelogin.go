@@ -55,10 +55,6 @@ var remoteLogins = sync.OnceValue(func() map[string][]remoteLogin {
 // remoteLoginArgs reads the command a remote login of x's program runs, if x is one. It
 // never handles the command fully: the program's own knowledge applies too.
 func (a *analyzer) remoteLoginArgs(x *execCall) bool {
-	if x.prog == "aws" {
-		a.awsRemote(x)
-		return false
-	}
 	values := valueOptions()[x.prog]
 	for _, l := range remoteLogins()[x.prog] {
 		words, ok := loginCommand(x.rest, values, l)
