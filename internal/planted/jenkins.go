@@ -36,10 +36,31 @@ func jenkinsCode(text string, x *extraction) {
 		case step.ok:
 			x.shell("sh step (Jenkins runs it)", step.script)
 			i = base + step.end
-		case step.named || parens:
+		case step.named || parens || variableArg(rest) && !inComment(text, at):
 			x.opaque("sh step", "a Jenkins sh step whose script is not written out")
 		}
 	}
+}
+
+// variableArg reports whether an sh step's argument is one name (sh cmd, sh env.SCRIPT),
+// the end of the statement after it: a script held in a variable.
+func variableArg(s string) bool {
+	n := 0
+	for n < len(s) && (groovyIdent(s[n]) || s[n] == '.' || s[n] == '$') {
+		n++
+	}
+	if n == 0 || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	rest := strings.TrimLeft(s[n:], " \t\r")
+	return rest == "" || rest[0] == '\n' || rest[0] == ';' || rest[0] == '}'
+}
+
+// inComment reports whether the byte at of text is on a line comment or a block
+// comment's line (//, /*, *).
+func inComment(text string, at int) bool {
+	line := strings.TrimLeft(text[strings.LastIndexByte(text[:at], '\n')+1:at], " \t")
+	return strings.HasPrefix(line, "//") || strings.HasPrefix(line, "/*") || strings.HasPrefix(line, "*")
 }
 
 // shStep is what groovyStepScript read of an sh step's arguments.

@@ -148,29 +148,41 @@ func takesValue(values valueOpts, name string) bool {
 // awsRemote reads the commands of aws ssm send-command: the commands parameter of a
 // document that runs a shell script (AWS-RunShellScript, or any document: moat cannot
 // see a custom document's steps, and reads a commands parameter as what it runs). A
-// parameter moat cannot read (a file:// reference, a computed value) is opaque.
+// send-command whose commands moat cannot read (a file:// reference, a computed value,
+// a document given no commands parameter, whose steps are its own) is opaque.
 func (a *analyzer) awsRemote(x *execCall) {
 	if len(x.ops) < 2 || x.ops[0].dynamic || x.ops[1].dynamic ||
 		!strings.EqualFold(x.ops[0].lit, "ssm") || !strings.EqualFold(x.ops[1].lit, "send-command") {
 		return
 	}
 	const carrier = "aws ssm send-command"
+	read := false
 	for _, o := range x.opts {
 		if !o.hasValue || (o.name != "parameters" && o.name != "cli-input-json") {
 			continue
 		}
 		if o.val.dynamic {
 			a.opaque(x.at, carrier+" --"+o.name+" is known only at run time: "+shorten(o.val.lit))
-			continue
+			return
 		}
 		commands, ok := ssmCommands(o.val.lit, o.name == "cli-input-json")
 		if !ok {
 			a.opaque(x.at, carrier+" runs commands moat cannot read: "+shorten(o.val.lit))
-			continue
+			return
 		}
 		for _, c := range commands {
 			a.remoteCode(x.at, arg{lit: c}, carrier)
+			read = true
 		}
+	}
+	if !read {
+		document := "its document"
+		for _, o := range x.opts {
+			if o.name == "document-name" && o.hasValue {
+				document = "the document " + shorten(o.val.lit)
+			}
+		}
+		a.opaque(x.at, carrier+" runs the steps of "+document+", which moat cannot read")
 	}
 }
 
