@@ -82,8 +82,15 @@ func Match(pattern string) ([]string, error) {
 		}
 		return nil, nil
 	}
+	// An id the pattern matches starts with the pattern's text before its first
+	// wildcard; testing that first spares path.Match on most of the catalogue, which a
+	// short-lived hook process pays for every "destructive.*" its policy names.
+	lead := pattern[:strings.IndexAny(pattern, `*?[\`)]
 	var ids []string
 	for _, k := range catalogue() {
+		if !strings.HasPrefix(k.ID, lead) {
+			continue
+		}
 		if ok, _ := path.Match(pattern, k.ID); ok {
 			ids = append(ids, k.ID)
 		}

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -66,12 +67,16 @@ func TestMatch(t *testing.T) {
 	if _, err := Match("[unclosed"); err == nil {
 		t.Error("bad pattern must be an error")
 	}
-	// An exact id is looked up, and finds what matching it against every kind finds.
-	for _, pattern := range []string{kinds[0].ID, kinds[len(kinds)-1].ID, "destructive.disk.wipe", "no.such.finding", "destructive", ""} {
+	// An exact id is looked up, and a wildcard tried only on the ids that start as it
+	// does: each finds what matching it against every kind finds.
+	for _, pattern := range []string{
+		kinds[0].ID, kinds[len(kinds)-1].ID, "destructive.disk.wipe", "no.such.finding", "destructive", "",
+		"destructive.*", "*", "*.network", "secret.?li-password", "[cd]*", `destructive\.*`, "exfiltration.*.*",
+	} {
 		got, err := Match(pattern)
 		var want []string
 		for _, k := range kinds {
-			if k.ID == pattern {
+			if ok, _ := path.Match(pattern, k.ID); ok {
 				want = append(want, k.ID)
 			}
 		}
