@@ -1,8 +1,11 @@
 package injection
 
 import (
+	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/scan/textmatch"
 )
@@ -65,26 +68,10 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 		},
 		{
 			Name: "instruction override (translated)", Finding: FindOverride, Weight: strong,
-			Keywords: []string{"ignora", "ignorez", "ignoriere", "ignorieren", "ignore as", "ignore las", "ignore les", "ignore todas", "olvida", "oublie", "vergiss", "dimentica", "esqueça", "esqueca", "忽略", "无视", "無視", "무시", "игнор", "Игнор", "ИГНОР", "забудь", "Забудь", "αγνοήστε", "Αγνοήστε", "αγνόησε", "Αγνόησε", "अनदेखी"},
+			Keywords: translatedOverrideKeywords(),
 			Before:   120, After: 120,
-			Pattern: &textmatch.Pattern{Expr: `(?i)(?:` +
-				`\b(?:ignora|ignorez|ignoriere|ignorieren|olvida|oublie[sz]?|vergiss|dimentica|esqueça|esqueca|ignore\s+(?:as|las|les|todas))\b[\p{L}\s]{0,40}\b(?:instrucciones|instructions|consignes|anweisungen|instruktionen|istruzioni|instruções|instrucoes|indicaciones|directivas|regeln|regole|règles|regras)\b` +
-				`|\b(?:ignora|ignore|ignorez)\s+(?:la|le|el|a|o)\s+(?:página|page|pagina|función|fonction|funzione|função)` +
-				`|(?:忽略|无视|無視)` + `|(?:指示|命令|指令|说明|設定|ルール)[^。\n]{0,6}(?:を)?無視|無視して` +
-				`|무시` +
-				`|игнорир\p{L}*\s+(?:\p{L}+\s+){0,2}(?:инструкц|указани|правил)|забудь\s+(?:\p{L}+\s+){0,2}(?:инструкц|указани|правил)` +
-				`|αγνο\p{L}*\s+(?:\p{L}+\s+){0,2}οδηγ` +
-				`|निर्देशों\s+की\s+अनदेखी)`},
-			Verify: func(s string, start, end int) bool {
-				// The CJK and Korean words for "ignore" also mean "disregard (an error)": they
-				// count only near a word for instructions or previous.
-				m := s[start:end]
-				if strings.Contains(m, "忽略") || strings.Contains(m, "无视") || strings.Contains(m, "無視") || strings.Contains(m, "무시") {
-					around := s[runeStart(s, max(0, start-30)):runeEnd(s, min(len(s), end+30))]
-					return strings.ContainsAny(around, "指示命令令规則规则说明设定設定") || strings.Contains(around, "지시") || strings.Contains(around, "이전") || strings.Contains(around, "之前") || strings.Contains(around, "以上")
-				}
-				return true
-			},
+			Pattern: &textmatch.Pattern{Expr: translatedOverrideExpr()},
+			Verify:  translatedOverrideHolds,
 		},
 		{
 			Name: "instructions that supersede", Finding: FindOverride, Weight: firm,
@@ -463,3 +450,205 @@ var authenticatingWith = &textmatch.Pattern{Expr: `\b(?:with|using|by|via)\s+(?:
 
 // systemInfo recognises the environment lines of bug reports after "System:".
 var systemInfo = &textmatch.Pattern{Expr: `(?i)^\s*(?:ubuntu|debian|fedora|arch|macos|mac\s*os|os\s*x|windows|win\d|linux|darwin|freebsd|centos|rhel|alpine|x86|x64|amd64|arm|aarch|intel|apple|\d)`}
+
+// overrideLanguage is how one language (or a few close ones) writes "ignore the previous
+// instructions": its imperatives for ignore, forget and disregard, and its nouns for
+// instructions, each a regular expression. In languages that put the verb last
+// (Turkish, Persian, Hindi) the noun comes first. Verbs that are also English words
+// ("ignore") are written with the article that follows them, so that English text is
+// left to the English signals, which ask more of it.
+type overrideLanguage struct {
+	verbs, nouns []string
+	nounFirst    bool
+}
+
+// letter is a letter with its combining marks (Devanagari's vowel signs are marks).
+const letter = `[\p{L}\p{M}]`
+
+var overrideLanguages = []overrideLanguage{
+	{ // German
+		verbs: []string{"vergiss", "vergesst", "vergessen", "ignorier" + letter + "*", "missacht" + letter + "*", "übergeh" + letter + "*", "verwirf", "verwerfen"},
+		nouns: []string{"anweisung" + letter + "*", "instruktion" + letter + "*", "anordnung" + letter + "*", "vorgaben", "befehl" + letter + "*", "regeln", "richtlinie" + letter + "*", "direktive" + letter + "*"},
+	},
+	{ // Spanish
+		verbs: []string{"ignora", "ignoren", `ignore\s+(?:las|los|el|la|todas|todos|tus|sus)`, "olvida", "olvide", "olviden", "olvídate", "olvidate", "descarta", "descarte", "omite", "omita", `haz\s+caso\s+omiso\s+(?:a|de)`},
+		nouns: []string{"instrucci" + letter + "*", "indicaci" + letter + "*", "directiva" + letter + "*", "directrices", "órdenes", "ordenes", "reglas", "pautas", "consignas"},
+	},
+	{ // French
+		verbs: []string{"ignorez", `ignore\s+(?:les|la|le|toutes|tous|tes)`, "oubliez", "oublie", `ne\s+tenez\s+pas\s+compte\s+(?:des|de)`, `ne\s+tiens\s+pas\s+compte\s+(?:des|de)`, "négligez", "néglige"},
+		nouns: []string{"instructions", "consignes", "directives", "règles", "ordres", "indications"},
+	},
+	{ // Italian
+		verbs: []string{"ignora", "ignorate", "ignori", "dimentica", "dimenticate", "dimentichi", "trascura", "tralascia", `non\s+seguire`},
+		nouns: []string{"istruzion" + letter + "*", "direttiv" + letter + "*", "regole", "indicazion" + letter + "*", "ordini"},
+	},
+	{ // Portuguese
+		verbs: []string{`ignore\s+(?:as|os|todas|todos|suas)`, "ignora", "ignorem", "esqueça", "esqueca", "esquece", "esqueçam", "desconsidere", "desconsidera", "descarte"},
+		nouns: []string{"instruç" + letter + "*", "instruc" + letter + "*", "diretriz" + letter + "*", "diretiva" + letter + "*", "regras", "ordens", "orientaç" + letter + "*"},
+	},
+	{ // Dutch
+		verbs: []string{"negeer", "negeren", "vergeet", "vergeten"},
+		nouns: []string{"instructie" + letter + "*", "aanwijzing" + letter + "*", "richtlijn" + letter + "*", "regels", "opdracht" + letter + "*"},
+	},
+	{ // Polish, Czech, Slovak
+		verbs: []string{"zignoruj" + letter + "*", "ignoruj" + letter + "*", "zapomnij" + letter + "*", "pomiń", "zapomeň" + letter + "*", "zabudni" + letter + "*"},
+		nouns: []string{"instrukcj" + letter + "*", "instrukc" + letter + "*", "polece" + letter + "*", "zasad" + letter + "*", "reguł" + letter + "*", "wytyczn" + letter + "*", "pokyn" + letter + "*"},
+	},
+	{ // Swedish, Danish, Norwegian
+		verbs: []string{"ignorera", "glöm", "ignorer", "glem"},
+		nouns: []string{"instruktion" + letter + "*", "instruks" + letter + "*", "anvisning" + letter + "*", "regler" + letter + "*"},
+	},
+	{ // Romanian
+		verbs: []string{"ignoră", "ignorați", "ignorati", "uită", "uitați", "uitati"},
+		nouns: []string{"instrucțiun" + letter + "*", "instrucţiun" + letter + "*", "instructiun" + letter + "*", "reguli" + letter + "*"},
+	},
+	{ // Indonesian, Malay, Tagalog
+		verbs: []string{"abaikan", "lupakan", "hiraukan", `huwag\s+pansinin`, "kalimutan"},
+		nouns: []string{"instruksi", "petunjuk", "perintah", "arahan", "aturan", "tagubilin", "utos", "instruksyon"},
+	},
+	{ // Vietnamese
+		verbs: []string{`bỏ\s+qua`, "quên", `phớt\s+lờ`, `lờ\s+đi`},
+		nouns: []string{`hướng\s+dẫn`, `chỉ\s+dẫn`, `chỉ\s+thị`, "lệnh", `quy\s+tắc`},
+	},
+	{ // Russian, Ukrainian, Bulgarian
+		verbs: []string{"игнорир" + letter + "*", "проигнорир" + letter + "*", "забудь" + letter + "*", "ігнор" + letter + "*", "проігнор" + letter + "*", `не\s+обращай` + letter + `*\s+внимания\s+на`},
+		nouns: []string{"инструкц" + letter + "*", "указани" + letter + "*", "правил" + letter + "*", "команд" + letter + "*", "інструкц" + letter + "*", "вказів" + letter + "*", "настанов" + letter + "*"},
+	},
+	{ // Greek
+		verbs: []string{"αγνο" + letter + "*", "ξέχασε", "ξεχάστε"},
+		nouns: []string{"οδηγ" + letter + "*", "εντολ" + letter + "*"},
+	},
+	{ // Arabic, Hebrew
+		verbs: []string{"تجاهل" + letter + "*", "انس", "انسَ", "أهمل", "اهمل", "התעלם" + letter + "*", "שכח" + letter + "*"},
+		nouns: []string{"التعليمات", "تعليمات", "الأوامر", "الإرشادات", "التوجيهات", "ההוראות", "הוראות", "ההנחיות", "הנחיות"},
+	},
+	{ // Turkish, Persian, Hindi: the verb comes last
+		nounFirst: true,
+		verbs:     []string{`yok\s+say` + letter + "*", `görmezden\s+gel` + letter + "*", "unut" + letter + "*", `dikkate\s+alma` + letter + "*", `نادیده\s+بگیر` + letter + "*", `فراموش\s+کن` + letter + "*", "अनदेखा", "अनदेखी", "नज़रअंदाज़", "नजरअंदाज", `भूल\s+जा` + letter + "*"},
+		nouns:     []string{"talimat" + letter + "*", "yönerge" + letter + "*", "دستورالعمل" + letter + "*", "دستورات" + letter + "*", "निर्देश" + letter + "*"},
+	},
+}
+
+// translatedOverrideExpr is the pattern of the translated override signal: a verb of
+// overrideLanguages at the start of a word, then within a few words one of the nouns
+// (or the other way round), in any of them; "ignore the page" in the Romance languages;
+// and the Chinese, Japanese and Korean forms, written without spaces between words.
+func translatedOverrideExpr() string {
+	var verbs, nouns, lastVerbs, firstNouns []string
+	for _, l := range overrideLanguages {
+		if l.nounFirst {
+			lastVerbs = append(lastVerbs, l.verbs...)
+			firstNouns = append(firstNouns, l.nouns...)
+			continue
+		}
+		verbs = append(verbs, l.verbs...)
+		nouns = append(nouns, l.nouns...)
+	}
+	const gap = `[\p{L}\p{M}\s,'’]{0,50}?`
+	return `(?i)(?:^|[^\p{L}\p{M}])(?:` +
+		`(?:` + strings.Join(verbs, "|") + `)` + `[\s,:]` + gap + `(?:` + strings.Join(nouns, "|") + `)` +
+		`|(?:` + strings.Join(firstNouns, "|") + `)` + gap + `(?:` + strings.Join(lastVerbs, "|") + `)` +
+		`|(?:ignora|ignore|ignorez)\s+(?:la|le|el|a|o)\s+(?:página|page|pagina|función|fonction|funzione|função)` +
+		`)` +
+		`|(?:忽略|无视|無視)` + `|(?:指示|命令|指令|说明|設定|ルール)[^。\n]{0,6}(?:を)?(?:無視|忘れ)|無視して` +
+		// "Forget" is said of passwords as often as of instructions: only with the noun.
+		`|(?:忘记|忘記|忘掉)[^。，,、；;：:"“”！？!?\n]{0,10}(?:指令|指示|说明|說明|规则|規則|命令)` +
+		`|무시`
+}
+
+// translatedOverrideKeywords are the words that open a window for the translated
+// override signal, one or more per verb: a verb written with the articles that may
+// follow it gives one word per article ("ignore las"), a whole verb is followed by a
+// blank ("omite ", which "omitempty" is not), a stem is itself; in lower case and, for
+// the scripts the keyword index does not fold, capitalised and in upper case too.
+func translatedOverrideKeywords() []string {
+	words := []string{"ignore la ", "ignore le ", "ignore el ", "ignore a p", "ignore a f", "ignore o ", "忽略", "无视", "無視", "忘记", "忘記", "忘掉", "忘れ", "무시"}
+	add := func(w string) {
+		w = strings.ToLower(w)
+		words = append(words, w)
+		if w[0] >= utf8.RuneSelf {
+			// The index folds ASCII letters itself, and is given them in lower case.
+			r, size := utf8.DecodeRuneInString(w)
+			upper := strings.Map(func(r rune) rune {
+				if r < utf8.RuneSelf {
+					return r
+				}
+				return unicode.ToUpper(r)
+			}, w)
+			words = append(words, string(unicode.ToUpper(r))+w[size:], upper)
+		}
+	}
+	for _, l := range overrideLanguages {
+		for _, v := range l.verbs {
+			w := strings.ReplaceAll(v, `\s+`, " ")
+			head, alts, grouped := strings.Cut(w, "(?:")
+			switch {
+			case grouped && strings.HasSuffix(alts, ")") && !strings.ContainsAny(head, `\[(`):
+				for _, a := range strings.Split(strings.TrimSuffix(alts, ")"), "|") {
+					add(head + a + " ")
+				}
+			case strings.HasSuffix(w, letter+"*"):
+				add(strings.TrimSuffix(w, letter+"*"))
+			case !strings.ContainsAny(w, `\[(*`):
+				add(w + " ")
+			default:
+				// Words, then a pattern: the words.
+				add(strings.TrimSpace(w[:strings.IndexAny(w, `\[(*`)]))
+			}
+		}
+	}
+	slices.Sort(words)
+	return slices.Compact(words)
+}
+
+// translatedOverrideHolds vets a match of the translated override signal, s[start:end].
+func translatedOverrideHolds(s string, start, end int) bool {
+	m := s[start:end]
+	// The CJK and Korean words for "ignore" also mean "disregard (an error)": they count
+	// only near a word for instructions or previous.
+	if strings.Contains(m, "忽略") || strings.Contains(m, "无视") || strings.Contains(m, "無視") || strings.Contains(m, "무시") {
+		if before := s[runeStart(s, max(0, start-3)):start]; strings.HasSuffix(before, "被") {
+			return false // "都会被忽略": something is ignored, nobody is told to ignore
+		}
+		around := s[runeStart(s, max(0, start-30)):runeEnd(s, min(len(s), end+30))]
+		for _, w := range []string{"指示", "指令", "命令", "规则", "規則", "说明", "說明", "设定", "設定", "之前", "以上", "以前", "지시", "이전"} {
+			if strings.Contains(around, w) {
+				return true
+			}
+		}
+		return false
+	}
+	// "N'oubliez pas de lire les instructions", "Vergessen Sie nicht, die Anweisungen
+	// zu lesen", "No olvide las instrucciones": told not to forget the instructions, the
+	// reader is told to follow them.
+	verb := overrideVerb().Regexp().FindStringIndex(m)
+	if verb == nil {
+		return true // the noun-first languages and "ignore the page"
+	}
+	before := strings.ToLower(s[runeStart(s, max(0, start-12)) : start+verb[0]])
+	if negationBefore.Regexp().MatchString(before) {
+		return false
+	}
+	return !negationWord.Regexp().MatchString(strings.ToLower(m[verb[1]:]))
+}
+
+// overrideVerb finds the verb that opens a match of the translated override signal (in
+// the languages that put it first), after the character before it.
+var overrideVerb = sync.OnceValue(func() *textmatch.Pattern {
+	var verbs []string
+	for _, l := range overrideLanguages {
+		if !l.nounFirst {
+			verbs = append(verbs, l.verbs...)
+		}
+	}
+	return &textmatch.Pattern{Expr: `(?i)(?:` + strings.Join(verbs, "|") + `)[\s,:]`}
+})
+
+var (
+	// negationBefore is a negation just before a verb: "no olvide", "n'oubliez",
+	// "не забудьте", "nie zapomnij".
+	negationBefore = &textmatch.Pattern{Expr: `(?:(?:^|[^\p{L}\p{M}])(?:no|non|não|nao|nie|ne|не|ні|μην|δεν|nu|niet|ikke|inte|לא|لا)\s+|n['’])$`}
+	// negationWord is a negation between the verb and the noun: "vergessen Sie nicht",
+	// "vergeet niet", "glöm inte", "n'oubliez pas".
+	negationWord = &textmatch.Pattern{Expr: `(?:^|[^\p{L}\p{M}])(?:nicht|pas|niet|inte|ikke|not|nie|não|jamais|nunca|mai)(?:[^\p{L}\p{M}]|$)`}
+)
