@@ -2,14 +2,10 @@ package injection
 
 import (
 	"cmp"
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
-	"iter"
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/moatdev/moat/internal/call"
@@ -218,67 +214,6 @@ func (d *injectionDetector) encodedHits(s string) []injectionHit {
 type EncodedText struct {
 	Start, End int
 	Text       string
-}
-
-// EncodedTexts yields the runs of at least 32 base64 or hex bytes in s that decode to
-// readable text: nobody encodes prose for a human reader, so such text is read for
-// instructions (in prompts, tool outputs, tool definitions).
-func EncodedTexts(s string) iter.Seq[EncodedText] {
-	return func(yield func(EncodedText) bool) {
-		for i := 0; i < len(s); {
-			j := i
-			for j < len(s) && isBase64Byte(s[j]) {
-				j++
-			}
-			if j-i >= minEncoded {
-				if text, ok := decodeRun(s[i:j]); ok && !yield(EncodedText{i, j, text}) {
-					return
-				}
-			}
-			i = j + 1
-		}
-	}
-}
-
-func isBase64Byte(c byte) bool { return base64Bytes[c] }
-
-// base64Bytes marks the bytes of the standard and URL-safe base64 alphabets and padding.
-var base64Bytes = func() (t [256]bool) {
-	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_") {
-		t[c] = true
-	}
-	return t
-}()
-
-// decodeRun decodes a run as hex or base64 and reports whether the result reads as
-// text: valid UTF-8, mostly letters and spaces, with at least three words.
-func decodeRun(run string) (string, bool) {
-	var raw []byte
-	var err error
-	if len(run)%2 == 0 && strings.Trim(run, "0123456789abcdefABCDEF") == "" {
-		raw, err = hex.DecodeString(run)
-	} else {
-		trimmed := strings.TrimRight(run, "=")
-		raw, err = base64.RawStdEncoding.DecodeString(trimmed)
-		if err != nil {
-			raw, err = base64.RawURLEncoding.DecodeString(trimmed)
-		}
-	}
-	if err != nil || !utf8.Valid(raw) {
-		return "", false
-	}
-	text := string(raw)
-	letters, spaces := 0, 0
-	for _, r := range text {
-		switch {
-		case r == ' ':
-			spaces++
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsPunct(r):
-			letters++
-		}
-	}
-	n := utf8.RuneCountInString(text)
-	return text, spaces >= 2 && float64(letters+spaces) >= 0.9*float64(n)
 }
 
 // hits finds every signal match in s. The text around each keyword occurrence is
