@@ -391,11 +391,14 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Name: "code for your output", Finding: FindOutput, Weight: medium,
 			Keywords: []string{"following code", "below code", "subsequent code", "this code", "following snippet", "below snippet", "following python", "following script"},
 			Before:   160, After: 160,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:following|below|subsequent|this|these)\s+(?:(?:python|javascript|bash|shell)\s+)?(?:code|snippet|script)(?:\s+(?:snippet|section|block|excerpt|segment|fragment|piece|lines?))?s?\b[^.!?\n]{0,100}?\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture|work|output)\b|\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture)\b[^.!?\n]{0,100}?\b(?:following|below|subsequent)\s+(?:code|snippet|script)`},
+			// "Your code" and "the code you write" name the same thing: what the reader
+			// produces.
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:following|below|subsequent|this|these)\s+(?:(?:python|javascript|bash|shell)\s+)?(?:code|snippet|script)(?:\s+(?:snippet|section|block|excerpt|segment|fragment|piece|lines?))?s?\b[^.!?\n]{0,100}?(?:\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture|work|output)\b|` + codeYouWrite + `)` +
+				`|(?:\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture)\b|` + codeYouWrite + `)[^.!?\n]{0,100}?\b(?:following|below|subsequent)\s+(?:code|snippet|script)`},
 		},
 		{
 			Name: "code with system access", Finding: FindOutput, Family: "code", Weight: weak,
-			Keywords: []string{"requests.post(", "requests.get(", "requests.put(", "subprocess.", "os.system(", "os.popen(", "os.fork(", "os.remove(", "os.rename(", "os.walk(", "os.environ", "shutil.rmtree(", "shutil.move(", "shutil.copy", "socket.socket(", "pynput", "keyboard.on_press", "pyautogui", "pyperclip", "dd if=/dev/", "fernet", "crypto.cipher", "ipconfig", "smtplib", "ftplib", "http.client", "paho.", "scapy", "twisted.", "urllib.request", "urllib3", "wget", "xmrig", "browser_cookie", "cookiejar", "bluetooth", "psutil", "platform.system(", "platform.node(", "platform.uname(", "usb.core", "wmi.", "pkg_resources", "open(\"/etc/", "chmod", "multiprocessing", "tkinter", "asyncio.start_server", "while true:"},
+			Keywords: []string{"requests.post(", "requests.get(", "requests.put(", "subprocess.", "pexpect", "paramiko", "aiosmtplib", "aiohttp", "/dev/sd", "/dev/nvme", "/boot/", "grub.cfg", "pickle.load", "marshal.loads", "ctypes", "winreg", "/etc/shadow", "/etc/passwd", "imagegrab", "mss(", ".screenshot(", "crontab", "schtasks", "__import__(", "exec(", "ssh -l", "os.system(", "os.popen(", "os.fork(", "os.remove(", "os.rename(", "os.walk(", "os.environ", "shutil.rmtree(", "shutil.move(", "shutil.copy", "socket.socket(", "pynput", "keyboard.on_press", "pyautogui", "pyperclip", "dd if=/dev/", "fernet", "crypto.cipher", "ipconfig", "smtplib", "ftplib", "http.client", "paho.", "scapy", "twisted.", "urllib.request", "urllib3", "wget", "xmrig", "browser_cookie", "cookiejar", "bluetooth", "psutil", "platform.system(", "platform.node(", "platform.uname(", "usb.core", "wmi.", "pkg_resources", "open(\"/etc/", "chmod", "multiprocessing", "tkinter", "asyncio.start_server", "while true:"},
 			Requires: "code for your output",
 			// The keywords are the evidence: each occurrence is a match.
 		},
@@ -600,6 +603,10 @@ func translatedOverrideKeywords() []string {
 	slices.Sort(words)
 	return slices.Compact(words)
 }
+
+// codeYouWrite is the code (solution, program…) that the reader writes, said without
+// "your": "the code you develop".
+const codeYouWrite = `\bthe\s+(?:code|solution|program|script|implementation|answer|response|application|project)\s+(?:that\s+)?you\s+(?:develop|write|create|produce|build|generate|provide|give|return|are\s+(?:developing|writing|building|creating))\b`
 
 // translatedOverrideHolds vets a match of the translated override signal, s[start:end].
 func translatedOverrideHolds(s string, start, end int) bool {
