@@ -75,6 +75,13 @@ type catalogEntry struct {
 	// exec are a tool's options after which the remaining words are a command it runs on
 	// each path it finds, with {}-placeholders for the path (fd -x CMD).
 	exec []string
+	// evals are the first words of a project program's first operand that make it run
+	// code handed to it rather than the project's (crystal eval CODE, sbt "eval EXPR",
+	// clojure - reading its standard input): opaque, in a language moat does not read.
+	evals []string
+	// stdinCode says that, given no operand, the program runs the code on its standard
+	// input (an interpreter's REPL fed by a pipe or a here-document).
+	stdinCode bool
 	// changes are, for a tool that both reports on and changes the machine (ip, swapon,
 	// timedatectl), the operands (patterns such as set-*, or * for any) and options
 	// (-a, --add-*) that make it change something; such a use is opaque, as moat does not
@@ -152,7 +159,7 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 	e := &catalogEntry{kind: kind}
 	lists := map[string]*[]string{
 		"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
-		"shell": &e.shell, "changes": &e.changes, "exec": &e.exec,
+		"shell": &e.shell, "changes": &e.changes, "exec": &e.exec, "evals": &e.evals,
 	}
 	for attr := range strings.FieldsSeq(attrs) {
 		key, val, ok := strings.Cut(attr, "=")
@@ -161,6 +168,13 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 		}
 		if list, ok := lists[key]; ok {
 			*list = strings.Split(val, ",")
+			continue
+		}
+		if key == "stdin" {
+			if val != "code" {
+				return nil, fmt.Errorf("catalog.txt:%d: stdin=%s: the only value is code", n, val)
+			}
+			e.stdinCode = true
 			continue
 		}
 		if key != "operands" {
@@ -568,6 +582,16 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			a.opaque(at, prog+" "+optionSpelling(o.name)+" holds code in "+prog+"'s own language, which moat does not read")
 			return
 		}
+	}
+	if len(ops) > 0 && !ops[0].dynamic {
+		if first, _, _ := strings.Cut(strings.TrimSpace(ops[0].lit), " "); containsString(e.evals, first) {
+			a.opaque(at, prog+" "+first+" runs code handed to it in "+prog+"'s own language, which moat does not read")
+			return
+		}
+	}
+	if m := a.meta[at]; e.stdinCode && len(ops) == 0 && (m.piped || m.ownStdin) {
+		a.opaque(at, prog+" runs the code on its standard input, in a language moat does not read")
+		return
 	}
 	for _, o := range opts {
 		if !o.hasValue || !containsString(e.codeOptions, optionSpelling(o.name)) {
