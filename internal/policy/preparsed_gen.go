@@ -2397,7 +2397,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 34221, sum: [32]byte{0xdd, 0x98, 0x55, 0xf3, 0xa1, 0xfc, 0xbf, 0xca, 0x2e, 0x52, 0x5a, 0xc3, 0x2d, 0x82, 0xfb, 0x76, 0xb4, 0x45, 0xb2, 0x1f, 0xfe, 0xd0, 0x50, 0x2c, 0xd0, 0x2c, 0x9d, 0xf6, 0x67, 0xae, 0xd3, 0x8e},
+	{path: "packs/recommended.yaml", size: 34286, sum: [32]byte{0x0b, 0x51, 0x30, 0xd8, 0x15, 0xc3, 0xbc, 0xca, 0x03, 0x1f, 0x0b, 0x6e, 0x6a, 0xef, 0x12, 0x0e, 0x9e, 0xe7, 0xd4, 0x33, 0xa7, 0x53, 0x4c, 0x9c, 0x4d, 0x05, 0xdb, 0xe7, 0x16, 0x47, 0x9b, 0xd0},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -3006,7 +3006,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "decision", Line: 231, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask", Line: 231, Column: 15},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "reason", Line: 232, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this shuts down or restarts the machine, stopping everything that runs on it", Line: 232, Column: 13},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this shuts down or restarts the machine, or cuts it off (its SSH server or network stopped), stopping what runs on it or your way to reach it", Line: 232, Column: 13},
 				}},
 				{Kind: yaml.MappingNode, Tag: "!!map", Line: 234, Column: 5, Content: []*yaml.Node{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 234, Column: 5},

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,12 +43,39 @@ var securityServices = sync.OnceValue(func() map[string]bool {
 
 // securityService reports whether a unit or service name (auditd, auditd.service) is one
 // of securityServices.
-func securityService(name string) bool {
+func securityService(name string) bool { return securityServices()[unitName(name)] }
+
+// lifelineServices are the services by which a machine is reached and runs at all: with
+// the SSH server or the network stopped, a server an agent works on over SSH is cut off,
+// the agent's session first.
+var lifelineServices = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ssh": true, "sshd": true, "openssh": true, "openssh-server": true, "dropbear": true,
+		"networking": true, "network": true, "networkmanager": true, "systemd-networkd": true,
+		"systemd-resolved": true, "wpa_supplicant": true, "netplan": true, "wicked": true,
+		"dbus": true, "dbus-broker": true, "systemd-logind": true, "tailscaled": true,
+		"zerotier-one": true, "wg-quick": true, "openvpn": true, "cloud-init": true,
+		"amazon-ssm-agent": true, "google-guest-agent": true, "walinuxagent": true,
+	}
+})
+
+// lifelineService reports whether a unit or service name is one of lifelineServices
+// (templated units too: wg-quick@wg0).
+func lifelineService(name string) bool {
+	name = unitName(name)
+	if at := strings.IndexByte(name, '@'); at > 0 {
+		name = name[:at]
+	}
+	return lifelineServices()[name]
+}
+
+// unitName is a unit or service name without its type suffix, in lower case.
+func unitName(name string) string {
 	name = strings.ToLower(name)
 	for _, suffix := range []string{".service", ".socket", ".target"} {
 		name = strings.TrimSuffix(name, suffix)
 	}
-	return securityServices()[name]
+	return name
 }
 
 // serviceStops are the verbs of service managers that stop, disable or remove a service.
@@ -107,22 +135,23 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 			{anyOf: []string{"R", "remove"}, finding: findSecurityOff},
 		},
 		"systemctl": {
-			{sub: []string{"*"}, when: serviceStopped, finding: findSecurityOff},
+			{sub: []string{"*"}, when: serviceStopped(securityService), finding: findSecurityOff},
+			{sub: []string{"*"}, when: serviceStopped(lifelineService), finding: findShutdown},
 			{sub: []string{powerVerbs}, finding: findShutdown},
 			{sub: []string{"isolate|start"}, when: powerTarget, finding: findShutdown},
 		},
-		"service":     {{when: sysvServiceStopped, finding: findSecurityOff}},
-		"rc-service":  {{when: sysvServiceStopped, finding: findSecurityOff}},
-		"chkconfig":   {{when: sysvServiceStopped, finding: findSecurityOff}},
-		"update-rc.d": {{when: sysvServiceStopped, finding: findSecurityOff}},
-		"invoke-rc.d": {{when: sysvServiceStopped, finding: findSecurityOff}},
+		"service":     {{when: sysvServiceStopped(securityService), finding: findSecurityOff}, {when: sysvServiceStopped(lifelineService), finding: findShutdown}},
+		"rc-service":  {{when: sysvServiceStopped(securityService), finding: findSecurityOff}, {when: sysvServiceStopped(lifelineService), finding: findShutdown}},
+		"chkconfig":   {{when: sysvServiceStopped(securityService), finding: findSecurityOff}, {when: sysvServiceStopped(lifelineService), finding: findShutdown}},
+		"update-rc.d": {{when: sysvServiceStopped(securityService), finding: findSecurityOff}, {when: sysvServiceStopped(lifelineService), finding: findShutdown}},
+		"invoke-rc.d": {{when: sysvServiceStopped(securityService), finding: findSecurityOff}, {when: sysvServiceStopped(lifelineService), finding: findShutdown}},
 		"grubby":      {{when: bootArgsWeaken, finding: findSecurityOff}},
 		"kernelstub":  {{when: bootArgsWeaken, finding: findSecurityOff}},
 		"dbus-send":   {{when: dbusPower, finding: findShutdown}},
 		"busctl":      {{when: dbusPower, finding: findShutdown}},
 		"gdbus":       {{when: dbusPower, finding: findShutdown}},
-		"rc-update":   {{sub: []string{"del|delete"}, when: anySecurityOperand, finding: findSecurityOff}},
-		"launchctl":   {{sub: []string{"unload|bootout|disable|remove|kill"}, when: anySecurityOperand, finding: findSecurityOff}},
+		"rc-update":   {{sub: []string{"del|delete"}, when: serviceOperand(securityService), finding: findSecurityOff}, {sub: []string{"del|delete"}, when: serviceOperand(lifelineService), finding: findShutdown}},
+		"launchctl":   {{sub: []string{"unload|bootout|disable|remove|kill"}, when: serviceOperand(securityService), finding: findSecurityOff}, {sub: []string{"unload|bootout|disable|remove|kill"}, when: serviceOperand(lifelineService), finding: findShutdown}},
 		"pkill":       {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
 		"killall":     {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
 		"ufw":         {{sub: []string{"disable|reset"}, finding: findSecurityOff}},
@@ -402,47 +431,44 @@ func auditctlOff(_ *analyzer, v *view) string {
 	return ""
 }
 
-// serviceStopped: systemctl stop|disable|mask|kill UNIT… naming a security service.
-func serviceStopped(_ *analyzer, v *view) string {
-	verb := v.ops[0]
-	stops := false
-	for _, s := range serviceStops {
-		stops = stops || verb == s
-	}
-	if !stops {
+// serviceStopped: systemctl stop|disable|mask|kill UNIT… naming a service that is.
+func serviceStopped(is func(string) bool) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		verb := v.ops[0]
+		if !slices.Contains(serviceStops, verb) {
+			return ""
+		}
+		for _, u := range v.ops[1:] {
+			if is(u) {
+				return "systemctl " + verb + " " + u
+			}
+		}
 		return ""
 	}
-	for _, u := range v.ops[1:] {
-		if securityService(u) {
-			return "systemctl " + verb + " " + u
-		}
-	}
-	return ""
 }
 
 // sysvServiceStopped: service NAME stop, rc-service NAME stop, chkconfig NAME off,
-// update-rc.d NAME disable|remove.
-func sysvServiceStopped(_ *analyzer, v *view) string {
-	if len(v.ops) < 2 || !securityService(v.ops[0]) {
-		return ""
-	}
-	for _, s := range serviceStops {
-		if v.ops[1] == s {
-			return v.name + " " + v.ops[0] + " " + v.ops[1]
+// update-rc.d NAME disable|remove, naming a service that is.
+func sysvServiceStopped(is func(string) bool) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		if len(v.ops) < 2 || !is(v.ops[0]) || !slices.Contains(serviceStops, v.ops[1]) {
+			return ""
 		}
+		return v.name + " " + v.ops[0] + " " + v.ops[1]
 	}
-	return ""
 }
 
-// anySecurityOperand: an operand names a security service (or its launchd plist).
-func anySecurityOperand(_ *analyzer, v *view) string {
-	for _, o := range v.ops {
-		base := baseName(strings.TrimSuffix(o, ".plist"))
-		if securityService(base) || securityService(lastDotted(base)) {
-			return v.name + " " + strings.Join(v.ops, " ")
+// serviceOperand: an operand names a service that is (or its launchd plist).
+func serviceOperand(is func(string) bool) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		for _, o := range v.ops {
+			base := baseName(strings.TrimSuffix(o, ".plist"))
+			if is(base) || is(lastDotted(base)) {
+				return v.name + " " + strings.Join(v.ops, " ")
+			}
 		}
+		return ""
 	}
-	return ""
 }
 
 // lastDotted is the last part of a reverse-DNS label: com.apple.auditd gives auditd.
