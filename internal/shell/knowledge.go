@@ -335,7 +335,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		rules[alias] = append(slices.Clip(rules[of]), rules[alias]...)
 	}
 	for _, name := range infraCLIs {
-		rules[name] = append(rules[name], rule{when: cliVerb(4), finding: findInfraDelete})
+		rules[name] = append(rules[name], rule{when: cliVerb(5), finding: findInfraDelete})
 	}
 	return rules
 })
@@ -352,6 +352,9 @@ var infraCLIs = []string{
 	"terragrunt", "skaffold", "tilt", "lima", "limactl", "colima", "linkerd", "cilium", "helmfile",
 	"crane", "regctl", "skopeo", "buildah", "ctr", "crictl", "packer", "ansible-galaxy", "stern",
 	"kubeseal", "k9s", "dive", "orbctl", "vultr-cli",
+	// Hosted services' own CLIs: a CDN, error tracking, monitoring, search, feature flags,
+	// Elastic Beanstalk.
+	"fastly", "sentry-cli", "newrelic", "algolia", "ldcli", "eb",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.
@@ -394,7 +397,8 @@ func destructiveVerb(w string) bool {
 	return false
 }
 
-// cliVerb returns a rule body that finds a destructive verb among the first n operands.
+// cliVerb returns a rule body that finds a destructive verb among the first n operands:
+// five reach az's deepest groups (az network dns record-set a delete).
 func cliVerb(n int) func(*analyzer, *view) string {
 	return func(_ *analyzer, v *view) string {
 		for i, w := range v.ops {

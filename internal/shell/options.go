@@ -252,6 +252,10 @@ func canonicalProgram(name string) string {
 	if strings.HasPrefix(name, "mkfs.") {
 		return "mkfs"
 	}
+	if stem, ok := strings.CutSuffix(name, ".sh"); ok && strings.HasPrefix(stem, "kafka-") {
+		// Apache Kafka ships its tools as bin/kafka-topics.sh, Confluent as kafka-topics.
+		return stem
+	}
 	return name
 }
 
