@@ -272,9 +272,19 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		// Migration tools taken back to before the first migration, which drops every
 		// table they made.
 		"alembic": {{sub: []string{"downgrade"}, operand: "base", finding: findDBDrop}},
-		"flask":   {{sub: []string{"db", "downgrade"}, operand: "base", finding: findDBDrop}},
-		"knex":    {{sub: []string{"migrate:rollback"}, anyOf: []string{"all"}, finding: findDBDrop}},
-		"dotnet":  {{sub: []string{"ef", "database", "drop"}, finding: findDBDrop}, {sub: []string{"ef", "database", "update"}, operand: "0", finding: findDBDrop}, {sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}},
+		// Migration tools of other languages: dropping everything they manage, all
+		// migrations taken back, a declared schema applied with its drops unreviewed.
+		"migrate":     {{operand: "drop", finding: findDBDrop}, {when: migrateAllDown, finding: findDBDrop}},
+		"goose":       {{operand: "reset", finding: findDBDrop}, {when: gooseDownToZero, finding: findDBDrop}},
+		"dbmate":      {{operand: "drop", finding: findDBDrop}},
+		"flyway":      {{operand: "clean", finding: findDBDrop}},
+		"liquibase":   {{operand: "drop-all", finding: findDBDrop}, {operand: "dropall", finding: findDBDrop}},
+		"sqitch":      {{sub: []string{"revert"}, when: sqitchRevertsAll, finding: findDBDrop}},
+		"atlas":       {{sub: []string{"schema", "clean"}, finding: findDBDrop}, {sub: []string{"schema", "apply"}, anyOf: []string{"auto-approve"}, finding: findDBDrop}},
+		"drizzle-kit": {{sub: []string{"push"}, anyOf: []string{"force"}, finding: findDBDrop}},
+		"flask":       {{sub: []string{"db", "downgrade"}, operand: "base", finding: findDBDrop}},
+		"knex":        {{sub: []string{"migrate:rollback"}, anyOf: []string{"all"}, finding: findDBDrop}},
+		"dotnet":      {{sub: []string{"ef", "database", "drop"}, finding: findDBDrop}, {sub: []string{"ef", "database", "update"}, operand: "0", finding: findDBDrop}, {sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}},
 		// Laravel's artisan, run by php or as ./artisan.
 		"php":       {{sub: []string{"artisan", artisanDropTasks}, finding: findDBDrop}},
 		"artisan":   {{sub: []string{artisanDropTasks}, finding: findDBDrop}},
@@ -355,6 +365,9 @@ var infraCLIs = []string{
 	// Hosted services' own CLIs: a CDN, error tracking, monitoring, search, feature flags,
 	// Elastic Beanstalk.
 	"fastly", "sentry-cli", "newrelic", "algolia", "ldcli", "eb",
+	// MongoDB's Atlas CLI shares its name with Ariga's migration tool (atlas clusters
+	// delete, atlas schema clean).
+	"atlas",
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.
@@ -1600,4 +1613,41 @@ func mountChanges(_ *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// migrateAllDown: golang-migrate's down with no count (or -all) takes every migration
+// back, dropping what they made; down N takes back N.
+func migrateAllDown(_ *analyzer, v *view) string {
+	i := slices.Index(v.ops, "down")
+	if i < 0 {
+		return ""
+	}
+	if v.hasArg("-all") || v.hasArg("--all") || i+1 >= len(v.ops) || !isDigits(v.ops[i+1]) {
+		return "migrate down (every migration)"
+	}
+	return ""
+}
+
+// gooseDownToZero: goose down-to 0 takes every migration back.
+func gooseDownToZero(_ *analyzer, v *view) string {
+	if i := slices.Index(v.ops, "down-to"); i >= 0 && i+1 < len(v.ops) && v.ops[i+1] == "0" {
+		return "goose down-to 0"
+	}
+	return ""
+}
+
+// sqitchRevertsAll: sqitch revert without a change to stop at (--to, or a change
+// operand such as @HEAD^) reverts every change deployed.
+func sqitchRevertsAll(_ *analyzer, v *view) string {
+	for _, o := range v.opts {
+		if o.name == "to" || o.name == "to-change" || o.name == "to-target" {
+			return ""
+		}
+	}
+	for _, o := range v.ops[1:] {
+		if strings.HasPrefix(o, "@") || strings.ContainsAny(o, "^~") {
+			return ""
+		}
+	}
+	return "sqitch revert (every change)"
 }
