@@ -1,6 +1,9 @@
 package oneliner
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A lexer just precise enough for constant folding (fold.go): names, string literals with
 // their interpolated parts, brackets and operators. Everything else passes through as
@@ -295,4 +298,42 @@ func brackets(toks []token) []int {
 		}
 	}
 	return match
+}
+
+// span is a stretch of code, [start, end).
+type span struct{ start, end int }
+
+// stringSpans returns where code's string literals are; nil when it has too many tokens
+// to lex (then no match is taken for a string's text).
+func stringSpans(lang Lang, code string) []span {
+	toks, ok := lex(lang, code)
+	if !ok {
+		return nil
+	}
+	var out []span
+	at := 0
+	for _, t := range toks {
+		if t.kind == tString {
+			out = append(out, span{at, at + len(t.text)})
+		}
+		at += len(t.text)
+	}
+	return out
+}
+
+// spanAt returns the span of spans, in order, that holds offset i.
+func spanAt(spans []span, i int) (span, bool) {
+	k, found := slices.BinarySearchFunc(spans, i, func(s span, i int) int {
+		switch {
+		case s.end <= i:
+			return -1
+		case s.start > i:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return span{}, false
+	}
+	return spans[k], true
 }

@@ -206,7 +206,16 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 		r.add(findDynamic, "more calls that run commands than moat reads")
 		execs = execs[:maxCalls]
 	}
+	var quoted []span
+	if len(execs) > 0 {
+		quoted = stringSpans(lang, code)
+	}
 	for _, loc := range execs {
+		if sp, ok := spanAt(quoted, loc[0]); ok && !strings.HasSuffix(code[loc[0]:loc[1]], "(") && !heldName(lang, code, sp, loc) {
+			// "bundle exec rspec" inside a string is the string's text. A call written out
+			// in a string ('os.system("…")') is code handed on to be run.
+			continue
+		}
 		callArg(code, loc[1], lang, r)
 	}
 	if p.backticks {
@@ -529,4 +538,15 @@ func joinArgv(argv []string) string {
 		b.WriteByte('\'')
 	}
 	return b.String()
+}
+
+// heldName reports whether the string at sp is only the name matched at loc, assigned to
+// a variable in a language that calls functions by a name held in one (Perl's
+// $f = "system"; &$f(…), PHP's $f = "system"; $f(…)): the name of what runs, not text.
+func heldName(lang Lang, code string, sp span, loc []int) bool {
+	if lang != Perl && lang != PHP {
+		return false
+	}
+	inner := strings.Trim(code[sp.start:sp.end], "\"' ")
+	return inner == strings.TrimSpace(code[loc[0]:loc[1]]) && strings.HasSuffix(strings.TrimSpace(code[:sp.start]), "=")
 }

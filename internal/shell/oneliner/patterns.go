@@ -125,7 +125,8 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			killAll:  regexp.MustCompile(`\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*[,;)]|\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*$`),
 		},
 		Ruby: {
-			exec:      regexp.MustCompile(`\b(system|exec|spawn|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn))\b\s*\(?`),
+			// sh is Rake's (and FileUtils'): a Rakefile's sh 'cmd' runs cmd in a shell.
+			exec:      regexp.MustCompile(`\b(system|exec|spawn|sh|IO\.popen|Open3\.\w+|Kernel\.(system|exec|spawn)|FileUtils\.sh)\b\s*\(?`),
 			backticks: true,
 			deletes: []deletePattern{
 				{re: regexp.MustCompile(`\bFileUtils\.(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\s*\(?`), recursive: true},
@@ -222,7 +223,7 @@ var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
 		Python:      {"](", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
 		Perl:        {"rename", "copy", "move", "symlink", "link", "&$", "&{", "system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
-		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
+		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "sh", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
 		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
 		PHP:         {")(", "](", "call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
