@@ -333,7 +333,10 @@ func justCode(text string, x *extraction) {
 		}
 		if i := strings.IndexByte(t, ':'); i > 0 {
 			flush()
-			recipe = strings.Fields(strings.TrimLeft(t[:i], "@"))[0]
+			recipe = "?" // "@:" names no recipe: its lines are still code
+			if f := strings.Fields(strings.TrimLeft(t[:i], "@")); len(f) > 0 {
+				recipe = f[0]
+			}
 		}
 	}
 	flush()
