@@ -94,6 +94,7 @@ var findingID = regexp.MustCompile(`^[a-z]+(?:-[a-z]+)*(?:\.[a-z0-9]+(?:-[a-z0-9
 var notIDs = map[string]bool{
 	"mcp.json": true, "credentials.json": true, // file names
 	"shell.bash": true, "shell.posix": true, "shell.zsh": true, // shell dialects
+	"shell.nix": true, // a Nix file
 }
 
 // TestEveryReportedIDIsDeclared reads the Go code of moat (tests excluded) for string

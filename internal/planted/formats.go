@@ -633,7 +633,7 @@ func pyprojectCode(text string, x *extraction) {
 				continue
 			}
 			rest := full[n:]
-			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || pyprojectCodeKeys()[rest[len(rest)-1]])
+			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || pyprojectCodeKeys()[rest[len(rest)-1]], pyprojectCodeKeys())
 		}
 	}
 }
@@ -649,8 +649,9 @@ func tablePath(pattern string, path []string) bool {
 }
 
 // tomlCommands adds the commands in a TOML value: a string when direct (the task's own
-// value, or its cmd), the strings of an array, the cmd or shell of an inline table.
-func (x *extraction) tomlCommands(text, where string, v *textedit.Value, direct bool) {
+// value, or its cmd), the strings of an array, the value of one of keys in an inline
+// table.
+func (x *extraction) tomlCommands(text, where string, v *textedit.Value, direct bool, keys map[string]bool) {
 	switch v.Kind {
 	case '"':
 		if s, ok := textedit.UnquoteTOML(text[v.Start:v.End]); ok && direct {
@@ -658,12 +659,12 @@ func (x *extraction) tomlCommands(text, where string, v *textedit.Value, direct 
 		}
 	case '[':
 		for _, e := range v.Elems {
-			x.tomlCommands(text, where, e, direct)
+			x.tomlCommands(text, where, e, direct, keys)
 		}
 	case '{':
 		for i, k := range v.Keys {
-			if pyprojectCodeKeys()[k] {
-				x.tomlCommands(text, where+"."+k, v.Elems[i], true)
+			if keys[k] {
+				x.tomlCommands(text, where+"."+k, v.Elems[i], true, keys)
 			}
 		}
 	}

@@ -96,6 +96,22 @@ func TestExtract(t *testing.T) {
 		{"vscode task", ".vscode/tasks.json", `{"tasks":[{"label":"l","command":"go","args":["build","a b"]}]}`, []string{"go build 'a b'"}},
 		{"vscode terminal env", ".vscode/settings.json", `{"terminal.integrated.env.linux":{"BASH_ENV":"/tmp/x"}}`, []string{"BASH_ENV=/tmp/x bash -i"}},
 		{"pre-commit entry", ".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n  - id: a\n    entry: ruff\n    args: [--fix]\n    language: system\n  - id: b\n    entry: 'TODO'\n    language: pygrep\n", []string{"ruff --fix"}},
+		{"mise tasks and hooks", "mise.toml", "[tools]\nnode = \"20\"\n[tasks.build]\nrun = \"npm run build\"\n[tasks]\ntest = \"npm test\"\n[hooks]\nenter = [\"echo hi\"]\n", []string{"npm run build", "npm test", "echo hi"}},
+		{"devbox hook and scripts", "devbox.json", `{"shell":{"init_hook":["source x"],"scripts":{"t":"pytest"}},"packages":["go"]}`, []string{"source x", "pytest"}},
+		{"lint-staged", ".lintstagedrc", `{"*.js":["eslint --fix","prettier --write"]}`, []string{"eslint --fix", "prettier --write"}},
+		{"nodemon", "nodemon.json", `{"watch":["src"],"exec":"ts-node src/i.ts","events":{"restart":"echo r"}}`, []string{"echo r", "ts-node src/i.ts"}},
+		{"renovate post-upgrade", "renovate.json", `{"postUpgradeTasks":{"commands":["npm run gen"],"fileFilters":["**/*.ts"]}}`, []string{"npm run gen"}},
+		{"procfile", "Procfile", "web: bundle exec puma\n# worker: x\nrelease: bin/rails db:migrate\n", []string{" bundle exec puma\n", " bin/rails db:migrate\n"}},
+		{"tox commands and substitutions", "tox.ini", "[tox]\nenvlist = py\n[testenv]\ndeps = pytest\ncommands =\n    pytest {posargs:tests}\n    - {envpython} -m mypy {toxinidir}/src\n[testenv:lint]\ncommands_pre = ruff check .\n[flake8]\ncommands = not-tox\n", []string{"pytest ", "python -m mypy ./src", "ruff check ."}},
+		{"tox edit fragment", "tox.ini", "commands = bash -c 'x'\n", []string{"bash -c 'x'"}},
+		{"nix shellHook", "flake.nix", "{ devShells.default = pkgs.mkShell { shellHook = ''\n  echo ${pkgs.go.version} '''quoted''' ''$HOME\n''; }; }", []string{"\n  echo /nix/store/x ''quoted'' $HOME\n"}},
+		{"nix quoted hook", "shell.nix", `mkShell { shellHook = "echo \"hi\""; }`, []string{`echo "hi"`}},
+		{"nix unterminated", "devenv.nix", "{ enterShell = ''\n echo", []string{"opaque"}},
+		{"nix escapes", "shell.nix", "{ shellHook = ''a ''\\tb''; }", []string{"a \tb"}},
+		{"ruby build file", "Rakefile", "task :a do\n  sh 'make'\nend\n", []string{"task :a do\n  sh 'make'\nend\n"}},
+		{"pnpm hook file", ".pnpmfile.cjs", "module.exports = {hooks: {}}\n", []string{"module.exports = {hooks: {}}\n"}},
+		{"yarnrc release and settings", ".yarnrc.yml", "yarnPath: .yarn/releases/yarn-4.cjs\nnodeLinker: node-modules\n", []string{"yarn config set nodeLinker node-modules", "yarn config set yarnPath .yarn/releases/yarn-4.cjs"}},
+		{"yarnrc foreign yarnPath", ".yarnrc.yml", "yarnPath: /tmp/y.js\n", []string{"opaque", "yarn config set yarnPath /tmp/y.js"}},
 		{"rc file and alias", "~/.bash_aliases", "alias ls='ls -la'\n", []string{"alias ls='ls -la'\n", "ls -la"}},
 		{"vim", "~/.vimrc", "set nu\nautocmd X * silent !make\ncall system('ls')\nif !exists('x')\n", []string{"make", "ls"}},
 		{"vim computed", "~/.config/nvim/init.lua", "os.execute(cmd)\n", []string{"opaque"}},
@@ -174,6 +190,11 @@ func FuzzExtract(f *testing.F) {
 	f.Add(".claude/commands/x.md", "!`a` !`b")
 	f.Add("compose.yaml", "services: {a: {image: x, privileged: true, volumes: ['/:/h', {type: bind, source: /, target: /h}], command: [a, b]}}")
 	f.Add("k8s/p.yaml", "kind: Pod\nspec: {hostPID: true, volumes: [{name: r, hostPath: {path: /}}], containers: [{image: a, volumeMounts: [{name: r, mountPath: /h}]}]}\n---\nkind: CronJob\n")
+	f.Add("flake.nix", "{ shellHook = ''a ''' ''$ ''\\n ${x}''; exec = \"b\\\"\"; }")
+	f.Add("tox.ini", "[testenv]\ncommands =\n  pytest {posargs}\n  {envpython} x\n")
+	f.Add("mise.toml", "[tasks.a]\nrun = ['x']\n[hooks]\nenter = 'y'\n")
+	f.Add(".yarnrc.yml", "yarnPath: /x\nplugins: [{path: /y}, z]\nnpmScopes: {a: {npmRegistryServer: u}}\n")
+	f.Add("Procfile", "web: a\n: b\nc d: e\n")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {

@@ -1203,6 +1203,11 @@ func npmRegistry(a *analyzer, v *view) string {
 				return "registry"
 			}
 		}
+		// Hosts that Yarn may fetch from over plain HTTP.
+		if k, _, _ := strings.Cut(key, "="); strings.EqualFold(k, "unsafeHttpWhitelist") {
+			a.report(findRegistry, v.name+" config set "+key)
+			return "registry"
+		}
 		// strict-ssl false (strictSSL for yarn): downloads take any certificate. The key
 		// may carry its value (strict-ssl=false); true is the default.
 		if k, val, inline := strings.Cut(key, "="); strings.Contains(k, "strict-ssl") || strings.Contains(k, "strictssl") {

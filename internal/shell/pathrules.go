@@ -200,7 +200,8 @@ var pathRuleData = []pathRule{
 	{"~/.npmrc", writeOnly, findRegistry},
 	{"/**/.npmrc", writeOnly, findRegistry},
 	{"/**/.yarnrc", writeOnly, findRegistry},
-	{"/**/.yarnrc.yml", writeOnly, findRegistry},
+	// A project's .yarnrc.yml is read by package planted, as the yarn config set
+	// commands that would write it.
 	{"~/.pypirc", writeOnly, findRegistry},
 	{"~/.pip/pip.conf", writeOnly, findRegistry},
 	{"~/.config/pip/pip.conf", writeOnly, findRegistry},

@@ -1,0 +1,279 @@
+package planted
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/moatdev/moat/internal/shell/oneliner"
+	"github.com/moatdev/moat/internal/textedit"
+)
+
+// The configuration of developer tools that run commands of their own accord: on
+// entering a directory (mise hooks, devbox's init hook, a Nix shell's shellHook), on a
+// commit (lint-staged), on a file change (nodemon), on install (pnpm's .pnpmfile.cjs), or
+// by task name (mise tasks, tox, a Procfile, Rake).
+
+// commandsUnder returns the extractor of a JSON or YAML file whose members named keys,
+// at any depth, hold commands: a command line, or lists and objects of them.
+func commandsUnder(keys ...string) func(string, *extraction) {
+	set := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
+	}
+	return func(text string, x *extraction) {
+		doc, ok := decodeYAML(text, x)
+		if !ok {
+			return
+		}
+		walkKeys(doc, "", set, func(_ string, v any, at string, _ map[string]any) {
+			walkStrings(v, at, func(s, where string) { x.shell(where, s) })
+		})
+	}
+}
+
+// allCommands: every string of a JSON or YAML file is a command (.lintstagedrc: globs
+// mapped to the commands run on the staged files they match).
+func allCommands(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	walkStrings(doc, "", func(s, where string) { x.shell(strings.TrimPrefix(where, "."), s) })
+}
+
+// miseCode finds the commands of a mise configuration: its tasks (a command line, a
+// list of them, or a table whose run holds them) and its hooks, which run on entering
+// the directory and around installs.
+func miseCode(text string, x *extraction) {
+	x.tomlTables(text, []string{"tasks", "hooks"}, map[string]bool{"run": true, "run_windows": true, "script": true})
+}
+
+// tomlTables adds the commands of a TOML file's tables: below each of tables, a value
+// one level down is a command (tasks.build = "…"); deeper, the value of one of keys is
+// (tasks.build.run = "…").
+func (x *extraction) tomlTables(text string, tables []string, keys map[string]bool) {
+	doc, err := textedit.ParseTOML(text)
+	if err != nil {
+		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
+		return
+	}
+	for _, kv := range doc.KVs {
+		full := kv.Path
+		if kv.Table >= 0 {
+			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
+		}
+		for _, t := range tables {
+			n := strings.Count(t, ".") + 1
+			if len(full) <= n || !tablePath(t, full[:n]) {
+				continue
+			}
+			rest := full[n:]
+			x.tomlCommands(text, strings.Join(full, "."), kv.Val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
+		}
+	}
+}
+
+// procfileCode: each line of a Procfile is NAME: COMMAND, run by foreman, honcho, heroku
+// local and the platforms that read it.
+func procfileCode(text string, x *extraction) {
+	for line := range strings.Lines(text) {
+		name, cmd, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(strings.TrimSpace(name), "#") || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+			continue
+		}
+		x.shell(strings.TrimSpace(name), cmd)
+	}
+}
+
+// toxKeys are the keys of a tox environment whose lines are commands.
+var toxKeys = []string{"commands", "commands_pre", "commands_post"}
+
+// toxSubst matches tox's substitutions ({posargs}, {envpython}, {toxinidir}/x).
+var toxSubst = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}]*\}`) })
+
+// toxCode finds the commands of tox.ini's test environments ([testenv], [testenv:NAME],
+// or an edit's lines outside any section): one per line of commands, commands_pre and
+// commands_post, continued on indented lines. tox runs them without a shell; each is
+// judged as the command line it reads as, with tox's substitutions put in: the
+// environment's python, the project's directory, and the command's own arguments left
+// out.
+func toxCode(text string, x *extraction) {
+	section, key := "", ""
+	for line := range strings.Lines(text) {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
+			continue
+		case strings.HasPrefix(trimmed, "["):
+			section, key = strings.Trim(trimmed, "[] "), ""
+			continue
+		case line[0] != ' ' && line[0] != '\t':
+			k, v, ok := strings.Cut(trimmed, "=")
+			key = ""
+			// Keys before any section are an edit's fragment of one.
+			if !ok || section != "" && section != "testenv" && !strings.HasPrefix(section, "testenv:") || !slices.Contains(toxKeys, strings.TrimSpace(k)) {
+				continue
+			}
+			key = strings.TrimSpace(k)
+			trimmed = strings.TrimSpace(v)
+		case key == "":
+			continue
+		}
+		if trimmed != "" {
+			x.shell("["+section+"] "+key, toxCommand(trimmed))
+		}
+	}
+}
+
+// toxCommand is a tox command line with its substitutions put in, and without the
+// leading - that lets it fail.
+func toxCommand(line string) string {
+	line = strings.TrimPrefix(line, "- ")
+	return toxSubst().ReplaceAllStringFunc(line, func(s string) string {
+		name, _, _ := strings.Cut(strings.Trim(s, "{}"), ":")
+		switch name {
+		case "envpython":
+			return "python"
+		case "posargs", "tty":
+			return ""
+		case "toxinidir", "tox_root", "toxworkdir", "work_dir", "envdir", "env_dir", "envbindir", "env_bin_dir", "envsitepackagesdir", "envtmpdir", "env_tmp_dir", "envlogdir":
+			return "."
+		}
+		return "x"
+	})
+}
+
+// nixHookKeys are the attributes of a Nix shell whose string is shell code run in the
+// user's shell when it is entered (nix develop, nix-shell, devenv shell).
+var nixHookKeys = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(shellHook|enterShell|enterTest|exec)\s*=\s*(''|")`)
+})
+
+// nixCode finds the shell hooks of a Nix file: indented strings (”…”) and quoted ones.
+// An antiquotation (${pkgs.hello}) is a path in the Nix store, where programs come from.
+func nixCode(text string, x *extraction) {
+	for _, m := range nixHookKeys().FindAllStringSubmatchIndex(text, -1) {
+		key, open := text[m[2]:m[3]], text[m[4]:m[5]]
+		body, ok := nixString(text[m[1]:], open)
+		if !ok {
+			x.opaque(key, "a Nix string moat cannot read to its end")
+			continue
+		}
+		x.shell(key, nixAntiquote(body))
+	}
+}
+
+// nixString reads a Nix string from its first character after the opening quote: an
+// indented string ends at ” not followed by ', $ or \ (its escapes), a quoted one at an
+// unescaped ".
+func nixString(s, open string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if open == `"` {
+			switch s[i] {
+			case '\\':
+				if i+1 < len(s) {
+					i++
+					b.WriteByte(escaped(s[i]))
+				}
+				continue
+			case '"':
+				return b.String(), true
+			}
+			b.WriteByte(s[i])
+			continue
+		}
+		if strings.HasPrefix(s[i:], "''") {
+			switch {
+			case strings.HasPrefix(s[i:], "'''"):
+				b.WriteString("''")
+				i += 2
+			case strings.HasPrefix(s[i:], "''$"):
+				b.WriteByte('$')
+				i += 2
+			case strings.HasPrefix(s[i:], "''\\") && i+3 < len(s):
+				b.WriteByte(escaped(s[i+3]))
+				i += 3
+			default:
+				return b.String(), true
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return "", false
+}
+
+// nixAntiquotation matches ${…} in a Nix string (not nested).
+var nixAntiquotation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^{}]*\}`) })
+
+// nixAntiquote replaces antiquotations with a path in the Nix store.
+func nixAntiquote(s string) string {
+	return nixAntiquotation().ReplaceAllString(s, "/nix/store/x")
+}
+
+// rubyFile: the whole file is Ruby that a tool loads and runs (bundler a Gemfile, rake a
+// Rakefile, vagrant a Vagrantfile, fastlane a Fastfile).
+func rubyFile(text string, x *extraction) { x.interp(oneliner.Ruby, x.kind, text) }
+
+// nodeFile: the whole file is JavaScript that a tool loads and runs (pnpm a .pnpmfile.cjs
+// on every install).
+func nodeFile(text string, x *extraction) { x.interp(oneliner.Node, x.kind, text) }
+
+// yarnrcCode: Yarn runs the JavaScript file yarnPath names in its own place, and the
+// plugins it lists, on every yarn command. A release kept in the project's .yarn
+// directory is Yarn's own; any other file is code moat has not read.
+func yarnrcCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	m, _ := doc.(map[string]any)
+	if p, ok := m["yarnPath"].(string); ok && !strings.HasPrefix(strings.TrimPrefix(p, "./"), ".yarn/releases/") {
+		x.opaque("yarnPath", "Yarn runs "+p+" in place of itself, code moat has not read")
+	}
+	// The rest of the file is settings, judged as the yarn config set commands that
+	// would write them: a registry, a proxy, a certificate authority or strictness off.
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		switch v := m[k].(type) {
+		case string, bool, int, float64:
+			x.shell(k, "yarn config set "+shellQuote(k)+" "+shellQuote(fmt.Sprint(v)))
+		case []any:
+			for _, e := range v {
+				if _, ok := e.(map[string]any); !ok {
+					x.shell(k, "yarn config set "+shellQuote(k)+" "+shellQuote(fmt.Sprint(e)))
+				}
+			}
+		case map[string]any:
+			if k != "npmScopes" {
+				continue
+			}
+			for _, scope := range slices.Sorted(maps.Keys(v)) {
+				settings, _ := v[scope].(map[string]any)
+				for _, sk := range slices.Sorted(maps.Keys(settings)) {
+					if sv, ok := settings[sk].(string); ok {
+						key := "npmScopes." + scope + "." + sk
+						x.shell(key, "yarn config set "+shellQuote(key)+" "+shellQuote(sv))
+					}
+				}
+			}
+		}
+	}
+	plugins, _ := m["plugins"].([]any)
+	for _, p := range plugins {
+		at := ""
+		switch p := p.(type) {
+		case string:
+			at = p
+		case map[string]any:
+			at, _ = p["path"].(string)
+		}
+		if at != "" && !strings.HasPrefix(strings.TrimPrefix(at, "./"), ".yarn/plugins/") {
+			x.opaque("plugins", "Yarn loads the plugin "+at+", code moat has not read")
+		}
+	}
+}
