@@ -3,6 +3,7 @@ package shell
 import (
 	"cmp"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -188,6 +189,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			// volume); these remove every one at once.
 			{sub: []string{"system|container", "prune"}, finding: findInfraDelete},
 			{sub: []string{"system|volume", "prune"}, anyOf: []string{"volumes"}, finding: findInfraDelete},
+			// docker rm -f $(docker ps -aq): every container, running ones too.
+			{sub: []string{"rm"}, when: everyContainer, finding: findInfraDelete},
+			{sub: []string{"container", "rm"}, when: everyContainer, finding: findInfraDelete},
 			{sub: []string{"compose"}, when: composeRemovesVolumes, finding: findInfraDelete},
 		},
 		"docker-compose": {{when: composeRemovesVolumes, finding: findInfraDelete}},
@@ -1203,6 +1207,24 @@ func npmRegistry(a *analyzer, v *view) string {
 				return "registry"
 			}
 		}
+		// Settings that name a program npm runs (its script shell, git, an editor) or code
+		// Node loads first (node-options --require): the program or code runs in place of
+		// npm's, unread, unless it is one of the system's programs.
+		if k, val, inline := strings.Cut(key, "="); npmProgramSetting(k) {
+			// The value is the word after the key, which may look like an option
+			// (node-options "--require x.js").
+			for i, x := range v.args {
+				if !inline && strings.EqualFold(x.lit, key) && i+1 < len(v.args) {
+					val = v.args[i+1].lit
+					break
+				}
+			}
+			if strings.EqualFold(k, "node-options") && !nodeLoadsCode(val) || !strings.EqualFold(k, "node-options") && systemPath(val) {
+				return ""
+			}
+			a.report(findOpaque, v.name+" config set "+k+" "+val+": "+v.name+" would run it, code moat has not read")
+			return "program"
+		}
 		// Hosts that Yarn may fetch from over plain HTTP.
 		if k, _, _ := strings.Cut(key, "="); strings.EqualFold(k, "unsafeHttpWhitelist") {
 			a.report(findRegistry, v.name+" config set "+key)
@@ -1655,4 +1677,44 @@ func sqitchRevertsAll(_ *analyzer, v *view) string {
 		}
 	}
 	return "sqitch revert (every change)"
+}
+
+// containerListing matches a substitution that lists every container's id (docker ps
+// -aq, podman container ls -q).
+var containerListing = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\$\(|` + "`" + `)\s*(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls|list)\b[^)` + "`" + `]*-\w*q`)
+})
+
+// everyContainer: docker rm given the ids of every container, from a listing
+// substitution; one with a filter (-f name=test-) lists those the user chose.
+func everyContainer(_ *analyzer, v *view) string {
+	for _, o := range v.raw {
+		if o.dynamic && containerListing().MatchString(o.lit) && !strings.Contains(o.lit, " -f") && !strings.Contains(o.lit, "--filter") {
+			return v.name + " rm " + o.lit
+		}
+	}
+	return ""
+}
+
+// npmProgramSetting reports whether an npm setting's value is a program it runs, or
+// options of the Node it starts.
+func npmProgramSetting(k string) bool {
+	switch strings.ToLower(k) {
+	case "script-shell", "shell", "git", "editor", "browser", "viewer", "node-options":
+		return true
+	}
+	return false
+}
+
+// nodeLoadsCode reports whether Node options load code before the program's own
+// (--require, --import, a loader).
+func nodeLoadsCode(opts string) bool {
+	for _, f := range strings.Fields(opts) {
+		name, _, _ := strings.Cut(f, "=")
+		switch name {
+		case "-r", "--require", "--import", "--loader", "--experimental-loader", "--experimental-specifier-resolution":
+			return true
+		}
+	}
+	return false
 }
