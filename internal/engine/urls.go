@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,6 +9,7 @@ import (
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/findings"
 	"github.com/moatdev/moat/internal/netdest"
+	"github.com/moatdev/moat/internal/scan/injection"
 	"github.com/moatdev/moat/internal/scan/secrets"
 )
 
@@ -171,17 +170,7 @@ func decodeBlob(s string) (string, bool) {
 	if len(s) < minBlob {
 		return "", false
 	}
-	var raw []byte
-	var err error
-	if len(s)%2 == 0 && strings.Trim(s, "0123456789abcdefABCDEF") == "" {
-		raw, err = hex.DecodeString(s)
-	} else {
-		t := strings.TrimRight(s, "=")
-		raw, err = base64.RawStdEncoding.DecodeString(t)
-		if err != nil {
-			raw, err = base64.RawURLEncoding.DecodeString(t)
-		}
-	}
+	raw, err := injection.DecodeHexOrBase64(s)
 	if err != nil || !utf8.Valid(raw) {
 		return "", false
 	}

@@ -20,6 +20,14 @@ import (
 // commandsUnder returns the extractor of a JSON or YAML file whose members named keys,
 // at any depth, hold commands: a command line, or lists and objects of them.
 func commandsUnder(keys ...string) func(string, *extraction) {
+	return underKeys(keys, func(x *extraction, at string, v any) {
+		walkStrings(v, at, func(s, where string) { x.shell(where, s) })
+	})
+}
+
+// underKeys returns the extractor of a JSON or YAML file that hands take the value of
+// every member named one of keys, at any depth, and where it is.
+func underKeys(keys []string, take func(x *extraction, at string, v any)) func(string, *extraction) {
 	set := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		set[k] = true
@@ -29,9 +37,7 @@ func commandsUnder(keys ...string) func(string, *extraction) {
 		if !ok {
 			return
 		}
-		walkKeys(doc, "", set, func(_ string, v any, at string, _ map[string]any) {
-			walkStrings(v, at, func(s, where string) { x.shell(where, s) })
-		})
+		walkKeys(doc, "", set, func(_ string, v any, at string, _ map[string]any) { take(x, at, v) })
 	}
 }
 
@@ -49,13 +55,13 @@ func allCommands(text string, x *extraction) {
 // list of them, or a table whose run holds them) and its hooks, which run on entering
 // the directory and around installs.
 func miseCode(text string, x *extraction) {
-	x.tomlTables(text, []string{"tasks", "hooks"}, map[string]bool{"run": true, "run_windows": true, "script": true})
+	x.tomlTables(text, []string{"tasks", "hooks"}, map[string]bool{"run": true, "run_windows": true, "script": true}, nil)
 }
 
 // tomlTables adds the commands of a TOML file's tables: below each of tables, a value
 // one level down is a command (tasks.build = "…"); deeper, the value of one of keys is
-// (tasks.build.run = "…").
-func (x *extraction) tomlTables(text string, tables []string, keys map[string]bool) {
+// (tasks.build.run = "…"). each, when set, is shown the dotted path of every value.
+func (x *extraction) tomlTables(text string, tables []string, keys map[string]bool, each func(dotted string)) {
 	doc, err := textedit.ParseTOML(text)
 	if err != nil {
 		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
@@ -66,13 +72,17 @@ func (x *extraction) tomlTables(text string, tables []string, keys map[string]bo
 		if kv.Table >= 0 {
 			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
 		}
+		dotted := strings.Join(full, ".")
+		if each != nil {
+			each(dotted)
+		}
 		for _, t := range tables {
 			n := strings.Count(t, ".") + 1
 			if len(full) <= n || !tablePath(t, full[:n]) {
 				continue
 			}
 			rest := full[n:]
-			x.tomlCommands(text, strings.Join(full, "."), kv.Val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
+			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
 		}
 	}
 }

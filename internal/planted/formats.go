@@ -405,48 +405,26 @@ func ciScript(s string, secretEnv map[string]bool) string {
 	return out
 }
 
-// gitlabCode finds the scripts of a GitLab CI configuration: script, before_script and
-// after_script, at the top level or in any job.
-func gitlabCode(text string, x *extraction) {
-	doc, ok := decodeYAML(text, x)
-	if !ok {
-		return
-	}
-	walkKeys(doc, "", map[string]bool{"script": true, "before_script": true, "after_script": true}, func(_ string, v any, at string, _ map[string]any) {
-		walkStrings(v, at, func(s, where string) { x.shell(where, s) })
-	})
-}
-
 // ciCode returns the extractor of a CI configuration whose steps give their commands
 // under keys: a command line, a list of them, or (CircleCI's run) an object whose
 // command is one.
 func ciCode(keys ...string) func(string, *extraction) {
-	set := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		set[k] = true
-	}
-	return func(text string, x *extraction) {
-		doc, ok := decodeYAML(text, x)
-		if !ok {
-			return
-		}
-		walkKeys(doc, "", set, func(_ string, v any, at string, _ map[string]any) {
-			switch v := v.(type) {
-			case string:
-				x.shell(at, v)
-			case []any:
-				for i, e := range v {
-					if s, ok := e.(string); ok {
-						x.shell(fmt.Sprintf("%s[%d]", at, i), s)
-					}
-				}
-			case map[string]any:
-				if s, ok := v["command"].(string); ok {
-					x.shell(at+".command", s)
+	return underKeys(keys, func(x *extraction, at string, v any) {
+		switch v := v.(type) {
+		case string:
+			x.shell(at, v)
+		case []any:
+			for i, e := range v {
+				if s, ok := e.(string); ok {
+					x.shell(fmt.Sprintf("%s[%d]", at, i), s)
 				}
 			}
-		})
-	}
+		case map[string]any:
+			if s, ok := v["command"].(string); ok {
+				x.shell(at+".command", s)
+			}
+		}
+	})
 }
 
 // preCommitCode finds the entry of each hook of a pre-commit configuration, the command
@@ -612,30 +590,11 @@ var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {
 // pyprojectCode finds the commands of task runners configured in pyproject.toml, and an
 // in-tree build backend, whose code pip runs on install.
 func pyprojectCode(text string, x *extraction) {
-	doc, err := textedit.ParseTOML(text)
-	if err != nil {
-		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
-		return
-	}
-	for _, kv := range doc.KVs {
-		full := kv.Path
-		if kv.Table >= 0 {
-			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
-		}
-		dotted := strings.Join(full, ".")
+	x.tomlTables(text, pyprojectScriptTables, pyprojectCodeKeys(), func(dotted string) {
 		if dotted == "build-system.backend-path" {
 			x.opaque(dotted, "an in-tree build backend, Python code in the project that pip runs on install")
-			continue
 		}
-		for _, t := range pyprojectScriptTables {
-			n := strings.Count(t, ".") + 1
-			if len(full) <= n || !tablePath(t, full[:n]) {
-				continue
-			}
-			rest := full[n:]
-			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || pyprojectCodeKeys()[rest[len(rest)-1]], pyprojectCodeKeys())
-		}
-	}
+	})
 }
 
 func tablePath(pattern string, path []string) bool {

@@ -107,7 +107,8 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
 		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".lefthook/*/*", ".lefthook-local/*/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
 		{File{Kind: "GitHub Actions workflow", PublicLog: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
-		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
+		// GitLab's script, before_script and after_script, at the top level or in any job.
+		{File{Kind: "GitLab CI configuration", PublicLog: true, extract: commandsUnder("script", "before_script", "after_script")}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
 		{File{Kind: "CircleCI configuration", PublicLog: true, extract: ciCode("run"), runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
 		{File{Kind: "Azure Pipelines configuration", PublicLog: true, extract: ciCode("script", "bash")}, []string{"azure-pipelines.yml", "azure-pipelines.yaml"}},
 		{File{Kind: "Bitbucket Pipelines configuration", PublicLog: true, extract: ciCode("script", "after-script")}, []string{"bitbucket-pipelines.yml"}},

@@ -57,21 +57,25 @@ var base64Bytes = func() (t [256]bool) {
 // decodeRun decodes a run as hex or base64 and reports whether the result reads as
 // text.
 func decodeRun(run string) (string, bool) {
-	var raw []byte
-	var err error
-	if len(run)%2 == 0 && strings.Trim(run, "0123456789abcdefABCDEF") == "" {
-		raw, err = hex.DecodeString(run)
-	} else {
-		trimmed := strings.TrimRight(run, "=")
-		raw, err = base64.RawStdEncoding.DecodeString(trimmed)
-		if err != nil {
-			raw, err = base64.RawURLEncoding.DecodeString(trimmed)
-		}
-	}
+	raw, err := DecodeHexOrBase64(run)
 	if err != nil {
 		return "", false
 	}
 	return readable(raw)
+}
+
+// DecodeHexOrBase64 decodes s as hex when it is only hex digits of an even count, else
+// as base64, standard or URL-safe, padded or not.
+func DecodeHexOrBase64(s string) ([]byte, error) {
+	if len(s)%2 == 0 && strings.Trim(s, "0123456789abcdefABCDEF") == "" {
+		return hex.DecodeString(s)
+	}
+	trimmed := strings.TrimRight(s, "=")
+	raw, err := base64.RawStdEncoding.DecodeString(trimmed)
+	if err != nil {
+		raw, err = base64.RawURLEncoding.DecodeString(trimmed)
+	}
+	return raw, err
 }
 
 // readable reports whether raw reads as text: valid UTF-8, mostly letters and spaces,
