@@ -1212,14 +1212,15 @@ func npmRegistry(a *analyzer, v *view) string {
 		// npm's, unread, unless it is one of the system's programs.
 		if k, val, inline := strings.Cut(key, "="); npmProgramSetting(k) {
 			// The value is the word after the key, which may look like an option
-			// (node-options "--require x.js").
+			// (node-options "--require x.js"); one known only at run time is unread.
+			dynamic := false
 			for i, x := range v.args {
 				if !inline && strings.EqualFold(x.lit, key) && i+1 < len(v.args) {
-					val = v.args[i+1].lit
+					val, dynamic = v.args[i+1].lit, v.args[i+1].dynamic
 					break
 				}
 			}
-			if strings.EqualFold(k, "node-options") && !nodeLoadsCode(val) || !strings.EqualFold(k, "node-options") && systemPath(val) {
+			if !dynamic && (strings.EqualFold(k, "node-options") && !nodeLoadsCode(val) || !strings.EqualFold(k, "node-options") && systemPath(val)) {
 				return ""
 			}
 			a.report(findOpaque, v.name+" config set "+k+" "+val+": "+v.name+" would run it, code moat has not read")
@@ -1712,7 +1713,7 @@ func nodeLoadsCode(opts string) bool {
 	for _, f := range strings.Fields(opts) {
 		name, _, _ := strings.Cut(f, "=")
 		switch name {
-		case "-r", "--require", "--import", "--loader", "--experimental-loader", "--experimental-specifier-resolution":
+		case "-r", "--require", "--import", "--loader", "--experimental-loader":
 			return true
 		}
 	}
