@@ -19,9 +19,10 @@ import (
 
 // Finding ids of URLs, declared in findings.ToolKinds.
 const (
-	findMetadata   = "network.cloud-metadata"
-	findURLScheme  = "network.url-scheme"
-	findUnreadable = "network.url-unreadable"
+	findMetadata     = "network.cloud-metadata"
+	findControlPlane = "network.control-plane"
+	findURLScheme    = "network.url-scheme"
+	findUnreadable   = "network.url-unreadable"
 )
 
 // hostFindings returns the finding of a host that is a cloud metadata service.
@@ -36,7 +37,7 @@ func hostFindings(host, where string) []call.Finding {
 // urlMetadata returns the findings of a URL (u, read from raw) that leads to a cloud
 // metadata service: one of its hosts is one, or a URL it carries leads to one (an open
 // redirect's ?url=http://169.254.169.254/, a proxy's path), as it does once the server
-// follows it.
+// follows it; or to a control plane on this machine or its network (netdest.ControlPlane).
 func urlMetadata(u netdest.URL, raw, where string) []call.Finding {
 	var fs []call.Finding
 	for _, h := range u.Hosts {
@@ -46,6 +47,9 @@ func urlMetadata(u netdest.URL, raw, where string) []call.Finding {
 		for _, h := range netdest.ParseURL(inner).Hosts {
 			fs = appendNew(fs, hostFindings(h, where+" (a URL it carries)"))
 		}
+	}
+	if service, ok := netdest.ControlPlane(raw); ok {
+		fs = appendNew(fs, []call.Finding{findings.ToolKinds.New(findControlPlane, fmt.Sprintf("%s: %s is %s", where, shortText(raw), service))})
 	}
 	return fs
 }

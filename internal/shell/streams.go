@@ -142,6 +142,14 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	case "fetch", "aria2c", "lwp-request", "GET":
 		a.netOperands(cmd, v, call.Inbound)
 		m.out.t |= tDownload
+	case "websocat", "wscat", "grpcurl", "curlie":
+		// Clients of WebSocket, gRPC and HTTP that send what they read.
+		a.netOperands(cmd, v, call.Both)
+		m.netSink, m.netArgs = true, true
+		m.out.t |= tNetwork
+	case "ab", "wrk", "wrk2", "hey", "oha", "siege", "h2load", "vegeta":
+		// Load generators: requests to the URLs they are given.
+		a.netOperands(cmd, v, call.Outbound)
 	case "sqlite3", "duckdb":
 		a.sqliteURI(cmd, v, cwd)
 	case "openssl":
