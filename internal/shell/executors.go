@@ -62,6 +62,7 @@ const (
 	readRunner
 	readRemoteLogin
 	readSSMCommands
+	readCommandOperands
 )
 
 // executors maps a canonical program name to where it takes code.
@@ -106,8 +107,13 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"batch":    {files: []string{"f"}, reader: readAt},
 		"ssh":      {reader: readSSH},
 		"parallel": {reader: readParallel},
-		"runuser":  {reader: readRunuser},
-		"npx":      runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
+		// Benchmarks and process runners whose operands are command lines, each run by a
+		// shell: hyperfine 'CMD' 'CMD2' (and its --prepare/--setup/--cleanup/--conclude),
+		// concurrently 'CMD' 'npm:script'.
+		"hyperfine":    {shell: []string{"p", "prepare", "s", "setup", "c", "cleanup", "conclude"}, reader: readCommandOperands},
+		"concurrently": {reader: readCommandOperands},
+		"runuser":      {reader: readRunuser},
+		"npx":          runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
 		"yarn": runner, "bun": runner, "uvx": runner, "uv": runner, "pipx": runner, "deno": runner,
 	}
 })
@@ -148,6 +154,8 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 	case readSSMCommands:
 		a.awsRemote(x)
 		return false // aws's own tables apply too
+	case readCommandOperands:
+		a.commandOperands(x)
 	}
 	return true
 }
@@ -166,14 +174,19 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 		"emacsclient": {short: "asfdTFwte", long: []string{"alternate-editor", "socket-name", "server-file", "display", "tramp", "frame-parameters", "timeout", "eval"}},
 		"runuser":     {short: "ugGcsw", long: []string{"user", "group", "supp-group", "command", "session-command", "shell", "whitelist-environment"}},
 		"parallel":    {short: "aCdEIjLnNPsS", long: parallelValues},
-		"npx":         {short: "pc", long: []string{"package", "call", "registry", "cache", "userconfig"}},
-		"bunx":        {short: "p", long: []string{"package"}},
-		"pnpx":        {short: "pc", long: []string{"package", "call"}},
-		"uvx":         {short: "pi", long: uvValues},
-		"uv":          {short: "pi", long: uvValues, subcommand: true},
-		"pipx":        {long: []string{"spec", "python", "index-url", "pip-args", "suffix"}, subcommand: true},
-		"deno":        {short: "c", long: []string{"config", "import-map", "lock", "cert", "location", "seed", "ext", "env-file"}, subcommand: true},
-		"bun":         {short: "ep", long: []string{"eval", "print", "cwd", "config", "preload", "require", "import", "package"}, subcommand: true},
+		"hyperfine": {short: "wmMrspcPDLSun", long: []string{"warmup", "min-runs", "max-runs", "runs", "setup", "prepare", "cleanup", "conclude",
+			"parameter-scan", "parameter-step-size", "parameter-list", "shell", "style", "sort", "time-unit", "export-asciidoc", "export-csv",
+			"export-json", "export-markdown", "export-orgmode", "output", "command-name", "input", "reference"}},
+		"concurrently": {short: "ncpslm", long: []string{"names", "prefix-colors", "prefix", "success", "restart-tries", "restart-after",
+			"max-processes", "timestamp-format", "default-input-target", "name-separator", "prefix-length", "kill-signal", "pad-prefix"}},
+		"npx":  {short: "pc", long: []string{"package", "call", "registry", "cache", "userconfig"}},
+		"bunx": {short: "p", long: []string{"package"}},
+		"pnpx": {short: "pc", long: []string{"package", "call"}},
+		"uvx":  {short: "pi", long: uvValues},
+		"uv":   {short: "pi", long: uvValues, subcommand: true},
+		"pipx": {long: []string{"spec", "python", "index-url", "pip-args", "suffix"}, subcommand: true},
+		"deno": {short: "c", long: []string{"config", "import-map", "lock", "cert", "location", "seed", "ext", "env-file"}, subcommand: true},
+		"bun":  {short: "ep", long: []string{"eval", "print", "cwd", "config", "preload", "require", "import", "package"}, subcommand: true},
 	}
 })
 
@@ -459,4 +472,54 @@ func runsItsInput(code arg) bool {
 		}
 	}
 	return true
+}
+
+// extraValues is, for the programs read by commandOperands, how many more words than one
+// an option takes: hyperfine's --parameter-scan VAR MIN MAX and --parameter-list VAR
+// VALUES.
+func extraValues(name string) int {
+	switch name {
+	case "P", "parameter-scan":
+		return 2
+	case "L", "parameter-list":
+		return 1
+	}
+	return 0
+}
+
+// commandOperands judges each operand of the command at x.at as a command line a shell
+// runs (hyperfine's benchmarks, concurrently's processes; concurrently's npm:NAME is npm
+// run NAME).
+func (a *analyzer) commandOperands(x *execCall) {
+	vo := executorOptions()[x.prog]
+	for i := 0; i < len(x.rest); i++ {
+		w := x.rest[i]
+		if !w.dynamic && strings.HasPrefix(w.lit, "-") && w.lit != "-" {
+			if w.lit == "--" {
+				for _, c := range x.rest[i+1:] {
+					a.commandOperand(x, c)
+				}
+				return
+			}
+			name, _, inline := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
+			takes := strings.HasPrefix(w.lit, "--") && contains(vo.long, name) ||
+				!strings.HasPrefix(w.lit, "--") && len(w.lit) == 2 && strings.IndexByte(vo.short, w.lit[1]) >= 0
+			if takes && !inline {
+				i++
+			}
+			if takes {
+				i += extraValues(name)
+			}
+			continue
+		}
+		a.commandOperand(x, w)
+	}
+}
+
+func (a *analyzer) commandOperand(x *execCall, w arg) {
+	if script, ok := strings.CutPrefix(w.lit, "npm:"); ok && x.prog == "concurrently" && !w.dynamic {
+		a.nested(x.at, "npm run "+shellQuote(script), x.cwd, false)
+		return
+	}
+	a.nestedWord(x.at, w, x.cwd)
 }
