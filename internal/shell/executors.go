@@ -63,6 +63,7 @@ const (
 	readRemoteLogin
 	readSSMCommands
 	readCommandOperands
+	readLess
 )
 
 // executors maps a canonical program name to where it takes code.
@@ -112,8 +113,12 @@ var executors = sync.OnceValue(func() map[string]executor {
 		// concurrently 'CMD' 'npm:script'.
 		"hyperfine":    {shell: []string{"p", "prepare", "s", "setup", "c", "cleanup", "conclude"}, reader: readCommandOperands},
 		"concurrently": {reader: readCommandOperands},
-		"runuser":      {reader: readRunuser},
-		"npx":          runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
+		// man's pager (-P) and browser (-H) are command lines it runs; less +CMD runs less's
+		// command CMD at start, and less's !CMD is a shell command.
+		"man":     {shell: []string{"P", "pager", "H", "html"}},
+		"less":    {reader: readLess},
+		"runuser": {reader: readRunuser},
+		"npx":     runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
 		"yarn": runner, "bun": runner, "uvx": runner, "uv": runner, "pipx": runner, "deno": runner,
 	}
 })
@@ -156,6 +161,9 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 		return false // aws's own tables apply too
 	case readCommandOperands:
 		a.commandOperands(x)
+	case readLess:
+		a.lessCommands(x)
+		return false // less's file reads apply too
 	}
 	return true
 }
@@ -177,6 +185,7 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 		"hyperfine": {short: "wmMrspcPDLSun", long: []string{"warmup", "min-runs", "max-runs", "runs", "setup", "prepare", "cleanup", "conclude",
 			"parameter-scan", "parameter-step-size", "parameter-list", "shell", "style", "sort", "time-unit", "export-asciidoc", "export-csv",
 			"export-json", "export-markdown", "export-orgmode", "output", "command-name", "input", "reference"}},
+		"man": {short: "PHLMmpSsCeR", long: []string{"pager", "html", "locale", "manpath", "systems", "preprocessor", "sections", "config-file", "extension", "recode"}},
 		"concurrently": {short: "ncpslm", long: []string{"names", "prefix-colors", "prefix", "success", "restart-tries", "restart-after",
 			"max-processes", "timestamp-format", "default-input-target", "name-separator", "prefix-length", "kill-signal", "pad-prefix"}},
 		"npx":  {short: "pc", long: []string{"package", "call", "registry", "cache", "userconfig"}},
@@ -522,4 +531,26 @@ func (a *analyzer) commandOperand(x *execCall, w arg) {
 		return
 	}
 	a.nestedWord(x.at, w, x.cwd)
+}
+
+// lessCommands judges less's commands given at start (+CMD, ++CMD for every file): a !
+// command is a shell command line.
+func (a *analyzer) lessCommands(x *execCall) {
+	for _, w := range x.rest {
+		if w.lit == "--" {
+			return
+		}
+		cmd, ok := strings.CutPrefix(w.lit, "+")
+		if !ok {
+			continue
+		}
+		cmd = strings.TrimLeft(strings.TrimPrefix(cmd, "+"), ":")
+		if line, bang := strings.CutPrefix(cmd, "!"); bang {
+			if w.dynamic {
+				a.opaque(x.at, "less runs a shell command computed at run time: "+shorten(w.lit))
+				continue
+			}
+			a.nested(x.at, line, x.cwd, false)
+		}
+	}
 }
