@@ -522,8 +522,23 @@ func (a *analyzer) interpreterCode(at int, in oneliner.Interpreter, ops []arg, o
 		a.inspect(at, in.Lang, o.val.lit, cwd)
 		return
 	}
+	if in.Lang == oneliner.Awk {
+		// gawk -i FILE includes awk source and -l LIB loads a native extension; a bare name
+		// (-i inplace, -l ordchr) is one of gawk's own, found on its path.
+		for _, o := range opts {
+			if !o.hasValue || !strings.ContainsAny(o.val.lit, "/.") && !o.val.dynamic {
+				continue
+			}
+			switch o.name {
+			case "i", "include":
+				a.codeFile(at, o.val, cwd, "gawk -"+o.name)
+			case "l", "load":
+				a.codeFile(at, o.val, cwd, "gawk --load")
+			}
+		}
+	}
 	for _, o := range opts {
-		if o.hasValue && (in.Lang == oneliner.Awk && (o.name == "f" || o.name == "file") || in.Lang == oneliner.PHP && o.name == "f") {
+		if o.hasValue && (in.Lang == oneliner.Awk && (o.name == "f" || o.name == "file" || o.name == "E" || o.name == "exec") || in.Lang == oneliner.PHP && o.name == "f") {
 			if in.Lang == oneliner.Awk {
 				a.awkInputs(at, opts, ops, cwd) // with the program in a file, every operand is input
 			}

@@ -233,6 +233,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	if u.runner {
 		a.wrappedPackage(at, args[:i], prog)
 	}
+	for _, line := range u.pipes {
+		a.nestedWord(at, line, cwd)
+	}
 	switch {
 	case u.shell != nil:
 		a.nestedWord(at, *u.shell, cwd)
@@ -455,6 +458,7 @@ type unwrapped struct {
 	privileged string // the wrapper that runs the program as another user (sudo, doas)
 	xargs      bool   // the program's last operands come from standard input
 	shell      *arg   // the program is a shell command line built from the rest (watch)
+	pipes      []arg  // command lines a wrapper pipes its output to (strace -o '|CMD')
 	findings   []wrapperFinding
 	runner     bool // a package runner fetches the program (npx)
 }
@@ -490,6 +494,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 			return i, u // it runs no program: the wrapper is the command
 		}
 		u.chdirs = append(u.chdirs, r.chdirs...)
+		u.pipes = append(u.pipes, r.pipes...)
 		if w.privileged && u.privileged == "" {
 			u.privileged = name
 		}
@@ -543,6 +548,17 @@ type skipped struct {
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
 	later   string
+	pipes   []arg // command lines of pipe options (wrapper.pipeShort, pipeLong)
+}
+
+// pipeTo returns the command line an output option's value pipes to: the value after
+// its | or !.
+func pipeTo(v arg) (arg, bool) {
+	line, ok := cutAnyPrefix(v.lit, "|", "!")
+	if !ok {
+		return arg{}, false
+	}
+	return arg{lit: line, dynamic: v.dynamic, word: v.word}, true
 }
 
 // skip passes over the wrapper's options, NAME=value words and leading operands, starting
@@ -595,6 +611,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 			if name == w.chdirLong && w.chdirLong != "" {
 				r.chdirs = append(r.chdirs, v)
 			}
+			if line, ok := pipeTo(v); ok && slices.Contains(w.pipeLong, name) {
+				r.pipes = append(r.pipes, line)
+			}
 		case !ended && len(s) > 1 && s[0] == '-':
 			at := i
 			i++
@@ -626,6 +645,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				}
 				if strings.IndexByte(w.chdirShort, c) >= 0 {
 					r.chdirs = append(r.chdirs, v)
+				}
+				if line, ok := pipeTo(v); ok && strings.IndexByte(w.pipeShort, c) >= 0 {
+					r.pipes = append(r.pipes, line)
 				}
 				break
 			}

@@ -45,7 +45,7 @@ func editorOptions() map[string]valueOpts {
 		"vi": vimOptions, "vim": vimOptions, "nvim": vimOptions, "ex": vimOptions, "vimdiff": vimOptions, "gvim": vimOptions, "view": vimOptions,
 		"ed": {short: "p"}, "red": {short: "p"},
 		"emacs": {short: "lLfe", long: []string{"eval", "load", "funcall", "directory", "chdir", "file", "insert", "visit", "find-file"}},
-		"nano":  {short: "oQTXY", long: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax"}},
+		"nano":  {short: "oQTXYs", long: []string{"operatingdir", "quotestr", "tabsize", "wordchars", "syntax", "speller"}},
 		"kak":   {short: "ecsp"},
 	}
 }

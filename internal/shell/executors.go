@@ -64,6 +64,8 @@ const (
 	readSSMCommands
 	readCommandOperands
 	readLess
+	readRPMMacros
+	readAptOptions
 )
 
 // executors maps a canonical program name to where it takes code.
@@ -115,10 +117,23 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"concurrently": {reader: readCommandOperands},
 		// man's pager (-P) and browser (-H) are command lines it runs; less +CMD runs less's
 		// command CMD at start, and less's !CMD is a shell command.
-		"man":     {shell: []string{"P", "pager", "H", "html"}},
-		"less":    {reader: readLess},
-		"runuser": {reader: readRunuser},
-		"npx":     runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
+		"man":  {shell: []string{"P", "pager", "H", "html"}},
+		"less": {reader: readLess},
+		// Programs that run a command or load code named by an option (GTFOBins): scp -S
+		// PROGRAM, ssh-keygen -D LIBRARY, nano -s SPELLER, split --filter CMD, sort
+		// --compress-program PROG, rpm's %(CMD) and %{lua:…} macros, apt's Pre-Invoke and
+		// Post-Invoke hooks (strace -o '|CMD' is in the wrappers' table).
+		"scp":        {files: []string{"S"}},
+		"ssh-keygen": {files: []string{"D"}},
+		"nano":       {shell: []string{"s", "speller"}},
+		"split":      {shell: []string{"filter"}},
+		"sort":       {shell: []string{"compress-program"}},
+		"rpm":        {reader: readRPMMacros},
+		"apt-get":    {reader: readAptOptions},
+		"apt":        {reader: readAptOptions},
+		"aptitude":   {reader: readAptOptions},
+		"runuser":    {reader: readRunuser},
+		"npx":        runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
 		"yarn": runner, "bun": runner, "uvx": runner, "uv": runner, "pipx": runner, "deno": runner,
 	}
 })
@@ -164,6 +179,12 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 	case readLess:
 		a.lessCommands(x)
 		return false // less's file reads apply too
+	case readRPMMacros:
+		a.rpmMacros(x)
+		return false
+	case readAptOptions:
+		a.aptHooks(x)
+		return false
 	}
 	return true
 }
@@ -185,7 +206,12 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 		"hyperfine": {short: "wmMrspcPDLSun", long: []string{"warmup", "min-runs", "max-runs", "runs", "setup", "prepare", "cleanup", "conclude",
 			"parameter-scan", "parameter-step-size", "parameter-list", "shell", "style", "sort", "time-unit", "export-asciidoc", "export-csv",
 			"export-json", "export-markdown", "export-orgmode", "output", "command-name", "input", "reference"}},
-		"man": {short: "PHLMmpSsCeR", long: []string{"pager", "html", "locale", "manpath", "systems", "preprocessor", "sections", "config-file", "extension", "recode"}},
+		"man":      {short: "PHLMmpSsCeR", long: []string{"pager", "html", "locale", "manpath", "systems", "preprocessor", "sections", "config-file", "extension", "recode"}},
+		"split":    {short: "abCln", long: []string{"filter", "additional-suffix", "bytes", "line-bytes", "lines", "number", "separator", "suffix-length"}},
+		"rpm":      {short: "EDr", long: []string{"eval", "define", "root", "dbpath", "macros", "rcfile", "queryformat", "qf"}},
+		"apt-get":  {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
+		"apt":      {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
+		"aptitude": {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
 		"concurrently": {short: "ncpslm", long: []string{"names", "prefix-colors", "prefix", "success", "restart-tries", "restart-after",
 			"max-processes", "timestamp-format", "default-input-target", "name-separator", "prefix-length", "kill-signal", "pad-prefix"}},
 		"npx":  {short: "pc", long: []string{"package", "call", "registry", "cache", "userconfig"}},
@@ -553,4 +579,48 @@ func (a *analyzer) lessCommands(x *execCall) {
 			a.nested(x.at, line, x.cwd, false)
 		}
 	}
+}
+
+// rpmMacros: rpm's macros run code when expanded, %(CMD) a shell command and %{lua:…}
+// Lua, whether given to --eval or defined with --define.
+func (a *analyzer) rpmMacros(x *execCall) {
+	for _, o := range x.opts {
+		switch o.name {
+		case "E", "eval", "D", "define":
+			if strings.Contains(o.val.lit, "%(") || strings.Contains(o.val.lit, "%{lua:") || strings.Contains(o.val.lit, "%[") {
+				a.opaque(x.at, "rpm runs the code of a macro: "+shorten(o.val.lit))
+				return
+			}
+		}
+	}
+}
+
+// aptHooks: apt's -o options that set a hook (APT::Update::Pre-Invoke,
+// DPkg::Post-Invoke, DPkg::Pre-Install-Pkgs…) give it a command line run as root.
+func (a *analyzer) aptHooks(x *execCall) {
+	for _, o := range x.opts {
+		if (o.name != "o" && o.name != "option") || !o.hasValue {
+			continue
+		}
+		key, val, ok := strings.Cut(o.val.lit, "=")
+		low := strings.ToLower(key)
+		if !ok || !strings.Contains(low, "invoke") && !strings.Contains(low, "pre-install-pkgs") {
+			continue
+		}
+		if o.val.dynamic {
+			a.opaque(x.at, "apt runs a hook computed at run time: "+shorten(o.val.lit))
+			continue
+		}
+		a.nested(x.at, strings.Trim(val, `"'`), x.cwd, false)
+	}
+}
+
+// cutAnyPrefix returns s without the first of prefixes it starts with.
+func cutAnyPrefix(s string, prefixes ...string) (string, bool) {
+	for _, p := range prefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			return rest, true
+		}
+	}
+	return s, false
 }

@@ -100,7 +100,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"systemctl":  {short: "tpHMnoP", long: []string{"type", "property", "host", "machine", "lines", "output", "signal", "kill-whom", "root", "job-mode"}, subcommand: true},
 		"launchctl":  {subcommand: true},
 		"journalctl": {short: "uptDMcnoSUbFIk", long: []string{"unit", "user-unit", "priority", "identifier", "directory", "file", "root", "image", "namespace", "since", "until", "lines", "output", "boot", "cursor", "after-cursor", "field", "grep", "facility"}},
-		"ssh-keygen": {short: "abCEfFIJjKmMnNOPrsSt:VwYZz", long: nil},
+		"ssh-keygen": {short: "abCDEfFIJjKmMnNOPrsSt:VwYZz", long: nil},
 		"openssl":    {subcommand: true},
 		"base64":     {short: "w", long: []string{"wrap"}},
 		"xxd":        {short: "cgloOns", long: []string{"cols", "groupsize", "len", "seek", "offset", "name"}},

@@ -40,6 +40,10 @@ type wrapper struct {
 	joinShell   bool
 	noJoinShort string
 	noJoinLong  string
+	// pipeShort and pipeLong are options whose value, when it starts with | or !, is a
+	// command line the wrapper pipes its output to (strace -o '|CMD').
+	pipeShort string
+	pipeLong  []string
 	// finding is what running a program through the wrapper is evidence of, besides the
 	// program's own findings (chroot, unshare and nsenter enter other namespaces).
 	finding string
@@ -79,8 +83,8 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"proxychains":  {valueShort: "f"},
 		"proxychains4": {valueShort: "f"},
 		"torsocks":     {valueShort: "uapP", valueLong: []string{"user", "pass", "address", "port"}},
-		"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}},
-		"ltrace":       {valueShort: "aAeEnopsSu"},
+		"strace":       {valueShort: "abeEIoOpPsSuUX", valueLong: []string{"output", "signal", "trace", "attach"}, pipeShort: "o", pipeLong: []string{"output"}},
+		"ltrace":       {valueShort: "aAeEnopsSu", pipeShort: "o", pipeLong: []string{"output"}},
 		"chroot":       {valueLong: []string{"userspec", "groups"}, operands: 1, finding: findNamespace},
 		"unshare":      {valueShort: "SGRw", valueLong: []string{"setuid", "setgid", "root", "wd", "map-user", "map-group", "map-users", "map-groups", "propagation", "setgroups"}, chdirShort: "w", chdirLong: "wd", finding: findNamespace},
 		"nsenter":      {valueShort: "tSG", valueLong: []string{"target", "setuid", "setgid"}, finding: findNamespace},
