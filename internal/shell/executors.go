@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -66,6 +67,7 @@ const (
 	readLess
 	readRPMMacros
 	readAptOptions
+	readAnsible
 )
 
 // executors maps a canonical program name to where it takes code.
@@ -132,8 +134,11 @@ var executors = sync.OnceValue(func() map[string]executor {
 		"apt-get":    {reader: readAptOptions},
 		"apt":        {reader: readAptOptions},
 		"aptitude":   {reader: readAptOptions},
-		"runuser":    {reader: readRunuser},
-		"npx":        runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
+		// ansible HOSTS -m MODULE -a ARGS: the shell and command modules' arguments are a
+		// command line run on the hosts (on this machine for localhost or -c local).
+		"ansible": {reader: readAnsible},
+		"runuser": {reader: readRunuser},
+		"npx":     runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
 		"yarn": runner, "bun": runner, "uvx": runner, "uv": runner, "pipx": runner, "deno": runner,
 	}
 })
@@ -185,6 +190,8 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 	case readAptOptions:
 		a.aptHooks(x)
 		return false
+	case readAnsible:
+		a.ansibleAdHoc(x)
 	}
 	return true
 }
@@ -206,7 +213,10 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 		"hyperfine": {short: "wmMrspcPDLSun", long: []string{"warmup", "min-runs", "max-runs", "runs", "setup", "prepare", "cleanup", "conclude",
 			"parameter-scan", "parameter-step-size", "parameter-list", "shell", "style", "sort", "time-unit", "export-asciidoc", "export-csv",
 			"export-json", "export-markdown", "export-orgmode", "output", "command-name", "input", "reference"}},
-		"man":      {short: "PHLMmpSsCeR", long: []string{"pager", "html", "locale", "manpath", "systems", "preprocessor", "sections", "config-file", "extension", "recode"}},
+		"man": {short: "PHLMmpSsCeR", long: []string{"pager", "html", "locale", "manpath", "systems", "preprocessor", "sections", "config-file", "extension", "recode"}},
+		"ansible": {short: "maiucefltMBPTkKbv", long: []string{"module-name", "args", "inventory", "user", "connection", "extra-vars", "forks",
+			"limit", "tree", "module-path", "background", "poll", "timeout", "private-key", "become-user", "become-method", "vault-id",
+			"vault-password-file", "playbook-dir", "ssh-common-args", "ssh-extra-args", "scp-extra-args", "sftp-extra-args"}},
 		"split":    {short: "abCln", long: []string{"filter", "additional-suffix", "bytes", "line-bytes", "lines", "number", "separator", "suffix-length"}},
 		"rpm":      {short: "EDr", long: []string{"eval", "define", "root", "dbpath", "macros", "rcfile", "queryformat", "qf"}},
 		"apt-get":  {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
@@ -623,4 +633,58 @@ func cutAnyPrefix(s string, prefixes ...string) (string, bool) {
 		}
 	}
 	return s, false
+}
+
+// ansibleCommandModules are the modules whose arguments are a command line.
+var ansibleCommandModules = []string{"shell", "command", "raw", "ansible.builtin.shell", "ansible.builtin.command", "ansible.builtin.raw"}
+
+// ansibleReadModules are the modules that only read the hosts.
+var ansibleReadModules = []string{"ping", "setup", "gather_facts", "debug", "ansible.builtin.ping", "ansible.builtin.setup",
+	"ansible.builtin.gather_facts", "ansible.builtin.debug", "stat", "ansible.builtin.stat", "service_facts", "package_facts"}
+
+// ansibleAdHoc judges an ad-hoc ansible command: a command line given to the shell,
+// command or raw module runs on the hosts (this machine for localhost or a local
+// connection); the read-only modules change nothing; any other module changes the hosts
+// in a way moat does not model.
+func (a *analyzer) ansibleAdHoc(x *execCall) {
+	module := "command" // ansible's default module
+	var args *arg
+	local := false
+	for _, o := range x.opts {
+		switch o.name {
+		case "m", "module-name":
+			module = o.val.lit
+			if o.val.dynamic {
+				a.opaque(x.at, "ansible runs a module named at run time: "+shorten(o.val.lit))
+				return
+			}
+		case "a", "args":
+			v := o.val
+			args = &v
+		case "c", "connection":
+			local = o.val.lit == "local"
+		}
+	}
+	hosts := ""
+	if len(x.ops) > 0 {
+		hosts = x.ops[0].lit
+	}
+	switch hosts {
+	case "localhost", "127.0.0.1", "::1":
+		local = true
+	}
+	switch {
+	case slices.Contains(ansibleReadModules, module):
+	case slices.Contains(ansibleCommandModules, module):
+		if args == nil {
+			return
+		}
+		if local {
+			a.nestedWord(x.at, *args, x.cwd)
+			return
+		}
+		a.remoteCode(x.at, *args, "ansible "+hosts)
+	default:
+		a.opaque(x.at, "ansible's "+module+" module changes the hosts in a way moat does not model")
+	}
 }
