@@ -76,6 +76,7 @@ var executors = sync.OnceValue(func() map[string]executor {
 	runner := executor{reader: readRunner}
 	remoteLogin := executor{reader: readRemoteLogin}
 	sqlClient := executor{reader: readDBShell}
+	vsix := executor{files: []string{"install-extension"}}
 	return map[string]executor{
 		"vim": vim, "nvim": vim, "vi": vim, "ex": vim, "view": vim, "vimdiff": vim, "gvim": vim,
 		"rvim": vim, "rview": vim, "evim": vim, "gview": vim, "nvi": vim,
@@ -137,6 +138,10 @@ var executors = sync.OnceValue(func() map[string]executor {
 		// ansible HOSTS -m MODULE -a ARGS: the shell and command modules' arguments are a
 		// command line run on the hosts (on this machine for localhost or -c local).
 		"ansible": {reader: readAnsible},
+		// An editor's extension is code it runs: one installed from a file (a .vsix) is
+		// judged as that file, outside the project unread; one from the marketplace, named
+		// by its id, is a package like any other.
+		"code": vsix, "code-insiders": vsix, "codium": vsix, "cursor": vsix, "windsurf": vsix,
 		"runuser": {reader: readRunuser},
 		"npx":     runner, "bunx": runner, "pnpx": runner, "npm": runner, "pnpm": runner, // npx -c CODE, npx with no package
 		"yarn": runner, "bun": runner, "uvx": runner, "uv": runner, "pipx": runner, "deno": runner,
@@ -217,11 +222,16 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 		"ansible": {short: "maiucefltMBPTkKbv", long: []string{"module-name", "args", "inventory", "user", "connection", "extra-vars", "forks",
 			"limit", "tree", "module-path", "background", "poll", "timeout", "private-key", "become-user", "become-method", "vault-id",
 			"vault-password-file", "playbook-dir", "ssh-common-args", "ssh-extra-args", "scp-extra-args", "sftp-extra-args"}},
-		"split":    {short: "abCln", long: []string{"filter", "additional-suffix", "bytes", "line-bytes", "lines", "number", "separator", "suffix-length"}},
-		"rpm":      {short: "EDr", long: []string{"eval", "define", "root", "dbpath", "macros", "rcfile", "queryformat", "qf"}},
-		"apt-get":  {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
-		"apt":      {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
-		"aptitude": {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
+		"code":          {long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale", "goto", "diff"}},
+		"code-insiders": {long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale"}},
+		"codium":        {long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale"}},
+		"cursor":        {long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale"}},
+		"windsurf":      {long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale"}},
+		"split":         {short: "abCln", long: []string{"filter", "additional-suffix", "bytes", "line-bytes", "lines", "number", "separator", "suffix-length"}},
+		"rpm":           {short: "EDr", long: []string{"eval", "define", "root", "dbpath", "macros", "rcfile", "queryformat", "qf"}},
+		"apt-get":       {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
+		"apt":           {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
+		"aptitude":      {short: "octqy", long: []string{"option", "config-file", "target-release", "default-release"}, subcommand: true},
 		"concurrently": {short: "ncpslm", long: []string{"names", "prefix-colors", "prefix", "success", "restart-tries", "restart-after",
 			"max-processes", "timestamp-format", "default-input-target", "name-separator", "prefix-length", "kill-signal", "pad-prefix"}},
 		"npx":  {short: "pc", long: []string{"package", "call", "registry", "cache", "userconfig"}},
