@@ -219,7 +219,7 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 			"parameter-scan", "parameter-step-size", "parameter-list", "shell", "style", "sort", "time-unit", "export-asciidoc", "export-csv",
 			"export-json", "export-markdown", "export-orgmode", "output", "command-name", "input", "reference"}},
 		"man": {short: "PHLMmpSsCeR", long: []string{"pager", "html", "locale", "manpath", "systems", "preprocessor", "sections", "config-file", "extension", "recode"}},
-		"ansible": {short: "maiucefltMBPTkKbv", long: []string{"module-name", "args", "inventory", "user", "connection", "extra-vars", "forks",
+		"ansible": {short: "maiucefltMBPT", long: []string{"module-name", "args", "inventory", "user", "connection", "extra-vars", "forks",
 			"limit", "tree", "module-path", "background", "poll", "timeout", "private-key", "become-user", "become-method", "vault-id",
 			"vault-password-file", "playbook-dir", "ssh-common-args", "ssh-extra-args", "scp-extra-args", "sftp-extra-args"}},
 		"code":          {long: []string{"install-extension", "uninstall-extension", "extensions-dir", "user-data-dir", "profile", "locale", "goto", "diff"}},
