@@ -115,6 +115,18 @@ var staticSets = []Set{
 			{"~/.netlify/config.json", "Netlify CLI token"},
 			{"~/.local/share/com.vercel.cli/auth.json", "Vercel CLI token"},
 			{"~/.config/linode-cli", "Linode CLI token"},
+			{"~/.wrangler/config/*.toml", "Cloudflare Wrangler's OAuth tokens"},
+			{"~/.config/.wrangler/config/*.toml", "Cloudflare Wrangler's OAuth tokens"},
+			{"~/.config/op/**", "1Password CLI's accounts and session"},
+			// Desktop chat apps built on Electron keep their session in a browser profile of
+			// their own: its cookies and local storage are the account (a Discord token, a
+			// Slack session), and Signal's config holds its database key.
+			{"~/.config/{Slack,discord,discordcanary,discordptb,Signal,Element,teams-for-linux,WhatsApp,whatsapp-desktop}/**", "desktop chat apps' sessions and keys"},
+			{"~/.config/Microsoft/Microsoft Teams/**", "Microsoft Teams' session"},
+			{"~/Library/Application Support/{Slack,discord,discordcanary,discordptb,Signal,Element,WhatsApp}/**", "desktop chat apps' sessions and keys (macOS)"},
+			{"~/Library/Application Support/Microsoft/Teams/**", "Microsoft Teams' session (macOS)"},
+			{"~/.local/share/TelegramDesktop/tdata/**", "Telegram Desktop's session"},
+			{"~/Library/Application Support/Telegram Desktop/tdata/**", "Telegram Desktop's session (macOS)"},
 			{"/etc/kubernetes/*.conf", "a cluster's admin and component kubeconfigs"},
 			{"/etc/rancher/k3s/k3s.yaml", "k3s's admin kubeconfig"},
 			// The same credentials in other users' homes, readable by an agent that runs as
