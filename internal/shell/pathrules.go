@@ -144,6 +144,20 @@ var pathRuleData = []pathRule{
 	{"~/.config/wezterm/**", writeOnly, findToolConfig},
 	{"~/.config/kitty/**", writeOnly, findToolConfig},
 	{"~/.config/alacritty/**", writeOnly, findToolConfig},
+	// Prompts and tools that run commands or change what every run does: starship's
+	// custom modules run at every prompt; curl's and wget's configuration apply to every
+	// download (curlrc's output names where it lands, wgetrc's use_askpass a program);
+	// readline's macros type commands at a key.
+	{"~/.config/starship.toml", writeOnly, findToolConfig},
+	{"~/.config/starship/**", writeOnly, findToolConfig},
+	{"~/.curlrc", writeOnly, findToolConfig},
+	{"~/.config/curlrc", writeOnly, findToolConfig},
+	{"~/.wgetrc", writeOnly, findToolConfig},
+	{"~/.config/wgetrc", writeOnly, findToolConfig},
+	{"~/.inputrc", writeOnly, findToolConfig},
+	// Desktop entries: their Exec line runs when the application is opened, and a
+	// MIME type it claims opens every file of that type with it.
+	{"~/.local/share/applications/**", writeOnly, findToolConfig},
 	{"~/.config/autostart-scripts/**", writeOnly, findService},
 
 	// Services started by the system or at login.
