@@ -94,6 +94,7 @@ type dotnetCall struct {
 	exec    bool           // starts a process: its arguments are a command line
 	code    bool           // runs its first argument as PowerShell code
 	network bool
+	envDump bool // returns every environment variable
 }
 
 var dotnetCalls = sync.OnceValue(func() []dotnetCall {
@@ -109,5 +110,6 @@ var dotnetCalls = sync.OnceValue(func() []dotnetCall {
 		{re: re(`\[(?:System\.)?Diagnostics\.Process\]::Start\s*\(`), exec: true},
 		{re: re(`\[(?:System\.Management\.Automation\.)?ScriptBlock\]::Create\s*\(|\.InvokeScript\s*\(|\$ExecutionContext\.InvokeCommand\.\w+\s*\(`), code: true},
 		{re: re(`\bNet\.Sockets\.TcpClient\b|\bNet\.WebClient\b|\[(?:System\.)?Net\.Http`), network: true},
+		{re: re(`\[(?:System\.)?Environment\]::GetEnvironmentVariables\s*\(`), envDump: true},
 	}
 })

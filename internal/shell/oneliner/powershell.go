@@ -633,6 +633,9 @@ func (st *psState) dotnet(s string) {
 				st.r.Network = true
 				st.downloads = true
 			}
+			if c.envDump {
+				st.r.add(findEnvDump, shorten(s))
+			}
 		}
 	}
 	if psDownload().MatchString(s) {
