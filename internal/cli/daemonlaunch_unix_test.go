@@ -46,12 +46,37 @@ type launchUser struct {
 	stderr     *syncBuffer
 }
 
+// launchTestBase is where a launch test's root goes: the package's directory, unless that
+// is itself beneath a shared temporary directory (a checkout in /tmp, as CI's may be),
+// then the user's cache directory.
+func launchTestBase(t testing.TB) string {
+	t.Helper()
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, shared := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+		if rel, err := filepath.Rel(shared, here); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			cache, err := os.UserCacheDir()
+			if err != nil {
+				t.Skipf("the package is beneath %s and there is no cache directory for a launch test's root: %v", shared, err)
+			}
+			if err := os.MkdirAll(cache, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return cache
+		}
+	}
+	return "."
+}
+
 func newLaunchUser(t testing.TB) *launchUser {
 	t.Helper()
 	// Outside the shared temporary directories, which the default sandbox grants: a
 	// home or a runtime directory beneath /tmp would make each carving list /tmp, which
-	// other processes change at any moment. The package's directory is the test's.
-	root, err := os.MkdirTemp(".", ".launchtest-")
+	// other processes change at any moment. The package's directory is the test's, or
+	// the user's cache when the checkout itself is in /tmp (launchTestBase).
+	root, err := os.MkdirTemp(launchTestBase(t), ".launchtest-")
 	if err != nil {
 		t.Fatal(err)
 	}
