@@ -59,7 +59,10 @@ func launchTestBase(t testing.TB) string {
 		if rel, err := filepath.Rel(shared, here); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			cache, err := os.UserCacheDir()
 			if err != nil {
-				t.Skipf("the package is beneath %s and there is no cache directory for a launch test's root: %v", shared, err)
+				// No home to put it in: the package's directory still serves, as it did
+				// before, with /tmp's churn a possible cause of a re-carving.
+				t.Logf("the package is beneath %s and there is no cache directory (%v): the root stays in the package", shared, err)
+				return "."
 			}
 			if err := os.MkdirAll(cache, 0o700); err != nil {
 				t.Fatal(err)
