@@ -168,6 +168,13 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 		}
 		if list, ok := lists[key]; ok {
 			*list = strings.Split(val, ",")
+			for i, w := range *list {
+				// A long option of a program that writes them with one dash (gdb -ex) is
+				// spelt as the option parser names every long option.
+				if len(w) > 2 && w[0] == '-' && w[1] != '-' {
+					(*list)[i] = "-" + w
+				}
+			}
 			continue
 		}
 		if key == "stdin" {
@@ -620,6 +627,10 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			return
 		}
 		ext := strings.ToLower(path.Ext(o.lit))
+		if ext != "" && containsString(codeExtensions, ext) && remoteSpec(o.lit) {
+			a.opaque(at, prog+" runs code fetched from "+o.lit)
+			return
+		}
 		if ext != "" && containsString(codeExtensions, ext) && outside(o.lit) {
 			a.opaque(at, prog+" runs "+o.lit+", outside the project")
 			return

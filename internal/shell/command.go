@@ -516,7 +516,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 			u.dynamic, u.split = true, r.split
 			return j, u
 		}
-		if w.joinShell && !r.noJoin {
+		if w.joinShell && !r.noJoin || r.join {
 			// watch rm -rf /x: the wrapper is the command, and its words joined are code.
 			line := joinArgs(args[j:])
 			u.shell = &line
@@ -547,6 +547,7 @@ type skipped struct {
 	split   arg // when dynamic, the string the wrapper splits into a command
 	chdirs  []arg
 	noJoin  bool // an option said the program's words are not joined into a shell line (watch -x)
+	join    bool // an option said they are (entr -s)
 	later   string
 	pipes   []arg // command lines of pipe options (wrapper.pipeShort, pipeLong)
 }
@@ -625,6 +626,9 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 				}
 				if strings.IndexByte(w.noJoinShort, c) >= 0 {
 					r.noJoin = true
+				}
+				if strings.IndexByte(w.joinShort, c) >= 0 {
+					r.join = true
 				}
 
 				dyn := strings.IndexByte(w.dynamicShort, c) >= 0
@@ -763,8 +767,8 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 			ended = true
 			continue
 		}
-		if s[1] == '-' {
-			n, v, has := strings.Cut(s[2:], "=")
+		if s[1] == '-' || values.oneDash {
+			n, v, has := strings.Cut(strings.TrimPrefix(s[1:], "-"), "=")
 			n = longOption(name, n)
 			flags = addFlag(flags, aliases, n)
 			o := option{name: canonicalFlag(aliases, n), val: arg{lit: v}, hasValue: has}

@@ -43,11 +43,16 @@ var knownTools = sync.OnceValue(func() map[ecosystem]map[string]bool {
 			"netlify-cli", "firebase-tools", "@angular/cli", "ng", "@vue/cli", "vue-tsc", "@biomejs/biome", "biome",
 			"oxlint", "knip", "depcheck", "madge", "semantic-release", "@changesets/cli", "changeset", "patch-package",
 			"node-gyp", "typedoc", "jsdoc", "c8", "nyc", "ava", "stylelint", "markdownlint-cli", "markdownlint-cli2",
-			"license-checker", "@redocly/cli", "openapi-typescript", "sv", "svelte-check", "pnpm", "yarn", "npm"),
+			"license-checker", "@redocly/cli", "openapi-typescript", "sv", "svelte-check", "pnpm", "yarn", "npm",
+			// Project generators and component adders, and more of the everyday tools.
+			"shadcn", "shadcn-ui", "degit", "create-t3-app", "create-expo-app", "create-astro", "create-svelte",
+			"create-remix", "create-turbo", "create-nx-workspace", "@nestjs/cli", "sass", "sequelize-cli", "release-it",
+			"msw", "npm-run-all", "npm-run-all2", "wait-on", "kill-port", "pod-install", "sort-package-json",
+			"@stoplight/spectral-cli", "eas-cli", "@lhci/cli"),
 		ecoPyPI: set("ruff", "black", "mypy", "pytest", "flake8", "isort", "pylint", "pre-commit", "tox", "nox", "poetry",
 			"hatch", "pdm", "cookiecutter", "pip-audit", "bandit", "twine", "build", "pyright", "basedpyright", "sqlfluff",
 			"yamllint", "codespell", "mkdocs", "sphinx", "pip-tools", "pipdeptree", "coverage", "autopep8", "pyupgrade",
-			"vulture", "radon", "interrogate", "commitizen", "ansible-lint", "cfn-lint", "maturin", "uv", "pip",
+			"vulture", "radon", "interrogate", "commitizen", "ansible-lint", "cfn-lint", "maturin", "uv", "pip", "httpie",
 			// Libraries added to a run's environment (uv run --with) every day.
 			"rich", "requests", "httpx", "click", "typer", "pydantic", "pyyaml", "numpy", "pandas", "matplotlib",
 			"ipython", "ipykernel", "jupyterlab", "polars", "scipy", "python-dotenv"),

@@ -64,7 +64,51 @@ func grantRules() map[string][]rule {
 		},
 		"glab": {{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant}},
 		"curl": {{when: grantsByRequest(curlRequest), finding: findGrant}},
+		// Tunnels publish a port of this machine to whoever has their address, past the
+		// firewall and the NAT that kept it private (ssh -R is a raw socket, knowledge.go).
+		"ngrok":       {{sub: []string{"http|tcp|tls|start|tunnel"}, finding: findGrant}},
+		"cloudflared": {{sub: []string{"tunnel"}, anyOf: []string{"url"}, finding: findGrant}, {sub: []string{"tunnel", "run"}, finding: findGrant}},
+		// tailscale funnel publishes on the internet (serve stays within the tailnet); --ssh
+		// lets the tailnet's machines log in to this one.
+		"tailscale": {{sub: []string{"funnel"}, when: funnelOn, finding: findGrant}, {sub: []string{"up|set"}, anyOf: []string{"ssh"}, finding: findGrant}},
+		// VS Code's tunnel gives a remote editor, and its terminal, this machine.
+		"code":      {{sub: []string{"tunnel"}, when: codeTunnelOpens, finding: findGrant}},
+		"lt":        {{finding: findGrant}}, // localtunnel
+		"bore":      {{sub: []string{"local"}, finding: findGrant}},
+		"devtunnel": {{sub: []string{"host"}, finding: findGrant}},
+		"zrok":      {{sub: []string{"share"}, finding: findGrant}},
 	}
+}
+
+// funnelOn: tailscale funnel PORT publishes the port; status, reset and an "off" turn it
+// off or report.
+func funnelOn(_ *analyzer, v *view) string {
+	for _, w := range v.ops[1:] {
+		switch w {
+		case "status", "reset", "off":
+			return ""
+		}
+	}
+	if len(v.ops) < 2 {
+		return ""
+	}
+	return "tailscale funnel " + v.ops[1]
+}
+
+// codeTunnelOpens: code tunnel (and its service install) opens the tunnel; its other
+// subcommands manage or stop it.
+func codeTunnelOpens(_ *analyzer, v *view) string {
+	if len(v.ops) >= 2 {
+		switch v.ops[1] {
+		case "status", "kill", "restart", "rename", "unregister", "prune", "help", "user":
+			return ""
+		case "service":
+			if len(v.ops) < 3 || v.ops[2] != "install" {
+				return ""
+			}
+		}
+	}
+	return strings.Join(append([]string{v.name}, v.ops...), " ")
 }
 
 // namesEveryone: an argument names everyone (worldWords): a public ACL, all users, the

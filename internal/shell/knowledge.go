@@ -300,10 +300,17 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"diskutil":  {{sub: []string{"erasedisk|erasevolume|partitiondisk|zerodisk|randomdisk|secureerase|reformat|erase"}, finding: findDiskWipe}},
 		"tcpdump":   {{finding: findNetScan}},
 		"ztcp":      {{when: ztcp, finding: findRawSocket}},
-		"tshark":    {{finding: findNetScan}},
-		"setcap":    {{when: setcapPrivileged, finding: findSetuid}},
-		"install":   {{when: installSetuid, finding: findSetuid}},
-		"gpg":       {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
+		// Packet capture; reading a capture file (-r) is not.
+		"tshark":    {{noneOf: []string{"r", "read-file"}, finding: findNetScan}},
+		"wireshark": {{noneOf: []string{"r", "read-file"}, finding: findNetScan}},
+		"termshark": {{noneOf: []string{"r", "read-file"}, finding: findNetScan}},
+		"dumpcap":   {{finding: findNetScan}},
+		// stripe writes in test mode unless told --live: then a create, an update or a
+		// raw POST moves real money or changes real customers.
+		"stripe":  {{anyOf: []string{"live"}, when: stripeLiveWrite, finding: findOpaque}},
+		"setcap":  {{when: setcapPrivileged, finding: findSetuid}},
+		"install": {{when: installSetuid, finding: findSetuid}},
+		"gpg":     {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
 		"security": {
 			{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead},
 			// A certificate authority trusted by every program that uses the keychain.
@@ -369,9 +376,28 @@ var infraCLIs = []string{
 	// Hosted services' own CLIs: a CDN, error tracking, monitoring, search, feature flags,
 	// Elastic Beanstalk.
 	"fastly", "sentry-cli", "newrelic", "algolia", "ldcli", "eb",
+	// Tunnels, payments (stripe customers delete; its live-mode writes are a rule of their
+	// own), issue trackers.
+	"cloudflared", "tailscale", "ngrok", "stripe", "jira", "linear", "telepresence",
 	// MongoDB's Atlas CLI shares its name with Ariga's migration tool (atlas clusters
 	// delete, atlas schema clean).
 	"atlas",
+}
+
+// stripeLiveWrite: a stripe command in live mode that writes (stripe refunds create
+// --live, stripe post /v1/payouts --live); reading, listening and tailing logs are not.
+func stripeLiveWrite(_ *analyzer, v *view) string {
+	ops := v.ops[:min(len(v.ops), 3)]
+	for _, w := range ops {
+		switch w {
+		case "list", "retrieve", "get", "listen", "logs", "status", "version", "help", "open", "config", "login", "search":
+			return ""
+		}
+	}
+	if len(ops) == 0 {
+		return ""
+	}
+	return "stripe " + strings.Join(ops, " ") + " --live changes live payment data, which moat does not model"
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.

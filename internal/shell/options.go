@@ -21,6 +21,9 @@ type valueOpts struct {
 	// options before it are the program's own (git -C DIR, -c K=V, --no-pager), which a
 	// rule written as "git push" must see through.
 	subcommand bool
+	// oneDash says the program writes its long options with one dash (gdb -ex CMD, erl
+	// -eval EXPR): -name is the option name, not a cluster of one-letter flags.
+	oneDash bool
 }
 
 var shellOptions = valueOpts{short: "oO", long: []string{"rcfile", "init-file"}}
@@ -58,6 +61,15 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"sed":     {short: "efl", long: []string{"expression", "file", "line-length"}},
 		"xargs":   {short: "adEeIiLlnPs", long: []string{"arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
 		"find":    {},
+		// Debuggers: gdb writes its long options with one dash or two (-ex, --ex), lldb
+		// with getopt's. The catalog says which of them are code (catalog.txt).
+		"gdb": {long: []string{"x", "command", "ix", "init-command", "ex", "eval-command", "iex", "init-eval-command", "p", "pid",
+			"cd", "d", "directory", "s", "symbols", "e", "exec", "se", "c", "core", "data-directory", "D", "tty", "t", "args"}, oneDash: true},
+		"lldb": {short: "oOsSkKpncaf", long: []string{"one-line", "one-line-before-file", "source", "source-before-file", "one-line-on-crash",
+			"source-on-crash", "attach-pid", "attach-name", "core", "arch", "file", "debug-file", "log-file"}},
+		// erl's options are words after one dash (-eval EXPR, -s MOD FUNC, -sname NAME).
+		"erl": {long: []string{"eval", "s", "run", "S", "pa", "pz", "sname", "name", "setcookie", "config", "boot", "args_file", "mode",
+			"env", "hidden", "kernel"}, oneDash: true},
 		"docker":  {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "memory", "cpus", "platform", "hostname", "add-host", "security-opt", "tmpfs", "log-driver", "log-opt", "restart", "ulimit", "file", "tag", "build-arg", "target", "context", "host", "config", "format", "filter", "cgroupns", "runtime", "volumes-from", "gpus", "dns", "link", "mac-address", "ip", "expose", "health-cmd", "stop-signal", "shm-size", "storage-opt", "sysctl", "group-add", "attach", "cidfile", "detach-keys", "domainname"}, subcommand: true},
 		"podman":  {short: "cevpwulmH", long: []string{"volume", "mount", "env", "env-file", "publish", "name", "workdir", "user", "network", "net", "pid", "ipc", "uts", "userns", "cap-add", "cap-drop", "device", "entrypoint", "label", "file", "tag", "build-arg", "security-opt", "tmpfs"}, subcommand: true},
 		"kubectl": {short: "nfclo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "selector", "output", "container", "user", "server", "token", "field-selector", "grace-period", "timeout"}, subcommand: true},

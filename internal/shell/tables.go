@@ -40,6 +40,9 @@ type wrapper struct {
 	joinShell   bool
 	noJoinShort string
 	noJoinLong  string
+	// joinShort are the options that join the words so for a wrapper that otherwise runs
+	// the program itself (entr -s).
+	joinShort string
 	// pipeShort and pipeLong are options whose value, when it starts with | or !, is a
 	// command line the wrapper pipes its output to (strace -o '|CMD').
 	pipeShort string
@@ -107,6 +110,21 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"nice":    {valueShort: "n", valueLong: []string{"adjustment"}},
 		"time":    {valueShort: "fo", valueLong: []string{"format", "output"}},
 		"timeout": {valueShort: "ks", valueLong: []string{"kill-after", "signal"}, operands: 1},
+		// File watchers that run their command at every change: watchexec hands it to a
+		// shell (unless -n, an older --shell=none), entr runs it as it is, or with -s hands
+		// its first word to a shell.
+		"watchexec": {valueShort: "ewifdsEW", valueLong: []string{"exts", "watch", "ignore", "filter", "filter-file", "ignore-file",
+			"debounce", "delay-run", "signal", "stop-signal", "stop-timeout", "shell", "env", "workdir", "project-origin",
+			"on-busy-update", "poll", "emit-events-to", "fs-events", "timeout", "wrap-process", "watch-file", "log-file", "color"},
+			joinShell: true, noJoinShort: "n", chdirLong: "workdir"},
+		"entr": {joinShort: "s"},
+		// Program runners of developers' tools: valgrind runs the program under its tool
+		// (its options are --name=value), xcrun runs an Xcode tool by name, cross-env sets
+		// variables and runs the command, cross-env-shell hands it to a shell.
+		"valgrind":        {},
+		"xcrun":           {valueLong: []string{"sdk", "toolchain"}, stopShort: "f", stopLong: []string{"find", "show-sdk-path", "show-sdk-version", "show-sdk-build-version", "show-sdk-platform-path", "show-sdk-platform-version"}},
+		"cross-env":       {assigns: true},
+		"cross-env-shell": {assigns: true, joinShell: true},
 		// lima runs its command in the Lima virtual machine, which mounts the user's home
 		// directory: lima nerdctl run …, lima rm -rf ~/x.
 		"lima": {valueLong: []string{"workdir"}},
