@@ -195,6 +195,11 @@ func FuzzExtract(f *testing.F) {
 	f.Add("mise.toml", "[tasks.a]\nrun = ['x']\n[hooks]\nenter = 'y'\n")
 	f.Add(".yarnrc.yml", "yarnPath: /x\nplugins: [{path: /y}, z]\nnpmScopes: {a: {npmRegistryServer: u}}\n")
 	f.Add("Procfile", "web: a\n: b\nc d: e\n")
+	f.Add("build.gradle", "commandLine 'a', \"b${c}\"\n['x'].execute()\n'y z'.execute()\nexecutable 'e'\nargs 'f'\napply from: 'https://u'\n/* c */ // d\n")
+	f.Add("build.gradle.kts", "commandLine = listOf(\"a\", b)\nProcessBuilder(arrayOf(\"c\")).start()\nRuntime.getRuntime().exec(\"d e\")\n")
+	f.Add("build.sbt", "\"a b\".!!\nProcess(Seq(\"c\")).!\n")
+	f.Add("pom.xml", "<project><plugin><artifactId>exec-maven-plugin</artifactId><configuration><executable>${a}</executable><argument>b</argument></configuration></plugin><plugin><artifactId>maven-antrun-plugin</artifactId><exec executable=\"c\"><arg line=\"d\"/></exec><script>e</script></plugin>")
+	f.Add("gradle.properties", "org.gradle.jvmargs=-javaagent:x.jar")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {

@@ -1,0 +1,68 @@
+package planted
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJVMBuildExtract(t *testing.T) {
+	for _, tt := range []struct {
+		name, path, text string
+		want             []string // the code found, in order; "opaque" for code moat cannot read
+	}{
+		{"gradle Exec task", "build.gradle", "task b(type: Exec) {\n  workingDir 'web'\n  commandLine 'npm', 'run', 'build'\n}\n", []string{"npm run build"}},
+		{"gradle string execute", "build.gradle", "def h = 'git rev-parse --short HEAD'.execute().text.trim()\n", []string{"git rev-parse --short HEAD"}},
+		{"gradle list execute", "build.gradle", "['sh', '-c', 'make gen'].execute()\n", []string{"sh -c 'make gen'"}},
+		{"gradle executable and args", "build.gradle", "exec {\n  executable 'sh'\n  args '-c', 'echo hi'\n}\n", []string{"sh -c 'echo hi'"}},
+		{"gradle computed command", "build.gradle", "task x(type: Exec) { commandLine cmd }\n", []string{"opaque"}},
+		{"gradle concatenated word", "build.gradle", "exec { commandLine 'sh', '-c', 'rm ' + dir }\n", []string{"opaque"}},
+		{"gradle script from a URL", "build.gradle", "apply from: 'https://example.com/x.gradle'\napply from: 'gradle/local.gradle'\n", []string{"opaque"}},
+		{"gradle comments are not code", "build.gradle", "// commandLine 'rm', '-rf', '/'\n/* 'x'.execute() */\nversion = '1'\n", nil},
+		{"kotlin commandLine list", "build.gradle.kts", "tasks.register<Exec>(\"g\") { commandLine(\"protoc\", \"--go_out=.\", \"a.proto\") }\ncommandLine = listOf(\"git\", \"status\")\n", []string{"protoc --go_out=. a.proto", "git status"}},
+		{"kotlin template is a variable", "build.gradle.kts", "commandLine(\"echo\", \"${project.version}\")\n", []string{`echo "${GROOVY_EXPRESSION}"`}},
+		{"process builder and runtime", "settings.gradle", "new ProcessBuilder('make').start()\nRuntime.getRuntime().exec(\"ls -la\")\nProcess p = null\n", []string{"make", "ls -la"}},
+		{"sbt process strings", "build.sbt", "val c = \"git rev-parse HEAD\".!!.trim\nval r = Process(\"make all\").!\n", []string{"git rev-parse HEAD", "make all"}},
+		{"gradle jvm agent", "gradle.properties", "org.gradle.jvmargs=-Xmx2g -javaagent:/tmp/a.jar\n", []string{"opaque"}},
+		{"gradle jvm memory only", "gradle.properties", "org.gradle.jvmargs=-Xmx2g\n", nil},
+		{"maven exec plugin", "pom.xml", "<project><build><plugins><plugin><artifactId>exec-maven-plugin</artifactId><configuration><executable>npm</executable><arguments><argument>run</argument><argument>build all</argument></arguments></configuration></plugin></plugins></build></project>", []string{"npm run 'build all'"}},
+		{"maven exec commandlineArgs and property", "pom.xml", "<project><build><plugins><plugin><artifactId>exec-maven-plugin</artifactId><configuration><executable>${tool}</executable><commandlineArgs>-x ${arg}</commandlineArgs></configuration></plugin></plugins></build></project>", []string{`"${MAVEN_PROPERTY}" -x ${MAVEN_PROPERTY}`}},
+		{"maven antrun exec", "pom.xml", `<project><build><plugins><plugin><artifactId>maven-antrun-plugin</artifactId><configuration><target><exec executable="sh"><arg value="-c"/><arg line="make gen"/></exec></target></configuration></plugin></plugins></build></project>`, []string{"sh -c make gen"}},
+		{"maven script plugin", "pom.xml", "<project><build><plugins><plugin><artifactId>gmavenplus-plugin</artifactId><configuration><scripts><script>x</script></scripts></configuration></plugin></plugins></build></project>", []string{"opaque"}},
+		{"maven plain build", "pom.xml", "<project><dependencies><dependency><artifactId>junit</artifactId></dependency></dependencies><build><plugins><plugin><artifactId>maven-compiler-plugin</artifactId><configuration><source>17</source></configuration></plugin></plugins></build></project>", nil},
+		{"maven broken xml", "pom.xml", "<project><build>", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checkExtract(t, tt.path, tt.text, tt.want)
+		})
+	}
+}
+
+// TestJVMBuildLinear: build scripts made of what the reader looks ahead for (brackets
+// opening one long list, strings that never end, starters before long lists) are read in
+// time linear in their size.
+func TestJVMBuildLinear(t *testing.T) {
+	fl, _ := Lookup("/h/p/build.gradle", "/h")
+	for name, script := range map[string]func(n int) string{
+		"brackets before a list": func(n int) string { return strings.Repeat("[", n) + strings.Repeat("'a', ", n) },
+		"unterminated strings":   func(n int) string { return strings.Repeat("'x\n\"\"\"", n) },
+		"starters and lists":     func(n int) string { return strings.Repeat("commandLine 'a', ", n) },
+		"executions":             func(n int) string { return strings.Repeat("\"x\".execute()\n", n) },
+	} {
+		measure := func(text string) time.Duration {
+			best := time.Duration(1 << 62)
+			for range 3 {
+				start := time.Now()
+				fl.Extract(text)
+				best = min(best, time.Since(start))
+			}
+			return best
+		}
+		// 16 times the text may take up to 16 times as long, with slack for a shared
+		// machine; a quadratic reader takes 256 times.
+		small, large := script(1000), script(16000)
+		if s, l := measure(small), measure(large); l > 64*s+20*time.Millisecond {
+			t.Errorf("%s: %v for %d bytes, %v for %d bytes", name, s, len(small), l, len(large))
+		}
+	}
+}
