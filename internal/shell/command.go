@@ -759,7 +759,8 @@ func parseOptions(name string, args []arg, flags []string, ops []arg, opts []opt
 				continue
 			}
 		}
-		if ended || x.dynamic || x.glob || len(s) < 2 || s[0] != '-' {
+		if ended || x.dynamic || x.glob || len(s) < 2 || s[0] != '-' ||
+			values.dashOperand != "" && s[1] != '-' && strings.Trim(s[1:], values.dashOperand) == "" {
 			ops = append(ops, x)
 			continue
 		}

@@ -31,6 +31,7 @@ var Kinds = call.FindingKinds{
 	{ID: "destructive.git.history-rewrite", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "rewrites history or expires the reflog, which can lose commits for good"},
 	{ID: "destructive.infra.delete", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "deletes cloud, cluster, secret-store or backup resources"},
 	{ID: "destructive.system.shutdown", Category: "destructive", Severity: call.High, Taxonomy: "T1529", Summary: "shuts down, halts, reboots or crashes the machine, leaves it in rescue mode without its services, or cuts it off (its SSH server or network stopped)"},
+	{ID: "destructive.system.packages", Category: "destructive", Severity: call.High, Taxonomy: "T1489", Summary: "removes every installed package, or one the system cannot run, boot or be repaired without (the C library, the init system, the package manager, the shell, sudo, the SSH server, the kernel or the boot loader)"},
 	{ID: "destructive.system.kill-all", Category: "destructive", Severity: call.High, Taxonomy: "T1489", Summary: "kills every process the user may signal, or init, which takes the whole session or machine down"},
 	{ID: "destructive.http.delete", Category: "destructive", Severity: call.Medium, Taxonomy: "T1485", Summary: "sends an HTTP request that deletes what it names: a DELETE, or a request that changes state sent to an endpoint named for deleting (…/delete, …/doDelete)"},
 

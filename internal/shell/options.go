@@ -24,6 +24,9 @@ type valueOpts struct {
 	// oneDash says the program writes its long options with one dash (gdb -ex CMD, erl
 	// -eval EXPR): -name is the option name, not a cluster of one-letter flags.
 	oneDash bool
+	// dashOperand are letters that, when a word is a dash followed only by them, make the
+	// word an operand rather than options: chmod -x FILE takes -x as its mode.
+	dashOperand string
 }
 
 var shellOptions = valueOpts{short: "oO", long: []string{"rcfile", "init-file"}}
@@ -96,7 +99,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"mongosh":    {short: "uph", long: []string{"eval", "file", "username", "password", "host", "port", "authenticationDatabase", "authenticationMechanism"}},
 		"mongo":      {short: "uph", long: []string{"eval", "username", "password", "host", "port", "authenticationDatabase"}},
 		"dd":         {},
-		"chmod":      {long: []string{"reference"}},
+		"chmod":      {long: []string{"reference"}, dashOperand: "rwxXstugo"},
 		"chown":      {long: []string{"reference", "from"}},
 		"npm":        {long: []string{"registry", "prefix", "cache", "userconfig", "globalconfig", "workspace", "tag", "otp", "scope", "loglevel"}, subcommand: true},
 		"yarn":       {long: []string{"registry", "cwd", "modules-folder", "cache-folder"}, subcommand: true},

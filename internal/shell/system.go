@@ -19,6 +19,7 @@ const (
 	findSecurityOff = "evasion.security-off"
 	findShutdown    = "destructive.system.shutdown"
 	findKillAll     = "destructive.system.kill-all"
+	findPackages    = "destructive.system.packages"
 )
 
 // securityServices are the services whose only job is to watch or confine the machine:
@@ -173,6 +174,20 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 		"kexec":    {{anyOf: []string{"e", "exec"}, finding: findShutdown}},
 		"kill":     {{when: killsEveryProcess, finding: findKillAll}},
 		"killall5": {{when: killall5Kills, finding: findKillAll}},
+
+		// Removing every package, or one the system cannot run without.
+		"apt":      {{sub: []string{"remove|purge"}, when: removesSystemPackages, finding: findPackages}},
+		"apt-get":  {{sub: []string{"remove|purge"}, when: removesSystemPackages, finding: findPackages}},
+		"aptitude": {{sub: []string{"remove|purge"}, when: removesSystemPackages, finding: findPackages}},
+		"dpkg":     {{anyOf: []string{"r", "remove", "P", "purge"}, when: removesSystemPackages, finding: findPackages}},
+		"dnf":      {{sub: []string{"remove|erase|rm"}, when: removesSystemPackages, finding: findPackages}},
+		"yum":      {{sub: []string{"remove|erase"}, when: removesSystemPackages, finding: findPackages}},
+		"zypper":   {{sub: []string{"remove|rm"}, when: removesSystemPackages, finding: findPackages}},
+		"rpm":      {{anyOf: []string{"e", "erase"}, when: removesSystemPackages, finding: findPackages}},
+		"pacman":   {{anyOf: []string{"R", "remove"}, when: removesSystemPackages, finding: findPackages}},
+		"apk":      {{sub: []string{"del"}, when: removesSystemPackages, finding: findPackages}},
+		"brew":     {{sub: []string{"uninstall|remove|rm"}, when: removesSystemPackages, finding: findPackages}},
+		"port":     {{sub: []string{"uninstall"}, when: removesSystemPackages, finding: findPackages}},
 
 		// Destroying disks, volumes and pools below any file system.
 		"cryptsetup": {
@@ -676,4 +691,44 @@ func psListsAll(c *call.Command) bool {
 		}
 	}
 	return all
+}
+
+// systemPackages are the packages a system cannot run, boot or be repaired without, by
+// the names of the distributions' package managers: the C library, the init system, the
+// package manager and its database, the shell and core utilities, sudo and the SSH
+// server, the kernel and the boot loader.
+var systemPackages = sync.OnceValue(func() map[string]bool {
+	m := make(map[string]bool)
+	for _, n := range []string{
+		"libc6", "libc-bin", "glibc", "glibc-common", "musl", "systemd", "systemd-sysv", "init", "sysvinit-core",
+		"openrc", "dpkg", "apt", "rpm", "dnf", "yum", "libdnf", "zypper", "pacman", "apk-tools", "busybox",
+		"alpine-base", "base", "base-files", "filesystem", "bash", "dash", "coreutils", "util-linux", "login",
+		"passwd", "shadow", "sudo", "openssh-server", "openssh", "python3", "python3-minimal", "perl-base",
+		"linux", "linux-image-generic", "kernel", "kernel-core", "grub", "grub2", "grub-pc", "grub-efi-amd64",
+		"grub2-common", "shim", "shim-signed", "udev", "dbus", "network-manager", "networkmanager", "netplan.io",
+		"ifupdown", "libpam-modules", "pam", "ca-certificates",
+	} {
+		m[n] = true
+	}
+	return m
+})
+
+// removesSystemPackages: a package manager's removal given every package (*, a list
+// computed at run time: $(brew list), $(pacman -Qq)) or a package of systemPackages.
+func removesSystemPackages(_ *analyzer, v *view) string {
+	for i, o := range v.raw {
+		w := v.ops[i]
+		switch {
+		case o.dynamic:
+			return v.name + " removes packages named at run time: " + shorten(o.lit)
+		case w == "*" || w == ".*" || w == "*:*":
+			return v.name + " removes every package (" + o.lit + ")"
+		}
+		name, _, _ := strings.Cut(w, ":") // libc6:amd64
+		name = strings.TrimRight(name, "+-=")
+		if systemPackages()[name] || strings.HasPrefix(name, "linux-image") || strings.HasPrefix(name, "kernel-") && !strings.HasPrefix(name, "kernel-devel") {
+			return v.name + " removes " + o.lit + ", which the system cannot run without"
+		}
+	}
+	return ""
 }
