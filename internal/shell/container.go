@@ -222,7 +222,7 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 		return
 	}
 	if name == "kubectl" {
-		a.kubectlExec(at, rest)
+		a.kubectlExec(at, rest, cwd)
 		return
 	}
 	if !containerEngines[name] {
@@ -612,12 +612,17 @@ func (a *analyzer) copyContainer(at int, rest []arg, cwd dir) {
 		}
 		ops = append(ops, x)
 	}
-	if len(ops) != 2 {
-		return
-	}
-	ofContainer := func(x arg) bool {
+	a.copyHostFiles(at, ops, func(x arg) bool {
 		name, _, ok := strings.Cut(x.lit, ":")
 		return ok && name != "" && !strings.ContainsAny(name, "/.~$")
+	}, cwd)
+}
+
+// copyHostFiles records what a copy between the host and a container (docker cp, kubectl
+// cp: two operands, one of them ofContainer) reads or writes on the host, whole trees.
+func (a *analyzer) copyHostFiles(at int, ops []arg, ofContainer func(arg) bool, cwd dir) {
+	if len(ops) != 2 {
+		return
 	}
 	kind, host := call.Read, ops[0]
 	switch {
@@ -629,7 +634,7 @@ func (a *analyzer) copyContainer(at int, rest []arg, cwd dir) {
 	}
 	c := &a.cmds[at]
 	if host.dynamic {
-		a.opaque(at, "docker cp to or from a path computed at run time: "+shorten(host.lit))
+		a.opaque(at, a.meta[at].prog+" cp to or from a path computed at run time: "+shorten(host.lit))
 		return
 	}
 	if host.lit == "-" {
@@ -687,9 +692,26 @@ func (a *analyzer) engineOutput(at int, rest []arg, cwd dir) {
 }
 
 // kubectlExec: kubectl exec POD -- COMMAND… runs the command in a pod, whose volumes are
-// unknown here, as a container started before the line is.
-func (a *analyzer) kubectlExec(at int, rest []arg) {
+// unknown here, as a container started before the line is; kubectl cp copies between the
+// host and a pod ([NAMESPACE/]POD:PATH), as docker cp does.
+func (a *analyzer) kubectlExec(at int, rest []arg, cwd dir) {
 	i := subcommandAt("kubectl", rest)
+	if i < len(rest) && !rest[i].dynamic && rest[i].lit == "cp" {
+		vo := valueOptions()["kubectl"]
+		var ops []arg
+		for k := i + 1; k < len(rest); k++ {
+			if _, _, last, ok := optionAt(rest, k, vo); ok {
+				k = last
+				continue
+			}
+			ops = append(ops, rest[k])
+		}
+		a.copyHostFiles(at, ops, func(x arg) bool {
+			spec, _, ok := strings.Cut(x.lit, ":")
+			return ok && spec != "" && !strings.ContainsAny(spec, ".~$") && !strings.HasPrefix(spec, "/")
+		}, cwd)
+		return
+	}
 	if i >= len(rest) || rest[i].dynamic || rest[i].lit != "exec" {
 		return
 	}

@@ -15,6 +15,36 @@ import (
 // output is secret data for dataflow (flow.go). The files that hold credentials are the
 // $secrets path set (internal/pathset), read by any program.
 
+// secretManagerReads are the reads of a team's secret manager. They stay allowed, as how
+// a project is meant to fetch its own secrets, and print no finding; what they print is a
+// secret for dataflow all the same, so that piping it to the network is exfiltration (vault
+// kv get … | curl -d @- …, op read … | nc …). Each rule's finding is unused.
+var secretManagerReads = sync.OnceValue(func() map[string][]rule {
+	read := func(sub ...string) rule { return rule{sub: sub} }
+	return map[string][]rule{
+		"vault":         {read("read"), read("kv", "get"), read("kv", "list")},
+		"op":            {read("read"), read("item", "get"), read("inject"), read("document", "get")},
+		"doppler":       {read("secrets"), read("secrets", "get|download")},
+		"infisical":     {read("secrets"), read("export"), read("secrets", "get")},
+		"sops":          {{anyOf: []string{"d", "decrypt"}}, read("decrypt")},
+		"ansible-vault": {read("view|decrypt")},
+		"chamber":       {read("read|export|list")},
+		"berglas":       {read("access")},
+	}
+})
+
+// printsManagedSecret reports whether the command reads a secret manager's secrets to
+// its output (secretManagerReads).
+func (a *analyzer) printsManagedSecret(v *view) bool {
+	rules := secretManagerReads()[v.name]
+	for i := range rules {
+		if _, ok := a.applies(&rules[i], v); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // credentialRules are merged into effectRules; each rule's finding is credentials.read.
 var credentialRules = sync.OnceValue(func() map[string][]rule {
 	read := func(sub ...string) rule { return rule{sub: sub, finding: findCredentialsRead} }

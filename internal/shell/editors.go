@@ -109,8 +109,16 @@ func (a *analyzer) editEffects(cmd *call.Command, v *view, cwd dir) {
 		}
 		a.extractInto(cmd, lastValue(v, "d"), cwd)
 	case "7z", "7za", "7zr":
-		if len(v.ops) > 0 && (v.ops[0] == "x" || v.ops[0] == "e") {
+		switch {
+		case len(v.ops) > 0 && (v.ops[0] == "x" || v.ops[0] == "e"):
 			a.extractInto(cmd, lastValue(v, "o"), cwd)
+		case len(v.ops) > 2 && (v.ops[0] == "a" || v.ops[0] == "u"):
+			// 7z a ARCHIVE FILES…: the archive is written, and each file or tree added is
+			// read whole.
+			cmd.Opaque = a.addAccess(&cmd.Accesses, call.Write, v.raw[1], false, cwd) || cmd.Opaque
+			for _, f := range v.raw[2:] {
+				cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, f, true, cwd) || cmd.Opaque
+			}
 		}
 	case "cpio":
 		switch {

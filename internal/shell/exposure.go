@@ -343,10 +343,15 @@ func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
 	if rs, ok := quietConsumers()[v.name]; ok && matchesAny(rs, v) || plainFilter(v) {
 		m.quiet = true
 	}
-	if hasFinding(cmd.Findings, findCredentialsRead) {
+	switch {
+	case hasFinding(cmd.Findings, findCredentialsRead):
 		// Called before the command's file reads are judged: this is a tool's output.
 		m.printsCredential = true
 		m.credService = credentialServices()[v.name]
+	case a.printsManagedSecret(v):
+		// A secret manager's secret is a credential for a service moat cannot name: in
+		// an Authorization header it goes where it is meant to, as data anywhere else.
+		m.printsCredential = true
 	}
 	if v.name == "printenv" && hasFinding(cmd.Findings, findSecretEnv) {
 		m.showsSecret, m.shownVar = true, "printenv "+strings.Join(v.ops, " ")
