@@ -14,7 +14,7 @@ func TestClaudeCodeHookMCPAndWebFetch(t *testing.T) {
 		{
 			name:    "destructive SQL in an MCP query asks",
 			payload: pre + `"tool_name":"mcp__postgres__query","tool_input":{"sql":"  -- tidy up\n  DROP TABLE users CASCADE;"}}`,
-			stdout:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"moat: this deletes data or infrastructure that may not be recoverable (rule ask-data-destructive)"}}` + "\n",
+			stdout:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"moat: this deletes data or infrastructure that may not be recoverable, or moves money that cannot be taken back (rule ask-data-destructive)"}}` + "\n",
 		},
 		{
 			name:    "a read through the same tool runs",

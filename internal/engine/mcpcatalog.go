@@ -142,7 +142,21 @@ var mcpArgTools = []struct {
 	{nil, nil, nil,
 		[]mcpArgTest{{[]string{"method", "httpmethod", "verb"}, []string{"delete"}}},
 		"destructive.http.delete", "an HTTP DELETE request"},
+	// Money moved by a payment or crypto service's tool cannot be taken back: refunds,
+	// payouts and withdrawals anywhere; transfers, charges, captures, payments and trades
+	// where the server or tool is one of payments.
+	{[]string{"refund", "refunds", "payout", "payouts", "withdraw", "withdrawal"}, nil, nil,
+		nil,
+		"destructive.payment", "money paid out"},
+	{[]string{"transfer", "charge", "capture", "pay", "send", "trade", "swap", "buy", "sell", "bridge"}, nil, mcpPaymentWords,
+		nil,
+		"destructive.payment", "money moved"},
 }
+
+// mcpPaymentWords name payment and crypto services, and the things they move.
+var mcpPaymentWords = []string{"stripe", "paypal", "square", "braintree", "adyen", "mollie", "razorpay", "plaid", "wise",
+	"coinbase", "agentkit", "wallet", "payment", "payments", "invoice", "charge", "crypto", "eth",
+	"solana", "bitcoin", "btc", "usdc", "onchain", "web3", "evm", "bank", "money", "funds"}
 
 // mcpDestructive returns the findings of an MCP call that destroys something, by the
 // catalogue above. accesses are the local files the call names: a tool that deletes files

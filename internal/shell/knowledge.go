@@ -307,7 +307,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"dumpcap":   {{finding: findNetScan}},
 		// stripe writes in test mode unless told --live: then a create, an update or a
 		// raw POST moves real money or changes real customers.
-		"stripe":  {{anyOf: []string{"live"}, when: stripeLiveWrite, finding: findOpaque}},
+		"stripe":  {{anyOf: []string{"live"}, when: stripeLiveWrite, finding: findPayment}},
 		"setcap":  {{when: setcapPrivileged, finding: findSetuid}},
 		"install": {{when: installSetuid, finding: findSetuid}},
 		"gpg":     {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
@@ -397,7 +397,7 @@ func stripeLiveWrite(_ *analyzer, v *view) string {
 	if len(ops) == 0 {
 		return ""
 	}
-	return "stripe " + strings.Join(ops, " ") + " --live changes live payment data, which moat does not model"
+	return "stripe " + strings.Join(ops, " ") + " --live changes live payments or customers"
 }
 
 // destructiveVerbs are subcommand words that destroy what they name.

@@ -45,6 +45,7 @@ const (
 	findDBDrop          = "destructive.db.drop"
 	findDBUnbounded     = "destructive.db.unbounded-write"
 	findInfraDelete     = "destructive.infra.delete"
+	findPayment         = "destructive.payment"
 	findHTTPDelete      = "destructive.http.delete"
 	findCredentialsRead = "credentials.read"
 	findEnvDump         = "credentials.env-dump"
