@@ -33,13 +33,19 @@ func jvmBuildCode(text string, x *extraction) {
 			}
 			i += end + 3
 		case c == '[':
-			// ['sh', '-c', 'CMD'].execute(). The list is read once: its literals are no
-			// process of their own.
+			// ['sh', '-c', 'CMD'].execute().
 			words, ok, n := jvmWords(text[i:])
 			if ok && strings.HasPrefix(text[i+n:], ".execute(") {
 				x.shell("[…].execute() (the build runs it)", wordsLine(words))
+				i += n - 1
+				continue
 			}
-			i += max(n, 1) - 1
+			// Any other list is read on from its first element, its literals one by one
+			// (["…".execute()]); a run of brackets is passed at once, so that no list is
+			// read again for each bracket before it.
+			for i+1 < len(text) && strings.IndexByte("[ \t\r\n", text[i+1]) >= 0 {
+				i++
+			}
 		case c == '"' || c == '\'':
 			literals++
 			if literals > maxScriptLiterals {

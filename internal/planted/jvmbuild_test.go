@@ -14,6 +14,7 @@ func TestJVMBuildExtract(t *testing.T) {
 		{"gradle Exec task", "build.gradle", "task b(type: Exec) {\n  workingDir 'web'\n  commandLine 'npm', 'run', 'build'\n}\n", []string{"npm run build"}},
 		{"gradle string execute", "build.gradle", "def h = 'git rev-parse --short HEAD'.execute().text.trim()\n", []string{"git rev-parse --short HEAD"}},
 		{"gradle list execute", "build.gradle", "['sh', '-c', 'make gen'].execute()\n", []string{"sh -c 'make gen'"}},
+		{"gradle execute inside a list", "build.gradle", "def a = [ 'x', \"make all\".execute() ]\n", []string{"make all"}},
 		{"gradle executable and args", "build.gradle", "exec {\n  executable 'sh'\n  args '-c', 'echo hi'\n}\n", []string{"sh -c 'echo hi'"}},
 		{"gradle computed command", "build.gradle", "task x(type: Exec) { commandLine cmd }\n", []string{"opaque"}},
 		{"gradle concatenated word", "build.gradle", "exec { commandLine 'sh', '-c', 'rm ' + dir }\n", []string{"opaque"}},
