@@ -315,7 +315,11 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead},
 			// A certificate authority trusted by every program that uses the keychain.
 			{sub: []string{"add-trusted-cert|trust-settings-import"}, finding: findRegistry},
+			// A keychain, or the identities and passwords in it, deleted for good.
+			{sub: []string{"delete-keychain|delete-identity|delete-certificate|delete-generic-password|delete-internet-password"}, finding: findInfraDelete},
 		},
+		// macOS's unified log: erasing it is clearing the system's logs.
+		"log": {{sub: []string{"erase"}, finding: findLogTamper}},
 		// Package sources of the system and of other package managers, and the keys their
 		// packages are checked with.
 		"rpm": {{anyOf: []string{"import"}, finding: findRegistry}},

@@ -70,6 +70,9 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 			"cd", "d", "directory", "s", "symbols", "e", "exec", "se", "c", "core", "data-directory", "D", "tty", "t", "args"}, oneDash: true},
 		"lldb": {short: "oOsSkKpncaf", long: []string{"one-line", "one-line-before-file", "source", "source-before-file", "one-line-on-crash",
 			"source-on-crash", "attach-pid", "attach-name", "core", "arch", "file", "debug-file", "log-file"}},
+		// networksetup's options are words after one dash (-listallnetworkservices,
+		// -setwebproxy SERVICE HOST PORT); the catalog lists those that change the network.
+		"networksetup": {oneDash: true},
 		// erl's options are words after one dash (-eval EXPR, -s MOD FUNC, -sname NAME).
 		"erl": {long: []string{"eval", "s", "run", "S", "pa", "pz", "sname", "name", "setcookie", "config", "boot", "args_file", "mode",
 			"env", "hidden", "kernel"}, oneDash: true},

@@ -210,8 +210,11 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:   regexp.MustCompile(`base64|from_hex|unhex`),
 			envRead:   regexp.MustCompile(`\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
+		// do shell script runs a shell; Terminal's do script and iTerm's write text type
+		// a command line into a terminal, System Events' keystroke into whatever has the
+		// focus; JXA's doShellScript is do shell script.
 		AppleScript: {
-			exec: regexp.MustCompile(`\bdo\s+shell\s+script\s+`),
+			exec: regexp.MustCompile(`\bdo\s+(shell\s+)?script\s+|\bwrite\s+text\s+|\bkeystroke\s+|\bdoShellScript\s*\(\s*`),
 		},
 	}
 })
@@ -228,6 +231,6 @@ var keywords = sync.OnceValue(func() map[Lang][]string {
 		PHP:         {")(", "](", "call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
 		Lua:         {"[", "rename", "require", "rawget", "_G", "execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
-		AppleScript: {"shell"},
+		AppleScript: {"shell", "script", "text", "keystroke", "Script"},
 	}
 })
