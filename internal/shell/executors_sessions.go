@@ -294,6 +294,9 @@ func (a *analyzer) screenArgs(x *execCall) bool {
 			if attach {
 				return true // screen -r SESSION
 			}
+			if !w.dynamic && strings.HasPrefix(w.lit, "/dev/") {
+				return true // screen /dev/ttyUSB0 115200: a terminal on a serial line, no command
+			}
 			a.command(x.rest[i:], nil, nil)
 			return true
 		}

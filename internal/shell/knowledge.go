@@ -318,6 +318,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			// A keychain, or the identities and passwords in it, deleted for good.
 			{sub: []string{"delete-keychain|delete-identity|delete-certificate|delete-generic-password|delete-internet-password"}, finding: findInfraDelete},
 		},
+		// Account nukers delete every resource of a cloud account: aws-nuke when told
+		// --no-dry-run, cloud-nuke whenever it runs on a cloud.
+		"aws-nuke":   {{anyOf: []string{"no-dry-run"}, finding: findInfraDelete}},
+		"cloud-nuke": {{sub: []string{"aws|gcp|azure|defaults-aws"}, finding: findInfraDelete}},
 		// macOS's unified log: erasing it is clearing the system's logs.
 		"log": {{sub: []string{"erase"}, finding: findLogTamper}},
 		// Package sources of the system and of other package managers, and the keys their

@@ -70,6 +70,10 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 			"cd", "d", "directory", "s", "symbols", "e", "exec", "se", "c", "core", "data-directory", "D", "tty", "t", "args"}, oneDash: true},
 		"lldb": {short: "oOsSkKpncaf", long: []string{"one-line", "one-line-before-file", "source", "source-before-file", "one-line-on-crash",
 			"source-on-crash", "attach-pid", "attach-name", "core", "arch", "file", "debug-file", "log-file"}},
+		// keytool's options are words after one dash (-keystore FILE, -alias NAME).
+		"keytool": {long: []string{"keystore", "storepass", "alias", "file", "storetype", "keyalg", "keysize", "validity", "dname",
+			"keypass", "srckeystore", "destkeystore", "srcstorepass", "deststorepass", "ext", "providername", "providerclass",
+			"providerpath", "sigalg", "srcalias", "destalias", "srcstoretype", "deststoretype", "infile", "outfile", "startdate"}, oneDash: true},
 		// networksetup's options are words after one dash (-listallnetworkservices,
 		// -setwebproxy SERVICE HOST PORT); the catalog lists those that change the network.
 		"networksetup": {oneDash: true},
