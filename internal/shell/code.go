@@ -66,6 +66,8 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 		}
 	case name == "at" || name == "batch":
 		m.execStdin = execShell
+	case name == "cmd" || name == "cmd.exe":
+		a.cmdExeCode(at, rest, cwd)
 	default:
 		if in, ok := oneliner.Lookup(name); ok && in.Lang == oneliner.PowerShell {
 			a.powershellCode(at, rest, cwd)

@@ -111,3 +111,29 @@ func psValueOption(name string) bool {
 	}
 	return false
 }
+
+// cmdExeCode: cmd /c LINE (and /k) runs LINE, the rest of the command line; its other
+// switches (/s, /q, /d, /v:on…) change how. The line is read as the PowerShell that does
+// the same (oneliner.CmdToPowerShell). Without /c or /k, cmd reads commands from its
+// standard input (the catalog's stdin=code).
+func (a *analyzer) cmdExeCode(at int, rest []arg, cwd dir) {
+	for i, x := range rest {
+		if x.dynamic {
+			a.codeFromWord(at, x, execInterp, oneliner.PowerShell)
+			return
+		}
+		sw := strings.ToLower(x.lit)
+		if !strings.HasPrefix(sw, "/") {
+			return
+		}
+		if sw == "/c" || sw == "/k" || strings.HasPrefix(sw, "/c ") {
+			line := joinArgs(rest[i+1:])
+			if line.dynamic {
+				a.codeFromWord(at, line, execInterp, oneliner.PowerShell)
+				return
+			}
+			a.inspect(at, oneliner.PowerShell, oneliner.CmdToPowerShell(line.lit), cwd)
+			return
+		}
+	}
+}

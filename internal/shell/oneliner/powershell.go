@@ -185,7 +185,13 @@ func (st *psState) word(s string) (psWord, int) {
 			j++
 		}
 		if v, ok := st.variable(text[1:j]); ok && !strings.ContainsAny(text[j:], "$([{@`") {
-			w.val, w.static = v+text[j:], true
+			rest := text[j:]
+			if v == "~" {
+				// $env:USERPROFILE\.ssh\id_rsa: Windows separates a path's names with
+				// backslashes, which PowerShell takes as slashes.
+				rest = strings.ReplaceAll(rest, "\\", "/")
+			}
+			w.val, w.static = v+rest, true
 		}
 	case strings.HasPrefix(text, "(") && strings.HasSuffix(text, ")"):
 		w.val, w.static = st.expr(text[1 : len(text)-1])
