@@ -45,6 +45,12 @@ type bundleWatch struct {
 	refused   map[bundle.Reason]uint64
 	lastError string // the last error logged, so that a refusal repeated is logged once
 	setupErr  string // why the watch could not start (a bad ca_file)
+	// checked is the bundle's state as the last check left it, read with the refusals
+	// counted so far: status reports its outcome (last check, error, reason) with the
+	// counts, never a refusal's reason before its count (the updater writes the state
+	// file before the check returns); what is in force, and any problem with it, is read
+	// live.
+	checked *bundle.Status
 }
 
 // startBundle starts fetching the policy bundle of the environment of a (directories d)
@@ -122,8 +128,10 @@ func (w *bundleWatch) check(ctx context.Context) {
 		w.log(fmt.Sprintf("policy bundle: serial %d in force, from %s", res.Serial, w.updater.Source()))
 		w.svc.Refresh()
 	}
+	st := bundle.Describe(w.dirs, w.keyPath)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.checked = &st
 	if err == nil {
 		w.lastError = ""
 		return
@@ -157,12 +165,15 @@ func (w *bundleWatch) stop() {
 // status is the watch's part of `moat daemon status`.
 func (w *bundleWatch) status() daemon.BundleStatus {
 	st := bundle.Describe(w.dirs, w.keyPath)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.checked != nil {
+		st.LastCheck, st.LastError, st.LastReason = w.checked.LastCheck, w.checked.LastError, w.checked.LastReason
+	}
 	out := daemon.BundleStatus{
 		State: w.dirs.State, Source: st.Source, InForce: st.InForce, Serial: st.Serial, KeyID: st.KeyID,
 		FetchedAt: st.FetchedAt, LastCheck: st.LastCheck, LastError: st.LastError, LastReason: string(st.LastReason), Problem: st.Problem,
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.setupErr != "" {
 		out.LastError = w.setupErr
 	}
