@@ -15,6 +15,10 @@ import (
 // stands as one opaque statement.
 const maxCmdStatements = 256
 
+// maxCmdNest bounds the commands held in commands (if, for, start, call, else branches)
+// that are read; deeper ones stand as code moat did not read.
+const maxCmdNest = 8
+
 // CmdToPowerShell returns the PowerShell code that does what the cmd.exe command line
 // does, for the PowerShell reader.
 func CmdToPowerShell(line string) string {
@@ -187,7 +191,10 @@ func cmdStatement(words []cmdWord, depth int) string {
 	for i, w := range words {
 		if i > 0 && !w.quoted && w.redirect == "" && strings.EqualFold(w.text, "else") {
 			// if … (A) else (B): each branch may run.
-			return strings.Trim(cmdStatement(words[:i], depth)+"; "+cmdStatement(words[i+1:], depth), "; ")
+			if depth >= maxCmdNest {
+				return "Invoke-Expression $env:MOAT_UNREAD_CMD"
+			}
+			return strings.Trim(cmdStatement(words[:i], depth+1)+"; "+cmdStatement(words[i+1:], depth+1), "; ")
 		}
 	}
 	var args, redirects []string
@@ -212,8 +219,12 @@ func cmdStatement(words []cmdWord, depth int) string {
 			if i := strings.IndexAny(name, "/."); i > 0 && cmdBuiltin(name[:i]) {
 				rest := name[i:]
 				name = name[:i]
-				if rest != "." {
-					args = append(args, rest)
+				// del/s/q: each switch on its own.
+				for sw := range strings.SplitSeq(strings.TrimPrefix(rest, "/"), "/") {
+					if sw != "" && rest[0] == '/' {
+						flags = append(flags, "/"+sw)
+						args = append(args, "/"+sw)
+					}
 				}
 			}
 			name = strings.TrimSuffix(name, ".exe")
@@ -343,7 +354,7 @@ func cmdStatement(words []cmdWord, depth int) string {
 		}
 		return "Write-Output " + psQuote(name)
 	case "start", "call", "if", "for":
-		if depth >= 4 {
+		if depth >= maxCmdNest {
 			return "Invoke-Expression $env:MOAT_UNREAD_CMD"
 		}
 		inner := innerCommand(name, words)

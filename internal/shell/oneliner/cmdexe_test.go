@@ -9,6 +9,7 @@ func TestCmdToPowerShell(t *testing.T) {
 	for _, tt := range []struct{ line, want string }{
 		{`dir`, `Get-ChildItem`},
 		{`dir/s /b *.cs`, `Get-ChildItem -Path '*.cs'`},
+		{`del/s/q *.tmp`, `Remove-Item -Force -Recurse -Path '*.tmp'`},
 		{`rd /s /q C:\build`, `Remove-Item -Force -Recurse -Path 'C:\build'`},
 		{`del /f /q a.txt "b c.txt"`, `Remove-Item -Force -Path 'a.txt'; Remove-Item -Force -Path 'b c.txt'`},
 		{`type %USERPROFILE%\.ssh\id_rsa`, `Get-Content -Path '~/.ssh/id_rsa'`},
@@ -30,6 +31,15 @@ func TestCmdToPowerShell(t *testing.T) {
 		if got := CmdToPowerShell(tt.line); got != tt.want {
 			t.Errorf("CmdToPowerShell(%q)\n got  %q\n want %q", tt.line, got, tt.want)
 		}
+	}
+}
+
+// TestCmdNestBound: branches and commands held in commands past maxCmdNest are code moat
+// did not read, not a recursion as deep as the line is long.
+func TestCmdNestBound(t *testing.T) {
+	got := CmdToPowerShell(strings.Repeat("if 1==1 (echo a) else ", 20) + "echo b")
+	if !strings.HasSuffix(got, "Invoke-Expression $env:MOAT_UNREAD_CMD") || strings.Count(got, "Write-Output") > maxCmdNest {
+		t.Errorf("got %q", got)
 	}
 }
 
