@@ -779,8 +779,11 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		c.Findings = appendFinding(c.Findings, findExfiltration, e)
 	}
 	first := len(a.cmds)
-	for _, line := range res.Shell {
-		a.nested(at, line, cwd, false)
+	if len(res.Shell) > 0 {
+		// The commands the code runs, one after another, read as one script: what one
+		// downloads and the next runs is a download run (PowerShell's curl -o x.ps1;
+		// ./x.ps1), as in a shell line.
+		a.nested(at, strings.Join(res.Shell, "\n"), cwd, false)
 	}
 	if res.Sends || res.Network && res.URLHosts != nil {
 		// `cat ~/.ssh/id_rsa` run by code that then posts: what its commands read is sent.

@@ -363,7 +363,11 @@ func cmdStatement(words []cmdWord, depth int) string {
 		}
 		return cmdStatement(inner, depth+1)
 	}
-	// A program: its words as they are.
+	// A program: its words as they are. A batch file named without a path is looked for
+	// in the current directory first: it is ./NAME.
+	if (strings.HasSuffix(name, ".bat") || strings.HasSuffix(name, ".cmd")) && !strings.ContainsAny(name, "/\\:") {
+		name = "./" + name
+	}
 	parts := []string{psQuote(name)}
 	if !strings.ContainsAny(name, " '\"%!") {
 		parts[0] = name

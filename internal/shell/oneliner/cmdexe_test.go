@@ -10,6 +10,7 @@ func TestCmdToPowerShell(t *testing.T) {
 		{`dir`, `Get-ChildItem`},
 		{`dir/s /b *.cs`, `Get-ChildItem -Path '*.cs'`},
 		{`del/s/q *.tmp`, `Remove-Item -Force -Recurse -Path '*.tmp'`},
+		{`gradlew.bat build`, `./gradlew.bat 'build'`},
 		{`rd /s /q C:\build`, `Remove-Item -Force -Recurse -Path 'C:\build'`},
 		{`del /f /q a.txt "b c.txt"`, `Remove-Item -Force -Path 'a.txt'; Remove-Item -Force -Path 'b c.txt'`},
 		{`type %USERPROFILE%\.ssh\id_rsa`, `Get-Content -Path '~/.ssh/id_rsa'`},
