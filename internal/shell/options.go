@@ -135,6 +135,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"mawk":       {short: "Fvf"},
 		"nawk":       {short: "Fvf"},
 		"python":     {short: "cmWX", long: []string{"check-hash-based-pycs"}},
+		"ipython":    {short: "cm"}, "ipython3": {short: "cm"},
 		"perl":       {short: "eEIMmlx", long: nil},
 		"ruby":       {short: "eIrCEFKTWx", long: []string{"encoding", "external-encoding", "internal-encoding", "enable", "disable", "dump"}},
 		"node":       {short: "epr", long: []string{"eval", "print", "require", "import", "loader", "experimental-loader", "input-type", "inspect-port", "env-file", "conditions", "title", "max-old-space-size", "stack-size"}},

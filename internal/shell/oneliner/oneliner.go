@@ -54,7 +54,8 @@ func Lookup(program string) (Interpreter, bool) {
 		base = program
 	}
 	switch base {
-	case "python", "pypy", "python3", "pypy3":
+	case "python", "pypy", "python3", "pypy3", "ipython", "ipython3":
+		// IPython runs Python: -c CODE, a script, or what it reads on its input.
 		return Interpreter{Lang: Python, CodeShort: "c"}, true
 	case "perl":
 		return Interpreter{Lang: Perl, CodeShort: "eE"}, true
