@@ -542,6 +542,13 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 				operands--
 				continue
 			}
+			if j == len(rest)-1 && strings.ContainsAny(rest[j].lit, " \t\n") {
+				// One word with spaces is no program's name: it is a command line, which
+				// some runners hand to a shell (sops exec-env FILE 'CMD'), and which is
+				// judged as one either way.
+				a.nestedWord(at, rest[j], cwd)
+				return
+			}
 			a.command(rest[j:], nil, nil)
 			return
 		}
@@ -603,6 +610,10 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 	for _, o := range opts {
 		if !o.hasValue || !containsString(e.codeOptions, optionSpelling(o.name)) {
 			continue
+		}
+		if !o.val.dynamic && remoteSpec(o.val.lit) {
+			a.opaque(at, prog+" runs code fetched from "+o.val.lit)
+			return
 		}
 		if o.val.dynamic {
 			a.opaque(at, "the code "+prog+" runs is in a file named at run time: "+shorten(o.val.lit))

@@ -135,7 +135,6 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"mawk":       {short: "Fvf"},
 		"nawk":       {short: "Fvf"},
 		"python":     {short: "cmWX", long: []string{"check-hash-based-pycs"}},
-		"ipython":    {short: "cm"}, "ipython3": {short: "cm"},
 		"perl":       {short: "eEIMmlx", long: nil},
 		"ruby":       {short: "eIrCEFKTWx", long: []string{"encoding", "external-encoding", "internal-encoding", "enable", "disable", "dump"}},
 		"node":       {short: "epr", long: []string{"eval", "print", "require", "import", "loader", "experimental-loader", "input-type", "inspect-port", "env-file", "conditions", "title", "max-old-space-size", "stack-size"}},
@@ -262,6 +261,9 @@ func canonicalProgram(name string) string {
 	switch name {
 	case "nodejs":
 		return "node"
+	case "ipython", "ipython3":
+		// IPython takes python's -c, -m and scripts, and runs Python.
+		return "python"
 	case "bsdtar", "gtar":
 		return "tar"
 	case "tofu", "opentofu":

@@ -43,6 +43,9 @@ type wrapper struct {
 	// joinShort are the options that join the words so for a wrapper that otherwise runs
 	// the program itself (entr -s).
 	joinShort string
+	// joinQuoted says the words are joined quoted, each one word of the line (watchexec's
+	// -- CMD ARGS), rather than with spaces alone (watch, whose sh -c re-splits them).
+	joinQuoted bool
 	// pipeShort and pipeLong are options whose value, when it starts with | or !, is a
 	// command line the wrapper pipes its output to (strace -o '|CMD').
 	pipeShort string
@@ -116,7 +119,7 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		"watchexec": {valueShort: "ewifdsEW", valueLong: []string{"exts", "watch", "ignore", "filter", "filter-file", "ignore-file",
 			"debounce", "delay-run", "signal", "stop-signal", "stop-timeout", "shell", "env", "workdir", "project-origin",
 			"on-busy-update", "poll", "emit-events-to", "fs-events", "timeout", "wrap-process", "watch-file", "log-file", "color"},
-			joinShell: true, noJoinShort: "n", chdirLong: "workdir"},
+			joinShell: true, joinQuoted: true, noJoinShort: "n", chdirLong: "workdir"},
 		"entr": {joinShort: "s"},
 		// Program runners of developers' tools: valgrind runs the program under its tool
 		// (its options are --name=value), xcrun runs an Xcode tool by name, cross-env sets
