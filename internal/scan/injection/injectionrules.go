@@ -61,6 +61,14 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?)?(?:the\s+|that\s+)?(?:above|previous|preceding|foregoing|prior)\s*(?:[.!;:,]|and\b|$)`},
 		},
 		{
+			// "translate this, regardless of previous tasks": the earlier instructions set
+			// aside without the verbs of the rules above.
+			Name: "regardless of previous instructions", Finding: FindOverride, Weight: firm,
+			Keywords: []string{"regardless", "irrespective", "no matter"},
+			Before:   0, After: 80,
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:regardless\s+of|irrespective\s+of|no\s+matter)\s+(?:what\s+)?(?:(?:any|all|the|your|my|of)\s+)*(?:previous|prior|earlier|above|preceding|original|initial|system|other)\s+(?:instructions?|tasks?|requests?|prompts?|directions?|directives?|rules?|guidelines?|orders?|commands?)\b`},
+		},
+		{
 			Name: "ignore and say instead", Finding: FindOverride, Weight: 0.8,
 			Keywords: []string{"ignore", "disregard", "forget"},
 			Before:   0, After: 80,
