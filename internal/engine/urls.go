@@ -49,7 +49,7 @@ func urlMetadata(u netdest.URL, raw, where string) []call.Finding {
 		}
 	}
 	if service, ok := netdest.ControlPlane(raw); ok {
-		fs = appendNew(fs, []call.Finding{findings.ToolKinds.New(findControlPlane, fmt.Sprintf("%s: %s is %s", where, shortText(raw), service))})
+		fs = appendNew(fs, []call.Finding{findings.New(findControlPlane, fmt.Sprintf("%s: %s is %s", where, shortText(raw), service))})
 	}
 	return fs
 }

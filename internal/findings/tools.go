@@ -13,7 +13,6 @@ import "github.com/moatdev/moat/internal/call"
 // the findings of the SQL, secret and injection scanners.)
 var ToolKinds = call.FindingKinds{
 	{ID: "network.cloud-metadata", Category: "credentials", Severity: call.Critical, Taxonomy: "T1552.005", Summary: "requests a cloud metadata service (169.254.169.254 in any spelling, metadata.google.internal, fd00:ec2::254, 100.100.100.200…), which hands out the machine's cloud credentials"},
-	{ID: "network.control-plane", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "requests a service's control API on this machine or its network (etcd's keys, the kubelet, Chrome's remote debugging port, Node's inspector, Consul's key-value store, Jupyter's kernels, Envoy's admin), which hands out its secrets or runs code without the credentials its public face wants"},
 	{ID: "network.url-scheme", Category: "network", Severity: call.High, Taxonomy: "T1005", Summary: "fetches a URL whose scheme is not http or https (file:, ftp:, gopher:, dict:, data:…): local files or other protocols reached through a web tool"},
 	{ID: "network.url-unreadable", Category: "analysis", Severity: call.Medium, Taxonomy: "T1027", Summary: "fetches a URL in which moat finds no host, so where it leads is unknown"},
 	{ID: "destructive.data.delete", Category: "destructive", Severity: call.High, Taxonomy: "T1485", Summary: "deletes records a service keeps (issues, pages, messages, memory entities, files of a hosted repository) through an MCP tool"},

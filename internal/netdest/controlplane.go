@@ -48,6 +48,20 @@ func ControlPlane(raw string) (string, bool) {
 	return controlPlaneAt(u.Hostname(), u.Port(), u.EscapedPath())
 }
 
+// ControlPlaneAt returns the control plane a raw connection to host and port reaches, on
+// this machine or its network: what it sends is any request, so every path is one.
+func ControlPlaneAt(host, port string) (string, bool) {
+	if port == "" || !nearby(host) {
+		return "", false
+	}
+	for _, c := range controlPlanes() {
+		if c.port == port {
+			return c.service, true
+		}
+	}
+	return "", false
+}
+
 func controlPlaneAt(host, port, p string) (string, bool) {
 	if port == "" || !nearby(host) {
 		return "", false

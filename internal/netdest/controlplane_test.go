@@ -34,3 +34,25 @@ func TestControlPlane(t *testing.T) {
 		}
 	}
 }
+
+// TestControlPlaneAt: a raw connection reaches a control plane by its host and port alone
+// (what it sends may be any request), on this machine or its network only.
+func TestControlPlaneAt(t *testing.T) {
+	for _, tt := range []struct {
+		host, port string
+		want       bool
+	}{
+		{"localhost", "9229", true},
+		{"127.0.0.1", "2379", true},
+		{"10.0.0.5", "10250", true},
+		{"consul", "8500", true},
+		{"localhost", "5432", false},
+		{"example.com", "9229", false},
+		{"localhost", "", false},
+		{"", "2379", false},
+	} {
+		if _, got := ControlPlaneAt(tt.host, tt.port); got != tt.want {
+			t.Errorf("ControlPlaneAt(%q, %q) = %v, want %v", tt.host, tt.port, got, tt.want)
+		}
+	}
+}

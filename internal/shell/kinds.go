@@ -87,6 +87,7 @@ var Kinds = call.FindingKinds{
 	{ID: "supply-chain.lookalike-name", Category: "supply-chain", Severity: call.High, Taxonomy: "T1195.002", Summary: "installs a package, or clones from an owner or host, whose name imitates a popular one (reqeusts for requests, facebok/react, githib.com)"},
 	{ID: "reconnaissance.system-enum", Category: "reconnaissance", Severity: call.Low, Taxonomy: "T1083", Summary: "lists set-user-ID programs or file capabilities, or searches the disk for credential files by name"},
 	{ID: "network.scan", Category: "reconnaissance", Severity: call.Medium, Taxonomy: "T1046", Summary: "scans hosts or ports"},
+	{ID: "network.control-plane", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "requests or connects to a service's control API on this machine or its network (etcd's keys, the kubelet, Chrome's remote debugging port, Node's inspector, Consul's key-value store, Jupyter's kernels, Envoy's admin), which hands out its secrets or runs code without the credentials its public face wants"},
 	{ID: "network.raw-socket", Category: "network", Severity: call.Medium, Taxonomy: "T1095", Summary: "opens a raw TCP or UDP connection or listener (nc, telnet, socat, /dev/tcp)"},
 }
 

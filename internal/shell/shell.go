@@ -74,6 +74,7 @@ const (
 	findLookalike       = "supply-chain.lookalike-name"
 	findNetScan         = "network.scan"
 	findRawSocket       = "network.raw-socket"
+	findControlPlane    = "network.control-plane"
 )
 
 // findingIDs lists every id the package reports, so that a test keeps them catalogued.

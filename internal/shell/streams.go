@@ -164,12 +164,21 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 			m.out.t |= tNetwork
 		}
 	case "nc", "ncat", "telnet", "socat":
-		host := ""
+		host, port := "", ""
 		for _, o := range v.raw {
-			if !o.dynamic && !strings.HasPrefix(o.lit, "-") && !isPort(o.lit) {
+			switch {
+			case o.dynamic || strings.HasPrefix(o.lit, "-"):
+			case host == "" && !isPort(o.lit):
 				host = o.lit
-				break
+			case host != "" && port == "" && isPort(o.lit):
+				port = o.lit
 			}
+		}
+		if name == "socat" {
+			host, port = socatTCP(v)
+		}
+		if service, ok := netdest.ControlPlaneAt(host, port); ok {
+			cmd.Findings = appendFinding(cmd.Findings, findControlPlane, name+" "+host+" "+port+": "+service)
 		}
 		cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Both})
 		m.netSink, m.netArgs = true, true
@@ -926,4 +935,23 @@ func (a *analyzer) searchFilters(cmd *call.Command, v *view) {
 		}
 	}
 	cmd.Accesses = out
+}
+
+// socatTCP returns the host and port of socat's TCP address (TCP:HOST:PORT,
+// TCP4-CONNECT:HOST:PORT), when it has one.
+func socatTCP(v *view) (host, port string) {
+	for _, o := range v.raw {
+		if o.dynamic {
+			continue
+		}
+		kind, rest, ok := strings.Cut(o.lit, ":")
+		if !ok || !strings.HasPrefix(strings.ToLower(kind), "tcp") || strings.Contains(strings.ToLower(kind), "listen") {
+			continue
+		}
+		rest, _, _ = strings.Cut(rest, ",")
+		if i := strings.LastIndexByte(rest, ':'); i > 0 {
+			return strings.Trim(rest[:i], "[]"), rest[i+1:]
+		}
+	}
+	return "", ""
 }
