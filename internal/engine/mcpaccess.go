@@ -155,11 +155,14 @@ func (e *Engine) mcpAccesses(c *call.Call) []call.Access {
 	case kind == call.Write && hasWord(words, []string{"copy", "cp"}):
 		sourceKind = call.Read
 	}
+	// A search walks the tree below its path (search_files, directory_tree, find, grep), as
+	// the agents' own Glob and Grep do.
+	walks := kind == call.Read && hasWord(words, mcpWalkWords)
 	var out []call.Access
 	add := func(v any, kind call.AccessKind) {
 		if p, ok := v.(string); ok && p != "" {
 			abs := e.resolvePath(p, c.Cwd)
-			out = append(out, call.Access{Kind: kind, Path: abs, Recursive: kind == call.Delete})
+			out = append(out, call.Access{Kind: kind, Path: abs, Recursive: kind == call.Delete || walks && kind == call.Read})
 		}
 	}
 	addAll := func(v any, kind call.AccessKind) {
@@ -204,6 +207,10 @@ func (e *Engine) mcpAccesses(c *call.Call) []call.Access {
 	}
 	return out
 }
+
+// mcpWalkWords, in the name of a tool that reads, say that it reads the whole tree below
+// its path.
+var mcpWalkWords = []string{"search", "find", "tree", "glob", "grep", "walk", "recursive", "scan"}
 
 // mcpFileWords, in a tool's name, say that its arguments name files.
 var mcpFileWords = []string{"file", "files", "fs", "filesystem", "path", "paths", "dir", "directory", "folder",
