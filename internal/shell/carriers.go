@@ -39,6 +39,9 @@ type codeRef struct {
 	// --exec), judged as if run directly; otherwise it is a setting, and a program file it
 	// names is code moat cannot read.
 	direct bool
+	// secretInput says what the code reads on its standard input is credentials (git
+	// hands a credential helper the username and password it stores or looks up).
+	secretInput bool
 }
 
 // runCode analyses code that the command at index at makes a program run, as commands run
@@ -61,6 +64,10 @@ func (a *analyzer) runCode(at int, r codeRef, cwd dir) {
 		return
 	}
 	start := len(a.cmds)
+	if r.secretInput && !a.sh.secretInput {
+		a.sh.secretInput = true
+		defer func() { a.sh.secretInput = false }()
+	}
 	switch r.kind {
 	case codeShell:
 		a.nested(at, r.code.lit, cwd, false)

@@ -184,6 +184,9 @@ func (a *analyzer) inOf(i int) flowVal {
 		return v
 	case m.piped:
 		return a.rangeOut(m.in.from)
+	case a.sh.secretInput && a.depth > 0:
+		// A credential helper's commands read the credentials git hands it.
+		return flowVal{t: tSecret}
 	}
 	return flowVal{}
 }

@@ -166,14 +166,20 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier})
 		}
 	case gitBang:
+		// A credential helper is handed the credentials on its standard input.
+		helper := strings.HasPrefix(strings.ToLower(key), "credential.")
 		switch rest, bang := strings.CutPrefix(v, "!"); {
 		case bang:
-			refs = append(refs, codeRef{code: arg{lit: rest}, kind: codeShell, carrier: carrier})
+			refs = append(refs, codeRef{code: arg{lit: rest}, kind: codeShell, carrier: carrier, secretInput: helper})
 		case strings.HasPrefix(strings.ToLower(key), "alias.") && strings.TrimSpace(v) != "":
 			refs = append(refs, codeRef{code: val, kind: codeGitArgs, carrier: carrier})
-		case strings.HasPrefix(strings.ToLower(key), "credential.") && strings.Contains(v, "/"):
+		case helper && strings.Contains(firstField(v), "/"):
 			// A helper named by a path is run as written, through the shell.
-			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier})
+			refs = append(refs, codeRef{code: val, kind: codeShell, carrier: carrier, secretInput: true})
+		case helper && strings.TrimSpace(v) != "":
+			// A helper's name, with its arguments, is git's own credential-NAME (store
+			// --file ~/.git-credentials is git credential-store --file …).
+			refs = append(refs, codeRef{code: arg{lit: "credential-" + strings.TrimSpace(v)}, kind: codeGitArgs, carrier: carrier, secretInput: true})
 		}
 	case gitProgram:
 		if v != "" {
@@ -790,4 +796,11 @@ func configValue(s string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// firstField is the first white-space-separated word of s, or "".
+func firstField(s string) string {
+	f, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	f, _, _ = strings.Cut(f, "\t")
+	return f
 }

@@ -193,6 +193,9 @@ type shared struct {
 	// it is defined, so that calling one runs no unknown program.
 	functions map[string]bool
 	expanding []string
+	// secretInput, while the code of a credential helper is analysed, says that what its
+	// commands read on their standard input is the credentials (flow.go's inOf).
+	secretInput bool
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
