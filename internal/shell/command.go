@@ -520,7 +520,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 			// watch rm -rf /x: the wrapper is the command, and its words joined are code.
 			line := joinArgs(args[j:])
 			if w.joinQuoted && len(args[j:]) > 1 {
-				line = joinQuotedArgs(args[j:])
+				line = quotedArgs(args[j:])
 			}
 			u.shell = &line
 			return i, u
@@ -528,25 +528,6 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 		i = j
 	}
 	return i, u
-}
-
-// joinQuotedArgs joins words into a line in which each is one word again: a word known
-// only at run time keeps its source text, which the shell reads as it was written.
-func joinQuotedArgs(args []arg) arg {
-	var b strings.Builder
-	dyn := false
-	for k, x := range args {
-		if k > 0 {
-			b.WriteByte(' ')
-		}
-		if x.dynamic {
-			b.WriteString(x.lit)
-			dyn = true
-			continue
-		}
-		b.WriteString(shellQuote(x.lit))
-	}
-	return arg{lit: b.String(), dynamic: dyn}
 }
 
 // joinArgs joins words with spaces, as ssh and watch do before a shell parses them.

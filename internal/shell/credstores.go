@@ -33,18 +33,6 @@ var secretManagerReads = sync.OnceValue(func() map[string][]rule {
 	}
 })
 
-// printsManagedSecret reports whether the command reads a secret manager's secrets to
-// its output (secretManagerReads).
-func (a *analyzer) printsManagedSecret(v *view) bool {
-	rules := secretManagerReads()[v.name]
-	for i := range rules {
-		if _, ok := a.applies(&rules[i], v); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // credentialRules are merged into effectRules; each rule's finding is credentials.read.
 var credentialRules = sync.OnceValue(func() map[string][]rule {
 	read := func(sub ...string) rule { return rule{sub: sub, finding: findCredentialsRead} }

@@ -348,7 +348,7 @@ func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
 		// Called before the command's file reads are judged: this is a tool's output.
 		m.printsCredential = true
 		m.credService = credentialServices()[v.name]
-	case a.printsManagedSecret(v):
+	case matchesAny(secretManagerReads()[v.name], v):
 		// A secret manager's secret is a credential for a service moat cannot name: in
 		// an Authorization header it goes where it is meant to, as data anywhere else.
 		m.printsCredential = true

@@ -507,8 +507,10 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	a.lookalikeEffects(cmd, &v)
 	m.laterCode = append(m.laterCode, a.later...)
 	a.later = a.later[:0]
-	if hasFinding(cmd.Findings, findCredentialsRead) || a.printsManagedSecret(&v) {
-		m.out.t |= tSecret // gpg --export-secret-keys, gh auth token, vault kv get: they print secrets
+	if m.printsCredential {
+		// exposureEffects told it: gpg --export-secret-keys, gh auth token, vault kv get
+		// print secrets.
+		m.out.t |= tSecret
 	}
 	a.streamEffects(cmd, m, &v, cwd)
 	a.endlessEffects(m, &v)
