@@ -2,6 +2,7 @@ package planted
 
 import (
 	"encoding/xml"
+	"errors"
 	"strings"
 )
 
@@ -235,8 +236,8 @@ func quoteWord(w string) string {
 // the script plugins' code (antrun's <script>, GMavenPlus, groovy-maven-plugin) is
 // opaque. ${property} references are values known only at build time. An edit's text
 // alone, without the plugin around it, is read as exec-maven-plugin's and antrun's
-// elements would be; a POM that does not parse runs nothing, and what was read of it is
-// judged.
+// elements would be; one cut short is judged by what was read of it, and one broken
+// before its end is opaque.
 func mavenCode(text string, x *extraction) {
 	dec := xml.NewDecoder(strings.NewReader(text))
 	dec.Strict = false
@@ -268,6 +269,12 @@ func mavenCode(text string, x *extraction) {
 		tok, err := dec.Token()
 		if err != nil {
 			flush()
+			// A POM cut short (an edit's text alone) ends the reading; one that breaks
+			// before its end may be read otherwise by Maven, and what follows is unread.
+			var se *xml.SyntaxError
+			if errors.As(err, &se) && !strings.Contains(se.Msg, "unexpected EOF") {
+				x.opaque("pom.xml", "a POM moat cannot read to its end: "+se.Msg)
+			}
 			return
 		}
 		switch t := tok.(type) {

@@ -31,7 +31,8 @@ func TestJVMBuildExtract(t *testing.T) {
 		{"maven antrun exec", "pom.xml", `<project><build><plugins><plugin><artifactId>maven-antrun-plugin</artifactId><configuration><target><exec executable="sh"><arg value="-c"/><arg line="make gen"/></exec></target></configuration></plugin></plugins></build></project>`, []string{"sh -c make gen"}},
 		{"maven script plugin", "pom.xml", "<project><build><plugins><plugin><artifactId>gmavenplus-plugin</artifactId><configuration><scripts><script>x</script></scripts></configuration></plugin></plugins></build></project>", []string{"opaque"}},
 		{"maven plain build", "pom.xml", "<project><dependencies><dependency><artifactId>junit</artifactId></dependency></dependencies><build><plugins><plugin><artifactId>maven-compiler-plugin</artifactId><configuration><source>17</source></configuration></plugin></plugins></build></project>", nil},
-		{"maven broken xml", "pom.xml", "<project><build>", nil},
+		{"maven cut short", "pom.xml", "<project><build>", nil},
+		{"maven broken before its end", "pom.xml", "<project><build></foo><plugin><artifactId>exec-maven-plugin</artifactId></plugin></build></project>", []string{"opaque"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			checkExtract(t, tt.path, tt.text, tt.want)

@@ -126,8 +126,14 @@ func (a *analyzer) cmdExeCode(at int, rest []arg, cwd dir) {
 		if !strings.HasPrefix(sw, "/") {
 			return
 		}
-		if sw == "/c" || sw == "/k" || strings.HasPrefix(sw, "/c ") {
-			line := joinArgs(rest[i+1:])
+		if strings.HasPrefix(sw, "/c") || strings.HasPrefix(sw, "/k") {
+			// cmd /cdir: the line may start in the switch's own word (no other switch of
+			// cmd's starts with c or k).
+			words := rest[i+1:]
+			if len(x.lit) > 2 {
+				words = append([]arg{{lit: x.lit[2:], word: x.word}}, words...)
+			}
+			line := joinArgs(words)
 			if line.dynamic {
 				a.codeFromWord(at, line, execInterp, oneliner.PowerShell)
 				return
