@@ -2,6 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -106,4 +110,49 @@ func holdsName(p string, names map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// maxTreeEntries bounds the look for credentials in a tree whose files leave for the
+// network: the directory entries read, breadth first, so that the files a project keeps
+// at its top (.env, terraform.tfstate) are seen first.
+const maxTreeEntries = 5000
+
+// unsearchedDirs are directories within does not enter: installed packages, caches and
+// build output, large, rebuilt by tools, and not where a project keeps its own secrets.
+var unsearchedDirs = []string{".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", ".tox", ".terraform", ".gradle", ".cache", ".next", "target"}
+
+// within names a file below dir that the set names, as the disk shows it now, or a link
+// there to one; "" when it finds none among the first maxTreeEntries entries (links to
+// directories are not followed).
+func (s *sensitive) within(dir string) string {
+	queue := []string{filepath.Clean(dir)}
+	seen := 0
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue // unreadable to moat; not to be invented
+		}
+		for _, ent := range entries {
+			if seen++; seen > maxTreeEntries {
+				return ""
+			}
+			p := filepath.Join(d, ent.Name())
+			switch {
+			case ent.IsDir():
+				if !slices.Contains(unsearchedDirs, ent.Name()) {
+					queue = append(queue, p)
+				}
+			case s.touches(call.Access{Kind: call.Read, Path: p}):
+				return p
+			case ent.Type()&fs.ModeSymlink != 0:
+				// scp -r and zip follow links: a link to ~/.ssh/id_rsa sends the key.
+				if t, err := filepath.EvalSymlinks(p); err == nil && s.touches(call.Access{Kind: call.Read, Path: t}) {
+					return p + " (a link to " + t + ")"
+				}
+			}
+		}
+	}
+	return ""
 }

@@ -2397,7 +2397,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 35226, sum: [32]byte{0x37, 0xb0, 0xdc, 0x5e, 0x82, 0x6b, 0xdb, 0xa2, 0xd3, 0x3b, 0x97, 0xdb, 0x87, 0x9b, 0xfa, 0xf2, 0x11, 0xcd, 0xad, 0x0e, 0x59, 0x90, 0xa2, 0x72, 0x75, 0xeb, 0x22, 0x08, 0x40, 0x9d, 0x4e, 0x8f},
+	{path: "packs/recommended.yaml", size: 35394, sum: [32]byte{0x39, 0x5c, 0x73, 0x6c, 0x09, 0xfb, 0xde, 0x08, 0xbe, 0x67, 0x5e, 0x59, 0xee, 0x56, 0x68, 0x69, 0x1a, 0x6d, 0x20, 0xa8, 0xe3, 0x12, 0x50, 0x11, 0x6f, 0xd7, 0x8b, 0x9a, 0x5b, 0x58, 0x58, 0x74},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -2883,7 +2883,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 189, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask-upload-out", Line: 189, Column: 9},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description", Line: 190, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Copying files to a destination the same line chose or that anyone can read (a new git remote, a gist, a file drop)", Line: 190, Column: 18},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Copying files to a destination the same line chose or that anyone can read (a new git remote, a gist, a file drop), or sending the whole project or a directory that holds credentials off the machine", Line: 190, Column: 18},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "findings", Line: 191, Column: 5},
 					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 191, Column: 15, Content: []*yaml.Node{
 						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "exfiltration.upload", Line: 191, Column: 16},
@@ -2891,7 +2891,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "decision", Line: 192, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask", Line: 192, Column: 15},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "reason", Line: 193, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this sends project files to a destination chosen in this command (a remote it adds, a gist, a file-sharing or request-catching service)", Line: 193, Column: 13},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "this sends files off this machine that deserve a look first (the whole project, a directory that holds credentials, or files going to a destination chosen in this command such as a remote it adds, a gist or a file drop)", Line: 193, Column: 13},
 				}},
 				{Kind: yaml.MappingNode, Tag: "!!map", Line: 195, Column: 5, Content: []*yaml.Node{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 195, Column: 5},

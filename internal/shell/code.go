@@ -744,6 +744,15 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 			c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p})
 		}
 	}
+	for _, r := range res.Trees {
+		if windowsPath(r) {
+			a.opaque(at, "reads a Windows path moat cannot place: "+shorten(r))
+			continue
+		}
+		if p, ok := resolve(r); ok {
+			c.Accesses = append(c.Accesses, call.Access{Kind: call.Read, Path: p, Recursive: true})
+		}
+	}
 	for _, w := range res.Writes {
 		if windowsPath(w) {
 			a.opaque(at, "writes a Windows path moat cannot place: "+shorten(w))
@@ -773,6 +782,15 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		}
 		if secret {
 			c.Findings = appendFinding(c.Findings, findExfiltration, "the code sends credentials or the environment over the network")
+		}
+		for _, acc := range c.Accesses {
+			if acc.Kind != call.Read || !acc.Recursive || secret {
+				continue
+			}
+			if what := a.treeLeaving(at, acc.Path); what != "" {
+				c.Findings = appendFinding(c.Findings, findUpload, "the code reads "+what+" and sends data over the network")
+				break
+			}
 		}
 	}
 	if e := secretEnvSent(res); e != "" {

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -242,7 +244,7 @@ func (a *analyzer) sendFiles(cmd *call.Command, m *cmdMeta, files []arg, host st
 	}
 	cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Outbound, Uploads: sent})
 	m.uploads = append(m.uploads, sent...)
-	m.uploadTrees, m.netArgs = true, true
+	m.uploadTrees, m.netArgs, m.toService = true, true, true
 	if publish && len(sent) > 0 {
 		m.publishes = true
 	}
@@ -777,16 +779,59 @@ func (a *analyzer) opensslFiles(cmd *call.Command, v *view, cwd dir) {
 // fileServers serve a directory over HTTP: the option that names it, or the operand, and
 // the cwd when neither is given.
 var fileServers = sync.OnceValue(func() map[string][]rule {
-	serve := rule{when: servesSecrets, finding: findExfiltration}
+	serve := []rule{{when: servesSecrets, finding: findExfiltration}, {when: servesHeldSecrets, finding: findUpload}}
 	return map[string][]rule{
-		"python": {serve}, "php": {serve}, "http-server": {serve}, "serve": {serve}, "darkhttpd": {serve},
-		"caddy": {serve}, "httpd": {serve}, "ruby": {serve}, "webfsd": {serve},
+		"python": serve, "php": serve, "http-server": serve, "serve": serve, "darkhttpd": serve,
+		"caddy": serve, "httpd": serve, "ruby": serve, "webfsd": serve,
 	}
 })
 
 // servesSecrets: a file server whose directory holds credentials (the home directory,
 // ~/.ssh) hands them to whoever connects: python -m http.server -d ~, php -S 0:80 -t ~.
 func servesSecrets(a *analyzer, v *view) string {
+	p, ok := servedDir(a, v)
+	if !ok || a.sh.env.Sensitive == nil || !a.sh.env.Sensitive(call.Access{Kind: call.Read, Path: p, Recursive: true}) {
+		return ""
+	}
+	return v.name + " serves " + p + ", which holds credentials, to the network"
+}
+
+// servesHeldSecrets: a file server, listening beyond this machine, whose directory holds a
+// file with credentials as the disk shows it (a project's .env, trees.go), hands it to
+// whoever asks. A server of the home directory is servesSecrets'.
+func servesHeldSecrets(a *analyzer, v *view) string {
+	p, ok := servedDir(a, v)
+	if !ok || a.sh.env.SecretsWithin == nil || servesLoopback(v) || servesSecrets(a, v) != "" {
+		return ""
+	}
+	if f := a.sh.env.SecretsWithin(p); f != "" {
+		return v.name + " serves " + p + ", which holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ", to the network"
+	}
+	return ""
+}
+
+// servesLoopback reports a file server told to listen on this machine's loopback only
+// (python -m http.server --bind 127.0.0.1, php -S localhost:8000, http-server -a ::1).
+func servesLoopback(v *view) bool {
+	for _, x := range optionValues(v, "bind", "b", "S", "a", "addr", "listen", "l") {
+		h := strings.TrimPrefix(x.lit, "tcp://")
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			h = host
+		}
+		h = strings.Trim(h, "[]")
+		// 0.0.0.0 and :: connect to this machine, but a server bound to them listens on
+		// every interface.
+		if ip, err := netip.ParseAddr(h); !x.dynamic && loopback(h) && (err != nil || !ip.IsUnspecified()) {
+			return true
+		}
+	}
+	return false
+}
+
+// servedDir is the absolute directory a file server serves: the option that names it, or
+// the operand, and the working directory when neither is given. false when the command
+// serves nothing, or a directory moat cannot place.
+func servedDir(a *analyzer, v *view) (string, bool) {
 	dir, serving := "", false
 	switch v.name {
 	case "python":
@@ -836,20 +881,14 @@ func servesSecrets(a *analyzer, v *view) string {
 			}
 		}
 	}
-	if !serving || a.sh.env.Sensitive == nil {
-		return ""
+	if !serving {
+		return "", false
 	}
 	if dir == "" {
 		dir = "."
 	}
 	p, ok, _ := a.resolve(expandTildeLike(dir, a), a.cwd())
-	if !ok {
-		return ""
-	}
-	if a.sh.env.Sensitive(call.Access{Kind: call.Read, Path: p, Recursive: true}) {
-		return v.name + " serves " + p + ", which holds credentials, to the network"
-	}
-	return ""
+	return p, ok
 }
 
 // computesName reports whether some word is a host name computed at run time: a

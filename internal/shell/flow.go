@@ -18,7 +18,7 @@ import (
 // analysed as code).
 
 // taint is what kind of data a stream carries.
-type taint uint8
+type taint uint16
 
 const (
 	tSecret   taint = 1 << iota // credentials: a secret file or environment variable
@@ -29,6 +29,7 @@ const (
 	tShell                      // the output of an interactive shell
 	tRemote                     // printed by a command run on another host (ssh HOST CMD)
 	tEndless                    // never ends: yes, /dev/zero, seq inf (exhaustion.go)
+	tTree                       // the files of a directory read whole (tar -c DIR): see trees.go
 )
 
 // flowVal is what flows through a stream: its kinds, and its text when it is known.
@@ -123,6 +124,8 @@ type cmdMeta struct {
 	dns         bool           // a DNS lookup: the names it looks up go out
 	uploads     []string       // files it sends
 	uploadTrees bool           // the uploads may be directories, sent whole (scp -r, rsync)
+	toService   bool           // uploads to a cloud or SaaS service (aws s3, rclone): its Net hosts are buckets and remotes, not machines
+	trees       []string       // directories it reads whole, their files in its output or the files it writes (trees.go)
 	downloads   []string       // files it downloads to
 	saves       bool           // a download saved to a file, not printed
 	dbStdin     queryLang      // reads database statements from standard input, in this language
@@ -153,6 +156,7 @@ func (a *analyzer) flow() {
 	n := len(a.cmds)
 	a.patchedFiles()
 	a.inlineLinks()
+	a.treeReads(n)
 	a.taintFiles(n)
 	for i := 0; i < n; i++ {
 		if a.meta[i].nested {
@@ -295,6 +299,10 @@ func (a *analyzer) sinks(i int) {
 	c := &a.cmds[i]
 	if m.netSink && in.t&(tSecret|tEnvDump) != 0 {
 		*c = withFinding(*c, findExfiltration, "sends "+describeTaint(in.t)+" read earlier in the line to "+netHosts(c))
+	} else if m.netSink && in.t&tTree != 0 {
+		if what := a.lineTreeLeaving(i); what != "" {
+			*c = withFinding(*c, findUpload, "sends "+what+" to "+netHosts(c))
+		}
 	}
 	if m.prog == "" && in.t&tNetwork != 0 {
 		*c = withFinding(*c, findReverseShell, "runs commands read from a network connection")
@@ -339,6 +347,8 @@ func (a *analyzer) sinks(i int) {
 			acc := call.Access{Kind: call.Read, Path: p, Recursive: m.uploadTrees}
 			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[p]&(tSecret|tEnvDump) != 0 {
 				*c = withFinding(*c, findExfiltration, "uploads "+p+" to "+netHosts(c))
+			} else if what := a.uploadLeaving(i, p); what != "" {
+				*c = withFinding(*c, findUpload, "uploads "+what+" to "+netHosts(c))
 			}
 		}
 	}
@@ -591,7 +601,7 @@ func (a *analyzer) lineOut() taint {
 
 // taintFiles records the files that commands of the line write secret data into (env >
 // /tmp/e, cp ~/.aws/credentials /tmp/c), so that sending such a file later in the line is
-// judged as sending the secret.
+// judged as sending the secret; and those that hold a tree's files (trees.go).
 func (a *analyzer) taintFiles(n int) {
 	for i := 0; i < n; i++ {
 		m := &a.meta[i]
@@ -600,13 +610,23 @@ func (a *analyzer) taintFiles(n int) {
 		}
 		var t taint
 		if m.stdoutFile != "" {
-			t = a.outOfProduced(i).t & (tSecret | tEnvDump)
+			t = a.outOfProduced(i).t & (tSecret | tEnvDump | tTree)
 		}
-		secretRead := m.secretRead
+		// What the files it writes (not by redirection) carry: what it read.
+		var read taint
+		if m.secretRead {
+			read = tSecret
+		}
+		if len(m.trees) > 0 {
+			read |= tTree // tar czf /tmp/p.tgz .: the archive holds the tree's files
+		}
 		for _, acc := range a.cmds[i].Accesses {
-			if !secretRead && acc.Kind == call.Read && !acc.Redirect && a.tainted[acc.Path] != 0 {
-				secretRead = true
+			if acc.Kind == call.Read && !acc.Redirect {
+				read |= a.tainted[acc.Path]
 			}
+		}
+		if read&(tSecret|tEnvDump) != 0 {
+			read = tSecret
 		}
 		for _, acc := range a.cmds[i].Accesses {
 			if acc.Kind != call.Write {
@@ -615,8 +635,8 @@ func (a *analyzer) taintFiles(n int) {
 			wt := taint(0)
 			if acc.Redirect && acc.Path == m.stdoutFile {
 				wt = t
-			} else if !acc.Redirect && secretRead {
-				wt = tSecret
+			} else if !acc.Redirect {
+				wt = read
 			}
 			if wt != 0 {
 				if a.tainted == nil {

@@ -46,7 +46,7 @@ var Kinds = call.FindingKinds{
 
 	// Exfiltration and remote code execution.
 	{ID: "exfiltration.network", Category: "exfiltration", Severity: call.Critical, Taxonomy: "T1048", Summary: "sends credentials or the environment over the network"},
-	{ID: "exfiltration.upload", Category: "exfiltration", Severity: call.High, Taxonomy: "T1567", Summary: "copies files to a destination the same line chose or that anyone can read: a git remote it adds, a push to a URL, a gist, a file drop or a request catcher"},
+	{ID: "exfiltration.upload", Category: "exfiltration", Severity: call.High, Taxonomy: "T1567", Summary: "copies files to a destination the same line chose or that anyone can read (a git remote it adds, a push to a URL, a gist, a file drop or a request catcher), or sends the whole project, or a directory that holds credentials on disk, off the machine"},
 	{ID: "exfiltration.dns", Category: "exfiltration", Severity: call.High, Taxonomy: "T1071.004", Summary: "makes DNS queries or pings that can carry data out: TXT records of ordinary names, host names computed at run time, ping patterns"},
 	{ID: "rce.pipe-to-shell", Category: "execution", Severity: call.Critical, Taxonomy: "T1059", Summary: "runs code downloaded from the network without saving or reviewing it"},
 	{ID: "rce.download-exec", Category: "execution", Severity: call.Critical, Taxonomy: "T1105", Summary: "downloads a file and runs it in the same command line"},

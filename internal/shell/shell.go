@@ -103,6 +103,11 @@ type Env struct {
 	// Sensitive reports whether an access touches a file that holds credentials. Dataflow
 	// uses it to tell secret data from other data; nil means no file is sensitive.
 	Sensitive func(call.Access) bool
+	// SecretsWithin names a file below the directory dir that holds credentials as the
+	// disk shows it now (a project's .env), or "" when it finds none. Dataflow asks it only
+	// for a tree whose files leave for the network (trees.go): whether a tree holds such a
+	// file is known only by looking. nil means nothing is looked at.
+	SecretsWithin func(dir string) string
 	// Protected reports whether an access reaches a file self-protection guards (moat's
 	// files, the agents' hook settings): a program whose file effects moat does not model
 	// is opaque when it is given one. nil means none is.

@@ -853,6 +853,27 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 			}
 		}
 		return
+	case "archive", "bundle":
+		// git archive HEAD and git bundle create - --all write the repository's files, its
+		// whole tree, to a file or the standard output: a read of the project (trees.go).
+		if v.flag("remote") || sub == "bundle" && (len(v.raw) < 2 || v.raw[1].lit != "create") || !cwd.known {
+			return
+		}
+		root := cwd.path
+		if r := a.projectRoot(); r != "" && under(root, r) {
+			root = r
+		}
+		cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Read, Path: root, Recursive: true})
+		out := optionValues(v, "output", "o")
+		if sub == "bundle" && len(v.raw) > 2 {
+			out = v.raw[2:3]
+		}
+		for _, f := range out {
+			if f.lit != "-" {
+				a.gitPath(cmd, f, call.Write, false, cwd)
+			}
+		}
+		return
 	case "clone":
 		// git clone URL DIR writes the repository's files into DIR, which may be a
 		// directory whose files run (.git/hooks, a shell's plugin directory).

@@ -15,10 +15,13 @@ import (
 
 type fileOp struct {
 	re *regexp.Regexp // the call, ending where its arguments begin
-	// Argument indexes: read, written, deleted.
-	reads, writes, deletes []int
-	recursive              bool
-	recursiveIf            *regexp.Regexp // recursive when the arguments match ({recursive: true})
+	// Argument indexes: read, read whole as a directory tree, written, deleted.
+	reads, trees, writes, deletes []int
+	// archive says the call writes an archive named by argument 0 and a format name in
+	// argument 1 (shutil.make_archive('/tmp/p', 'zip', '.') writes /tmp/p.zip).
+	archive     bool
+	recursive   bool
+	recursiveIf *regexp.Regexp // recursive when the arguments match ({recursive: true})
 	// mode is the index of an argument that says whether the file is opened for writing
 	// (open(p, 'w')); the path is argument 0 (or modePath), read otherwise.
 	mode, modePath int
@@ -36,9 +39,11 @@ var perlWriteMode = sync.OnceValue(func() *regexp.Regexp {
 func op(re string) fileOp { return fileOp{re: regexp.MustCompile(re), mode: -1} }
 
 func (o fileOp) r(i ...int) fileOp { o.reads = i; return o }
+func (o fileOp) t(i ...int) fileOp { o.trees = i; return o }
 func (o fileOp) w(i ...int) fileOp { o.writes = i; return o }
 func (o fileOp) d(i ...int) fileOp { o.deletes = i; return o }
 func (o fileOp) rec() fileOp       { o.recursive = true; return o }
+func (o fileOp) archiveOf() fileOp { o.archive = true; return o }
 func (o fileOp) recIf(re string) fileOp {
 	o.recursiveIf = regexp.MustCompile(re)
 	return o
@@ -57,14 +62,17 @@ var fileOps = sync.OnceValue(func() map[Lang][]fileOp {
 			op(`\bPath\.(?:rename|replace)\s*\(|\bos\.(?:rename|replace|renames)\s*\(|\bshutil\.move\s*\(`).d(0).w(1),
 			op(`\bPath\.(?:read_text|read_bytes)\s*\(`).r(0),
 			op(`\bPath\.open\s*\(|\bos\.open\s*\(`).m(1, 0, wm),
-			op(`\bshutil\.(?:copy|copy2|copyfile|copytree|copymode|copystat|copyfileobj)\s*\(`).r(0).w(1),
+			op(`\bshutil\.(?:copy|copy2|copyfile|copymode|copystat|copyfileobj)\s*\(`).r(0).w(1),
+			op(`\bshutil\.copytree\s*\(`).t(0).w(1),
+			op(`\bshutil\.make_archive\s*\(`).t(2).archiveOf(),
 			op(`\bos\.(?:symlink|link)\s*\(`).w(1),
 			op(`\bos\.(?:truncate|chmod|chown|lchown|utime|mkfifo|mknod)\s*\(`).w(0),
 		},
 		Node: {
 			op(`\b(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|truncateSync|truncate|chmodSync|chownSync|utimesSync)\s*\(|\bDeno\.(?:writeTextFile|writeFile|truncate|chmod)(?:Sync)?\s*\(|\bBun\.write\s*\(`).w(0),
 			op(`\brenameSync\s*\(|\.rename\s*\(|\bDeno\.rename(?:Sync)?\s*\(`).d(0).w(1),
-			op(`\b(?:copyFileSync|cpSync)\s*\(|\.(?:copyFile|cp)\s*\(|\bDeno\.copyFile(?:Sync)?\s*\(`).r(0).w(1),
+			op(`\bcopyFileSync\s*\(|\.copyFile\s*\(|\bDeno\.copyFile(?:Sync)?\s*\(`).r(0).w(1),
+			op(`\bcpSync\s*\(|\.cp\s*\(`).t(0).w(1),
 			op(`\b(?:symlinkSync|linkSync)\s*\(|\.(?:symlink|link)\s*\(|\bDeno\.(?:symlink|link)(?:Sync)?\s*\(`).w(1),
 			op(`\bDeno\.remove(?:Sync)?\s*\(`).d(0).recIf(`recursive\s*:\s*true`),
 			op(`\bopenSync\s*\(|\bfs\.open\s*\(|\.promises\.open\s*\(`).m(1, 0, wm),
@@ -72,7 +80,8 @@ var fileOps = sync.OnceValue(func() map[Lang][]fileOp {
 		Ruby: {
 			op(`\b(?:File|IO)\.(?:write|binwrite)\b\s*\(?|\bPath\.(?:write|binwrite|make_symlink)\s*\(|\bFileUtils\.touch\b\s*\(?`).w(0),
 			op(`\bFile\.rename\b\s*\(?|\bFileUtils\.(?:mv|move)\b\s*\(?|\bPath\.rename\s*\(`).d(0).w(1),
-			op(`\bFileUtils\.(?:cp|copy|cp_r|copy_file|copy_entry|install)\b\s*\(?|\bIO\.copy_stream\b\s*\(?`).r(0).w(1),
+			op(`\bFileUtils\.(?:cp|copy|copy_file|install)\b\s*\(?|\bIO\.copy_stream\b\s*\(?`).r(0).w(1),
+			op(`\bFileUtils\.(?:cp_r|copy_entry)\b\s*\(?`).t(0).w(1),
 			op(`\bFile\.(?:symlink|link)\b\s*\(?|\bFileUtils\.(?:ln|ln_s|ln_sf|link|symlink)\b\s*\(?`).w(1),
 			op(`\bPath\.(?:delete|unlink)\s*\(`).d(0),
 			op(`\bPath\.rmtree\s*\(`).d(0).rec(),
@@ -129,6 +138,18 @@ func fileAccesses(lang Lang, code string, r *Result) {
 					}
 				}
 			}
+			for _, i := range o.trees {
+				if i < len(args) {
+					if p, ok := wholePath(args[i]); ok {
+						r.Trees = append(r.Trees, p)
+					} else {
+						r.Opaque = append(r.Opaque, "reads a directory computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args[i]))]))
+					}
+				}
+			}
+			if o.archive {
+				archiveWrite(code, loc, args, r)
+			}
 			for _, i := range o.writes {
 				if i >= len(args) {
 					continue
@@ -161,4 +182,21 @@ func wholePath(arg string) (string, bool) {
 		return "", false
 	}
 	return lit, true
+}
+
+// archiveExtensions are the file name endings of shutil.make_archive's formats.
+var archiveExtensions = map[string]string{"zip": ".zip", "tar": ".tar", "gztar": ".tar.gz", "bztar": ".tar.bz2", "xztar": ".tar.xz"}
+
+// archiveWrite records the archive make_archive(BASE, FORMAT, …) writes: BASE with the
+// format's ending. A name or format computed at run time is opaque.
+func archiveWrite(code string, loc []int, args []string, r *Result) {
+	if len(args) >= 2 {
+		base, okBase := wholePath(args[0])
+		format, okFormat := wholePath(args[1])
+		if ext, known := archiveExtensions[format]; okBase && okFormat && known {
+			r.Writes = append(r.Writes, base+ext)
+			return
+		}
+	}
+	r.Opaque = append(r.Opaque, "writes an archive named at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
 }

@@ -111,6 +111,7 @@ type Result struct {
 	Shell   []string
 	Deletes []Delete
 	Reads   []string // static paths opened for reading
+	Trees   []string // static directories read whole (shutil.copytree, make_archive)
 	Writes  []string // static paths opened for writing
 	// Sends means the code sends data over the network (a POST, a socket write), so that
 	// the caller can judge what it read as going out.
@@ -149,7 +150,7 @@ const maxDepth = 3
 func Inspect(lang Lang, code string) Result {
 	var r Result
 	inspect(lang, code, &r, 0)
-	r.Reads, r.Writes, r.Opaque, r.Shell = dedupe(r.Reads), dedupe(r.Writes), dedupe(r.Opaque), dedupe(r.Shell)
+	r.Reads, r.Trees, r.Writes, r.Opaque, r.Shell = dedupe(r.Reads), dedupe(r.Trees), dedupe(r.Writes), dedupe(r.Opaque), dedupe(r.Shell)
 	r.Deletes = dedupeDeletes(r.Deletes)
 	return r
 }

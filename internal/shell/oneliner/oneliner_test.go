@@ -70,6 +70,9 @@ func facts(r Result) []string {
 	for _, p := range r.Reads {
 		out = append(out, "read "+p)
 	}
+	for _, p := range r.Trees {
+		out = append(out, "tree "+p)
+	}
 	for _, p := range r.Writes {
 		out = append(out, "write "+p)
 	}

@@ -1,0 +1,97 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+)
+
+// Whole directory trees leaving the machine. A recursive read of a tree that holds no
+// file moat knows by its path (the home directory's keys, ~/.aws) was judged as any read
+// is, so `tar czf - . | curl -T - https://…` and `scp -r . host:` sent a project's .env,
+// and the project itself, unasked. Whether a tree holds credentials is known only by
+// looking: a tree whose files leave for the network is looked at on disk
+// (Env.SecretsWithin); and the whole project leaving for a host beyond the local network
+// is asked whatever it holds (a deploy to the team's own server, web1 or 10.0.0.5, is
+// not). Reading a tree without sending it (grep -r, cp -r, an
+// archive kept here) is no finding: the look happens only at a network sink.
+
+// treeReads records the trees each command reads whole: its output (tar -c DIR to
+// standard output, grep -r) and the files it writes (an archive) carry their files.
+// Trees that hold credentials by their path are secret reads, judged as such.
+func (a *analyzer) treeReads(n int) {
+	for i := 0; i < n; i++ {
+		m := &a.meta[i]
+		for _, acc := range a.cmds[i].Accesses {
+			if acc.Kind != call.Read || !acc.Recursive || acc.Glob || acc.Redirect || acc.Link {
+				continue
+			}
+			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) {
+				continue
+			}
+			m.trees = append(m.trees, acc.Path)
+			m.out.t |= tTree
+		}
+	}
+}
+
+// treeLeaving says why the files of the tree at p leaving for the network by the command
+// at i are worth a question: a file in it holds credentials, or it is the whole project
+// (the project's root or a directory above it) and the command sends beyond the local
+// network. "" when neither.
+func (a *analyzer) treeLeaving(i int, p string) string {
+	if a.sh.env.SecretsWithin != nil {
+		if f := a.sh.env.SecretsWithin(p); f != "" {
+			return p + " (it holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ")"
+		}
+	}
+	if root := a.projectRoot(); root != "" && under(root, p) && !a.localOnly(i) {
+		return "the whole project (" + p + ")"
+	}
+	return ""
+}
+
+// lineTreeLeaving is treeLeaving for the trees the line reads whole, for data that carries
+// some of their files (a pipe, an archive): the first that is worth a question.
+func (a *analyzer) lineTreeLeaving(i int) string {
+	for k := range a.meta {
+		for _, p := range a.meta[k].trees {
+			if what := a.treeLeaving(i, p); what != "" {
+				return what
+			}
+		}
+	}
+	return ""
+}
+
+// uploadLeaving says why a file or tree p that the command at i uploads is worth a
+// question: a tree sent whole (scp -r, rsync, aws s3 cp) is judged by treeLeaving, a file
+// that holds a tree's files (an archive of the project) by the line's trees.
+func (a *analyzer) uploadLeaving(i int, p string) string {
+	if a.meta[i].uploadTrees {
+		if what := a.treeLeaving(i, p); what != "" {
+			return what
+		}
+	}
+	if a.tainted[p]&tTree != 0 {
+		if what := a.lineTreeLeaving(i); what != "" {
+			return p + ", written from " + what
+		}
+	}
+	return ""
+}
+
+// localOnly reports whether every host the command at i connects to is this machine or
+// on a network of its own; false when it names none, or sends to a cloud service.
+func (a *analyzer) localOnly(i int) bool {
+	c := &a.cmds[i]
+	if len(c.Net) == 0 || a.meta[i].toService {
+		return false
+	}
+	for _, n := range c.Net {
+		if n.Host == "" || !localNetwork(n.Host) {
+			return false
+		}
+	}
+	return true
+}
