@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -66,7 +67,9 @@ func (a *analyzer) lineTreeLeaving(i int) string {
 
 // uploadLeaving says why a file or tree p that the command at i uploads is worth a
 // question: a tree sent whole (scp -r, rsync, aws s3 cp) is judged by treeLeaving, a file
-// that holds a tree's files (an archive of the project) by the line's trees.
+// that holds a tree's files (an archive of the project) by the line's trees, and a file
+// from outside the project and the temporary directories, that the line did not make, is
+// asked when it leaves beyond the local network.
 func (a *analyzer) uploadLeaving(i int, p string) string {
 	if a.meta[i].uploadTrees {
 		if what := a.treeLeaving(i, p); what != "" {
@@ -78,7 +81,40 @@ func (a *analyzer) uploadLeaving(i int, p string) string {
 			return p + ", written from " + what
 		}
 	}
+	if a.outsideWork(p) && !a.writtenInLine(p) && !a.localOnly(i) {
+		// ~/Documents/taxes.pdf, /etc/passwd, another project's code: the agent works
+		// in the project, and its files are what it has reason to send.
+		return p + ", from outside the project"
+	}
 	return ""
+}
+
+// outsideWork reports whether p is neither in the project nor in a temporary directory.
+// false when the project's root is not known.
+func (a *analyzer) outsideWork(p string) bool {
+	root := a.projectRoot()
+	if root == "" || under(p, root) {
+		return false
+	}
+	for _, tmp := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/folders", "/dev/shm", a.sh.env.Vars["TMPDIR"]} {
+		if tmp != "" && under(p, path.Clean(tmp)) {
+			return false
+		}
+	}
+	return true
+}
+
+// writtenInLine reports whether a command of the line writes p (not by redirection
+// only): an archive or a copy the line made is judged by what it was made from.
+func (a *analyzer) writtenInLine(p string) bool {
+	for k := range a.cmds {
+		for _, acc := range a.cmds[k].Accesses {
+			if acc.Kind == call.Write && acc.Path == p {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // localOnly reports whether every host the command at i connects to is this machine or
