@@ -193,8 +193,8 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 		}
 		e.operands = count
 	}
-	if kind == kindRunner && len(e.runs) == 0 {
-		return nil, fmt.Errorf("catalog.txt:%d: runner names no subcommand (runs=…)", n)
+	if kind == kindRunner && len(e.runs) == 0 && len(e.shell) == 0 {
+		return nil, fmt.Errorf("catalog.txt:%d: runner names no subcommand (runs=…) and no option holding a command (shell=…)", n)
 	}
 	return e, nil
 }
@@ -500,6 +500,29 @@ func changeWord(patterns []string, ops []arg, opts []option) string {
 // operands. An option's value not listed may be taken for the program, which then is
 // unknown and opaque: never an allow by mistake.
 func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
+	if len(e.runs) == 0 {
+		// A runner without subcommands runs only the command line of its option
+		// (nix-shell -p jq --run 'CMD').
+		for j := 0; j < len(rest); j++ {
+			y := rest[j]
+			if y.dynamic || !strings.HasPrefix(y.lit, "-") {
+				continue
+			}
+			name, val, attached := strings.Cut(y.lit, "=")
+			if containsString(e.shell, name) {
+				code := arg{lit: val, dynamic: y.dynamic, word: y.word}
+				if !attached && j+1 < len(rest) {
+					code = rest[j+1]
+				}
+				a.nestedWord(at, code, cwd)
+				return
+			}
+			if !attached && containsString(e.values, name) {
+				j++
+			}
+		}
+		return
+	}
 	for i := 0; i < len(rest); i++ {
 		x := rest[i]
 		if x.dynamic {
@@ -565,6 +588,10 @@ var codeExtensions = []string{
 	// What open and xdg-open run rather than show.
 	".command", ".tool", ".app", ".desktop", ".jar", ".applescript", ".scpt", ".workflow",
 }
+
+// packageExtensions are the file extensions of source and binary packages, which a
+// package manager given one by URL builds or installs, running its code.
+var packageExtensions = []string{".gz", ".tgz", ".bz2", ".xz", ".zip", ".whl", ".egg", ".gem", ".rock", ".nupkg", ".crate"}
 
 // projectCode makes opaque a project program run on code from outside the project: a code
 // file among its operands, the file or directory of one of its code options, or, under a
@@ -638,7 +665,8 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			return
 		}
 		ext := strings.ToLower(path.Ext(o.lit))
-		if ext != "" && containsString(codeExtensions, ext) && remoteSpec(o.lit) {
+		if ext != "" && (containsString(codeExtensions, ext) || containsString(packageExtensions, ext)) && remoteSpec(o.lit) {
+			// A script, or a package whose build runs (cpanm https://…/X-1.0.tar.gz).
 			a.opaque(at, prog+" runs code fetched from "+o.lit)
 			return
 		}
@@ -688,11 +716,12 @@ func localPath(s string) bool {
 	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || s == "." || s == ".."
 }
 
-// remoteReference reports whether an operand names code to fetch: a URL, or a module path
-// whose first element is a host, with or without a version (example.com/x/cmd@v1).
+// remoteReference reports whether an operand names code to fetch: a URL, a flake
+// reference to a forge or an archive, or a module path whose first element is a host,
+// with or without a version (example.com/x/cmd@v1).
 func remoteReference(s string) bool {
-	if strings.Contains(s, "://") {
-		return true
+	if remoteSpec(s) {
+		return true // nix run github:owner/repo fetches the code it runs
 	}
 	first, _, hasPath := strings.Cut(s, "/")
 	return hasPath && strings.Contains(first, ".") && !strings.HasPrefix(first, ".") && strings.Contains(s, "@")

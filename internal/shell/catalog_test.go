@@ -14,8 +14,8 @@ func TestCatalogParses(t *testing.T) {
 		t.Errorf("catalog lists %d programs; the embedded file was not read whole", len(c))
 	}
 	for name, e := range c {
-		if e.kind == kindRunner && len(e.runs) == 0 {
-			t.Errorf("%s: a runner without subcommands", name)
+		if e.kind == kindRunner && len(e.runs) == 0 && len(e.shell) == 0 {
+			t.Errorf("%s: a runner without subcommands or an option holding a command", name)
 		}
 		// An entry with attributes (a project program, a runner, a tool that runs a
 		// command or changes the machine) adds what the tables do not say; a plain one
@@ -35,6 +35,7 @@ func TestParseCatalogErrors(t *testing.T) {
 		{"[tool]\nmake options", ""},
 		{"[project]\nmake colour=red", "unknown attribute"},
 		{"[runner]\npoetry", "names no subcommand"},
+		{"[runner]\nnix-shell values=-p", "names no subcommand"},
 		{"[project]\nmake options=", "not key=value"},
 		{"[project]\nmake options=-f y", "not key=value"},
 	} {

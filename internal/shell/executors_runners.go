@@ -319,7 +319,7 @@ func (a *analyzer) judgePackage(at int, eco ecosystem, p arg, carrier string) {
 // remoteSpec reports whether a package or module is fetched from a URL or a repository.
 func remoteSpec(s string) bool {
 	l := strings.ToLower(s)
-	for _, p := range []string{"http://", "https://", "git+", "git:", "git@", "github:", "gitlab:", "bitbucket:", "gist:", "ssh://", "file://", "ftp://"} {
+	for _, p := range []string{"http://", "https://", "git+", "git:", "git@", "github:", "gitlab:", "bitbucket:", "sourcehut:", "gist:", "tarball+", "hg+", "ssh://", "file://", "ftp://"} {
 		if strings.HasPrefix(l, p) {
 			return true
 		}
