@@ -89,6 +89,30 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 	return "", false
 }
 
+// mcpCommandArgWords, in an argument's name, say its value is a command line (command,
+// cmd, setup_script, preCommand).
+var mcpCommandArgWords = []string{"command", "commands", "cmd", "cmds", "script", "scripts"}
+
+// mcpCommandArgs returns the command lines in the arguments of an MCP call whose tool does
+// not say that it runs one (start_job, create_task, schedule, connect): a job runner, a
+// scheduler or a remote session runs them, later or elsewhere, as a shell would. They
+// are read for what moat can see in them; that moat cannot read one is no reason to ask,
+// since the tool may only store it (moat reads the command of a tool that says it runs
+// one, mcpShellCommand, in full).
+func mcpCommandArgs(c *call.Call) []string {
+	if c.MCP == nil {
+		return nil
+	}
+	var lines []string
+	for _, k := range sortedKeys(c.Args) {
+		s, ok := c.Args[k].(string)
+		if ok && strings.TrimSpace(s) != "" && len(s) <= maxScanned && hasWord(nameWords(k), mcpCommandArgWords) {
+			lines = append(lines, s)
+		}
+	}
+	return lines
+}
+
 // mcpTerminalWords, in a server's or tool's name, say it drives a terminal; mcpTypeWords,
 // in a tool's name, that it types into one; mcpTypedKeys are the arguments (squashed)
 // that hold what it types.

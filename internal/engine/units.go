@@ -140,8 +140,28 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 			u.label = u.label.runBy(c.MCP.String())
 			units = append(units, u)
 		}
+	} else if c.Class == call.MCP {
+		for _, line := range mcpCommandArgs(c) {
+			sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
+			sb := base
+			sb.Call = sc
+			for _, u := range e.shellUnits(sc, sb) {
+				u.label = u.label.runBy(c.MCP.String())
+				u.subject = readable(u.subject)
+				units = append(units, u)
+			}
+		}
 	}
 	return units
+}
+
+// readable keeps of a command's unit what moat can see in it: a command line an MCP tool
+// may only store is not asked about because moat cannot read it (an unknown program, a
+// line that does not parse), only for what it reads in it.
+func readable(s policy.Subject) policy.Subject {
+	s.Opaque = false
+	s.Findings = slices.DeleteFunc(slices.Clone(s.Findings), func(f call.Finding) bool { return f.Category == "analysis" })
+	return s
 }
 
 // writtenInjections returns the prompt-injection findings of the text a file write or
