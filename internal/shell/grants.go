@@ -60,6 +60,8 @@ func grantRules() map[string][]rule {
 			{sub: []string{"repo", "edit|create"}, when: ghPublic, finding: findGrant},
 			{sub: []string{"repo", "deploy-key", "add"}, anyOf: []string{"allow-write", "w"}, finding: findGrant},
 			{sub: []string{"ssh-key|gpg-key", "add"}, finding: findGrant},
+			// An administrator's merge skips the reviews and checks branch protection asks for.
+			{sub: []string{"pr", "merge"}, anyOf: []string{"admin"}, finding: findGrant},
 			{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant},
 		},
 		"glab": {{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant}},
