@@ -54,7 +54,7 @@ var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 	p := patterns()[lang]
 	if ref, ok := functionRefs()[lang]; ok && mentionsAny(code, ref.need) {
-		if m := ref.re.FindString(code); m != "" {
+		if m := ref.re.FindString(withoutPlainImports(lang, code)); m != "" {
 			r.Opaque = append(r.Opaque, "a function that runs commands or changes files passed as a value: "+shorten(m))
 		}
 	}
@@ -111,12 +111,38 @@ type functionRef struct {
 var functionRefs = sync.OnceValue(func() map[Lang]functionRef {
 	return map[Lang]functionRef{
 		Python: {need: []string{"os.", "subprocess.", "shutil.", "pty.", "exec", "eval"}, re: regexp.MustCompile(`\b(?:os\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|remove|unlink|rmdir|removedirs|rename|replace)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|shutil\.(?:rmtree|move|copy|copy2|copyfile|copytree)|pty\.spawn)\s*(?:[,)\]}]|$)|(?:^|[^\w.])(?:exec|eval)\s*(?:[,)\]}]|$)`)},
-		Node:   {need: []string{"exec", "spawn", "Sync", "eval"}, re: regexp.MustCompile(`\b(?:execSync|exec|spawn|spawnSync|execFile|execFileSync|rmSync|unlinkSync|writeFileSync|renameSync|eval)\s*(?:[,)\]}]|$)`)},
-		Ruby:   {need: []string{"&"}, re: regexp.MustCompile(`&\s*:?(?:system|exec|spawn|eval)\b`)},
-		PHP:    {need: []string{"system", "exec", "passthru", "popen", "assert", "eval", "unlink", "file_put_contents"}, re: regexp.MustCompile(`["'](?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|unlink|rmdir|file_put_contents)["']\s*[,)\]]`)},
-		Perl:   {need: []string{"\\&"}, re: regexp.MustCompile(`\\&(?:CORE::)?(?:system|exec|unlink)\b`)},
+		// Node: also a binding under another name (import { exec as run }), whose calls
+		// are not seen by the name the patterns know.
+		Node: {need: []string{"exec", "spawn", "Sync", "eval"}, re: regexp.MustCompile(`\b(?:execSync|exec|spawn|spawnSync|execFile|execFileSync|rmSync|unlinkSync|writeFileSync|renameSync|eval)\s*(?:[,)\]}]|$|as\s+\w)`)},
+		Ruby: {need: []string{"&"}, re: regexp.MustCompile(`&\s*:?(?:system|exec|spawn|eval)\b`)},
+		PHP:  {need: []string{"system", "exec", "passthru", "popen", "assert", "eval", "unlink", "file_put_contents"}, re: regexp.MustCompile(`["'](?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|unlink|rmdir|file_put_contents)["']\s*[,)\]]`)},
+		Perl: {need: []string{"\\&"}, re: regexp.MustCompile(`\\&(?:CORE::)?(?:system|exec|unlink)\b`)},
 	}
 })
+
+// plainImports match JavaScript's bindings of child_process's and fs's functions under
+// their own names: const { execSync } = require('child_process'), import { exec } from
+// 'node:child_process', .then(({ execSync }) => …). A call of such a name is seen where
+// it is made, as a call of child_process.execSync is; the binding passes no function
+// as a value. Bindings that rename one (execSync: run, exec as run) are left to
+// functionRefs, since the new name's calls are not seen.
+var plainImports = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\b(?:const|let|var)\s*\{[^{}:]*\}\s*=\s*(?:await\s+)?(?:require|import)\s*\(\s*['"](?:node:)?(?:child_process|fs|fs/promises)['"]\s*\)|\bimport\s*\{[^{}:]*\}\s*from\s*['"](?:node:)?(?:child_process|fs|fs/promises)['"]|\(\s*\{[^{}:]*\}\s*\)\s*=>)`)
+})
+
+// withoutPlainImports blanks the plain bindings of JavaScript code (plainImports), for
+// the search for functions passed as values; other languages' code is returned as it is.
+func withoutPlainImports(lang Lang, code string) string {
+	if lang != Node || !strings.Contains(code, "{") {
+		return code
+	}
+	return plainImports().ReplaceAllStringFunc(code, func(m string) string {
+		if strings.Contains(m, " as ") {
+			return m // import { exec as run } renames it
+		}
+		return strings.Repeat(" ", len(m))
+	})
+}
 
 var bareVariable = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\$\w+$`)
