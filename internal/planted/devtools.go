@@ -287,3 +287,73 @@ func yarnrcCode(text string, x *extraction) {
 		}
 	}
 }
+
+// denoCode finds the tasks of a deno.json(c), which deno task runs: each a command line,
+// or an object whose command is one (its dependencies and description are names and
+// words). An edit's fragment of the tasks object is read as tasks.
+func denoCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque(x.kind, "text that is not JSON moat can read")
+		return
+	}
+	tasks, whole := doc["tasks"].(map[string]any)
+	if !whole && !slices.ContainsFunc([]string{"imports", "compilerOptions", "fmt", "lint", "exports", "workspace"}, func(k string) bool {
+		_, isTask := doc[k].(string) // a task may be called lint; the setting is an object
+		return doc[k] != nil && !isTask
+	}) {
+		tasks = doc
+	}
+	for _, name := range slices.Sorted(maps.Keys(tasks)) {
+		switch v := tasks[name].(type) {
+		case string:
+			x.shell("tasks."+name, v)
+		case map[string]any:
+			if s, ok := v["command"].(string); ok {
+				x.shell("tasks."+name+".command", s)
+			}
+		}
+	}
+}
+
+// replitKeys are the settings of a .replit file whose values are commands: run when the
+// Run button is pressed, onBoot when the Repl starts, compile before run, and a
+// deployment's build and run.
+var replitKeys = []string{"run", "onBoot", "compile", "deployment.run", "deployment.build"}
+
+// replitCode finds the commands of a .replit file (TOML): a command line, or a list of
+// words run as one.
+func replitCode(text string, x *extraction) {
+	doc, err := textedit.ParseTOML(text)
+	if err != nil {
+		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
+		return
+	}
+	for _, kv := range doc.KVs {
+		full := kv.Path
+		if kv.Table >= 0 {
+			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
+		}
+		dotted := strings.Join(full, ".")
+		if !slices.Contains(replitKeys, dotted) {
+			continue
+		}
+		if kv.Val.Kind == '[' {
+			var words []any
+			for _, e := range kv.Val.Elems {
+				w, ok := textedit.UnquoteTOML(text[e.Start:e.End])
+				if e.Kind != '"' || !ok {
+					x.opaque(dotted, "a command whose words moat cannot read")
+					words = nil
+					break
+				}
+				words = append(words, w)
+			}
+			if len(words) > 0 {
+				x.shell(dotted, commandLine(words[0], words[1:]))
+			}
+			continue
+		}
+		x.tomlCommands(text, dotted, kv.Val, true, nil)
+	}
+}

@@ -103,6 +103,19 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Procfile", extract: procfileCode}, []string{"Procfile", "Procfile.*"}},
 		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"Gemfile", "Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
 		{File{Kind: "pnpm hook file", extract: nodeFile}, []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"}},
+		// The JavaScript configuration files tools load, and so run, whenever they start
+		// (vite, jest, eslint, webpack, next…), and task files of gulp and grunt.
+		{File{Kind: "JavaScript configuration a tool runs", extract: nodeFile}, []string{
+			"*.config.js", "*.config.cjs", "*.config.mjs", "*.config.ts", "*.config.cts", "*.config.mts",
+			".eslintrc.js", ".eslintrc.cjs", ".prettierrc.js", ".prettierrc.cjs", ".prettierrc.mjs", ".stylelintrc.js",
+			".stylelintrc.cjs", ".mocharc.js", ".mocharc.cjs", ".babelrc.js", ".releaserc.js", ".releaserc.cjs",
+			".lintstagedrc.js", ".lintstagedrc.cjs", ".lintstagedrc.mjs", "karma.conf.js", "protractor.conf.js",
+			"gulpfile.js", "gulpfile.cjs", "gulpfile.mjs", "gulpfile.ts", "Gruntfile.js", "Gruntfile.cjs", "Gruntfile.coffee",
+		}},
+		{File{Kind: "Deno configuration", extract: denoCode}, []string{"deno.json", "deno.jsonc"}},
+		{File{Kind: "Replit configuration", extract: replitCode}, []string{".replit"}},
+		{File{Kind: "Nx project configuration", extract: commandsUnder("command", "commands")}, []string{"project.json"}},
+		{File{Kind: "Cargo build script", extract: rustBuildCode}, []string{"build.rs", "*/build.rs"}},
 		{File{Kind: "Yarn configuration", extract: yarnrcCode}, []string{".yarnrc.yml"}},
 		{File{Kind: "Gradle build script", extract: jvmBuildCode}, []string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "*.gradle", "*.gradle.kts", "buildSrc/src/main/*/*", "~/.gradle/init.gradle", "~/.gradle/init.gradle.kts", "~/.gradle/init.d/*"}},
 		{File{Kind: "sbt build definition", extract: jvmBuildCode}, []string{"build.sbt", "project/*.sbt", "project/*.scala"}},

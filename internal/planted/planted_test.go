@@ -1,7 +1,9 @@
 package planted
 
 import (
+	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,6 +127,18 @@ func TestExtract(t *testing.T) {
 		{"python startup file", "~/.pythonrc.py", "import readline\n", []string{"import readline\n"}},
 		{"hook by shebang", ".git/hooks/pre-push", "#!/usr/bin/env node\nrequire('x')\n", []string{"#!/usr/bin/env node\nrequire('x')\n"}},
 		{"hook in an unknown language", ".git/hooks/pre-push", "#!/usr/bin/env tclsh\nputs 1\n", []string{"opaque"}},
+		{"vite config", "vite.config.ts", "import {execSync} from 'child_process'\nconst v = execSync('git rev-parse HEAD')\nexport default {}\n", []string{"import {execSync} from 'child_process'\nconst v = execSync('git rev-parse HEAD')\nexport default {}\n"}},
+		{"gulpfile", "gulpfile.js", "exports.default = () => 1\n", []string{"exports.default = () => 1\n"}},
+		{"deno tasks", "deno.json", `{"imports":{},"tasks":{"dev":"deno run -A main.ts","build":{"command":"deno compile main.ts","description":"builds","dependencies":["dev"]}}}`, []string{"deno compile main.ts", "deno run -A main.ts"}},
+		{"deno tasks with comments", "deno.jsonc", "{\n // tasks\n \"tasks\": {\"t\": \"deno test\"}\n}", []string{"deno test"}},
+		{"deno edit fragment", "deno.json", `"lint": "deno lint"`, []string{"deno lint"}},
+		{"replit run and deployment", ".replit", "run = \"npm start\"\nonBoot = [\"sh\", \"-c\", \"make setup\"]\nentrypoint = \"index.js\"\n[deployment]\nbuild = \"npm run build\"\n", []string{"npm start", "sh -c 'make setup'", "npm run build"}},
+		{"nx run-commands", "project.json", `{"targets":{"b":{"executor":"nx:run-commands","options":{"commands":["tsc -p .",{"command":"echo done"}]}}}}`, []string{"tsc -p .", "echo done"}},
+		{"cargo build script", "build.rs", "use std::process::Command;\nfn main() {\n    let o = Command::new(\"git\")\n        .args(&[\"rev-parse\", \"HEAD\"]) // the commit\n        .current_dir(\"..\")\n        .output().unwrap();\n    std::process::Command::new(r\"protoc\").arg(\"--rust_out=src\").arg(\"a b.proto\").status().unwrap();\n}\n", []string{"git rev-parse HEAD", "protoc --rust_out=src 'a b.proto'"}},
+		{"cargo build script, computed word", "build.rs", "fn main() { Command::new(\"sh\").arg(\"-c\").arg(cmd).status(); }", []string{"opaque"}},
+		{"cargo build script, built across statements", "build.rs", "fn main() { let mut c = Command::new(\"sh\"); c.arg(\"-c\"); }", []string{"opaque"}},
+		{"cargo build script, duct", "build.rs", "fn main() { cmd!(\"make\", \"-C\", \"vendor\").run().unwrap(); }", []string{"make -C vendor"}},
+		{"cargo build script without processes", "build.rs", "fn main() { println!(\"cargo:rerun-if-changed=build.rs\"); }", nil},
 		{"pth import lines", "x.pth", "/some/path\nimport os; os.system('id')\n", []string{"import os; os.system('id')"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,6 +214,9 @@ func FuzzExtract(f *testing.F) {
 	f.Add("build.sbt", "\"a b\".!!\nProcess(Seq(\"c\")).!\n")
 	f.Add("pom.xml", "<project><plugin><artifactId>exec-maven-plugin</artifactId><configuration><executable>${a}</executable><argument>b</argument></configuration></plugin><plugin><artifactId>maven-antrun-plugin</artifactId><exec executable=\"c\"><arg line=\"d\"/></exec><script>e</script></plugin>")
 	f.Add("gradle.properties", "org.gradle.jvmargs=-javaagent:x.jar")
+	f.Add("build.rs", "Command::new(\"a\").args(&[\"b\", r#\"c\"#]).env(\"K\", (1)).arg(\"d\\\"\").status(); cmd!(\"e\", f); Command::new(x)")
+	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
+	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {
@@ -217,4 +234,20 @@ func FuzzExtract(f *testing.F) {
 			t.Errorf("%d bytes of code from %d bytes of text", total, len(text))
 		}
 	})
+}
+
+// TestRustBuildOrder reads a build script whose processes of both forms interleave: each
+// is found once, in the order it is written (rustProcesses keeps the next of each form).
+func TestRustBuildOrder(t *testing.T) {
+	var body strings.Builder
+	var want []string
+	for i := range 50 {
+		if i%3 == 0 {
+			fmt.Fprintf(&body, "Command::new(\"c%d\").status();\n", i)
+		} else {
+			fmt.Fprintf(&body, "cmd!(\"m%d\").run();\n", i)
+		}
+		want = append(want, map[bool]string{true: "c", false: "m"}[i%3 == 0]+strconv.Itoa(i))
+	}
+	checkExtract(t, "build.rs", body.String(), want)
 }
