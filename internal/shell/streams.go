@@ -644,7 +644,7 @@ func (a *analyzer) remoteCopy(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 		return
 	}
 	dst := v.raw[len(v.raw)-1]
-	if host, ok := remote(dst); ok {
+	if host, ok := remote(dst); ok && !dryRun(v) {
 		var uploads []string
 		for _, src := range v.raw[:len(v.raw)-1] {
 			if _, isRemote := remote(src); isRemote || src.dynamic {

@@ -13,8 +13,8 @@ import (
 // and the project itself, unasked. Whether a tree holds credentials is known only by
 // looking: a tree whose files leave for the network is looked at on disk
 // (Env.SecretsWithin); and the whole project leaving for a host beyond the local network
-// is asked whatever it holds (a deploy to the team's own server, web1 or 10.0.0.5, is
-// not). Reading a tree without sending it (grep -r, cp -r, an
+// is asked whatever it holds (a deploy to the team's own server, web1 or 10.0.0.5, or a
+// copy to the user's own bucket, is not). Reading a tree without sending it (grep -r, cp -r, an
 // archive kept here) is no finding: the look happens only at a network sink.
 
 // treeReads records the trees each command reads whole: its output (tar -c DIR to
@@ -46,7 +46,7 @@ func (a *analyzer) treeLeaving(i int, p string) string {
 			return p + " (it holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ")"
 		}
 	}
-	if root := a.projectRoot(); root != "" && under(root, p) && !a.localOnly(i) {
+	if root := a.projectRoot(); root != "" && under(root, p) && a.toStranger(i) {
 		return "the whole project (" + p + ")"
 	}
 	return ""
@@ -69,7 +69,7 @@ func (a *analyzer) lineTreeLeaving(i int) string {
 // question: a tree sent whole (scp -r, rsync, aws s3 cp) is judged by treeLeaving, a file
 // that holds a tree's files (an archive of the project) by the line's trees, and a file
 // from outside the project and the temporary directories, that the line did not make, is
-// asked when it leaves beyond the local network.
+// asked when it goes to a stranger (toStranger).
 func (a *analyzer) uploadLeaving(i int, p string) string {
 	if a.meta[i].uploadTrees {
 		if what := a.treeLeaving(i, p); what != "" {
@@ -81,7 +81,7 @@ func (a *analyzer) uploadLeaving(i int, p string) string {
 			return p + ", written from " + what
 		}
 	}
-	if a.outsideWork(p) && !a.writtenInLine(p) && !a.localOnly(i) {
+	if a.outsideWork(p) && !a.writtenInLine(p) && a.toStranger(i) {
 		// ~/Documents/taxes.pdf, /etc/passwd, another project's code: the agent works
 		// in the project, and its files are what it has reason to send.
 		return p + ", from outside the project"
@@ -117,17 +117,23 @@ func (a *analyzer) writtenInLine(p string) bool {
 	return false
 }
 
-// localOnly reports whether every host the command at i connects to is this machine or
-// on a network of its own; false when it names none, or sends to a cloud service.
-func (a *analyzer) localOnly(i int) bool {
-	c := &a.cmds[i]
-	if len(c.Net) == 0 || a.meta[i].toService {
+// toStranger reports whether the command at i sends to a host beyond the local network
+// that it names itself (curl URL, scp HOST:): not a machine of the local network, nor a
+// cloud storage or backup service reached with the user's own credentials (aws s3, rclone,
+// restic), where what it sends stays the user's. A command that names no host is taken
+// to send to a stranger.
+func (a *analyzer) toStranger(i int) bool {
+	if a.meta[i].toService {
 		return false
+	}
+	c := &a.cmds[i]
+	if len(c.Net) == 0 {
+		return true
 	}
 	for _, n := range c.Net {
 		if n.Host == "" || !localNetwork(n.Host) {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
