@@ -1,6 +1,7 @@
 package planted
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 
@@ -453,6 +454,133 @@ func scriptCode(text string, x *extraction) { x.script(x.kind, text) }
 // pythonFile: the whole file is Python that a tool imports and runs (setup.py on install,
 // conftest.py on pytest, sitecustomize.py on every start of Python).
 func pythonFile(text string, x *extraction) { x.interp(oneliner.Python, x.kind, text) }
+
+// noxSessionRun matches the calls of a nox session that run a program, its words given
+// as arguments: session.run('pytest', '-q'), run_always, run_install (on any name of
+// the session; subprocess.run is Python's, which the Python reader knows).
+var noxSessionRun = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(\w+)\s*\.\s*run(?:_always|_install)?\s*\(`)
+})
+
+// noxCode: a noxfile is Python that nox imports, and its sessions run programs through
+// session.run: each call is judged as the command its arguments spell, a word computed at
+// run time (a constant, session.posargs) standing as a shell variable, as in a build
+// file's interpolations: `sh -c` given one is a command moat cannot read.
+func noxCode(text string, x *extraction) {
+	x.interp(oneliner.Python, x.kind, text)
+	for _, m := range noxSessionRun().FindAllStringSubmatchIndex(text, -1) {
+		if text[m[2]:m[3]] == "subprocess" {
+			continue
+		}
+		if line, ok := pythonCallLine(text, m[1]); ok {
+			x.shell(x.kind, line)
+		} else {
+			x.opaque(x.kind, "a session runs a command moat cannot read: "+strings.Join(strings.Fields(text[m[0]:min(len(text), m[1]+40)]), " "))
+		}
+	}
+}
+
+// pythonCallLine reads the positional arguments of a Python call from i (just after its
+// parenthesis) up to its keyword arguments or its end, as a shell command line: a string
+// literal is a quoted word, anything else (a name, an f-string, *session.posargs) the
+// variable $NOX_ARG. ok is false when the call does not end, or its program is computed.
+func pythonCallLine(text string, i int) (string, bool) {
+	var words []string
+	for {
+		for i < len(text) && strings.IndexByte(" \t\r\n,", text[i]) >= 0 {
+			i++
+		}
+		if i >= len(text) {
+			return "", false
+		}
+		if text[i] == ')' {
+			break
+		}
+		if j := i; isIdentStart(text[j]) {
+			for j < len(text) && isIdentByte(text[j]) {
+				j++
+			}
+			if j < len(text) && text[j] == '=' && (j+1 >= len(text) || text[j+1] != '=') {
+				break // keyword arguments: no more words
+			}
+		}
+		if w, end, ok := pythonString(text, i); ok && (end >= len(text) || strings.IndexByte(" \t\r\n,)", text[end]) >= 0) {
+			words = append(words, shellQuote(w))
+			i = end
+			continue
+		}
+		end, ok := pythonArgEnd(text, i)
+		if !ok || end == i {
+			return "", false
+		}
+		words = append(words, `"${NOX_ARG}"`)
+		i = end
+	}
+	if len(words) > 0 && words[0] == `"${NOX_ARG}"` {
+		return "", false // the program itself is computed
+	}
+	return strings.Join(words, " "), true // "" for a call without arguments: nothing runs
+}
+
+// pythonString reads a plain or raw Python string literal at i (not an f-string, whose
+// text is computed).
+func pythonString(text string, i int) (string, int, bool) {
+	quote := i
+	if i < len(text) && (text[i] == 'r' || text[i] == 'R') {
+		quote = i + 1
+	}
+	if quote >= len(text) || text[quote] != '\'' && text[quote] != '"' {
+		return "", i, false
+	}
+	q := text[quote]
+	var b strings.Builder
+	for j := quote + 1; j < len(text); j++ {
+		switch c := text[j]; {
+		case c == q:
+			return b.String(), j + 1, true
+		case c == '\n':
+			return "", j, false
+		case c == '\\' && quote == i && j+1 < len(text):
+			j++
+			b.WriteByte(escaped(text[j]))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", len(text), false
+}
+
+// pythonArgEnd returns where the argument starting at i ends: the comma or closing
+// parenthesis after it at its own depth, minding string literals.
+func pythonArgEnd(text string, i int) (int, bool) {
+	depth := 0
+	for i < len(text) {
+		switch c := text[i]; c {
+		case '\'', '"':
+			_, end, ok := pythonString(text, i)
+			if !ok {
+				return end, false
+			}
+			i = end
+			continue
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				return i, c == ')' // a stray ] or } is no Python moat reads
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i, true
+			}
+		}
+		i++
+	}
+	return i, false
+}
+
+func isIdentStart(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // pthCode: lines of a .pth file that start with import are run by every start of Python.
 func pthCode(text string, x *extraction) {

@@ -139,6 +139,8 @@ func TestExtract(t *testing.T) {
 		{"cargo build script, built across statements", "build.rs", "fn main() { let mut c = Command::new(\"sh\"); c.arg(\"-c\"); }", []string{"opaque"}},
 		{"cargo build script, duct", "build.rs", "fn main() { cmd!(\"make\", \"-C\", \"vendor\").run().unwrap(); }", []string{"make -C vendor"}},
 		{"cargo build script without processes", "build.rs", "fn main() { println!(\"cargo:rerun-if-changed=build.rs\"); }", nil},
+		{"nox sessions", "noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('-e', '.')\n    session.run('pytest', '--cov', PKG, *session.posargs, env={'A': 'b'})\n    session.run_always(\"sh\", \"-c\", r'echo \\d')\n", []string{"import nox\n@nox.session\ndef t(session):\n    session.install('-e', '.')\n    session.run('pytest', '--cov', PKG, *session.posargs, env={'A': 'b'})\n    session.run_always(\"sh\", \"-c\", r'echo \\d')\n", "pytest --cov \"${NOX_ARG}\" \"${NOX_ARG}\"", "sh -c 'echo \\d'"}},
+		{"nox session with a computed program", "noxfile.py", "def t(s):\n    s.run(TOOL, 'x')\n", []string{"def t(s):\n    s.run(TOOL, 'x')\n", "opaque"}},
 		{"pth import lines", "x.pth", "/some/path\nimport os; os.system('id')\n", []string{"import os; os.system('id')"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,6 +219,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("build.rs", "Command::new(\"a\").args(&[\"b\", r#\"c\"#]).env(\"K\", (1)).arg(\"d\\\"\").status(); cmd!(\"e\", f); Command::new(x)")
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
+	f.Add("noxfile.py", "s.run('a', b(c, [d]), *e, f=1)\nx.run_always(r\"g\\\"\", f'h')\ny.run(")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {
