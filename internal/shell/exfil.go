@@ -810,10 +810,10 @@ func servesSecrets(a *analyzer, v *view) string {
 // whoever asks. A server of the home directory is servesSecrets'.
 func servesHeldSecrets(a *analyzer, v *view) string {
 	p, ok := servedDir(a, v)
-	if !ok || a.sh.env.SecretsWithin == nil || servesLoopback(v) || servesSecrets(a, v) != "" {
+	if !ok || servesLoopback(v) || servesSecrets(a, v) != "" {
 		return ""
 	}
-	if f := a.sh.env.SecretsWithin(p); f != "" {
+	if f := a.secretsWithin(p); f != "" {
 		return v.name + " serves " + p + ", which holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ", to the network"
 	}
 	return ""

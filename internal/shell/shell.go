@@ -204,6 +204,9 @@ type shared struct {
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
+	// heldSecrets remembers Env.SecretsWithin's answers for the line, by directory: a
+	// tree sent by several commands, or judged at several sinks, is looked at once.
+	heldSecrets map[string]string
 	// copies are the files the line made copies or links of a known program (cp
 	// /bin/rm ./x), by absolute path, with the program's name (links.go).
 	copies map[string]string

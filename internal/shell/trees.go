@@ -41,10 +41,8 @@ func (a *analyzer) treeReads(n int) {
 // (the project's root or a directory above it) and the command sends beyond the local
 // network. "" when neither.
 func (a *analyzer) treeLeaving(i int, p string) string {
-	if a.sh.env.SecretsWithin != nil {
-		if f := a.sh.env.SecretsWithin(p); f != "" {
-			return p + " (it holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ")"
-		}
+	if f := a.secretsWithin(p); f != "" {
+		return p + " (it holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ")"
 	}
 	if root := a.projectRoot(); root != "" && under(root, p) && a.toStranger(i) {
 		return "the whole project (" + p + ")"
@@ -136,4 +134,21 @@ func (a *analyzer) toStranger(i int) bool {
 		}
 	}
 	return false
+}
+
+// secretsWithin is Env.SecretsWithin, asked once per directory for the line; "" when
+// the Env looks at nothing.
+func (a *analyzer) secretsWithin(dir string) string {
+	if a.sh.env.SecretsWithin == nil {
+		return ""
+	}
+	if f, ok := a.sh.heldSecrets[dir]; ok {
+		return f
+	}
+	f := a.sh.env.SecretsWithin(dir)
+	if a.sh.heldSecrets == nil {
+		a.sh.heldSecrets = make(map[string]string)
+	}
+	a.sh.heldSecrets[dir] = f
+	return f
 }
