@@ -243,6 +243,26 @@ func knownProgram(name string) bool {
 	return ok
 }
 
+// foldedProgram is the program a name runs where names are found whatever their case
+// and with .exe, as on Windows (REG.EXE is reg) and on macOS's file system (RM is rm):
+// the lower-case name without .exe when moat knows it, the name as written otherwise (R,
+// the language, and any unknown name stay).
+func foldedProgram(name string) string {
+	l := strings.ToLower(name)
+	if knownProgram(name) {
+		return name // clip.exe is known by that name
+	}
+	if strings.HasSuffix(l, ".exe") || strings.HasSuffix(l, ".com") {
+		l = l[:len(l)-4]
+	} else if len(name) < 2 || strings.ToUpper(name) != name || l == name {
+		return name
+	}
+	if knownProgram(canonicalProgram(l)) {
+		return l
+	}
+	return name
+}
+
 // unknownProgramNote is in the evidence of every unknown program.
 const unknownProgramNote = "a program moat does not know"
 

@@ -166,6 +166,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 			cmd.Name = name // ./x after cp /bin/rm ./x is rm
 		}
 	}
+	if !dynamic {
+		cmd.Name = foldedProgram(cmd.Name) // REG.EXE is reg, RM is rm: every table knows it so
+	}
 	m.prog = canonicalProgram(cmd.Name)
 	m.xargs = u.xargs
 	m.cwd = cwd

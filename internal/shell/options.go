@@ -77,6 +77,8 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		// networksetup's options are words after one dash (-listallnetworkservices,
 		// -setwebproxy SERVICE HOST PORT); the catalog lists those that change the network.
 		"networksetup": {oneDash: true},
+		// certutil's verbs are words after one dash (-hashfile FILE, -urlcache -f URL).
+		"certutil": {oneDash: true},
 		// MATLAB's options are words after one dash (-batch STATEMENT, -r STATEMENT, -sd DIR).
 		"matlab": {long: []string{"batch", "r", "sd", "logfile"}, oneDash: true},
 		// erl's options are words after one dash (-eval EXPR, -s MOD FUNC, -sname NAME).
