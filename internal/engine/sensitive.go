@@ -122,14 +122,21 @@ const maxTreeEntries = 5000
 var unsearchedDirs = []string{".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", ".tox", ".terraform", ".gradle", ".cache", ".next", "target"}
 
 // within names a file below dir that the set names, as the disk shows it now, or a link
-// there to one; "" when it finds none among the first maxTreeEntries entries (links to
-// directories are not followed).
+// there to one or to a directory holding one (scp -r and zip follow links); "" when it
+// finds none among the first maxTreeEntries entries.
 func (s *sensitive) within(dir string) string {
 	queue := []string{filepath.Clean(dir)}
+	visited := map[string]bool{}
 	seen := 0
 	for len(queue) > 0 {
 		d := queue[0]
 		queue = queue[1:]
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			if visited[real] {
+				continue // a link back up the tree, or two links to one directory
+			}
+			visited[real] = true
+		}
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			continue // unreadable to moat; not to be invented
@@ -147,9 +154,15 @@ func (s *sensitive) within(dir string) string {
 			case s.touches(call.Access{Kind: call.Read, Path: p}):
 				return p
 			case ent.Type()&fs.ModeSymlink != 0:
-				// scp -r and zip follow links: a link to ~/.ssh/id_rsa sends the key.
-				if t, err := filepath.EvalSymlinks(p); err == nil && s.touches(call.Access{Kind: call.Read, Path: t}) {
-					return p + " (a link to " + t + ")"
+				t, err := filepath.EvalSymlinks(p)
+				if err != nil {
+					continue
+				}
+				if s.touches(call.Access{Kind: call.Read, Path: t, Recursive: true}) {
+					return p + " (a link to " + t + ")" // ~/.ssh/id_rsa, or ~/.ssh
+				}
+				if fi, err := os.Stat(t); err == nil && fi.IsDir() {
+					queue = append(queue, p)
 				}
 			}
 		}

@@ -12,10 +12,10 @@ import (
 // is, so `tar czf - . | curl -T - https://…` and `scp -r . host:` sent a project's .env,
 // and the project itself, unasked. Whether a tree holds credentials is known only by
 // looking: a tree whose files leave for the network is looked at on disk
-// (Env.SecretsWithin); and the whole project leaving for a host beyond the local network
-// is asked whatever it holds (a deploy to the team's own server, web1 or 10.0.0.5, or a
-// copy to the user's own bucket, is not). Reading a tree without sending it (grep -r, cp -r, an
-// archive kept here) is no finding: the look happens only at a network sink.
+// (Env.SecretsWithin); and the whole project sent to a host beyond the local network is
+// asked whatever it holds (a deploy to the team's own server, web1 or 10.0.0.5, or a copy
+// into the user's own bucket, is not). Reading a tree without sending it (grep -r, cp -r,
+// an archive kept here) is no finding: the look happens only at a network sink.
 
 // treeReads records the trees each command reads whole: its output (tar -c DIR to
 // standard output, grep -r) and the files it writes (an archive) carry their files.
@@ -38,8 +38,8 @@ func (a *analyzer) treeReads(n int) {
 
 // treeLeaving says why the files of the tree at p leaving for the network by the command
 // at i are worth a question: a file in it holds credentials, or it is the whole project
-// (the project's root or a directory above it) and the command sends beyond the local
-// network. "" when neither.
+// (the project's root or a directory above it) and the command sends it to a stranger
+// (toStranger). "" when neither.
 func (a *analyzer) treeLeaving(i int, p string) string {
 	if f := a.secretsWithin(p); f != "" {
 		return p + " (it holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ")"
