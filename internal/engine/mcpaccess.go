@@ -23,6 +23,11 @@ var mcpPathKeys = []string{
 	"filename", "directory", "dir", "dir_path", "destination", "target", "dest",
 	"fullPath", "full_path", "absolutePath", "absolute_path", "relativePath", "relative_path",
 	"targetPath", "target_path", "filename_path", "notebook_path", "notebookPath",
+	// Files a tool sends or takes in: an email's or a message's attachments, an upload's
+	// local side.
+	"attachment", "attachments", "attachment_path", "attachmentPath", "attachment_paths", "attachmentPaths",
+	"local_path", "localPath", "source_path", "sourcePath", "src_path", "srcPath", "input_path", "inputPath",
+	"output_path", "outputPath", "upload_path", "uploadPath",
 }
 
 // mcpShellWords name tools that run shell commands (execute_command, run_shell,
