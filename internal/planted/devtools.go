@@ -62,6 +62,24 @@ func miseCode(text string, x *extraction) {
 // one level down is a command (tasks.build = "…"); deeper, the value of one of keys is
 // (tasks.build.run = "…"). each, when set, is shown the dotted path of every value.
 func (x *extraction) tomlTables(text string, tables []string, keys map[string]bool, each func(dotted string)) {
+	x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
+		if each != nil {
+			each(dotted)
+		}
+		for _, t := range tables {
+			n := strings.Count(t, ".") + 1
+			if len(full) <= n || !tablePath(t, full[:n]) {
+				continue
+			}
+			rest := full[n:]
+			x.tomlCommands(text, dotted, val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
+		}
+	})
+}
+
+// tomlValues hands take every value of a TOML file with its full key path (its table's
+// and its own) and that path dotted; a file that does not parse is opaque.
+func (x *extraction) tomlValues(text string, take func(full []string, dotted string, val *textedit.Value)) {
 	doc, err := textedit.ParseTOML(text)
 	if err != nil {
 		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
@@ -72,18 +90,7 @@ func (x *extraction) tomlTables(text string, tables []string, keys map[string]bo
 		if kv.Table >= 0 {
 			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
 		}
-		dotted := strings.Join(full, ".")
-		if each != nil {
-			each(dotted)
-		}
-		for _, t := range tables {
-			n := strings.Count(t, ".") + 1
-			if len(full) <= n || !tablePath(t, full[:n]) {
-				continue
-			}
-			rest := full[n:]
-			x.tomlCommands(text, dotted, kv.Val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
-		}
+		take(full, strings.Join(full, "."), kv.Val)
 	}
 }
 
@@ -324,36 +331,25 @@ var replitKeys = []string{"run", "onBoot", "compile", "deployment.run", "deploym
 // replitCode finds the commands of a .replit file (TOML): a command line, or a list of
 // words run as one.
 func replitCode(text string, x *extraction) {
-	doc, err := textedit.ParseTOML(text)
-	if err != nil {
-		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
-		return
-	}
-	for _, kv := range doc.KVs {
-		full := kv.Path
-		if kv.Table >= 0 {
-			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
-		}
-		dotted := strings.Join(full, ".")
+	x.tomlValues(text, func(_ []string, dotted string, val *textedit.Value) {
 		if !slices.Contains(replitKeys, dotted) {
-			continue
+			return
 		}
-		if kv.Val.Kind == '[' {
-			var words []any
-			for _, e := range kv.Val.Elems {
-				w, ok := textedit.UnquoteTOML(text[e.Start:e.End])
-				if e.Kind != '"' || !ok {
-					x.opaque(dotted, "a command whose words moat cannot read")
-					words = nil
-					break
-				}
-				words = append(words, w)
-			}
-			if len(words) > 0 {
-				x.shell(dotted, commandLine(words[0], words[1:]))
-			}
-			continue
+		if val.Kind != '[' {
+			x.tomlCommands(text, dotted, val, true, nil)
+			return
 		}
-		x.tomlCommands(text, dotted, kv.Val, true, nil)
-	}
+		var words []any
+		for _, e := range val.Elems {
+			w, ok := textedit.UnquoteTOML(text[e.Start:e.End])
+			if e.Kind != '"' || !ok {
+				x.opaque(dotted, "a command whose words moat cannot read")
+				return
+			}
+			words = append(words, w)
+		}
+		if len(words) > 0 {
+			x.shell(dotted, commandLine(words[0], words[1:]))
+		}
+	})
 }

@@ -524,21 +524,12 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 		// A runner without subcommands runs only the command line of its option
 		// (nix-shell -p jq --run 'CMD').
 		for j := 0; j < len(rest); j++ {
-			y := rest[j]
-			if y.dynamic || !strings.HasPrefix(y.lit, "-") {
-				continue
-			}
-			name, val, attached := strings.Cut(y.lit, "=")
-			if containsString(e.shell, name) {
-				code := arg{lit: val, dynamic: y.dynamic, word: y.word}
-				if !attached && j+1 < len(rest) {
-					code = rest[j+1]
+			if y := rest[j]; !y.dynamic && strings.HasPrefix(y.lit, "-") {
+				next, ran := a.runnerOption(at, e, rest, j, cwd)
+				if ran {
+					return
 				}
-				a.nestedWord(at, code, cwd)
-				return
-			}
-			if !attached && containsString(e.values, name) {
-				j++
+				j = next
 			}
 		}
 		return
@@ -568,18 +559,11 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 				}
 				return
 			case strings.HasPrefix(y.lit, "-") && len(y.lit) > 1:
-				name, val, attached := strings.Cut(y.lit, "=")
-				if containsString(e.shell, name) {
-					code := arg{lit: val, dynamic: y.dynamic, word: y.word}
-					if !attached && j+1 < len(rest) {
-						code = rest[j+1]
-					}
-					a.nestedWord(at, code, cwd)
+				next, ran := a.runnerOption(at, e, rest, j, cwd)
+				if ran {
 					return
 				}
-				if !attached && containsString(e.values, name) {
-					j++ // the option's value
-				}
+				j = next
 				continue
 			case operands > 0:
 				operands--
@@ -597,6 +581,26 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 		}
 		return
 	}
+}
+
+// runnerOption reads the runner's option at rest[j]: an option holding a command line
+// (doppler run --command 'CMD') has it analysed, and ran is true; otherwise next is the
+// last word the option takes (its value, when the runner lists it as taking one).
+func (a *analyzer) runnerOption(at int, e *catalogEntry, rest []arg, j int, cwd dir) (next int, ran bool) {
+	y := rest[j]
+	name, val, attached := strings.Cut(y.lit, "=")
+	if containsString(e.shell, name) {
+		code := arg{lit: val, dynamic: y.dynamic, word: y.word}
+		if !attached && j+1 < len(rest) {
+			code = rest[j+1]
+		}
+		a.nestedWord(at, code, cwd)
+		return j, true
+	}
+	if !attached && containsString(e.values, name) {
+		return j + 1, false // the option's value
+	}
+	return j, false
 }
 
 // codeExtensions are the file extensions of code that project programs run when given a
