@@ -189,6 +189,9 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, sess *Session, tr *Tr
 			ut = &tr.Units[len(tr.Units)-1]
 		}
 		d := e.decideUnit(&u.subject, sess, ut, ids)
+		if u.shown {
+			d = shownDecision(d)
+		}
 		findings = appendNew(findings, u.subject.Findings)
 		if !best.Verdict.Valid() || d.Verdict > best.Verdict {
 			best, bestLabel = d, u.label

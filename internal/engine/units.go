@@ -27,6 +27,10 @@ import (
 type unit struct {
 	label   unitLabel
 	subject policy.Subject
+	// shown marks a command an agent's instructions show (instructed.go): it runs only
+	// when an agent follows them, so its decision counts one step lower (a deny asks, an
+	// ask is no question).
+	shown bool
 }
 
 // unitLabel says which part of a call a unit is, for the trace and for the reason of a
@@ -117,7 +121,8 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 			s.Findings = appendNew(s.Findings, []call.Finding{findings.New("analysis.opaque", opaque)})
 		}
 	}
-	if slices.ContainsFunc(s.Accesses, e.instructions.touches) {
+	instructs := slices.ContainsFunc(s.Accesses, e.instructions.touches)
+	if instructs {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
 	}
 	if h != nil {
@@ -127,6 +132,9 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	}
 	units := []unit{{label: fixedLabel(c.Describe()), subject: s}}
 	units = append(units, e.plantedUnits(c, base)...)
+	if instructs {
+		units = append(units, e.instructedUnits(c, base)...)
+	}
 	if c.Class == call.MCP {
 		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses, patches)...)
 	}

@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/policy"
+)
+
+// Commands written into an agent's standing instructions (CLAUDE.md, AGENTS.md, a
+// .cursor/rules file) are run by every later session that follows them, by an agent moat
+// may not guard: instructions are configuration an agent executes later. The commands
+// such a text shows as code, in a fenced block or an inline span, are judged as the
+// shell lines they are, for what moat can see in them, one step lower: a command moat
+// would deny (`curl … | sh`, `rm -rf ~`) is asked about, one it would ask about (`git
+// push --force`) is ordinary documentation, and a span moat cannot read (a name, a
+// snippet of another language) is no reason to ask. A command the text forbids ("never
+// run `rm -rf ~`") is not one it tells agents to run.
+
+// instructedUnits returns the units of the commands a file write or edit of an agent's
+// instruction file shows as code.
+func (e *Engine) instructedUnits(c *call.Call, base policy.Subject) []unit {
+	var units []unit
+	for _, w := range writtenTexts(c) {
+		if len(w.text) > maxScanned {
+			continue // reported by carriedSecrets as input.too-large
+		}
+		for _, line := range markdownCommands(w.text) {
+			sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
+			sb := base
+			sb.Call = sc
+			for _, u := range e.shellUnits(sc, sb) {
+				u.label = u.label.runBy("a command the instructions written by " + c.Describe() + " show")
+				u.subject = readable(u.subject)
+				u.shown = true
+				units = append(units, u)
+			}
+		}
+	}
+	return units
+}
+
+// shownDecision is the decision a command an agent's instructions show counts for.
+func shownDecision(d call.Decision) call.Decision {
+	switch d.Verdict {
+	case call.Deny:
+		d.Verdict = call.Ask
+		d.Reason = "agents following these instructions would run a command moat denies: " + d.Reason
+	case call.Ask:
+		d.Verdict, d.Reason = call.Allow, ""
+	}
+	return d
+}
+
+// shellFenceLanguages are the info strings of fenced code blocks that hold shell
+// commands; a block without one is read too.
+var shellFenceLanguages = []string{"", "sh", "bash", "shell", "zsh", "console", "terminal", "shell-session", "shellsession"}
+
+// markdownCommands returns the shell code a Markdown text shows: each fenced block in a
+// shell language (or none), with the prompts of a console session taken off, and each
+// inline code span with a space in it (a command line, not a name).
+func markdownCommands(text string) []string {
+	var out []string
+	var block strings.Builder
+	fence, inShell, lastProse := "", false, ""
+	for line := range strings.Lines(text) {
+		trimmed := strings.TrimSpace(line)
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
+				if inShell && strings.TrimSpace(block.String()) != "" {
+					out = append(out, block.String())
+				}
+				fence, inShell = "", false
+				block.Reset()
+				continue
+			}
+			if inShell {
+				l := strings.TrimLeft(line, " \t")
+				l = strings.TrimPrefix(strings.TrimPrefix(l, "$ "), "% ")
+				block.WriteString(l)
+			}
+			continue
+		}
+		if f := openingFence(trimmed); f != "" {
+			fence = f
+			lang, _, _ := strings.Cut(strings.TrimSpace(strings.TrimLeft(trimmed, f[:1])), " ")
+			inShell = containsFold(shellFenceLanguages, strings.Trim(lang, "{}.")) && !forbids(lastProse)
+			continue
+		}
+		out = append(out, inlineSpans(line)...)
+		if trimmed != "" {
+			lastProse = trimmed
+		}
+	}
+	if fence != "" && inShell && strings.TrimSpace(block.String()) != "" {
+		out = append(out, block.String()) // a block left open: what it holds so far
+	}
+	return out
+}
+
+// openingFence returns the fence a line opens (three or more backticks or tildes), or "".
+func openingFence(trimmed string) string {
+	for _, ch := range []string{"`", "~"} {
+		n := len(trimmed) - len(strings.TrimLeft(trimmed, ch))
+		if n >= 3 {
+			return strings.Repeat(ch, n)
+		}
+	}
+	return ""
+}
+
+// inlineSpans returns the inline code spans of a line of Markdown that hold a space.
+func inlineSpans(line string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(line, '`')
+		if i < 0 {
+			return out
+		}
+		n := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
+		ticks := line[i : i+n]
+		rest := line[i+n:]
+		j := strings.Index(rest, ticks)
+		if j < 0 {
+			return out
+		}
+		if span := strings.TrimSpace(rest[:j]); strings.ContainsAny(span, " \t") && !forbids(sentenceBefore(line[:i])) {
+			out = append(out, span)
+		}
+		line = rest[j+n:]
+	}
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// forbiddingWords, in the sentence before a command, say that the text forbids it or
+// warns about it rather than tells agents to run it.
+var forbiddingWords = []string{"never", "don't", "dont", "do not", "avoid", "must not", "mustn't", "should not",
+	"shouldn't", "forbidden", "prohibited", "dangerous", "instead of"}
+
+// forbids reports whether a sentence holds one of forbiddingWords, as a word.
+func forbids(sentence string) bool {
+	l := strings.ToLower(sentence)
+	for _, w := range forbiddingWords {
+		for i := strings.Index(l, w); i >= 0; {
+			end := i + len(w)
+			if (i == 0 || !isWordByte(l[i-1])) && (end == len(l) || !isWordByte(l[end])) {
+				return true
+			}
+			next := strings.Index(l[end:], w)
+			if next < 0 {
+				break
+			}
+			i = end + next
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '\'' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+}
+
+// sentenceBefore is the part of a line's text before a position that belongs to the
+// sentence there: after the last full stop, exclamation or question mark.
+func sentenceBefore(text string) string {
+	if i := strings.LastIndexAny(text, ".!?"); i >= 0 {
+		return text[i+1:]
+	}
+	return text
+}
