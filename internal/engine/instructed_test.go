@@ -60,3 +60,20 @@ func TestInstructedCommands(t *testing.T) {
 		})
 	}
 }
+
+// FuzzMarkdownCommands: any text is read without panic, and what it shows as commands is
+// taken from it, so no larger than it.
+func FuzzMarkdownCommands(f *testing.F) {
+	f.Add("Run `make` and ``a `b` c``.\n```sh\n$ ls\n```\n~~~~\n~~~\n")
+	f.Add("Never `rm -rf ~`! ```bash\nx")
+	f.Add("`` ` `` ``` ``")
+	f.Fuzz(func(t *testing.T, text string) {
+		total := 0
+		for _, c := range markdownCommands(text) {
+			total += len(c)
+		}
+		if total > len(text) {
+			t.Errorf("%d bytes of commands from %d bytes of text", total, len(text))
+		}
+	})
+}
