@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"path"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -17,15 +19,43 @@ import (
 // snippet of another language) is no reason to ask. A command the text forbids ("never
 // run `rm -rf ~`") is not one it tells agents to run.
 
-// instructedUnits returns the units of the commands a file write or edit of an agent's
-// instruction file shows as code.
-func (e *Engine) instructedUnits(c *call.Call, base policy.Subject) []unit {
+// instructionTexts returns the texts a call writes into agents' instruction files: a
+// file tool's (when its write is one, instructs), and an MCP tool's, on this machine or
+// in the repository of a code host's server.
+func (e *Engine) instructionTexts(c *call.Call, instructs bool) []string {
+	var texts []string
+	if instructs {
+		for _, w := range writtenTexts(c) {
+			texts = append(texts, w.text)
+		}
+	}
+	if c.Class != call.MCP {
+		return texts
+	}
+	root := cmp.Or(c.Project, c.Cwd, "/")
+	for _, w := range mcpWrites(c) {
+		local := call.Access{Kind: call.Write, Path: e.resolvePath(w.path, c.Cwd)}
+		inRepo := call.Access{Kind: call.Write, Path: path.Join(root, path.Clean("/"+w.path))}
+		if !e.instructions.touches(local) && !e.instructions.touches(inRepo) {
+			continue
+		}
+		texts = append(texts, w.content)
+		for _, ed := range w.edits {
+			texts = append(texts, ed.new)
+		}
+	}
+	return texts
+}
+
+// instructedUnits returns the units of the commands texts written into agents'
+// instruction files show as code.
+func (e *Engine) instructedUnits(c *call.Call, base policy.Subject, texts []string) []unit {
 	var units []unit
-	for _, w := range writtenTexts(c) {
-		if len(w.text) > maxScanned {
+	for _, text := range texts {
+		if len(text) > maxScanned {
 			continue // reported by carriedSecrets as input.too-large
 		}
-		for _, line := range markdownCommands(w.text) {
+		for _, line := range markdownCommands(text) {
 			sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
 			sb := base
 			sb.Call = sc

@@ -132,9 +132,7 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	}
 	units := []unit{{label: fixedLabel(c.Describe()), subject: s}}
 	units = append(units, e.plantedUnits(c, base)...)
-	if instructs {
-		units = append(units, e.instructedUnits(c, base)...)
-	}
+	units = append(units, e.instructedUnits(c, base, e.instructionTexts(c, instructs))...)
 	if c.Class == call.MCP {
 		units = append(units, e.mcpPlantedUnits(c, base, s.Accesses, patches)...)
 	}
