@@ -59,7 +59,9 @@ func (e *Engine) instructedUnits(c *call.Call, base policy.Subject, texts []stri
 			sc := &call.Call{Agent: c.Agent, Class: call.Shell, Tool: c.Tool, Args: map[string]any{call.ArgCommand: line}, Cwd: c.Cwd, Project: c.Project, Session: c.Session}
 			sb := base
 			sb.Call = sc
-			for _, u := range e.shellUnits(sc, sb) {
+			// One level down: a command shown that itself writes instructions is not
+			// read again for the commands its text shows.
+			for _, u := range e.shellUnitsAt(sc, sb, 1) {
 				u.label = u.label.runBy("a command the instructions written by " + c.Describe() + " show")
 				u.subject = readable(u.subject)
 				u.shown = true

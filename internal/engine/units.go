@@ -368,7 +368,11 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 		}
 		units = append(units, e.moatRuns(c, base, label, judged.Runs, depth)...)
 	}
-	e.addShellInjections(units, line)
+	if e.addShellInjections(units, line) && depth == 0 {
+		// echo … >> CLAUDE.md, cat > AGENTS.md <<EOF: the text written is in the line, and
+		// the commands it shows as code are instructions (instructed.go).
+		units = append(units, e.instructedUnits(c, base, []string{line})...)
+	}
 	if !secretsFound && len(line) <= maxScanned {
 		// Secrets outside any command's words: in a here-document, a here-string or an
 		// assignment (cat > .env <<EOF … EOF).
@@ -416,8 +420,9 @@ func (e *Engine) moatRuns(c *call.Call, base policy.Subject, label unitLabel, ru
 
 // addShellInjections gives the units of a shell line that write into an agent
 // instruction file (echo … >> CLAUDE.md, cat > AGENTS.md <<EOF) the prompt-injection
-// findings of the line: the text written is in it, as arguments or a here-document.
-func (e *Engine) addShellInjections(units []unit, line string) {
+// findings of the line: the text written is in it, as arguments or a here-document. It
+// reports whether the line writes into one.
+func (e *Engine) addShellInjections(units []unit, line string) (writes bool) {
 	var found []call.Finding
 	read := false
 	for i := range units {
@@ -432,6 +437,7 @@ func (e *Engine) addShellInjections(units []unit, line string) {
 		}
 		s.Findings = appendNew(slices.Clip(s.Findings), found)
 	}
+	return read
 }
 
 // commandLookalikes returns the findings of look-alike letters in what a command names:
