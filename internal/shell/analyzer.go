@@ -12,22 +12,23 @@ import (
 // analyzer walks one parsed line with syntax.Walk, so that no construct can hide a command,
 // keeping the shell state (state.go) that each command's words are expanded in.
 type analyzer struct {
-	line          string
-	file          *syntax.File
-	sh            *shared
-	depth         int
-	meta          []cmdMeta // parallel to cmds: what dataflow needs to know about each
-	pipes         []pipeIn  // the pipelines whose right-hand side is being walked, innermost last
-	substs        map[syntax.Node]span
-	opts          []option           // scratch for a command's options
-	pending       []call.Finding     // findings a rule body reported (knowledge.go)
-	curRedirs     []*syntax.Redirect // the redirections of the command being built
-	curAssigns    []*syntax.Assign   // the assignments before the command being built (X=1 cmd)
-	later         []codeRef          // code a rule body found the command makes a program run (knowledge.go)
-	forgetOnLeave bool               // the command being visited makes everything unknown once walked
-	tainted       map[string]taint   // files the line writes secret data into (flow.go)
-	netFDs        map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
-	remotes       map[string]bool    // git remotes the line adds or points elsewhere (exfil.go)
+	line           string
+	file           *syntax.File
+	sh             *shared
+	depth          int
+	meta           []cmdMeta // parallel to cmds: what dataflow needs to know about each
+	pipes          []pipeIn  // the pipelines whose right-hand side is being walked, innermost last
+	substs         map[syntax.Node]span
+	opts           []option           // scratch for a command's options
+	pending        []call.Finding     // findings a rule body reported (knowledge.go)
+	curRedirs      []*syntax.Redirect // the redirections of the command being built
+	curAssigns     []*syntax.Assign   // the assignments before the command being built (X=1 cmd)
+	later          []codeRef          // code a rule body found the command makes a program run (knowledge.go)
+	forgetOnLeave  bool               // the command being visited makes everything unknown once walked
+	keepCwdOnLeave bool               // …but the working directory: a well-known set-up script is sourced
+	tainted        map[string]taint   // files the line writes secret data into (flow.go)
+	netFDs         map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
+	remotes        map[string]bool    // git remotes the line adds or points elsewhere (exfil.go)
 	// varSubsts are the command substitutions whose output variables hold (K=$(cat key)),
 	// so that dataflow follows what the variable carries where it is used.
 	varSubsts map[string][]syntax.Node
@@ -72,6 +73,7 @@ type frame struct {
 	bomb    bool // the node is an endless loop that starts processes in the background
 	spin    bool // the node is an endless loop that never pauses
 	forget  bool // leaving the node makes every variable and the cwd unknown
+	keepCwd bool // with forget: the cwd stays (source .venv/bin/activate changes no directory)
 }
 
 func newAnalyzer(line string, cwd value, sh *shared, depth int, f *syntax.File, params map[string]string) *analyzer {
@@ -254,7 +256,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		nodeChanges(n, a.forget)
 	}
 	if a.forgetOnLeave {
-		fr.forget, a.forgetOnLeave = true, false
+		fr.forget, fr.keepCwd, a.forgetOnLeave, a.keepCwdOnLeave = true, a.keepCwdOnLeave, false, false
 	}
 	a.frames = append(a.frames, fr)
 	return true
@@ -283,7 +285,11 @@ func (a *analyzer) leaveNode() {
 		a.spin--
 	}
 	if fr.forget {
+		cwd := a.cwd()
 		a.forget(anyState)
+		if fr.keepCwd && cwd.known {
+			a.st.set(cwdVar, value{cwd.path, true}, cwd.path, a.at)
+		}
 	}
 	if fr.ctx {
 		a.st.leave()

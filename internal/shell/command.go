@@ -215,8 +215,11 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 		a.forgetOnLeave = true
 	} else if evaluators[cmd.Name] {
 		// eval, source, trap: what they run may change anything, but only once they run,
-		// after their own substitutions (. <(printf … ~)), which are walked next.
+		// after their own substitutions (. <(printf … ~)), which are walked next. A
+		// well-known set-up script (a virtual environment's activate, nvm.sh) sets the
+		// environment up and changes no directory.
 		a.forgetOnLeave = true
+		a.keepCwdOnLeave = (cmd.Name == "source" || cmd.Name == ".") && a.setupScript(ops, cwd)
 		a.effects(&cmd, &m, rest, ops, opts, cwd)
 	} else {
 		stateChanges(cmd.Name, rest, a.forget)

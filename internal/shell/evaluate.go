@@ -406,6 +406,26 @@ func (a *analyzer) trustedSource(p string) bool {
 	return false
 }
 
+// setupScript reports whether the file a source command names first is a well-known
+// set-up script (trustedSource, trustedSourceWord) other than a shell startup file, which
+// may do anything, cd included.
+func (a *analyzer) setupScript(ops []arg, cwd dir) bool {
+	if len(ops) == 0 {
+		return false
+	}
+	if ops[0].dynamic {
+		return a.trustedSourceWord(ops[0].word)
+	}
+	p, ok, _ := a.resolve(a.tildePath(ops[0].lit), cwd)
+	if !ok || systemPath(p) {
+		return false
+	}
+	if home := a.st.home; home.known && strings.HasPrefix(p, home.s+"/.") && !strings.Contains(strings.TrimPrefix(p, home.s+"/"), "/") {
+		return false // ~/.bashrc and the other startup files are the user's own code
+	}
+	return a.trustedSource(p)
+}
+
 // trustedSourceWord is trustedSource for a computed path, by what is written of it:
 // . "$NVM_DIR/nvm.sh" is nvm's script wherever nvm lives.
 func (a *analyzer) trustedSourceWord(w *syntax.Word) bool {
