@@ -26,6 +26,7 @@ type analyzer struct {
 	later          []codeRef          // code a rule body found the command makes a program run (knowledge.go)
 	forgetOnLeave  bool               // the command being visited makes everything unknown once walked
 	keepCwdOnLeave bool               // …but the working directory: a well-known set-up script is sourced
+	forgetCmd      int                // the index+1 of the command that makes everything unknown, 0 for none
 	tainted        map[string]taint   // files the line writes secret data into (flow.go)
 	netFDs         map[string]bool    // descriptors opened on /dev/tcp or /dev/udp (exec 3<>/dev/tcp/…)
 	remotes        map[string]bool    // git remotes the line adds or points elsewhere (exfil.go)
@@ -74,6 +75,9 @@ type frame struct {
 	spin    bool // the node is an endless loop that never pauses
 	forget  bool // leaving the node makes every variable and the cwd unknown
 	keepCwd bool // with forget: the cwd stays (source .venv/bin/activate changes no directory)
+	// forgetCmd, with forget, is the index+1 of the command (eval, source) that forgets:
+	// when all it runs is set-up code (eval "$(pyenv init -)"), the cwd stays too.
+	forgetCmd int
 }
 
 func newAnalyzer(line string, cwd value, sh *shared, depth int, f *syntax.File, params map[string]string) *analyzer {
@@ -256,7 +260,8 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		nodeChanges(n, a.forget)
 	}
 	if a.forgetOnLeave {
-		fr.forget, fr.keepCwd, a.forgetOnLeave, a.keepCwdOnLeave = true, a.keepCwdOnLeave, false, false
+		fr.forget, fr.keepCwd, fr.forgetCmd = true, a.keepCwdOnLeave, a.forgetCmd
+		a.forgetOnLeave, a.keepCwdOnLeave, a.forgetCmd = false, false, 0
 	}
 	a.frames = append(a.frames, fr)
 	return true
@@ -287,6 +292,12 @@ func (a *analyzer) leaveNode() {
 	if fr.forget {
 		cwd := a.cwd()
 		a.forget(anyState)
+		if fr.forgetCmd > 0 {
+			// The command's substitutions have been walked: its code is known to be set-up
+			// code or not.
+			m := &a.meta[fr.forgetCmd-1]
+			fr.keepCwd = fr.keepCwd || m.codeFromSubst && a.setupCode(m.codeSubsts)
+		}
 		if fr.keepCwd && cwd.known {
 			a.st.set(cwdVar, value{cwd.path, true}, cwd.path, a.at)
 		}

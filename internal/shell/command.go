@@ -234,6 +234,9 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	a.emit(cmd, m)
 	at := len(a.cmds) - 1
+	if a.forgetOnLeave {
+		a.forgetCmd = at + 1
+	}
 	a.noteCopies(at)
 	a.runsByPath(at)
 	if u.runner {
