@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -408,7 +409,7 @@ func (a *analyzer) trustedSource(p string) bool {
 
 // setupScript reports whether the file a source command names first is a well-known
 // set-up script (trustedSource, trustedSourceWord) other than a shell startup file, which
-// may do anything, cd included.
+// may do anything, cd included, or a project's .env, which sets variables.
 func (a *analyzer) setupScript(ops []arg, cwd dir) bool {
 	if len(ops) == 0 {
 		return false
@@ -422,6 +423,9 @@ func (a *analyzer) setupScript(ops []arg, cwd dir) bool {
 	}
 	if home := a.st.home; home.known && strings.HasPrefix(p, home.s+"/.") && !strings.Contains(strings.TrimPrefix(p, home.s+"/"), "/") {
 		return false // ~/.bashrc and the other startup files are the user's own code
+	}
+	if base := path.Base(p); base == ".env" || strings.HasPrefix(base, ".env.") {
+		return true // a project's .env sets variables (allow-env-file-loading)
 	}
 	return a.trustedSource(p)
 }
