@@ -810,8 +810,8 @@ func servesSecrets(a *analyzer, v *view) string {
 // whoever asks. A server of the home directory is servesSecrets'.
 func servesHeldSecrets(a *analyzer, v *view) string {
 	p, ok := servedDir(a, v)
-	if !ok || servesLoopback(v) || servesSecrets(a, v) != "" {
-		return ""
+	if !ok || servesLoopback(v) || a.sh.env.Sensitive != nil && a.sh.env.Sensitive(call.Access{Kind: call.Read, Path: p, Recursive: true}) {
+		return "" // the home directory's server is servesSecrets'
 	}
 	if f := a.secretsWithin(p); f != "" {
 		return v.name + " serves " + p + ", which holds " + strings.TrimPrefix(f, strings.TrimSuffix(p, "/")+"/") + ", to the network"

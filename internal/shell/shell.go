@@ -97,6 +97,9 @@ type Env struct {
 	// Project is the absolute root of the project the agent works in (Cwd or above it);
 	// empty means Cwd. Code under it is the project's, which the agent can read anyway.
 	Project string
+	// Temp are the temporary directories ($temp): files there are a line's scratch, not
+	// the user's (trees.go).
+	Temp []string
 	// Vars are environment variables whose value is known before the line runs, such as
 	// TMPDIR. Any other variable is unknown, except IFS, which bash always resets.
 	Vars map[string]string

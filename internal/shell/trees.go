@@ -94,8 +94,8 @@ func (a *analyzer) outsideWork(p string) bool {
 	if root == "" || under(p, root) {
 		return false
 	}
-	for _, tmp := range []string{"/tmp", "/var/tmp", "/private/tmp", "/private/var/folders", "/dev/shm", a.sh.env.Vars["TMPDIR"]} {
-		if tmp != "" && under(p, path.Clean(tmp)) {
+	for _, tmp := range a.sh.env.Temp {
+		if under(p, path.Clean(tmp)) {
 			return false
 		}
 	}

@@ -29,6 +29,7 @@ func TestTreesLeaving(t *testing.T) {
 		t.Run(tt.line, func(t *testing.T) {
 			var looked []string
 			env := testEnv
+			env.Temp = []string{"/tmp"}
 			env.SecretsWithin = func(dir string) string {
 				looked = append(looked, dir)
 				if dir == "/work/proj/backend" {

@@ -184,8 +184,21 @@ func wholePath(arg string) (string, bool) {
 	return lit, true
 }
 
-// archiveExtensions are the file name endings of shutil.make_archive's formats.
-var archiveExtensions = map[string]string{"zip": ".zip", "tar": ".tar", "gztar": ".tar.gz", "bztar": ".tar.bz2", "xztar": ".tar.xz"}
+// archiveExtension is the file name ending of a shutil.make_archive format; "" for one
+// it does not know.
+func archiveExtension(format string) string {
+	switch format {
+	case "zip", "tar":
+		return "." + format
+	case "gztar":
+		return ".tar.gz"
+	case "bztar":
+		return ".tar.bz2"
+	case "xztar":
+		return ".tar.xz"
+	}
+	return ""
+}
 
 // archiveWrite records the archive make_archive(BASE, FORMAT, …) writes: BASE with the
 // format's ending. A name or format computed at run time is opaque.
@@ -193,7 +206,7 @@ func archiveWrite(code string, loc []int, args []string, r *Result) {
 	if len(args) >= 2 {
 		base, okBase := wholePath(args[0])
 		format, okFormat := wholePath(args[1])
-		if ext, known := archiveExtensions[format]; okBase && okFormat && known {
+		if ext := archiveExtension(format); okBase && okFormat && ext != "" {
 			r.Writes = append(r.Writes, base+ext)
 			return
 		}
