@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -116,7 +117,7 @@ func markdownCommands(text string) []string {
 		if f := openingFence(trimmed); f != "" {
 			fence = f
 			lang, _, _ := strings.Cut(strings.TrimSpace(strings.TrimLeft(trimmed, f[:1])), " ")
-			inShell = containsFold(shellFenceLanguages, strings.Trim(lang, "{}.")) && !forbids(lastProse)
+			inShell = slices.Contains(shellFenceLanguages, strings.ToLower(strings.Trim(lang, "{}."))) && !forbids(lastProse)
 			continue
 		}
 		out = append(out, inlineSpans(line)...)
@@ -161,15 +162,6 @@ func inlineSpans(line string) []string {
 		}
 		line = rest[j+n:]
 	}
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }
 
 // forbiddingWords, in the sentence before a command, say that the text forbids it or
