@@ -660,8 +660,19 @@ func (a *analyzer) remoteCopy(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 		// (rsync --delete) are out of sight.
 		cmd.Accesses = dropPath(cmd.Accesses, dst.lit, cwd, a)
 		cmd.Opaque = true
-		if v.name == "rsync" && v.flag("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "delete-excluded", "del") {
+		deletes := v.name == "rsync" && v.flag("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "delete-excluded", "del")
+		if deletes {
 			cmd.Findings = appendFinding(cmd.Findings, findRecursiveDelete, "rsync --delete to "+dst.lit)
+		}
+		// What lands there, and what --delete removes there, is judged as a remote
+		// command's writes and deletes are (sshCode): a file copied over the other
+		// machine's /etc/passwd or into its ~/.ssh/authorized_keys, a sync that empties
+		// its home or a directory outside its temporary ones, is as bad as here.
+		if p, ok := a.remoteTarget(dst.lit); ok {
+			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: p})
+			if deletes {
+				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Delete, Path: p, Recursive: true})
+			}
 		}
 		return
 	}
@@ -677,6 +688,24 @@ func (a *analyzer) remoteCopy(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 			cmd.Findings = appendFinding(cmd.Findings, findRecursiveDelete, "rsync --delete "+p)
 		}
 	}
+}
+
+// remoteTarget is the path a HOST:PATH operand names on the other machine, with this
+// machine's home standing for the remote user's, as for the commands ssh runs there
+// (sshCode). An rsync daemon's HOST::MODULE and another user's ~user name no path here.
+func (a *analyzer) remoteTarget(word string) (string, bool) {
+	_, p, _ := strings.Cut(word, ":")
+	switch {
+	case strings.HasPrefix(p, ":") || strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/"):
+		return "", false
+	case strings.HasPrefix(p, "/"):
+		return path.Clean(p), true
+	}
+	home, _ := a.st.get("HOME")
+	if !home.known || !path.IsAbs(home.s) {
+		return "", false
+	}
+	return path.Join(home.s, strings.TrimPrefix(p, "~")), true
 }
 
 // dropPath removes the accesses that a HOST:PATH operand was mistaken for.
