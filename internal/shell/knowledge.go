@@ -136,8 +136,12 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{when: awsAuditOff, finding: findSecurityOff},
 			{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
 		},
-		"hub":     {{sub: []string{"delete"}, finding: findInfraDelete}},
-		"azcopy":  {{sub: []string{"remove|rm"}, finding: findInfraDelete}},
+		"hub": {{sub: []string{"delete"}, finding: findInfraDelete}},
+		// A sync that deletes at the destination what the source lacks, in a bucket (aws
+		// s3 sync --delete above; rsync's own --delete in streams.go).
+		"azcopy":  {{sub: []string{"remove|rm"}, finding: findInfraDelete}, {sub: []string{"sync"}, when: azcopyDeletes, finding: findInfraDelete}},
+		"gsutil":  {{sub: []string{"rsync"}, anyOf: []string{"d"}, noneOf: []string{"n"}, finding: findInfraDelete}},
+		"mc":      {{sub: []string{"mirror"}, anyOf: []string{"remove"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
 		"railway": {{sub: []string{"down|delete"}, finding: findInfraDelete}},
 		"getent":  {{sub: []string{"shadow|gshadow"}, finding: findCredentialsRead}},
 		"gh": {
@@ -152,13 +156,19 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"http":  {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
 		"https": {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
 		"xh":    {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
+		// rclone cleanup empties the remote's trash and old versions; dedupe deletes
+		// copies; restic key remove can lock the repository; borg recreate rewrites
+		// archives without what it is told to exclude.
 		"rclone": {
 			{sub: []string{"sync|move|moveto"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
+			{sub: []string{"cleanup|dedupe"}, noneOf: []string{"dry-run", "n"}, finding: findInfraDelete},
 			{when: cliVerb(1), finding: findInfraDelete},
 		},
-		"restic": {{when: cliVerb(1), finding: findInfraDelete}},
-		"borg":   {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact"}, finding: findInfraDelete}},
-		"rsync":  {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}, {when: rsyncShell, finding: ""}},
+		"restic": {{when: cliVerb(2), finding: findInfraDelete}},
+		"borg":   {{when: cliVerb(1), finding: findInfraDelete}, {sub: []string{"repo-delete|rdelete|compact|recreate"}, noneOf: []string{"n", "dry-run"}, finding: findInfraDelete}},
+		// decK makes a Kong gateway match the file, deleting what the file lacks.
+		"deck":  {{sub: []string{"sync"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}, {sub: []string{"gateway", "sync"}, finding: findInfraDelete}},
+		"rsync": {{anyOf: []string{"remove-source-files"}, finding: findRecursiveDelete}, {when: rsyncShell, finding: ""}},
 		// A remote forward (-R) or a SOCKS proxy (-D) opens a way into this machine, or
 		// through it, to whoever reaches the listening port; -w a tunnel device.
 		"ssh":                   {{when: sshRunsCode, finding: ""}, {anyOf: []string{"R", "D", "w"}, finding: findRawSocket}},
@@ -344,9 +354,12 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"tar":    {{when: tarRunsCode, finding: ""}},
 		"hash":   {{when: hashProgram, finding: ""}},
 		"enable": {{when: enableLoads, finding: findOpaque}},
-		"gcloud": {{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead}},
-		"mount":  {{when: mountChanges, finding: findOpaque}},
-		"az":     {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
+		"gcloud": {
+			{sub: []string{"auth", "print-access-token|print-identity-token"}, finding: findCredentialsRead},
+			{sub: []string{"storage", "rsync"}, anyOf: []string{"delete-unmatched-destination-objects"}, noneOf: []string{"dry-run"}, finding: findInfraDelete},
+		},
+		"mount": {{when: mountChanges, finding: findOpaque}},
+		"az":    {{sub: []string{"account", "get-access-token"}, finding: findCredentialsRead}},
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
@@ -381,12 +394,15 @@ var infraCLIs = []string{
 	"terragrunt", "skaffold", "tilt", "lima", "limactl", "colima", "linkerd", "cilium", "helmfile",
 	"crane", "regctl", "skopeo", "buildah", "ctr", "crictl", "packer", "ansible-galaxy", "stern",
 	"kubeseal", "k9s", "dive", "orbctl", "vultr-cli",
+	// API gateways and the services that watch and page on production: apigeecli, Kong
+	// and decK, PagerDuty's pd, Datadog's datadog-ci, Jenkins' CLI.
+	"apigeecli", "kong", "deck", "pd", "datadog-ci", "jenkins-cli",
 	// Hosted services' own CLIs: a CDN, error tracking, monitoring, search, feature flags,
 	// Elastic Beanstalk.
-	"fastly", "sentry-cli", "newrelic", "algolia", "ldcli", "eb",
+	"fastly", "sentry-cli", "newrelic", "algolia", "ldcli", "flipt", "unleash", "eb",
 	// Tunnels, payments (stripe customers delete; its live-mode writes are a rule of their
 	// own), issue trackers.
-	"cloudflared", "tailscale", "ngrok", "stripe", "jira", "linear", "telepresence",
+	"cloudflared", "tailscale", "ngrok", "stripe", "square", "jira", "linear", "telepresence",
 	// MongoDB's Atlas CLI shares its name with Ariga's migration tool (atlas clusters
 	// delete, atlas schema clean).
 	"atlas",
@@ -419,6 +435,10 @@ var destructiveVerbs = sync.OnceValue(func() map[string]bool {
 		// reset wipes what it names back to nothing (rabbitmqctl reset, gcloud compute
 		// instances reset cuts a VM's power); undefine removes a VM's definition.
 		"reset": true, "undefine": true,
+		// clear empties what it names (algolia indices clear); archive takes a flag, a
+		// toggle or a project out of use (ldcli flags archive, unleash features archive);
+		// untag lets a registry collect the image.
+		"clear": true, "archive": true, "untag": true,
 	}
 })
 
@@ -439,13 +459,31 @@ func destructiveVerb(w string) bool {
 	// remove_tags, deregister-instances.
 	for part := range strings.FieldsFuncSeq(w, func(r rune) bool { return r == '-' || r == '_' }) {
 		switch part {
-		case "delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear", "reset":
+		case "delete", "destroy", "terminate", "purge", "remove", "deregister", "drop", "clear", "reset", "forget":
 			if part != w {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// azcopyDeletes: azcopy sync --delete-destination=true (or prompt, which a session
+// without a terminal cannot answer) deletes at the destination what the source lacks.
+func azcopyDeletes(_ *analyzer, v *view) string {
+	for i, x := range v.args {
+		if x.dynamic {
+			continue
+		}
+		val, ok := strings.CutPrefix(x.lit, "--delete-destination=")
+		if !ok && x.lit == "--delete-destination" && i+1 < len(v.args) {
+			val, ok = v.args[i+1].lit, true
+		}
+		if ok && !strings.EqualFold(val, "false") {
+			return "azcopy sync --delete-destination " + val
+		}
+	}
+	return ""
 }
 
 // cliVerb returns a rule body that finds a destructive verb among the first n operands:
