@@ -75,6 +75,7 @@ func (a *analyzer) runs(at int, rest, ops []arg, opts []option, cwd dir) {
 			a.interpreterCode(at, in, ops, opts, cwd)
 		}
 	}
+	a.frameworkCode(at, rest, cwd)
 	a.catalogEffects(at, rest, ops, opts, cwd)
 }
 

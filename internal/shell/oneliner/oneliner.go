@@ -141,6 +141,7 @@ const (
 	findPipeToShell = "rce.pipe-to-shell"
 	findDiskWipe    = "destructive.disk.wipe"
 	findExhaustion  = "destructive.resource-exhaustion"
+	findInfraDelete = "destructive.infra.delete"
 )
 
 // maxDepth bounds how many times decoded code is inspected again.
@@ -182,6 +183,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	}
 	if e := exhausts(code); e != "" {
 		r.add(findExhaustion, e)
+	}
+	if d := destroysStore(code); d != "" {
+		r.add(findInfraDelete, d)
 	}
 	p, ok := patterns()[lang]
 	if !ok || !mentionsAny(code, keywords()[lang]) {

@@ -66,6 +66,30 @@ func exhausts(code string) string {
 	return spinOrHog().FindString(code)
 }
 
+// storeDestroyer matches, in any language, a client library's call that destroys a store
+// or everything in one: a bucket, table, database, index or queue deleted, dropped or
+// emptied (s3.delete_bucket, db.dropDatabase, index.clearObjects, redis flushall,
+// repository.deleteAll(), AWS SDK v3's DeleteBucketCommand), as the cloud's and database's
+// own command-line tools would be asked about. A call on one record (delete_item,
+// deleteOne) or on a value in memory (map.delete, dict.clear) has no such noun.
+var storeDestroyer = sync.OnceValue(func() *regexp.Regexp {
+	const verb = `(?:delete|Delete|drop|Drop|destroy|Destroy|purge|Purge|truncate|Truncate|terminate|Terminate|remove|Remove|clear|Clear|wipe|Wipe|empty|Empty)`
+	const store = `(?:[Bb]uckets?|[Tt]ables?|[Dd]atabases?|[Dd]b|[Cc]ollections?|[Ii]nd(?:ex|exes|ices)|[Qq]ueues?|[Tt]opics?|[Ss]treams?|[Cc]lusters?|[Ii]nstances|[Oo]bjects?|[Kk]eyspace|[Ss]ecrets?|[Ss]tacks?|[Ss]chemas?|[Rr]epositor(?:y|ies)|[Pp]rojects?|[Nn]amespaces?|[Vv]olumes?|[Ss]napshots?|[Bb]ackups?|[Ff]ile[Ss]ystems?|[Hh]osted[Zz]one|[Dd]istribution|[Vv]aults?|[Cc]ustomers|[Uu]sers|[Ss]ubscriptions|[Dd]eployments?|[Aa]ll)`
+	return regexp.MustCompile(`(?:\.|->|::)` + verb + `_?` + store + `\s*\(` +
+		`|(?:\.|->)(?:flushall|flushAll|FLUSHALL|flushdb|flushDb|flushDB|FLUSHDB|dropDatabase|deleteMany\(\s*\{\s*\}\s*\))\s*\(?` +
+		`|\bnew\s+` + verb + `\w*Command\s*\(` +
+		// Every row of a model's table: Rails' Order.delete_all (Order.where(…).delete_all
+		// is a query's rows, as SQL's DELETE … WHERE), Django's Order.objects.all().delete().
+		`|\b[A-Z]\w*(?:\.all)?\.(?:delete_all|destroy_all)\b|\.objects\.all\(\)\s*\.delete\(\s*\)` +
+		// Laravel's Order::truncate(), Order::query()->delete().
+		`|\b[A-Z]\w*::(?:truncate\s*\(|query\(\)\s*->\s*delete\(\s*\))`)
+})
+
+// destroysStore returns the call in code that destroys a store, or "".
+func destroysStore(code string) string {
+	return storeDestroyer().FindString(code)
+}
+
 // backgrounded matches a shell command line, in a string, that ends by putting its
 // command in the background: "x &", 'x & ', "x &>/dev/null &".
 var backgrounded = sync.OnceValue(func() *regexp.Regexp {
