@@ -195,5 +195,8 @@ func (a *analyzer) inProject(p string, cwd dir) bool {
 		return false
 	}
 	p = path.Clean(p)
+	if _, fetched := a.fetchedAt(p); fetched {
+		return false // git clone URL && ./tool/install.sh (fetched.go)
+	}
 	return p == cwd.path || strings.HasPrefix(p, cwd.path+"/")
 }

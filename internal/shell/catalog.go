@@ -290,6 +290,12 @@ func (a *analyzer) unknownProgram(cmd *call.Command, name string, cwd dir) {
 		if a.inProject(cmd.Path, cwd) && !strings.HasPrefix(cmd.Path, "~") {
 			return
 		}
+		if p, ok, _ := a.resolve(cmd.Path, cwd); ok {
+			if t, fetched := a.fetchedAt(p); fetched {
+				opaqueCmd(cmd, "runs "+cmd.Path+", fetched by "+t.by+" earlier in the line, which moat has not read")
+				return
+			}
+		}
 		opaqueCmd(cmd, "runs "+cmd.Path+", "+unknownProgramNote+", outside the project and the system")
 		return
 	}
@@ -637,10 +643,25 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 				a.opaque(at, prog+" runs the code of "+host+", outside the project")
 				return
 			}
+			if t, fetched := a.fetchedAt(host); ok && fetched {
+				// git clone URL && cd tool && make
+				a.opaque(at, prog+" runs the code of "+host+", fetched by "+t.by+" earlier in the line")
+				return
+			}
 		}
 	}
-	outside := func(p string) bool {
-		return a.foreignCode(p, cwd)
+	// outside says where code named by p comes from when it is not the project's or the
+	// system's: ", outside the project", ", fetched by git clone earlier in the line".
+	outside := func(p string) string {
+		if abs, ok, _ := a.resolve(p, cwd); ok {
+			if t, fetched := a.fetchedAt(abs); fetched {
+				return ", fetched by " + t.by + " earlier in the line"
+			}
+		}
+		if a.foreignCode(p, cwd) {
+			return ", outside the project"
+		}
+		return ""
 	}
 	for _, o := range opts {
 		if containsString(e.inline, optionSpelling(o.name)) {
@@ -670,8 +691,8 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			a.opaque(at, "the code "+prog+" runs is in a file named at run time: "+shorten(o.val.lit))
 			return
 		}
-		if outside(o.val.lit) {
-			a.opaque(at, prog+" runs code from "+o.val.lit+", outside the project")
+		if w := outside(o.val.lit); w != "" {
+			a.opaque(at, prog+" runs code from "+o.val.lit+w)
 			return
 		}
 	}
@@ -684,8 +705,8 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			a.opaque(at, prog+" runs code fetched from "+o.lit)
 			return
 		}
-		if running && localPath(o.lit) && outside(o.lit) {
-			a.opaque(at, prog+" runs the code of "+o.lit+", outside the project")
+		if w := outside(o.lit); running && localPath(o.lit) && w != "" {
+			a.opaque(at, prog+" runs the code of "+o.lit+w)
 			return
 		}
 		ext := strings.ToLower(path.Ext(o.lit))
@@ -694,8 +715,8 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			a.opaque(at, prog+" runs code fetched from "+o.lit)
 			return
 		}
-		if ext != "" && containsString(codeExtensions, ext) && outside(o.lit) {
-			a.opaque(at, prog+" runs "+o.lit+", outside the project")
+		if w := outside(o.lit); ext != "" && containsString(codeExtensions, ext) && w != "" {
+			a.opaque(at, prog+" runs "+o.lit+w)
 			return
 		}
 	}

@@ -551,6 +551,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		m.out.t |= tSecret
 	}
 	a.streamEffects(cmd, m, &v, cwd)
+	a.fetchEffects(&v, cwd)
 	a.endlessEffects(m, &v)
 	a.editEffects(cmd, &v, cwd)
 	if m.netArgs {

@@ -680,6 +680,9 @@ func (a *analyzer) remoteCopy(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 		if host, ok := remote(src); ok {
 			cmd.Net = append(cmd.Net, call.Net{Host: host, Direction: call.Inbound})
 			cmd.Accesses = dropPath(cmd.Accesses, src.lit, cwd, a)
+			if !dryRun(v) {
+				a.fetchedCopy(v.name, src.lit, dst, cwd)
+			}
 		}
 	}
 	if v.name == "rsync" && !dst.dynamic && v.flag("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "delete-excluded", "del") && !v.flag("n", "dry-run", "list-only") {
