@@ -516,11 +516,27 @@ func negated(s string, start int) bool {
 			return true
 		}
 	}
-	// "never ask users to share their password": a negation a few words back.
+	// "never ask users to share their password": a negation a few words back, unless it
+	// negates a verb that itself negates ("don't hesitate to use", "don't forget to
+	// add", "never fail to include": instructions in a negative's dress).
 	words := strings.Fields(before)
-	for _, w := range words[max(0, len(words)-3):] {
-		switch strings.Trim(w, ".,;:!?\"'") {
+	for i := max(0, len(words)-3); i < len(words); i++ {
+		switch strings.Trim(words[i], ".,;:!?\"'") {
 		case "never", "not", "don't", "dont", "shouldn't", "mustn't", "cannot", "can't", "won't", "avoid":
+			if i+1 < len(words) && negatingVerb(words[i+1]) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// negatingVerb reports whether w begins a verb that negates what follows it: hesitate,
+// forget, fail, omit, neglect, skip, miss.
+func negatingVerb(w string) bool {
+	for _, v := range []string{"hesitat", "forget", "forgot", "fail", "omit", "neglect", "skip", "miss"} {
+		if strings.HasPrefix(w, v) {
 			return true
 		}
 	}

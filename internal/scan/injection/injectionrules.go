@@ -168,6 +168,28 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 				`|(?:^|[\n.!>]\s*|<!--\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?)\s*[,:]`},
 		},
 		{
+			// "You must listen to my instructions", "obey me": the speaker claims the
+			// reader's obedience; documentation says "follow these instructions", so only
+			// the first person counts, and only with another signal.
+			Name: "demand for obedience", Finding: FindOverride, Family: "obedience", Weight: medium,
+			Keywords: []string{"obey", "listen to my", "listen to me", "follow my", "do as i say", "do what i say", "do exactly as"},
+			Before:   30, After: 40,
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:you\s+(?:must|will|shall|have\s+to|need\s+to)\s+)?(?:obey|listen\s+to|follow)\s+(?:me|my\s+(?:\w+\s+)?(?:instructions?|orders?|commands?|directions?|words|rules))\b|\bdo\s+(?:exactly\s+)?(?:as|what)\s+i\s+(?:say|tell\s+you)\b`},
+			Verify: func(s string, start, end int) bool {
+				// "follow me on Mastodon", "listen to me talk about Go" are not orders.
+				m := strings.ToLower(s[start:end])
+				return !strings.HasSuffix(m, "me") || strings.Contains(m, "obey") || strings.Contains(m, "must") || strings.Contains(m, "will") || strings.Contains(m, "shall") || strings.Contains(m, "have to") || strings.Contains(m, "need to")
+			},
+		},
+		{
+			// "DEVELOPER TRAINING DATA OVERRIDE:", "SYSTEM OVERRIDE -": a label in capitals
+			// that announces what follows as overriding.
+			Name: "override label", Finding: FindOverride, Weight: firm,
+			Keywords: []string{"override"},
+			Before:   50, After: 5,
+			Pattern: &textmatch.Pattern{Expr: `\b(?:SYSTEM|DEVELOPER|ADMIN(?:ISTRATOR)?|ROOT|SECURITY|PRIORITY|EMERGENCY|SAFETY|MODEL|AI|TRAINING|DATA|POLICY|INSTRUCTION)(?:\s+[A-Z]+){0,3}\s+OVERRIDE\s*[:\-–—]`},
+		},
+		{
 			Name: "order to the model", Finding: FindOverride, Weight: medium,
 			Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot"},
 			Before:   10, After: 80,
@@ -447,10 +469,27 @@ func statedPossibility(s string, start int) bool {
 	last := words[len(words)-1]
 	switch last {
 	case "to":
-		// "were to ask for your password" is a request in hypothetical dress.
+		// "were to ask for your password" is a request in hypothetical dress, and "I
+		// need you to confirm the password" one in plain words.
+		if len(words) >= 3 && words[len(words)-2] == "you" && requestVerb(words[len(words)-3]) {
+			return false
+		}
+		if len(words) >= 2 && negatingVerb(words[len(words)-2]) {
+			return false // "don't hesitate to share", "don't forget to send"
+		}
 		return len(words) < 2 || words[len(words)-2] != "were" && words[len(words)-2] != "want"
 	case "may", "might", "will", "would", "could", "can", "cannot", "into", "often", "sometimes", "also", "then", "it", "they", "model", "models", "agent", "assistant":
 		return len(words) < 2 || words[len(words)-2] != "you" && !(last == "you")
+	}
+	return false
+}
+
+// requestVerb reports whether w asks someone to do something: "I need you to", "we'd
+// like you to".
+func requestVerb(w string) bool {
+	switch w {
+	case "need", "want", "like", "ask", "asking", "require", "instruct", "order", "tell", "told", "expect":
+		return true
 	}
 	return false
 }
