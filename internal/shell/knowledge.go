@@ -202,6 +202,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			// docker rm -f $(docker ps -aq): every container, running ones too.
 			{sub: []string{"rm"}, when: everyContainer, finding: findInfraDelete},
 			{sub: []string{"container", "rm"}, when: everyContainer, finding: findInfraDelete},
+			// -v removes the container's anonymous volumes with it: a database run
+			// without a named volume keeps its data there.
+			{sub: []string{"rm"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
+			{sub: []string{"container", "rm"}, anyOf: []string{"v", "volumes"}, finding: findInfraDelete},
 			{sub: []string{"compose"}, when: composeRemovesVolumes, finding: findInfraDelete},
 		},
 		"docker-compose": {{when: composeRemovesVolumes, finding: findInfraDelete}},
