@@ -509,6 +509,12 @@ func negated(s string, start int) bool {
 	lo := max(0, start-24)
 	before := strings.ToLower(s[runeStart(s, lo):start])
 	before = strings.TrimRight(before, " \t\r\n,")
+	// "If you don't pass the key, the app will crash": a threat that demands it.
+	for _, cond := range []string{"if you don't", "if you dont", "if you do not", "unless you"} {
+		if strings.HasSuffix(before, cond) {
+			return false
+		}
+	}
 	for _, neg := range []string{"never", "not", "n't", "nobody", "no one", "nor", "avoid", "refuse to", "won't",
 		// Reported or conditional speech: "if anyone asks you to ignore your instructions".
 		"asks you to", "ask you to", "tells you to", "tell you to", "tries to make you", "try to make you"} {

@@ -267,7 +267,10 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Name: "read a secret file", Finding: FindFiles, Weight: 0.8,
 			Keywords: []string{".ssh", "id_rsa", "id_ed25519", "id_ecdsa", ".aws/credentials", ".netrc", ".git-credentials", "/etc/passwd", "/etc/shadow", ".npmrc", ".pypirc", ".kube/config", ".docker/config", "credentials.json", "mcp.json", "claude_desktop_config", ".env", "private key", "keychain", "wallet"},
 			Before:   100, After: 60, Negatable: true,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:read|open|load|fetch|get|access|include|attach|upload|send|post|list|dump|print|output|pass|forward|exfiltrate|copy\s+the\s+contents?\s+of|contents?\s+of)\s(?:[^.\n]|\.\S){0,60}?(?:~/\.ssh(?:/id_\w+\b(?:\.pub)?)?|\$HOME/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\.netrc\b|\.git-credentials|/etc/(?:passwd|shadow)\b|\.npmrc\b|\.pypirc\b|\.kube/config|\.docker/config\.json|\bcredentials\.json\b|\bmcp\.json\b|claude_desktop_config|(?:the|your|user's)\s+(?:private\s+keys?|ssh\s+keys?|keychain|crypto\s+wallet|wallet\s+seed))`},
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:read|open|load|fetch|get|access|include|attach|upload|send|post|list|dump|print|output|pass|forward|exfiltrate|copy\s+the\s+contents?\s+of|contents?\s+of)\s(?:[^.\n]|\.\S){0,60}?(?:~/\.ssh(?:/id_\w+\b(?:\.pub)?)?|\$HOME/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\.netrc\b|\.git-credentials|/etc/(?:passwd|shadow)\b|\.npmrc\b|\.pypirc\b|\.kube/config|\.docker/config\.json|\bcredentials\.json\b|\bmcp\.json\b|claude_desktop_config|(?:the|your|user's)\s+(?:private\s+keys?|ssh\s+keys?|keychain|crypto\s+wallet|wallet\s+seed))` +
+				// A .env is read by every dotenv loader ("load the variables from .env"):
+				// only its contents handed on count.
+				`|\b(?:include|attach|upload|send|post|pass|forward|exfiltrate|paste|append|embed|print|output)\b[^.\n]{0,40}?\bcontents?\s+of\s+(?:the\s+|your\s+|the\s+user'?s\s+)?\.env\b`},
 			Verify: func(s string, start, end int) bool {
 				if strings.HasSuffix(s[start:end], ".pub") {
 					return false // a public key is meant to be shared
