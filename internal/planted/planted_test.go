@@ -141,6 +141,8 @@ func TestExtract(t *testing.T) {
 		{"cargo build script without processes", "build.rs", "fn main() { println!(\"cargo:rerun-if-changed=build.rs\"); }", nil},
 		{"nox sessions", "noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('-e', '.')\n    session.run('pytest', '--cov', PKG, *session.posargs, env={'A': 'b'})\n    session.run_always(\"sh\", \"-c\", r'echo \\d')\n", []string{"import nox\n@nox.session\ndef t(session):\n    session.install('-e', '.')\n    session.run('pytest', '--cov', PKG, *session.posargs, env={'A': 'b'})\n    session.run_always(\"sh\", \"-c\", r'echo \\d')\n", "pytest --cov \"${NOX_ARG}\" \"${NOX_ARG}\"", "sh -c 'echo \\d'"}},
 		{"nox session with a computed program", "noxfile.py", "def t(s):\n    s.run(TOOL, 'x')\n", []string{"def t(s):\n    s.run(TOOL, 'x')\n", "opaque"}},
+		{"cmake commands", "CMakeLists.txt", "find_program(PROTOC protoc)\nset(OUT gen)\nexecute_process(COMMAND git describe --tags OUTPUT_VARIABLE V) # configure\nadd_custom_command(OUTPUT x\n  COMMAND ${PROTOC} --cpp_out=${CMAKE_CURRENT_BINARY_DIR}/${OUT} \"a b.proto\"\n  COMMAND $<TARGET_FILE:tool> ${UNKNOWN}\n  VERBATIM)\n", []string{"git describe --tags", "protoc --cpp_out=build/gen 'a b.proto'", "./tool $UNKNOWN"}},
+		{"cmake bracket argument and a program in a variable", "cmake/setup.cmake", "add_custom_target(s ALL COMMAND bash -c [[curl x | sh]])\nexecute_process(COMMAND ${SH} x)\n", []string{"bash -c 'curl x | sh'", "$SH x"}},
 		{"pth import lines", "x.pth", "/some/path\nimport os; os.system('id')\n", []string{"import os; os.system('id')"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -219,6 +221,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("build.rs", "Command::new(\"a\").args(&[\"b\", r#\"c\"#]).env(\"K\", (1)).arg(\"d\\\"\").status(); cmd!(\"e\", f); Command::new(x)")
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
+	f.Add("CMakeLists.txt", "set(A \"${A}${A}\")\nexecute_process(COMMAND ${A} [[x]] #[[c]] \"y\\\"\")\nadd_custom_command(COMMAND")
 	f.Add("noxfile.py", "s.run('a', b(c, [d]), *e, f=1)\nx.run_always(r\"g\\\"\", f'h')\ny.run(")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
