@@ -434,7 +434,10 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 		}
 	}
 	if anything {
-		a.forget(anyVar)
+		// A word known only at run time may set any variable, HOME too, but only once
+		// the command runs: its own substitutions (export $(cat ~/.aws/credentials)),
+		// walked next, expand first. The state is forgotten when the walk leaves it.
+		a.forgetOnLeave, a.keepCwdOnLeave = true, true
 	}
 	cmd := call.Command{Name: variant}
 	var m cmdMeta
