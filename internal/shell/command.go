@@ -446,6 +446,16 @@ func (a *analyzer) declClause(st *syntax.Stmt, d *syntax.DeclClause) {
 	ops, opts := a.finish(&cmd, &m, args, redirs, cwd, false)
 	a.effects(&cmd, &m, args, ops, opts, cwd)
 	cmd.Findings = a.settingFindings(a.commandEnv(d.Args, nil, 0, allSettings), cmd.Findings)
+	// The substitutions that are its words (export $(grep -v '^#' .env | xargs)) are its
+	// own: dataflow follows what they print into it. One in an assignment's value
+	// (export X=$(…)) is the variable's, followed where the variable is used.
+	words := make([]*syntax.Word, 0, len(d.Args))
+	for _, as := range d.Args {
+		if as.Name == nil && as.Value != nil {
+			words = append(words, as.Value)
+		}
+	}
+	cmd.Findings = a.wordFindings(&m, words, cmd.Findings)
 	if len(env) > 0 {
 		a.envEffects(&cmd, &m, env, envReader{persist: true}, cwd)
 	}

@@ -19,7 +19,10 @@ import (
 // exfiltration (flow.go).
 
 // Finding ids of this file.
-const findSecretShown = "credentials.secret-shown"
+const (
+	findSecretShown = "credentials.secret-shown"
+	findEnvLoad     = "credentials.env-load"
+)
 
 // serviceHosts maps a service to the host names that serve it: a name and every name
 // below it (github.com covers api.github.com).
@@ -369,6 +372,7 @@ const (
 	shown    destination = iota // printed, or written to a file: the agent may read it
 	consumed                    // kept to itself by a login, a clipboard, grep -q, /dev/null
 	sent                        // sent over the network: dataflow judges it as exfiltration
+	loaded                      // words of export or declare: the environment of what follows
 )
 
 // exposures, after dataflow, keeps the findings of secrets printed only where they reach
@@ -384,13 +388,21 @@ func (a *analyzer) exposures() {
 		}
 		c := &a.cmds[i]
 		dump := hasFinding(c.Findings, findEnvDump)
-		if !dump && !m.printsCredential && !m.showsSecret {
+		if !dump && !m.printsCredential && !m.showsSecret && !m.secretRead {
 			continue
 		}
 		if ix == nil {
 			ix = a.indexStreams()
 		}
 		switch a.destination(i, ix) {
+		case loaded:
+			if m.secretRead && !dump && !m.printsCredential && !m.showsSecret {
+				// export $(grep -v '^#' .env | xargs): the values go where source .env
+				// puts them, not to the agent; the policy decides by the file's path
+				// whether it may be loaded so.
+				c.Findings = dropFinding(c.Findings, findCredentialsRead)
+				*c = withFinding(*c, findEnvLoad, "into the environment of the commands that follow")
+			}
 		case shown:
 			if m.showsSecret {
 				*c = withFinding(*c, findSecretShown, m.shownVar)
@@ -467,6 +479,8 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 				return consumed
 			case r.netSink:
 				return sent
+			case r.pass && !r.nested && writesFile(&a.cmds[j]):
+				return shown // tee: a copy in a file the agent may read
 			case r.pass && !r.nested:
 				i = j
 				continue
@@ -480,6 +494,8 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 			}
 			inAuth, _ := a.authSubst(k, s)
 			switch {
+			case a.loadsEnvironment(k):
+				return loaded
 			case a.authConsumed(k, s):
 				return consumed // a token in a header to its own service
 			case a.meta[k].netArgs && !inAuth:
@@ -489,6 +505,26 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 		return shown
 	}
 	return shown
+}
+
+// writesFile reports whether a command writes a file of its own (tee FILE), besides
+// what it passes on.
+func writesFile(c *call.Command) bool {
+	return slices.ContainsFunc(c.Accesses, func(acc call.Access) bool { return acc.Kind == call.Write && !acc.Redirect })
+}
+
+// loadsEnvironment reports whether the command at k puts the words of its substitutions
+// into the environment, and does nothing else with them: export, or declare and typeset
+// with -x.
+func (a *analyzer) loadsEnvironment(k int) bool {
+	c := &a.cmds[k]
+	switch a.meta[k].prog {
+	case "export":
+		return !c.HasFlag("p") && !c.HasFlag("f")
+	case "declare", "typeset":
+		return c.HasFlag("x") && !c.HasFlag("p") && !c.HasFlag("f")
+	}
+	return false
 }
 
 // authConsumed reports whether the substitution s, in the words of the command at k, is a

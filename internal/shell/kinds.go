@@ -42,6 +42,7 @@ var Kinds = call.FindingKinds{
 	{ID: "credentials.env-dump", Category: "credentials", Severity: call.Medium, Taxonomy: "T1552.007", Summary: "prints the whole environment, which often holds tokens, where the agent reads it"},
 	{ID: "secret.cli-password", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a password written after a program's password option (docker login -p, mysql -pSECRET, redis-cli -a), where the process list, the shell history and the agent's transcript keep it"},
 	{ID: "credentials.secret-shown", Category: "credentials", Severity: call.High, Taxonomy: "T1552.007", Summary: "prints an environment variable whose name says it holds a secret where the agent reads it"},
+	{ID: "credentials.env-load", Category: "credentials", Severity: call.Low, Taxonomy: "T1552.001", Summary: "reads a file of credentials into the environment of the commands that follow (export $(grep -v '^#' .env | xargs)), where the agent does not see its values"},
 	{ID: "credentials.secret-env", Category: "credentials", Severity: call.Medium, Taxonomy: "T1552.007", Summary: "uses an environment variable whose name says it holds a secret"},
 
 	// Exfiltration and remote code execution.
