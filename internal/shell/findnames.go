@@ -17,6 +17,9 @@ var findSelectors = sync.OnceValue(func() map[string]int {
 		"-nouser": 0, "-nogroup": 0, "-readable": 0, "-writable": 0, "-noleaf": 0,
 		// -prune stops the walk at what it picked; it never picks more.
 		"-prune": 0,
+		// Tests of the whole path or of the file's identity narrow as well.
+		"-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+		"-regextype": 1, "-samefile": 1, "-inum": 1, "-newermt": 1, "-fstype": 1,
 	}
 })
 
@@ -27,8 +30,8 @@ func findAction(w string) bool {
 
 // findName returns the base-name pattern a find expression picks its paths by (find .
 // -name '*.pyc' -delete), as a path-glob segment: the expression must be a plain
-// conjunction of exactly one -name and selectors. Anything else (-o, !, parentheses,
-// -iname, -path, -regex, tests moat does not list) gives "", false: the expression may
+// conjunction of exactly one -name and selectors, negated tests among them. Anything else
+// (-o, parentheses, -iname, tests moat does not list) gives "", false: the expression may
 // pick any path below the roots.
 func findName(expr []string) (string, bool) {
 	name, named := "", false
@@ -48,6 +51,22 @@ func findName(expr []string) (string, bool) {
 		case findAction(w):
 			for i++; i < len(expr) && expr[i] != ";" && expr[i] != "+"; i++ {
 			}
+		case w == "!" || w == "-not":
+			// In a conjunction a negated test only narrows what is picked (-name '*.ts'
+			// -not -path './node_modules/*', ! -name '*.d.ts'), whatever the test.
+			if i+1 >= len(expr) {
+				return "", false
+			}
+			t := expr[i+1]
+			n, ok := findSelectors()[t]
+			switch {
+			case ok:
+			case t == "-name" || t == "-iname":
+				n = 1
+			default:
+				return "", false // a parenthesis, an action: not a plain test
+			}
+			i += 1 + n
 		default:
 			n, ok := findSelectors()[w]
 			if !ok {
