@@ -638,7 +638,7 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			// In a container, the directory is the host's it is mounted from; one of the
 			// image's own is the image's code, which runs confined to its mounts.
 			host, ok, _ := a.resolve(cwd.path, cwd)
-			if ok && !under(host, root) && !systemPath(host) {
+			if ok && !under(host, root) && !systemPath(host) && !a.inWorktree(host) {
 				// cd /tmp/x && make: the Makefile, the tests, the scripts are another tree's.
 				a.opaque(at, prog+" runs the code of "+host+", outside the project")
 				return
@@ -744,7 +744,7 @@ func (a *analyzer) foreignCode(p string, cwd dir) bool {
 	if root == "" || !ok {
 		return !a.trustedDir(p, cwd)
 	}
-	return !systemPath(abs) && !under(abs, root)
+	return !systemPath(abs) && !under(abs, root) && !a.inWorktree(abs)
 }
 
 // optionSpelling is how the catalog writes an option: -f or --file.

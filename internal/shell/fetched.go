@@ -49,8 +49,15 @@ func treeFetchers(prog string) []treeFetcher {
 	return nil
 }
 
-// fetchEffects records the tree a command fetches with a repository tool.
+// fetchEffects records the tree a command fetches with a repository tool, and the
+// worktree git worktree add makes of the project's own repository.
 func (a *analyzer) fetchEffects(v *view, cwd dir) {
+	if v.name == "git" {
+		if words, ok := afterSub(v.args, []string{"worktree", "add"}); ok {
+			a.worktreeAdded(words, cwd)
+			return
+		}
+	}
 	for _, f := range treeFetchers(v.name) {
 		words, ok := afterSub(v.args, f.sub)
 		if !ok {
@@ -153,6 +160,32 @@ func (a *analyzer) fetchedCopy(prog, src string, dst arg, cwd dir) {
 	if p, ok, _ := a.resolve(target, cwd); ok {
 		a.sh.fetched = append(a.sh.fetched, fetchedTree{path: p, by: prog + " from " + src})
 	}
+}
+
+// worktreeAdded records the directory of git worktree add [OPTIONS] PATH [COMMIT]: a
+// checkout of the project's repository, whose code is the project's as a git checkout's
+// is (git worktree add ../fix && cd ../fix && make).
+func (a *analyzer) worktreeAdded(words []arg, cwd dir) {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w.dynamic:
+			return
+		case w.lit == "-b" || w.lit == "-B" || w.lit == "--reason" || w.lit == "--orphan":
+			i++
+		case strings.HasPrefix(w.lit, "-"):
+		default:
+			if p, ok, _ := a.resolve(w.lit, cwd); ok {
+				a.sh.worktrees = append(a.sh.worktrees, p)
+			}
+			return
+		}
+	}
+}
+
+// inWorktree reports whether the absolute path p is in a worktree the line added.
+func (a *analyzer) inWorktree(p string) bool {
+	return slices.ContainsFunc(a.sh.worktrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
 }
 
 // fetchedAt returns the tree fetched earlier in the line that holds the absolute path p.

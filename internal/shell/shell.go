@@ -210,8 +210,10 @@ type shared struct {
 	// heldSecrets remembers Env.SecretsWithin's answers for the line, by directory: a
 	// tree sent by several commands, or judged at several sinks, is looked at once.
 	heldSecrets map[string]string
-	// fetched are the trees the line fetched from the network so far (fetched.go).
-	fetched []fetchedTree
+	// fetched are the trees the line fetched from the network so far, and worktrees the
+	// worktrees of the project's repository it added (fetched.go).
+	fetched   []fetchedTree
+	worktrees []string
 	// copies are the files the line made copies or links of a known program (cp
 	// /bin/rm ./x), by absolute path, with the program's name (links.go).
 	copies map[string]string
