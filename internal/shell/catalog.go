@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,10 @@ type catalogEntry struct {
 	// (-a, --add-*) that make it change something; such a use is opaque, as moat does not
 	// model what it changes.
 	changes []string
+	// writes are a tool's options that make it rewrite the files among its operands in
+	// place (yq -i, xmlstarlet ed -L): each operand is then written, with text moat does
+	// not know, as well as read.
+	writes []string
 }
 
 // catalog parses catalog.txt on first use.
@@ -160,6 +165,7 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 	lists := map[string]*[]string{
 		"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
 		"shell": &e.shell, "changes": &e.changes, "exec": &e.exec, "evals": &e.evals,
+		"writes": &e.writes,
 	}
 	for attr := range strings.FieldsSeq(attrs) {
 		key, val, ok := strings.Cut(attr, "=")
@@ -321,6 +327,14 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 	case kindTool:
 		if w := changeWord(e.changes, ops, opts); w != "" {
 			a.opaque(at, a.meta[at].prog+" "+w+" changes the machine in a way moat does not model")
+		}
+		if slices.ContainsFunc(opts, func(o option) bool { return containsString(e.writes, optionSpelling(o.name)) }) {
+			// The expression among the operands is written too, as a file of that odd
+			// name: what matters is that the files are.
+			c := &a.cmds[at]
+			for _, o := range ops {
+				c.Opaque = a.addAccess(&c.Accesses, call.Write, o, false, cwd) || c.Opaque
+			}
 		}
 		if len(e.exec) > 0 {
 			a.execOnFound(at, e, rest, cwd)
