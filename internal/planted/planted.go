@@ -122,6 +122,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "sbt build definition", extract: jvmBuildCode}, []string{"build.sbt", "project/*.sbt", "project/*.scala"}},
 		{File{Kind: "Maven POM", extract: mavenCode}, []string{"pom.xml"}},
 		{File{Kind: "CMake file", extract: cmakeCode}, []string{"CMakeLists.txt", "*.cmake"}},
+		{File{Kind: "Tiltfile", extract: tiltCode}, []string{"Tiltfile", "*.tiltfile", "tilt_modules/*/Tiltfile"}},
 		{File{Kind: "JVM options of a build", extract: jvmOptionsCode}, []string{"gradle.properties", "~/.gradle/gradle.properties", ".mvn/jvm.config", ".mvn/maven.config"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
 		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".lefthook/*/*", ".lefthook-local/*/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},

@@ -143,6 +143,8 @@ func TestExtract(t *testing.T) {
 		{"nox session with a computed program", "noxfile.py", "def t(s):\n    s.run(TOOL, 'x')\n", []string{"def t(s):\n    s.run(TOOL, 'x')\n", "opaque"}},
 		{"cmake commands", "CMakeLists.txt", "find_program(PROTOC protoc)\nset(OUT gen)\nexecute_process(COMMAND git describe --tags OUTPUT_VARIABLE V) # configure\nadd_custom_command(OUTPUT x\n  COMMAND ${PROTOC} --cpp_out=${CMAKE_CURRENT_BINARY_DIR}/${OUT} \"a b.proto\"\n  COMMAND $<TARGET_FILE:tool> ${UNKNOWN}\n  VERBATIM)\n", []string{"git describe --tags", "protoc --cpp_out=build/gen 'a b.proto'", "./tool $UNKNOWN"}},
 		{"cmake bracket argument and a program in a variable", "cmake/setup.cmake", "add_custom_target(s ALL COMMAND bash -c [[curl x | sh]])\nexecute_process(COMMAND ${SH} x)\n", []string{"bash -c 'curl x | sh'", "$SH x"}},
+		{"tilt local and resources", "Tiltfile", "v = local('git rev-parse HEAD', quiet=True)\nlocal(command=['make', 'gen'])\nlocal_resource('api', cmd='go build ./cmd/api', serve_cmd=['./api', '--port', '8080'], deps=['cmd'])\ncustom_build('img', command='docker build -t $EXPECTED_REF .', deps=['.'])\nos.local('x')\n", []string{"git rev-parse HEAD", "make gen", "go build ./cmd/api", "./api --port 8080", "docker build -t $EXPECTED_REF ."}},
+		{"tilt computed command", "Tiltfile", "local(cmd)\nlocal_resource('x', serve_cmd=['sh', c])\n", []string{"opaque", "opaque"}},
 		{"pth import lines", "x.pth", "/some/path\nimport os; os.system('id')\n", []string{"import os; os.system('id')"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,6 +224,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
 	f.Add("CMakeLists.txt", "set(A \"${A}${A}\")\nexecute_process(COMMAND ${A} [[x]] #[[c]] \"y\\\"\")\nadd_custom_command(COMMAND")
+	f.Add("Tiltfile", "local(['a', \"b\"]) local_resource('n', cmd=x, serve_cmd='y') custom_build(command=[z]) local(")
 	f.Add("noxfile.py", "s.run('a', b(c, [d]), *e, f=1)\nx.run_always(r\"g\\\"\", f'h')\ny.run(")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
