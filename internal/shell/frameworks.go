@@ -71,8 +71,7 @@ func (a *analyzer) frameworkCode(at int, rest []arg, cwd dir) {
 	if len(entries) == 0 {
 		return
 	}
-	// The subcommand is the first operand (rails -e production is not a thing; rails's
-	// environment option comes after it).
+	// The subcommand is the first word (rails's environment option, -e, comes after it).
 	if len(words) == 0 || words[0].dynamic {
 		return
 	}
@@ -86,13 +85,14 @@ func (a *analyzer) frameworkCode(at int, rest []arg, cwd dir) {
 			case code.dynamic:
 				a.codeFromWord(at, code, execInterp, e.lang)
 			case e.operand && strings.HasSuffix(code.lit, ".rb") && !strings.ContainsAny(code.lit, " ;()"):
-				// A script of the project's.
+				// A script file: the project's, or code moat cannot read.
+				a.codeFile(at, code, cwd, "rails runner")
 			default:
 				a.inspect(at, e.lang, code.lit, cwd)
 			}
 			return
 		}
-		if e.operand || len(e.options) > 0 && e.lang == "" {
+		if e.operand {
 			return
 		}
 		m := &a.meta[at]
@@ -114,15 +114,21 @@ func (a *analyzer) frameworkCode(at int, rest []arg, cwd dir) {
 // or the value of one of its options.
 func frameworkCodeArg(e frameworkEntry, args []arg) (arg, bool) {
 	if e.operand {
-		for i := len(args) - 1; i >= 0; i-- {
-			if args[i].dynamic || !strings.HasPrefix(args[i].lit, "-") {
-				if i > 0 && !args[i-1].dynamic && (args[i-1].lit == "-e" || args[i-1].lit == "--environment") {
-					return arg{}, false // rails runner -e production: no code
-				}
-				return args[i], true
+		// The last operand, past the environment option's value (rails runner -e
+		// production CODE, rails runner CODE -e production).
+		var code arg
+		found := false
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			switch {
+			case !x.dynamic && (x.lit == "-e" || x.lit == "--environment"):
+				i++
+			case !x.dynamic && strings.HasPrefix(x.lit, "-"):
+			default:
+				code, found = x, true
 			}
 		}
-		return arg{}, false
+		return code, found
 	}
 	for i, x := range args {
 		if x.dynamic {
