@@ -53,13 +53,13 @@ func treeFetchers(prog string) []treeFetcher {
 // worktree git worktree add makes of the project's own repository.
 func (a *analyzer) fetchEffects(v *view, cwd dir) {
 	if v.name == "git" {
-		if words, ok := afterSub(v.args, []string{"worktree", "add"}); ok {
+		if words, ok := afterSub(v, []string{"worktree", "add"}); ok {
 			a.worktreeAdded(words, cwd)
 			return
 		}
 	}
 	for _, f := range treeFetchers(v.name) {
-		words, ok := afterSub(v.args, f.sub)
+		words, ok := afterSub(v, f.sub)
 		if !ok {
 			continue
 		}
@@ -70,6 +70,9 @@ func (a *analyzer) fetchEffects(v *view, cwd dir) {
 			case w.dynamic:
 				operands = append(operands, w)
 			case w.lit == "--":
+				if !f.remoteOnly {
+					operands = append(operands, words[i+1:]...) // git clone -- URL DIR
+				}
 				i = len(words) // gh repo clone REPO DIR -- GITFLAGS
 			case strings.HasPrefix(w.lit, "-") && len(w.lit) > 1:
 				if !strings.Contains(w.lit, "=") && slices.Contains(f.values, w.lit) {
@@ -79,11 +82,11 @@ func (a *analyzer) fetchEffects(v *view, cwd dir) {
 				operands = append(operands, w)
 			}
 		}
-		if len(operands) == 0 || operands[0].dynamic {
-			return
+		if len(operands) == 0 || operands[0].dynamic && len(operands) < 2 {
+			return // nothing named, or a source known only at run time and no directory
 		}
 		src := operands[0].lit
-		if !f.remoteOnly && !remoteSource(src) {
+		if !operands[0].dynamic && !f.remoteOnly && !remoteSource(src) {
 			return
 		}
 		dst := repositoryName(src)
@@ -107,8 +110,18 @@ func (a *analyzer) fetchEffects(v *view, cwd dir) {
 }
 
 // afterSub returns the words after the subcommand sub, past the global options before
-// it (git -C DIR clone, gh -R x repo clone).
-func afterSub(args []arg, sub []string) ([]arg, bool) {
+// it (git -C DIR clone, gh -R x repo clone). The subcommand must be the command's first
+// operands: git commit -m clone names none.
+func afterSub(v *view, sub []string) ([]arg, bool) {
+	if len(v.raw) < len(sub) {
+		return nil, false
+	}
+	for j, s := range sub {
+		if v.raw[j].dynamic || v.raw[j].lit != s {
+			return nil, false
+		}
+	}
+	args := v.args
 	i := slices.IndexFunc(args, func(x arg) bool { return !x.dynamic && x.lit == sub[0] })
 	if i < 0 || i+len(sub) > len(args) {
 		return nil, false
