@@ -8,6 +8,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/scan/injection"
 )
 
 // Commands written into an agent's standing instructions (CLAUDE.md, AGENTS.md, a
@@ -239,10 +240,6 @@ func inlineSpans(line string) []string {
 var forbiddingWords = []string{"never", "don't", "dont", "do not", "avoid", "must not", "mustn't", "should not",
 	"shouldn't", "forbidden", "prohibited", "dangerous", "instead of"}
 
-// doubleNegatives are the verbs that, right after a forbidding word, turn it into an
-// instruction: "don't forget to run", "never skip", "do not hesitate to run".
-var doubleNegatives = []string{"forget", "forgot", "skip", "hesitate", "fail", "omit", "neglect", "miss"}
-
 // forbids reports whether a sentence holds one of forbiddingWords, as a word, that
 // governs what follows it. "Instead of" names the command it stands before ("use pnpm
 // instead of `npm install`"), not one a later clause tells agents to run ("instead of
@@ -255,7 +252,8 @@ func forbids(sentence string) bool {
 			if (i == 0 || !isWordByte(l[i-1])) && (end == len(l) || !isWordByte(l[end])) {
 				after := strings.Fields(l[end:])
 				switch {
-				case len(after) > 0 && slices.ContainsFunc(doubleNegatives, func(v string) bool { return strings.HasPrefix(after[0], v) }):
+				case len(after) > 0 && injection.NegatingVerb(after[0]):
+					// "don't forget to run", "never skip", "do not hesitate to run"
 				case w == "instead of" && len(after) > 2:
 				default:
 					return true

@@ -529,7 +529,7 @@ func negated(s string, start int) bool {
 	for i := max(0, len(words)-3); i < len(words); i++ {
 		switch strings.Trim(words[i], ".,;:!?\"'") {
 		case "never", "not", "don't", "dont", "shouldn't", "mustn't", "cannot", "can't", "won't", "avoid":
-			if i+1 < len(words) && negatingVerb(words[i+1]) {
+			if i+1 < len(words) && NegatingVerb(words[i+1]) {
 				continue
 			}
 			return true
@@ -538,9 +538,10 @@ func negated(s string, start int) bool {
 	return false
 }
 
-// negatingVerb reports whether w begins a verb that negates what follows it: hesitate,
-// forget, fail, omit, neglect, skip, miss.
-func negatingVerb(w string) bool {
+// NegatingVerb reports whether the word w begins with a verb that negates what follows
+// it (hesitate, forget, fail, omit, neglect, skip, miss), so that a negation before it
+// makes an instruction: "don't hesitate to use", "never skip".
+func NegatingVerb(w string) bool {
 	for _, v := range []string{"hesitat", "forget", "forgot", "fail", "omit", "neglect", "skip", "miss"} {
 		if strings.HasPrefix(w, v) {
 			return true

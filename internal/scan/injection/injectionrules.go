@@ -477,7 +477,7 @@ func statedPossibility(s string, start int) bool {
 		if len(words) >= 3 && words[len(words)-2] == "you" && requestVerb(words[len(words)-3]) {
 			return false
 		}
-		if len(words) >= 2 && negatingVerb(words[len(words)-2]) {
+		if len(words) >= 2 && NegatingVerb(words[len(words)-2]) {
 			return false // "don't hesitate to share", "don't forget to send"
 		}
 		return len(words) < 2 || words[len(words)-2] != "were" && words[len(words)-2] != "want"
