@@ -498,12 +498,22 @@ func cliVerb(n int) func(*analyzer, *view) string {
 			if i >= n {
 				break
 			}
-			if destructiveVerb(w) {
+			if destructiveVerb(w) && !otherMeaning(v.name, v.ops[:i+1]) {
 				return strings.Join(v.ops[:i+1], " ")
 			}
 		}
 		return ""
 	}
+}
+
+// otherMeaning reports whether a CLI's subcommand, which ends in a destructive verb,
+// means something else to it: glab repo archive downloads an archive of the repository.
+func otherMeaning(prog string, sub []string) bool {
+	switch prog {
+	case "glab":
+		return strings.Join(sub, " ") == "repo archive"
+	}
+	return false
 }
 
 // effects applies the program's knowledge to a command: findings from the rules, the
