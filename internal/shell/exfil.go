@@ -71,7 +71,10 @@ var uploaders = sync.OnceValue(func() map[string][]uploader {
 			{sub: []string{"issue|pr", "create|comment|edit"}, options: []string{"body-file", "F"}},
 			{sub: []string{"api"}, options: []string{"input"}, fields: []string{"F", "field"}},
 		},
-		"glab":       {{sub: []string{"snippet", "create"}, sources: allOperands, publish: true}},
+		"glab": {{sub: []string{"snippet", "create"}, sources: allOperands, publish: true}},
+		// git send-email mails the files among its operands (patches, or anything) to
+		// whoever --to names; revisions among them name no file.
+		"git":        {{sub: []string{"send-email"}, sources: allOperands}},
 		"croc":       {{sub: []string{"send"}, sources: allOperands, publish: true}},
 		"wormhole":   {{sub: []string{"send"}, sources: allOperands, publish: true}},
 		"ffsend":     {{sub: []string{"upload|u|up"}, sources: allOperands, publish: true}},
