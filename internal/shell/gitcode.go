@@ -180,6 +180,11 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 			// A helper's name, with its arguments, is git's own credential-NAME (store
 			// --file ~/.git-credentials is git credential-store --file …).
 			refs = append(refs, codeRef{code: arg{lit: "credential-" + strings.TrimSpace(v)}, kind: codeGitArgs, carrier: carrier, secretInput: true})
+			if persist && firstField(v) == "store" {
+				// Every password git is given from then on is written to a file in plain
+				// text, where any program of the user reads it.
+				fs = appendFinding(fs, findSecurityOff, "git config "+key+" store: git keeps passwords in plain text")
+			}
 		}
 	case gitProgram:
 		if v != "" {
