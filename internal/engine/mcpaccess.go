@@ -43,6 +43,15 @@ var (
 // command starts with the program's name.
 var mcpCLIs = []string{"aws", "gcloud", "gsutil", "az", "kubectl", "helm", "terraform", "docker", "podman", "git", "gh", "glab", "psql", "mysql", "sqlite3", "mongosh"}
 
+// stdinDelimiter is a here-document delimiter that does not occur in text.
+func stdinDelimiter(text string) string {
+	d := "MOAT_STDIN"
+	for strings.Contains(text, d) {
+		d += "_"
+	}
+	return d
+}
+
 // mcpShellCommand returns the shell command an MCP tool call runs: the command argument
 // of a tool that runs commands, or of a tool that wraps a command-line program, which is
 // put before the command when the command does not name it.
@@ -88,6 +97,11 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 			if first, _, _ := strings.Cut(strings.TrimSpace(s), " "); first != cli && !strings.HasSuffix(first, "/"+cli) {
 				s = cli + " " + s
 			}
+		}
+		if in, ok := c.Args["stdin"].(string); ok && in != "" {
+			// What the tool writes to the command's standard input is its input as a
+			// here-document would be: run_command {command: "bash", stdin: CODE} runs CODE.
+			s += " <<'" + stdinDelimiter(in) + "'\n" + in + "\n" + stdinDelimiter(in)
 		}
 		return s, true
 	}

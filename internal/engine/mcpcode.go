@@ -15,7 +15,7 @@ import (
 var mcpCodeVerbs = []string{"run", "execute", "exec", "eval", "evaluate", "interpret", "repl"}
 
 // mcpCodeKeys are the argument names (squashed) of code to run.
-var mcpCodeKeys = []string{"code", "source", "sourcecode", "expression", "expr", "snippet", "cell", "program", "cellsource", "js", "javascript"}
+var mcpCodeKeys = []string{"code", "source", "sourcecode", "expression", "expr", "snippet", "cell", "program", "cellsource", "js", "javascript", "script"}
 
 // mcpLangKeys are the argument names (squashed) that say the code's language.
 var mcpLangKeys = []string{"language", "lang", "runtime", "kernel", "kernelname"}
@@ -33,8 +33,8 @@ func mcpCommand(c *call.Call) (line string, ok bool, opaque string) {
 // that runs code, with ok; opaque is set instead when the call runs code in a language
 // moat does not read (or names none).
 func mcpCodeCommand(c *call.Call) (line string, ok bool, opaque string) {
-	if c.MCP == nil || !hasWord(nameWords(c.MCP.Tool), mcpCodeVerbs) {
-		return "", false, ""
+	if c.MCP == nil || !hasWord(nameWords(c.MCP.Tool), mcpCodeVerbs) || pageTool(c) {
+		return "", false, "" // a browser page's script runs in the page (mcppage.go)
 	}
 	code := ""
 	for _, k := range sortedKeys(c.Args) {

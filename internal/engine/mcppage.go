@@ -34,9 +34,14 @@ var pageSends = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\bfetch\s*\(|\bXMLHttpRequest\b|\bsendBeacon\s*\(|\bnew\s+WebSocket\b|\bnew\s+Image\b|\.src\s*=|\blocation(?:\.href)?\s*=|\bwindow\s*\.\s*open\s*\(|\bEventSource\b`)
 })
 
+// pageTool reports whether an MCP call runs script in a browser page.
+func pageTool(c *call.Call) bool {
+	return c.MCP != nil && hasWord(nameWords(c.MCP.Tool), mcpPageVerbs) && hasWord(mcpContext(c), mcpPageWords)
+}
+
 // pageScriptFindings returns the findings of the script a browser tool runs in the page.
 func pageScriptFindings(c *call.Call) []call.Finding {
-	if c.MCP == nil || !hasWord(nameWords(c.MCP.Tool), mcpPageVerbs) || !hasWord(mcpContext(c), mcpPageWords) {
+	if !pageTool(c) {
 		return nil
 	}
 	var out []call.Finding
