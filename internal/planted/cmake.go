@@ -23,13 +23,14 @@ func cmakeCode(text string, x *extraction) {
 			}
 		case "find_program":
 			// find_program(VAR name1 [name2…] [NAMES …] …): the first name stands for
-			// the program found.
+			// the program found, less a version (clang++-HEAD, g++-13, gcov-latest are
+			// clang++, g++, gcov).
 			if len(c.args) >= 2 {
 				name := c.args[1]
 				if name == "NAMES" && len(c.args) >= 3 {
 					name = c.args[2]
 				}
-				vars[c.args[0]] = name
+				vars[c.args[0]] = unversioned(name)
 			}
 		}
 	}
@@ -48,33 +49,27 @@ func cmakeCode(text string, x *extraction) {
 				continue
 			}
 			var words []string
-			for i++; i < len(c.args) && !cmakeKeyword(c.args[i]); i++ {
-				words = append(words, cmakeExpand(c.args[i], vars))
+			for i++; i < len(c.args) && (c.quoted[i] || !cmakeKeyword(c.args[i])); i++ {
+				// execute_process runs its words with no shell: each is one argument.
+				word := c.quoted[i] || c.name == "execute_process"
+				words = append(words, cmakeShellWord(cmakeExpand(c.args[i], vars), word))
 			}
 			i--
 			if len(words) == 0 {
 				continue
 			}
-			line := ""
-			for k, w := range words {
-				if k > 0 {
-					line += " "
-				}
-				if strings.HasPrefix(w, "$") {
-					line += w // a variable left to the shell, whose value is unknown
-				} else {
-					line += shellQuote(w)
-				}
-			}
-			x.shell(where, line)
+			x.shell(where, strings.Join(words, " "))
 		}
 	}
 }
 
-// cmakeCall is one command invocation of a CMake file, with its arguments unquoted.
+// cmakeCall is one command invocation of a CMake file, with its arguments unquoted, and
+// for each whether it was written quoted ("…" or [[…]]): one that was not reaches the
+// build's shell as written (a \; in it a command separator there).
 type cmakeCall struct {
-	name string
-	args []string
+	name   string
+	args   []string
+	quoted []bool
 }
 
 // maxCMakeCalls bounds the calls read from one file.
@@ -100,8 +95,8 @@ func cmakeCalls(text string) []cmakeCall {
 				k++
 			}
 			if k < len(text) && text[k] == '(' {
-				args, end := cmakeArgs(text, k+1)
-				calls = append(calls, cmakeCall{name: strings.ToLower(text[i:j]), args: args})
+				args, quoted, end := cmakeArgs(text, k+1)
+				calls = append(calls, cmakeCall{name: strings.ToLower(text[i:j]), args: args, quoted: quoted})
 				i = end
 				continue
 			}
@@ -114,16 +109,17 @@ func cmakeCalls(text string) []cmakeCall {
 }
 
 // cmakeArgs reads the arguments of a call from text[i:], after its opening parenthesis,
-// and returns them with the offset past the closing one.
-func cmakeArgs(text string, i int) ([]string, int) {
+// and returns them, whether each was quoted, and the offset past the closing one.
+func cmakeArgs(text string, i int) ([]string, []bool, int) {
 	var args []string
+	var quoted []bool
 	depth := 0
 	for i < len(text) {
 		c := text[i]
 		switch {
 		case c == ')':
 			if depth == 0 {
-				return args, i + 1
+				return args, quoted, i + 1
 			}
 			depth--
 			i++
@@ -140,29 +136,68 @@ func cmakeArgs(text string, i int) ([]string, int) {
 			for j < len(text) && text[j] != '"' {
 				if text[j] == '\\' && j+1 < len(text) {
 					j++
+					b.WriteByte(cmakeEscape(text[j]))
+					j++
+					continue
 				}
 				b.WriteByte(text[j])
 				j++
 			}
-			args = append(args, b.String())
+			args, quoted = append(args, b.String()), append(quoted, true)
 			i = j + 1
 		case c == '[' && strings.HasPrefix(text[i:], "[["):
 			end := strings.Index(text[i+2:], "]]")
 			if end < 0 {
-				return append(args, text[i+2:]), len(text)
+				return append(args, text[i+2:]), append(quoted, true), len(text)
 			}
-			args = append(args, text[i+2:i+2+end])
+			args, quoted = append(args, text[i+2:i+2+end]), append(quoted, true)
 			i += end + 4
 		default:
+			// An unquoted argument, whose escapes CMake takes off: \; is a semicolon
+			// (COMMAND for f in x\; do …), \t \n \r what they say, \X the character X.
+			var b strings.Builder
 			j := i
 			for j < len(text) && !strings.ContainsRune(" \t\r\n()#\"", rune(text[j])) {
+				if text[j] == '\\' && j+1 < len(text) {
+					j++
+					b.WriteByte(cmakeEscape(text[j]))
+					j++
+					continue
+				}
+				b.WriteByte(text[j])
 				j++
 			}
-			args = append(args, text[i:j])
+			args, quoted = append(args, b.String()), append(quoted, false)
 			i = j
 		}
 	}
-	return args, len(text)
+	return args, quoted, len(text)
+}
+
+// unversioned is a program's name without a version suffix: -HEAD, -latest, -13, -3.12.
+func unversioned(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 {
+		return name
+	}
+	switch v := name[i+1:]; {
+	case v == "HEAD" || v == "latest" || v != "" && strings.Trim(v, "0123456789.") == "":
+		return name[:i]
+	}
+	return name
+}
+
+// cmakeEscape is the character an escape sequence \c stands for.
+func cmakeEscape(c byte) byte {
+	switch c {
+	case 't':
+		return '\t'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	}
+	return c
 }
 
 func cmakeSkipComment(text string, i int) int {
@@ -197,6 +232,56 @@ func cmakeKeyword(a string) bool {
 		return true
 	}
 	return false
+}
+
+// cmakeShellWord is a word cmakeExpand gave as the build's shell sees it: a quoted one
+// as one shell word, an unquoted one as written; each value moat does not know (a
+// variable left as $NAME, a generator expression $<…>) a shell variable in it, whose
+// value is unknown.
+func cmakeShellWord(w string, quoted bool) string {
+	if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+@%-") == "" {
+		return w
+	}
+	var b strings.Builder
+	if quoted {
+		b.WriteByte('"')
+	}
+	for i := 0; i < len(w); {
+		switch {
+		case strings.HasPrefix(w[i:], "$<"):
+			// A generator expression, nested ones included, up to its closing >.
+			depth, j := 0, i
+			for ; j < len(w); j++ {
+				if strings.HasPrefix(w[j:], "$<") {
+					depth++
+					j++
+				} else if w[j] == '>' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteString("${CMAKE_GENEX}")
+			i = j + 1
+		case w[i] == '$' && i+1 < len(w) && isCMakeIdent(w[i+1]):
+			j := i + 1
+			for j < len(w) && isCMakeIdent(w[j]) {
+				j++
+			}
+			b.WriteString("${" + w[i+1:j] + "}")
+			i = j
+		default:
+			if quoted && strings.IndexByte("\\\"$`", w[i]) >= 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(w[i])
+			i++
+		}
+	}
+	if quoted {
+		b.WriteByte('"')
+	}
+	return b.String()
 }
 
 // cmakeExpand replaces the variables of a word: the file's own, CMake's for programs and
