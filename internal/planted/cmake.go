@@ -131,19 +131,8 @@ func cmakeArgs(text string, i int) ([]string, []bool, int) {
 		case c == '#':
 			i = cmakeSkipComment(text, i)
 		case c == '"':
-			j := i + 1
-			var b strings.Builder
-			for j < len(text) && text[j] != '"' {
-				if text[j] == '\\' && j+1 < len(text) {
-					j++
-					b.WriteByte(cmakeEscape(text[j]))
-					j++
-					continue
-				}
-				b.WriteByte(text[j])
-				j++
-			}
-			args, quoted = append(args, b.String()), append(quoted, true)
+			arg, j := cmakeUnescape(text, i+1, "\"")
+			args, quoted = append(args, arg), append(quoted, true)
 			i = j + 1
 		case c == '[' && strings.HasPrefix(text[i:], "[["):
 			end := strings.Index(text[i+2:], "]]")
@@ -153,21 +142,10 @@ func cmakeArgs(text string, i int) ([]string, []bool, int) {
 			args, quoted = append(args, text[i+2:i+2+end]), append(quoted, true)
 			i += end + 4
 		default:
-			// An unquoted argument, whose escapes CMake takes off: \; is a semicolon
-			// (COMMAND for f in x\; do …), \t \n \r what they say, \X the character X.
-			var b strings.Builder
-			j := i
-			for j < len(text) && !strings.ContainsRune(" \t\r\n()#\"", rune(text[j])) {
-				if text[j] == '\\' && j+1 < len(text) {
-					j++
-					b.WriteByte(cmakeEscape(text[j]))
-					j++
-					continue
-				}
-				b.WriteByte(text[j])
-				j++
-			}
-			args, quoted = append(args, b.String()), append(quoted, false)
+			// An unquoted argument, whose escapes CMake takes off too: \; is a semicolon
+			// (COMMAND for f in x\; do …).
+			arg, j := cmakeUnescape(text, i, " \t\r\n()#\"")
+			args, quoted = append(args, arg), append(quoted, false)
 			i = j
 		}
 	}
@@ -185,6 +163,23 @@ func unversioned(name string) string {
 		return name[:i]
 	}
 	return name
+}
+
+// cmakeUnescape reads an argument's text from i up to the first of the bytes in stop,
+// taking its escapes off (\t \n \r what they say, \X the character X), and returns it
+// with the offset of that byte.
+func cmakeUnescape(text string, i int, stop string) (string, int) {
+	var b strings.Builder
+	for i < len(text) && strings.IndexByte(stop, text[i]) < 0 {
+		if text[i] == '\\' && i+1 < len(text) {
+			b.WriteByte(cmakeEscape(text[i+1]))
+			i += 2
+			continue
+		}
+		b.WriteByte(text[i])
+		i++
+	}
+	return b.String(), i
 }
 
 // cmakeEscape is the character an escape sequence \c stands for.
