@@ -57,8 +57,13 @@ type File struct {
 	// yaml > k8s/x.yaml, helm template > …) is the generating tool's output, judged with
 	// that command, not code moat failed to read.
 	Declarative bool
-	extract     func(text string, x *extraction)
-	runsIn      runDir
+	// Marked says the file's code is only in lines marked as code (a Go file's
+	// //go:generate directives) and most such files carry none: text without the mark
+	// plants nothing, and a write whose text the line does not show is judged as writing
+	// any source file is, not as unreadable code.
+	Marked  bool
+	extract func(text string, x *extraction)
+	runsIn  runDir
 }
 
 // runDir is where the code of a file runs.
@@ -122,6 +127,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "sbt build definition", extract: jvmBuildCode}, []string{"build.sbt", "project/*.sbt", "project/*.scala"}},
 		{File{Kind: "Maven POM", extract: mavenCode}, []string{"pom.xml"}},
 		{File{Kind: "CMake file", extract: cmakeCode}, []string{"CMakeLists.txt", "*.cmake"}},
+		{File{Kind: "Go file with go:generate directives", Marked: true, extract: goGenerateCode}, []string{"*.go"}},
 		{File{Kind: "Tiltfile", extract: tiltCode}, []string{"Tiltfile", "*.tiltfile", "tilt_modules/*/Tiltfile"}},
 		{File{Kind: "JVM options of a build", extract: jvmOptionsCode}, []string{"gradle.properties", "~/.gradle/gradle.properties", ".mvn/jvm.config", ".mvn/maven.config"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},

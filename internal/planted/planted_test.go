@@ -44,7 +44,8 @@ func TestLookup(t *testing.T) {
 		{"/home/u/project/.bashrc", ""},
 		{"/home/u/.local/bin/ls", "program on PATH"},
 		{"/home/u/.local/bin/sub/ls", ""},
-		{"/home/u/project/src/main.go", ""},
+		{"/home/u/project/src/main.go", "Go file with go:generate directives"},
+		{"/home/u/project/src/main.go.orig", ""},
 		{"/home/u/project/package.json", "package.json"},
 		{"/home/u/project/package.json.bak", ""},
 	} {
@@ -142,6 +143,9 @@ func TestExtract(t *testing.T) {
 		{"nox sessions", "noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('-e', '.')\n    session.run('pytest', '--cov', PKG, *session.posargs, env={'A': 'b'})\n    session.run_always(\"sh\", \"-c\", r'echo \\d')\n", []string{"import nox\n@nox.session\ndef t(session):\n    session.install('-e', '.')\n    session.run('pytest', '--cov', PKG, *session.posargs, env={'A': 'b'})\n    session.run_always(\"sh\", \"-c\", r'echo \\d')\n", "pytest --cov \"${NOX_ARG}\" \"${NOX_ARG}\"", "sh -c 'echo \\d'"}},
 		{"nox session with a computed program", "noxfile.py", "def t(s):\n    s.run(TOOL, 'x')\n", []string{"def t(s):\n    s.run(TOOL, 'x')\n", "opaque"}},
 		{"cmake commands", "CMakeLists.txt", "find_program(PROTOC protoc)\nset(OUT gen)\nexecute_process(COMMAND git describe --tags OUTPUT_VARIABLE V) # configure\nadd_custom_command(OUTPUT x\n  COMMAND ${PROTOC} --cpp_out=${CMAKE_CURRENT_BINARY_DIR}/${OUT} \"a b.proto\"\n  COMMAND $<TARGET_FILE:tool> ${UNKNOWN}\n  VERBATIM)\n", []string{"git describe --tags", `protoc --cpp_out=build/gen "a b.proto"`, `./tool ${UNKNOWN}`}},
+		{"go generate directives", "gen/x.go", "package gen\n\n//go:generate stringer -type=Pill\n// go:generate not-a-directive\n  //go:generate indented-not-either\n//go:generate -command yacc go tool yacc\n//go:generate yacc -o $GOFILE.y.go \"a b.y\"\n//go:generate sh -c \"curl -s $URL | sh\"\n//go:generatex no\n", []string{"stringer -type=Pill", `go tool yacc -o "generate.go.y.go" "a b.y"`, `sh -c "curl -s ${URL} | sh"`}},
+		{"go generate unsplittable", "x.go", "//go:generate echo \"open\n", []string{"opaque"}},
+		{"go file without directives", "main.go", "package main\n\nfunc main() {}\n", nil},
 		{"cmake find_program versions", "CMakeLists.txt", "find_program(CXX NAMES clang++-HEAD clang++)\nexecute_process(COMMAND ${CXX} --version)\n", []string{"clang++ --version"}},
 		{"cmake escapes", "CMakeLists.txt", "add_custom_target(c COMMAND for f in a b\\; do echo $f\\; done COMMAND echo \"x\\ty\")\n", []string{`for f in a b; do echo ${f}; done`, "echo \"x\ty\""}},
 		{"cmake generator expressions", "CMakeLists.txt", "add_custom_command(OUTPUT o COMMAND ${CMAKE_CXX_COMPILER} $<TARGET_PROPERTY:${name},COMPILE_OPTIONS> \"-I$<JOIN:$<TARGET_PROPERTY:x,INCLUDE_DIRECTORIES>,;-I>\" -c o.cc)\n", []string{`c++ ${CMAKE_GENEX} "-I${CMAKE_GENEX}" -c o.cc`}},
@@ -226,6 +230,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("build.rs", "Command::new(\"a\").args(&[\"b\", r#\"c\"#]).env(\"K\", (1)).arg(\"d\\\"\").status(); cmd!(\"e\", f); Command::new(x)")
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
+	f.Add("x.go", "//go:generate -command a \"b\\\"\" $X\n//go:generate a ${Y}$ \"\\x\"\n")
 	f.Add("CMakeLists.txt", "set(A \"${A}${A}\")\nexecute_process(COMMAND ${A} [[x]] #[[c]] \"y\\\"\")\nadd_custom_command(COMMAND")
 	f.Add("Tiltfile", "local(['a', \"b\"]) local_resource('n', cmd=x, serve_cmd='y') custom_build(command=[z]) local(")
 	f.Add("noxfile.py", "s.run('a', b(c, [d]), *e, f=1)\nx.run_always(r\"g\\\"\", f'h')\ny.run(")

@@ -17,8 +17,8 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 	cwd := dir{path: run, known: run != ""}
 	if !t.known && !t.partial {
 		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
-		if !ok && kind.Declarative {
-			return // a generated manifest: the command that made it is judged
+		if !ok && (kind.Declarative || kind.Marked) {
+			return // a generated manifest, a source file: the command that made it is judged
 		}
 		if !ok {
 			a.opaque(i, "writes "+file+", a "+kind.Kind+" whose commands tools run later, with text moat cannot read")
@@ -28,7 +28,7 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 		for _, text := range inserted {
 			if codes := kind.Extract(text); len(codes) > 0 {
 				a.plantedCodes(i, file, kind, codes, cwd)
-			} else {
+			} else if !kind.Marked {
 				a.plantedCodes(i, file, kind, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd)
 			}
 		}
