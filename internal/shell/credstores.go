@@ -94,7 +94,18 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"gh":       {readIf([]string{"t", "show-token"}, "auth", "status")},
 		"glab":     {readIf([]string{"t", "show-token"}, "auth", "status")},
 		"heroku":   {read("auth:token|authorizations:create|config:get"), {sub: []string{"config"}, when: herokuConfigAll, finding: findCredentialsRead}},
-		"firebase": {read("login:ci")},
+		"firebase": {read("login:ci"), read("functions:config:get")},
+		"fly":      {read("auth", "token"), read("tokens", "create")},
+		"flyctl":   {read("auth", "token"), read("tokens", "create")},
+		"cf":       {read("oauth-token")},
+		"ibmcloud": {read("iam", "oauth-tokens")},
+		"stripe":   {readIf([]string{"list"}, "config")},
+		"netlify":  {read("env:get"), readIf([]string{"plain", "json"}, "env:list")},
+		"railway":  {{when: railwayVariables, finding: findCredentialsRead}},
+		// A configuration value whose name says it is a secret, printed by the tool that
+		// keeps it: git config --get github.token, composer config github-oauth.github.com.
+		"composer": {{sub: []string{"config"}, when: configGetsSecret, finding: findCredentialsRead}},
+		"pnpm":     {{sub: []string{"config|c", "get"}, when: configGetsSecret, finding: findCredentialsRead}},
 		"npm":      {{sub: []string{"config|c", "get"}, operand: "*_auth*", finding: findCredentialsRead}, read("token", "create")},
 		"yarn":     {{sub: []string{"config", "get"}, operand: "*authtoken*", finding: findCredentialsRead}},
 		// Infrastructure state holds every secret of what it manages (database passwords,
@@ -104,7 +115,7 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"terragrunt": {read("state", "pull"), {sub: []string{"show"}, when: showsState, finding: findCredentialsRead}},
 		"pulumi":     {readIf([]string{"show-secrets"})},
 		// git's credential helpers print the stored password of the host they are asked.
-		"git": {read("credential", "fill")},
+		"git": {read("credential", "fill"), {sub: []string{"config"}, when: configGetsSecret, finding: findCredentialsRead}},
 	}
 	for _, helper := range []string{"store", "cache", "osxkeychain", "libsecret", "manager", "manager-core", "wincred", "gnome-keyring", "oauth"} {
 		rules["git"] = append(rules["git"], read("credential-"+helper, "get"))
@@ -185,6 +196,52 @@ func (a *analyzer) sqliteURI(cmd *call.Command, v *view, cwd dir) {
 	}
 	cmd.Accesses = dropPath(cmd.Accesses, v.raw[0].lit, cwd, a)
 	cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, arg{lit: expandTildeLike(rest, a)}, false, cwd) || cmd.Opaque
+}
+
+// railwayVariables: railway variables (railway variable list) prints the service's
+// variables with their values; --set and the other verbs change them.
+func railwayVariables(_ *analyzer, v *view) string {
+	if v.flag("set") {
+		return ""
+	}
+	switch {
+	case len(v.ops) == 1 && (v.ops[0] == "variables" || v.ops[0] == "variable"),
+		len(v.ops) == 2 && v.ops[0] == "variable" && (v.ops[1] == "list" || v.ops[1] == "ls"):
+		return "railway " + strings.Join(v.ops, " ")
+	}
+	return ""
+}
+
+// configGetsSecret: git config, composer config and pnpm config get print a setting's
+// value when given its name alone (git config --get NAME, git config get NAME, composer
+// config NAME); a name that says the value is a secret (a token, a password, an OAuth
+// key) makes it a credentials read. Setting it (a name and a value) is not.
+func configGetsSecret(_ *analyzer, v *view) string {
+	ops := v.ops[1:]
+	if len(ops) > 0 && ops[0] == "get" {
+		ops = ops[1:]
+	}
+	if len(ops) != 1 || v.flag("unset", "unset-all", "add", "replace-all", "remove-section", "rename-section", "list", "l", "edit", "e") {
+		return ""
+	}
+	if !secretSettingName(ops[0]) {
+		return ""
+	}
+	return v.name + " " + strings.Join(v.ops, " ")
+}
+
+// secretSettingName reports whether a configuration setting's name says its value is a
+// secret: github.token, sendemail.smtpPass, github-oauth.github.com,
+// //registry.npmjs.org/:_authToken, http.https://github.com/.extraheader (where CI
+// checkouts keep the job's token as an Authorization header).
+func secretSettingName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range []string{"token", "password", "passwd", "smtppass", "secret", "oauth", "apikey", "api-key", "api_key", "_auth", "http-basic", "bearer", "extraheader"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // herokuConfigAll: heroku config alone prints every config variable of the app, its
