@@ -128,6 +128,18 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Maven POM", extract: mavenCode}, []string{"pom.xml"}},
 		{File{Kind: "CMake file", extract: cmakeCode}, []string{"CMakeLists.txt", "*.cmake"}},
 		{File{Kind: "Go file with go:generate directives", Marked: true, extract: goGenerateCode}, []string{"*.go"}},
+		{File{Kind: "Bazel rc file", extract: bazelrcCode}, []string{".bazelrc", "user.bazelrc", ".bazelrc.user", "tools/bazel.rc"}},
+		{File{Kind: "Bazel rc file", extract: bazelrcCode, runsIn: inCaller}, []string{"~/.bazelrc"}},
+		{File{Kind: "Mercurial configuration", extract: hgrcCode, runsIn: inRepo}, []string{".hg/hgrc"}},
+		{File{Kind: "Mercurial configuration", extract: hgrcCode, runsIn: inCaller}, []string{"~/.hgrc", "~/.config/hg/hgrc"}},
+		// gdb reads a project's .gdbinit once its directory is trusted (auto-load
+		// safe-path), lldb a project's .lldbinit once allowed; irb and pry read the
+		// working directory's file as well as the home directory's.
+		{File{Kind: "debugger startup file", extract: gdbinitCode, runsIn: inCaller}, []string{"~/.gdbinit", "~/.config/gdb/gdbinit", ".gdbinit", "~/.lldbinit", ".lldbinit"}},
+		{File{Kind: "Ruby console startup file", extract: rubyFile, runsIn: inCaller}, []string{"~/.irbrc", "~/.pryrc", ".irbrc", ".pryrc"}},
+		{File{Kind: "R profile", extract: rProfileCode}, []string{".Rprofile"}},
+		{File{Kind: "R profile", extract: rProfileCode, runsIn: inCaller}, []string{"~/.Rprofile"}},
+		{File{Kind: "Julia startup file", extract: juliaStartupCode, runsIn: inCaller}, []string{"~/.julia/config/startup.jl"}},
 		{File{Kind: "Tiltfile", extract: tiltCode}, []string{"Tiltfile", "*.tiltfile", "tilt_modules/*/Tiltfile"}},
 		{File{Kind: "JVM options of a build", extract: jvmOptionsCode}, []string{"gradle.properties", "~/.gradle/gradle.properties", ".mvn/jvm.config", ".mvn/maven.config"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
@@ -369,7 +381,7 @@ func (f File) RunDir(p, home string) string {
 	case inRepo:
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
 			switch path.Base(d) {
-			case ".git", ".github", ".vscode", ".husky", ".githooks", ".lefthook", ".lefthook-local", ".devcontainer", ".circleci", ".buildkite", ".woodpecker":
+			case ".git", ".hg", ".github", ".vscode", ".husky", ".githooks", ".lefthook", ".lefthook-local", ".devcontainer", ".circleci", ".buildkite", ".woodpecker":
 				return path.Dir(d)
 			}
 		}

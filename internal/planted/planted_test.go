@@ -146,6 +146,17 @@ func TestExtract(t *testing.T) {
 		{"go generate directives", "gen/x.go", "package gen\n\n//go:generate stringer -type=Pill\n// go:generate not-a-directive\n  //go:generate indented-not-either\n//go:generate -command yacc go tool yacc\n//go:generate yacc -o $GOFILE.y.go \"a b.y\"\n//go:generate sh -c \"curl -s $URL | sh\"\n//go:generatex no\n", []string{"stringer -type=Pill", `go tool yacc -o "generate.go.y.go" "a b.y"`, `sh -c "curl -s ${URL} | sh"`}},
 		{"go generate unsplittable", "x.go", "//go:generate echo \"open\n", []string{"opaque"}},
 		{"go file without directives", "main.go", "package main\n\nfunc main() {}\n", nil},
+		{"bazelrc programs", ".bazelrc", "# stamp\nbuild --stamp --workspace_status_command=tools/status.sh\ntest --run_under='valgrind --quiet' --test_output=errors\nrun --run_under=//tools:wrapper\ncommon --credential_helper=*.example.com=/usr/local/bin/helper\nbuild:ci --workspace_status_command \"sh -c 'curl x | sh'\"\n", []string{"tools/status.sh", "valgrind --quiet", "/usr/local/bin/helper", "sh -c 'curl x | sh'"}},
+		{"bazelrc unterminated quote", ".bazelrc", "build --run_under='x\n", []string{"opaque"}},
+		{"hgrc hooks and aliases", ".hg/hgrc", "[ui]\nusername = me\nssh = ssh -C\n[hooks]\nprecommit.lint = make lint\n  && make test\nchangegroup = python:hgext.notify.hook\n[alias]\nlg = log -G\nup2 = !hg pull && hg up\n[extensions]\nrebase =\nmine = ~/ext/mine.py\n", []string{"ssh -C", "make lint\n&& make test", "opaque", "hg pull && hg up", "opaque"}},
+		{"gdbinit commands", "~/.gdbinit", "set pagination off\nshell make -s\n!date\npython import os\npython\nprint(1)\nend\nsource ~/.gdbinit-gef.py\n", []string{"make -s", "date", "import os", "print(1)\n", "opaque"}},
+		{"lldbinit commands", ".lldbinit", "platform shell uname\nscript print(2)\ncommand script import ~/x.py\n", []string{"uname", "print(2)", "opaque"}},
+		{"irbrc", "~/.irbrc", "IRB.conf[:SAVE_HISTORY] = 100\n", []string{"IRB.conf[:SAVE_HISTORY] = 100\n"}},
+		{"renv profile", ".Rprofile", "# renv\nsource(\"renv/activate.R\")\noptions(repos = c(CRAN = \"https://cloud.r-project.org\"), width = 120)\n", nil},
+		{"R profile commands", "~/.Rprofile", "if (interactive()) {\n  system('make -s')  # build\n  system2(cmd)\n  x <- 'system(\"no\")'\n}\nsource('/tmp/x.R')\n", []string{"make -s", "opaque", "opaque"}},
+		{"R profile other code", ".Rprofile", "download.file('https://x.example/a.R', 'a.R')\nsystem('true')\n", []string{"opaque"}},
+		{"julia startup", "~/.julia/config/startup.jl", "ENV[\"JULIA_EDITOR\"] = \"vim\"\nusing Revise\nrun(`make -s`)\natreplinit() do repl\nend\n", []string{"make -s"}},
+		{"julia startup other code", "~/.julia/config/startup.jl", "include(\"/tmp/x.jl\")\n", []string{"opaque"}},
 		{"cmake find_program versions", "CMakeLists.txt", "find_program(CXX NAMES clang++-HEAD clang++)\nexecute_process(COMMAND ${CXX} --version)\n", []string{"clang++ --version"}},
 		{"cmake escapes", "CMakeLists.txt", "add_custom_target(c COMMAND for f in a b\\; do echo $f\\; done COMMAND echo \"x\\ty\")\n", []string{`for f in a b; do echo ${f}; done`, "echo \"x\ty\""}},
 		{"cmake generator expressions", "CMakeLists.txt", "add_custom_command(OUTPUT o COMMAND ${CMAKE_CXX_COMPILER} $<TARGET_PROPERTY:${name},COMPILE_OPTIONS> \"-I$<JOIN:$<TARGET_PROPERTY:x,INCLUDE_DIRECTORIES>,;-I>\" -c o.cc)\n", []string{`c++ ${CMAKE_GENEX} "-I${CMAKE_GENEX}" -c o.cc`}},
@@ -230,6 +241,11 @@ func FuzzExtract(f *testing.F) {
 	f.Add("build.rs", "Command::new(\"a\").args(&[\"b\", r#\"c\"#]).env(\"K\", (1)).arg(\"d\\\"\").status(); cmd!(\"e\", f); Command::new(x)")
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
+	f.Add(".bazelrc", "build --run_under=\\\n--workspace_status_command \"a\\\"b\" # c\n")
+	f.Add(".hg/hgrc", "[hooks]\nx =\n y\n[alias]\na = !\n")
+	f.Add("~/.gdbinit", "python\nx\n!\nshell\nplatform shell\n")
+	f.Add(".Rprofile", "system('a\\\n#x\nf(\"")
+	f.Add("~/.julia/config/startup.jl", "`x\\` run( `")
 	f.Add("x.go", "//go:generate -command a \"b\\\"\" $X\n//go:generate a ${Y}$ \"\\x\"\n")
 	f.Add("CMakeLists.txt", "set(A \"${A}${A}\")\nexecute_process(COMMAND ${A} [[x]] #[[c]] \"y\\\"\")\nadd_custom_command(COMMAND")
 	f.Add("Tiltfile", "local(['a', \"b\"]) local_resource('n', cmd=x, serve_cmd='y') custom_build(command=[z]) local(")
