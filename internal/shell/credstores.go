@@ -137,12 +137,13 @@ var credentialOptions = sync.OnceValue(func() map[string]valueOpts {
 		"bw":            {long: []string{"session", "output", "format", "organizationid", "itemid", "folderid", "collectionid", "search", "url"}, subcommand: true},
 		"lpass":         {long: []string{"field", "color", "sync", "basic-auth"}, subcommand: true},
 		"keepassxc-cli": {short: "akyf", long: []string{"attributes", "key-file", "yubikey", "format"}, subcommand: true},
-		"vault":         {long: []string{"address", "namespace", "format", "field", "method", "path", "mount", "version", "policy", "ttl", "role"}, subcommand: true},
-		"aws-vault":     {long: []string{"backend", "region", "duration", "format"}, subcommand: true},
-		"oc":            {short: "nfo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "output", "server", "token", "user"}, subcommand: true},
-		"glab":          {short: "RhXfFH", long: []string{"repo", "hostname", "method", "field", "raw-field", "header", "input"}, subcommand: true},
-		"heroku":        {short: "ar", long: []string{"app", "remote"}, subcommand: true},
-		"firebase":      {short: "P", long: []string{"project", "token", "account"}, subcommand: true},
+		// vault's options are Go's flags: -address=…, one dash or two.
+		"vault":     {long: []string{"address", "namespace", "format", "field", "method", "path", "mount", "version", "policy", "ttl", "role"}, subcommand: true, oneDash: true},
+		"aws-vault": {long: []string{"backend", "region", "duration", "format"}, subcommand: true},
+		"oc":        {short: "nfo", long: []string{"namespace", "context", "cluster", "kubeconfig", "filename", "output", "server", "token", "user"}, subcommand: true},
+		"glab":      {short: "RhXfFH", long: []string{"repo", "hostname", "method", "field", "raw-field", "header", "input"}, subcommand: true},
+		"heroku":    {short: "ar", long: []string{"app", "remote"}, subcommand: true},
+		"firebase":  {short: "P", long: []string{"project", "token", "account"}, subcommand: true},
 	}
 })
 

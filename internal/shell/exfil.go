@@ -154,7 +154,7 @@ func (a *analyzer) uploads(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 		}
 		a.sendFiles(cmd, m, files, hostOfDest(dest), u.publish, cwd)
 	}
-	if v.name == "aws" {
+	if v.name == "aws" && !fillsSecretStore(v) {
 		// aws … --cli-input-json file://x, --body fileb://x, --secret-string file://x: any
 		// parameter can be read from a file, which is then sent to AWS.
 		var files []arg

@@ -123,6 +123,7 @@ type cmdMeta struct {
 	sendsArgs   bool           // sends data given in its arguments (curl -d DATA)
 	dns         bool           // a DNS lookup: the names it looks up go out
 	uploads     []string       // files it sends
+	filled      []string       // files it copies into a secret store (secretfill.go)
 	uploadTrees bool           // the uploads may be directories, sent whole (scp -r, rsync)
 	toService   bool           // uploads to a cloud or SaaS service (aws s3, rclone): its Net hosts are buckets and remotes, not machines
 	trees       []string       // directories it reads whole, their files in its output or the files it writes (trees.go)

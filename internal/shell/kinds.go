@@ -43,6 +43,7 @@ var Kinds = call.FindingKinds{
 	{ID: "secret.cli-password", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a password written after a program's password option (docker login -p, mysql -pSECRET, redis-cli -a), where the process list, the shell history and the agent's transcript keep it"},
 	{ID: "credentials.secret-shown", Category: "credentials", Severity: call.High, Taxonomy: "T1552.007", Summary: "prints an environment variable whose name says it holds a secret where the agent reads it"},
 	{ID: "credentials.env-load", Category: "credentials", Severity: call.Low, Taxonomy: "T1552.001", Summary: "reads a file of credentials into the environment of the commands that follow (export $(grep -v '^#' .env | xargs)), where the agent does not see its values"},
+	{ID: "credentials.store-fill", Category: "credentials", Severity: call.Low, Taxonomy: "T1552.001", Summary: "copies files into a secret store (a cluster's secrets, a repository's, a cloud's or a vault's: kubectl create secret --from-file, gh secret set -f), where they are meant to be kept; the files are read, and judged by their paths"},
 	{ID: "credentials.secret-env", Category: "credentials", Severity: call.Medium, Taxonomy: "T1552.007", Summary: "uses an environment variable whose name says it holds a secret"},
 
 	// Exfiltration and remote code execution.

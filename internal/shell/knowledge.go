@@ -589,6 +589,9 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	if a.sh.env.Sensitive != nil {
 		for _, acc := range cmd.Accesses {
 			if acc.Kind == call.Read && a.sh.env.Sensitive(acc) {
+				if slices.Contains(m.filled, acc.Path) {
+					continue // copied into a secret store, not printed (secretfill.go)
+				}
 				cmd.Findings = appendFinding(cmd.Findings, findCredentialsRead, acc.Path)
 				if !acc.Redirect {
 					m.out.t |= tSecret

@@ -155,7 +155,6 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"gem":        {short: "sv", long: []string{"source", "version", "install-dir", "bindir"}, subcommand: true},
 		"terraform":  {subcommand: true},
 		"gh":         {short: "RXfFHpqt", long: []string{"repo", "method", "field", "raw-field", "header", "jq", "template", "input", "hostname", "preview", "body", "title", "base", "head", "label", "assignee", "milestone", "branch", "limit", "json", "state", "author"}, subcommand: true},
-		"vault":      {subcommand: true},
 		"rclone":     {long: []string{"config", "transfers", "checkers", "bwlimit", "log-file", "log-level", "include", "exclude", "filter", "min-age", "max-age", "backup-dir"}, subcommand: true},
 		"restic":     {short: "rp", long: []string{"repo", "password-file", "repository-file", "tag", "host", "path", "keep-last", "keep-hourly", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "keep-tag", "max-unused", "cache-dir"}, subcommand: true},
 		"borg":       {short: "ae", long: []string{"glob-archives", "keep-last", "keep-daily", "keep-weekly", "keep-monthly", "keep-yearly", "keep-within", "prefix", "rsh", "remote-path", "exclude", "exclude-from", "pattern", "patterns-from", "comment", "compression"}, subcommand: true},

@@ -87,7 +87,7 @@ var findingIDs = []string{
 	findRemoteExec, findSudo, findSetuid, findContainerEscape, findContainerHost, findContainerAPI, findNamespace, findAccount,
 	findWorldWritable, findCron, findShellRC, findService, findSSHKeys, findToolConfig, findGitHooks, findRedisConfig,
 	findRegistry, findDirectURL, findLookalike, findNetScan, findRawSocket, findExhaustion, findPasswordArg, findRecon,
-	findSecurityOff, findShutdown, findKillAll, findSecretShown, findEnvLoad, findUpload, findCloudMetadata,
+	findSecurityOff, findShutdown, findKillAll, findSecretShown, findEnvLoad, findStoreFill, findUpload, findCloudMetadata,
 }
 
 // Env is where a line runs.

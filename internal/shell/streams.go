@@ -252,6 +252,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.searchFilters(cmd, v)
 	}
 	a.uploads(cmd, m, v, cwd)
+	a.storeFills(cmd, m, v, cwd)
 	a.metadataAccess(cmd, m, v)
 	a.mining(cmd, v)
 }
