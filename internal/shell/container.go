@@ -210,6 +210,11 @@ type container struct {
 	entrypoint *arg
 	name       string
 	netHost    bool
+	// hostEnv says the container's environment holds values of the host's: a dotenv
+	// file (--env-file), a variable passed through (-e NAME, -e NAME="$VAR",
+	// --env-host), so that what its command prints or sends of its environment is the
+	// host's.
+	hostEnv bool
 }
 
 // containerRun analyses the container commands of docker, podman, nerdctl and finch, and
@@ -341,7 +346,7 @@ func (a *analyzer) inContainer(at int, ct container, analyse func()) {
 	if ct.unknown {
 		ms = append(slices.Clip(ms), mount{target: "/", source: unknownSource}) // any path may be a mount of unknown source
 	}
-	if len(ms) == 0 && !ct.netHost {
+	if len(ms) == 0 && !ct.netHost && !ct.hostEnv {
 		return
 	}
 	for _, m := range ms {
@@ -795,6 +800,9 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 		if opt == "net-host" {
 			ct.netHost = true // ctr
 		}
+		if opt == "env-host" {
+			ct.hostEnv = true // podman: the whole environment of the host
+		}
 		if val == nil {
 			continue
 		}
@@ -828,6 +836,13 @@ func (a *analyzer) containerOptions(at int, rest []arg, values valueOpts, cwd di
 			}
 			if bind && path.IsAbs(target) {
 				addMount(src, target, val.dynamic, readOnly)
+			}
+		case "env-file":
+			ct.hostEnv = true
+			a.envFile(&a.cmds[at], *val, cwd)
+		case "e", "env":
+			if name, _, set := strings.Cut(val.lit, "="); !set || val.dynamic || name == "" {
+				ct.hostEnv = true // the host's value of NAME, or one computed on the host
 			}
 		case "volumes-from":
 			ct.unknown = true // another container's mounts

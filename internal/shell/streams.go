@@ -253,6 +253,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	}
 	a.uploads(cmd, m, v, cwd)
 	a.storeFills(cmd, m, v, cwd)
+	a.envFiles(cmd, v, cwd)
 	a.metadataAccess(cmd, m, v)
 	a.mining(cmd, v)
 }
