@@ -886,6 +886,10 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 				a.gitPath(cmd, t, call.Read, false, cwd)
 			}
 		}
+		a.gitOutputs(cmd, v, cwd)
+		return
+	case "format-patch", "range-diff", "diff-tree", "diff-files", "diff-index":
+		a.gitOutputs(cmd, v, cwd)
 		return
 	case "archive", "bundle":
 		// git archive HEAD and git bundle create - --all write the repository's files, its
@@ -929,6 +933,20 @@ func (a *analyzer) gitFiles(cmd *call.Command, v *view, cwd dir) {
 	}
 	for _, t := range targets {
 		a.gitPath(cmd, t, kind, recursive, cwd)
+	}
+}
+
+// gitOutputs records the files git's diff and log commands write instead of printing:
+// --output=FILE (git diff --output=~/.bashrc replaces the file with a diff), and the
+// directory format-patch writes its patches into (-o DIR).
+func (a *analyzer) gitOutputs(cmd *call.Command, v *view, cwd dir) {
+	for _, f := range optionValues(v, "output") {
+		a.gitPath(cmd, f, call.Write, false, cwd)
+	}
+	if v.raw[0].lit == "format-patch" {
+		for _, d := range optionValues(v, "o", "output-directory") {
+			a.gitPath(cmd, d, call.Write, true, cwd)
+		}
 	}
 }
 
