@@ -132,12 +132,14 @@ func mcpCommandArgs(c *call.Call) []string {
 	return lines
 }
 
-// mcpTerminalWords, in a server's or tool's name, say it drives a terminal; mcpTypeWords,
-// in a tool's name, that it types into one; mcpTypedKeys are the arguments (squashed)
-// that hold what it types.
+// mcpTerminalWords, in a server's or tool's name, say it drives a terminal or a running
+// process (desktop-commander's interact_with_process feeds a shell or a REPL it
+// started); mcpTypeWords, in a tool's name, that it types into one; mcpTypedKeys are the
+// arguments (squashed) that hold what it types. What is typed is read as the shell's
+// input: a REPL's code reads as commands moat does not know, and is asked.
 var (
-	mcpTerminalWords = []string{"terminal", "tmux", "pty", "tty", "iterm", "iterm2", "wezterm", "kitty"}
-	mcpTypeWords     = []string{"send", "type", "write", "input", "keys", "keystrokes", "paste", "press", "execute", "run"}
+	mcpTerminalWords = []string{"terminal", "tmux", "pty", "tty", "iterm", "iterm2", "wezterm", "kitty", "process", "repl"}
+	mcpTypeWords     = []string{"send", "type", "write", "input", "keys", "keystrokes", "paste", "press", "execute", "run", "interact"}
 	mcpTypedKeys     = []string{"keys", "text", "input", "line", "chars", "data", "keystrokes", "command", "cmd", "string"}
 )
 

@@ -23,8 +23,13 @@ var mcpLangKeys = []string{"language", "lang", "runtime", "kernel", "kernelname"
 // mcpCommand returns the command line an MCP call runs: a shell tool's command, or the
 // line that runs a code tool's code; opaque when it runs code moat cannot read.
 func mcpCommand(c *call.Call) (line string, ok bool, opaque string) {
-	if line, ok := mcpShellCommand(c); ok {
-		return line, true, ""
+	if c.MCP == nil {
+		return "", false, ""
+	}
+	for _, command := range []func(*call.Call) (string, bool){mcpGitCommand, mcpManifestCommand, mcpShellCommand} {
+		if line, ok := command(c); ok {
+			return line, true, ""
+		}
 	}
 	return mcpCodeCommand(c)
 }

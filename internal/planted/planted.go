@@ -66,6 +66,9 @@ type File struct {
 	runsIn  runDir
 }
 
+// kubeManifestKind names the kind of Kubernetes manifests.
+const kubeManifestKind = "Kubernetes manifest"
+
 // runDir is where the code of a file runs.
 type runDir uint8
 
@@ -165,7 +168,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
 		{File{Kind: "Terraform configuration", extract: terraformCode}, []string{"*.tf"}},
 		{File{Kind: "Compose file", Declarative: true, extract: composeCode}, []string{"docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "docker-compose.*.yml", "docker-compose.*.yaml", "compose.*.yml", "compose.*.yaml"}},
-		{File{Kind: "Kubernetes manifest", Declarative: true, extract: kubeManifestCode, runsIn: inCaller}, []string{"k8s/*.yaml", "k8s/*.yml", "k8s/*/*.yaml", "k8s/*/*.yml", "kubernetes/*.yaml", "kubernetes/*.yml", "kubernetes/*/*.yaml", "kubernetes/*/*.yml", "manifests/*.yaml", "manifests/*.yml", "manifests/*/*.yaml", "manifests/*/*.yml", "deploy/*.yaml", "deploy/*.yml", "deploy/*/*.yaml", "deploy/*/*.yml", "kustomize/*/*.yaml", "kustomize/*/*.yml"}},
+		{File{Kind: kubeManifestKind, Declarative: true, extract: kubeManifestCode, runsIn: inCaller}, []string{"k8s/*.yaml", "k8s/*.yml", "k8s/*/*.yaml", "k8s/*/*.yml", "kubernetes/*.yaml", "kubernetes/*.yml", "kubernetes/*/*.yaml", "kubernetes/*/*.yml", "manifests/*.yaml", "manifests/*.yml", "manifests/*/*.yaml", "manifests/*/*.yml", "deploy/*.yaml", "deploy/*.yml", "deploy/*/*.yaml", "deploy/*/*.yml", "kustomize/*/*.yaml", "kustomize/*/*.yml"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh", "~/.xprofile", "~/.xinitrc", "~/.xsession", "~/.xsessionrc", "~/.bashrc.d/*", "~/.zshrc.d/*", "~/.oh-my-zsh/custom/*", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.config/direnv/lib/*"}},
 		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
@@ -207,6 +210,17 @@ var shadowed = []string{
 	"ruby", "gem", "bundle", "perl", "php", "composer", "docker", "podman", "kubectl", "helm", "terraform",
 	"aws", "gcloud", "az", "brew", "apt", "apt-get", "dnf", "yum", "pacman", "systemctl", "journalctl",
 	"claude", "cursor", "cursor-agent", "gemini", "codex", "windsurf", "moat", "moat-hook",
+}
+
+// KubeManifest is the kind of a Kubernetes manifest, for manifests that reach kubectl
+// without a file (kubectl apply -f - <<EOF, kubectl run --overrides=JSON).
+func KubeManifest() File {
+	for _, k := range kinds() {
+		if k.Kind == kubeManifestKind {
+			return k.File
+		}
+	}
+	return File{}
 }
 
 // Lookup returns the kind of file p is, when its content is code tools run: p is an

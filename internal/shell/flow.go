@@ -130,6 +130,8 @@ type cmdMeta struct {
 	downloads   []string       // files it downloads to
 	saves       bool           // a download saved to a file, not printed
 	dbStdin     queryLang      // reads database statements from standard input, in this language
+	kubeStdin   bool           // reads a Kubernetes manifest from standard input (kubemanifest.go)
+	kubePods    []string       // pod objects it makes from its arguments (kubectl run --overrides)
 
 	// Where secrets the command prints end up (exposure.go).
 	printsCredential bool   // a credential tool printing a credential
@@ -373,6 +375,12 @@ func (a *analyzer) sinks(i int) {
 		if m.piped {
 			a.dbPiped(i, in.text) // what the line shows, the walk read (executors_scripts.go)
 		}
+	}
+	if m.kubeStdin && in.known {
+		a.kubeManifest(i, "standard input", in.text)
+	}
+	for _, pod := range m.kubePods {
+		a.kubeManifest(i, "--overrides", pod)
 	}
 }
 

@@ -132,6 +132,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		m.pass = false
 	}
 	m.dbStdin = dbStdin(v)
+	m.kubeStdin = kubeStdin(v)
 	switch name {
 	case "curl":
 		a.curl(cmd, m, v, cwd)
@@ -254,6 +255,7 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	a.uploads(cmd, m, v, cwd)
 	a.storeFills(cmd, m, v, cwd)
 	a.envFiles(cmd, v, cwd)
+	kubeOverrides(cmd, m, v)
 	a.metadataAccess(cmd, m, v)
 	a.mining(cmd, v)
 }
