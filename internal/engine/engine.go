@@ -348,17 +348,25 @@ func (e *Engine) workspaceOf(c *call.Call) []string {
 }
 
 // resolvePath makes a path from a call's arguments absolute and clean: `~` is the home
-// directory and relative paths are taken from the call's working directory.
+// directory, and so is $HOME or ${HOME} written before a path (a tool that expands
+// variables reads there; one that does not reads nothing), relative paths are taken from
+// the call's working directory, and a path through /proc is the file it leads to
+// (/proc/self/root/home/u/.aws/credentials).
 func (e *Engine) resolvePath(p, cwd string) string {
+	for _, home := range []string{"$HOME", "${HOME}"} {
+		if rest, ok := strings.CutPrefix(p, home); ok && (rest == "" || rest[0] == '/') {
+			p = "~" + rest
+		}
+	}
 	switch {
 	case p == "~":
 		return e.host.Home
 	case strings.HasPrefix(p, "~/"):
-		return filepath.Join(e.host.Home, p[2:])
-	case filepath.IsAbs(p):
-		return filepath.Clean(p)
+		p = e.host.Home + "/" + p[2:]
+	case !filepath.IsAbs(p):
+		p = cwd + "/" + p
 	}
-	return filepath.Join(cwd, p)
+	return call.ThroughProc(p, cwd)
 }
 
 // anyTouches reports whether an access may reach a file of any of the sets.

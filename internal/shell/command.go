@@ -1197,13 +1197,18 @@ func (a *analyzer) abs(p string, cwd dir) (abs string, ok, opaque bool) {
 	if p == "" {
 		return "", false, false
 	}
+	here := ""
+	if cwd.known {
+		here = cwd.path
+	}
 	if p[0] == '/' {
-		return path.Clean(p), true, false
+		// /proc/self/root/etc/shadow is /etc/shadow, /proc/self/cwd/x is x here.
+		return call.ThroughProc(p, here), true, false
 	}
 	if cwd.path == "" || !a.spend(len(cwd.path)+1+len(p)) {
 		return "", false, true
 	}
-	return path.Clean(cwd.path + "/" + p), true, !cwd.known
+	return call.ThroughProc(cwd.path+"/"+p, here), true, !cwd.known
 }
 
 // isStream reports whether p names a stream rather than a file: /dev/null, /dev/fd/N...

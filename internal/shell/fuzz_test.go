@@ -29,6 +29,14 @@ func FuzzAnalyze(f *testing.F) {
 	for name := range wrappers() {
 		f.Add(name + " -x 1 rm -rf /x")
 	}
+	// Manifests, secret stores, env files and git outputs (kubemanifest.go,
+	// secretfill.go, envfiles.go).
+	f.Add("kubectl apply -f - <<'E'\nkind: Pod\nspec: {containers: [{image: a, securityContext: {privileged: true}}]}\nE")
+	f.Add(`kubectl run x --image=a --overrides='{"spec":{"hostPID":true}}' -- sh`)
+	f.Add("kubectl create secret generic k --from-file=a=~/.ssh/id_rsa --from-env-file=$F; gh secret set -R o/r -f .env")
+	f.Add("docker run --env-file ~/.aws/credentials -e TOKEN -e X=$Y alpine env; node --env-file=.env a.js")
+	f.Add("vault kv put -address=$A s/a @.env k=@/x; aws secretsmanager create-secret --secret-string file://x")
+	f.Add("git diff --output=~/.bashrc; git format-patch -o ~/.ssh HEAD~1")
 	for name := range programEffects() {
 		f.Add(name + " -r a b ~/c > d")
 	}
