@@ -772,7 +772,7 @@ func (a *analyzer) optionWords(cmd *call.Command, m *cmdMeta, name, lang string,
 				}
 			}
 		case "go":
-			for _, opt := range []string{"-toolexec", "--toolexec", "-exec", "--exec"} {
+			for _, opt := range goCommandFlags {
 				if v, j, ok := goFlag(words, i, opt); ok {
 					m.laterCode = append(m.laterCode, codeRef{code: arg{lit: v}, kind: codeShell, carrier: name + " " + opt})
 					i = j
@@ -968,4 +968,48 @@ func (a *analyzer) persistentEnv(cmd call.Command, m cmdMeta, env []envAssign) {
 	for _, code := range a.meta[at].laterCode {
 		a.runCode(at, code, cwd)
 	}
+}
+
+// goCommandFlags are the go command's flags whose value is a command it runs: -toolexec
+// before each tool of a build, -exec to run test and run binaries.
+var goCommandFlags = []string{"-toolexec", "--toolexec", "-exec", "--exec"}
+
+// goEffects judges what the go command runs besides the project's code: the program of
+// -toolexec and -exec (go build -toolexec=/tmp/x), and, for go env -w NAME=VALUE, the
+// settings it writes for every later go command (CC, GOFLAGS=-toolexec=…), judged as
+// if they were given to one: CC=/tmp/cc go build asks, and so does go env -w CC=/tmp/cc.
+func (a *analyzer) goEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
+	// A word computed at run time is matched by its text as written (-toolexec="$T").
+	words := make([]string, 0, len(v.args))
+	for _, x := range v.args {
+		words = append(words, x.lit)
+	}
+	sub := ""
+	for i := 0; i < len(words) && words[i] != "--"; i++ {
+		if !strings.HasPrefix(words[i], "-") {
+			if sub == "" {
+				sub = words[i]
+			} else if sub == "run" {
+				break // go run PKG ARGS…: the words after the package are the program's
+			}
+			continue
+		}
+		for _, opt := range goCommandFlags {
+			if val, j, ok := goFlag(words, i, opt); ok {
+				m.laterCode = append(m.laterCode, codeRef{code: arg{lit: val, dynamic: v.args[j].dynamic}, kind: codeShell, carrier: "go " + opt})
+				i = j
+				break
+			}
+		}
+	}
+	if len(v.ops) == 0 || v.ops[0] != "env" || !v.flag("w") {
+		return
+	}
+	var env []envAssign
+	for _, x := range append(slices.Clone(v.raw[1:]), v.values("w")...) {
+		if name, val, ok := strings.Cut(x.lit, "="); ok && name != "" && !strings.ContainsAny(name, "$`") {
+			env = append(env, envAssign{name: name, val: arg{lit: val, dynamic: x.dynamic, word: x.word}})
+		}
+	}
+	a.envEffects(cmd, m, env, envReader{prog: "go"}, cwd)
 }

@@ -256,6 +256,9 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 	a.storeFills(cmd, m, v, cwd)
 	a.envFiles(cmd, v, cwd)
 	kubeOverrides(cmd, m, v)
+	if v.name == "go" {
+		a.goEffects(cmd, m, v, cwd)
+	}
 	a.metadataAccess(cmd, m, v)
 	a.mining(cmd, v)
 }
