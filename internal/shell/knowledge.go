@@ -356,6 +356,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"composer": {
 			{sub: []string{"config"}, operand: "repositories.*", finding: findRegistry},
 			{sub: []string{"config"}, operand: "repo.*", finding: findRegistry},
+			{sub: []string{"config"}, operand: "repos.*", finding: findRegistry}, // composer reads repo, repos and repositories alike
 			{when: caTrust([]string{"cafile", "capath", "secure-http"}, nil), finding: findRegistry},
 		},
 		"bundle": {{sub: []string{"config"}, operand: "mirror.*", finding: findRegistry}, {when: caTrust([]string{"ssl_ca_cert"}, nil), finding: findRegistry}},
