@@ -595,6 +595,16 @@ func pyprojectCode(text string, x *extraction) {
 			x.opaque(dotted, "an in-tree build backend, Python code in the project that pip runs on install")
 		}
 	})
+	if strings.Contains(text, "init-hook") || strings.Contains(text, "init_hook") {
+		// pylint's init-hook ([tool.pylint.main] or .master), Python run before every lint.
+		x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
+			if len(full) == 4 && full[0] == "tool" && full[1] == "pylint" && (full[3] == "init-hook" || full[3] == "init_hook") && val.Kind == '"' {
+				if s, ok := textedit.UnquoteTOML(text[val.Start:val.End]); ok {
+					x.interp(oneliner.Python, dotted+" (pylint runs it)", s)
+				}
+			}
+		})
+	}
 }
 
 func tablePath(pattern string, path []string) bool {

@@ -157,6 +157,18 @@ func TestExtract(t *testing.T) {
 		{"R profile other code", ".Rprofile", "download.file('https://x.example/a.R', 'a.R')\nsystem('true')\n", []string{"opaque"}},
 		{"julia startup", "~/.julia/config/startup.jl", "ENV[\"JULIA_EDITOR\"] = \"vim\"\nusing Revise\nrun(`make -s`)\natreplinit() do repl\nend\n", []string{"make -s"}},
 		{"julia startup other code", "~/.julia/config/startup.jl", "include(\"/tmp/x.jl\")\n", []string{"opaque"}},
+		{"netlify commands", "netlify.toml", "[build]\ncommand = \"npm run build\"\npublish = \"dist\"\n[context.deploy-preview]\ncommand = \"make preview\"\n[dev]\ncommand = [\"vite\"]\n", []string{"npm run build", "make preview", "vite"}},
+		{"vercel commands", "vercel.json", `{"buildCommand":"next build","outputDirectory":".next","installCommand":"pnpm i"}`, []string{"next build", "pnpm i"}},
+		{"fly release command", "fly.toml", "app = \"x\"\n[deploy]\nrelease_command = \"bin/rails db:migrate\"\n[processes]\napp = \"bin/start\"\n", []string{"bin/rails db:migrate"}},
+		{"heroku app.json", "app.json", `{"name":"x","scripts":{"postdeploy":"bin/seed"},"env":{"A":"b"}}`, []string{"bin/seed"}},
+		{"expo app.json", "app.json", `{"expo":{"name":"x","slug":"x"}}`, nil},
+		{"amplify commands", "amplify.yml", "version: 1\nfrontend:\n  phases:\n    build:\n      commands:\n        - npm ci\n        - npm run build\n", []string{"npm ci", "npm run build"}},
+		{"cloud build steps", "cloudbuild.yaml", "steps:\n- name: gcr.io/cloud-builders/docker\n  args: [build, -t, x, .]\n- name: gcr.io/cloud-builders/gcloud\n  entrypoint: bash\n  args: [-c, 'gcloud run deploy x']\n- name: node\n  entrypoint: npm\n  args: [test]\n- name: ubuntu\n  script: echo hi\n", []string{"gcloud run deploy x", "npm test", "echo hi"}},
+		{"appveyor scripts", "appveyor.yml", "install:\n  - cmd: npm ci\n  - ps: Install-Product node 20\nbuild_script: make\ntest_script:\n  - sh: make test\n", []string{"make", "npm ci", "opaque", "make test"}},
+		{"cirrus scripts", ".cirrus.yml", "task:\n  name: t\n  install_script: npm ci\n  test_script:\n    - npm test\n", []string{"npm ci", "npm test"}},
+		{"pylintrc init-hook", ".pylintrc", "[MASTER]\ninit-hook='import sys; sys.path.append(\"src\")'\nignore=migrations\n", []string{`import sys; sys.path.append("src")`}},
+		{"pyproject pylint init-hook", "pyproject.toml", "[tool.pylint.main]\ninit-hook = \"import os\"\njobs = 2\n", []string{"import os"}},
+		{"mypy plugins", "mypy.ini", "[mypy]\nplugins = pydantic.mypy, tools/mypy_plugin.py\nstrict = True\n", []string{"python3 tools/mypy_plugin.py"}},
 		{"cmake find_program versions", "CMakeLists.txt", "find_program(CXX NAMES clang++-HEAD clang++)\nexecute_process(COMMAND ${CXX} --version)\n", []string{"clang++ --version"}},
 		{"cmake escapes", "CMakeLists.txt", "add_custom_target(c COMMAND for f in a b\\; do echo $f\\; done COMMAND echo \"x\\ty\")\n", []string{`for f in a b; do echo ${f}; done`, "echo \"x\ty\""}},
 		{"cmake generator expressions", "CMakeLists.txt", "add_custom_command(OUTPUT o COMMAND ${CMAKE_CXX_COMPILER} $<TARGET_PROPERTY:${name},COMPILE_OPTIONS> \"-I$<JOIN:$<TARGET_PROPERTY:x,INCLUDE_DIRECTORIES>,;-I>\" -c o.cc)\n", []string{`c++ ${CMAKE_GENEX} "-I${CMAKE_GENEX}" -c o.cc`}},
@@ -246,6 +258,10 @@ func FuzzExtract(f *testing.F) {
 	f.Add("~/.gdbinit", "python\nx\n!\nshell\nplatform shell\n")
 	f.Add(".Rprofile", "system('a\\\n#x\nf(\"")
 	f.Add("~/.julia/config/startup.jl", "`x\\` run( `")
+	f.Add("netlify.toml", "[build]\ncommand = [1, \"a\"]\n")
+	f.Add("cloudbuild.yaml", "steps: [{entrypoint: sh, args: [-c]}, {script: 1}]\n")
+	f.Add(".cirrus.yml", "a: {b_script: [x, {c: d}]}\n")
+	f.Add("appveyor.yml", "install: [{ps: x}, {cmd: 1}]\n")
 	f.Add("x.go", "//go:generate -command a \"b\\\"\" $X\n//go:generate a ${Y}$ \"\\x\"\n")
 	f.Add("CMakeLists.txt", "set(A \"${A}${A}\")\nexecute_process(COMMAND ${A} [[x]] #[[c]] \"y\\\"\")\nadd_custom_command(COMMAND")
 	f.Add("Tiltfile", "local(['a', \"b\"]) local_resource('n', cmd=x, serve_cmd='y') custom_build(command=[z]) local(")

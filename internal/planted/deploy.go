@@ -1,0 +1,166 @@
+package planted
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/moatdev/moat/internal/shell/oneliner"
+	"github.com/moatdev/moat/internal/textedit"
+)
+
+// The build and release commands of hosting platforms and cloud build services run on
+// their builders with the project's secrets in the environment, and print into logs the
+// team reads, as a CI job does (PublicLog): netlify.toml, vercel.json, fly.toml,
+// render.yaml, railway.json/toml, Heroku's app.json, Amplify's amplify.yml, Cloud
+// Build's cloudbuild.yaml, CodeBuild's buildspec.yml, AppVeyor and Cirrus CI.
+
+// tomlCommandKeys returns the extractor of a TOML file whose values under one of keys
+// (the last part of their dotted path: build.command, deploy.release_command) are
+// commands, a string or a list of strings.
+func tomlCommandKeys(keys ...string) func(string, *extraction) {
+	set := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
+	}
+	return func(text string, x *extraction) {
+		x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
+			if len(full) > 0 && set[full[len(full)-1]] {
+				x.tomlCommands(text, dotted, val, true, nil)
+			}
+		})
+	}
+}
+
+// appveyorKeys are AppVeyor's settings whose values are lists of commands.
+var appveyorKeys = []string{"init", "install", "before_build", "build_script", "after_build", "before_test", "test_script", "after_test", "before_deploy", "deploy_script", "after_deploy", "on_success", "on_failure", "on_finish", "before_package"}
+
+// appveyorCode: each of appveyorKeys holds a command or a list of them, each a string (a
+// cmd line), or one-key maps cmd:, sh: (shell lines) and ps:, pwsh: (PowerShell, which
+// moat does not read).
+func appveyorCode(text string, x *extraction) {
+	underKeys(appveyorKeys, func(x *extraction, at string, v any) {
+		lines, ok := v.([]any)
+		if !ok {
+			lines = []any{v}
+		}
+		for i, l := range lines {
+			where := fmt.Sprintf("%s[%d]", at, i)
+			switch l := l.(type) {
+			case string:
+				x.shell(where, l)
+			case map[string]any:
+				for _, k := range []string{"cmd", "sh"} {
+					if s, ok := l[k].(string); ok {
+						x.shell(where+"."+k, s)
+					}
+				}
+				for _, k := range []string{"ps", "pwsh"} {
+					if _, ok := l[k].(string); ok {
+						x.opaque(where+"."+k, "PowerShell, which moat does not read")
+					}
+				}
+			}
+		}
+	})(text, x)
+}
+
+// cirrusCode: in .cirrus.yml every key NAME_script (and script) holds a command or a list
+// of them, in any task.
+func cirrusCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				e := v[k]
+				if k == "script" || strings.HasSuffix(k, "_script") {
+					walkStrings(e, at+"."+k, func(s, where string) { x.shell(strings.TrimPrefix(where, "."), s) })
+					continue
+				}
+				walk(e, at+"."+k)
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, fmt.Sprintf("%s[%d]", at, i))
+			}
+		}
+	}
+	walk(doc, "")
+}
+
+// cloudBuildCode: each step of a Cloud Build configuration runs its entrypoint (the
+// image's own when none is named) with its args, or its script; a shell entrypoint given
+// -c runs the next argument as a command line.
+func cloudBuildCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	m, _ := doc.(map[string]any)
+	steps, _ := m["steps"].([]any)
+	for i, s := range steps {
+		step, _ := s.(map[string]any)
+		where := fmt.Sprintf("steps[%d]", i)
+		if script, ok := step["script"].(string); ok {
+			x.script(where+".script", script)
+		}
+		entry, _ := step["entrypoint"].(string)
+		var args []string
+		for _, a := range asList(step["args"]) {
+			if s, ok := a.(string); ok {
+				args = append(args, s)
+			}
+		}
+		if entry == "" {
+			continue // the builder image's own program, given arguments
+		}
+		if (entry == "bash" || entry == "sh") && len(args) >= 2 && args[0] == "-c" {
+			x.shell(where+".args", args[1])
+			continue
+		}
+		words := []string{shellQuote(entry)}
+		for _, a := range args {
+			words = append(words, shellQuote(a))
+		}
+		x.shell(where, strings.Join(words, " "))
+	}
+}
+
+// pylintrcCode: pylint runs its configuration's init-hook, Python code, before every
+// lint.
+func pylintrcCode(text string, x *extraction) {
+	iniValues(text, func(string) {}, func(key, value string) {
+		if key == "init-hook" || key == "init_hook" {
+			x.interp(oneliner.Python, "init-hook (pylint runs it)", unquoteINI(value))
+		}
+	})
+}
+
+// unquoteINI removes the quotes around an INI value written '…' or "…".
+func unquoteINI(s string) string {
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// mypyIniCode: mypy imports the plugins its configuration lists on every run; one named
+// by a file path is that file's Python, judged as running it.
+func mypyIniCode(text string, x *extraction) {
+	iniValues(text, func(string) {}, func(key, value string) {
+		if key != "plugins" {
+			return
+		}
+		for _, p := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == '\n' || r == ' ' }) {
+			if strings.Contains(p, "/") || strings.HasSuffix(p, ".py") {
+				x.shell("plugins (mypy imports it)", "python3 "+shellQuote(p))
+			}
+		}
+	})
+}
