@@ -58,6 +58,12 @@ func miseCode(text string, x *extraction) {
 	x.tomlTables(text, []string{"tasks", "hooks"}, map[string]bool{"run": true, "run_windows": true, "script": true}, nil)
 }
 
+// tomlTablesOf returns the extractor of a TOML file whose tables hold commands, as
+// tomlTables reads them (Pipfile's [scripts], pixi.toml's [tasks]).
+func tomlTablesOf(tables []string, keys map[string]bool) func(string, *extraction) {
+	return func(text string, x *extraction) { x.tomlTables(text, tables, keys, nil) }
+}
+
 // tomlTables adds the commands of a TOML file's tables: below each of tables, a value
 // one level down is a command (tasks.build = "…"); deeper, the value of one of keys is
 // (tasks.build.run = "…"). each, when set, is shown the dotted path of every value.

@@ -580,7 +580,7 @@ func shellQuote(s string) string {
 
 // pyprojectScriptTables are the tables of pyproject.toml whose values are commands that a
 // task runner runs by name (a string, a list of strings, or a table with cmd or shell).
-var pyprojectScriptTables = []string{"tool.poe.tasks", "tool.pdm.scripts", "tool.taskipy.tasks", "tool.hatch.envs.*.scripts", "tool.rye.scripts", "tool.uv.scripts"}
+var pyprojectScriptTables = []string{"tool.poe.tasks", "tool.pdm.scripts", "tool.taskipy.tasks", "tool.hatch.envs.*.scripts", "tool.rye.scripts", "tool.uv.scripts", "tool.pixi.tasks", "tool.pixi.feature.*.tasks"}
 
 // pyprojectCodeKeys are the keys of a task's table whose value is a command.
 var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {

@@ -140,6 +140,8 @@ var kinds = sync.OnceValue(func() []kind {
 		// working directory's file as well as the home directory's.
 		{File{Kind: "debugger startup file", extract: gdbinitCode, runsIn: inCaller}, []string{"~/.gdbinit", "~/.config/gdb/gdbinit", ".gdbinit", "~/.lldbinit", ".lldbinit"}},
 		{File{Kind: "Ruby console startup file", extract: rubyFile, runsIn: inCaller}, []string{"~/.irbrc", "~/.pryrc", ".irbrc", ".pryrc"}},
+		{File{Kind: "Pipfile", extract: tomlTablesOf([]string{"scripts"}, nil)}, []string{"Pipfile"}},
+		{File{Kind: "pixi manifest", extract: tomlTablesOf([]string{"tasks", "feature.*.tasks", "target.*.tasks"}, map[string]bool{"cmd": true})}, []string{"pixi.toml"}},
 		{File{Kind: "Netlify configuration", PublicLog: true, extract: tomlCommandKeys("command")}, []string{"netlify.toml"}},
 		{File{Kind: "Vercel configuration", PublicLog: true, extract: commandsUnder("buildCommand", "installCommand", "devCommand", "ignoreCommand")}, []string{"vercel.json"}},
 		{File{Kind: "Fly.io configuration", PublicLog: true, extract: tomlCommandKeys("release_command", "cmd")}, []string{"fly.toml"}},

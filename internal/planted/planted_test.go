@@ -157,6 +157,8 @@ func TestExtract(t *testing.T) {
 		{"R profile other code", ".Rprofile", "download.file('https://x.example/a.R', 'a.R')\nsystem('true')\n", []string{"opaque"}},
 		{"julia startup", "~/.julia/config/startup.jl", "ENV[\"JULIA_EDITOR\"] = \"vim\"\nusing Revise\nrun(`make -s`)\natreplinit() do repl\nend\n", []string{"make -s"}},
 		{"julia startup other code", "~/.julia/config/startup.jl", "include(\"/tmp/x.jl\")\n", []string{"opaque"}},
+		{"pipfile scripts", "Pipfile", "[[source]]\nurl = \"https://pypi.org/simple\"\n[packages]\nrequests = \"*\"\n[scripts]\nlint = \"ruff check .\"\n", []string{"ruff check ."}},
+		{"pixi tasks", "pixi.toml", "[project]\nname = \"x\"\n[tasks]\nstart = \"python app.py\"\ntest = { cmd = \"pytest\", depends-on = [\"build\"] }\n[feature.lint.tasks]\nlint = \"ruff .\"\n", []string{"python app.py", "pytest", "ruff ."}},
 		{"netlify commands", "netlify.toml", "[build]\ncommand = \"npm run build\"\npublish = \"dist\"\n[context.deploy-preview]\ncommand = \"make preview\"\n[dev]\ncommand = [\"vite\"]\n", []string{"npm run build", "make preview", "vite"}},
 		{"vercel commands", "vercel.json", `{"buildCommand":"next build","outputDirectory":".next","installCommand":"pnpm i"}`, []string{"next build", "pnpm i"}},
 		{"fly release command", "fly.toml", "app = \"x\"\n[deploy]\nrelease_command = \"bin/rails db:migrate\"\n[processes]\napp = \"bin/start\"\n", []string{"bin/rails db:migrate"}},

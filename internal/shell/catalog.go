@@ -73,6 +73,10 @@ type catalogEntry struct {
 	// shell are a runner's options whose value is a command line it runs (doppler run
 	// --command 'CMD').
 	shell []string
+	// scripts are a runner's subcommands that also run the project's scripts by name (pdm
+	// run lint, with lint in pyproject.toml's [tool.pdm.scripts]): a first word that is
+	// no program moat knows, and no path, is one, judged when its file was written.
+	scripts []string
 	// exec are a tool's options after which the remaining words are a command it runs on
 	// each path it finds, with {}-placeholders for the path (fd -x CMD).
 	exec []string
@@ -165,7 +169,7 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 	lists := map[string]*[]string{
 		"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
 		"shell": &e.shell, "changes": &e.changes, "exec": &e.exec, "evals": &e.evals,
-		"writes": &e.writes,
+		"writes": &e.writes, "scripts": &e.scripts,
 	}
 	for attr := range strings.FieldsSeq(attrs) {
 		key, val, ok := strings.Cut(attr, "=")
@@ -233,6 +237,13 @@ func describedByTables(name string) bool {
 func has[V any](m map[string]V, name string) bool {
 	_, ok := m[name]
 	return ok
+}
+
+// projectScriptName reports whether the word after a runner's script subcommand names
+// one of the project's scripts rather than a program: no program moat knows, no path,
+// nothing computed (hatch run test:cov, pdm run lint).
+func projectScriptName(w string) bool {
+	return w != "" && !strings.ContainsAny(w, "/ \t\n$`") && !knownProgram(canonicalProgram(w))
 }
 
 // knownProgram reports whether moat knows what the program of this canonical name does:
@@ -568,6 +579,7 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 		if !containsString(e.runs, x.lit) {
 			return // another subcommand: poetry add, bundle install
 		}
+		scripts := containsString(e.scripts, x.lit)
 		operands := e.operands
 		for j := i + 1; j < len(rest); j++ {
 			y := rest[j]
@@ -588,6 +600,9 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 			case operands > 0:
 				operands--
 				continue
+			}
+			if scripts && projectScriptName(y.lit) {
+				return // the project's script, judged when its file was written
 			}
 			if j == len(rest)-1 && strings.ContainsAny(rest[j].lit, " \t\n") {
 				// One word with spaces is no program's name: it is a command line, which
