@@ -68,6 +68,7 @@ const (
 	readRPMMacros
 	readAptOptions
 	readAnsible
+	readNix
 )
 
 // executors maps a canonical program name to where it takes code.
@@ -127,6 +128,10 @@ var executors = sync.OnceValue(func() map[string]executor {
 		// --compress-program PROG, rpm's %(CMD) and %{lua:…} macros, apt's Pre-Invoke and
 		// Post-Invoke hooks (strace -o '|CMD' is in the wrappers' table).
 		"scp":        {files: []string{"S"}},
+		// ripgrep runs its --pre program on every file it searches; nix develop and nix
+		// shell run the command after -c.
+		"rg":  {files: []string{"pre"}},
+		"nix": {reader: readNix},
 		"ssh-keygen": {files: []string{"D"}},
 		"nano":       {shell: []string{"s", "speller"}},
 		"split":      {shell: []string{"filter"}},
@@ -184,6 +189,9 @@ func (a *analyzer) runExecutor(r execReader, x *execCall) bool {
 	case readSSMCommands:
 		a.awsRemote(x)
 		return false // aws's own tables apply too
+	case readNix:
+		a.nixCommand(x)
+		return false // nix's catalog entry applies too
 	case readCommandOperands:
 		a.commandOperands(x)
 	case readLess:
@@ -435,6 +443,22 @@ func (a *analyzer) runuserArgs(x *execCall) bool {
 		}
 	}
 	return true
+}
+
+// nixCommand: nix develop and nix shell run the command after -c or --command, its words
+// to the end of the line, in the environment they build (nix develop -c make test).
+func (a *analyzer) nixCommand(x *execCall) {
+	if len(x.ops) == 0 || x.ops[0].dynamic || x.ops[0].lit != "develop" && x.ops[0].lit != "shell" {
+		return
+	}
+	for i, w := range x.rest {
+		if !w.dynamic && (w.lit == "-c" || w.lit == "--command") {
+			if i+1 < len(x.rest) {
+				a.command(x.rest[i+1:], nil, nil)
+			}
+			return
+		}
+	}
 }
 
 // expectArgs: expect [OPTIONS] SCRIPT runs a Tcl script; -c (the table) runs Tcl code.

@@ -131,6 +131,10 @@ var wrappers = sync.OnceValue(func() map[string]wrapper {
 		// lima runs its command in the Lima virtual machine, which mounts the user's home
 		// directory: lima nerdctl run …, lima rm -rf ~/x.
 		"lima": {valueLong: []string{"workdir"}},
+		// Runners of a session a program needs: a virtual X display (xvfb-run npm test),
+		// a D-Bus session.
+		"xvfb-run":         {valueShort: "efnspw", valueLong: []string{"error-file", "auth-file", "server-num", "server-args", "wait", "xauth-protocol"}},
+		"dbus-run-session": {valueLong: []string{"config-file", "dbus-daemon"}},
 	}
 })
 
