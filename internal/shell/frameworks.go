@@ -72,7 +72,19 @@ func (a *analyzer) frameworkCode(at int, rest []arg, cwd dir) {
 		return
 	}
 	// The subcommand is the first word (rails's environment option, -e, comes after it).
-	if len(words) == 0 || words[0].dynamic {
+	if len(words) == 0 {
+		return
+	}
+	if words[0].dynamic {
+		// rails "$SUB" 'system("…")': a subcommand known only at run time may be the one
+		// that runs its operand as code. Alone, or with options only, it is a task of the
+		// project's.
+		for _, x := range words[1:] {
+			if x.dynamic || !strings.HasPrefix(x.lit, "-") {
+				a.opaque(at, prog+" runs a subcommand known only at run time, which may run "+shorten(x.lit)+" as code")
+				return
+			}
+		}
 		return
 	}
 	sub, args := words[0].lit, words[1:]
