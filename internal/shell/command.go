@@ -118,6 +118,7 @@ func (a *analyzer) command(args []arg, ce *syntax.CallExpr, redirs []*syntax.Red
 	}
 	var cmd call.Command
 	var m cmdMeta
+	m.envFiles = u.envFiles
 	dynamic := prog.dynamic || prog.glob || u.dynamic
 	opaque := false
 
@@ -483,6 +484,7 @@ type unwrapped struct {
 	pipes      []arg  // command lines a wrapper pipes its output to (strace -o '|CMD')
 	findings   []wrapperFinding
 	runner     bool // a package runner fetches the program (npx)
+	envFiles   []syntax.Node
 }
 
 // wrapperFinding is what a wrapper makes of the program it runs (wrapper.finding).
@@ -517,6 +519,7 @@ func unwrap(args []arg, extra map[string]Wrapper) (int, unwrapped) {
 		}
 		u.chdirs = append(u.chdirs, r.chdirs...)
 		u.pipes = append(u.pipes, r.pipes...)
+		u.envFiles = append(u.envFiles, r.envFiles...)
 		if w.privileged && u.privileged == "" {
 			u.privileged = name
 		}
@@ -575,6 +578,9 @@ type skipped struct {
 	join    bool // an option said they are (entr -s)
 	later   string
 	pipes   []arg // command lines of pipe options (wrapper.pipeShort, pipeLong)
+	// envFiles are the substitutions that print a dotenv file as assignments
+	// (envFileSubst).
+	envFiles []syntax.Node
 }
 
 // pipeTo returns the command line an output option's value pipes to: the value after
@@ -596,6 +602,12 @@ func (w wrapper) skip(args []arg, i int) (int, skipped) {
 	operands := w.operands
 	for i < len(args) {
 		x := args[i]
+		if x.dynamic && w.assigns && !ended && envFileSubst(x.word) {
+			// env $(cat .env | xargs) CMD: the project's dotenv, as assignments.
+			r.envFiles = append(r.envFiles, x.word.Parts[0])
+			i++
+			continue
+		}
 		if x.dynamic || x.glob {
 			return i, r
 		}

@@ -127,11 +127,11 @@ var executors = sync.OnceValue(func() map[string]executor {
 		// PROGRAM, ssh-keygen -D LIBRARY, nano -s SPELLER, split --filter CMD, sort
 		// --compress-program PROG, rpm's %(CMD) and %{lua:…} macros, apt's Pre-Invoke and
 		// Post-Invoke hooks (strace -o '|CMD' is in the wrappers' table).
-		"scp":        {files: []string{"S"}},
+		"scp": {files: []string{"S"}},
 		// ripgrep runs its --pre program on every file it searches; nix develop and nix
 		// shell run the command after -c.
-		"rg":  {files: []string{"pre"}},
-		"nix": {reader: readNix},
+		"rg":         {files: []string{"pre"}},
+		"nix":        {reader: readNix},
 		"ssh-keygen": {files: []string{"D"}},
 		"nano":       {shell: []string{"s", "speller"}},
 		"split":      {shell: []string{"filter"}},

@@ -494,7 +494,7 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 			}
 			inAuth, _ := a.authSubst(k, s)
 			switch {
-			case a.loadsEnvironment(k):
+			case a.loadsEnvironment(k), slices.Contains(a.meta[k].envFiles, s):
 				return loaded
 			case a.authConsumed(k, s):
 				return consumed // a token in a header to its own service

@@ -132,6 +132,7 @@ type cmdMeta struct {
 	dbStdin     queryLang      // reads database statements from standard input, in this language
 	kubeStdin   bool           // reads a Kubernetes manifest from standard input (kubemanifest.go)
 	kubePods    []string       // pod objects it makes from its arguments (kubectl run --overrides)
+	envFiles    []syntax.Node  // substitutions env takes as assignments (env $(cat .env | xargs) CMD)
 
 	// Where secrets the command prints end up (exposure.go).
 	printsCredential bool   // a credential tool printing a credential
