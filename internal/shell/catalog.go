@@ -77,6 +77,10 @@ type catalogEntry struct {
 	// run lint, with lint in pyproject.toml's [tool.pdm.scripts]): a first word that is
 	// no program moat knows, and no path, is one, judged when its file was written.
 	scripts []string
+	// secretFile are a runner's subcommands that hand their command a file holding the
+	// decrypted content of their operand, where the command's {} stands (sops exec-file
+	// secrets.enc.json 'cat {}').
+	secretFile []string
 	// exec are a tool's options after which the remaining words are a command it runs on
 	// each path it finds, with {}-placeholders for the path (fd -x CMD).
 	exec []string
@@ -169,7 +173,7 @@ func parseAttributes(kind programKind, attrs string, n int) (*catalogEntry, erro
 	lists := map[string]*[]string{
 		"options": &e.codeOptions, "code": &e.inline, "runs": &e.runs, "values": &e.values,
 		"shell": &e.shell, "changes": &e.changes, "exec": &e.exec, "evals": &e.evals,
-		"writes": &e.writes, "scripts": &e.scripts,
+		"writes": &e.writes, "scripts": &e.scripts, "secretfile": &e.secretFile,
 	}
 	for attr := range strings.FieldsSeq(attrs) {
 		key, val, ok := strings.Cut(attr, "=")
@@ -580,6 +584,8 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 			return // another subcommand: poetry add, bundle install
 		}
 		scripts := containsString(e.scripts, x.lit)
+		secretFile := containsString(e.secretFile, x.lit)
+		var source *arg
 		operands := e.operands
 		for j := i + 1; j < len(rest); j++ {
 			y := rest[j]
@@ -598,8 +604,14 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 				j = next
 				continue
 			case operands > 0:
+				if source == nil {
+					source = &rest[j]
+				}
 				operands--
 				continue
+			}
+			if secretFile {
+				rest = a.decryptedPlaceholder(a.meta[at].prog, source, rest, j)
 			}
 			if scripts && projectScriptName(y.lit) {
 				return // the project's script, judged when its file was written
@@ -616,6 +628,29 @@ func (a *analyzer) runnerCommand(at int, e *catalogEntry, rest []arg, cwd dir) {
 		}
 		return
 	}
+}
+
+// decryptedPlaceholder returns rest with the {} of the command at rest[j:] standing for
+// the file a runner writes its source's decrypted content into (sops exec-file): a file
+// of secrets for this line, whose reading is a credentials read and whose sending is
+// exfiltration.
+func (a *analyzer) decryptedPlaceholder(prog string, source *arg, rest []arg, j int) []arg {
+	name := "secrets"
+	if source != nil && !source.dynamic {
+		name = baseName(source.lit)
+	}
+	p := "/tmp/.decrypted-by-" + prog + "/" + name
+	if a.sh.secretFiles == nil {
+		a.sh.secretFiles = make(map[string]bool)
+	}
+	a.sh.secretFiles[p] = true
+	out := slices.Clone(rest)
+	for k := j; k < len(out); k++ {
+		if !out[k].dynamic && strings.Contains(out[k].lit, "{}") {
+			out[k] = arg{lit: strings.ReplaceAll(out[k].lit, "{}", p), glob: out[k].glob}
+		}
+	}
+	return out
 }
 
 // runnerOption reads the runner's option at rest[j]: an option holding a command line

@@ -655,7 +655,7 @@ func (a *analyzer) uploadSinks(i int, in flowVal) {
 			acc := call.Access{Kind: call.Read, Path: p, Recursive: true}
 			c.Accesses = append(c.Accesses, acc)
 			m.uploads = append(m.uploads, p)
-			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[p]&(tSecret|tEnvDump) != 0 {
+			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[p]&(tSecret|tEnvDump) != 0 || a.sh.secretFiles[p] {
 				*c = withFinding(*c, findExfiltration, "sftp puts "+p+" on "+netHosts(c))
 			}
 		}

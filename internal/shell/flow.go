@@ -349,7 +349,7 @@ func (a *analyzer) sinks(i int) {
 		}
 		for _, p := range m.uploads {
 			acc := call.Access{Kind: call.Read, Path: p, Recursive: m.uploadTrees}
-			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[p]&(tSecret|tEnvDump) != 0 {
+			if a.sh.env.Sensitive != nil && a.sh.env.Sensitive(acc) || a.tainted[p]&(tSecret|tEnvDump) != 0 || a.sh.secretFiles[p] {
 				*c = withFinding(*c, findExfiltration, "uploads "+p+" to "+netHosts(c))
 			} else if what := a.uploadLeaving(i, p); what != "" {
 				*c = withFinding(*c, findUpload, "uploads "+what+" to "+netHosts(c))

@@ -589,7 +589,7 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 	a.pathFindings(cmd)
 	if a.sh.env.Sensitive != nil {
 		for _, acc := range cmd.Accesses {
-			if acc.Kind == call.Read && a.sh.env.Sensitive(acc) {
+			if acc.Kind == call.Read && (a.sh.env.Sensitive(acc) || a.sh.secretFiles[acc.Path]) {
 				if slices.Contains(m.filled, acc.Path) {
 					continue // copied into a secret store, not printed (secretfill.go)
 				}

@@ -204,6 +204,9 @@ type shared struct {
 	// secretInput, while the code of a credential helper is analysed, says that what its
 	// commands read on their standard input is the credentials (flow.go's inOf).
 	secretInput bool
+	// secretFiles are the files of decrypted secrets a runner hands its command, at
+	// every level of the line (sops exec-file's {}: catalog.go).
+	secretFiles map[string]bool
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
