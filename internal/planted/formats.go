@@ -251,14 +251,101 @@ func walkKeysAt(v any, where func() string, keys map[string]bool, fn func(key st
 	}
 }
 
-// decodeYAML decodes YAML into plain values (maps with string keys).
+// decodeYAML decodes YAML into plain values (maps with string keys). A key written twice
+// in one mapping (Cirrus CI's task:, which it reads as two tasks) keeps every value, as a
+// list of them, so that the code under each is read; JSON with comments (a vercel.json)
+// is read as JSON.
 func decodeYAML(text string, x *extraction) (any, bool) {
 	var doc any
-	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-		x.opaque(x.kind, "YAML moat cannot read: "+err.Error())
+	err := yaml.Unmarshal([]byte(text), &doc)
+	if err == nil {
+		return plainYAML(doc), true
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") {
+		if m, ok := decodeJSON(text); ok {
+			return m, true
+		}
+	}
+	var root yaml.Node
+	if yaml.Unmarshal([]byte(text), &root) == nil {
+		budget := maxYAMLNodes
+		if v, ok := nodeValue(&root, &budget, 0); ok {
+			return v, true
+		}
+	}
+	x.opaque(x.kind, "YAML moat cannot read: "+err.Error())
+	return nil, false
+}
+
+// maxYAMLNodes bounds the nodes nodeValue visits in one document, aliases expanded: an
+// alias of an alias of … is refused rather than followed without end.
+const maxYAMLNodes = 1 << 16
+
+// nodeValue is the plain value of a YAML node, as yaml.Unmarshal into any gives it, with
+// a key that a mapping repeats holding the list of its values.
+func nodeValue(n *yaml.Node, budget *int, depth int) (any, bool) {
+	if *budget--; *budget < 0 || depth > 512 {
 		return nil, false
 	}
-	return plainYAML(doc), true
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, true
+		}
+		return nodeValue(n.Content[0], budget, depth+1)
+	case yaml.AliasNode:
+		return nodeValue(n.Alias, budget, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, ok := nodeValue(c, budget, depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, v)
+		}
+		return out, true
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			val, ok := nodeValue(v, budget, depth+1)
+			if !ok {
+				return nil, false
+			}
+			key := k.Value
+			prev, dup := out[key]
+			switch {
+			case !dup:
+				out[key] = val
+			case isDupList(prev):
+				out[key] = append(prev.(dupList), val)
+			default:
+				out[key] = dupList{prev, val}
+			}
+		}
+		for k, v := range out {
+			if l, ok := v.(dupList); ok {
+				out[k] = []any(l)
+			}
+		}
+		return out, true
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return n.Value, true
+		}
+		return v, true
+	}
+	return nil, true
+}
+
+// dupList holds the values of a key a mapping repeats, while the mapping is read.
+type dupList []any
+
+func isDupList(v any) bool {
+	_, ok := v.(dupList)
+	return ok
 }
 
 // plainYAML turns the map[any]any that YAML may decode into map[string]any.

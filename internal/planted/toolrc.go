@@ -169,8 +169,14 @@ func iniValues(text string, section func(string), value func(key, value string))
 // CMD` and `script CODE`. A file it sources or imports is code moat has not read.
 func gdbinitCode(text string, x *extraction) {
 	var block *strings.Builder
+	documenting := false
 	for line := range strings.Lines(text) {
 		t := strings.TrimSpace(line)
+		if documenting {
+			// document NAME … end: the help text of a command, not commands.
+			documenting = t != "end"
+			continue
+		}
 		if block != nil {
 			if t == "end" {
 				x.interp(oneliner.Python, "python block", block.String())
@@ -193,8 +199,21 @@ func gdbinitCode(text string, x *extraction) {
 			block = &strings.Builder{}
 		case word == "python" || word == "script":
 			x.interp(oneliner.Python, word+" command", rest)
+		case word == "document":
+			documenting = true
 		case word == "source" || word == "command" && strings.HasPrefix(rest, "script import"):
-			x.opaque(word, "loads "+rest+", which moat has not read")
+			// A file of the project's is the project's code; another is code moat has not
+			// read: judged as running it.
+			file := strings.TrimSpace(strings.TrimPrefix(rest, "script import"))
+			if strings.HasSuffix(file, ".py") || word == "command" {
+				x.shell(word+" (the debugger loads it)", "python3 "+shellQuote(file))
+			} else {
+				x.shell(word+" (the debugger loads it)", "sh "+shellQuote(file))
+			}
+		case word == "set" && strings.HasPrefix(rest, "auto-load safe-path") && !strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(rest, "auto-load safe-path")), "$"),
+			word == "add-auto-load-safe-path",
+			word == "settings" && strings.Contains(rest, "load-cwd-lldbinit true"):
+			x.opaque(word, "lets the debugger run the startup file of any directory it starts in ("+t+")")
 		}
 	}
 	if block != nil {
@@ -210,8 +229,9 @@ type startupCall struct {
 }
 
 // startupCalls finds the calls of R or Julia code, NAME(…) outside strings and
-// comments, and Julia's `…` command literals (name "`").
-func startupCalls(text string) []startupCall {
+// comments, and, in Julia (commands), its `…` command literals (name "`"); in R a
+// backtick quotes a name.
+func startupCalls(text string, commands bool) []startupCall {
 	var calls []startupCall
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -222,7 +242,7 @@ func startupCalls(text string) []startupCall {
 			}
 		case c == '"' || c == '\'' || c == '`':
 			s, end := startupString(text, i)
-			if c == '`' {
+			if c == '`' && commands {
 				calls = append(calls, startupCall{name: "`", arg: s, literal: true})
 			}
 			i = end
@@ -292,11 +312,15 @@ func startupKeyword(name string) bool {
 // library, source of a file of the project such as renv's activate.R) run nothing; any
 // other call is R moat does not read.
 func rProfileCode(text string, x *extraction) {
-	for _, c := range startupCalls(text) {
+	for _, c := range startupCalls(text, false) {
 		switch c.name {
-		case "options", "Sys.setenv", "Sys.getenv", "Sys.setlocale", "library", "require", "requireNamespace",
-			"suppressMessages", "suppressPackageStartupMessages", "c", "list", "file.path", "paste", "paste0",
-			"getOption", "interactive", "invisible", "message", "cat", "print", "local", "is.null", "nchar", "identical":
+		case "options", "Sys.setenv", "Sys.getenv", "Sys.setlocale", "Sys.info", "Sys.time", "Sys.Date", "library",
+			"require", "requireNamespace", "loadNamespace", "suppressMessages", "suppressPackageStartupMessages",
+			"suppressWarnings", "tryCatch", "c", "list", "file.path", "file.exists", "dir.exists", "path.expand",
+			"normalizePath", "paste", "paste0", "sprintf", "format", "getOption", "interactive", "invisible", "message",
+			"cat", "print", "local", "is.null", "is.na", "nchar", "nzchar", "identical", "exists", "length", "toupper",
+			"tolower", "setHook", "packageEvent", "attach", "new.env", "environment", "globalenv", "emptyenv",
+			"assign", "get", "rm", ".libPaths", "getwd", "capabilities", "q", "quit":
 		case "system", "system2", "shell":
 			if !c.literal {
 				x.opaque(c.name, "runs a command computed at run time")
@@ -304,7 +328,10 @@ func rProfileCode(text string, x *extraction) {
 			}
 			x.shell(c.name+" (R runs it at start-up)", c.arg)
 		case "source", "sys.source":
-			if !c.literal || strings.HasPrefix(c.arg, "/") || strings.HasPrefix(c.arg, "~") || strings.Contains(c.arg, "..") || strings.Contains(c.arg, "://") {
+			switch {
+			case c.literal && (c.arg == "~/.Rprofile" || c.arg == "~/.Rprofile.site"):
+				// The user's own profile, which R runs anyway (blogdown's template).
+			case !c.literal || strings.HasPrefix(c.arg, "/") || strings.HasPrefix(c.arg, "~") || strings.Contains(c.arg, "..") || strings.Contains(c.arg, "://"):
 				x.opaque(c.name, "runs R from "+c.arg+", outside the project")
 			}
 		default:
@@ -318,7 +345,7 @@ func rProfileCode(text string, x *extraction) {
 // (`…`, which run() and read() run) is a command; ENV settings, using and import run
 // nothing; any other call is Julia moat does not read.
 func juliaStartupCode(text string, x *extraction) {
-	for _, c := range startupCalls(text) {
+	for _, c := range startupCalls(text, true) {
 		switch c.name {
 		case "`":
 			x.shell("command literal (julia runs it at start-up)", c.arg)

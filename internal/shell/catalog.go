@@ -317,6 +317,12 @@ func (a *analyzer) unknownProgram(cmd *call.Command, name string, cwd dir) {
 				return
 			}
 		}
+		if a.sh.elsewhere > 0 && strings.HasPrefix(cmd.Path, "/") {
+			// On a platform's builder or a CI runner, a program at an absolute path is
+			// one of its image's, built from the project (fly.toml's release_command =
+			// "/app/bin/migrate"), or the runner's tools: none of this machine's.
+			return
+		}
 		opaqueCmd(cmd, "runs "+cmd.Path+", "+unknownProgramNote+", outside the project and the system")
 		return
 	}
@@ -761,9 +767,14 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 		}
 	}
 	running := len(e.runs) > 0 && len(ops) > 0 && containsString(e.runs, ops[0].lit)
-	for _, o := range ops {
+	for k, o := range ops {
 		if o.dynamic {
 			continue
+		}
+		if running && k >= 2 && !containsString(codeExtensions, strings.ToLower(path.Ext(ops[k-1].lit))) {
+			// go run PKG ARGS…: after the code it runs (a package, or files of code),
+			// the words are the program's arguments (--header "// Code generated…").
+			break
 		}
 		if running && remoteReference(o.lit) {
 			a.opaque(at, prog+" runs code fetched from "+o.lit)

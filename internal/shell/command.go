@@ -1116,6 +1116,9 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 				continue
 			}
 			if unknown || a.addAccess(dst, k.kind, fields[0], false, cwd) {
+				if a.sh.elsewhere > 0 {
+					continue // on a CI runner: one of its files (echo … >> $GITHUB_ENV)
+				}
 				*dst = append(*dst, call.Access{Kind: k.kind, Path: "/", Recursive: true})
 			}
 		}

@@ -319,6 +319,9 @@ func (a *analyzer) codeFile(at int, f arg, cwd dir, carrier string) {
 	if a.trustedDir(p, cwd) {
 		return // the system's, or the project's, which the agent could run anyway
 	}
+	if a.sh.elsewhere > 0 && strings.HasPrefix(f.lit, "/") {
+		return // a file of the builder's image or the runner's (/app/bin/migrate)
+	}
 	a.opaque(at, carrier+" runs "+p+", whose code moat cannot read")
 }
 

@@ -467,8 +467,8 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 	for range len(a.meta) {
 		m := &a.meta[i]
 		if m.stdoutRedirected {
-			if m.stdoutNull {
-				return consumed
+			if m.stdoutNull || a.sh.elsewhere > 0 {
+				return consumed // on a CI runner, a file there is shown to no one
 			}
 			return shown
 		}
@@ -490,7 +490,18 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 		if s := ix.subst[i]; s != nil {
 			k, used := ix.user[s]
 			if !used {
+				if a.sh.elsewhere > 0 {
+					// On a CI runner, a variable's value is printed only where it is
+					// used, which is judged there.
+					return consumed
+				}
 				return shown // an assignment's value: where it goes next is not followed
+			}
+			if printers[a.meta[k].prog] && !a.meta[k].netArgs {
+				// echo "$(printenv)" > f: what the printer prints goes where its output
+				// goes.
+				i = k
+				continue
 			}
 			inAuth, _ := a.authSubst(k, s)
 			switch {

@@ -785,6 +785,9 @@ func (a *analyzer) runWritten(i int, r runFile, written map[string]fileText) {
 	// A project file is the project's code, which the agent may run anyway (./build.sh);
 	// one this line or an earlier call wrote with text moat could not read is not.
 	writtenUnread := ok && !t.known && !t.partial
+	if !ok && a.sh.elsewhere > 0 {
+		return // on a builder or runner: a file of its image's or its own (/app/bin/migrate)
+	}
 	if r.opaque && (writtenUnread || !a.trustedSource(r.path) && !a.trustedDir(r.path, cwd)) {
 		what := "sources " + r.path
 		switch {

@@ -399,7 +399,7 @@ var infraCLIs = []string{
 	"linode-cli", "oci", "ibmcloud", "eksctl", "gsutil", "s3cmd", "mc", "consul", "nomad", "influx",
 	"etcdctl", "bq", "cf", "scw", "exo", "upctl", "railway", "render", "wrangler", "kind", "k3d",
 	"minikube", "vagrant", "multipass", "lxc", "virsh", "openstack", "argocd", "flux", "istioctl",
-	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "pulumi", "nerdctl", "incus",
+	"cdk", "cdktf", "serverless", "sls", "sam", "copilot", "amplify", "ampx", "pulumi", "nerdctl", "incus",
 	"terragrunt", "skaffold", "tilt", "lima", "limactl", "colima", "linkerd", "cilium", "helmfile",
 	"crane", "regctl", "skopeo", "buildah", "ctr", "crictl", "packer", "ansible-galaxy", "stern",
 	"kubeseal", "k9s", "dive", "orbctl", "vultr-cli",

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -91,12 +92,23 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		}
 		defer func() { a.sh.functions = saved }()
 	}
+	if kind.Elsewhere {
+		a.sh.elsewhere++
+	}
 	if code.Lang == planted.Interp {
 		a.inspect(i, code.Interp, code.Text, cwd)
 	} else {
 		a.nested(i, code.Text, cwd, false)
 	}
+	if kind.Elsewhere {
+		a.sh.elsewhere--
+	}
 	for k := first; k < len(a.cmds); k++ {
+		if kind.Elsewhere && cwd.known {
+			// The runner's checkout: its files are not this project's (echo … >> .env,
+			// find . -exec chmod … on the runner change nothing here).
+			a.cmds[k].Accesses = slices.DeleteFunc(a.cmds[k].Accesses, func(acc call.Access) bool { return under(acc.Path, cwd.path) })
+		}
 		fs := a.cmds[k].Findings
 		for j := range fs {
 			fs[j].Evidence = prefix + fs[j].Evidence

@@ -207,6 +207,10 @@ type shared struct {
 	// secretFiles are the files of decrypted secrets a runner hands its command, at
 	// every level of the line (sops exec-file's {}: catalog.go).
 	secretFiles map[string]bool
+	// elsewhere counts the levels of code being analysed that run on a CI runner or a
+	// platform's builder (planted.File.Elsewhere): a file named at run time there is that
+	// machine's, and what is written to one is not shown to anyone.
+	elsewhere int
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts

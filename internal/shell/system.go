@@ -186,6 +186,7 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 		"rpm":      {{anyOf: []string{"e", "erase"}, when: removesSystemPackages, finding: findPackages}},
 		"pacman":   {{anyOf: []string{"R", "remove"}, when: removesSystemPackages, finding: findPackages}},
 		"apk":      {{sub: []string{"del"}, when: removesSystemPackages, finding: findPackages}},
+		"pkg":      {{sub: []string{"delete|remove"}, when: removesSystemPackages, finding: findPackages}}, // FreeBSD's
 		"brew":     {{sub: []string{"uninstall|remove|rm"}, when: removesSystemPackages, finding: findPackages}},
 		"port":     {{sub: []string{"uninstall"}, when: removesSystemPackages, finding: findPackages}},
 
