@@ -129,7 +129,7 @@ func envFileSubst(w *syntax.Word) bool {
 }
 
 // expands reports whether a word holds anything the shell expands (a variable, a
-// substitution, arithmetic, a brace or tilde): the idiom's words are plain.
+// substitution, arithmetic, an extended glob, a brace): the idiom's words are plain.
 func expands(w *syntax.Word) bool {
 	found := false
 	syntax.Walk(w, func(n syntax.Node) bool {
