@@ -51,8 +51,8 @@ func packageJSONCode(text string, x *extraction) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(scripts)) {
 		s, ok := scripts[name].(string)
-		if !ok || !whole && !npmLifecycle()[name] && versionLike().MatchString(s) {
-			continue
+		if !ok || !whole && !npmLifecycle()[name] && versionLike().MatchString(s) || strings.HasPrefix(name, "//") {
+			continue // a "//" key is npm's convention for a comment
 		}
 		where := "scripts." + name
 		if npmLifecycle()[name] {
@@ -63,6 +63,35 @@ func packageJSONCode(text string, x *extraction) {
 	for _, f := range packageHookFields {
 		walkStrings(doc[f], f, func(s, at string) { x.shell(at, s) })
 	}
+}
+
+// packageBins returns the programs npm finds in node_modules/.bin for a package.json's
+// scripts: its dependencies' executables, named (by nearly every package) as the
+// package, without its scope, without a -cli suffix (conventional-changelog-cli), or as
+// the scope of a @scope/cli package.
+func packageBins(text string) []string {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		return nil
+	}
+	var bins []string
+	for _, field := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies"} {
+		deps, _ := doc[field].(map[string]any)
+		for name := range deps {
+			if scope, rest, scoped := strings.Cut(name, "/"); scoped && strings.HasPrefix(name, "@") {
+				if rest == "cli" {
+					bins = append(bins, scope[1:]) // @svgr/cli's program is svgr
+				}
+				name = rest
+			}
+			bins = append(bins, name)
+			if short, ok := strings.CutSuffix(name, "-cli"); ok && short != "" {
+				bins = append(bins, short)
+			}
+		}
+	}
+	slices.Sort(bins)
+	return slices.Compact(bins)
 }
 
 // composerCode finds the scripts of a composer.json, which composer runs by itself on

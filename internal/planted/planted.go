@@ -66,9 +66,12 @@ type File struct {
 	// //go:generate directives) and most such files carry none: text without the mark
 	// plants nothing, and a write whose text the line does not show is judged as writing
 	// any source file is, not as unreadable code.
-	Marked  bool
-	extract func(text string, x *extraction)
-	runsIn  runDir
+	Marked bool
+	// programs, when set, returns the programs the tool puts on the code's PATH from the
+	// project's own dependencies (npm's node_modules/.bin), given the file's text.
+	programs func(text string) []string
+	extract  func(text string, x *extraction)
+	runsIn   runDir
 }
 
 // kubeManifestKind names the kind of Kubernetes manifests.
@@ -100,7 +103,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Makefile", extract: makeCode}, []string{"Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak"}},
 		{File{Kind: "justfile", extract: justCode}, []string{"justfile", "Justfile", ".justfile", "*.just"}},
 		{File{Kind: "Taskfile", extract: taskfileCode}, []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
-		{File{Kind: "package.json", extract: packageJSONCode}, []string{"package.json"}},
+		{File{Kind: "package.json", extract: packageJSONCode, programs: packageBins}, []string{"package.json"}},
 		{File{Kind: "composer.json", extract: composerCode}, []string{"composer.json"}},
 		{File{Kind: "dev container configuration", extract: devcontainerCode, runsIn: inRepo}, []string{".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/*/devcontainer.json"}},
 		{File{Kind: "nox sessions", extract: noxCode}, []string{"noxfile.py"}},
@@ -392,6 +395,16 @@ func matches(p, rel, n string) bool {
 	}
 	ok, _ := path.Match(n, tail)
 	return ok
+}
+
+// Programs returns the programs the tool that runs the file's code finds among the
+// project's own dependencies (npm scripts' node_modules/.bin), from the file's text: a
+// script that runs one runs the project's tooling, not a program moat does not know.
+func (f File) Programs(text string) []string {
+	if f.programs == nil || text == "" {
+		return nil
+	}
+	return f.programs(text)
 }
 
 // Extract returns the code text carries, in the file it is written to.

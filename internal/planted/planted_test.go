@@ -3,6 +3,7 @@ package planted
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -303,4 +304,19 @@ func TestRustBuildOrder(t *testing.T) {
 		want = append(want, map[bool]string{true: "c", false: "m"}[i%3 == 0]+strconv.Itoa(i))
 	}
 	checkExtract(t, "build.rs", body.String(), want)
+}
+
+func TestPrograms(t *testing.T) {
+	f, _ := Lookup("/home/u/project/package.json", home)
+	got := f.Programs(`{"devDependencies":{"tsup":"^8","@svgr/cli":"^8","conventional-changelog-cli":"^4","@biomejs/biome":"1"},"dependencies":{"nyc":"^15"}}`)
+	want := []string{"biome", "cli", "conventional-changelog", "conventional-changelog-cli", "nyc", "svgr", "tsup"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Programs = %q, want %q", got, want)
+	}
+	if got := f.Programs("not json"); got != nil {
+		t.Errorf("Programs of text that is not JSON = %q, want none", got)
+	}
+	if mk, _ := Lookup("/home/u/project/Makefile", home); mk.Programs("x") != nil {
+		t.Error("a Makefile names no programs of its own")
+	}
 }

@@ -304,6 +304,9 @@ func (a *analyzer) unknownProgram(cmd *call.Command, name string, cwd dir) {
 	if name == "" || a.sh.functions[cmd.Name] || knownProgram(name) || setupGenerator(name, cmd.Operands) {
 		return
 	}
+	if cmd.Path == "" && slices.Contains(a.sh.projectPrograms, cmd.Name) {
+		return // a dependency's program, run from node_modules/.bin by npm
+	}
 	if _, alias := a.sh.aliases[cmd.Name]; alias {
 		return
 	}

@@ -16,6 +16,13 @@ import (
 func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText, home string) {
 	run := kind.RunDir(file, home)
 	cwd := dir{path: run, known: run != ""}
+	// npm scripts find the project's dependencies' programs first: its own tooling.
+	programs := append(kind.Programs(t.text), kind.Programs(a.sh.env.Before[file])...)
+	if len(programs) > 0 {
+		saved := a.sh.projectPrograms
+		a.sh.projectPrograms = programs
+		defer func() { a.sh.projectPrograms = saved }()
+	}
 	if !t.known && !t.partial {
 		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
 		if !ok && (kind.Declarative || kind.Marked) {

@@ -211,6 +211,10 @@ type shared struct {
 	// platform's builder (planted.File.Elsewhere): a file named at run time there is that
 	// machine's, and what is written to one is not shown to anyone.
 	elsewhere int
+	// projectPrograms are the programs the tool running planted code finds among the
+	// project's dependencies (npm scripts' node_modules/.bin): the project's own
+	// tooling, as node_modules/.bin/NAME is.
+	projectPrograms []string
 	// mounts, while the command of a container is analysed, translate its paths into the
 	// host's (container.go); nil otherwise.
 	mounts mounts
