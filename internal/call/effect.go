@@ -103,6 +103,10 @@ type Command struct {
 	Accesses []Access
 	// Opaque means the command may touch paths analysis cannot see (an unknown program).
 	Opaque bool
+	// Elsewhere means the command runs on another machine, from code a file carries (a
+	// CI job's step, a platform's build command): moat and its files are not there, and
+	// its privileges are that machine's.
+	Elsewhere bool
 	// Net lists the network connections the command makes, as far as analysis knows them.
 	Net []Net
 	// Findings are what analysis noticed about this command.

@@ -333,7 +333,9 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 			s.Findings = appendNew(slices.Clip(s.Findings), metadata)
 		}
 		var judged selfguard.Judgment
-		if self != nil {
+		if self != nil && !cmd.Elsewhere {
+			// moat's CLI is judged where it runs on this machine: a CI step runs on a
+			// runner, where moat and its files are not.
 			judged = self[i]
 			if judged.Moat {
 				// A copy or build of moat under another name: selfguard reads it.

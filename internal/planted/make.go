@@ -9,11 +9,31 @@ import (
 )
 
 // makeDefaults are the values make gives its built-in variables, so that a recipe
-// `$(CC) -o x x.c` is read as the program it runs.
+// `$(CC) -o x x.c` is read as the program it runs. CURDIR is the directory make runs
+// in, the Makefile's, where recipes run: "." to them.
 var makeDefaults = sync.OnceValue(func() map[string]string {
 	return map[string]string{
 		"CC": "cc", "CXX": "g++", "CPP": "cc -E", "AR": "ar", "AS": "as", "LD": "ld", "RM": "rm -f",
 		"MAKE": "make", "SHELL": "/bin/sh", "INSTALL": "install", "FC": "f77", "LEX": "lex", "YACC": "yacc",
+		"CURDIR": ".",
+	}
+})
+
+// makeToolVars are variables Makefiles conventionally set to the program of their name
+// (GO ?= go, PYTHON ?= python3), often in a file they include: one the file does not
+// set stands for that program rather than for a command computed at run time. Setting
+// it elsewhere to another program is judged where it is set.
+var makeToolVars = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"GO": "go", "GOFMT": "gofmt", "PYTHON": "python", "PYTHON3": "python3", "PIP": "pip", "NPM": "npm",
+		"NPX": "npx", "NODE": "node", "YARN": "yarn", "PNPM": "pnpm", "DOCKER": "docker", "KUBECTL": "kubectl",
+		"HELM": "helm", "CARGO": "cargo", "RUSTC": "rustc", "JAVA": "java", "JAVAC": "javac", "MVN": "mvn",
+		"GRADLE": "gradle", "GIT": "git", "PROTOC": "protoc", "TERRAFORM": "terraform", "CMAKE": "cmake",
+		"NINJA": "ninja", "PERL": "perl", "RUBY": "ruby", "BUNDLE": "bundle", "PHP": "php", "COMPOSER": "composer",
+		"SED": "sed", "AWK": "awk", "GREP": "grep", "FIND": "find", "TAR": "tar", "CURL": "curl", "WGET": "wget",
+		"MKDIR": "mkdir", "MKDIR_P": "mkdir -p", "CP": "cp", "MV": "mv", "LN": "ln", "LN_S": "ln -s", "ECHO": "echo",
+		"CAT": "cat", "TOUCH": "touch", "CHMOD": "chmod", "STRIP": "strip", "RANLIB": "ranlib", "PKG_CONFIG": "pkg-config",
+		"SHELLCHECK": "shellcheck", "GOLANGCI_LINT": "golangci-lint", "KIND": "kind", "KUSTOMIZE": "kustomize",
 	}
 })
 
@@ -67,7 +87,9 @@ func makeCode(text string, x *extraction) {
 			continue
 		}
 		if i := ruleColon(trimmed); i > 0 {
-			target = strings.TrimSpace(trimmed[:i])
+			// The target as make names it in $@: its own references expanded
+			// (bin/gh$(EXE) is bin/gh on Unix).
+			target = strings.TrimSpace(expandMake(trimmed[:i], vars, "", 0))
 			inRecipe = true
 			rest := trimmed[i+1:]
 			if j := strings.IndexByte(rest, ';'); j >= 0 {
@@ -189,6 +211,8 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 			if v, ok := vars[name]; ok {
 				b.WriteString(expandMake(v, vars, target, depth+1))
 			} else if v, ok := makeDefaults()[name]; ok {
+				b.WriteString(v)
+			} else if v, ok := makeToolVars()[name]; ok {
 				b.WriteString(v)
 			} else if v, ok := automatic(name, target); ok {
 				b.WriteString(v)

@@ -33,9 +33,11 @@ type analyzer struct {
 	// varSubsts are the command substitutions whose output variables hold (K=$(cat key)),
 	// so that dataflow follows what the variable carries where it is used.
 	varSubsts map[string][]syntax.Node
-	bombs     []string // functions that start themselves in the background or a pipeline
-	bomb      int      // endless loops starting processes in the background being walked
-	spin      int      // endless loops that never pause being walked (exhaustion.go)
+	// loopVars are the variables for loops take their words in (for f in dist/*.zip).
+	loopVars map[string]bool
+	bombs    []string // functions that start themselves in the background or a pipeline
+	bomb     int      // endless loops starting processes in the background being walked
+	spin     int      // endless loops that never pause being walked (exhaustion.go)
 	// pipeStarts maps each statement of a pipeline to the index of its first command.
 	pipeStarts map[*syntax.Stmt]int
 	st         state
@@ -213,6 +215,10 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			for _, w := range wi.Items {
 				a.noteVarSubsts(wi.Name.Value, w, true)
 			}
+			if a.loopVars == nil {
+				a.loopVars = map[string]bool{}
+			}
+			a.loopVars[wi.Name.Value] = true
 		}
 		a.unroll(n)
 		a.loop(&fr, n.ForPos, n.DonePos)

@@ -308,7 +308,7 @@ func (a *analyzer) finish(cmd *call.Command, m *cmdMeta, rest []arg, redirs []*s
 	} else {
 		a.redirects(cmd, m, redirs, cwd)
 	}
-	cmd.Opaque = opaque
+	cmd.Opaque = opaque || cmd.Opaque // a redirection to a file the environment names
 	return ops, opts
 }
 
@@ -329,6 +329,86 @@ func (a *analyzer) emitNull(redirs []*syntax.Redirect, alone bool) {
 	m.pass = m.ownStdin && !m.stdoutRedirected
 	a.pathFindings(&cmd)
 	a.emit(cmd, m)
+}
+
+// variableTarget judges a redirection that writes to a file named by variables moat does
+// not know (echo $(VERSION) > $(BUILD_DIR)/version.txt in a Makefile, … >> "$LOG"): the
+// user's environment names it, as it names tee "$LOG"'s or cp x "$DIR"'s, which are
+// opaque, not writes to every file. What the literal end of the name says is judged at
+// its worst places, the working directory and the home directory and its .config
+// (> "$X/.ssh/authorized_keys" writes ~/.ssh/authorized_keys; > "$X/moat.yaml" may be
+// moat's policy). A target computed by a command (> "$(cat /tmp/p)") is not this: it
+// reports false, and the write is judged as one anywhere.
+func (a *analyzer) variableTarget(cmd *call.Command, dst *[]call.Access, w *syntax.Word, cwd dir) bool {
+	if w == nil {
+		return false
+	}
+	suffix, computed := "", false
+	// A variable the line set to what it does not know (x=$(ls), read f) holds what a
+	// command computed or read; one from the environment, or a for loop's over written
+	// words (for f in dist/*.zip), is a name the user or the line wrote.
+	setHere := func(pe *syntax.ParamExp) bool {
+		if pe.Param == nil {
+			return true
+		}
+		name := pe.Param.Value
+		if len(a.varSubsts[name]) > 0 {
+			return true
+		}
+		_, bound := a.st.latest[name]
+		return bound && !a.loopVars[name]
+	}
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			suffix += p.Value
+		case *syntax.SglQuoted:
+			suffix += p.Value
+		case *syntax.ParamExp:
+			if p.Exp != nil || p.Repl != nil || p.Slice != nil || p.Index != nil || p.Names != 0 || p.Excl || setHere(p) {
+				computed = true // ${X:-$(cmd)}, ${!X}: more than a variable's value
+			}
+			suffix = ""
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				switch q := q.(type) {
+				case *syntax.Lit:
+					suffix += q.Value
+				case *syntax.ParamExp:
+					if q.Exp != nil || q.Repl != nil || q.Slice != nil || q.Index != nil || q.Names != 0 || q.Excl || setHere(q) {
+						computed = true
+					}
+					suffix = ""
+				default:
+					computed = true
+				}
+			}
+		default:
+			computed = true // a command substitution, arithmetic, a process substitution
+		}
+	}
+	if computed {
+		return false
+	}
+	cmd.Opaque = true
+	if !strings.HasPrefix(suffix, "/") || strings.Trim(suffix, "/") == "" || strings.ContainsAny(suffix, "*?[") {
+		return true // no file name moat can place: the variable names the file
+	}
+	bases := []string{}
+	if cwd.known {
+		bases = append(bases, cwd.path)
+	}
+	if home, _ := a.st.get("HOME"); home.known {
+		bases = append(bases, home.s, home.s+"/.config")
+	}
+	first := len(*dst)
+	for _, b := range bases {
+		*dst = append(*dst, call.Access{Kind: call.Write, Path: path.Clean(b + suffix)})
+	}
+	for i := first; i < len(*dst); i++ {
+		(*dst)[i].Redirect = true
+	}
+	return true
 }
 
 // truncates reports whether a redirection empties its file before the command writes
@@ -1118,6 +1198,9 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 			if unknown || a.addAccess(dst, k.kind, fields[0], false, cwd) {
 				if a.sh.elsewhere > 0 {
 					continue // on a CI runner: one of its files (echo … >> $GITHUB_ENV)
+				}
+				if k.kind == call.Write && unknown && a.variableTarget(cmd, dst, r.Word, cwd) {
+					continue
 				}
 				*dst = append(*dst, call.Access{Kind: k.kind, Path: "/", Recursive: true})
 			}

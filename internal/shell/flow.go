@@ -330,7 +330,12 @@ func (a *analyzer) sinks(i int) {
 		for k, w := range m.secretWords {
 			if !slices.Contains(m.authWords, w) {
 				// A token in an Authorization header goes to the service it is for; in
-				// the URL or the data it goes wherever the command sends it.
+				// the URL or the data it goes wherever the command sends it, which is
+				// where it is meant to go when every host is its service's (Coverity's
+				// upload takes --form token=$COVERITY_SCAN_TOKEN).
+				if service := varService(m.secretVars[k]); service != "" && !capture && servesAll(c, service) {
+					continue
+				}
 				args |= tSecret
 				continue
 			}

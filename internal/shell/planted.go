@@ -111,6 +111,11 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		a.sh.elsewhere--
 	}
 	for k := first; k < len(a.cmds); k++ {
+		if kind.Elsewhere {
+			a.cmds[k].Elsewhere = true
+			// sudo apt-get install on a runner is the runner's privilege, not this user's.
+			a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, findSudo)
+		}
 		if kind.Elsewhere && cwd.known {
 			// The runner's checkout: its files are not this project's (echo … >> .env,
 			// find . -exec chmod … on the runner change nothing here).
