@@ -3,8 +3,10 @@ package planted
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/shell/oneliner"
 	"github.com/moatdev/moat/internal/textedit"
@@ -163,4 +165,29 @@ func mypyIniCode(text string, x *extraction) {
 			}
 		}
 	})
+}
+
+// circleParameter matches CircleCI's << parameters.x >> and << pipeline.git.branch >>,
+// which CircleCI replaces in the configuration before a step's shell runs it.
+var circleParameter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<\s*[\w.\-]+\s*>>`) })
+
+// circleciCode reads CircleCI's run steps with its parameters standing as a shell
+// variable whose value is unknown, and its escaped \<< as the << the shell sees.
+func circleciCode(text string, x *extraction) {
+	text = circleParameter().ReplaceAllLiteralString(text, "${CIRCLECI_PARAMETER}")
+	ciCode("run")(strings.ReplaceAll(text, `\<<`, "<<"), x)
+}
+
+// azureMacro matches Azure Pipelines' $(Name.Part) macros, which Azure replaces before
+// the script runs (a shell's $(…) with a dotted name would run a program of that name,
+// which scripts do not); $[…] runtime expressions and ${{ … }} template expressions are
+// replaced before too.
+var azureMacro = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+\)|\$\[[^\]\n]*\]|\$\{\{[^}\n]*\}\}`)
+})
+
+// azureCode reads Azure Pipelines' script and bash steps with its macros standing as a
+// shell variable whose value is unknown.
+func azureCode(text string, x *extraction) {
+	ciCode("script", "bash")(azureMacro().ReplaceAllLiteralString(text, "${AZURE_VARIABLE}"), x)
 }

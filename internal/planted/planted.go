@@ -175,8 +175,8 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "GitHub Actions workflow", PublicLog: true, Elsewhere: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
 		// GitLab's script, before_script and after_script, at the top level or in any job.
 		{File{Kind: "GitLab CI configuration", PublicLog: true, Elsewhere: true, extract: commandsUnder("script", "before_script", "after_script")}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
-		{File{Kind: "CircleCI configuration", PublicLog: true, Elsewhere: true, extract: ciCode("run"), runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
-		{File{Kind: "Azure Pipelines configuration", PublicLog: true, Elsewhere: true, extract: ciCode("script", "bash")}, []string{"azure-pipelines.yml", "azure-pipelines.yaml"}},
+		{File{Kind: "CircleCI configuration", PublicLog: true, Elsewhere: true, extract: circleciCode, runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
+		{File{Kind: "Azure Pipelines configuration", PublicLog: true, Elsewhere: true, extract: azureCode}, []string{"azure-pipelines.yml", "azure-pipelines.yaml"}},
 		{File{Kind: "Bitbucket Pipelines configuration", PublicLog: true, Elsewhere: true, extract: ciCode("script", "after-script")}, []string{"bitbucket-pipelines.yml"}},
 		{File{Kind: "Travis CI configuration", PublicLog: true, Elsewhere: true, extract: ciCode("before_install", "install", "before_script", "script", "after_success", "after_failure", "after_script", "before_deploy", "after_deploy")}, []string{".travis.yml"}},
 		{File{Kind: "Buildkite pipeline", PublicLog: true, Elsewhere: true, extract: ciCode("command", "commands"), runsIn: inRepo}, []string{".buildkite/pipeline.yml", ".buildkite/pipeline.yaml"}},

@@ -162,6 +162,8 @@ func TestExtract(t *testing.T) {
 		{"julia startup other code", "~/.julia/config/startup.jl", "include(\"/tmp/x.jl\")\n", []string{"opaque"}},
 		{"pipfile scripts", "Pipfile", "[[source]]\nurl = \"https://pypi.org/simple\"\n[packages]\nrequests = \"*\"\n[scripts]\nlint = \"ruff check .\"\n", []string{"ruff check ."}},
 		{"pixi tasks", "pixi.toml", "[project]\nname = \"x\"\n[tasks]\nstart = \"python app.py\"\ntest = { cmd = \"pytest\", depends-on = [\"build\"] }\n[feature.lint.tasks]\nlint = \"ruff .\"\n", []string{"python app.py", "pytest", "ruff ."}},
+		{"circleci parameters", ".circleci/config.yml", "jobs:\n  a:\n    steps:\n      - run: make << parameters.target >> && cat \\<<EOF > x\n", []string{"make ${CIRCLECI_PARAMETER} && cat <<EOF > x"}},
+		{"azure macros", "azure-pipelines.yml", "steps:\n- script: cd $(Build.SourcesDirectory) && tox -e $(tox.env) && echo $(date)\n", []string{"cd ${AZURE_VARIABLE} && tox -e ${AZURE_VARIABLE} && echo $(date)"}},
 		{"netlify commands", "netlify.toml", "[build]\ncommand = \"npm run build\"\npublish = \"dist\"\n[context.deploy-preview]\ncommand = \"make preview\"\n[dev]\ncommand = [\"vite\"]\n", []string{"npm run build", "make preview", "vite"}},
 		{"vercel commands", "vercel.json", `{"buildCommand":"next build","outputDirectory":".next","installCommand":"pnpm i"}`, []string{"next build", "pnpm i"}},
 		{"fly release command", "fly.toml", "app = \"x\"\n[deploy]\nrelease_command = \"bin/rails db:migrate\"\n[processes]\napp = \"bin/start\"\n", []string{"bin/rails db:migrate"}},
