@@ -214,6 +214,11 @@ func (r *dockerRun) list(opt string, v any) {
 // command adds the container's command: an entrypoint and its arguments, each a string
 // (split into words as a shell splits it) or a list of words.
 func (r *dockerRun) command(entrypoint, args any) {
+	if entrypoint == nil && startsWithOption(args) {
+		// command: --config /etc/mongodb.conf: arguments of the image's entrypoint,
+		// whose program is the image's own, as when no command is given.
+		return
+	}
 	for _, v := range []any{entrypoint, args} {
 		switch v := v.(type) {
 		case string:
@@ -240,6 +245,21 @@ func (r *dockerRun) line() string {
 		words = append(words, r.tail)
 	}
 	return strings.Join(words, " ")
+}
+
+// startsWithOption reports whether a command (a string or a list of words) starts with an
+// option rather than a program.
+func startsWithOption(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.HasPrefix(strings.TrimSpace(v), "-")
+	case []any:
+		if len(v) > 0 {
+			s, ok := v[0].(string)
+			return ok && strings.HasPrefix(s, "-")
+		}
+	}
+	return false
 }
 
 // asList returns v as a list, or nil.

@@ -307,6 +307,27 @@ func (a *analyzer) unknownProgram(cmd *call.Command, name string, cwd dir) {
 	if cmd.Path == "" && slices.Contains(a.sh.projectPrograms, cmd.Name) {
 		return // a dependency's program, run from node_modules/.bin by npm
 	}
+	if a.sh.mounts != nil && (cmd.Path == "" || strings.HasPrefix(cmd.Path, "/")) {
+		// In a container, a program moat does not know is one of the image's, as its
+		// own command is (imageCommand): it may read what is mounted, and write what is
+		// mounted writable.
+		for _, m := range a.sh.mounts {
+			if under(m.source, unknownSource) {
+				continue
+			}
+			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Read, Path: m.source, Recursive: true})
+			if !m.readOnly {
+				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: m.source, Recursive: true})
+			}
+		}
+		return
+	}
+	if cmd.Path == "" && a.sh.elsewhere > 0 {
+		// On a CI runner or a platform's builder, a program moat does not know is one
+		// the job's image or its earlier steps installed (from registries, judged there):
+		// its effects are on that machine, and what it is given or sends is still read.
+		return
+	}
 	if _, alias := a.sh.aliases[cmd.Name]; alias {
 		return
 	}
