@@ -29,15 +29,113 @@ func findAction(w string) bool {
 }
 
 // findName returns the base-name pattern a find expression picks its paths by (find .
-// -name '*.pyc' -delete), as a path-glob segment: the expression must be a plain
-// conjunction of exactly one -name and selectors, negated tests among them. Anything else
-// (-o, parentheses, -iname, tests moat does not list) gives "", false: the expression may
-// pick any path below the roots.
+// -name '*.pyc' -delete), as a path-glob segment: a conjunction of one -name, or of a
+// parenthesized group of -name alternatives, and selectors, negated tests among them; or
+// alternatives joined by -o, each such a conjunction. find's -o binds looser than its
+// implicit -and: an action written in the last alternative acts on what that one picks
+// (-name '*.log' -o -name '*.tmp' -delete deletes the .tmp files only), and with no
+// action every alternative is printed ({a,b}). Anything else gives "", false: the
+// expression may pick any path below the roots.
 func findName(expr []string) (string, bool) {
+	branches, ok := findAlternatives(expr)
+	if !ok {
+		return "", false
+	}
+	if len(branches) == 1 {
+		return findConjunctionName(expr)
+	}
+	for _, b := range branches[:len(branches)-1] {
+		if findActs(b) {
+			return "", false
+		}
+	}
+	last := branches[len(branches)-1]
+	if findActs(last) {
+		return findConjunctionName(last)
+	}
+	alts := make([]string, 0, len(branches))
+	for _, b := range branches {
+		n, ok := findConjunctionName(b)
+		if !ok {
+			return "", false
+		}
+		alts = append(alts, n)
+	}
+	return "{" + strings.Join(alts, ",") + "}", true
+}
+
+// findAlternatives splits a find expression at its top-level -o (or -or), outside
+// parentheses.
+func findAlternatives(expr []string) ([][]string, bool) {
+	var out [][]string
+	depth, start := 0, 0
+	for i, w := range expr {
+		switch w {
+		case "(":
+			depth++
+		case ")":
+			if depth--; depth < 0 {
+				return nil, false
+			}
+		case "-o", "-or":
+			if depth == 0 {
+				if i == start {
+					return nil, false
+				}
+				out = append(out, expr[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if depth != 0 || start >= len(expr) && len(expr) > 0 {
+		return nil, false
+	}
+	return append(out, expr[start:]), true
+}
+
+// findActs reports whether a part of a find expression holds an action, which acts on
+// what that part picks.
+func findActs(expr []string) bool {
+	for _, w := range expr {
+		switch w {
+		case "-delete", "-print", "-print0", "-printf", "-fprint", "-fprint0", "-fprintf", "-ls", "-fls", "-quit":
+			return true
+		}
+		if findAction(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// findConjunctionName is findName for a conjunction: exactly one -name, or one group of
+// -name alternatives, with selectors and negated tests.
+func findConjunctionName(expr []string) (string, bool) {
 	name, named := "", false
 	for i := 0; i < len(expr); i++ {
 		w := expr[i]
 		switch {
+		case w == "(":
+			// A group of -name alternatives (find . -type f \( -name a -o -name b \)).
+			depth, end := 0, -1
+			for j := i; j < len(expr) && end < 0; j++ {
+				if expr[j] == "(" {
+					depth++
+				} else if expr[j] == ")" {
+					if depth--; depth == 0 {
+						end = j
+					}
+				}
+			}
+			if named || end < 0 || findActs(expr[i+1:end]) {
+				return "", false
+			}
+			n, ok := findName(expr[i+1 : end])
+			if !ok {
+				return "", false
+			}
+			name, named = n, true
+			i = end
 		case w == "-name":
 			if named || i+1 >= len(expr) {
 				return "", false
@@ -46,7 +144,7 @@ func findName(expr []string) (string, bool) {
 			if n == "" || strings.ContainsAny(n, "/\x00") || strings.Contains(n, "**") {
 				return "", false
 			}
-			name, named = n, true
+			name, named = fnmatchSegment(n), true
 			i++
 		case findAction(w):
 			for i++; i < len(expr) && expr[i] != ";" && expr[i] != "+"; i++ {
@@ -78,7 +176,12 @@ func findName(expr []string) (string, bool) {
 	if !named {
 		return "", false
 	}
-	// find's -name is fnmatch: braces are ordinary characters there, not alternatives.
+	return name, true
+}
+
+// fnmatchSegment writes find's -name pattern (fnmatch, where braces are ordinary
+// characters, not alternatives) as a path-glob segment.
+func fnmatchSegment(name string) string {
 	var b strings.Builder
 	for _, r := range name {
 		if r == '{' || r == '}' || r == ',' {
@@ -86,7 +189,7 @@ func findName(expr []string) (string, bool) {
 		}
 		b.WriteRune(r)
 	}
-	return b.String(), true
+	return b.String()
 }
 
 // findExpr returns where the expression of a find command's words starts, after its

@@ -37,6 +37,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("docker run --env-file ~/.aws/credentials -e TOKEN -e X=$Y alpine env; node --env-file=.env a.js")
 	f.Add("vault kv put -address=$A s/a @.env k=@/x; aws secretsmanager create-secret --secret-string file://x")
 	f.Add("git diff --output=~/.bashrc; git format-patch -o ~/.ssh HEAD~1")
+	f.Add("find . -type f \\( -name '*.a' -o -name b -or \\( -name c \\) \\) -delete -o -name d -exec rm {} +")
 	f.Add("env $(grep -v '^#' .env | xargs) node a.js; env $(cat $F | xargs) x; env -i $(cat .env.a | tr -d '\\r' | xargs) -- y")
 	for name := range programEffects() {
 		f.Add(name + " -r a b ~/c > d")
