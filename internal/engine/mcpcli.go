@@ -14,15 +14,24 @@ import (
 // reads on its standard input (a Kubernetes server's kubectl_apply {manifest}). Such a
 // call is judged as the command line the server runs.
 
-// mcpGitCommands are the git commands of the reference git server's tools (mcp-server-git,
+// mcpGitSpec returns the git command of a reference git server's tool (mcp-server-git,
 // tools git_NAME), by the words of the tool's name after "git": the git subcommand and
-// the arguments, in order, whose values become its words.
-var mcpGitCommands = map[string][]string{
-	"diff":          {"diff", "target"},
-	"checkout":      {"checkout", "branch_name"},
-	"show":          {"show", "revision"},
-	"create branch": {"branch", "branch_name", "base_branch"},
-	"init":          {"init"},
+// the arguments, in order, whose values become its words. (A switch, not a map: the
+// hook's process builds nothing at start that one call may not need.)
+func mcpGitSpec(name string) ([]string, bool) {
+	switch name {
+	case "diff":
+		return []string{"diff", "target"}, true
+	case "checkout":
+		return []string{"checkout", "branch_name"}, true
+	case "show":
+		return []string{"show", "revision"}, true
+	case "create branch":
+		return []string{"branch", "branch_name", "base_branch"}, true
+	case "init":
+		return []string{"init"}, true
+	}
+	return nil, false
 }
 
 // mcpGitCommand returns the git command line a git server's tool runs.
@@ -31,7 +40,7 @@ func mcpGitCommand(c *call.Call) (string, bool) {
 	if len(words) < 2 || words[0] != "git" || !hasWord(nameWords(c.MCP.Server), []string{"git"}) {
 		return "", false
 	}
-	spec, ok := mcpGitCommands[strings.Join(words[1:], " ")]
+	spec, ok := mcpGitSpec(strings.Join(words[1:], " "))
 	if !ok {
 		return "", false
 	}
