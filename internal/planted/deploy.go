@@ -14,7 +14,7 @@ import (
 
 // The build and release commands of hosting platforms and cloud build services run on
 // their builders with the project's secrets in the environment, and print into logs the
-// team reads, as a CI job does (PublicLog): netlify.toml, vercel.json, fly.toml,
+// team reads, as a CI job does (Elsewhere): netlify.toml, vercel.json, fly.toml,
 // render.yaml, railway.json/toml, Heroku's app.json, Amplify's amplify.yml, Cloud
 // Build's cloudbuild.yaml, CodeBuild's buildspec.yml, AppVeyor and Cirrus CI.
 

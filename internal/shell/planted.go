@@ -125,7 +125,7 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		for j := range fs {
 			fs[j].Evidence = prefix + fs[j].Evidence
 		}
-		if kind.PublicLog && (hasFinding(fs, findSecretShown) || hasFinding(fs, findEnvDump)) {
+		if kind.Elsewhere && (hasFinding(fs, findSecretShown) || hasFinding(fs, findEnvDump)) {
 			a.cmds[k].Findings = appendFinding(fs, findExfiltration, prefix+"prints secrets into the job's log, which everyone who can read the project's CI logs reads")
 		}
 	}
