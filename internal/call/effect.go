@@ -1,6 +1,9 @@
 package call
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // AccessKind is how an action touches a path. The zero value is not a kind.
 type AccessKind uint8
@@ -55,6 +58,12 @@ type Access struct {
 	// Hidden marks a glob whose wildcards also match names starting with a dot, as the
 	// paths a find walks do; a shell's globs skip them.
 	Hidden bool `json:"hidden,omitempty"`
+	// Matches, for a glob, are the paths it names on this machine when the line starts,
+	// where the analysis could tell: the line runs now (not later, from a file or a
+	// schedule), nothing it runs can make an entry there before the glob expands, and the
+	// directory could be listed. The glob is then judged by these entries, and by the
+	// directory it empties; nil means by every path its pattern can name.
+	Matches []string `json:"matches,omitempty"`
 	// Redirect marks an access made by a shell redirection (`> file`) rather than by the
 	// program. The engine decides redirections as units of their own, so that allowing a
 	// program never allows what its output is redirected onto.
@@ -65,6 +74,12 @@ type Access struct {
 	Link bool `json:"link,omitempty"`
 }
 
+// Equal reports whether a and b are the same access.
+func (a Access) Equal(b Access) bool {
+	return a.Kind == b.Kind && a.Path == b.Path && a.Recursive == b.Recursive && a.Glob == b.Glob &&
+		a.Hidden == b.Hidden && a.Redirect == b.Redirect && a.Link == b.Link && slices.Equal(a.Matches, b.Matches)
+}
+
 func (a Access) String() string {
 	s := a.Kind.String() + " " + a.Path
 	if a.Recursive {
@@ -72,6 +87,12 @@ func (a Access) String() string {
 	}
 	if a.Link {
 		s += " (as the target of a link)"
+	}
+	switch {
+	case a.Glob && len(a.Matches) == 1:
+		s += " (naming 1 entry now)"
+	case a.Glob && a.Matches != nil:
+		s += fmt.Sprintf(" (naming %d entries now)", len(a.Matches))
 	}
 	return s
 }

@@ -84,7 +84,7 @@ func TestMCPAccesses(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := call.Call{Class: call.MCP, MCP: &call.MCPTarget{Server: "fs", Tool: tt.tool}, Args: tt.args, Cwd: "/work/p"}
-			if got := e.mcpAccesses(&c); !slices.Equal(got, tt.want) {
+			if got := e.mcpAccesses(&c); !slices.EqualFunc(got, tt.want, call.Access.Equal) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})

@@ -2,12 +2,14 @@ package engine
 
 import (
 	"context"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/fileid"
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
 )
@@ -31,7 +33,9 @@ func TestShellCorpusAsRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(p, Options{Host: host})
+	// /root is this machine's real home for root: its entries are not listed, so that
+	// globs in it are judged as in /home/u, which holds nothing (globmatch.go).
+	e, err := New(p, Options{Host: host, Files: unlistedUnder{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,4 +70,21 @@ func TestShellCorpusAsRoot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unlistedUnder is the machine's file system, but for the directories at or below dir,
+// which cannot be listed.
+type unlistedUnder struct{ dir string }
+
+func (u unlistedUnder) Lstat(name string) (fs.FileInfo, error) { return fileid.OS{}.Lstat(name) }
+func (u unlistedUnder) Stat(name string) (fs.FileInfo, error)  { return fileid.OS{}.Stat(name) }
+func (u unlistedUnder) EvalSymlinks(name string) (string, error) {
+	return fileid.OS{}.EvalSymlinks(name)
+}
+func (u unlistedUnder) Readlink(name string) (string, error) { return fileid.OS{}.Readlink(name) }
+func (u unlistedUnder) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == u.dir || strings.HasPrefix(name, u.dir+"/") {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrPermission}
+	}
+	return fileid.OS{}.ReadDir(name)
 }

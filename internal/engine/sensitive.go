@@ -58,6 +58,15 @@ func newSensitive(h pathset.Host, sets ...string) (*sensitive, error) {
 // touches reports whether the access may reach a secret file: the path itself, or for a
 // recursive access or a glob, anything below it.
 func (s *sensitive) touches(acc call.Access) bool {
+	if acc.Glob && acc.Matches != nil {
+		// A glob resolved to the entries it names on disk reaches those.
+		for _, m := range acc.Matches {
+			if s.touches(call.Access{Kind: acc.Kind, Path: m, Recursive: acc.Recursive}) {
+				return true
+			}
+		}
+		return false
+	}
 	p, tree := acc.Path, acc.Recursive
 	if acc.Glob {
 		p, tree = glob.LiteralPrefix(acc.Path), true

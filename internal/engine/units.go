@@ -71,10 +71,14 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	ws := e.workspaceOf(c)
 	base := policy.Subject{Call: c, Workspace: ws}
 	if c.Class == call.Shell {
-		if h == nil {
-			return e.shellUnits(c, base)
-		}
+		// The agent's own line runs now, in its working directory: its globs name the
+		// entries the disk shows (shell.Env.Entries). Lines that run later, or elsewhere
+		// (an instruction file's commands, an MCP server's), are judged by their patterns.
 		env := e.shell
+		env.Entries = e.entries
+		if h == nil {
+			return e.shellUnitsWith(c, base, 0, env, nil)
+		}
 		env.Earlier = earlierOf(h)
 		var left shell.Left
 		units := e.shellUnitsWith(c, base, 0, env, &left)
@@ -529,6 +533,26 @@ func (e *Engine) accessesOf(c *call.Call) ([]call.Access, bool) {
 		accesses = append(accesses, call.Access{Kind: kind, Path: abs, Recursive: recursive, Glob: glob.HasMeta(abs)})
 	}
 	return accesses, false
+}
+
+// maxListedEntries bounds the directory a glob is resolved in: listing a larger one costs
+// the hook more than judging the glob by its pattern, which is never less strict.
+const maxListedEntries = 4096
+
+// entries lists dir for the shell analysis (shell.Env.Entries): the names of its entries,
+// or false when it cannot be read (a directory that does not exist is not taken for an
+// empty one: the call's working directory may not be this machine's) or holds more than
+// maxListedEntries.
+func (e *Engine) entries(dir string) ([]string, bool) {
+	list, err := e.files.ReadDir(dir)
+	if err != nil || len(list) > maxListedEntries {
+		return nil, false
+	}
+	names := make([]string, len(list))
+	for i, ent := range list {
+		names[i] = ent.Name()
+	}
+	return names, true
 }
 
 func commandText(c *call.Command) string {

@@ -32,6 +32,10 @@ func accessGlob(a call.Access) *glob.Path {
 //     through names it spells (rm */moat.yaml), or can name it in a workspace root,
 //     where such files are known to be (rm *.yaml), but not merely because some other
 //     directory might hold one (rm -rf build/*).
+//
+// A glob the analysis resolved to the entries it names on disk (call.Access.Matches) is
+// judged by those entries instead of the last two, as the paths it names are; the
+// directory it empties is still the term's when the term names that directory.
 func (t *pathTerm) touchesGlob(a call.Access, prefix string, g *glob.Path, ws []string) bool {
 	tree := glob.Overlap{Tree: a.Recursive, Hidden: a.Hidden}
 	spelled, shallow := tree, tree
@@ -40,6 +44,8 @@ func (t *pathTerm) touchesGlob(a call.Access, prefix string, g *glob.Path, ws []
 		hit := prefix == "/" || inc.Match(prefix)
 		switch {
 		case hit:
+		case a.Matches != nil:
+			continue // judged by its entries below
 		case inc.Anywhere():
 			hit = inc.Overlaps(g, spelled)
 			for _, root := range ws {
@@ -64,6 +70,11 @@ func (t *pathTerm) touchesGlob(a call.Access, prefix string, g *glob.Path, ws []
 			}
 		}
 		return true
+	}
+	for _, m := range a.Matches {
+		if t.touches(m, a.Recursive, ws) {
+			return true
+		}
 	}
 	return false
 }
@@ -118,6 +129,27 @@ func entriesOf(a call.Access) (string, bool) {
 		return "", false // "**" alone may name the directory itself
 	}
 	return cover, true
+}
+
+// emptied returns the directory a glob access names every entry of, but those starting
+// with a dot (`./*`, `build/?*`), or "".
+func emptied(a call.Access) string {
+	if !a.Glob {
+		return ""
+	}
+	i := strings.LastIndexByte(a.Path, '/')
+	if i < 0 {
+		return ""
+	}
+	dir, seg := a.Path[:i], a.Path[i+1:]
+	rest := strings.Trim(seg, "*")
+	if seg == rest || rest != "" && rest != "?" || glob.HasMeta(dir) || strings.ContainsRune(dir, '\\') {
+		return ""
+	}
+	if dir == "" {
+		return "/"
+	}
+	return dir
 }
 
 // standInEntry is the name a glob's wildcard segment is judged by: one no rule spells.

@@ -38,3 +38,24 @@ func TestEntriesOf(t *testing.T) {
 		}
 	}
 }
+
+func TestEmptied(t *testing.T) {
+	for glob, want := range map[string]string{
+		"/w/*":     "/w",
+		"/w/b/?*":  "/w/b",
+		"/w/b/**":  "/w/b",
+		"/*":       "/",
+		"/w/*.o":   "",
+		"/w/a*":    "",
+		"/w/*/x":   "",
+		"/w/.*":    "",
+		"/w/[!.]*": "",
+		"/w/build": "",
+		"/w/*/*":   "",
+		"/w/??*":   "",
+	} {
+		if got := emptied(call.Access{Kind: call.Delete, Path: glob, Glob: glob != "/w/build"}); got != want {
+			t.Errorf("emptied(%q) = %q, want %q", glob, got, want)
+		}
+	}
+}

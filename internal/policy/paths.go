@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -259,6 +260,10 @@ type judgedAccess struct {
 	// whose name no rule spells; every other access as restrictive rules judge it.
 	cover     string
 	coverTree bool
+	// empties is the directory the glob names every entry of (`rm -rf ./*`), or "".
+	// Emptying the workspace is judged as deleting it: a rule that allows what is inside
+	// the project, not the project, does not cover it.
+	empties string
 	// glob is the compiled pattern of a glob access; nil for a plain path or a pattern
 	// the glob package does not take.
 	glob *glob.Path
@@ -271,6 +276,7 @@ func judge(a call.Access) judgedAccess {
 	if cover, ok := entriesOf(a); ok {
 		j.cover, j.coverTree = cover, true
 	}
+	j.empties = emptied(a)
 	j.glob = accessGlob(a)
 	return j
 }
@@ -312,6 +318,9 @@ func (pl *pathList) touches(a *judgedAccess, ws []string) bool {
 
 func (pl *pathList) covers(a *judgedAccess, ws []string) bool {
 	p, tree := a.cover, a.coverTree
+	if a.empties != "" && slices.Contains(ws, a.empties) {
+		p, tree = a.empties, true
+	}
 	hit := false
 	for _, t := range pl.include {
 		if t.covers(p, tree, ws) {

@@ -2421,7 +2421,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 37661, sum: [32]byte{0x1b, 0xb5, 0x83, 0x3d, 0xa4, 0x41, 0x97, 0x72, 0xcd, 0xe3, 0xc4, 0xed, 0x51, 0x27, 0xb4, 0x3f, 0x3c, 0x6b, 0xca, 0xbd, 0xd4, 0x30, 0x55, 0xfb, 0xec, 0x87, 0xbd, 0x1b, 0x30, 0x80, 0x51, 0x97},
+	{path: "packs/recommended.yaml", size: 37761, sum: [32]byte{0x1a, 0x5f, 0x90, 0x28, 0xa4, 0x79, 0xae, 0x1c, 0x60, 0x28, 0x3b, 0xec, 0x54, 0xea, 0x6e, 0x89, 0xe7, 0x91, 0x3b, 0x97, 0x17, 0x20, 0x34, 0xfb, 0xd0, 0x46, 0x92, 0x8a, 0xb7, 0xc9, 0x31, 0x48},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -2796,7 +2796,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 145, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask-recursive-delete", Line: 145, Column: 9},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description", Line: 146, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Deleting a directory tree outside the project and temporary directories", Line: 146, Column: 18},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Deleting a directory tree outside the project and temporary directories, or the project itself, its content or its .git", Line: 146, Column: 18},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "findings", Line: 147, Column: 5},
 					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 147, Column: 15, Content: []*yaml.Node{
 						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "destructive.fs.recursive-delete", Line: 147, Column: 16},
@@ -2804,7 +2804,7 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "decision", Line: 148, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask", Line: 148, Column: 15},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "reason", Line: 149, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deletes a directory tree outside the project", Line: 149, Column: 13},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "deletes a directory tree outside the project, or the project itself, all its content or its .git", Line: 149, Column: 13},
 				}},
 				{Kind: yaml.MappingNode, Tag: "!!map", Line: 151, Column: 5, Content: []*yaml.Node{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 151, Column: 5},

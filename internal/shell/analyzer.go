@@ -418,6 +418,7 @@ func (a *analyzer) emit(c call.Command, m cmdMeta) {
 		m.in = a.pipes[len(a.pipes)-1]
 		m.piped = true
 	}
+	m.at = a.at
 	a.cmds = append(a.cmds, c)
 	a.meta = append(a.meta, m)
 	a.sh.commands++

@@ -873,7 +873,7 @@ func (a *analyzer) nestedWith(at int, code string, cwd dir, remote bool, params 
 			sc.Opaque = sc.Opaque || hasRelative(sc)
 		}
 		a.cmds = append(a.cmds, sc)
-		a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true})
+		a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true, at: a.meta[at].at})
 	}
 }
 
@@ -1175,7 +1175,7 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 		sub := analyze(code, startDir, a.sh, a.depth+1, nil)
 		for _, sc := range sub.Commands {
 			a.cmds = append(a.cmds, sc)
-			a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true})
+			a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true, at: a.at})
 		}
 	}
 }

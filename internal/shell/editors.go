@@ -22,9 +22,10 @@ func editorPrograms() map[string]fileEffects {
 	// dos2unix, patch, unzip and link are in the catalog (catalog.yaml).
 	return map[string]fileEffects{
 		"cpio": noFiles,
-		"7z":   {rules: []accessRule{{secondOperand, call.Read}}},
-		"7za":  {rules: []accessRule{{secondOperand, call.Read}}},
-		"7zr":  {rules: []accessRule{{secondOperand, call.Read}}},
+		// 7-Zip matches the wildcards of the names it is given itself.
+		"7z":  {rules: []accessRule{{secondOperand, call.Read}}, ownGlobs: true},
+		"7za": {rules: []accessRule{{secondOperand, call.Read}}, ownGlobs: true},
+		"7zr": {rules: []accessRule{{secondOperand, call.Read}}, ownGlobs: true},
 		// rename's new names are computed by renamed, or its expression is opaque.
 		"rename": noFiles, "prename": noFiles, "file-rename": noFiles,
 	}

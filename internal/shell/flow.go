@@ -77,6 +77,7 @@ const (
 type cmdMeta struct {
 	prog   string // canonical program name; "" when dynamic
 	nested bool   // emitted by analysing code nested in another command
+	at     int    // offset of the statement of the line it belongs to (globmatch.go)
 	cwd    dir    // the working directory it runs in
 
 	piped    bool // standard input comes from a pipe: in

@@ -156,7 +156,7 @@ func throughLink(p string, kind call.AccessKind, links map[string]linkMade) (str
 
 func hasAccess(accs []call.Access, x call.Access) bool {
 	for _, acc := range accs {
-		if acc == x {
+		if acc.Equal(x) {
 			return true
 		}
 	}

@@ -122,6 +122,11 @@ type Env struct {
 	// it (an agent's edit of a file on disk): code a file already carried is not planted
 	// again by writing it back (internal/planted).
 	Before map[string]string
+	// Entries lists the names in the directory dir as the disk shows them now, or reports
+	// false when it cannot be read or holds too many entries to list. With it, the globs
+	// of a line that runs now are resolved to the entries they name (globmatch.go); nil
+	// means every glob is judged by what its pattern can name, as for code run later.
+	Entries func(dir string) ([]string, bool)
 	// Earlier is what the earlier calls of the agent's session left behind (earlier.go):
 	// with it, a download, a script or a secret read in an earlier call completes a chain
 	// in this line as it would earlier in the line, and the analysis says what this line
@@ -276,6 +281,7 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 	}
 	a := newAnalyzer(line, cwd, sh, depth, f, params)
 	a.run()
+	a.resolveGlobs()
 	var res result
 	if len(a.cmds) > 0 {
 		res.Commands = a.cmds

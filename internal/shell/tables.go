@@ -201,6 +201,9 @@ type fileEffects struct {
 	// FILE): given one, the first operand is a file like the others. patternFiles are
 	// those whose value is a file of patterns, which is read.
 	patterns, patternFiles []string
+	// ownGlobs means the program expands a pattern it is given (one the shell passed on,
+	// matching nothing), rather than taking it as a file's name.
+	ownGlobs bool
 }
 
 // searcher is the file effects of a program that searches the files its operands name
@@ -259,11 +262,12 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"touch":    {rules: writeEach},
 		"truncate": {rules: writeEach},
 		"rimraf":   {rules: deleteEach, alwaysRecursive: true},
-		"zip":      {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r"},
-		"install":  {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
-		"mkdir":    {rules: writeEach},
-		"tee":      {rules: writeEach},
-		"sponge":   {rules: writeEach},
+		// zip matches a pattern the shell passed on unexpanded itself (zip -r x.zip '*.c').
+		"zip":     {rules: []accessRule{{firstOperand, call.Write}, {afterFirst, call.Read}}, recursive: "r", ownGlobs: true},
+		"install": {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},
+		"mkdir":   {rules: writeEach},
+		"tee":     {rules: writeEach},
+		"sponge":  {rules: writeEach},
 
 		"cp":    {rules: []accessRule{{beforeLast, call.Read}, {lastOperand, call.Write}}, recursive: "r", targetDir: []string{"t", "target-directory"}},
 		"mv":    {rules: []accessRule{{beforeLast, call.Delete}, {beforeLast, call.Read}, {lastOperand, call.Write}}, targetDir: []string{"t", "target-directory"}},

@@ -32,7 +32,7 @@ func wantRm(t *testing.T, line string) {
 	t.Helper()
 	c := only(t, line)
 	want := []call.Access{{Kind: call.Delete, Path: "/x", Recursive: true}}
-	if c.Name != "rm" || c.Dynamic || !slices.Equal(c.Accesses, want) {
+	if c.Name != "rm" || c.Dynamic || !slices.EqualFunc(c.Accesses, want, call.Access.Equal) {
 		t.Errorf("%s: want rm deleting /x, got:\n%s", line, render(Analyze(line, testEnv)))
 	}
 }
@@ -43,7 +43,7 @@ func wantRun(t *testing.T, line string) {
 	a := Analyze(line, testEnv)
 	want := []call.Access{{Kind: call.Delete, Path: "/x", Recursive: true}}
 	for _, c := range a.Commands {
-		if c.Name == "rm" && slices.Equal(c.Accesses, want) {
+		if c.Name == "rm" && slices.EqualFunc(c.Accesses, want, call.Access.Equal) {
 			return
 		}
 	}
@@ -109,7 +109,7 @@ func TestWrappersTable(t *testing.T) {
 			}
 			if w.chdirShort != "" {
 				c := only(t, name+" -"+w.chdirShort+" /srv rm -r data")
-				if want := []call.Access{{Kind: call.Delete, Path: "/srv/data", Recursive: true}}; !slices.Equal(c.Accesses, want) {
+				if want := []call.Access{{Kind: call.Delete, Path: "/srv/data", Recursive: true}}; !slices.EqualFunc(c.Accesses, want, call.Access.Equal) {
 					t.Errorf("-%s: got %v", w.chdirShort, c.Accesses)
 				}
 			}
@@ -190,7 +190,7 @@ func TestNotPathsTable(t *testing.T) {
 			}
 		}
 		want := []call.Access{{Kind: call.Delete, Path: p}}
-		if c := only(t, "rm "+p); !slices.Equal(c.Accesses, want) {
+		if c := only(t, "rm "+p); !slices.EqualFunc(c.Accesses, want, call.Access.Equal) {
 			t.Errorf("rm %s: got %v", p, c.Accesses)
 		}
 	}
@@ -204,7 +204,7 @@ func TestStateTables(t *testing.T) {
 			if !c.Opaque {
 				t.Errorf("%s: the cwd after it is unknown, got %v", name, c.Accesses)
 			}
-		case c.Opaque || !slices.Equal(c.Accesses, want):
+		case c.Opaque || !slices.EqualFunc(c.Accesses, want, call.Access.Equal):
 			t.Errorf("%s: got %v", name, c.Accesses)
 		}
 	}
