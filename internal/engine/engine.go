@@ -210,6 +210,9 @@ func (e *Engine) decide(ctx context.Context, c *call.Call, sess *Session, tr *Tr
 // directory") can give the more specific reason.
 func (e *Engine) decideUnit(s *policy.Subject, sess *Session, ut *UnitTrace, ids *fileid.Resolver) call.Decision {
 	var guarded *call.Decision
+	if reads := e.linkedReads(s.Accesses, ids); len(reads) > len(s.Accesses) {
+		s.Accesses = reads
+	}
 	gs := s
 	linked, unknown := withIdentities(slices.Clip(s.Accesses), ids)
 	if len(linked) > len(s.Accesses) {

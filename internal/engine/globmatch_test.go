@@ -47,6 +47,20 @@ func TestGlobsJudgedByEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Links a repository can carry, or an earlier call made: to the canary key, to the
+	// directory holding it, to an ordinary file.
+	for name, target := range map[string]string{
+		"home/proj/docs/notes.txt": "home/.ssh/id_rsa",
+		"home/proj/docs/sshdir":    "home/.ssh",
+		"home/proj/pkg/c.go":       "home/proj/pkg/a.go",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(root, target), filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	host := pathset.Host{Home: home, Temp: []string{"/tmp"}, Moat: []string{home + "/.config/moat/**", "/**/moat.yaml"}}
 	data, err := policy.Template(policy.DefaultTemplate)
 	if err != nil {
@@ -78,6 +92,11 @@ func TestGlobsJudgedByEntries(t *testing.T) {
 		{"rm -rf build/*", call.Allow, "empties a directory inside the project"},
 		{"cd .. && rm -rf *", call.Deny, "empties the home directory"},
 		{"chmod +x src/*", call.Allow, "main.c"},
+		// A read through a link is a read of what it leads to.
+		{"cat docs/notes.txt", call.Ask, "a link to the key"},
+		{"cat docs/*", call.Ask, "the glob names the link to the key"},
+		{"grep -r BEGIN docs/sshdir", call.Ask, "a link to the key's directory"},
+		{"cat pkg/c.go", call.Allow, "a link to an ordinary file"},
 		// Lines that may make entries before the glob expands: judged by the pattern.
 		{"ln -s ~/.ssh/id_rsa dist/k; cat dist/*", call.Ask, "the link is made first"},
 		{"git pull && cat dist/*", call.Ask, "the pull may bring any file"},
@@ -90,5 +109,45 @@ func TestGlobsJudgedByEntries(t *testing.T) {
 				t.Fatalf("%s (%s): %s by %s (%s), want %s", tt.cmd, tt.why, d.Verdict, d.Rule, d.Reason, tt.want)
 			}
 		})
+	}
+}
+
+// TestFileToolReadsThroughLinks checks that a file tool's read of a link to a key is the
+// key's read.
+func TestFileToolReadsThroughLinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	link := filepath.Join(home, "proj", "README.txt")
+	for _, d := range []string{filepath.Dir(key), filepath.Dir(link)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(key, []byte("canary, not a key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(key, link); err != nil {
+		t.Fatal(err)
+	}
+	host := pathset.Host{Home: home, Temp: []string{"/tmp"}, Moat: []string{home + "/.config/moat/**"}}
+	data, err := policy.Template(policy.DefaultTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.Load(policy.EmbeddedPrefix+policy.DefaultTemplate, data, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(p, Options{Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := toolCall(t, "Read", map[string]any{"file_path": link}, filepath.Dir(link))
+	if d := e.Evaluate(context.Background(), c); d.Verdict != call.Ask {
+		t.Fatalf("Read of a link to a key: %s by %s", d.Verdict, d.Rule)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -113,6 +114,45 @@ func withIdentities(accs []call.Access, r *fileid.Resolver) (out []call.Access, 
 		}
 	}
 	return out, unknown
+}
+
+// linkedReads adds, for each read of a path that is another name of a file that holds
+// credentials or that self-protection guards, the read of that file: `cat notes` where
+// notes is a symbolic link to ~/.ssh/id_rsa (a repository can carry one, or an earlier
+// call made it) reads the key, and so does a glob naming the link (`cat docs/*`). Reads
+// of other files keep the path as written, so that a symlinked home or project is not
+// taken for another place. A path whose identity cannot be told is left as written: the
+// read of it is what it is judged by, as for any file.
+func (e *Engine) linkedReads(accs []call.Access, r *fileid.Resolver) []call.Access {
+	out := accs
+	add := func(p string, tree bool) {
+		id, err := r.Resolve(p)
+		if err != nil {
+			return
+		}
+		for _, real := range []string{id.Real, id.HardLinkOf} {
+			if real == "" {
+				continue
+			}
+			acc := call.Access{Kind: call.Read, Path: real, Recursive: tree}
+			if e.secrets.touches(acc) || e.shell.Protected(acc) {
+				out = append(slices.Clip(out), acc)
+			}
+		}
+	}
+	for _, acc := range accs {
+		if acc.Kind != call.Read || acc.Link || !filepath.IsAbs(acc.Path) {
+			continue
+		}
+		if !acc.Glob {
+			add(acc.Path, acc.Recursive)
+			continue
+		}
+		for _, m := range acc.Matches {
+			add(m, acc.Recursive)
+		}
+	}
+	return out
 }
 
 // protectedIn returns the protected files a write or delete of a tree or a glob reaches.
