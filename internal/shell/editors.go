@@ -105,6 +105,13 @@ func (a *analyzer) editEffects(cmd *call.Command, v *view, cwd dir) {
 	case "git":
 		a.gitPatch(cmd, v, cwd)
 	case "unzip":
+		if v.flag("p", "c") && len(v.raw) > 1 && !v.raw[0].dynamic {
+			// unzip -p A MEMBER…: prints the members named.
+			if p, ok, _ := a.resolve(v.raw[0].lit, cwd); ok {
+				a.membersRead(cmd, p, v.raw[1:], cwd)
+			}
+			return
+		}
 		if v.flag("l", "t", "v", "Z", "p", "c", "z", "T") {
 			return // lists, tests or prints the archive
 		}

@@ -242,15 +242,15 @@ func writesInto(acc call.Access, dir string) bool {
 
 // lastSegmentGlob splits an absolute glob whose only pattern is its last segment into the
 // directory and that segment as path.Match reads it. Others (src/*/test, a class such as
-// [[:alpha:]], a pattern starting with a dot, whose matches in some shells include . and
-// ..) stay judged by their pattern.
+// [[:alpha:]], a pattern that matches . or .., as .* does in some shells) stay judged by
+// their pattern.
 func lastSegmentGlob(p string) (dir, pat string, ok bool) {
 	i := strings.LastIndexByte(p, '/')
 	if i <= 0 {
 		return "", "", false // the root's entries: judged as the whole system, as before
 	}
 	dir, pat = p[:i], p[i+1:]
-	if glob.HasMeta(dir) || strings.ContainsRune(dir, '\\') || pat == "" || pat[0] == '.' ||
+	if glob.HasMeta(dir) || strings.ContainsRune(dir, '\\') || pat == "" ||
 		strings.Contains(pat, "[:") || strings.Contains(pat, "[=") || strings.Contains(pat, "[.") {
 		return "", "", false
 	}
@@ -258,13 +258,21 @@ func lastSegmentGlob(p string) (dir, pat string, ok bool) {
 	if _, err := path.Match(pat, ""); err != nil {
 		return "", "", false
 	}
+	if pat[0] == '.' {
+		// Only a pattern spelling the leading dot matches a dot name, and only one that
+		// cannot match . or .. is resolved.
+		dot, _ := path.Match(pat, ".")
+		dots, _ := path.Match(pat, "..")
+		if dot || dots {
+			return "", "", false
+		}
+	}
 	return dir, pat, true
 }
 
 // globEntries returns the paths of dir's entries that pat matches, as the shell expands
-// it (names starting with a dot are not matched: lastSegmentGlob takes no pattern
-// spelling the dot), and whether they are known: not when the directory cannot be
-// listed or more than maxGlobMatches match. A directory that does not exist has none.
+// it (a name starting with a dot only for a pattern starting with one), and whether they
+// are known: not when the directory cannot be listed or more than maxGlobMatches match.
 func (a *analyzer) globEntries(dir, pat string) ([]string, bool) {
 	names, ok := a.sh.env.Entries(dir)
 	if !ok {
@@ -272,7 +280,7 @@ func (a *analyzer) globEntries(dir, pat string) ([]string, bool) {
 	}
 	var out []string
 	for _, n := range names {
-		if n == "" || n[0] == '.' {
+		if n == "" || n[0] == '.' && pat[0] != '.' {
 			continue
 		}
 		if m, _ := path.Match(pat, n); m {

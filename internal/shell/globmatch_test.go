@@ -72,10 +72,12 @@ func TestResolveGlobs(t *testing.T) {
 		// Code that runs later, or that another program runs.
 		{"f() { cat *; }; f", "/work/proj/*", unresolved},
 		{"sh -c 'cat *'", "/work/proj/*", unresolved},
-		// Patterns resolved by their pattern: wildcards above the last segment, a leading
-		// dot, a class, too many entries, a directory that cannot be listed.
+		// Patterns judged by their pattern: wildcards above the last segment, one that
+		// matches . or .., a class, too many entries, a directory that cannot be listed.
 		{"cat */a.o", "/work/proj/*/a.o", unresolved},
-		{"cat .e*", "/work/proj/.e*", unresolved},
+		{"cat .e*", "/work/proj/.e*", "/work/proj/.env"},
+		{"rm -rf .*", "/work/proj/.*", unresolved},
+		{"rm -rf .?*", "/work/proj/.?*", unresolved},
 		{"cat src/[[:alpha:]]*", "/work/proj/src/[[:alpha:]]*", unresolved},
 		{"cat /work/big/f*", "/work/big/f*", unresolved},
 		{"cat /work/none/*", "/work/none/*", unresolved},

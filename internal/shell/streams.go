@@ -778,12 +778,15 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 	}
 	create := v.flag("c", "create", "r", "append", "u", "update")
 	extract := v.flag("x", "extract", "get")
+	toStdout := v.flag("O", "to-stdout")
+	archive := "" // the archive's path, when it is a file the line names
 	ops := v.raw
 	if len(ops) > 0 && !create && !extract && !strings.HasPrefix(v.args[0].lit, "-") {
 		// Old-style bundle as the first word: tar czf out.tgz dir.
 		b := ops[0].lit
 		create = strings.ContainsAny(b, "cru")
 		extract = strings.Contains(b, "x")
+		toStdout = toStdout || strings.Contains(b, "O")
 		ops = ops[1:]
 		if strings.Contains(b, "f") && len(ops) > 0 {
 			if p, ok, _ := a.resolve(ops[0].lit, cwd); ok && ops[0].lit != "-" {
@@ -792,6 +795,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 					kind = call.Write
 				}
 				cmd.Accesses = append(cmd.Accesses, call.Access{Kind: kind, Path: p})
+				archive = p
 			}
 			ops = ops[1:]
 		}
@@ -806,6 +810,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 				kind = call.Write
 			}
 			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: kind, Path: p})
+			archive = p
 		}
 	}
 	switch {
@@ -822,10 +827,32 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 				a.addAccess(&cmd.Accesses, call.Delete, o, true, target)
 			}
 		}
+	case extract && toStdout:
+		a.membersRead(cmd, archive, ops, target)
 	case extract:
 		if target.path != "" {
 			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: target.path, Recursive: true})
 		}
+	}
+}
+
+// membersRead records the members an extractor prints by name (tar xOf A ./.env, unzip
+// -p A .env): each is read as the file it was, named by its path inside the archive,
+// which is taken as a directory holding it (A/.env), or, for an archive read from the
+// standard input, the directory it is extracted from (tar czf - . | tar xzOf - ./.env).
+// A file that holds credentials is one by its name wherever it is kept.
+func (a *analyzer) membersRead(cmd *call.Command, archive string, members []arg, from dir) {
+	base := dir{path: archive, known: archive != ""}
+	if !base.known {
+		base = from
+	}
+	for _, m := range members {
+		if m.dynamic || m.lit == "" || strings.HasPrefix(m.lit, "-") {
+			continue
+		}
+		m.lit = strings.TrimLeft(m.lit, "/")
+		m.pat = strings.TrimLeft(m.pat, "/")
+		cmd.Opaque = a.addAccess(&cmd.Accesses, call.Read, m, false, base) || cmd.Opaque
 	}
 }
 
