@@ -631,6 +631,141 @@ func commandLine(cmd, args any) string {
 	return line
 }
 
+// vscodeLaunchCode finds what a workspace's debug configurations (.vscode/launch.json)
+// run when the user starts one (F5): the runtime given (runtimeExecutable with
+// runtimeArgs, before the program and its args), the program a Node or Python
+// configuration runs, and the command of a pipe transport (cppdbg's pipeProgram). Each
+// is a program and its words, not a shell line. VS Code's variables are read as what
+// they name: ${workspaceFolder} the project, ${file} and its kin a file of the project,
+// ${env:NAME} the variable's value; any other (${input:…}, ${command:…}) is a value
+// known only when the configuration starts.
+func vscodeLaunchCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		x.opaque(x.kind, "text that is not JSON moat can read")
+		return
+	}
+	configs, _ := doc["configurations"].([]any)
+	for i, c := range configs {
+		m, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _ := m["name"].(string)
+		where := fmt.Sprintf("configurations[%d] %q", i, name)
+		typ, _ := m["type"].(string)
+		for _, os := range []map[string]any{m, sub(m, "linux"), sub(m, "osx"), sub(m, "windows")} {
+			if os == nil {
+				continue
+			}
+			if words := launchWords(typ, os); len(words) > 0 {
+				x.shell(where, vscodeLine(words))
+			}
+			if pt := sub(os, "pipeTransport"); pt != nil {
+				if prog, ok := pt["pipeProgram"].(string); ok && prog != "" {
+					x.shell(where+" pipeTransport", vscodeLine(append([]string{prog}, stringsOf(pt["pipeArgs"])...)))
+				}
+			}
+		}
+	}
+}
+
+// launchWords are the words of the command a debug configuration starts: its runtime and
+// the program the runtime runs, with their arguments.
+func launchWords(typ string, m map[string]any) []string {
+	var words []string
+	if rt, ok := m["runtimeExecutable"].(string); ok && rt != "" {
+		words = append([]string{rt}, stringsOf(m["runtimeArgs"])...)
+	}
+	program, _ := m["program"].(string)
+	module, _ := m["module"].(string)
+	switch {
+	case len(words) > 0:
+	case program == "" && module == "":
+		return nil
+	case typ == "node" || typ == "pwa-node":
+		words = []string{"node"}
+	case typ == "python" || typ == "debugpy":
+		words = []string{"python3"}
+	default:
+		return nil // a debugger's program: the project's build output (cppdbg, go, lldb)
+	}
+	switch {
+	case module != "":
+		words = append(words, "-m", module)
+	case program != "":
+		words = append(words, program)
+	}
+	return append(words, stringsOf(m["args"])...)
+}
+
+// stringsOf returns the strings of a JSON array.
+func stringsOf(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// vscodeLine quotes words for the shell, with VS Code's variables replaced (see
+// vscodeLaunchCode): an environment variable stays one the shell expands, inside double
+// quotes; every other character is literal.
+func vscodeLine(words []string) string {
+	quoted := make([]string, len(words))
+	for k, w := range words {
+		var b strings.Builder
+		b.WriteByte('"')
+		for w != "" {
+			i := strings.Index(w, "${")
+			j := -1
+			if i >= 0 {
+				j = strings.IndexByte(w[i:], '}')
+			}
+			if i < 0 || j < 0 {
+				b.WriteString(doubleQuoted(w))
+				break
+			}
+			b.WriteString(doubleQuoted(w[:i]))
+			name := w[i+2 : i+j]
+			switch {
+			case name == "workspaceFolder" || name == "workspaceRoot" || name == "cwd":
+				b.WriteString(".")
+			case name == "workspaceFolderBasename":
+				b.WriteString("project")
+			case name == "pathSeparator" || name == "/":
+				b.WriteString("/")
+			case strings.HasPrefix(name, "file") || strings.HasPrefix(name, "relativeFile") || name == "selectedText" || name == "lineNumber":
+				b.WriteString("vscode-current-file")
+			case strings.HasPrefix(name, "env:"):
+				b.WriteString("${" + shellName(name[len("env:"):]) + "}")
+			default:
+				// Known when the configuration starts: a value of the shell's choosing.
+				b.WriteString("${VSCODE_VALUE}")
+			}
+			w = w[i+j+1:]
+		}
+		b.WriteByte('"')
+		quoted[k] = b.String()
+	}
+	return strings.Join(quoted, " ")
+}
+
+// doubleQuoted escapes the characters a shell's double quotes do not keep literal.
+func doubleQuoted(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte("\\\"$`", s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 // vscodeTerminalPrefixes are the settings of VS Code whose values it runs when a terminal
 // or a task starts: the environment it gives them, the shell and its arguments.
 var vscodeTerminalPrefixes = []string{"terminal.integrated.env.", "terminal.integrated.profiles.", "terminal.integrated.shell.", "terminal.integrated.shellArgs.", "terminal.integrated.automationProfile.", "terminal.integrated.automationShell."}

@@ -131,6 +131,9 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Replit configuration", extract: replitCode}, []string{".replit"}},
 		{File{Kind: "Nx project configuration", extract: commandsUnder("command", "commands")}, []string{"project.json"}},
 		{File{Kind: "Cargo build script", extract: rustBuildCode}, []string{"build.rs", "*/build.rs"}},
+		// Cargo.toml is edited constantly and rarely names code: Marked, so that a copy or
+		// an edit moat cannot read plants nothing.
+		{File{Kind: "Cargo manifest", Marked: true, extract: cargoManifestCode}, []string{"Cargo.toml"}},
 		{File{Kind: "Yarn configuration", extract: yarnrcCode}, []string{".yarnrc.yml"}},
 		{File{Kind: "Gradle build script", extract: jvmBuildCode}, []string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "*.gradle", "*.gradle.kts", "buildSrc/src/main/*/*", "~/.gradle/init.gradle", "~/.gradle/init.gradle.kts", "~/.gradle/init.d/*"}},
 		{File{Kind: "sbt build definition", extract: jvmBuildCode}, []string{"build.sbt", "project/*.sbt", "project/*.scala"}},
@@ -182,6 +185,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Jenkinsfile", Elsewhere: true, extract: jenkinsCode, runsIn: inRepo}, []string{"Jenkinsfile", "Jenkinsfile.*", "*.jenkinsfile", "*.Jenkinsfile"}},
 		{File{Kind: "Gitpod configuration", extract: ciCode("init", "before", "command")}, []string{".gitpod.yml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
+		{File{Kind: "VS Code debug configurations", extract: vscodeLaunchCode, runsIn: inRepo}, []string{".vscode/launch.json"}},
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
 		// Claude Code's slash commands run their !`CMD` spans when used; the scripts in

@@ -98,6 +98,15 @@ func TestExtract(t *testing.T) {
 		{"workflow python step", ".github/workflows/x.yml", "jobs:\n  a:\n    steps:\n      - run: print(1)\n        shell: python\n", []string{"print(1)"}},
 		{"gitlab scripts", ".gitlab-ci.yml", "before_script: [a]\nj:\n  script:\n    - b\n", []string{"a", "b"}},
 		{"vscode task", ".vscode/tasks.json", `{"tasks":[{"label":"l","command":"go","args":["build","a b"]}]}`, []string{"go build 'a b'"}},
+		{"cargo build script elsewhere", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"tools/gen.rs\" # generated\n[dependencies]\nbuild = \"1\"\n", []string{"opaque"}},
+		{"cargo default build script", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"build.rs\"\n", nil},
+		{"cargo manifest", "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nserde = { version = \"1\" }\n", nil},
+		{"vscode launch runtime", ".vscode/launch.json", `{"configurations":[{"type":"node","name":"n","runtimeExecutable":"npm","runtimeArgs":["run-script","debug"]}]}`, []string{`"npm" "run-script" "debug"`}},
+		{"vscode launch program", ".vscode/launch.json", `{"configurations":[{"type":"node","name":"n","program":"${workspaceFolder}/src/index.js","args":["--port","${env:PORT}"]}]}`, []string{`"node" "./src/index.js" "--port" "${PORT}"`}},
+		{"vscode launch python module", ".vscode/launch.json", `{"configurations":[{"type":"debugpy","name":"m","module":"pytest","args":["${file}"]}]}`, []string{`"python3" "-m" "pytest" "vscode-current-file"`}},
+		{"vscode launch pipe transport", ".vscode/launch.json", `{"configurations":[{"type":"cppdbg","name":"c","program":"a.out","pipeTransport":{"pipeProgram":"ssh","pipeArgs":["host"]}}]}`, []string{`"ssh" "host"`}},
+		{"vscode launch input", ".vscode/launch.json", `{"configurations":[{"type":"node","name":"n","runtimeExecutable":"${input:rt}","program":"a$b.js"}]}`, []string{`"${VSCODE_VALUE}" "a\$b.js"`}},
+		{"vscode launch debugger program", ".vscode/launch.json", `{"configurations":[{"type":"go","name":"g","program":"${fileDirname}"}]}`, nil},
 		{"vscode terminal env", ".vscode/settings.json", `{"terminal.integrated.env.linux":{"BASH_ENV":"/tmp/x"}}`, []string{"BASH_ENV=/tmp/x bash -i"}},
 		{"pre-commit entry", ".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n  - id: a\n    entry: ruff\n    args: [--fix]\n    language: system\n  - id: b\n    entry: 'TODO'\n    language: pygrep\n", []string{"ruff --fix"}},
 		{"mise tasks and hooks", "mise.toml", "[tools]\nnode = \"20\"\n[tasks.build]\nrun = \"npm run build\"\n[tasks]\ntest = \"npm test\"\n[hooks]\nenter = [\"echo hi\"]\n", []string{"npm run build", "npm test", "echo hi"}},
@@ -261,6 +270,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
 	f.Add(".bazelrc", "build --run_under=\\\n--workspace_status_command \"a\\\"b\" # c\n")
+	f.Add(".vscode/launch.json", `{"configurations":[{"type":"node","runtimeExecutable":"${env:A-B}","program":"${x","args":["${file}$\\\"","${input:y}"],"linux":{"pipeTransport":{"pipeProgram":"p","pipeArgs":[1]}}}]}`)
 	f.Add(".hg/hgrc", "[hooks]\nx =\n y\n[alias]\na = !\n")
 	f.Add("~/.gdbinit", "python\nx\n!\nshell\nplatform shell\n")
 	f.Add(".Rprofile", "system('a\\\n#x\nf(\"")

@@ -12,6 +12,36 @@ import (
 // command line; a program or a word computed at run time, or a command built across
 // statements, is opaque.
 
+// cargoManifestCode: a package's build script at another path than build.rs (package.build
+// = "PATH" in Cargo.toml) is Rust code Cargo runs before each build that moat reads only
+// under the name build.rs, so the setting is opaque. The manifest is read line by line,
+// [package]'s build key and a dotted package.build, so that an edit's fragment or a
+// manifest with a mistake is no question.
+func cargoManifestCode(text string, x *extraction) {
+	table := ""
+	for line := range strings.Lines(text) {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			table = strings.TrimSpace(strings.Trim(l, "[] \t"))
+			continue
+		}
+		key, val, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		key = strings.TrimSpace(key)
+		if !(table == "package" && key == "build" || table == "" && key == "package.build") {
+			continue
+		}
+		val, _, _ = strings.Cut(val, "#") // a comment after the value
+		switch path := strings.Trim(strings.TrimSpace(val), `"'`); path {
+		case "false", "true", "build.rs", "./build.rs":
+		default:
+			x.opaque("package.build", "Cargo runs "+path+" as the package's build script before each build: Rust code moat reads only in build.rs")
+		}
+	}
+}
+
 // rustBuildCode finds the processes a Cargo build script starts.
 func rustBuildCode(text string, x *extraction) {
 	next := rustProcesses{text: text}
