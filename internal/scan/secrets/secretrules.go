@@ -406,7 +406,26 @@ func urlPassword(c Candidate) bool {
 		return false
 	}
 	port, _, hasPath := strings.Cut(c.Value, "/")
-	return !(hasPath && port != "" && isNumber(port))
+	if hasPath && port != "" && isNumber(port) {
+		return false
+	}
+	// A word for a password of a database on this machine (postgres://app:testpass@
+	// localhost) is a test fixture's; a random one there may be a tunnel's to a real one.
+	return !loopbackHost(strings.TrimPrefix(c.After, "@")) || randomLooking(c.Value, 3.5)
+}
+
+// loopbackHost reports whether the authority a URL's text starts with names this machine.
+func loopbackHost(s string) bool {
+	host := s
+	if i := strings.IndexAny(host, ":/?#"); i >= 0 && !strings.HasPrefix(host, "[") {
+		host = host[:i]
+	} else if strings.HasPrefix(host, "[") {
+		if j := strings.IndexByte(host, ']'); j >= 0 {
+			host = host[1:j]
+		}
+	}
+	host = strings.ToLower(host)
+	return host == "localhost" || host == "::1" || host == "0.0.0.0" || strings.HasPrefix(host, "127.") || strings.HasSuffix(host, ".localhost")
 }
 
 // netrcPassword decides on the password of a .netrc entry.
@@ -643,11 +662,32 @@ func genericKeyValue(c Candidate) bool {
 	if len(parts) == 0 || parts[len(parts)-1] != "key" {
 		return false // keyboard, monkey, key_id
 	}
-	if notSecretName(c.Name, keyNameStops) || !literalValue(c) || holdsPairs(v) || isUUID(v) || isHex(v) {
+	if notSecretName(c.Name, keyNameStops) || !literalValue(c) || holdsPairs(v) || isUUID(v) || isHex(v) || labelLike(v) {
 		return false
 	}
 	lower, upper, digit, _ := charClasses(v)
 	return (lower || upper) && digit
+}
+
+// labelLike reports whether a value is a label made of short parts, several of them
+// words (a CI cache key: Ubuntu__Focal_AndroidNDK_r22b_arm64-v8a.v2): at least three parts
+// between separators, none longer than 12 bytes, two of them words of three letters or
+// more. A key's random text has long runs between separators, if it has separators.
+func labelLike(v string) bool {
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	if len(parts) < 3 {
+		return false
+	}
+	words := 0
+	for _, p := range parts {
+		if len(p) > 12 {
+			return false
+		}
+		if len(p) >= 3 && wordsOnly(p) {
+			words++
+		}
+	}
+	return words >= 2
 }
 
 // envAssignmentLine reports whether a line assigns a long value to a variable in the

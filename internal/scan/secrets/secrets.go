@@ -52,6 +52,9 @@ type Candidate struct {
 	// it (0 at the end of the text): together they tell a literal from a reference in code.
 	Quoted bool
 	Next   byte
+	// After is the text that follows the value on its line, at most 64 bytes of it: the
+	// host a URL's password is for.
+	After string
 }
 
 // Secret is one secret found in a text.
@@ -271,7 +274,7 @@ func (r compiledRule) matchAt(s string, ws []textmatch.Span, found []Secret) []S
 		}
 		a, b := group(m, r.secretGroups, m[0], m[1])
 		valueLo, valueHi = w.Lo+a, w.Lo+b
-		found = r.keep(text, w.Lo, m, found)
+		found = r.keep(s, w.Lo, m, found)
 	}
 	return found
 }
@@ -280,14 +283,15 @@ func (r compiledRule) matchAt(s string, ws []textmatch.Span, found []Secret) []S
 func (r compiledRule) match(s string, w textmatch.Span, found []Secret) []Secret {
 	text := s[w.Lo:w.Hi]
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-		found = r.keep(text, w.Lo, m, found)
+		found = r.keep(s, w.Lo, m, found)
 	}
 	return found
 }
 
-// keep appends to found the secret of match m in text (which starts at byte off of the
-// scanned string), if the rule accepts it.
-func (r compiledRule) keep(text string, off int, m []int, found []Secret) []Secret {
+// keep appends to found the secret of match m in the window of s starting at byte off, if
+// the rule accepts it.
+func (r compiledRule) keep(s string, off int, m []int, found []Secret) []Secret {
+	text := s[off:]
 	a, b := group(m, r.secretGroups, m[0], m[1])
 	if a >= b {
 		return found
@@ -295,17 +299,43 @@ func (r compiledRule) keep(text string, off int, m []int, found []Secret) []Secr
 	c := Candidate{Value: text[a:b]}
 	if na, nb := group(m, r.nameGroups, -1, -1); na >= 0 {
 		c.Name = text[na:nb]
+		if !nestedUnder(s, off+na, off+a) {
+			return found
+		}
 	}
 	if a > 0 {
 		c.Quoted = strings.IndexByte("\"'`", text[a-1]) >= 0
 	}
 	if b < len(text) {
 		c.Next = text[b]
+		after := text[b:min(len(text), b+64)]
+		if nl := strings.IndexByte(after, '\n'); nl >= 0 {
+			after = after[:nl]
+		}
+		c.After = after
 	}
 	if !r.accept(c) {
 		return found
 	}
 	return append(found, Secret{RuleID: r.ID, Start: off + a, End: off + b})
+}
+
+// nestedUnder reports whether a value starting at byte value of s belongs to the key
+// starting at byte name: on the key's line, or on a later line indented further than the
+// key (YAML's nesting: `password:` then `  value: …`). A line indented no further is the
+// key's sibling (`password:` left empty, then `username: admin`), not its value.
+func nestedUnder(s string, name, value int) bool {
+	nl := strings.LastIndexByte(s[name:value], '\n')
+	if nl < 0 {
+		return true
+	}
+	col := name - (strings.LastIndexByte(s[:name], '\n') + 1)
+	line := name + nl + 1
+	indent := 0
+	for line+indent < len(s) && (s[line+indent] == ' ' || s[line+indent] == '\t') {
+		indent++
+	}
+	return indent > col
 }
 
 // group returns the span of the first participating group of groups in the match m, or
