@@ -690,9 +690,10 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		a.opaque(at, why)
 	}
 	c := &a.cmds[at]
-	if len(res.Opaque) == 0 && lang != oneliner.Awk && !hasFinding(c.Findings, findOpaque) {
+	if len(res.Opaque) == 0 && lang != oneliner.Awk && !hasFinding(c.Findings, findOpaque) && !c.Dynamic {
 		// The code was read to its end and nothing in it is computed at run time: its
-		// accesses are all it touches, as for a program of the tables (rm -rf build).
+		// accesses are all it touches, as for a program of the tables (rm -rf build). A
+		// program known only at run time (PERL5DB=… $X) may be any program still.
 		c.Opaque = false
 	}
 	for _, f := range res.Findings {
