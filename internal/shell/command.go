@@ -331,15 +331,17 @@ func (a *analyzer) emitNull(redirs []*syntax.Redirect, alone bool) {
 	a.emit(cmd, m)
 }
 
-// variableTarget judges a redirection that writes to a file named by variables moat does
-// not know (echo $(VERSION) > $(BUILD_DIR)/version.txt in a Makefile, … >> "$LOG"): the
-// user's environment names it, as it names tee "$LOG"'s or cp x "$DIR"'s, which are
-// opaque, not writes to every file. What the literal end of the name says is judged at
-// its worst places, the working directory and the home directory and its .config
-// (> "$X/.ssh/authorized_keys" writes ~/.ssh/authorized_keys; > "$X/moat.yaml" may be
-// moat's policy). A target computed by a command (> "$(cat /tmp/p)") is not this: it
-// reports false, and the write is judged as one anywhere.
-func (a *analyzer) variableTarget(cmd *call.Command, dst *[]call.Access, w *syntax.Word, cwd dir) bool {
+// variableTarget judges a redirection that writes to or reads from a file named by
+// variables moat does not know (echo $(VERSION) > $(BUILD_DIR)/version.txt in a Makefile,
+// … >> "$LOG", sort < "$INPUT"): the user's environment names it, as it names tee
+// "$LOG"'s, cp x "$DIR"'s or cat "$INPUT"'s, which are opaque, not accesses of every
+// file. What the literal end of the name says is judged at its worst places, the working
+// directory and the home directory and its .config (> "$X/.ssh/authorized_keys" writes
+// ~/.ssh/authorized_keys; > "$X/moat.yaml" may be moat's policy), and so is a directory
+// holding secrets or moat's files that the name starts with (< ~/.ssh/$K). A target
+// computed by a command (> "$(cat /tmp/p)") is not this: it reports false, and the
+// access is judged as one anywhere.
+func (a *analyzer) variableTarget(cmd *call.Command, dst *[]call.Access, kind call.AccessKind, w *syntax.Word, cwd dir) bool {
 	if w == nil {
 		return false
 	}
@@ -392,7 +394,13 @@ func (a *analyzer) variableTarget(cmd *call.Command, dst *[]call.Access, w *synt
 	}
 	cmd.Opaque = true
 	if !strings.HasPrefix(suffix, "/") || strings.Trim(suffix, "/") == "" || strings.ContainsAny(suffix, "*?[") {
-		return true // no file name moat can place: the variable names the file
+		// No file name moat can place: the variable names the file, unless the line
+		// spells the directory it is in, and that directory holds secrets or moat's files
+		// (> ~/.ssh/$K).
+		if place := a.placeOfDynamic(w, cwd); place != "" && a.heldPlace(place) {
+			*dst = append(*dst, call.Access{Kind: kind, Path: place, Recursive: true, Redirect: true})
+		}
+		return true
 	}
 	bases := []string{}
 	if cwd.known {
@@ -403,7 +411,7 @@ func (a *analyzer) variableTarget(cmd *call.Command, dst *[]call.Access, w *synt
 	}
 	first := len(*dst)
 	for _, b := range bases {
-		*dst = append(*dst, call.Access{Kind: call.Write, Path: path.Clean(b + suffix)})
+		*dst = append(*dst, call.Access{Kind: kind, Path: path.Clean(b + suffix)})
 	}
 	for i := first; i < len(*dst); i++ {
 		(*dst)[i].Redirect = true
@@ -1199,7 +1207,7 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 				if a.sh.elsewhere > 0 {
 					continue // on a CI runner: one of its files (echo … >> $GITHUB_ENV)
 				}
-				if k.kind == call.Write && unknown && a.variableTarget(cmd, dst, r.Word, cwd) {
+				if unknown && a.variableTarget(cmd, dst, k.kind, r.Word, cwd) {
 					continue
 				}
 				*dst = append(*dst, call.Access{Kind: k.kind, Path: "/", Recursive: true})
@@ -1259,6 +1267,11 @@ func isDescriptor(s string) bool {
 // resolved exactly (a dynamic word, or a relative path with the cwd unknown).
 func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, rec bool, cwd dir) bool {
 	if o.dynamic {
+		// The value names the file, but a directory the word spells before it that holds
+		// secrets or moat's files is where the file is (cat ~/.ssh/$KEY).
+		if place := a.placeOfDynamic(o.word, cwd); place != "" && a.heldPlace(place) {
+			*dst = append(*dst, call.Access{Kind: kind, Path: place, Recursive: true})
+		}
 		return true
 	}
 	p := o.lit

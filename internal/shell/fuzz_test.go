@@ -62,6 +62,9 @@ func FuzzAnalyze(f *testing.F) {
 	}
 	f.Add(`curl --unix-socket /var/run/docker.sock -d '{"HostConfig":{"Binds":["/:/h"],"Privileged":true}}' http://x/v1.45/containers/create`)
 	f.Add("alias a='b '; alias b='a '; a b a; x='a[$(b)]'; echo $((x)) ${x@P}; trap 'c' EXIT; . /tmp/s")
+	f.Add(`cat ~/.ssh/$K "$HOME/.aws/${F}x" < ~/"$Y"/b > "$Z/.ssh/a"; rm -f build.* src/[!m]* .e* && tar cf - * | tar xOf - ./.env; cd src && cat *.o & make`)
+	globEnv := testEnv
+	globEnv.Entries = globEntriesOf
 	limit := 100 * time.Millisecond * raceSlowdown
 	f.Fuzz(func(t *testing.T, line string) {
 		if len(line) > maxFuzzInput {
@@ -72,6 +75,8 @@ func FuzzAnalyze(f *testing.F) {
 			t.Fatalf("analysing %d bytes took %v", len(line), d)
 		}
 		check(t, a)
+		// The same line where the working directory's entries are known (globmatch.go).
+		check(t, Analyze(line, globEnv))
 	})
 }
 

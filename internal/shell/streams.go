@@ -819,8 +819,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 		removes := v.flag("remove-files")
 		for _, o := range ops {
 			if o.dynamic {
-				cmd.Opaque = true
-				continue
+				cmd.Opaque = true // a directory holding secrets that it names is still read
 			}
 			a.addAccess(&cmd.Accesses, call.Read, o, true, target)
 			if removes {
