@@ -48,16 +48,23 @@ func newPolicyKeygenCmd(a *app) *cobra.Command {
 		Use:   "keygen [--out DIR] [--name NAME]",
 		Short: "Write a new key pair for signing policies",
 		Long: `Keygen writes a new Ed25519 key pair: NAME.moat-key, the private key (mode 0600),
-and NAME.moat-pub, the public key, into the current directory or DIR (created, mode
-0700, if missing). It never replaces a key: when either file exists, it writes nothing.
+and NAME.moat-pub, the public key, into DIR, or by default into the keys directory of
+moat's configuration (~/.config/moat/keys), which agents cannot read or change; the
+directory is created, mode 0700, if missing. It never replaces a key: when either file
+exists, it writes nothing.
 
-Keep the private key out of every project an agent works in. Pin the public key on
-each machine by copying it as managed.pub into moat's managed directory (/etc/moat on
-Linux, /Library/Application Support/moat on macOS, %ProgramData%\moat on Windows).`,
+Keep the private key out of every project an agent works in: a copy of the project
+(an archive, a commit, a push) copies the key. Pin the public key on each machine by
+copying it as managed.pub into moat's managed directory (/etc/moat on Linux,
+/Library/Application Support/moat on macOS, %ProgramData%\moat on Windows).
+
+Examples:
+  moat policy keygen                       # ~/.config/moat/keys/moat-policy.moat-key and .moat-pub
+  moat policy keygen --name team --out /secure/keys`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.policyKeygen(out, name) },
 	}
-	cmd.Flags().StringVar(&out, "out", "", "directory to write the key pair in, created if missing (default: the current directory)")
+	cmd.Flags().StringVar(&out, "out", "", "directory to write the key pair in, created if missing (default: moat's keys directory, ~/.config/moat/keys)")
 	cmd.Flags().StringVar(&name, "name", defaultKeyName, "name of the key files, before .moat-key and .moat-pub")
 	return cmd
 }
@@ -67,13 +74,19 @@ func (a *app) policyKeygen(out, name string) error {
 	if err != nil {
 		return err
 	}
-	dir := cwd
+	var dir string
 	if out != "" {
 		dir = absFrom(cwd, out)
-		// A directory made for keys is its owner's alone.
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("creating the key directory: %w", err)
+	} else {
+		d, err := a.dirs()
+		if err != nil {
+			return err
 		}
+		dir = d.Keys()
+	}
+	// A directory made for keys is its owner's alone.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating the key directory: %w", err)
 	}
 	priv, pub, err := policysign.GenerateKey(rand.Reader)
 	if err != nil {

@@ -37,6 +37,15 @@ func TestPolicyKeygen(t *testing.T) {
 	if code := Main([]string{"policy", "keygen"}, env); code != 0 {
 		t.Fatalf("keygen: exit %d: %s", code, errOut)
 	}
+	// By default the pair goes into moat's configuration, outside the project.
+	keys := filepath.Join(filepath.Dir(wd), ".config", "moat", "keys")
+	if fi, err := os.Stat(keys); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the keys directory: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "moat-policy.moat-key")); err == nil {
+		t.Fatal("keygen wrote the private key into the working directory")
+	}
+	wd = keys
 	priv, err := policysign.ReadPrivate(filepath.Join(wd, "moat-policy.moat-key"))
 	if err != nil {
 		t.Fatal(err)
@@ -72,15 +81,16 @@ func TestPolicyKeygen(t *testing.T) {
 	if code := Main([]string{"policy", "keygen", "--name", "team", "--out", "sub/keys"}, env); code != 0 {
 		t.Fatalf("keygen --out: exit %d: %s", code, errOut)
 	}
-	if _, err := policysign.ReadPrivate(filepath.Join(wd, "sub", "keys", "team.moat-key")); err != nil {
+	cwd, _ := env.Getwd()
+	if _, err := policysign.ReadPrivate(filepath.Join(cwd, "sub", "keys", "team.moat-key")); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// keyPair writes a key pair named name into dir with moat policy keygen.
+// keyPair writes a key pair named name into the working directory with moat policy keygen.
 func keyPair(t *testing.T, env Env, name string) {
 	t.Helper()
-	if code := Main([]string{"policy", "keygen", "--name", name}, env); code != 0 {
+	if code := Main([]string{"policy", "keygen", "--name", name, "--out", "."}, env); code != 0 {
 		t.Fatalf("keygen %s: exit %d", name, code)
 	}
 }

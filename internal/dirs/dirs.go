@@ -65,6 +65,10 @@ func (d Dirs) PackDirs() []string {
 // bundle), which decides as the managed layer when fleet.yaml configures `policy:`.
 func (d Dirs) FleetBundle() string { return filepath.Join(d.State, "fleet", "bundle.yaml") }
 
+// Keys is where moat policy keygen writes a key pair by default: in moat's configuration,
+// which self-protection keeps agents out of, and outside every project.
+func (d Dirs) Keys() string { return filepath.Join(d.Config, "keys") }
+
 // UserPolicy is the path of the user's own policy file.
 func (d Dirs) UserPolicy() string { return filepath.Join(d.Config, "moat.yaml") }
 
