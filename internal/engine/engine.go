@@ -105,7 +105,7 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 		files = fileid.OS{}
 	}
 	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions, self: selfguard.New(opts.Self), files: files, guarded: guarded}
-	e.shell = shell.Env{Home: opts.Host.Home, Temp: opts.Host.Temp, Sensitive: secrets.touches, SecretsWithin: secrets.within, Protected: anyTouches(protected), Wrappers: shellWrappers(p)}
+	e.shell = shell.Env{Home: opts.Host.Home, Temp: opts.Host.Temp, Sensitive: secrets.touches, SecretsWithin: secrets.within, Protected: anyTouches(protected), Wrappers: shellWrappers(p), RealPath: e.realPath}
 	if len(opts.Host.Temp) > 0 {
 		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which
 		// is also a temporary directory, so reading it as the first one is right either way.

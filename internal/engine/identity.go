@@ -116,6 +116,17 @@ func withIdentities(accs []call.Access, r *fileid.Resolver) (out []call.Access, 
 	return out, unknown
 }
 
+// realPath is the path p names through the symbolic links on its way (shell.Env.RealPath),
+// and whether it differs from p. A path whose links cannot be followed is taken as
+// written: what it is judged by then, as for any file.
+func (e *Engine) realPath(p string) (string, bool) {
+	id, err := fileid.NewResolver(e.files, func(string) []string { return nil }).Resolve(p)
+	if err != nil || id.Real == "" {
+		return p, false
+	}
+	return id.Real, true
+}
+
 // linkedReads adds, for each read of a path that is another name of a file that holds
 // credentials or that self-protection guards, the read of that file: `cat notes` where
 // notes is a symbolic link to ~/.ssh/id_rsa (a repository can carry one, or an earlier

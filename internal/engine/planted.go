@@ -32,7 +32,13 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 	}
 	p := e.resolvePath(raw, c.Cwd)
 	if _, ok := planted.Lookup(p, e.host.Home); !ok {
-		return nil
+		// A link to such a file (notes.txt → ~/.bashrc) is written through: the code
+		// lands in the file it leads to.
+		real, linked := e.realPath(p)
+		if _, ok := planted.Lookup(real, e.host.Home); !linked || !ok {
+			return nil
+		}
+		p = real
 	}
 	before, readable := readSmall(p)
 	text := plantedText(c, before, readable)

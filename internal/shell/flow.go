@@ -722,7 +722,7 @@ func (a *analyzer) writtenCode(n int) (map[string]fileText, []string) {
 			var t fileText
 			appended := false
 			switch {
-			case acc.Redirect && acc.Path == m.stdoutFile:
+			case acc.Redirect && (acc.Path == m.stdoutFile || a.linksTo(m.stdoutFile, acc.Path)):
 				if out := a.outOfProduced(i); out.known {
 					t = fileText{text: out.text, known: true}
 				}

@@ -672,6 +672,7 @@ func oneOf(alts, w string) bool {
 
 // pathFindings adds the findings that the command's accesses are evidence of.
 func (a *analyzer) pathFindings(cmd *call.Command) {
+	a.writesThroughLinks(cmd)
 	home, _ := a.st.get("HOME")
 	h := ""
 	if home.known {

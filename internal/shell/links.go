@@ -346,3 +346,40 @@ func keepsText(prog string) bool {
 	}
 	return false
 }
+
+// writesThroughLinks adds, for each file a command writes that is a symbolic link on this
+// machine (or lies below one), the write of the file the link leads to (Env.RealPath):
+// `echo … >> notes` where notes is a link to ~/.bashrc appends to ~/.bashrc, and is judged
+// so, its findings and the code it plants included. Deletes are left as written: rm
+// removes a link, not what it leads to.
+func (a *analyzer) writesThroughLinks(cmd *call.Command) {
+	real := a.sh.env.RealPath
+	if real == nil {
+		return
+	}
+	n := len(cmd.Accesses)
+	for i := 0; i < n; i++ {
+		acc := cmd.Accesses[i]
+		if acc.Kind != call.Write || acc.Glob || acc.Link || acc.Path == "/" || !path.IsAbs(acc.Path) {
+			continue
+		}
+		p, ok := real(acc.Path)
+		if !ok || p == acc.Path {
+			continue
+		}
+		linked := acc
+		linked.Path = p
+		if !hasAccess(cmd.Accesses, linked) {
+			cmd.Accesses = append(cmd.Accesses, linked)
+		}
+	}
+}
+
+// linksTo reports whether the path p is a link to real on this machine (Env.RealPath).
+func (a *analyzer) linksTo(p, real string) bool {
+	if a.sh.env.RealPath == nil || p == "" {
+		return false
+	}
+	r, ok := a.sh.env.RealPath(p)
+	return ok && r == real
+}

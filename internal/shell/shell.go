@@ -122,6 +122,11 @@ type Env struct {
 	// it (an agent's edit of a file on disk): code a file already carried is not planted
 	// again by writing it back (internal/planted).
 	Before map[string]string
+	// RealPath returns the path p names on this machine through symbolic links (p's own,
+	// or a directory's above it, dangling ones included), and whether that differs from p:
+	// a write to a link to ~/.bashrc writes ~/.bashrc. nil means paths are taken as
+	// written.
+	RealPath func(p string) (string, bool)
 	// Entries lists the names in the directory dir as the disk shows them now, or reports
 	// false when it cannot be read or holds too many entries to list. With it, the globs
 	// of a line that runs now are resolved to the entries they name (globmatch.go); nil
