@@ -81,10 +81,16 @@ func TestWritesThroughLinks(t *testing.T) {
 			}
 		})
 	}
-	t.Run("Write tool", func(t *testing.T) {
-		c := toolCall(t, "Write", map[string]any{"file_path": filepath.Join(project, "docs", "notes.sh"), "content": download + "\n"}, project)
-		if d := e.Evaluate(context.Background(), c); d.Verdict != call.Deny {
-			t.Fatalf("Write of a download into a link to ~/.bashrc: %s by %s", d.Verdict, d.Rule)
-		}
-	})
+	for _, tool := range []string{"Write", "mcp__filesystem__write_file"} {
+		t.Run(tool, func(t *testing.T) {
+			args := map[string]any{"file_path": filepath.Join(project, "docs", "notes.sh"), "content": download + "\n"}
+			if tool != "Write" {
+				args = map[string]any{"path": filepath.Join(project, "docs", "notes.sh"), "content": download + "\n"}
+			}
+			c := toolCall(t, tool, args, project)
+			if d := e.Evaluate(context.Background(), c); d.Verdict != call.Deny {
+				t.Fatalf("%s of a download into a link to ~/.bashrc: %s by %s", tool, d.Verdict, d.Rule)
+			}
+		})
+	}
 }

@@ -144,14 +144,17 @@ func (e *Engine) mcpPlantedUnits(c *call.Call, base policy.Subject, accesses []c
 	for _, w := range append(mcpWrites(c), patches.writes()...) {
 		local := e.resolvePath(w.path, c.Cwd)
 		remote := !slices.ContainsFunc(accesses, func(a call.Access) bool { return a.Kind == call.Write && a.Path == local })
-		p := local
+		p, ok := local, false
 		if remote {
 			// The server's repository stands as a directory of the project, so that its
 			// code runs where the project's would: in a checkout of it.
 			root := cmp.Or(c.Project, c.Cwd, "/")
 			p = path.Join(root, c.MCP.Server+"-repository", path.Clean("/"+w.path))
+			_, ok = planted.Lookup(p, e.host.Home)
+		} else {
+			p, ok = e.plantedPath(local) // through a link on this machine
 		}
-		if _, ok := planted.Lookup(p, e.host.Home); !ok {
+		if !ok {
 			continue
 		}
 		env := e.shell

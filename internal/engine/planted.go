@@ -30,15 +30,9 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 	if raw == "" {
 		return nil
 	}
-	p := e.resolvePath(raw, c.Cwd)
-	if _, ok := planted.Lookup(p, e.host.Home); !ok {
-		// A link to such a file (notes.txt → ~/.bashrc) is written through: the code
-		// lands in the file it leads to.
-		real, linked := e.realPath(p)
-		if _, ok := planted.Lookup(real, e.host.Home); !linked || !ok {
-			return nil
-		}
-		p = real
+	p, ok := e.plantedPath(e.resolvePath(raw, c.Cwd))
+	if !ok {
+		return nil
 	}
 	before, readable := readSmall(p)
 	text := plantedText(c, before, readable)
@@ -58,6 +52,21 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 		units[i].label.prefix = "the code written into " + p + ", " + units[i].label.prefix
 	}
 	return units
+}
+
+// plantedPath returns the file a write of the path p on this machine puts code in that a
+// tool runs later, and whether it is one: p, or the file a link at p leads to
+// (notes.txt → ~/.bashrc), which the write goes through.
+func (e *Engine) plantedPath(p string) (string, bool) {
+	if _, ok := planted.Lookup(p, e.host.Home); ok {
+		return p, true
+	}
+	real, linked := e.realPath(p)
+	if !linked {
+		return p, false
+	}
+	_, ok := planted.Lookup(real, e.host.Home)
+	return real, ok
 }
 
 // plantedText is the text a write or edit leaves in the file: a write's content; an edit
