@@ -391,6 +391,7 @@ func (a *analyzer) opaqueMounts(first int) {
 			}
 			c.Opaque = true
 			if acc.Kind == call.Read {
+				a.containerSecretRead(k, path.Clean("/"+strings.TrimPrefix(acc.Path, unknownSource)), acc.Recursive)
 				continue
 			}
 			acc.Path = path.Clean("/" + strings.TrimPrefix(acc.Path, unknownSource))
@@ -420,6 +421,26 @@ func (a *analyzer) opaqueMounts(first int) {
 		if changed != "" {
 			a.opaque(k, changed+" in a container whose host mounts moat does not know")
 		}
+	}
+}
+
+// containerSecretRead judges a read of the path p in a container whose files moat does not
+// know: none of the host's, but what it prints reaches the agent all the same, so a file
+// that holds credentials by its path there (/run/secrets/db, the service account token
+// of a pod, an id_rsa), or a directory of them, is a credentials read.
+func (a *analyzer) containerSecretRead(k int, p string, tree bool) {
+	if under(p, unknownWorkdir) {
+		return // relative to a working directory nobody said
+	}
+	secret := false
+	if tree {
+		secret = a.heldPlace(p)
+	} else if a.sh.env.Sensitive != nil {
+		secret = a.sh.env.Sensitive(call.Access{Kind: call.Read, Path: p})
+	}
+	if secret {
+		a.cmds[k].Findings = appendFinding(a.cmds[k].Findings, findCredentialsRead, "reads "+p+" in a container, a file that holds credentials")
+		a.meta[k].secretRead = true
 	}
 }
 
