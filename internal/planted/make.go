@@ -54,17 +54,33 @@ func makeCode(text string, x *extraction) {
 	target := ""
 	inRecipe := false
 	lines := joinContinued(text)
+	// A line indented with a tab is a recipe line once a rule has started; before the
+	// first rule (an assignment indented inside ifeq … endif) it is the makefile's own.
+	firstRule := len(lines)
+	for k, l := range lines {
+		if !strings.HasPrefix(l, "\t") && ruleColon(strings.TrimSpace(l)) > 0 {
+			firstRule = k
+			break
+		}
+	}
+	recipe := func(k int, l string) bool {
+		if !strings.HasPrefix(l, "\t") {
+			return false
+		}
+		_, _, assigns := makeAssign(l)
+		return k > firstRule || firstRule == len(lines) || !assigns
+	}
 	// Variables first: make expands a recipe after reading the whole file.
-	for _, l := range lines {
-		if strings.HasPrefix(l, "\t") {
+	for k, l := range lines {
+		if recipe(k, l) {
 			continue
 		}
 		if name, val, ok := makeAssign(l); ok {
 			vars[name] = val
 		}
 	}
-	for _, l := range lines {
-		if strings.HasPrefix(l, "\t") {
+	for k, l := range lines {
+		if recipe(k, l) {
 			line := strings.TrimLeft(l[1:], " \t@-+")
 			if !inRecipe && target == "" {
 				// A fragment (an edit's new text) of recipe lines: still recipes.
@@ -203,9 +219,7 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 			i += used
 			name := strings.TrimSpace(body)
 			if sp := strings.IndexAny(name, " \t,"); sp >= 0 {
-				// A function ($(wildcard …), $(patsubst …)): its result is a word moat
-				// does not compute.
-				b.WriteString("make-function-result")
+				b.WriteString(makeFunction(name[:sp], strings.TrimLeft(name[sp:], " \t"), vars, target, depth))
 				continue
 			}
 			if v, ok := vars[name]; ok {
@@ -231,6 +245,74 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 		}
 	}
 	return b.String()
+}
+
+// makeFunction returns what a call of make's function fn with the text args expands to:
+// nothing for the functions that only print (error, which stops make, warning, info), each
+// word's expansion for a foreach of the line over a list moat can expand, and otherwise a
+// placeholder
+// word moat does not compute ($(wildcard …), $(patsubst …)).
+func makeFunction(fn, args string, vars map[string]string, target string, depth int) string {
+	switch fn {
+	case "error", "warning", "info":
+		return ""
+	case "foreach":
+		// Only in the line itself: a foreach inside a value or another foreach would
+		// multiply the work by each list's length.
+		parts := splitMakeArgs(args, 3)
+		if len(parts) != 3 || depth > 0 {
+			break
+		}
+		name := strings.TrimSpace(parts[0])
+		list := expandMake(parts[1], vars, target, depth+1)
+		if name == "" || strings.ContainsAny(name, "$()") || strings.Contains(list, "make-function-result") || strings.Contains(list, "${") {
+			break
+		}
+		words := strings.Fields(list)
+		if len(words) > maxForeachWords {
+			break
+		}
+		each := make(map[string]string, len(vars)+1)
+		for k, v := range vars {
+			each[k] = v
+		}
+		out := make([]string, 0, len(words))
+		size := 0
+		for _, w := range words {
+			each[name] = w
+			e := expandMake(parts[2], each, target, depth+1)
+			if size += len(e) + 1; size > maxExpanded {
+				break
+			}
+			out = append(out, e)
+		}
+		return strings.Join(out, " ")
+	}
+	return "make-function-result"
+}
+
+// maxForeachWords bounds the words a $(foreach …) is expanded for.
+const maxForeachWords = 64
+
+// splitMakeArgs splits a function's arguments at its top-level commas, into at most n
+// parts (the last keeps its commas).
+func splitMakeArgs(s string, n int) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(s) && len(parts) < n-1; i++ {
+		switch s[i] {
+		case '(', '{':
+			depth++
+		case ')', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(parts, s[start:])
 }
 
 // automatic returns the value of make's automatic variables: the target for $@, a

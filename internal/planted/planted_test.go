@@ -84,6 +84,9 @@ func TestExtract(t *testing.T) {
 		{"make recipes and variables", "Makefile", "DIR = build\nall: x\n\t@rm -rf $(DIR) $$HOME\n\t-$(CC) -o $@ $<\n", []string{"rm -rf build $HOME", "cc -o all prerequisite"}},
 		{"make $(shell)", "Makefile", "V := $(shell git describe)\n", []string{"git describe"}},
 		{"make != assignment", "Makefile", "V != date\n", []string{"date"}},
+		{"make printing functions", "Makefile", "release:\nifndef TAG\n\t$(error TAG is not set)\nendif\n\t$(info releasing) git tag $(TAG)\n", []string{" git tag ${TAG}"}},
+		{"make foreach", "Makefile", "PKGS = a b\nall:\n\t@$(foreach p,$(PKGS),$(MAKE) build-$(p);)\n\t$(foreach f,$(wildcard *.c),cc $(f);)\n", []string{"make build-a; make build-b;", "make-function-result"}},
+		{"make tab-indented assignment before the first rule", "Makefile", "ifeq ($(ARCH),arm)\n\tPROTOC_ARCH ?= aarch_64\nendif\nall:\n\techo $(PROTOC_ARCH)\n", []string{"echo aarch_64"}},
 		{"make inline recipe and continuation", "Makefile", "a: ; echo a\nb:\n\techo b \\\n\t  c\n", []string{"echo a", "echo b  c"}},
 		{"make fragment of recipe lines", "Makefile", "\tgo vet ./...\n", []string{"go vet ./..."}},
 		{"make unknown variable stays a variable", "Makefile", "x:\n\t$(TOOL) run\n", []string{"${TOOL} run"}},
@@ -270,6 +273,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("deno.jsonc", "{ /* c */ \"tasks\": {\"a\": \"b\", \"c\": {\"command\": \"d\"}}}")
 	f.Add(".replit", "run = [\"a\", 1]\n[deployment]\nbuild = 'b'\n")
 	f.Add(".bazelrc", "build --run_under=\\\n--workspace_status_command \"a\\\"b\" # c\n")
+	f.Add("Makefile", "ifeq (a,b)\n\tV ?= $(foreach x,$(Y) z,$(foreach q,1,$(x)$(q)),)\nendif\nall:\n\t$(foreach ,a,b) $(error $(foreach x,,)) $(foreach x,a\n")
 	f.Add(".vscode/launch.json", `{"configurations":[{"type":"node","runtimeExecutable":"${env:A-B}","program":"${x","args":["${file}$\\\"","${input:y}"],"linux":{"pipeTransport":{"pipeProgram":"p","pipeArgs":[1]}}}]}`)
 	f.Add(".hg/hgrc", "[hooks]\nx =\n y\n[alias]\na = !\n")
 	f.Add("~/.gdbinit", "python\nx\n!\nshell\nplatform shell\n")
