@@ -409,13 +409,15 @@ func urlPassword(c Candidate) bool {
 	if hasPath && port != "" && isNumber(port) {
 		return false
 	}
-	// A word for a password of a database on this machine (postgres://app:testpass@
-	// localhost) is a test fixture's; a random one there may be a tunnel's to a real one.
-	return !loopbackHost(strings.TrimPrefix(c.After, "@")) || randomLooking(c.Value, 3.5)
+	// A word for a password of a database on this machine or on a Compose network
+	// (postgres://app:testpass@localhost, …@db:5432) is a test fixture's; a random one
+	// there may be a tunnel's to a real one.
+	return !localHost(strings.TrimPrefix(c.After, "@")) || randomLooking(c.Value, 3.5)
 }
 
-// loopbackHost reports whether the authority a URL's text starts with names this machine.
-func loopbackHost(s string) bool {
+// localHost reports whether the authority a URL's text starts with names this machine, or
+// a host by a name without dots: a service of a Compose or container network.
+func localHost(s string) bool {
 	host := s
 	if i := strings.IndexAny(host, ":/?#"); i >= 0 && !strings.HasPrefix(host, "[") {
 		host = host[:i]
@@ -425,6 +427,9 @@ func loopbackHost(s string) bool {
 		}
 	}
 	host = strings.ToLower(host)
+	if host != "" && !strings.ContainsAny(host, ".:") {
+		return true // db, postgres, redis: a service's name on its network
+	}
 	return host == "localhost" || host == "::1" || host == "0.0.0.0" || strings.HasPrefix(host, "127.") || strings.HasSuffix(host, ".localhost")
 }
 
