@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -451,16 +452,82 @@ func workflowCode(text string, x *extraction) {
 		if !ok {
 			return
 		}
-		if sh, _ := parent["shell"].(string); sh != "" && !strings.Contains(sh, "sh") {
-			if in, ok := oneliner.Lookup(strings.Fields(sh)[0]); ok {
+		sh := stepShell(doc, at, parent)
+		switch sh {
+		case "bash", "sh", "zsh", "dash", "ash", "ksh":
+			x.shell(at, ciScript(s, secretEnv))
+		case "pwsh", "powershell":
+			x.interp(oneliner.PowerShell, at, psScript(s))
+		case "cmd":
+			// A .cmd script: each line a cmd.exe command line.
+			for line := range strings.Lines(psScript(s)) {
+				if line = strings.TrimSpace(line); line != "" {
+					x.interp(oneliner.PowerShell, at, oneliner.CmdToPowerShell(line))
+				}
+			}
+		default:
+			if in, ok := oneliner.Lookup(sh); ok {
 				x.interp(in.Lang, at, s)
 				return
 			}
 			x.opaque(at, "a step run by "+sh+", which moat cannot read")
-			return
 		}
-		x.shell(at, ciScript(s, secretEnv))
 	})
+}
+
+// stepShell is the shell a workflow step's run: is given to, by its program's name: the
+// step's shell:, else its job's or the workflow's defaults.run.shell, else the runner's
+// default, PowerShell on Windows runners and bash elsewhere. A custom shell ("bash -e
+// {0}", "/usr/bin/python3 {0}") is named by its first word.
+func stepShell(doc any, at string, step map[string]any) string {
+	name := func(v any) string {
+		s, _ := v.(string)
+		if f := strings.Fields(s); len(f) > 0 {
+			return strings.ToLower(path.Base(f[0]))
+		}
+		return ""
+	}
+	if sh := name(step["shell"]); sh != "" {
+		return sh
+	}
+	top, _ := doc.(map[string]any)
+	var job map[string]any
+	if rest, ok := strings.CutPrefix(at, "jobs."); ok {
+		id, _, _ := strings.Cut(rest, ".")
+		jobs, _ := top["jobs"].(map[string]any)
+		job, _ = jobs[id].(map[string]any)
+	}
+	for _, m := range []map[string]any{job, top} {
+		if sh := name(sub(sub(m, "defaults"), "run")["shell"]); sh != "" {
+			return sh
+		}
+	}
+	if windowsRunner(job["runs-on"]) {
+		return "pwsh"
+	}
+	return "bash"
+}
+
+// windowsRunner reports whether a job's runs-on names a Windows runner (windows-latest,
+// windows-2022, a label list holding windows): its steps run in PowerShell by default.
+func windowsRunner(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.HasPrefix(strings.ToLower(v), "windows")
+	case []any:
+		for _, e := range v {
+			if windowsRunner(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// psScript rewrites a PowerShell or cmd step's ${{ … }} expressions, which the runner
+// pastes in as text, as an environment variable PowerShell expands.
+func psScript(s string) string {
+	return githubExpr().ReplaceAllLiteralString(s, "$env:GITHUB_EXPRESSION")
 }
 
 // ciScript rewrites a CI step's script for analysis: each ${{ … }} becomes a variable
