@@ -1,6 +1,7 @@
 package planted
 
 import (
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -395,7 +396,19 @@ func joinContinued(text string) []string {
 // the file sets them to a literal.
 func justCode(text string, x *extraction) {
 	vars := map[string]string{}
-	lines := joinContinued(text)
+	lines := justValues(joinContinued(text))
+	windowsShell := "" // what set windows-shell or windows-powershell names
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if v, ok := strings.CutPrefix(t, "set windows-shell"); ok && strings.HasPrefix(strings.TrimSpace(v), ":=") {
+			first := strings.TrimLeft(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":=")), `["' `)
+			first, _, _ = strings.Cut(first, `"`)
+			windowsShell = strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(first, `\`, "/"))), ".exe")
+		}
+		if strings.HasPrefix(t, "set windows-powershell") && !strings.Contains(t, "false") {
+			windowsShell = "powershell"
+		}
+	}
 	for _, l := range lines {
 		if l == "" || l[0] == ' ' || l[0] == '\t' {
 			continue
@@ -406,14 +419,25 @@ func justCode(text string, x *extraction) {
 	}
 	recipe := ""
 	var body []string
+	windowsOnly, nextWindowsOnly := false, false
 	flush := func() {
 		if recipe == "" || len(body) == 0 {
 			body = body[:0]
 			return
 		}
-		if strings.HasPrefix(body[0], "#!") {
+		switch {
+		case strings.HasPrefix(body[0], "#!"):
 			x.script("recipe "+recipe, strings.Join(body, "\n"))
-		} else {
+		case windowsOnly && (windowsShell == "powershell" || windowsShell == "pwsh"):
+			// A [windows] recipe runs in the windows-shell the file sets.
+			for _, b := range body {
+				x.interp(oneliner.PowerShell, "recipe "+recipe, expandJust(strings.TrimLeft(b, "@-"), vars))
+			}
+		case windowsOnly && windowsShell == "cmd":
+			for _, b := range body {
+				x.interp(oneliner.PowerShell, "recipe "+recipe, oneliner.CmdToPowerShell(expandJust(strings.TrimLeft(b, "@-"), vars)))
+			}
+		default:
 			for _, b := range body {
 				x.shell("recipe "+recipe, expandJust(strings.TrimLeft(b, "@-"), vars))
 			}
@@ -432,7 +456,14 @@ func justCode(text string, x *extraction) {
 			continue
 		}
 		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "[") {
+		if strings.HasPrefix(t, "[") {
+			// Attributes of the next recipe: [windows] alone runs it only on Windows.
+			attrs := strings.ToLower(t)
+			nextWindowsOnly = nextWindowsOnly || strings.Contains(attrs, "windows") &&
+				!strings.Contains(attrs, "linux") && !strings.Contains(attrs, "macos") && !strings.Contains(attrs, "unix")
+			continue
+		}
+		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
 		if _, _, ok := justAssign(t); ok || strings.HasPrefix(t, "set ") || strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "mod ") {
@@ -440,6 +471,7 @@ func justCode(text string, x *extraction) {
 		}
 		if i := strings.IndexByte(t, ':'); i > 0 {
 			flush()
+			windowsOnly, nextWindowsOnly = nextWindowsOnly, false
 			recipe = "?" // "@:" names no recipe: its lines are still code
 			if f := strings.Fields(strings.TrimLeft(t[:i], "@")); len(f) > 0 {
 				recipe = f[0]
@@ -447,6 +479,41 @@ func justCode(text string, x *extraction) {
 		}
 	}
 	flush()
+}
+
+// justValues joins the lines of a value quoted over several lines (images := '(, then
+// [a]=b, then )', or a triple-quoted string) into its assignment's line, so that they are
+// not read as recipe lines.
+func justValues(lines []string) []string {
+	out := lines[:0:0]
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		_, val, ok := strings.Cut(l, ":=")
+		if !ok || l == "" || l[0] == ' ' || l[0] == '\t' {
+			out = append(out, l)
+			continue
+		}
+		val = strings.TrimSpace(val)
+		q := ""
+		switch {
+		case strings.HasPrefix(val, `"""`) || strings.HasPrefix(val, `'''`):
+			q = val[:3]
+		case strings.HasPrefix(val, `'`) || strings.HasPrefix(val, `"`):
+			q = val[:1]
+		}
+		if q != "" && strings.Count(val, q) >= 2 {
+			q = "" // closed on its own line
+		}
+		for q != "" && i+1 < len(lines) {
+			i++
+			l += "\n" + lines[i]
+			if strings.Contains(lines[i], q) {
+				break
+			}
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // justAssign reads NAME := value (optionally after export).

@@ -84,6 +84,8 @@ func TestExtract(t *testing.T) {
 		{"make recipes and variables", "Makefile", "DIR = build\nall: x\n\t@rm -rf $(DIR) $$HOME\n\t-$(CC) -o $@ $<\n", []string{"rm -rf build $HOME", "cc -o all prerequisite"}},
 		{"make $(shell)", "Makefile", "V := $(shell git describe)\n", []string{"git describe"}},
 		{"make != assignment", "Makefile", "V != date\n", []string{"date"}},
+		{"just value over several lines", "justfile", "images := '(\n    [bluefin]=bluefin\n)'\n\nbuild:\n    echo hi\n", []string{"echo hi"}},
+		{"just windows recipe in PowerShell", "justfile", "set windows-shell := [\"powershell.exe\", \"-NoLogo\", \"-Command\"]\n\n[windows]\nclone dir:\n    if (Test-Path {{dir}}) { Remove-Item -Recurse {{dir}} }\n\n[linux]\nclone dir:\n    rm -rf {{dir}}\n", []string{"if (Test-Path ${dir}) { Remove-Item -Recurse ${dir} }", "rm -rf ${dir}"}},
 		{"make printing functions", "Makefile", "release:\nifndef TAG\n\t$(error TAG is not set)\nendif\n\t$(info releasing) git tag $(TAG)\n", []string{" git tag ${TAG}"}},
 		{"make foreach", "Makefile", "PKGS = a b\nall:\n\t@$(foreach p,$(PKGS),$(MAKE) build-$(p);)\n\t$(foreach f,$(wildcard *.c),cc $(f);)\n", []string{"make build-a; make build-b;", "make-function-result"}},
 		{"make tab-indented assignment before the first rule", "Makefile", "ifeq ($(ARCH),arm)\n\tPROTOC_ARCH ?= aarch_64\nendif\nall:\n\techo $(PROTOC_ARCH)\n", []string{"echo aarch_64"}},
@@ -259,6 +261,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("pyproject.toml", "[tool.poe.tasks]\na = 'b'")
 	f.Add("main.tf", "resource \"null_resource\" \"x\" {\n  provisioner \"local-exec\" {\n    command = <<-EOT\n    echo ${var.x}\n    EOT\n  }\n}\ndata \"external\" \"y\" {\n  program = [\"sh\", \"-c\", \"echo \\\"{}\\\"\"]\n}\n")
 	f.Add("justfile", "a:\n    {{x}}\n`y`")
+	f.Add("justfile", "set windows-shell := [\"C:\\\\x\\\\cmd.exe\"]\nv := '''a\n b\nc := \"\n[windows, private]\nw:\n    del {{v}}\n[windows]\nz:\n")
 	f.Add("Jenkinsfile", "sh \"a ${b} $c \\$d\"\nsh '''e'''\nsh(script: \"\"\"f\"\"\")\nsh label: 'g', script: 'h'")
 	f.Add(".claude/commands/x.md", "!`a` !`b")
 	f.Add("compose.yaml", "services: {a: {image: x, privileged: true, volumes: ['/:/h', {type: bind, source: /, target: /h}], command: [a, b]}}")
