@@ -505,6 +505,8 @@ func (n *node) use(p Parsed, c conds) (string, bool) {
 				if c.self {
 					ok = false
 				}
+			case w == approvalID:
+				ok = ok && (len(p.Args) == 0 || mayBeApprovalID(p.Args[0]))
 			case strings.HasPrefix(w, "$"):
 				if v := c.set(w[1:]); v != "" {
 					held = append(held, v)
@@ -698,6 +700,21 @@ func unknownArgs(n *node, what string) string {
 // marker stands for the i-th argument, only known at run time: a word that is no
 // command and no flag, and that the CLI takes as an operand.
 func marker(i int) string { return fmt.Sprintf("\x00%d", i) }
+
+// mayBeApprovalID reports whether an operand may name a call of the approval queue: a
+// hexadecimal word, or a word only known at run time.
+func mayBeApprovalID(s string) bool {
+	if isMarker(s) || strings.ContainsAny(s, "$`*?[") {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower case
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
 
 func isMarker(s string) bool { return strings.HasPrefix(s, "\x00") }
 

@@ -24,8 +24,9 @@ type Use struct {
 	// When lists conditions that must all hold: a flag of the command that is set (a bool
 	// that is true, a value that is not empty); written "$group", an environment
 	// variable of that group (see EnvVar) that the command line sets; "!self", a program
-	// other than the running moat binary, the one the hooks run. No conditions: every
-	// run of the command.
+	// other than the running moat binary, the one the hooks run; "approval-id", an
+	// operand that may name a call of the approval queue. No conditions: every run of
+	// the command.
 	When []string
 	// Unless lists bool flags that make the run read only (--dry-run, --list): set, the
 	// use does not apply.
@@ -87,6 +88,12 @@ const Module = "github.com/moatdev/moat"
 
 // notSelf is the condition of a use by a moat binary other than the one that runs.
 const notSelf = "!self"
+
+// approvalID is the condition that the command's operand may name a call in the approval
+// queue: IDs are hexadecimal prefixes of the call's key (3f2a), so a word of other letters
+// (cargo deny check, run through a variable that may be moat) names none, and moat
+// refuses it. A word known only at run time may be one.
+const approvalID = "approval-id"
 
 // mainPackage is the import path of the moat binary's main package.
 const mainPackage = Module + "/cmd/moat"
@@ -163,8 +170,8 @@ func Uses() []Use {
 		{Command: "mcp proxy", When: []string{"$agent"}, Why: whyAgentEnv},
 		// Only the user answers moat's approval queue: an agent that could would approve
 		// the calls moat held back from it.
-		{Command: "approve", Why: "approves a call held in moat's approval queue, which only the user may answer"},
-		{Command: "deny", Why: "answers a call held in moat's approval queue, which only the user may answer"},
+		{Command: "approve", When: []string{approvalID}, Why: "approves a call held in moat's approval queue, which only the user may answer"},
+		{Command: "deny", When: []string{approvalID}, Why: "answers a call held in moat's approval queue, which only the user may answer"},
 		// A login to the dashboard answers the queue as well (the daemon also refuses
 		// one to a process under an agent).
 		{Command: "ui", Why: "logs a browser in to moat's dashboard, which answers moat's approval queue, which only the user may answer"},
@@ -376,7 +383,7 @@ func Validate(tree []Command) []error {
 			return
 		}
 		for _, name := range flags {
-			if name == notSelf {
+			if name == notSelf || name == approvalID {
 				continue
 			}
 			if strings.HasPrefix(name, "$") {
