@@ -38,11 +38,29 @@ func tomlCommandKeys(keys ...string) func(string, *extraction) {
 // appveyorKeys are AppVeyor's settings whose values are lists of commands.
 var appveyorKeys = []string{"init", "install", "before_build", "build_script", "after_build", "before_test", "test_script", "after_test", "before_deploy", "deploy_script", "after_deploy", "on_success", "on_failure", "on_finish", "before_package"}
 
-// appveyorCode: each of appveyorKeys holds a command or a list of them, each a string (a
-// cmd line), or one-key maps cmd:, sh: (shell lines) and ps:, pwsh: (PowerShell, which
-// moat does not read).
+// appveyorCode: each of appveyorKeys holds a command or a list of them, each a string,
+// or one-key maps cmd: (a cmd.exe line), sh: (a shell line) and ps:, pwsh: (PowerShell).
+// A plain string is a cmd.exe line on AppVeyor's Windows images, the default, and a
+// shell line on its Ubuntu and macOS images; with both in the build matrix it is read
+// as both.
 func appveyorCode(text string, x *extraction) {
-	underKeys(appveyorKeys, func(x *extraction, at string, v any) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	windows, unix := appveyorPlatforms(doc)
+	set := make(map[string]bool, len(appveyorKeys))
+	for _, k := range appveyorKeys {
+		set[k] = true
+	}
+	cmdLines := func(where, s string) {
+		for line := range strings.Lines(s) {
+			if line = strings.TrimSpace(line); line != "" {
+				x.interp(oneliner.PowerShell, where, oneliner.CmdToPowerShell(line))
+			}
+		}
+	}
+	walkKeys(doc, "", set, func(_ string, v any, at string, _ map[string]any) {
 		lines, ok := v.([]any)
 		if !ok {
 			lines = []any{v}
@@ -51,21 +69,56 @@ func appveyorCode(text string, x *extraction) {
 			where := fmt.Sprintf("%s[%d]", at, i)
 			switch l := l.(type) {
 			case string:
-				x.shell(where, l)
+				if windows {
+					cmdLines(where, l)
+				}
+				if unix {
+					x.shell(where, l)
+				}
 			case map[string]any:
-				for _, k := range []string{"cmd", "sh"} {
-					if s, ok := l[k].(string); ok {
-						x.shell(where+"."+k, s)
-					}
+				if s, ok := l["cmd"].(string); ok {
+					cmdLines(where+".cmd", s)
+				}
+				if s, ok := l["sh"].(string); ok {
+					x.shell(where+".sh", s)
 				}
 				for _, k := range []string{"ps", "pwsh"} {
-					if _, ok := l[k].(string); ok {
-						x.opaque(where+"."+k, "PowerShell, which moat does not read")
+					if s, ok := l[k].(string); ok {
+						x.interp(oneliner.PowerShell, where+"."+k, s)
 					}
 				}
 			}
 		}
-	})(text, x)
+	})
+}
+
+// appveyorPlatforms reports whether an AppVeyor build runs on Windows images (its
+// default) and on Ubuntu or macOS ones, by its image: setting.
+func appveyorPlatforms(doc any) (windows, unix bool) {
+	top, _ := doc.(map[string]any)
+	var images []string
+	switch v := top["image"].(type) {
+	case string:
+		images = []string{v}
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				images = append(images, s)
+			}
+		}
+	}
+	if len(images) == 0 {
+		return true, false
+	}
+	for _, img := range images {
+		l := strings.ToLower(img)
+		if strings.Contains(l, "ubuntu") || strings.Contains(l, "macos") || strings.Contains(l, "linux") {
+			unix = true
+		} else {
+			windows = true
+		}
+	}
+	return windows, unix
 }
 
 // cirrusCode: in .cirrus.yml every key NAME_script (and script) holds a command or a list
