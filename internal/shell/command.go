@@ -349,17 +349,7 @@ func (a *analyzer) variableTarget(cmd *call.Command, dst *[]call.Access, kind ca
 	// A variable the line set to what it does not know (x=$(ls), read f) holds what a
 	// command computed or read; one from the environment, or a for loop's over written
 	// words (for f in dist/*.zip), is a name the user or the line wrote.
-	setHere := func(pe *syntax.ParamExp) bool {
-		if pe.Param == nil {
-			return true
-		}
-		name := pe.Param.Value
-		if len(a.varSubsts[name]) > 0 {
-			return true
-		}
-		_, bound := a.st.latest[name]
-		return bound && !a.loopVars[name]
-	}
+	setHere := a.computedHere
 	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:

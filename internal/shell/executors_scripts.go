@@ -91,9 +91,13 @@ func (a *analyzer) sedArgs(x *execCall) bool {
 	}
 	for _, s := range scripts {
 		if s.dynamic {
-			if strings.ContainsAny(s.lit, "ewWrR") {
-				a.opaque(x.at, "sed runs a script computed at run time: "+shorten(s.lit))
+			// Values of the environment as data (s/VERSION/$VERSION/) leave the script's
+			// commands as written; anything else is a script moat cannot read.
+			if shape, ok := a.sedShape(s.word); ok && sedShapeData(shape) {
+				a.sedScript(x.at, strings.ReplaceAll(shape, string(rune(shapeMark)), "x"), x.cwd)
+				continue
 			}
+			a.opaque(x.at, "sed runs a script computed at run time: "+shorten(s.lit))
 			continue
 		}
 		a.sedScript(x.at, s.lit, x.cwd)
