@@ -120,6 +120,12 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"delete"}, finding: findInfraDelete},
 			{sub: []string{"drain"}, finding: findInfraDelete},
 			{sub: []string{"get|describe", "secret|secrets"}, when: kubectlSecretValues, finding: findCredentialsRead},
+			// A cluster's server, or its certificate check, changed in the kubeconfig:
+			// later kubectl commands, with the user's credentials, go to another cluster,
+			// as docker context create sends docker's to another engine.
+			{sub: []string{"config", "set-cluster"}, anyOf: []string{"server", "insecure-skip-tls-verify", "certificate-authority", "proxy-url"}, finding: findContainerAPI},
+			{sub: []string{"config", "set"}, operand: "clusters.*.server", finding: findContainerAPI},
+			{sub: []string{"config", "set"}, operand: "clusters.*.insecure-skip-tls-verify", finding: findContainerAPI},
 		},
 		"helm": {{sub: []string{"uninstall|delete|del|un"}, finding: findInfraDelete}},
 		"terraform": {
@@ -144,8 +150,14 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"mc":      {{sub: []string{"mirror"}, anyOf: []string{"remove"}, noneOf: []string{"dry-run"}, finding: findInfraDelete}},
 		"railway": {{sub: []string{"down|delete"}, finding: findInfraDelete}},
 		"getent":  {{sub: []string{"shadow|gshadow"}, finding: findCredentialsRead}},
+		// Trusting a directory's .envrc or mise configuration lets its code run whenever
+		// the directory is entered: the project's own is judged when written; another's
+		// is code moat has not read.
+		"direnv": {{sub: []string{"allow|permit|grant"}, when: trustsForeignCode, finding: findOpaque}},
+		"mise":   {{sub: []string{"trust"}, when: trustsForeignCode, finding: findOpaque}},
 		"gh": {
 			{sub: []string{"auth", "token"}, finding: findCredentialsRead},
+			{sub: []string{"alias", "set"}, when: ghAlias, finding: ""},
 			{when: cliVerb(3), finding: findInfraDelete},
 			{sub: []string{"repo", "archive"}, finding: findInfraDelete},
 			{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete},
@@ -757,6 +769,43 @@ func sshRunsCode(a *analyzer, v *view) string {
 			continue
 		}
 		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: v.name + " -o " + strings.TrimSpace(key)})
+	}
+	return ""
+}
+
+// trustsForeignCode: direnv allow PATH and mise trust PATH, for a PATH outside the project
+// and the system.
+func trustsForeignCode(a *analyzer, v *view) string {
+	for _, op := range v.raw[1:] {
+		if op.dynamic {
+			return v.name + " " + v.raw[0].lit + " " + op.lit + ": a directory known only at run time, whose code runs when it is entered"
+		}
+		if a.foreignCode(op.lit, a.cwd()) {
+			return v.name + " " + v.raw[0].lit + " " + op.lit + ": code outside the project, which moat has not read, to run whenever its directory is entered"
+		}
+	}
+	return ""
+}
+
+// ghAlias: gh alias set NAME EXPANSION makes every later `gh NAME` run EXPANSION: shell
+// code with --shell (-s) or a leading !, gh's own command line otherwise.
+func ghAlias(a *analyzer, v *view) string {
+	if len(v.raw) < 4 {
+		return ""
+	}
+	name, code := v.raw[2], v.raw[3]
+	carrier := "gh alias " + name.lit
+	switch {
+	case v.flag("shell", "s"):
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: carrier, direct: true})
+	case !code.dynamic && strings.HasPrefix(code.lit, "!"):
+		code.lit = code.lit[1:]
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: carrier, direct: true})
+	case !code.dynamic:
+		code.lit = "gh " + code.lit
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: carrier, direct: true})
+	default:
+		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: carrier})
 	}
 	return ""
 }
