@@ -15,23 +15,20 @@ import (
 // output is secret data for dataflow (flow.go). The files that hold credentials are the
 // $secrets path set (internal/pathset), read by any program.
 
-// secretManagerReads are the reads of a team's secret manager. Where what they read goes
-// to a program (export DB=$(vault kv get -field=pw …), sops -d … | kubectl apply -f -),
-// they are how a project is meant to fetch its own secrets, and print no finding; where it
-// is printed to the agent, or written to a file it reads, it is credentials.read, as a
-// secret file read is (exposure.go); piped to the network it is exfiltration (vault kv
-// get … | curl -d @- …, op read … | nc …). Each rule's finding is unused.
+// secretManagerReads are the reads of a team's secret manager. They stay allowed, as how
+// a project is meant to fetch its own secrets, and print no finding; what they print is a
+// secret for dataflow all the same, so that piping it to the network is exfiltration (vault
+// kv get … | curl -d @- …, op read … | nc …). Each rule's finding is unused.
 var secretManagerReads = sync.OnceValue(func() map[string][]rule {
 	read := func(sub ...string) rule { return rule{sub: sub} }
 	return map[string][]rule{
-		// Lists of secrets' names (vault kv list, chamber list) print no secret.
-		"vault":         {read("read"), read("kv", "get")},
+		"vault":         {read("read"), read("kv", "get"), read("kv", "list")},
 		"op":            {read("read"), read("item", "get"), read("inject"), read("document", "get")},
-		"doppler":       {{sub: []string{"secrets"}, noneOf: []string{"only-names"}}, read("secrets", "get|download")},
+		"doppler":       {read("secrets"), read("secrets", "get|download")},
 		"infisical":     {read("secrets"), read("export"), read("secrets", "get")},
 		"sops":          {{anyOf: []string{"d", "decrypt"}}, read("decrypt")},
 		"ansible-vault": {read("view|decrypt")},
-		"chamber":       {read("read|export")},
+		"chamber":       {read("read|export|list")},
 		"berglas":       {read("access")},
 	}
 })
@@ -56,9 +53,9 @@ var credentialRules = sync.OnceValue(func() map[string][]rule {
 		"keyctl":        {read("print|read|pipe")},
 		"keyring":       {read("get")}, // Python's keyring command
 		"lssecret":      {{finding: findCredentialsRead}},
-		// A team's secret manager's reads (vault read, op item get, doppler secrets get)
-		// are secretManagerReads, judged by where their output goes; the tokens that log
-		// in to one are credentials.
+		// A team's secret manager (vault read, op item get, doppler secrets get) is how a
+		// project is meant to fetch its own secrets, and stays allowed; the tokens that
+		// log in to one are credentials.
 		"vault":     {read("print", "token"), read("token", "create")},
 		"aws-vault": {read("export")},
 		// Cloud and SaaS tools' own tokens and keys.

@@ -223,16 +223,13 @@ var secretSinks = sync.OnceValue(func() map[string][]rule {
 		"ssh-add": {{operand: "-"}},
 		"gpg":     {{anyOf: []string{"import", "passphrase-fd"}}},
 		"xclip":   any, "xsel": any, "pbcopy": any, "wl-copy": any, "clip.exe": any,
-		"flyctl":   {{sub: []string{"secrets", "import"}}},
-		"fly":      {{sub: []string{"secrets", "import"}}},
-		"wrangler": {{sub: []string{"secret", "put"}}},
-		"vercel":   {{sub: []string{"env", "add"}}},
-		"gcloud":   {{sub: []string{"secrets"}}},
-		"chpasswd": any,
-		// A manifest read from the standard input is stored in the cluster (sops -d … |
-		// kubectl apply -f -), where its secrets belong.
-		"kubectl":    {{sub: []string{"create", "secret"}}, {sub: []string{"apply|create|replace"}}},
-		"oc":         {{sub: []string{"create", "secret"}}, {sub: []string{"apply|create|replace"}}},
+		"flyctl":     {{sub: []string{"secrets", "import"}}},
+		"fly":        {{sub: []string{"secrets", "import"}}},
+		"wrangler":   {{sub: []string{"secret", "put"}}},
+		"vercel":     {{sub: []string{"env", "add"}}},
+		"gcloud":     {{sub: []string{"secrets"}}},
+		"chpasswd":   any,
+		"kubectl":    {{sub: []string{"create", "secret"}}},
 		"openssl":    {{anyOf: []string{"passin", "pass"}}},
 		"cryptsetup": any,
 	}
@@ -362,7 +359,7 @@ func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
 	case matchesAny(secretManagerReads()[v.name], v):
 		// A secret manager's secret is a credential for a service moat cannot name: in
 		// an Authorization header it goes where it is meant to, as data anywhere else.
-		m.printsCredential, m.managerSecret = true, true
+		m.printsCredential = true
 	}
 	if v.name == "printenv" && hasFinding(cmd.Findings, findSecretEnv) {
 		m.showsSecret, m.shownVar = true, "printenv "+strings.Join(v.ops, " ")
@@ -381,7 +378,6 @@ const (
 	consumed                    // kept to itself by a login, a clipboard, grep -q, /dev/null
 	sent                        // sent over the network: dataflow judges it as exfiltration
 	loaded                      // words of export or declare: the environment of what follows
-	assigned                    // a variable's value, used nowhere the line shows it
 )
 
 // exposures, after dataflow, keeps the findings of secrets printed only where they reach
@@ -403,7 +399,7 @@ func (a *analyzer) exposures() {
 		if ix == nil {
 			ix = a.indexStreams()
 		}
-		switch dest := a.destination(i, ix); dest {
+		switch a.destination(i, ix) {
 		case loaded:
 			if m.secretRead && !dump && !m.printsCredential && !m.showsSecret {
 				// export $(grep -v '^#' .env | xargs): the values go where source .env
@@ -412,18 +408,9 @@ func (a *analyzer) exposures() {
 				c.Findings = dropFinding(c.Findings, findCredentialsRead)
 				*c = withFinding(*c, findEnvLoad, "into the environment of the commands that follow")
 			}
-		case shown, assigned:
-			// A value assigned and not used is not followed further: shown, but for a
-			// secret manager's, which a variable is where a project keeps it (export
-			// DB=$(vault kv get -field=pw …), X=$(op read …) npm run migrate); a use of the
-			// variable that prints it is followed (echo "$X").
+		case shown:
 			if m.showsSecret {
 				*c = withFinding(*c, findSecretShown, m.shownVar)
-			}
-			if m.managerSecret && dest == shown {
-				// Printed, or written where the agent reads it: the secret is in its
-				// context, as a secret file read is.
-				*c = withFinding(*c, findCredentialsRead, c.Name+" prints a secret from the secret manager where the agent reads it")
 			}
 		case consumed:
 			if dump {
@@ -482,7 +469,6 @@ func (a *analyzer) indexStreams() *streamIndex {
 // file, passed on by programs that print what they read, kept by a program that
 // consumes it, or sent.
 func (a *analyzer) destination(i int, ix *streamIndex) destination {
-	origin := &a.meta[i]
 	for range len(a.meta) {
 		m := &a.meta[i]
 		if m.stdoutRedirected {
@@ -514,7 +500,7 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 					// used, which is judged there.
 					return consumed
 				}
-				return assigned // an assignment's value, which no word of the line uses
+				return shown // an assignment's value: where it goes next is not followed
 			}
 			if printers[a.meta[k].prog] && !a.meta[k].netArgs {
 				// echo "$(printenv)" > f: what the printer prints goes where its output
@@ -528,10 +514,6 @@ func (a *analyzer) destination(i int, ix *streamIndex) destination {
 				return loaded
 			case a.authConsumed(k, s):
 				return consumed // a token in a header to its own service
-			case inAuth && origin.managerSecret:
-				// A secret manager's secret is a credential for a service moat cannot
-				// name: in an authentication option it goes where it is meant to.
-				return consumed
 			case a.meta[k].netArgs && !inAuth:
 				return sent
 			}

@@ -137,7 +137,6 @@ type cmdMeta struct {
 
 	// Where secrets the command prints end up (exposure.go).
 	printsCredential bool   // a credential tool printing a credential
-	managerSecret    bool   // …a secret of a team's secret manager (vault kv get, op read)
 	credService      string // the service that credential is for, when known
 	showsSecret      bool   // prints a secret environment variable (echo $TOKEN)
 	shownVar         string // which, for the finding's evidence
