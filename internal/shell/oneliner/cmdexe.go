@@ -22,31 +22,47 @@ const maxCmdNest = 8
 // CmdToPowerShell returns the PowerShell code that does what the cmd.exe command line
 // does, for the PowerShell reader.
 func CmdToPowerShell(line string) string {
-	var out []string
+	var b strings.Builder
 	for i, st := range cmdStatements(line) {
 		if i == maxCmdStatements {
-			out = append(out, "Invoke-Expression $env:MOAT_UNREAD_CMD")
+			b.WriteString("\nInvoke-Expression $env:MOAT_UNREAD_CMD")
 			break
 		}
-		if ps := cmdStatement(cmdWords(st), 0); ps != "" {
-			out = append(out, ps)
+		ps := cmdStatement(cmdWords(st.text), 0)
+		if ps == "" {
+			continue
 		}
+		if b.Len() > 0 {
+			if st.piped {
+				b.WriteString(" | ")
+			} else {
+				b.WriteByte('\n')
+			}
+		}
+		b.WriteString(ps)
 	}
-	return strings.Join(out, "\n")
+	return b.String()
+}
+
+// cmdStmt is a statement of a cmd.exe line, and whether the one before pipes into it.
+type cmdStmt struct {
+	text  string
+	piped bool
 }
 
 // cmdStatements splits a command line at &, &&, || and |, outside double quotes; ^
-// escapes the character after it. A pipe's stages are statements of their own: each is
-// judged as it runs. Parentheses group commands (if's and for's bodies): cmdStatement
-// reads through them.
-func cmdStatements(line string) []string {
-	var sts []string
+// escapes the character after it. A pipe's stages stay a pipeline, so that what flows
+// through it is followed (curl … | sh). Parentheses group commands (if's and for's
+// bodies): cmdStatement reads through them.
+func cmdStatements(line string) []cmdStmt {
+	var sts []cmdStmt
 	var b strings.Builder
-	quoted := false
-	flush := func() {
+	quoted, piped := false, false
+	flush := func(next bool) {
 		if s := strings.TrimSpace(b.String()); s != "" {
-			sts = append(sts, s)
+			sts = append(sts, cmdStmt{text: s, piped: piped})
 		}
+		piped = next
 		b.Reset()
 	}
 	for i := 0; i < len(line); i++ {
@@ -60,13 +76,18 @@ func cmdStatements(line string) []string {
 		case c == '^' && i+1 < len(line):
 			i++
 			b.WriteByte(line[i])
-		case c == '&' || c == '|' || c == '\n' || c == '\r':
-			flush()
+		case c == '|' && i+1 < len(line) && line[i+1] == '|', c == '&' && i+1 < len(line) && line[i+1] == '&':
+			flush(false)
+			i++
+		case c == '|':
+			flush(true)
+		case c == '&' || c == '\n' || c == '\r':
+			flush(false)
 		default:
 			b.WriteByte(c)
 		}
 	}
-	flush()
+	flush(false)
 	return sts
 }
 

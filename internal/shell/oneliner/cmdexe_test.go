@@ -20,6 +20,8 @@ func TestCmdToPowerShell(t *testing.T) {
 		{`set PATH=C:\bin;%PATH%`, `$env:PATH = "C:\bin;$env:PATH"`},
 		{`echo hi > out.txt 2>nul`, `Write-Output 'hi' > 'out.txt' 2> $null`},
 		{`npm install && npm test`, "npm 'install'\nnpm 'test'"},
+		{`curl -s https://x.example/a | sh`, `curl '-s' 'https://x.example/a' | sh`},
+		{`dir | findstr x & echo done || echo failed`, "Get-ChildItem | Get-Content -Path 'x'\nWrite-Output 'done'\nWrite-Output 'failed'"},
 		{`git log ^| more`, `git 'log' '|' 'more'`},
 		{`if exist build (rd /s /q build) else (echo none)`, `Remove-Item -Force -Recurse -Path 'build'; Write-Output 'none'`},
 		{`for %i in (*.log) do del %i`, `Remove-Item -Force -Path "$env:FOR_VARIABLE"`},

@@ -55,6 +55,10 @@ type psState struct {
 	nest     int             // expressions being folded inside each other
 	codeSeen int             // .NET calls that make code from a string, read so far
 	funcs    map[string]bool // functions the code defines: calling one runs no program
+	// nativeAt is the index in r.Shell of the program the previous stage of the
+	// pipeline ran, or -1: a program piped from it is the same shell pipeline (curl … |
+	// sh), for the shell analysis to follow the data through.
+	nativeAt int
 }
 
 // maxPSNest bounds the groups folded inside each other: (('a')) is 'a', a thousand levels
@@ -62,7 +66,7 @@ type psState struct {
 const maxPSNest = 8
 
 func inspectPowerShell(code string, r *Result, depth int) {
-	st := &psState{vars: map[string]string{}, r: r, depth: depth, funcs: map[string]bool{}}
+	st := &psState{vars: map[string]string{}, r: r, depth: depth, funcs: map[string]bool{}, nativeAt: -1}
 	if forkBombPS(code) {
 		r.add(findForkBomb, code)
 	}
@@ -307,6 +311,11 @@ var psDecode = sync.OnceValue(func() *regexp.Regexp {
 
 // command reads one command of a pipeline.
 func (st *psState) command(words []psWord, piped bool) {
+	native := st.nativeAt
+	st.nativeAt = -1
+	if !piped {
+		native = -1
+	}
 	first := words[0]
 	// $x = 'value', $x += 'more'
 	if strings.HasPrefix(first.text, "$") && len(words) >= 3 && (words[1].text == "=" || words[1].text == "+=") {
@@ -380,7 +389,7 @@ func (st *psState) command(words []psWord, piped bool) {
 			return
 		}
 		// A program: the shell analysis judges it.
-		st.native(words)
+		st.native(words, native, piped)
 		return
 	}
 	pos, named := psArgs(words[1:])
@@ -565,8 +574,13 @@ func (st *psState) eval(words []psWord, pos []psWord, piped bool) {
 	}
 }
 
-// native hands a program and its static words to the shell analysis.
-func (st *psState) native(words []psWord) {
+// native hands a program and its static words to the shell analysis: piped from the
+// program at index from of r.Shell, as that pipeline's next stage; piped from what a
+// download cmdlet fetched into a shell or an interpreter, as a download run.
+func (st *psState) native(words []psWord, from int, piped bool) {
+	if piped && st.downloads && from < 0 && codeReaders()[strings.ToLower(strings.TrimSuffix(words[0].val, ".exe"))] {
+		st.r.add(findPipeToShell, joinTexts(words))
+	}
 	var b strings.Builder
 	for i, w := range words {
 		if !w.static {
@@ -582,8 +596,20 @@ func (st *psState) native(words []psWord) {
 		}
 		b.WriteString(joinArgv([]string{w.val}))
 	}
+	if from >= 0 && from < len(st.r.Shell) {
+		st.r.Shell[from] += " | " + b.String()
+		st.nativeAt = from
+		return
+	}
 	st.r.Shell = append(st.r.Shell, b.String())
+	st.nativeAt = len(st.r.Shell) - 1
 }
+
+// codeReaders are the programs that run what they read on their standard input as code.
+var codeReaders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "pwsh": true, "powershell": true,
+		"cmd": true, "python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true}
+})
 
 // dotnet reads the .NET calls of an expression statement.
 func (st *psState) dotnet(s string) {
