@@ -2,13 +2,10 @@ package engine
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/pathset"
-	"github.com/moatdev/moat/internal/policy"
 )
 
 // TestGlobsJudgedByEntries decides globs in a canary project on disk: a glob of the
@@ -16,64 +13,33 @@ import (
 // `tar cf ../out.tar *` is allowed where no key is, and still denied where one is, while a
 // line that may make entries before the glob expands is judged by the pattern.
 func TestGlobsJudgedByEntries(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(root, "home")
-	project := filepath.Join(home, "proj")
-	for rel, text := range map[string]string{
-		"home/.ssh/id_rsa":                 "canary, not a key",
-		"home/proj/Makefile":               "all:\n\ttrue\n",
-		"home/proj/build.sh":               "true\n",
-		"home/proj/build.log":              "ok\n",
-		"home/proj/dist/app.js":            "x\n",
-		"home/proj/pkg/a.go":               "package pkg\n",
-		"home/proj/pkg/b.go":               "package pkg\n",
-		"home/proj/keys/signing.moat-key":  "canary, not a key",
-		"home/proj/creds/id_rsa":           "canary, not a key",
-		"home/proj/creds/README":           "x\n",
-		"home/proj/src/main.c":             "int main(){}\n",
-		"home/proj/src/.hidden/notes.txt":  "x\n",
-		"home/other/proj2/readme.txt":      "x\n",
-		"home/proj/.git/HEAD":              "ref: refs/heads/main\n",
-		"home/proj/build/out/artifact.bin": "x\n",
-	} {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c := newCanary(t)
+	project := c.path("proj")
+	c.files(t, map[string]string{
+		".ssh/id_rsa":                 "canary, not a key",
+		"proj/Makefile":               "all:\n\ttrue\n",
+		"proj/build.sh":               "true\n",
+		"proj/build.log":              "ok\n",
+		"proj/dist/app.js":            "x\n",
+		"proj/pkg/a.go":               "package pkg\n",
+		"proj/pkg/b.go":               "package pkg\n",
+		"proj/keys/signing.moat-key":  "canary, not a key",
+		"proj/creds/id_rsa":           "canary, not a key",
+		"proj/creds/README":           "x\n",
+		"proj/src/main.c":             "int main(){}\n",
+		"proj/src/.hidden/notes.txt":  "x\n",
+		"other/proj2/readme.txt":      "x\n",
+		"proj/.git/HEAD":              "ref: refs/heads/main\n",
+		"proj/build/out/artifact.bin": "x\n",
+	})
 	// Links a repository can carry, or an earlier call made: to the canary key, to the
 	// directory holding it, to an ordinary file.
-	for name, target := range map[string]string{
-		"home/proj/docs/notes.txt": "home/.ssh/id_rsa",
-		"home/proj/docs/sshdir":    "home/.ssh",
-		"home/proj/pkg/c.go":       "home/proj/pkg/a.go",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.Join(root, target), filepath.Join(root, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	host := pathset.Host{Home: home, Temp: []string{"/tmp"}, Moat: []string{home + "/.config/moat/**", "/**/moat.yaml"}}
-	data, err := policy.Template(policy.DefaultTemplate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.Load(policy.EmbeddedPrefix+policy.DefaultTemplate, data, host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(p, Options{Host: host})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c.links(t, map[string]string{
+		"proj/docs/notes.txt": ".ssh/id_rsa",
+		"proj/docs/sshdir":    ".ssh",
+		"proj/pkg/c.go":       "proj/pkg/a.go",
+	})
+	e := c.engine(t, "/**/moat.yaml")
 	for _, tt := range []struct {
 		cmd  string
 		want call.Verdict
@@ -115,39 +81,13 @@ func TestGlobsJudgedByEntries(t *testing.T) {
 // TestFileToolReadsThroughLinks checks that a file tool's read of a link to a key is the
 // key's read.
 func TestFileToolReadsThroughLinks(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := filepath.Join(root, "home")
-	key := filepath.Join(home, ".ssh", "id_ed25519")
-	link := filepath.Join(home, "proj", "README.txt")
-	for _, d := range []string{filepath.Dir(key), filepath.Dir(link)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(key, []byte("canary, not a key"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(key, link); err != nil {
-		t.Fatal(err)
-	}
-	host := pathset.Host{Home: home, Temp: []string{"/tmp"}, Moat: []string{home + "/.config/moat/**"}}
-	data, err := policy.Template(policy.DefaultTemplate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.Load(policy.EmbeddedPrefix+policy.DefaultTemplate, data, host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(p, Options{Host: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := toolCall(t, "Read", map[string]any{"file_path": link}, filepath.Dir(link))
-	if d := e.Evaluate(context.Background(), c); d.Verdict != call.Ask {
+	c := newCanary(t)
+	c.files(t, map[string]string{".ssh/id_ed25519": "canary, not a key"})
+	c.links(t, map[string]string{"proj/README.txt": ".ssh/id_ed25519"})
+	link := c.path("proj/README.txt")
+	e := c.engine(t)
+	read := toolCall(t, "Read", map[string]any{"file_path": link}, filepath.Dir(link))
+	if d := e.Evaluate(context.Background(), read); d.Verdict != call.Ask {
 		t.Fatalf("Read of a link to a key: %s by %s", d.Verdict, d.Rule)
 	}
 }

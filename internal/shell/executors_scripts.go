@@ -130,26 +130,11 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 		return s[i : i+end], i + end + 1
 	}
 	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!' || c == ',':
-			i++
-			continue
-		case c >= '0' && c <= '9' || c == '$' || c == '~' || c == '+':
-			i++
-			continue
-		case c == '/':
-			_, rest := cutDelimited(s[i+1:], '/')
-			i = len(s) - len(rest)
-			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-			continue
-		case c == '\\' && i+1 < len(s):
-			_, rest := cutDelimited(s[i+2:], s[i+1])
-			i = len(s) - len(rest)
+		if next, skipped := skipSedAddress(s, i); skipped {
+			i = next
 			continue
 		}
+		c := s[i]
 		i++
 		switch c {
 		case ':':
@@ -226,6 +211,30 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 			return // sed would reject the script
 		}
 	}
+}
+
+// skipSedAddress skips, at s[i], what comes between a sed script's commands: blanks,
+// separators, braces and negation, a line number or $, and an address's regular
+// expression (/re/ with its flags, or \cREc). It reports false at a command's letter.
+func skipSedAddress(s string, i int) (int, bool) {
+	c := s[i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!' || c == ',':
+		return i + 1, true
+	case c >= '0' && c <= '9' || c == '$' || c == '~' || c == '+':
+		return i + 1, true
+	case c == '/':
+		_, rest := cutDelimited(s[i+1:], '/')
+		i = len(s) - len(rest)
+		for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+			i++
+		}
+		return i, true
+	case c == '\\' && i+1 < len(s):
+		_, rest := cutDelimited(s[i+2:], s[i+1])
+		return len(s) - len(rest), true
+	}
+	return i, false
 }
 
 func (a *analyzer) sedFileAccess(at int, kind call.AccessKind, f string, cwd dir) {

@@ -101,28 +101,11 @@ func sedShapeData(s string) bool {
 	marked := func(t string) bool { return strings.IndexByte(t, shapeMark) >= 0 }
 	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c == shapeMark:
-			return false // a command, or a line number, chosen at run time
-		case c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' || c == '!' || c == ',':
-			i++
-			continue
-		case c >= '0' && c <= '9' || c == '$' || c == '~' || c == '+':
-			i++
-			continue
-		case c == '/':
-			_, rest := cutDelimited(s[i+1:], '/')
-			i = len(s) - len(rest)
-			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
-				i++
-			}
-			continue
-		case c == '\\' && i+1 < len(s):
-			if s[i+1] == shapeMark {
-				return false
-			}
-			_, rest := cutDelimited(s[i+2:], s[i+1])
-			i = len(s) - len(rest)
+		if c == shapeMark || c == '\\' && i+1 < len(s) && s[i+1] == shapeMark {
+			return false // a command, a line number or an address's delimiter chosen at run time
+		}
+		if next, skipped := skipSedAddress(s, i); skipped {
+			i = next
 			continue
 		}
 		i++
