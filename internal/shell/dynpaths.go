@@ -40,7 +40,8 @@ parts:
 				}
 				s = home.s + s[1:]
 			}
-			if strings.ContainsAny(s, `\*?[`) {
+			if k := strings.IndexAny(s, `\*?[`); k >= 0 {
+				b.WriteString(s[:k])
 				break parts // an escape or a pattern: the literal part ends here
 			}
 			b.WriteString(s)
