@@ -477,6 +477,8 @@ var setupGenerators = sync.OnceValue(func() map[string][]string {
 		"vfox": {"activate"}, "proto": {"activate", "completions"}, "sheldon": {"source"}, "jump": {"shell"},
 		"scmpuff": {"init"}, "tmuxifier": {"init"}, "volta": {"completions"}, "deno": {"completions"},
 		"bun": {"completions"}, "rye": {"completion"}, "zellij": {"setup"},
+		// 1Password's CLI prints the export of its session token, for the shell to keep.
+		"op": {"signin"},
 	}
 })
 
