@@ -10,8 +10,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/moatdev/moat/internal/call"
-	"github.com/moatdev/moat/internal/pathset"
-	"github.com/moatdev/moat/internal/policy"
 )
 
 // TestGuardedSetsAreSelfProtections keeps guardedSets the sets self-protection forbids
@@ -96,22 +94,7 @@ func newIdentityFixture(t *testing.T) identityFixture {
 			t.Fatal(err)
 		}
 	}
-	host := pathset.Host{
-		Home: f.home,
-		Temp: []string{"/tmp"},
-		Moat: []string{f.home + "/.config/moat/**", f.home + "/.local/state/moat/**", "/**/moat.yaml"},
-	}
-	data, err := policy.Template(policy.DefaultTemplate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := policy.Load(policy.EmbeddedPrefix+policy.DefaultTemplate, data, host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.e, err = New(p, Options{Host: host}); err != nil {
-		t.Fatal(err)
-	}
+	f.e = canary{root: root, home: f.home}.engine(t, f.home+"/.local/state/moat/**", "/**/moat.yaml")
 	return f
 }
 

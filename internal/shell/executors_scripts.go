@@ -122,13 +122,6 @@ func (a *analyzer) sedFile(x *execCall, f arg) {
 // sedScript reads a sed script as far as it runs commands (e COMMAND, s///e) or reads and
 // writes files (r, R, w, W, s///w).
 func (a *analyzer) sedScript(at int, s string, cwd dir) {
-	toEOL := func(i int) (string, int) {
-		end := strings.IndexByte(s[i:], '\n')
-		if end < 0 {
-			return s[i:], len(s)
-		}
-		return s[i : i+end], i + end + 1
-	}
 	for i := 0; i < len(s); {
 		if next, skipped := skipSedAddress(s, i); skipped {
 			i = next
@@ -144,27 +137,21 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 			}
 		case '#', 'a', 'i', 'c':
 			// Comments, labels and text: to the end of the line (a\ continues on the next).
-			for {
-				line, next := toEOL(i)
-				i = next
-				if !strings.HasSuffix(line, `\`) || i >= len(s) {
-					break
-				}
-			}
+			i = sedTextEnd(s, i)
 		case 'b', 't', 'T', 'q', 'Q', 'l', 'L', 'v':
 			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
 				i++
 			}
 		case 'r', 'R':
-			f, next := toEOL(i)
+			f, next := sedLine(s, i)
 			a.sedFileAccess(at, call.Read, f, cwd)
 			i = next
 		case 'w', 'W':
-			f, next := toEOL(i)
+			f, next := sedLine(s, i)
 			a.sedFileAccess(at, call.Write, f, cwd)
 			i = next
 		case 'e':
-			cmd, next := toEOL(i)
+			cmd, next := sedLine(s, i)
 			i = next
 			if strings.TrimSpace(cmd) == "" {
 				a.opaque(at, "sed's e command runs the text it reads as a shell command")
@@ -188,7 +175,7 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 					exec = true
 				}
 				if s[i] == 'w' {
-					f, next := toEOL(i + 1)
+					f, next := sedLine(s, i+1)
 					a.sedFileAccess(at, call.Write, f, cwd)
 					i = next
 					break
@@ -209,6 +196,28 @@ func (a *analyzer) sedScript(at int, s string, cwd dir) {
 		case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
 		default:
 			return // sed would reject the script
+		}
+	}
+}
+
+// sedLine returns the rest of the line of a sed script from s[i], and where the next
+// line starts.
+func sedLine(s string, i int) (string, int) {
+	end := strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		return s[i:], len(s)
+	}
+	return s[i : i+end], i + end + 1
+}
+
+// sedTextEnd returns where the text of a sed command that takes the rest of its line
+// (a comment, a, i, c) ends: after its line, and the lines a trailing \ continues it on.
+func sedTextEnd(s string, i int) int {
+	for {
+		line, next := sedLine(s, i)
+		i = next
+		if !strings.HasSuffix(line, `\`) || i >= len(s) {
+			return i
 		}
 	}
 }

@@ -91,13 +91,6 @@ func (a *analyzer) computedHere(pe *syntax.ParamExp) bool {
 // address's regular expression, or in the text of a, i and c. It reads the script as
 // sedScript does.
 func sedShapeData(s string) bool {
-	toEOL := func(i int) (string, int) {
-		end := strings.IndexByte(s[i:], '\n')
-		if end < 0 {
-			return s[i:], len(s)
-		}
-		return s[i : i+end], i + end + 1
-	}
 	marked := func(t string) bool { return strings.IndexByte(t, shapeMark) >= 0 }
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -111,13 +104,7 @@ func sedShapeData(s string) bool {
 		i++
 		switch c {
 		case '#', 'a', 'i', 'c':
-			for {
-				line, next := toEOL(i)
-				i = next
-				if !strings.HasSuffix(line, `\`) || i >= len(s) {
-					break
-				}
-			}
+			i = sedTextEnd(s, i)
 		case ':', 'b', 't', 'T', 'q', 'Q', 'l', 'L', 'v':
 			start := i
 			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
@@ -127,7 +114,7 @@ func sedShapeData(s string) bool {
 				return false
 			}
 		case 'r', 'R', 'w', 'W', 'e':
-			arg, next := toEOL(i)
+			arg, next := sedLine(s, i)
 			if marked(arg) {
 				return false // a file or a command named at run time
 			}
@@ -148,7 +135,7 @@ func sedShapeData(s string) bool {
 					return false // a flag chosen at run time: e runs, w writes
 				}
 				if s[i] == 'w' {
-					arg, next := toEOL(i + 1)
+					arg, next := sedLine(s, i+1)
 					if marked(arg) {
 						return false
 					}
