@@ -14,7 +14,7 @@ import (
 
 // The build and release commands of hosting platforms and cloud build services run on
 // their builders with the project's secrets in the environment, and print into logs the
-// team reads, as a CI job does (Elsewhere): netlify.toml, vercel.json, fly.toml,
+// team reads, as a CI job does (Kept or Discarded hosts): netlify.toml, vercel.json, fly.toml,
 // render.yaml, railway.json/toml, Heroku's app.json, Amplify's amplify.yml, Cloud
 // Build's cloudbuild.yaml, CodeBuild's buildspec.yml, AppVeyor and Cirrus CI.
 
@@ -33,6 +33,32 @@ func tomlCommandKeys(keys ...string) func(string, *extraction) {
 			}
 		})
 	}
+}
+
+// netlifyCode finds the commands of netlify.toml: the build commands, which run on
+// Netlify's builders, and [dev]'s, which `netlify dev` runs on this machine.
+func netlifyCode(text string, x *extraction) {
+	x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
+		if len(full) > 0 && full[len(full)-1] == "command" {
+			x.host = Discarded
+			if full[0] == "dev" {
+				x.host = Here
+			}
+			x.tomlCommands(text, dotted, val, true, nil)
+		}
+	})
+}
+
+// vercelCode finds the commands of vercel.json: the build's, which run on Vercel's
+// builders, and devCommand, which `vercel dev` runs on this machine.
+func vercelCode(text string, x *extraction) {
+	underKeys([]string{"buildCommand", "installCommand", "devCommand", "ignoreCommand"}, func(x *extraction, at string, v any) {
+		x.host = Discarded
+		if at == "devCommand" || strings.HasSuffix(at, ".devCommand") {
+			x.host = Here
+		}
+		walkStrings(v, at, func(s, where string) { x.shell(where, s) })
+	})(text, x)
 }
 
 // appveyorKeys are AppVeyor's settings whose values are lists of commands.
@@ -228,7 +254,32 @@ var circleParameter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustC
 // variable whose value is unknown, and its escaped \<< as the << the shell sees.
 func circleciCode(text string, x *extraction) {
 	text = circleParameter().ReplaceAllLiteralString(text, "${CIRCLECI_PARAMETER}")
-	ciCode("run")(strings.ReplaceAll(text, `\<<`, "<<"), x)
+	doc, ok := decodeYAML(strings.ReplaceAll(text, `\<<`, "<<"), x)
+	if !ok {
+		return
+	}
+	top, _ := doc.(map[string]any)
+	jobs := sub(top, "jobs")
+	// Reusable commands run in the jobs that use them: on discarded machines when every
+	// job of the file is on one.
+	shared := len(jobs) > 0
+	for _, j := range jobs {
+		job, _ := j.(map[string]any)
+		shared = shared && circleJobThrowaway(top, job)
+	}
+	run := map[string]bool{"run": true}
+	for _, name := range slices.Sorted(maps.Keys(top)) {
+		if name != "jobs" {
+			x.host = hostIf(shared)
+			walkKeys(top[name], name, run, func(_ string, v any, at string, _ map[string]any) { x.ciValue(at, v) })
+			continue
+		}
+		for _, id := range slices.Sorted(maps.Keys(jobs)) {
+			job, _ := jobs[id].(map[string]any)
+			x.host = hostIf(circleJobThrowaway(top, job))
+			walkKeys(job, "jobs."+id, run, func(_ string, v any, at string, _ map[string]any) { x.ciValue(at, v) })
+		}
+	}
 }
 
 // azureMacro matches Azure Pipelines' $(Name.Part) macros, which Azure replaces before

@@ -452,7 +452,12 @@ func workflowCode(text string, x *extraction) {
 		if !ok {
 			return
 		}
-		sh := stepShell(doc, at, parent)
+		job := workflowJob(doc, at)
+		x.host = Kept
+		if workflowJobThrowaway(job) {
+			x.host = Discarded
+		}
+		sh := stepShell(doc, job, parent)
 		switch sh {
 		case "bash", "sh", "zsh", "dash", "ash", "ksh":
 			x.shell(at, ciScript(s, secretEnv))
@@ -479,7 +484,7 @@ func workflowCode(text string, x *extraction) {
 // step's shell:, else its job's or the workflow's defaults.run.shell, else the runner's
 // default, PowerShell on Windows runners and bash elsewhere. A custom shell ("bash -e
 // {0}", "/usr/bin/python3 {0}") is named by its first word.
-func stepShell(doc any, at string, step map[string]any) string {
+func stepShell(doc any, job, step map[string]any) string {
 	name := func(v any) string {
 		s, _ := v.(string)
 		if f := strings.Fields(s); len(f) > 0 {
@@ -491,12 +496,6 @@ func stepShell(doc any, at string, step map[string]any) string {
 		return sh
 	}
 	top, _ := doc.(map[string]any)
-	var job map[string]any
-	if rest, ok := strings.CutPrefix(at, "jobs."); ok {
-		id, _, _ := strings.Cut(rest, ".")
-		jobs, _ := top["jobs"].(map[string]any)
-		job, _ = jobs[id].(map[string]any)
-	}
 	for _, m := range []map[string]any{job, top} {
 		if sh := name(sub(sub(m, "defaults"), "run")["shell"]); sh != "" {
 			return sh
@@ -506,6 +505,18 @@ func stepShell(doc any, at string, step map[string]any) string {
 		return "pwsh"
 	}
 	return "bash"
+}
+
+// workflowJob is the job of a workflow that the step at is in (jobs.ID.steps[N].run), nil
+// in a composite action. Job IDs hold no dots.
+func workflowJob(doc any, at string) map[string]any {
+	rest, ok := strings.CutPrefix(at, "jobs.")
+	if !ok {
+		return nil
+	}
+	id, _, _ := strings.Cut(rest, ".")
+	top, _ := doc.(map[string]any)
+	return sub(sub(top, "jobs"), id)
 }
 
 // windowsRunner reports whether a job's runs-on names a Windows runner (windows-latest,
@@ -592,22 +603,26 @@ func ciScript(s string, secretEnv map[string]bool) string {
 // under keys: a command line, a list of them, or (CircleCI's run) an object whose
 // command is one.
 func ciCode(keys ...string) func(string, *extraction) {
-	return underKeys(keys, func(x *extraction, at string, v any) {
-		switch v := v.(type) {
-		case string:
-			x.shell(at, v)
-		case []any:
-			for i, e := range v {
-				if s, ok := e.(string); ok {
-					x.shell(fmt.Sprintf("%s[%d]", at, i), s)
-				}
-			}
-		case map[string]any:
-			if s, ok := v["command"].(string); ok {
-				x.shell(at+".command", s)
+	return underKeys(keys, (*extraction).ciValue)
+}
+
+// ciValue takes the commands of a CI file's key at: a command line, a list of them, or
+// a map whose command: holds one.
+func (x *extraction) ciValue(at string, v any) {
+	switch v := v.(type) {
+	case string:
+		x.shell(at, v)
+	case []any:
+		for i, e := range v {
+			if s, ok := e.(string); ok {
+				x.shell(fmt.Sprintf("%s[%d]", at, i), s)
 			}
 		}
-	})
+	case map[string]any:
+		if s, ok := v["command"].(string); ok {
+			x.shell(at+".command", s)
+		}
+	}
 }
 
 // preCommitCode finds the entry of each hook of a pre-commit configuration, the command

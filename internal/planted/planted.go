@@ -33,7 +33,32 @@ type Code struct {
 	// Opaque, when set, says why the code cannot be read (it names a script file, it is
 	// computed); Text is then empty.
 	Opaque string
+	// Host is the machine the code runs on.
+	Host Host
 }
+
+// Host says which machine runs a piece of code.
+type Host uint8
+
+const (
+	// Here is this machine, as the user who runs the tool.
+	Here Host = iota
+	// Kept is another machine, from a checkout of its own, that stays after the job: a
+	// self-hosted CI runner, a deployed application's server. Its files below the project
+	// are that checkout's, not this project's, and a file it names at run time
+	// ($GITHUB_ENV) is one of that machine's. What it prints goes to the job's log, which
+	// others read: a secret it prints is sent out as surely as one it posts. Its files
+	// outside the checkout are judged as this machine's are: the machine may be this one
+	// (a runner installed on the developer's own), and later jobs share it.
+	Kept
+	// Discarded is another machine discarded after the job (a hosted CI runner, a job's
+	// container, a platform's builder): Kept, except that what the code does to that
+	// machine's own files, outside the checkout, nothing and no one keeps.
+	Discarded
+)
+
+// Elsewhere reports whether the code runs on another machine.
+func (h Host) Elsewhere() bool { return h != Here }
 
 // FindShadow is the finding of a program written into a directory on PATH under the name
 // of a common program, so that it runs instead of that program.
@@ -46,12 +71,10 @@ type File struct {
 	// GitConfig says the file is git's configuration, which the shell analysis judges
 	// setting by setting (internal/shell/gitcode.go); Extract finds nothing in it.
 	GitConfig bool
-	// Elsewhere says the code runs on another machine, from a checkout of its own: a CI
-	// runner, a hosting platform's builder. Its files below the project are that
-	// checkout's, not this project's, and a file it names at run time ($GITHUB_ENV) is
-	// one of that machine's. What it prints goes to the job's log, which others read: a
-	// secret it prints is sent out as surely as one it posts.
-	Elsewhere bool
+	// Host is the machine the file's code runs on, unless its extractor says otherwise
+	// piece by piece: a CI file's jobs choose their runners, and netlify.toml's [dev]
+	// command runs here while its build command runs on Netlify's builder.
+	Host Host
 	// Functions are the shell functions the tool defines for the file's code (direnv's
 	// standard library for .envrc), which are no unknown programs there.
 	Functions []string
@@ -114,7 +137,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Nix shell", extract: nixCode}, []string{"flake.nix", "shell.nix", "devenv.nix"}},
 		{File{Kind: "lint-staged configuration", extract: allCommands}, []string{".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml", ".lintstagedrc.yml"}},
 		{File{Kind: "nodemon configuration", extract: commandsUnder("exec", "events")}, []string{"nodemon.json"}},
-		{File{Kind: "Renovate configuration", Elsewhere: true, extract: commandsUnder("commands")}, []string{"renovate.json", "renovate.json5", ".renovaterc", ".renovaterc.json", ".github/renovate.json", ".github/renovate.json5", ".gitlab/renovate.json"}},
+		{File{Kind: "Renovate configuration", Host: Kept, extract: commandsUnder("commands")}, []string{"renovate.json", "renovate.json5", ".renovaterc", ".renovaterc.json", ".github/renovate.json", ".github/renovate.json5", ".gitlab/renovate.json"}},
 		{File{Kind: "Procfile", extract: procfileCode}, []string{"Procfile", "Procfile.*"}},
 		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"Gemfile", "Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
 		{File{Kind: "pnpm hook file", extract: nodeFile}, []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"}},
@@ -151,19 +174,19 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Ruby console startup file", extract: rubyFile, runsIn: inCaller}, []string{"~/.irbrc", "~/.pryrc", ".irbrc", ".pryrc"}},
 		{File{Kind: "Pipfile", extract: tomlTablesOf([]string{"scripts"}, nil)}, []string{"Pipfile"}},
 		{File{Kind: "pixi manifest", extract: tomlTablesOf([]string{"tasks", "feature.*.tasks", "target.*.tasks"}, map[string]bool{"cmd": true})}, []string{"pixi.toml"}},
-		{File{Kind: "Netlify configuration", Elsewhere: true, extract: tomlCommandKeys("command")}, []string{"netlify.toml"}},
-		{File{Kind: "Vercel configuration", Elsewhere: true, extract: commandsUnder("buildCommand", "installCommand", "devCommand", "ignoreCommand")}, []string{"vercel.json"}},
-		{File{Kind: "Fly.io configuration", Elsewhere: true, extract: tomlCommandKeys("release_command", "cmd")}, []string{"fly.toml"}},
-		{File{Kind: "Render blueprint", Elsewhere: true, extract: commandsUnder("buildCommand", "startCommand", "preDeployCommand")}, []string{"render.yaml", "render.yml"}},
-		{File{Kind: "Railway configuration", Elsewhere: true, extract: commandsUnder("buildCommand", "startCommand", "preDeployCommand")}, []string{"railway.json"}},
-		{File{Kind: "Railway configuration", Elsewhere: true, extract: tomlCommandKeys("buildCommand", "startCommand", "preDeployCommand")}, []string{"railway.toml"}},
+		{File{Kind: "Netlify configuration", Host: Discarded, extract: netlifyCode}, []string{"netlify.toml"}},
+		{File{Kind: "Vercel configuration", Host: Discarded, extract: vercelCode}, []string{"vercel.json"}},
+		{File{Kind: "Fly.io configuration", Host: Kept, extract: tomlCommandKeys("release_command", "cmd")}, []string{"fly.toml"}},
+		{File{Kind: "Render blueprint", Host: Kept, extract: commandsUnder("buildCommand", "startCommand", "preDeployCommand")}, []string{"render.yaml", "render.yml"}},
+		{File{Kind: "Railway configuration", Host: Kept, extract: commandsUnder("buildCommand", "startCommand", "preDeployCommand")}, []string{"railway.json"}},
+		{File{Kind: "Railway configuration", Host: Kept, extract: tomlCommandKeys("buildCommand", "startCommand", "preDeployCommand")}, []string{"railway.toml"}},
 		// app.json is also Expo's and others' name, without scripts: Marked.
-		{File{Kind: "Heroku app.json", Elsewhere: true, Marked: true, extract: commandsUnder("postdeploy", "pr-predestroy")}, []string{"app.json"}},
-		{File{Kind: "Amplify build specification", Elsewhere: true, extract: ciCode("commands")}, []string{"amplify.yml", "amplify.yaml"}},
-		{File{Kind: "CodeBuild buildspec", Elsewhere: true, extract: ciCode("commands", "finally")}, []string{"buildspec.yml", "buildspec.yaml", "buildspec*.yml"}},
-		{File{Kind: "Cloud Build configuration", Elsewhere: true, extract: cloudBuildCode}, []string{"cloudbuild.yaml", "cloudbuild.yml", "cloudbuild*.yaml"}},
-		{File{Kind: "AppVeyor configuration", Elsewhere: true, extract: appveyorCode}, []string{"appveyor.yml", ".appveyor.yml"}},
-		{File{Kind: "Cirrus CI configuration", Elsewhere: true, extract: cirrusCode}, []string{".cirrus.yml", ".cirrus.yaml"}},
+		{File{Kind: "Heroku app.json", Host: Kept, Marked: true, extract: commandsUnder("postdeploy", "pr-predestroy")}, []string{"app.json"}},
+		{File{Kind: "Amplify build specification", Host: Discarded, extract: ciCode("commands")}, []string{"amplify.yml", "amplify.yaml"}},
+		{File{Kind: "CodeBuild buildspec", Host: Discarded, extract: ciCode("commands", "finally")}, []string{"buildspec.yml", "buildspec.yaml", "buildspec*.yml"}},
+		{File{Kind: "Cloud Build configuration", Host: Discarded, extract: cloudBuildCode}, []string{"cloudbuild.yaml", "cloudbuild.yml", "cloudbuild*.yaml"}},
+		{File{Kind: "AppVeyor configuration", Host: Kept, extract: appveyorCode}, []string{"appveyor.yml", ".appveyor.yml"}},
+		{File{Kind: "Cirrus CI configuration", Host: Kept, extract: cirrusCode}, []string{".cirrus.yml", ".cirrus.yaml"}},
 		{File{Kind: "pylint configuration", extract: pylintrcCode}, []string{".pylintrc", "pylintrc"}},
 		{File{Kind: "mypy configuration", extract: mypyIniCode}, []string{"mypy.ini", ".mypy.ini"}},
 		{File{Kind: "R profile", extract: rProfileCode}, []string{".Rprofile"}},
@@ -173,16 +196,16 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "JVM options of a build", extract: jvmOptionsCode}, []string{"gradle.properties", "~/.gradle/gradle.properties", ".mvn/jvm.config", ".mvn/maven.config"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
 		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".lefthook/*/*", ".lefthook-local/*/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
-		{File{Kind: "GitHub Actions workflow", Elsewhere: true, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
+		{File{Kind: "GitHub Actions workflow", Host: Kept, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},
 		// GitLab's script, before_script and after_script, at the top level or in any job.
-		{File{Kind: "GitLab CI configuration", Elsewhere: true, extract: commandsUnder("script", "before_script", "after_script")}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
-		{File{Kind: "CircleCI configuration", Elsewhere: true, extract: circleciCode, runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
-		{File{Kind: "Azure Pipelines configuration", Elsewhere: true, extract: azureCode}, []string{"azure-pipelines.yml", "azure-pipelines.yaml"}},
-		{File{Kind: "Bitbucket Pipelines configuration", Elsewhere: true, extract: ciCode("script", "after-script")}, []string{"bitbucket-pipelines.yml"}},
-		{File{Kind: "Travis CI configuration", Elsewhere: true, extract: ciCode("before_install", "install", "before_script", "script", "after_success", "after_failure", "after_script", "before_deploy", "after_deploy")}, []string{".travis.yml"}},
-		{File{Kind: "Buildkite pipeline", Elsewhere: true, extract: ciCode("command", "commands"), runsIn: inRepo}, []string{".buildkite/pipeline.yml", ".buildkite/pipeline.yaml"}},
-		{File{Kind: "Drone or Woodpecker pipeline", Elsewhere: true, extract: ciCode("commands"), runsIn: inRepo}, []string{".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", ".woodpecker/*.yml", ".woodpecker/*.yaml"}},
-		{File{Kind: "Jenkinsfile", Elsewhere: true, extract: jenkinsCode, runsIn: inRepo}, []string{"Jenkinsfile", "Jenkinsfile.*", "*.jenkinsfile", "*.Jenkinsfile"}},
+		{File{Kind: "GitLab CI configuration", Host: Kept, extract: gitlabCode}, []string{".gitlab-ci.yml", ".gitlab-ci.yaml"}},
+		{File{Kind: "CircleCI configuration", Host: Kept, extract: circleciCode, runsIn: inRepo}, []string{".circleci/config.yml", ".circleci/config.yaml"}},
+		{File{Kind: "Azure Pipelines configuration", Host: Kept, extract: azureCode}, []string{"azure-pipelines.yml", "azure-pipelines.yaml"}},
+		{File{Kind: "Bitbucket Pipelines configuration", Host: Kept, extract: ciCode("script", "after-script")}, []string{"bitbucket-pipelines.yml"}},
+		{File{Kind: "Travis CI configuration", Host: Discarded, extract: ciCode("before_install", "install", "before_script", "script", "after_success", "after_failure", "after_script", "before_deploy", "after_deploy")}, []string{".travis.yml"}},
+		{File{Kind: "Buildkite pipeline", Host: Kept, extract: ciCode("command", "commands"), runsIn: inRepo}, []string{".buildkite/pipeline.yml", ".buildkite/pipeline.yaml"}},
+		{File{Kind: "Drone or Woodpecker pipeline", Host: Kept, extract: ciCode("commands"), runsIn: inRepo}, []string{".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", ".woodpecker/*.yml", ".woodpecker/*.yaml"}},
+		{File{Kind: "Jenkinsfile", Host: Kept, extract: jenkinsCode, runsIn: inRepo}, []string{"Jenkinsfile", "Jenkinsfile.*", "*.jenkinsfile", "*.Jenkinsfile"}},
 		{File{Kind: "Gitpod configuration", extract: ciCode("init", "before", "command")}, []string{".gitpod.yml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
 		{File{Kind: "VS Code debug configurations", extract: vscodeLaunchCode, runsIn: inRepo}, []string{".vscode/launch.json"}},
@@ -414,7 +437,7 @@ func (f File) Extract(text string) []Code {
 	if f.extract == nil {
 		return nil
 	}
-	x := &extraction{kind: f.Kind}
+	x := &extraction{kind: f.Kind, host: f.Host}
 	f.extract(text, x)
 	return x.codes
 }
@@ -444,20 +467,22 @@ func (f File) RunDir(p, home string) string {
 type extraction struct {
 	kind  string
 	codes []Code
+	// host is the Host of the code found next.
+	host Host
 }
 
 func (x *extraction) shell(where, text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	x.codes = append(x.codes, Code{Lang: Shell, Text: text, Where: where})
+	x.codes = append(x.codes, Code{Lang: Shell, Text: text, Where: where, Host: x.host})
 }
 
 func (x *extraction) interp(lang oneliner.Lang, where, text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
-	x.codes = append(x.codes, Code{Lang: Interp, Interp: lang, Text: text, Where: where})
+	x.codes = append(x.codes, Code{Lang: Interp, Interp: lang, Text: text, Where: where, Host: x.host})
 }
 
 func (x *extraction) opaque(where, why string) {

@@ -142,8 +142,13 @@ func (a *analyzer) gitSetting(key string, val arg, persist bool, cwd dir) (refs 
 	carrier := "git's " + key
 	if val.dynamic {
 		switch kind {
-		case gitHooks, gitInclude, gitWorkTree, gitSafeDir:
-			// safe.directory computed at run time may be *, which trusts every owner.
+		case gitSafeDir:
+			// safe.directory computed at run time may be *, which trusts every owner: on
+			// a machine discarded after the job, the job's own repositories.
+			if a.sh.discarded == 0 {
+				fs = appendFinding(fs, findOpaque, carrier+" is computed at run time: "+shorten(val.lit))
+			}
+		case gitHooks, gitInclude, gitWorkTree:
 			fs = appendFinding(fs, findOpaque, carrier+" is computed at run time: "+shorten(val.lit))
 		case gitCATrust:
 			fs = appendFinding(fs, findRegistry, carrier+" "+shorten(val.lit)+": "+caBundleRisk(val))

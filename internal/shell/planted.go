@@ -29,6 +29,11 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 			return // a generated manifest, a source file: the command that made it is judged
 		}
 		if !ok {
+			if a.sh.discarded > 0 && a.sh.checkout != "" && !under(file, a.sh.checkout) {
+				// On a machine discarded after the job, a file of that machine's runs in
+				// that job alone, and what put it there (a download, a copy) is judged.
+				return
+			}
 			a.opaque(i, "writes "+file+", a "+kind.Kind+" whose commands tools run later, with text moat cannot read")
 			return
 		}
@@ -99,36 +104,75 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		}
 		defer func() { a.sh.functions = saved }()
 	}
-	if kind.Elsewhere {
+	elsewhere, discarded := code.Host.Elsewhere(), code.Host == planted.Discarded
+	if elsewhere {
 		a.sh.elsewhere++
+	}
+	if discarded {
+		saved := a.sh.checkout
+		a.sh.discarded++
+		a.sh.checkout = ""
+		if cwd.known {
+			a.sh.checkout = cwd.path
+		}
+		defer func() { a.sh.checkout = saved }()
 	}
 	if code.Lang == planted.Interp {
 		a.inspect(i, code.Interp, code.Text, cwd)
 	} else {
 		a.nested(i, code.Text, cwd, false)
 	}
-	if kind.Elsewhere {
+	if elsewhere {
 		a.sh.elsewhere--
 	}
+	if discarded {
+		a.sh.discarded--
+	}
 	for k := first; k < len(a.cmds); k++ {
-		if kind.Elsewhere {
+		if elsewhere {
 			a.cmds[k].Elsewhere = true
 			// sudo apt-get install on a runner is the runner's privilege, not this user's.
 			a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, findSudo)
 		}
-		if kind.Elsewhere && cwd.known {
+		if elsewhere && cwd.known {
 			// The runner's checkout: its files are not this project's (echo … >> .env,
 			// find . -exec chmod … on the runner change nothing here).
 			a.cmds[k].Accesses = slices.DeleteFunc(a.cmds[k].Accesses, func(acc call.Access) bool { return under(acc.Path, cwd.path) })
+		}
+		if discarded {
+			discardedMachine(&a.cmds[k])
 		}
 		fs := a.cmds[k].Findings
 		for j := range fs {
 			fs[j].Evidence = prefix + fs[j].Evidence
 		}
-		if kind.Elsewhere && (hasFinding(fs, findSecretShown) || hasFinding(fs, findEnvDump)) {
+		if elsewhere && (hasFinding(fs, findSecretShown) || hasFinding(fs, findEnvDump)) {
 			a.cmds[k].Findings = appendFinding(fs, findExfiltration, prefix+"prints secrets into the job's log, which everyone who can read the project's CI logs reads")
 		}
 	}
+}
+
+// discardedMachine leaves out of cmd what it does only to a machine discarded after the
+// job (a hosted runner, a job's container): its changes to that machine's files, and the
+// findings that are about that machine alone (persistence there, its system files and
+// accounts, a tree deleted there). What it reads stays (a credential printed into the
+// job's log is sent out), as does all it does beyond the machine: what it sends, runs
+// from the network, pushes, deploys or deletes in a database or a cloud account.
+func discardedMachine(cmd *call.Command) {
+	cmd.Accesses = slices.DeleteFunc(cmd.Accesses, func(acc call.Access) bool { return acc.Kind != call.Read })
+	cmd.Findings = slices.DeleteFunc(cmd.Findings, func(f call.Finding) bool { return machineOnly(f.ID) })
+}
+
+// machineOnly reports whether findings of kind id are about the machine the command runs
+// on and nothing beyond it.
+func machineOnly(id string) bool {
+	switch id {
+	case findRecursiveDelete, findSetuid, findAccount, findNamespace, findWorldWritable,
+		findContainerHost, findContainerEscape, findLogTamper, findSecurityOff,
+		findShutdown, findKillAll, findPackages, findForkBomb, findDiskWipe:
+		return true
+	}
+	return strings.HasPrefix(id, "persistence.")
 }
 
 // plantedShadow appends the finding of a write that puts a program on PATH under the name

@@ -218,9 +218,15 @@ type shared struct {
 	// every level of the line (sops exec-file's {}: catalog.go).
 	secretFiles map[string]bool
 	// elsewhere counts the levels of code being analysed that run on a CI runner or a
-	// platform's builder (planted.File.Elsewhere): a file named at run time there is that
+	// platform's builder (planted.Host.Elsewhere): a file named at run time there is that
 	// machine's, and what is written to one is not shown to anyone.
 	elsewhere int
+	// discarded counts the levels of those that run on a machine discarded after the job
+	// (planted.Discarded): what they plant in its files outside the checkout, named by
+	// checkout when known, runs in that job alone. The checkout's own files may be
+	// pushed back.
+	discarded int
+	checkout  string
 	// projectPrograms are the programs the tool running planted code finds among the
 	// project's dependencies (npm scripts' node_modules/.bin): the project's own
 	// tooling, as node_modules/.bin/NAME is.
