@@ -80,6 +80,11 @@ type frame struct {
 	// forgetCmd, with forget, is the index+1 of the command (eval, source) that forgets:
 	// when all it runs is set-up code (eval "$(pyenv init -)"), the cwd stays too.
 	forgetCmd int
+	// generic, for a for loop analysed once per value (unroll), is 1 + the index of the
+	// first command of the body's own walk, in which the variable is unknown; 0 otherwise.
+	// unrolledOut is what the copies print.
+	generic     int
+	unrolledOut taint
 }
 
 func newAnalyzer(line string, cwd value, sh *shared, depth int, f *syntax.File, params map[string]string) *analyzer {
@@ -220,7 +225,9 @@ func (a *analyzer) visit(n syntax.Node) bool {
 			}
 			a.loopVars[wi.Name.Value] = true
 		}
-		a.unroll(n)
+		if out, ok := a.unroll(n); ok {
+			fr.generic, fr.unrolledOut = len(a.cmds)+1, out
+		}
 		a.loop(&fr, n.ForPos, n.DonePos)
 		if c, ok := n.Loop.(*syntax.CStyleLoop); ok && c.Cond == nil && backgrounds(n.Do) {
 			// for ((;;)); do …& done: the C-style loop without a condition never ends.
@@ -294,6 +301,10 @@ func (a *analyzer) leaveNode() {
 	}
 	if fr.spin {
 		a.spin--
+	}
+	if fr.generic > 0 {
+		a.unrolledOpacity(fr.start, fr.generic-1)
+		a.unrolledOutput(fr.generic-1, fr.unrolledOut)
 	}
 	if fr.forget {
 		cwd := a.cwd()

