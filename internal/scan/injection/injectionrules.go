@@ -422,12 +422,15 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 		},
 		{
 			Name: "code for your output", Finding: FindOutput, Weight: medium,
-			Keywords: []string{"following code", "below code", "subsequent code", "this code", "following snippet", "below snippet", "following python", "following script"},
+			Keywords: []string{"following code", "below code", "subsequent code", "this code", "following snippet", "below snippet", "following python", "following script", "given code"},
 			Before:   160, After: 160,
 			// "Your code" and "the code you write" name the same thing: what the reader
 			// produces.
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:following|below|subsequent|this|these)\s+(?:(?:python|javascript|bash|shell)\s+)?(?:code|snippet|script)(?:\s+(?:snippet|section|block|excerpt|segment|fragment|piece|lines?))?s?\b[^.!?\n]{0,100}?(?:\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture|work|output)\b|` + codeYouWrite + `)` +
-				`|(?:\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture)\b|` + codeYouWrite + `)[^.!?\n]{0,100}?\b(?:following|below|subsequent)\s+(?:code|snippet|script)`},
+				`|(?:\byour\s+(?:own\s+)?(?:code|codebase|solution|algorithm|elucidation|implementation|response|answer|program|script|logic|architecture)\b|` + codeYouWrite + `)[^.!?\n]{0,100}?\b(?:following|below|subsequent)\s+(?:code|snippet|script)` +
+				// "Don't hesitate to incorporate the below code snippet": pressed on the
+				// reader to adopt, without naming whose code it goes into.
+				`|\b(?:don't|do\s+not|never)\s+(?:hesitate|forget|fail|neglect)\s+to\s+(?:\w+\s+)?(?:incorporate|integrate|utili[sz]e|embed|weave|include|insert|adopt|employ)\s+(?:the\s+|this\s+)?(?:following|below|subsequent|given)\s+(?:(?:python|javascript|bash|shell)\s+)?(?:code|snippet|script)`},
 		},
 		{
 			Name: "code with system access", Finding: FindOutput, Family: "code", Weight: weak,
