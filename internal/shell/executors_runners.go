@@ -97,10 +97,33 @@ func (a *analyzer) runnerArgs(x *execCall) bool {
 	case x.prog == "deno" && (sub == "run" || sub == "eval"):
 		a.denoRun(x, sub, after)
 	default:
+		if (x.prog == "pnpm" || x.prog == "yarn" || x.prog == "bun") && !packageManagerCommands()[x.prog][sub] && effectRules()[canonicalProgram(sub)] != nil {
+			// pnpm prisma db push --force-reset: a word that is not the manager's own
+			// command runs the project's script of that name or, without one, the
+			// dependency's program of that name; moat judges it as the program too.
+			a.command(x.rest[len(x.rest)-len(after)-1:], nil, nil)
+		}
 		return false
 	}
 	return true
 }
+
+// packageManagerCommands are the commands of pnpm, yarn (1 and later) and bun, which are
+// not the name of a script or of a dependency's program.
+var packageManagerCommands = sync.OnceValue(func() map[string]map[string]bool {
+	set := func(words string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range strings.Fields(words) {
+			m[w] = true
+		}
+		return m
+	}
+	return map[string]map[string]bool{
+		"pnpm": set("add i install update up upgrade remove rm un uninstall link ln unlink import rebuild rb prune fetch install-test it dedupe patch patch-commit patch-remove audit list ls ll la outdated why licenses run run-script test t exec dlx create start publish pack recursive multi m server store root bin setup init deploy doctor config c get set env self-update cat-file cat-index find-hash approve-builds ignored-builds help"),
+		"yarn": set("add audit autoclean bin cache check config constraints create dedupe dlx exec explain generate-lock-entry global help import info init install link list login logout node npm outdated owner pack patch patch-commit plugin policies publish rebuild remove run search set stage tag team test unlink unplug up upgrade upgrade-interactive version versions why workspace workspaces"),
+		"bun":  set("run test x repl exec install i add a remove rm update outdated link unlink pm build init create c upgrade publish audit info patch why help"),
+	}
+})
 
 // subcommandWords returns a program's subcommand and the words after it.
 func subcommandWords(x *execCall) (string, []arg, bool) {

@@ -276,6 +276,9 @@ func canonicalProgram(name string) string {
 		return "lua"
 	case "netcat", "nc.openbsd", "nc.traditional":
 		return "nc"
+	case "sequelize-cli":
+		// The npm package sequelize-cli installs its program under both names.
+		return "sequelize"
 	}
 	if strings.HasPrefix(name, "mkfs.") {
 		return "mkfs"

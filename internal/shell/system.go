@@ -156,8 +156,8 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 		"pkill":       {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
 		"killall":     {{when: killsSecurityService, finding: findSecurityOff}, {when: killsEveryProcess, finding: findKillAll}},
 		"ufw":         {{sub: []string{"disable|reset"}, finding: findSecurityOff}},
-		"iptables":    {{when: firewallOpened, finding: findSecurityOff}},
-		"ip6tables":   {{when: firewallOpened, finding: findSecurityOff}},
+		"iptables":    {{when: firewallOpened, finding: findSecurityOff}, {when: firewallClosed, finding: findShutdown}},
+		"ip6tables":   {{when: firewallOpened, finding: findSecurityOff}, {when: firewallClosed, finding: findShutdown}},
 		"nft":         {{sub: []string{"flush", "ruleset"}, finding: findSecurityOff}},
 		"spctl":       {{anyOf: []string{"master-disable", "global-disable", "disable"}, finding: findSecurityOff}},
 		"csrutil":     {{sub: []string{"disable"}, finding: findSecurityOff}, {sub: []string{"authenticated-root", "disable"}, finding: findSecurityOff}},
@@ -524,6 +524,51 @@ func firewallOpened(_ *analyzer, v *view) string {
 		if (x.lit == "-P" || x.lit == "--policy") && i+2 < len(v.args) && strings.EqualFold(v.args[i+2].lit, "ACCEPT") {
 			return v.name + " -P " + v.args[i+1].lit + " ACCEPT"
 		}
+	}
+	return ""
+}
+
+// firewallClosed: iptables turning away all of the machine's own traffic, in or out: the
+// INPUT or OUTPUT chain's policy set to DROP or REJECT, or a rule that drops everything
+// there (-A INPUT -j DROP), which cuts off SSH and every service. A rule that matches
+// something (-s, -p, --dport, -i…) is ordinary administration.
+func firewallClosed(_ *analyzer, v *view) string {
+	closes := func(target string) bool {
+		return strings.EqualFold(target, "DROP") || strings.EqualFold(target, "REJECT")
+	}
+	own := func(chain string) bool {
+		return strings.EqualFold(chain, "INPUT") || strings.EqualFold(chain, "OUTPUT")
+	}
+	args := v.args
+	for i, x := range args {
+		if (x.lit == "-P" || x.lit == "--policy") && i+2 < len(args) && own(args[i+1].lit) && closes(args[i+2].lit) {
+			return v.name + " -P " + args[i+1].lit + " " + args[i+2].lit
+		}
+	}
+	chain, target, matches := "", "", false
+	for i := 0; i < len(args); i++ {
+		switch x := args[i].lit; {
+		case x == "-A" || x == "--append" || x == "-I" || x == "--insert":
+			if i+1 < len(args) {
+				chain = args[i+1].lit
+				i++
+			}
+		case x == "-j" || x == "--jump":
+			if i+1 < len(args) {
+				target = args[i+1].lit
+				i++
+			}
+		case x == "-t" || x == "--table" || x == "-w" || x == "--wait":
+			if x == "-t" || x == "--table" {
+				i++
+			}
+		case strings.HasPrefix(x, "-"):
+			matches = true
+		}
+		// Other words are a rule's position (-I INPUT 1) or an option's value.
+	}
+	if own(chain) && closes(target) && !matches {
+		return v.name + " -A " + chain + " -j " + target
 	}
 	return ""
 }
