@@ -1394,13 +1394,30 @@ func npmRegistry(a *analyzer, v *view) string {
 	}
 	if len(v.ops) >= 1 && (v.ops[0] == "install" || v.ops[0] == "i" || v.ops[0] == "add") {
 		for _, o := range v.ops[1:] {
-			if directURL(o) || strings.HasPrefix(o, "github:") || strings.HasPrefix(o, "gitlab:") || strings.HasPrefix(o, "bitbucket:") {
+			if directURL(o) || strings.HasPrefix(o, "github:") || strings.HasPrefix(o, "gitlab:") || strings.HasPrefix(o, "bitbucket:") || githubShorthand(o) {
 				a.report(findDirectURL, v.name+" install "+o)
 				return "url"
 			}
 		}
 	}
 	return ""
+}
+
+// githubShorthand reports whether a package spec is npm's shorthand for a GitHub
+// repository, USER/REPO[#REF]: an unscoped name with a slash that is not a path (./x,
+// ../x, /x, ~/x), which npm, yarn and pnpm fetch from GitHub and build, running its
+// install scripts. "packages/foo" is one too, as npm reads it.
+func githubShorthand(o string) bool {
+	spec, _, _ := strings.Cut(o, "#")
+	user, repo, ok := strings.Cut(spec, "/")
+	if !ok || user == "" || repo == "" || strings.Contains(repo, "/") {
+		return false
+	}
+	switch user[0] {
+	case '@', '.', '-', '~', '/':
+		return false
+	}
+	return !strings.ContainsAny(spec, ":@%\\ ")
 }
 
 func directURL(o string) bool {
