@@ -91,3 +91,39 @@ func TestFileToolReadsThroughLinks(t *testing.T) {
 		t.Fatalf("Read of a link to a key: %s by %s", d.Verdict, d.Rule)
 	}
 }
+
+// TestCopyIntoDirectoryOnDisk decides copies whose destination is a directory on disk: the
+// source goes into it under its own name (cp -r build ~ writes ~/build), unless something
+// earlier in the line may have made or removed the destination, or -T makes the
+// destination the copy itself.
+func TestCopyIntoDirectoryOnDisk(t *testing.T) {
+	c := newCanary(t)
+	project := c.path("proj")
+	c.files(t, map[string]string{
+		".ssh/id_rsa":           "canary, not a key",
+		".config/moat/moat.yml": "canary\n",
+		"proj/build/app.js":     "x\n",
+		"proj/notes.txt":        "x\n",
+		"proj/moat/moat.yml":    "x\n",
+	})
+	e := c.engine(t)
+	for _, tt := range []struct {
+		cmd  string
+		want call.Verdict
+		why  string
+	}{
+		{"cp -r build ~", call.Allow, "the home directory exists: the copy is ~/build"},
+		{"mv notes.txt ~", call.Allow, "moved into the home directory as ~/notes.txt"},
+		{"cp -rT build ~", call.Deny, "-T: the copy is the home directory itself, moat's files included"},
+		{"rm -rf ~/old; cp -r build ~", call.Deny, "an earlier command changes the home directory: judged as writing all of it"},
+		{"cp -r build ~/.config", call.Allow, "the copy is ~/.config/build, beside moat's files"},
+		{"cp -r moat ~/.config", call.Deny, "the copy is ~/.config/moat, moat's own directory"},
+	} {
+		t.Run(tt.cmd, func(t *testing.T) {
+			d := e.Evaluate(context.Background(), shellCall(tt.cmd, project))
+			if d.Verdict != tt.want {
+				t.Fatalf("%s (%s): %s by %s (%s), want %s", tt.cmd, tt.why, d.Verdict, d.Rule, d.Reason, tt.want)
+			}
+		})
+	}
+}

@@ -995,6 +995,9 @@ func (a *analyzer) fileAccesses(cmd *call.Command, eff fileEffects, ops []arg, o
 			return a.intoDir(cmd, eff, ops, o.val, rec, cwd) || opaque
 		}
 	}
+	if len(eff.targetDir) > 0 && len(ops) >= 2 && a.intoDirectory(cmd, ops, cwd) {
+		return a.intoDir(cmd, eff, ops[:len(ops)-1], ops[len(ops)-1], rec, cwd) || opaque
+	}
 	patternGiven := false
 	for _, o := range opts {
 		if o.hasValue && slices.Contains(eff.patterns, o.name) {
@@ -1051,6 +1054,39 @@ func (a *analyzer) intoDir(cmd *call.Command, eff fileEffects, ops []arg, target
 		}
 	}
 	return opaque
+}
+
+// intoDirectory reports whether the last operand of cp, mv, ln or install is a directory
+// the others go into, each under its own name (cp -r build /tmp/ writes /tmp/build, not
+// all of /tmp): written so (a trailing slash, ., ..), after several sources, or, for a
+// command of the line's own that nothing before it in the line may have created or
+// removed, a directory on disk now. -T makes it the copy itself.
+func (a *analyzer) intoDirectory(cmd *call.Command, ops []arg, cwd dir) bool {
+	last := ops[len(ops)-1]
+	if last.dynamic || last.glob || cmd.HasFlag("T") || cmd.HasFlag("no-target-directory") {
+		return false
+	}
+	base := baseName(last.lit)
+	if len(ops) > 2 || strings.HasSuffix(last.lit, "/") || base == "." || base == ".." {
+		return true
+	}
+	if a.depth > 0 || a.sh.env.Entries == nil {
+		return false // code run by another program, or later: the disk then is unknown
+	}
+	dest, ok, unsure := a.abs(a.tildePath(last.lit), cwd)
+	if !ok || unsure {
+		return false
+	}
+	for i := range a.cmds { // the commands before this one
+		c := &a.cmds[i]
+		if c.Opaque || c.Dynamic || slices.ContainsFunc(c.Accesses, func(acc call.Access) bool {
+			return acc.Kind != call.Read && (under(dest, acc.Path) || under(acc.Path, dest))
+		}) {
+			return false
+		}
+	}
+	_, isDir := a.sh.env.Entries(dest)
+	return isDir
 }
 
 // span returns the operands the set selects among n, as a range.
