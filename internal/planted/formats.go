@@ -408,14 +408,26 @@ func taskfileCode(text string, x *extraction) {
 	if !ok {
 		return
 	}
-	walkKeys(doc, "", map[string]bool{"cmds": true, "cmd": true, "sh": true}, func(_ string, v any, at string, _ map[string]any) {
-		walkStrings(v, at, func(s, where string) {
-			if strings.HasSuffix(where, ".task") || strings.HasSuffix(where, ".defer.task") {
-				return // {task: name} calls another task of the file
+	var take func(v any, where string)
+	take = func(v any, where string) {
+		switch v := v.(type) {
+		case string:
+			x.shell(where, goTemplates().ReplaceAllStringFunc(v, templateVar))
+		case []any:
+			for i, e := range v {
+				take(e, fmt.Sprintf("%s[%d]", where, i))
 			}
-			x.shell(where, goTemplates().ReplaceAllStringFunc(s, templateVar))
-		})
-	})
+		case map[string]any:
+			// {cmd: …} and {defer: …} run commands; {task: name} calls a task of the
+			// file, and its vars:, a loop's for: and platforms: are values, not commands.
+			for _, k := range []string{"cmd", "defer"} {
+				if c, ok := v[k]; ok {
+					take(c, where+"."+k)
+				}
+			}
+		}
+	}
+	walkKeys(doc, "", map[string]bool{"cmds": true, "cmd": true, "sh": true}, func(_ string, v any, at string, _ map[string]any) { take(v, at) })
 }
 
 var goTemplates = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^}]*\}\}`) })

@@ -3,6 +3,7 @@ package planted
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,14 +53,16 @@ const (
 // is unknown, so that a program named only by it is a dynamic command.
 func makeCode(text string, x *extraction) {
 	vars := map[string]string{}
-	target := ""
+	var rule makeRule
 	inRecipe := false
 	lines := joinContinued(text)
 	// A line indented with a tab is a recipe line once a rule has started; before the
 	// first rule (an assignment indented inside ifeq … endif) it is the makefile's own.
 	firstRule := len(lines)
 	for k, l := range lines {
-		if !strings.HasPrefix(l, "\t") && ruleColon(strings.TrimSpace(l)) > 0 {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "\t") && !strings.HasPrefix(t, "#") && ruleColon(t) > 0 {
+			// A comment is none, though it may hold a colon (a licence's URL).
 			firstRule = k
 			break
 		}
@@ -77,17 +80,17 @@ func makeCode(text string, x *extraction) {
 			continue
 		}
 		if name, val, ok := makeAssign(l); ok {
-			vars[name] = val
+			setMakeVar(vars, name, val, makeAssignOp(l))
 		}
 	}
 	for k, l := range lines {
 		if recipe(k, l) {
 			line := strings.TrimLeft(l[1:], " \t@-+")
-			if !inRecipe && target == "" {
+			if !inRecipe && rule.target == "" {
 				// A fragment (an edit's new text) of recipe lines: still recipes.
-				target = "?"
+				rule.target = "?"
 			}
-			x.makeShell("recipe of "+target, line, vars, target)
+			x.makeShell("recipe of "+rule.target, line, vars, rule)
 			continue
 		}
 		trimmed := strings.TrimSpace(l)
@@ -106,12 +109,18 @@ func makeCode(text string, x *extraction) {
 		if i := ruleColon(trimmed); i > 0 {
 			// The target as make names it in $@: its own references expanded
 			// (bin/gh$(EXE) is bin/gh on Unix).
-			target = strings.TrimSpace(expandMake(trimmed[:i], vars, "", 0))
+			rule = makeRule{target: strings.TrimSpace(expandMake(trimmed[:i], vars, makeRule{}, 0))}
 			inRecipe = true
-			rest := trimmed[i+1:]
+			rest := strings.TrimPrefix(trimmed[i+1:], ":") // a double-colon rule
+			recipe := ""
 			if j := strings.IndexByte(rest, ';'); j >= 0 {
-				x.makeShell("recipe of "+target, strings.TrimLeft(rest[j+1:], " \t@-+"), vars, target)
-				rest = rest[:j]
+				recipe, rest = strings.TrimLeft(rest[j+1:], " \t@-+"), rest[:j]
+			}
+			// The prerequisites, for $< and $^: the normal ones, before a |.
+			normal, _, _ := strings.Cut(expandMake(rest, vars, makeRule{}, 0), "|")
+			rule.prereqs = strings.Fields(normal)
+			if recipe != "" {
+				x.makeShell("recipe of "+rule.target, recipe, vars, rule)
 			}
 			x.makeFuncs(rest, vars)
 			continue
@@ -122,9 +131,9 @@ func makeCode(text string, x *extraction) {
 }
 
 // makeShell adds a recipe line, expanded, and what its $(shell …) calls run.
-func (x *extraction) makeShell(where, line string, vars map[string]string, target string) {
+func (x *extraction) makeShell(where, line string, vars map[string]string, rule makeRule) {
 	x.makeFuncs(line, vars)
-	x.shell(where, expandMake(line, vars, target, 0))
+	x.shell(where, expandMake(line, vars, rule, 0))
 }
 
 // makeFuncs adds the code of the $(shell …) calls in s, which make runs while it reads the
@@ -137,7 +146,7 @@ func (x *extraction) makeFuncs(s string, vars map[string]string) {
 				break
 			}
 			body, n := balanced(rest[i+1:])
-			x.shell("$(shell …)", expandMake(strings.TrimPrefix(body, "shell "), vars, "", 0))
+			x.shell("$(shell …)", expandMake(strings.TrimPrefix(body, "shell "), vars, makeRule{}, 0))
 			rest = rest[i+1+n:]
 		}
 	}
@@ -145,6 +154,49 @@ func (x *extraction) makeFuncs(s string, vars map[string]string) {
 
 // makeAssign reads a variable assignment: NAME = value, :=, ::=, ?=, +=, != (whose value is
 // a shell command), optionally after export or override.
+// setMakeVar records an assignment as make does: a simple one (:=, ::=) expanded now,
+// against the variables set so far, so that BUILD_ARGS := $(BUILD_ARGS) --no-cache
+// appends; += appends; ?= sets only a variable not set; = keeps the text, expanded where
+// the variable is used.
+func setMakeVar(vars map[string]string, name, val, op string) {
+	old, set := vars[name]
+	switch op {
+	case ":=", "::=", ":::=":
+		vars[name] = expandMake(val, vars, makeRule{}, 0)
+	case "+=":
+		if set && old != "" {
+			val = old + " " + val
+		}
+		vars[name] = val
+	case "?=":
+		if !set {
+			vars[name] = val
+		}
+	default:
+		vars[name] = val
+	}
+}
+
+// makeAssignOp returns the operator of an assignment line (":=", "+=", "?=", "="…), ""
+// when it is none.
+func makeAssignOp(l string) string {
+	name, _, ok := makeAssign(l)
+	if !ok {
+		return ""
+	}
+	s := strings.TrimSpace(l)
+	for _, p := range []string{"export ", "override ", "private "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	op := strings.TrimLeft(s[len(name):], " \t")
+	for _, o := range []string{":::=", "::=", ":=", "?=", "+=", "!=", "="} {
+		if strings.HasPrefix(op, o) {
+			return o
+		}
+	}
+	return ""
+}
+
 func makeAssign(l string) (name, val string, ok bool) {
 	s := strings.TrimSpace(l)
 	for _, p := range []string{"export ", "override ", "private "} {
@@ -196,7 +248,7 @@ func ruleColon(s string) int {
 // expandMake expands make's references in a recipe line: $$ is $, $(VAR) and ${VAR} the
 // variable's value, automatic variables the target or a placeholder file name, and
 // functions a placeholder word.
-func expandMake(s string, vars map[string]string, target string, depth int) string {
+func expandMake(s string, vars map[string]string, rule makeRule, depth int) string {
 	if depth > maxExpansion || !strings.Contains(s, "$") {
 		return s
 	}
@@ -220,22 +272,26 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 			i += used
 			name := strings.TrimSpace(body)
 			if sp := strings.IndexAny(name, " \t,"); sp >= 0 {
-				b.WriteString(makeFunction(name[:sp], strings.TrimLeft(name[sp:], " \t"), vars, target, depth))
+				b.WriteString(makeFunction(name[:sp], strings.TrimLeft(name[sp:], " \t"), vars, rule, depth))
 				continue
 			}
-			if v, ok := vars[name]; ok {
-				b.WriteString(expandMake(v, vars, target, depth+1))
+			if v, ok := vars[name]; ok && depth < maxExpansion {
+				b.WriteString(expandMake(v, vars, rule, depth+1))
+			} else if ok {
+				// Nested too deep (a variable that names itself): a value left unknown,
+				// never make's syntax, which the shell would run as $(NAME).
+				b.WriteString("${" + shellName(name) + "}")
 			} else if v, ok := makeDefaults()[name]; ok {
 				b.WriteString(v)
 			} else if v, ok := makeToolVars()[name]; ok {
 				b.WriteString(v)
-			} else if v, ok := automatic(name, target); ok {
+			} else if v, ok := automatic(name, rule); ok {
 				b.WriteString(v)
 			} else {
 				b.WriteString("${" + shellName(name) + "}")
 			}
 		default:
-			if v, ok := automatic(string(n), target); ok {
+			if v, ok := automatic(string(n), rule); ok {
 				b.WriteString(v)
 			} else if v, ok := vars[string(n)]; ok {
 				b.WriteString(v)
@@ -253,9 +309,11 @@ func expandMake(s string, vars map[string]string, target string, depth int) stri
 // word's expansion for a foreach of the line over a list moat can expand, and otherwise a
 // placeholder
 // word moat does not compute ($(wildcard …), $(patsubst …)).
-func makeFunction(fn, args string, vars map[string]string, target string, depth int) string {
+func makeFunction(fn, args string, vars map[string]string, rule makeRule, depth int) string {
 	switch fn {
-	case "error", "warning", "info":
+	case "error", "warning", "info", "eval":
+		// eval defines what its text says (its $(shell …) calls are found apart);
+		// it expands to nothing.
 		return ""
 	case "foreach":
 		// Only in the line itself: a foreach inside a value or another foreach would
@@ -265,7 +323,7 @@ func makeFunction(fn, args string, vars map[string]string, target string, depth 
 			break
 		}
 		name := strings.TrimSpace(parts[0])
-		list := expandMake(parts[1], vars, target, depth+1)
+		list := expandMake(parts[1], vars, rule, depth+1)
 		if name == "" || strings.ContainsAny(name, "$()") || strings.Contains(list, "make-function-result") || strings.Contains(list, "${") {
 			break
 		}
@@ -281,7 +339,7 @@ func makeFunction(fn, args string, vars map[string]string, target string, depth 
 		size := 0
 		for _, w := range words {
 			each[name] = w
-			e := expandMake(parts[2], each, target, depth+1)
+			e := expandMake(parts[2], each, rule, depth+1)
 			if size += len(e) + 1; size > maxExpanded {
 				break
 			}
@@ -316,16 +374,35 @@ func splitMakeArgs(s string, n int) []string {
 	return append(parts, s[start:])
 }
 
-// automatic returns the value of make's automatic variables: the target for $@, a
-// placeholder file name for the prerequisites.
-func automatic(name, target string) (string, bool) {
+// makeRule is the rule a recipe line belongs to: its target and its normal prerequisites,
+// expanded.
+type makeRule struct {
+	target  string
+	prereqs []string
+}
+
+// automatic returns the value of make's automatic variables: the target for $@, the
+// first prerequisite for $<, all of them for $^, $+ and $?, written out when the rule
+// names them plainly; otherwise a placeholder file name.
+func automatic(name string, rule makeRule) (string, bool) {
+	plain := func(s string) bool { return s != "" && s != "?" && !strings.ContainsAny(s, " %$") }
 	switch strings.TrimRight(name, "DF") {
 	case "@":
-		if target == "" || target == "?" || strings.ContainsAny(target, " %") {
+		if !plain(rule.target) {
 			return "target", true
 		}
-		return target, true
-	case "<", "^", "?", "+", "|", "*", "%":
+		return rule.target, true
+	case "<":
+		if len(rule.prereqs) > 0 && plain(rule.prereqs[0]) {
+			return rule.prereqs[0], true
+		}
+		return "prerequisite", true
+	case "^", "+", "?":
+		if len(rule.prereqs) > 0 && !slices.ContainsFunc(rule.prereqs, func(p string) bool { return !plain(p) }) {
+			return strings.Join(rule.prereqs, " "), true
+		}
+		return "prerequisite", true
+	case "|", "*", "%":
 		return "prerequisite", true
 	}
 	return "", false

@@ -81,8 +81,10 @@ func TestExtract(t *testing.T) {
 		name, path, text string
 		want             []string // the code found, in order; "opaque" for code moat cannot read
 	}{
-		{"make recipes and variables", "Makefile", "DIR = build\nall: x\n\t@rm -rf $(DIR) $$HOME\n\t-$(CC) -o $@ $<\n", []string{"rm -rf build $HOME", "cc -o all prerequisite"}},
+		{"make recipes and variables", "Makefile", "DIR = build\nall: x\n\t@rm -rf $(DIR) $$HOME\n\t-$(CC) -o $@ $<\n", []string{"rm -rf build $HOME", "cc -o all x"}},
 		{"make $(shell)", "Makefile", "V := $(shell git describe)\n", []string{"git describe"}},
+		{"make simple assignment naming itself", "Makefile", "ARGS := --a\nARGS := $(ARGS) --b\nLOOP = $(LOOP) x\nall:\n\tdocker build $(ARGS) .\n\techo $(LOOP)\n", []string{"docker build --a --b .", "echo ${LOOP} x x x x x x x x"}},
+		{"make prerequisites and eval", "Makefile", "# see https://example.com/x\n\tV ?= 1\nEXE =\nclean: script/build$(EXE) | dir\n\t@$< $@\n\t$(eval T := $(shell mktemp))\nall:: a.o b.o\n\tcc -o $@ $^\nx: $(UNSET)\n\t$< go\n", []string{"script/build clean", "mktemp", "cc -o all a.o b.o", "prerequisite go"}},
 		{"make != assignment", "Makefile", "V != date\n", []string{"date"}},
 		{"just value over several lines", "justfile", "images := '(\n    [bluefin]=bluefin\n)'\n\nbuild:\n    echo hi\n", []string{"echo hi"}},
 		{"just windows recipe in PowerShell", "justfile", "set windows-shell := [\"powershell.exe\", \"-NoLogo\", \"-Command\"]\n\n[windows]\nclone dir:\n    if (Test-Path {{dir}}) { Remove-Item -Recurse {{dir}} }\n\n[linux]\nclone dir:\n    rm -rf {{dir}}\n", []string{"if (Test-Path ${dir}) { Remove-Item -Recurse ${dir} }", "rm -rf ${dir}"}},
@@ -95,6 +97,7 @@ func TestExtract(t *testing.T) {
 		{"just recipes and backticks", "justfile", "v := `git rev-parse HEAD`\nbuild:\n    @cargo build\n", []string{"git rev-parse HEAD", "cargo build"}},
 		{"just shebang recipe", "justfile", "py:\n    #!/usr/bin/env python3\n    print(1)\n", []string{"#!/usr/bin/env python3\nprint(1)"}},
 		{"taskfile", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - go build\n      - cmd: go test {{.ARGS}}\n      - task: b\n", []string{"go build", "go test ${ARGS}"}},
+		{"taskfile values that are not commands", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - task: fmt\n        vars:\n          CLI_ARGS: -check\n      - for: [x, y]\n        cmd: echo {{.ITEM}}\n        platforms: [linux]\n      - defer: rm -f tmp.txt\n      - defer: {task: cleanup}\n", []string{"echo ${ITEM}", "rm -f tmp.txt"}},
 		{"package.json scripts", "package.json", `{"name":"x","scripts":{"test":"jest","postinstall":"node i.js"},"dependencies":{"a":"1"}}`, []string{"node i.js", "jest"}},
 		{"package.json fragment", "package.json", `"postinstall": "sh x.sh", "lodash": "^4.0.0"`, []string{"sh x.sh"}},
 		{"package.json not JSON", "package.json", `{"scripts": `, []string{"opaque"}},
