@@ -472,7 +472,7 @@ func joinContinued(text string) []string {
 // reads the file. {{…}} interpolations are variables whose value is left unknown, unless
 // the file sets them to a literal.
 func justCode(text string, x *extraction) {
-	vars := map[string]string{}
+	vars := map[string][]string{}
 	lines := justValues(joinContinued(text))
 	windowsShell := "" // what set windows-shell or windows-powershell names
 	for _, l := range lines {
@@ -486,12 +486,19 @@ func justCode(text string, x *extraction) {
 			windowsShell = "powershell"
 		}
 	}
-	for _, l := range lines {
-		if l == "" || l[0] == ' ' || l[0] == '\t' {
-			continue
-		}
-		if name, val, ok := justAssign(l); ok {
-			vars[name] = val
+	// Values may name values set further down: two rounds read those too.
+	for range 2 {
+		for _, l := range lines {
+			if l == "" || l[0] == ' ' || l[0] == '\t' {
+				continue
+			}
+			if name, expr, ok := justAssign(l); ok {
+				vals, ok := justEval(expr, vars)
+				if !ok {
+					vals = []string{"${" + shellName(name) + "}"}
+				}
+				vars[name] = vals
+			}
 		}
 	}
 	recipe := ""
@@ -504,19 +511,28 @@ func justCode(text string, x *extraction) {
 		}
 		switch {
 		case strings.HasPrefix(body[0], "#!"):
-			x.script("recipe "+recipe, strings.Join(body, "\n"))
+			// Interpolated too, each value as one text: a script is not copied per
+			// branch.
+			x.script("recipe "+recipe, expandJust(strings.Join(body, "\n"), vars, 1)[0])
 		case windowsOnly && (windowsShell == "powershell" || windowsShell == "pwsh"):
 			// A [windows] recipe runs in the windows-shell the file sets.
 			for _, b := range body {
-				x.interp(oneliner.PowerShell, "recipe "+recipe, expandJust(strings.TrimLeft(b, "@-"), vars))
+				for _, line := range expandJust(strings.TrimLeft(b, "@-"), vars, maxJustAlternatives) {
+					x.interp(oneliner.PowerShell, "recipe "+recipe, line)
+				}
 			}
 		case windowsOnly && windowsShell == "cmd":
 			for _, b := range body {
-				x.interp(oneliner.PowerShell, "recipe "+recipe, oneliner.CmdToPowerShell(expandJust(strings.TrimLeft(b, "@-"), vars)))
+				for _, line := range expandJust(strings.TrimLeft(b, "@-"), vars, maxJustAlternatives) {
+					x.interp(oneliner.PowerShell, "recipe "+recipe, oneliner.CmdToPowerShell(line))
+				}
 			}
 		default:
 			for _, b := range body {
-				x.shell("recipe "+recipe, expandJust(strings.TrimLeft(b, "@-"), vars))
+				// A line is judged once for each text its values may take.
+				for _, line := range expandJust(strings.TrimLeft(b, "@-"), vars, maxJustAlternatives) {
+					x.shell("recipe "+recipe, line)
+				}
 			}
 		}
 		body = body[:0]
@@ -593,40 +609,49 @@ func justValues(lines []string) []string {
 	return out
 }
 
-// justAssign reads NAME := value (optionally after export).
-func justAssign(l string) (string, string, bool) {
+// justAssign reads NAME := EXPRESSION (optionally after export).
+func justAssign(l string) (name, expr string, ok bool) {
 	s := strings.TrimPrefix(strings.TrimSpace(l), "export ")
-	name, val, ok := strings.Cut(s, ":=")
-	if !ok || strings.ContainsAny(strings.TrimSpace(name), " \t") {
+	name, expr, ok = strings.Cut(s, ":=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t") {
 		return "", "", false
 	}
-	val = strings.TrimSpace(val)
-	if len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
-		val = val[1 : len(val)-1]
-	} else {
-		val = "${" + shellName(strings.TrimSpace(name)) + "}"
-	}
-	return strings.TrimSpace(name), val, true
+	return name, strings.TrimSpace(expr), true
 }
 
-// expandJust replaces {{ expr }} with the variable's literal value or an unknown variable.
-func expandJust(s string, vars map[string]string) string {
+// expandJust replaces each {{ expression }} of s with the texts it may take, and returns
+// the texts s may then take: every combination, while there are at most max; an
+// expression that would make more, or that moat cannot read, is an unknown value.
+func expandJust(s string, vars map[string][]string, max int) []string {
+	lines := []string{""}
 	for {
 		i := strings.Index(s, "{{")
 		if i < 0 || strings.HasPrefix(s[i:], "{{{{") {
-			return s
+			break
 		}
 		j := strings.Index(s[i:], "}}")
 		if j < 0 {
-			return s
+			break
 		}
 		expr := strings.TrimSpace(s[i+2 : i+j])
-		v, ok := vars[expr]
-		if !ok {
-			v = "${" + shellName(expr) + "}"
+		vals, ok := justEval(expr, vars)
+		if !ok || len(lines)*len(vals) > max {
+			vals = []string{"${" + shellName(expr) + "}"}
 		}
-		s = s[:i] + v + s[i+j+2:]
+		next := make([]string, 0, len(lines)*len(vals))
+		for _, l := range lines {
+			for _, v := range vals {
+				next = append(next, l+s[:i]+v)
+			}
+		}
+		lines = next
+		s = s[i+j+2:]
 	}
+	for k := range lines {
+		lines[k] += s
+	}
+	return lines
 }
 
 // backticks adds the commands in `…` of a justfile line, run when just reads the file.

@@ -96,6 +96,7 @@ func TestExtract(t *testing.T) {
 		{"make unknown variable stays a variable", "Makefile", "x:\n\t$(TOOL) run\n", []string{"${TOOL} run"}},
 		{"just recipes and backticks", "justfile", "v := `git rev-parse HEAD`\nbuild:\n    @cargo build\n", []string{"git rev-parse HEAD", "cargo build"}},
 		{"just shebang recipe", "justfile", "py:\n    #!/usr/bin/env python3\n    print(1)\n", []string{"#!/usr/bin/env python3\nprint(1)"}},
+		{"just expressions", "justfile", "_cargo := \"cargo\" + if tc != \"\" { \" +\" + tc } else { \"\" }\ntc := env(\"TC\", \"\")\nk := \"kubectl \" + ctx\nctx := \"--context=x\"\nfmt:\n    {{ _cargo }} fmt\n    {{k}} get pods\nsh:\n    #!/bin/sh\n    {{ k }} apply -f {{ dir }}\n", []string{"cargo +${TC} fmt", "cargo fmt", "kubectl --context=x get pods", "#!/bin/sh\nkubectl --context=x apply -f ${dir}"}},
 		{"taskfile", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - go build\n      - cmd: go test {{.ARGS}}\n      - task: b\n", []string{"go build", "go test ${ARGS}"}},
 		{"taskfile values that are not commands", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - task: fmt\n        vars:\n          CLI_ARGS: -check\n      - for: [x, y]\n        cmd: echo {{.ITEM}}\n        platforms: [linux]\n      - defer: rm -f tmp.txt\n      - defer: {task: cleanup}\n", []string{"echo ${ITEM}", "rm -f tmp.txt"}},
 		{"package.json scripts", "package.json", `{"name":"x","scripts":{"test":"jest","postinstall":"node i.js"},"dependencies":{"a":"1"}}`, []string{"node i.js", "jest"}},
@@ -291,6 +292,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add(".gitlab-ci.yml", "image: 1\na:\n  extends: [b, 2]\n  script: [[c, [d]], 3]\nb:\n  extends: a\n  image: {name: e}\n")
 	f.Add(".github/workflows/x.yml", "jobs: {a: {runs-on: '${{ matrix.os }}', container: {options: -v=/:/h}, strategy: {matrix: {os: [1, '${{ x }}'], include: [{os: ubuntu-latest}, 2]}}, steps: [{run: y}]}}")
 	f.Add(".circleci/config.yml", "executors: {e: {machine: true, resource_class: a/b}}\ncommands: {c: {steps: [{run: x}]}}\njobs: {j: {executor: {name: e}, steps: [{run: {command: y}}]}, k: 1}\n")
+	f.Add("justfile", "a := if x == \"1\" { 'b' } else if y =~ 'z' { \"c\\n\" + d / e } else { f(g, \"h\") }\nd := '''i\n'''\nr p:\n    {{ a }} {{ quote(p) }} {{ join(a, 'x') }} {{ if p == '' { a } else { 'q' } }}\n")
 	f.Add("netlify.toml", "[dev]\ncommand = ['a', 1]\n[context.x]\ncommand = 'b'\n")
 	f.Add("~/.gdbinit", "python\nx\n!\nshell\nplatform shell\n")
 	f.Add(".Rprofile", "system('a\\\n#x\nf(\"")
