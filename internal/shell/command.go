@@ -1295,7 +1295,9 @@ func (a *analyzer) addAccess(dst *[]call.Access, kind call.AccessKind, o arg, re
 	if o.dynamic {
 		// The value names the file, but a directory the word spells before it that holds
 		// secrets or moat's files is where the file is (cat ~/.ssh/$KEY).
-		if place := a.placeOfDynamic(o.word, cwd); place != "" && a.heldPlace(place) {
+		if place := a.placeOfDynamic(o.word, cwd); place != "" && (a.heldPlace(place) || kind == call.Read && a.namesLeaf(o.word) && a.secretsWithin(place) != "") {
+			// A read of a name computed in a directory that holds a credential file
+			// now (cat ~/.aws/$F, with ~/.aws/credentials there) may read it.
 			*dst = append(*dst, call.Access{Kind: kind, Path: place, Recursive: true})
 		}
 		return true

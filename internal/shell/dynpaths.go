@@ -17,16 +17,9 @@ func (a *analyzer) placeOfDynamic(w *syntax.Word, cwd dir) string {
 	}
 	var b strings.Builder
 	param := func(pe *syntax.ParamExp) bool {
-		if pe.Param == nil || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil ||
-			pe.Names != 0 || pe.Excl || pe.Length || pe.Width {
-			return false
-		}
-		v, _ := a.st.get(pe.Param.Value)
-		if !v.known {
-			return false
-		}
-		b.WriteString(v.s)
-		return true
+		v, ok := knownParam(a, pe)
+		b.WriteString(v)
+		return ok
 	}
 parts:
 	for i, p := range w.Parts {
@@ -85,6 +78,56 @@ parts:
 		return ""
 	}
 	return abs
+}
+
+// namesLeaf reports whether what is computed in the word w names a file directly in the
+// directory its literal start spells: no slash follows it (~/.aws/$F, ~/.aws/${P}_creds,
+// but not ~/.config/$APP/settings.json, whose file is settings.json wherever $APP leads).
+func (a *analyzer) namesLeaf(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	computed := false
+	slash := func(s string) {
+		if computed && strings.Contains(s, "/") {
+			computed = false
+		}
+	}
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			slash(p.Value)
+		case *syntax.SglQuoted:
+			slash(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					slash(l.Value)
+				} else if v, ok := knownParam(a, q); ok {
+					slash(v)
+				} else {
+					computed = true
+				}
+			}
+		default:
+			if v, ok := knownParam(a, p); ok {
+				slash(v)
+			} else {
+				computed = true
+			}
+		}
+	}
+	return computed
+}
+
+// knownParam returns the value of a plain $NAME whose value the line knows.
+func knownParam(a *analyzer, p syntax.WordPart) (string, bool) {
+	pe, ok := p.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil || pe.Names != 0 || pe.Excl || pe.Length || pe.Width {
+		return "", false
+	}
+	v, _ := a.st.get(pe.Param.Value)
+	return v.s, v.known
 }
 
 // heldPlace reports whether every file in the directory d holds credentials or is one of
