@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/planted"
 )
 
 // This file holds what moat knows about what programs do beyond the files named by their
@@ -291,7 +292,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
 		"yarn":         {{when: npmRegistry, finding: ""}, {when: caTrust([]string{"cafile", "ca", "cafilepath", "httpscafilepath"}, []string{"cafile", "ca"}), finding: findRegistry}, {when: proxySetting([]string{"proxy", "https-proxy", "httpproxy", "httpsproxy"}, []string{"proxy", "https-proxy"}), finding: findRegistry}},
 		"bun":          {{when: npmRegistry, finding: ""}, {when: caTrust(nil, []string{"cafile", "ca"}), finding: findRegistry}},
-		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}},
+		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}, {sub: []string{"install"}, when: goInstallShadow, finding: planted.FindShadow}},
 		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}, {sub: []string{"yank"}, noneOf: []string{"undo"}, finding: findInfraDelete}},
 		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}, {sub: []string{"yank"}, finding: findInfraDelete}},
 		"java":         {{when: javaCLIVerb, finding: findInfraDelete}},
@@ -1728,6 +1729,45 @@ func falseWord(s string) bool {
 		return true
 	}
 	return false
+}
+
+// goInstallShadow: go install PKG[@VERSION] puts each package's program, named by the
+// last element of its path (a major version's /vN skipped), into $GOBIN, else the first
+// $GOPATH's bin, else ~/go/bin: one named as a common program (go install
+// example.com/tools/cmd/ls@latest) runs in that program's place for everything that looks
+// it up on PATH.
+func goInstallShadow(a *analyzer, v *view) string {
+	home, _ := a.st.get("HOME")
+	dir := ""
+	if gobin, _ := a.st.get("GOBIN"); gobin.known && gobin.s != "" {
+		dir = gobin.s
+	} else if gopath, _ := a.st.get("GOPATH"); gopath.known && gopath.s != "" {
+		first, _, _ := strings.Cut(gopath.s, ":")
+		dir = first + "/bin"
+	} else if home.known {
+		dir = home.s + "/go/bin"
+	}
+	if dir == "" || len(v.raw) < 2 {
+		return ""
+	}
+	for _, o := range v.raw[1:] {
+		if o.dynamic || strings.HasPrefix(o.lit, "-") {
+			continue
+		}
+		pkg, _, _ := strings.Cut(o.lit, "@")
+		pkg = strings.TrimSuffix(pkg, "/")
+		name := path.Base(pkg)
+		if len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+			name = path.Base(path.Dir(pkg))
+		}
+		if name == "." || name == ".." || name == "..." || name == "/" {
+			continue
+		}
+		if prog, ok := planted.Shadow(dir+"/"+name, home.s); ok {
+			return "go install " + o.lit + " puts a program named " + prog + " into " + dir
+		}
+	}
+	return ""
 }
 
 func goEnvRegistry(_ *analyzer, v *view) string {
