@@ -115,6 +115,9 @@ func (a *analyzer) editEffects(cmd *call.Command, v *view, cwd dir) {
 		if v.flag("l", "t", "v", "Z", "p", "c", "z", "T") {
 			return // lists, tests or prints the archive
 		}
+		if v.flag(":") {
+			anywhere(cmd, "unzip -:")
+		}
 		a.extractInto(cmd, lastValue(v, "d"), cwd)
 	case "7z", "7za", "7zr":
 		switch {
@@ -131,11 +134,22 @@ func (a *analyzer) editEffects(cmd *call.Command, v *view, cwd dir) {
 	case "cpio":
 		switch {
 		case v.flag("i", "extract"):
+			if !v.flag("no-absolute-filenames") {
+				// GNU cpio keeps a member's absolute name, and ../, unless told not to.
+				anywhere(cmd, "cpio -i without --no-absolute-filenames")
+			}
 			a.extractInto(cmd, lastValue(v, "D", "directory"), cwd)
 		case v.flag("p", "pass-through") && len(v.raw) > 0:
 			a.extractInto(cmd, v.raw[len(v.raw)-1], cwd)
 		}
 	}
+}
+
+// anywhere makes an extraction that keeps its members' absolute names and ../ (tar -P,
+// cpio -i, unzip -:) opaque: the archive, which moat does not read, decides where on the
+// machine each file goes.
+func anywhere(cmd *call.Command, how string) {
+	opaqueCmd(cmd, how+" writes each member where the archive's own name for it says, anywhere on the machine")
 }
 
 // lastValue returns the value of the last of the options named, or a zero arg.

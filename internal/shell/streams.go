@@ -779,6 +779,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 	create := v.flag("c", "create", "r", "append", "u", "update")
 	extract := v.flag("x", "extract", "get")
 	toStdout := v.flag("O", "to-stdout")
+	absolute := v.flag("P", "absolute-names")
 	archive := "" // the archive's path, when it is a file the line names
 	ops := v.raw
 	if len(ops) > 0 && !create && !extract && !strings.HasPrefix(v.args[0].lit, "-") {
@@ -787,6 +788,7 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 		create = strings.ContainsAny(b, "cru")
 		extract = strings.Contains(b, "x")
 		toStdout = toStdout || strings.Contains(b, "O")
+		absolute = absolute || strings.Contains(b, "P")
 		ops = ops[1:]
 		if strings.Contains(b, "f") && len(ops) > 0 {
 			if p, ok, _ := a.resolve(ops[0].lit, cwd); ok && ops[0].lit != "-" {
@@ -829,6 +831,9 @@ func (a *analyzer) tar(cmd *call.Command, v *view, cwd dir) {
 	case extract && toStdout:
 		a.membersRead(cmd, archive, ops, target)
 	case extract:
+		if absolute {
+			anywhere(cmd, "tar -P")
+		}
 		if target.path != "" {
 			cmd.Accesses = append(cmd.Accesses, call.Access{Kind: call.Write, Path: target.path, Recursive: true})
 		}
