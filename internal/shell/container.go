@@ -718,8 +718,10 @@ func (a *analyzer) engineOutput(at int, rest []arg, cwd dir) {
 }
 
 // kubectlExec: kubectl exec POD -- COMMAND… runs the command in a pod, whose volumes are
-// unknown here, as a container started before the line is; kubectl cp copies between the
-// host and a pod ([NAMESPACE/]POD:PATH), as docker cp does.
+// unknown here, as a container started before the line is; so do kubectl run, kubectl
+// debug and kubectl create job|cronjob|deployment … -- COMMAND, in the pod they start, in
+// the cluster. kubectl cp copies between the host and a pod ([NAMESPACE/]POD:PATH), as
+// docker cp does.
 func (a *analyzer) kubectlExec(at int, rest []arg, cwd dir) {
 	i := subcommandAt("kubectl", rest)
 	if i < len(rest) && !rest[i].dynamic && rest[i].lit == "cp" {
@@ -738,7 +740,18 @@ func (a *analyzer) kubectlExec(at int, rest []arg, cwd dir) {
 		}, cwd)
 		return
 	}
-	if i >= len(rest) || rest[i].dynamic || rest[i].lit != "exec" {
+	if i >= len(rest) || rest[i].dynamic {
+		return
+	}
+	switch rest[i].lit {
+	case "exec", "run", "debug":
+		// run and debug start a new pod with the command, exec runs it in one running.
+	case "create":
+		// create job|cronjob|deployment NAME --image=I -- COMMAND: a workload running it.
+		if i+1 >= len(rest) || rest[i+1].dynamic || !slices.Contains([]string{"job", "cronjob", "cj", "deployment", "deploy"}, rest[i+1].lit) {
+			return
+		}
+	default:
 		return
 	}
 	for k := i + 1; k < len(rest); k++ {
