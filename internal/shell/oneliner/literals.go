@@ -1,6 +1,9 @@
 package oneliner
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // String literals of the languages inspected, read just well enough to take a static
 // argument out of a call: single or double quotes, backslash escapes, and no interpolation
@@ -163,6 +166,83 @@ func literalSeq(s string) ([]string, bool) {
 		}
 		return nil, false
 	}
+}
+
+// shellTags are the tags of JavaScript's templates that run their text as a shell command
+// line: zx's, execa's, dax's and Bun's $, Bun.$, and execa's own tags.
+var shellTags = []string{"$", "Bun.$", "$.sync", "execa", "execaSync", "execaCommand", "execaCommandSync", "execaNode"}
+
+// shellTemplates returns the command lines of JavaScript's shell templates
+// (await $`rm -rf ${dir}`), each interpolated value (${…}) a word of unknown value: the
+// libraries quote what they put in, so one value is one word.
+func shellTemplates(code string) []string {
+	var out []string
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if !isQuote(c) && c != '`' {
+			continue
+		}
+		tag := i
+		for tag > 0 && isTagByte(code[tag-1]) {
+			tag--
+		}
+		tagged := slices.Contains(shellTags, code[tag:i])
+		if isQuote(c) {
+			// A template whose values were all known is folded into a literal, still
+			// after its tag ($'rm -rf ~').
+			lit, n, ok := readLiteral(code[i:], false)
+			if tagged && ok {
+				out = append(out, lit)
+			}
+			if n > 1 {
+				i += n - 1
+			}
+			continue
+		}
+		body, n := templateBody(code[i+1:])
+		if tagged {
+			out = append(out, body)
+		}
+		i += n
+	}
+	return out
+}
+
+func isTagByte(c byte) bool {
+	return c == '$' || c == '.' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// templateBody reads a template literal's text up to its closing backtick, an
+// interpolation standing as "${JS_VALUE}", and returns it with how many bytes it took
+// (the backtick included).
+func templateBody(s string) (string, int) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			b.WriteByte(s[i+1])
+			i++
+		case c == '`':
+			return b.String(), i + 1
+		case c == '$' && i+1 < len(s) && s[i+1] == '{':
+			depth := 0
+			j := i + 1
+			for ; j < len(s); j++ {
+				if s[j] == '{' {
+					depth++
+				} else if s[j] == '}' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteString(`"${JS_VALUE}"`)
+			i = j
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), len(s)
 }
 
 // backtickLiterals returns the static commands between backticks, and the %x(…) and

@@ -229,6 +229,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			r.Shell = append(r.Shell, lit)
 		}
 	}
+	if p.shellTags {
+		r.Shell = append(r.Shell, shellTemplates(code)...)
+	}
 	for _, d := range p.deletes {
 		for _, loc := range findAll(d.re, code) {
 			from := loc[1]

@@ -19,6 +19,7 @@ type deletePattern struct {
 type langPatterns struct {
 	exec      *regexp.Regexp // calls that run a shell command; the match ends before the argument
 	backticks bool           // `cmd`, %x(cmd), qx{cmd} run shell commands
+	shellTags bool           // $`cmd`, Bun.$`cmd`, execa`cmd`: tagged templates run shell commands
 	deletes   []deletePattern
 	reads     *regexp.Regexp // calls that open a file, read unless writeMode matches the arguments
 	writeMode *regexp.Regexp
@@ -170,7 +171,8 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			killAll:   regexp.MustCompile(`\bProcess\.kill\s*\(?\s*[^,]+,\s*-?1\s*\)?\s*($|[;)\n])`),
 		},
 		Node: {
-			exec: regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
+			exec:      regexp.MustCompile(`\b(exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(`),
+			shellTags: true,
 			deletes: []deletePattern{
 				{re: regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir)\s*\(`), recursiveIf: regexp.MustCompile(`recursive\s*:\s*true`)},
 				{re: regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`)},
