@@ -18,6 +18,7 @@ package oneliner
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -232,6 +233,16 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	if p.shellTags {
 		r.Shell = append(r.Shell, shellTemplates(code)...)
 	}
+	if lang == Python {
+		r.Shell = append(r.Shell, shLibraryCalls(code)...)
+	}
+	for _, line := range r.Shell[shellBefore:] {
+		// A shell or an interpreter started with no code of its own (open(F, "|-",
+		// "sh"), subprocess.run(["bash"], input=…)) runs what the program writes to it.
+		if f := strings.Fields(line); len(f) == 1 && codeReaders()[path.Base(f[0])] {
+			r.Opaque = append(r.Opaque, f[0]+" runs the code this program writes to its standard input")
+		}
+	}
 	for _, d := range p.deletes {
 		for _, loc := range findAll(d.re, code) {
 			from := loc[1]
@@ -389,7 +400,8 @@ func callArg(code string, i int, lang Lang, r *Result) {
 				r.Shell = append(r.Shell, joinArgv(append([]string{lit}, argv...)))
 				return
 			}
-			if lang == Perl || lang == Ruby || lang == PHP {
+			if lang == Perl || lang == Ruby || lang == PHP || lang == Python {
+				// Python's asyncio.create_subprocess_exec('rm', '-rf', '/x') too.
 				if words, ok := literalSeq(after); ok {
 					r.Shell = append(r.Shell, joinArgv(append([]string{lit}, words...)))
 					return

@@ -109,7 +109,7 @@ var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcm
 var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 	return map[Lang]*langPatterns{
 		Python: {
-			exec: regexp.MustCompile(`\)\.(system|popen)\s*\(|\b(os\.system|os\.popen|subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|os\.exec[lv]p?e?|os\.spawn[lv]p?e?)\s*\(`),
+			exec: regexp.MustCompile(`\)\.(system|popen)\s*\(|\b(os\.system|os\.popen|subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|asyncio\.create_subprocess_(?:shell|exec))\s*\(`),
 			deletes: []deletePattern{
 				{re: regexp.MustCompile(`\bshutil\.rmtree\s*\(`), recursive: true},
 				{re: regexp.MustCompile(`\bos\.(remove|unlink|rmdir|removedirs)\s*\(`)},
@@ -130,7 +130,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			envRead:   regexp.MustCompile(`\bos\.environ(?:\.get)?\s*[\[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
 		},
 		Perl: {
-			exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\|`),
+			exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\||\bopen\s*\(?\s*(?:my\s+)?[$*]?\w+\s*,\s*["'](?:\|-|-\|)["']\s*,`),
 			backticks: true,
 			deletes: []deletePattern{
 				{re: regexp.MustCompile(`\b(rmtree|remove_tree)\s*\(?`), recursive: true},
@@ -250,7 +250,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"](", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
+		Python:      {"](", "from sh", "import sh", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
 		Perl:        {"rename", "copy", "move", "symlink", "link", "&$", "&{", "system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
 		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "sh", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
 		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},

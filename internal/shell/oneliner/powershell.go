@@ -607,8 +607,8 @@ func (st *psState) native(words []psWord, from int, piped bool) {
 
 // codeReaders are the programs that run what they read on their standard input as code.
 var codeReaders = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "pwsh": true, "powershell": true,
-		"cmd": true, "python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true}
+	return map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "pwsh": true, "powershell": true,
+		"cmd": true, "python": true, "python3": true, "node": true, "perl": true, "ruby": true, "php": true, "lua": true}
 })
 
 // dotnet reads the .NET calls of an expression statement.
