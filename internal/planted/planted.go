@@ -209,6 +209,10 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Gitpod configuration", extract: ciCode("init", "before", "command")}, []string{".gitpod.yml"}},
 		{File{Kind: "VS Code tasks", extract: vscodeTasksCode, runsIn: inRepo}, []string{".vscode/tasks.json"}},
 		{File{Kind: "VS Code debug configurations", extract: vscodeLaunchCode, runsIn: inRepo}, []string{".vscode/launch.json"}},
+		// JetBrains IDEs keep run configurations shared (.run, .idea/runConfigurations) or
+		// in the workspace file; a shell script one runs its text when picked. Marked:
+		// the workspace file is rewritten by the IDE all the time, mostly without any.
+		{File{Kind: "JetBrains run configuration", Marked: true, extract: intellijRunCode, runsIn: inRepo}, []string{".run/*.xml", ".idea/runConfigurations/*.xml", ".idea/workspace.xml"}},
 		{File{Kind: "VS Code settings", extract: vscodeSettingsCode, runsIn: inRepo}, []string{".vscode/settings.json", "*.code-workspace"}},
 		{File{Kind: ".envrc", extract: scriptCode, Functions: direnvStdlib}, []string{".envrc", ".env.sh"}},
 		// Claude Code's slash commands run their !`CMD` spans when used; the scripts in
@@ -455,7 +459,7 @@ func (f File) RunDir(p, home string) string {
 	case inRepo:
 		for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
 			switch path.Base(d) {
-			case ".git", ".hg", ".github", ".vscode", ".husky", ".githooks", ".lefthook", ".lefthook-local", ".devcontainer", ".circleci", ".buildkite", ".woodpecker":
+			case ".git", ".hg", ".github", ".vscode", ".husky", ".githooks", ".lefthook", ".lefthook-local", ".devcontainer", ".circleci", ".buildkite", ".woodpecker", ".idea", ".run":
 				return path.Dir(d)
 			}
 		}

@@ -109,6 +109,8 @@ func TestExtract(t *testing.T) {
 		{"workflow on a Windows runner", ".github/workflows/x.yml", "jobs:\n  a:\n    runs-on: [self-hosted, windows]\n    steps:\n      - run: dir\n", []string{"dir"}},
 		{"workflow job default shell", ".github/workflows/x.yml", "jobs:\n  a:\n    runs-on: windows-latest\n    defaults:\n      run:\n        shell: bash -e {0}\n    steps:\n      - run: ls\n", []string{"ls"}},
 		{"workflow cmd step", ".github/workflows/x.yml", "jobs:\n  a:\n    steps:\n      - run: |\n          echo a\n          del x.txt\n        shell: cmd\n", []string{"Write-Output 'a'", "Remove-Item -Force -Path 'x.txt'"}},
+		{"jetbrains shell run configuration", ".run/deploy.run.xml", "<component name=\"ProjectRunConfigurationManager\"><configuration default=\"false\" name=\"deploy\" type=\"ShConfigurationType\"><option name=\"SCRIPT_TEXT\" value=\"curl -s https://x.example/a | sh\" /><option name=\"EXECUTE_SCRIPT_FILE\" value=\"false\" /></configuration><configuration name=\"app\" type=\"Application\"><option name=\"MAIN_CLASS_NAME\" value=\"x.Main\" /></configuration></component>", []string{"curl -s https://x.example/a | sh"}},
+		{"jetbrains script file run configuration", ".idea/workspace.xml", "<project><component name=\"RunManager\"><configuration name=\"b\" type=\"ShConfigurationType\"><option name=\"SCRIPT_PATH\" value=\"$PROJECT_DIR$/scripts/build.sh\" /><option name=\"SCRIPT_OPTIONS\" value=\"--fast\" /><option name=\"INTERPRETER_PATH\" value=\"/bin/bash\" /><option name=\"EXECUTE_SCRIPT_FILE\" value=\"true\" /></configuration></component></project>", []string{"/bin/bash ./scripts/build.sh --fast"}},
 		{"gitlab scripts", ".gitlab-ci.yml", "before_script: [a]\nj:\n  script:\n    - b\n", []string{"a", "b"}},
 		{"vscode task", ".vscode/tasks.json", `{"tasks":[{"label":"l","command":"go","args":["build","a b"]}]}`, []string{"go build 'a b'"}},
 		{"cargo build script elsewhere", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"tools/gen.rs\" # generated\n[dependencies]\nbuild = \"1\"\n", []string{"opaque"}},
@@ -293,6 +295,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add(".github/workflows/x.yml", "jobs: {a: {runs-on: '${{ matrix.os }}', container: {options: -v=/:/h}, strategy: {matrix: {os: [1, '${{ x }}'], include: [{os: ubuntu-latest}, 2]}}, steps: [{run: y}]}}")
 	f.Add(".circleci/config.yml", "executors: {e: {machine: true, resource_class: a/b}}\ncommands: {c: {steps: [{run: x}]}}\njobs: {j: {executor: {name: e}, steps: [{run: {command: y}}]}, k: 1}\n")
 	f.Add("justfile", "a := if x == \"1\" { 'b' } else if y =~ 'z' { \"c\\n\" + d / e } else { f(g, \"h\") }\nd := '''i\n'''\nr p:\n    {{ a }} {{ quote(p) }} {{ join(a, 'x') }} {{ if p == '' { a } else { 'q' } }}\n")
+	f.Add(".run/x.run.xml", "<configuration name=\"a\" type=\"ShConfigurationType\"><option name=\"SCRIPT_TEXT\" value=\"x &amp;&amp; y\"/><option name=\"SCRIPT_PATH\" value=\"$A$/$B\"/></configuration><configuration type=\"ShConfigurationType\"><option name=\"EXECUTE_SCRIPT_FILE\" value=\"false\"/>")
 	f.Add("netlify.toml", "[dev]\ncommand = ['a', 1]\n[context.x]\ncommand = 'b'\n")
 	f.Add("~/.gdbinit", "python\nx\n!\nshell\nplatform shell\n")
 	f.Add(".Rprofile", "system('a\\\n#x\nf(\"")
