@@ -38,4 +38,10 @@ var Kinds = call.FindingKinds{
 	{ID: "secret.stripe-test-key", Category: "credentials", Severity: call.Low, Taxonomy: "T1552", Summary: "a Stripe test-mode key: no live money, but the account's test data"},
 	{ID: "secret.url-password", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a password in a URL: a database, broker or other connection string"},
 	{ID: "secret.vault-token", Category: "credentials", Severity: call.Critical, Taxonomy: "T1552", Summary: "a HashiCorp Vault token"},
+	{ID: "secret.databricks-token", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a Databricks access token"},
+	{ID: "secret.doppler-token", Category: "credentials", Severity: call.Critical, Taxonomy: "T1552", Summary: "a Doppler token, which reads the secrets it manages"},
+	{ID: "secret.terraform-cloud-token", Category: "credentials", Severity: call.Critical, Taxonomy: "T1552", Summary: "a Terraform Cloud API token"},
+	{ID: "secret.service-token", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "an API token of a hosted developer service"},
+	{ID: "secret.telegram-bot-token", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a Telegram bot token"},
+	{ID: "secret.discord-bot-token", Category: "credentials", Severity: call.High, Taxonomy: "T1552", Summary: "a Discord bot token"},
 }

@@ -217,6 +217,60 @@ var secretRules = []Rule{
 		MinEntropy: 3.5,
 	},
 	{
+		ID:          "secret.databricks-token",
+		Description: "a Databricks personal access token (dapi…)",
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>dapi[a-f0-9]{32}(?:-\d)?)(?:[^A-Za-z0-9]|$)`},
+		Keywords:    []string{"dapi"},
+		Before:      1, After: 48,
+		MinEntropy: 3,
+	},
+	{
+		ID:          "secret.doppler-token",
+		Description: "a Doppler personal, service, CLI, service account, SCIM or audit token (dp.pt.…, dp.st.ENV.…)",
+		Pattern:     &textmatch.Pattern{Expr: tokenStart + `(?P<secret>dp\.(?:pt|ct|sa|scim|audit|st(?:\.[a-z0-9_-]{2,35})?)\.[A-Za-z0-9]{40,44})(?:[^A-Za-z0-9]|$)`},
+		Keywords:    []string{"dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."},
+		Before:      1, After: 96,
+		MinEntropy: 3,
+	},
+	{
+		ID:          "secret.terraform-cloud-token",
+		Description: "a Terraform Cloud or Enterprise API token (….atlasv1.…)",
+		Pattern:     &textmatch.Pattern{Expr: `(?P<secret>[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70})(?:[^A-Za-z0-9_=-]|$)`},
+		Keywords:    []string{".atlasv1."},
+		Before:      16, After: 80,
+		MinEntropy: 3,
+	},
+	{
+		// Prefixed tokens of hosted developer services, each prefix its own: Linear,
+		// Supabase, Pulumi, Netlify, Sentry's organisation and user tokens, Grafana's
+		// service account and Cloud tokens, Postman, Atlassian.
+		ID:          "secret.service-token",
+		Description: "an API token of a hosted service, by its prefix (lin_api_, sbp_, pul-, nfp_, sntrys_, sntryu_, glsa_, glc_, PMAK-, ATATT3)",
+		Pattern: &textmatch.Pattern{Expr: tokenStart + `(?P<secret>lin_api_[A-Za-z0-9]{40}|sbp_[a-f0-9]{40}|pul-[a-f0-9]{40}|nfp_[A-Za-z0-9]{36}` +
+			`|sntrys_[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}` +
+			`|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|ATATT3[A-Za-z0-9_=-]{150,})(?:[^A-Za-z0-9_=+/-]|$)`},
+		Keywords: []string{"lin_api_", "sbp_", "pul-", "nfp_", "sntrys_", "sntryu_", "glsa_", "glc_", "pmak-", "atatt3"},
+		Before:   1, After: 512,
+		MinEntropy: 3.2,
+	},
+	{
+		ID:          "secret.telegram-bot-token",
+		Description: "a Telegram bot token (BOT_ID:AA…)",
+		// In the API's URLs it follows "bot": https://api.telegram.org/botTOKEN/getMe.
+		Pattern:  &textmatch.Pattern{Expr: `(?:^|[^0-9A-Za-z:]|bot)(?P<secret>[0-9]{8,10}:AA[0-9A-Za-z_-]{33})(?:[^0-9A-Za-z_-]|$)`},
+		Keywords: []string{":aa"},
+		Before:   16, After: 40,
+		MinEntropy: 3,
+	},
+	{
+		ID:          "secret.discord-bot-token",
+		Description: "a Discord bot token (the bot's id in base64, a timestamp, an HMAC)",
+		Pattern:     &textmatch.Pattern{Expr: `(?:^|[^A-Za-z0-9_.-])(?P<secret>[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?:[^A-Za-z0-9_.-]|$)`},
+		Keywords:    []string{"discord", "bot ", "token"},
+		Before:      120, After: 120,
+		MinEntropy: 3.5,
+	},
+	{
 		ID:          "secret.age-secret-key",
 		Description: "an age encryption secret key (AGE-SECRET-KEY-1…)",
 		Pattern:     &textmatch.Pattern{Expr: `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`},
