@@ -127,6 +127,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"config", "set-cluster"}, anyOf: []string{"server", "insecure-skip-tls-verify", "certificate-authority", "proxy-url"}, finding: findContainerAPI},
 			{sub: []string{"config", "set"}, operand: "clusters.*.server", finding: findContainerAPI},
 			{sub: []string{"config", "set"}, operand: "clusters.*.insecure-skip-tls-verify", finding: findContainerAPI},
+			{sub: []string{"config", "set-credentials"}, when: kubectlExecPlugin, finding: ""},
 		},
 		"helm": {{sub: []string{"uninstall|delete|del|un"}, finding: findInfraDelete}},
 		"terraform": {
@@ -139,6 +140,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"aws": {
 			{sub: []string{"secretsmanager", "get-secret-value"}, finding: findCredentialsRead},
 			{sub: []string{"configure", "get"}, operand: "*secret*", finding: findCredentialsRead},
+			{sub: []string{"configure", "set"}, when: awsCredentialProcess, finding: ""},
 			{when: awsDestructive, finding: findInfraDelete},
 			{when: awsAuditOff, finding: findSecurityOff},
 			{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
@@ -808,6 +810,44 @@ func ghAlias(a *analyzer, v *view) string {
 	default:
 		a.later = append(a.later, codeRef{code: code, kind: codeShell, carrier: carrier})
 	}
+	return ""
+}
+
+// kubectlExecPlugin: kubectl config set-credentials NAME --exec-command=CMD
+// [--exec-arg=A]… makes every later kubectl command of that user run CMD A… for its
+// credentials.
+func kubectlExecPlugin(a *analyzer, v *view) string {
+	for _, x := range v.values("exec-command") {
+		line := x
+		if !x.dynamic {
+			words := []string{shellQuote(x.lit)}
+			for _, w := range v.values("exec-arg") {
+				if w.dynamic {
+					line = w
+					break
+				}
+				words = append(words, shellQuote(w.lit))
+			}
+			if !line.dynamic {
+				line = arg{lit: strings.Join(words, " ")}
+			}
+		}
+		a.later = append(a.later, codeRef{code: line, kind: codeShell, carrier: "kubectl's exec credential plugin", direct: true})
+	}
+	return ""
+}
+
+// awsCredentialProcess: aws configure set [PROFILE.]credential_process CMD makes every
+// later AWS call of that profile run CMD for its credentials.
+func awsCredentialProcess(a *analyzer, v *view) string {
+	if len(v.raw) < 4 {
+		return ""
+	}
+	key := strings.ToLower(v.raw[2].lit)
+	if v.raw[2].dynamic || key != "credential_process" && !strings.HasSuffix(key, ".credential_process") {
+		return ""
+	}
+	a.later = append(a.later, codeRef{code: v.raw[3], kind: codeShell, carrier: "aws credential_process", direct: true})
 	return ""
 }
 
