@@ -18,6 +18,29 @@ const findGrant = "privilege.grant"
 var worldWords = []string{"public-read", "public-read-write", "authenticated-read", "allusers",
 	"allauthenticatedusers", "0.0.0.0/0", "::/0", "group=all", "\"*\"", "principal=*"}
 
+// kubeExposesOutside: kubectl expose … --type=LoadBalancer|NodePort.
+func kubeExposesOutside(_ *analyzer, v *view) string {
+	for _, t := range v.values("type") {
+		if strings.EqualFold(t.lit, "LoadBalancer") || strings.EqualFold(t.lit, "NodePort") {
+			return "kubectl expose --type=" + t.lit + " publishes the service outside the cluster"
+		}
+	}
+	return ""
+}
+
+// kubeForwardsToAll: kubectl port-forward --address 0.0.0.0 (or another address than
+// loopback) lets every machine that reaches this one into the pod.
+func kubeForwardsToAll(_ *analyzer, v *view) string {
+	for _, a := range v.values("address") {
+		for _, addr := range strings.Split(a.lit, ",") {
+			if addr = strings.TrimSpace(addr); addr != "" && addr != "localhost" && addr != "127.0.0.1" && addr != "::1" {
+				return "kubectl port-forward --address " + a.lit + " opens the pod to other machines"
+			}
+		}
+	}
+	return ""
+}
+
 // grantRules are the commands that grant or widen access, by program.
 func grantRules() map[string][]rule {
 	aws := []rule{
@@ -33,6 +56,11 @@ func grantRules() map[string][]rule {
 	}
 	kube := []rule{
 		{sub: []string{"create", "clusterrolebinding|rolebinding"}, finding: findGrant},
+		// A service exposed outside the cluster: a cloud load balancer's address, or a
+		// port on every node (a database behind it answers the internet).
+		{sub: []string{"expose"}, when: kubeExposesOutside, finding: findGrant},
+		{sub: []string{"create", "service", "loadbalancer|nodeport"}, finding: findGrant},
+		{sub: []string{"port-forward"}, when: kubeForwardsToAll, finding: findGrant},
 		// A privileged pod, or one in the node's namespaces with its root mounted.
 		{sub: []string{"run"}, anyOf: []string{"privileged"}, finding: findContainerEscape},
 		{sub: []string{"run"}, when: kubeOverridesHost, finding: findContainerEscape},
