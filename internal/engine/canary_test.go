@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/moatdev/moat/internal/call"
 
 	"github.com/moatdev/moat/internal/pathset"
 	"github.com/moatdev/moat/internal/policy"
@@ -77,4 +80,24 @@ func (c canary) engine(t *testing.T, moat ...string) *Engine {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// verdictCase is a shell command of the agent's and the verdict it must get, with why.
+type verdictCase struct {
+	cmd  string
+	want call.Verdict
+	why  string
+}
+
+// decideEach decides each case's command with e, run in dir, each as a subtest.
+func decideEach(t *testing.T, e *Engine, dir string, cases []verdictCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.cmd, func(t *testing.T) {
+			d := e.Evaluate(context.Background(), shellCall(tt.cmd, dir))
+			if d.Verdict != tt.want {
+				t.Fatalf("%s (%s): %s by %s (%s), want %s", tt.cmd, tt.why, d.Verdict, d.Rule, d.Reason, tt.want)
+			}
+		})
+	}
 }

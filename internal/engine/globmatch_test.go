@@ -40,11 +40,7 @@ func TestGlobsJudgedByEntries(t *testing.T) {
 		"proj/pkg/c.go":       "proj/pkg/a.go",
 	})
 	e := c.engine(t, "/**/moat.yaml")
-	for _, tt := range []struct {
-		cmd  string
-		want call.Verdict
-		why  string
-	}{
+	decideEach(t, e, project, []verdictCase{
 		{"rm -f build.*", call.Allow, "build.sh and build.log, no key"},
 		{"grep -rn TODO *", call.Allow, "the project's entries, none a key"},
 		{"cd pkg && tar cf ../out.tar *", call.Allow, "two Go files"},
@@ -68,14 +64,7 @@ func TestGlobsJudgedByEntries(t *testing.T) {
 		{"git pull && cat dist/*", call.Ask, "the pull may bring any file"},
 		{"sh -c 'cat dist/*'", call.Ask, "code another program runs"},
 		{"shopt -s dotglob; cat src/*", call.Ask, "dot names are matched too"},
-	} {
-		t.Run(tt.cmd, func(t *testing.T) {
-			d := e.Evaluate(context.Background(), shellCall(tt.cmd, project))
-			if d.Verdict != tt.want {
-				t.Fatalf("%s (%s): %s by %s (%s), want %s", tt.cmd, tt.why, d.Verdict, d.Rule, d.Reason, tt.want)
-			}
-		})
-	}
+	})
 }
 
 // TestFileToolReadsThroughLinks checks that a file tool's read of a link to a key is the
@@ -107,23 +96,12 @@ func TestCopyIntoDirectoryOnDisk(t *testing.T) {
 		"proj/moat/moat.yml":    "x\n",
 	})
 	e := c.engine(t)
-	for _, tt := range []struct {
-		cmd  string
-		want call.Verdict
-		why  string
-	}{
+	decideEach(t, e, project, []verdictCase{
 		{"cp -r build ~", call.Allow, "the home directory exists: the copy is ~/build"},
 		{"mv notes.txt ~", call.Allow, "moved into the home directory as ~/notes.txt"},
 		{"cp -rT build ~", call.Deny, "-T: the copy is the home directory itself, moat's files included"},
 		{"rm -rf ~/old; cp -r build ~", call.Deny, "an earlier command changes the home directory: judged as writing all of it"},
 		{"cp -r build ~/.config", call.Allow, "the copy is ~/.config/build, beside moat's files"},
 		{"cp -r moat ~/.config", call.Deny, "the copy is ~/.config/moat, moat's own directory"},
-	} {
-		t.Run(tt.cmd, func(t *testing.T) {
-			d := e.Evaluate(context.Background(), shellCall(tt.cmd, project))
-			if d.Verdict != tt.want {
-				t.Fatalf("%s (%s): %s by %s (%s), want %s", tt.cmd, tt.why, d.Verdict, d.Rule, d.Reason, tt.want)
-			}
-		})
-	}
+	})
 }

@@ -66,21 +66,5 @@ func intellijRunCode(text string, x *extraction) {
 // intellijValue writes the IDE's macros ($PROJECT_DIR$ the project, others a value known
 // only when the configuration runs) as the shell would see them.
 func intellijValue(s string) string {
-	s = strings.ReplaceAll(s, "$PROJECT_DIR$", ".")
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '$')
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		j := strings.IndexByte(s[i+1:], '$')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString("${" + shellName(s[i+1:i+1+j]) + "}")
-		s = s[i+j+2:]
-	}
+	return replaceMacros(strings.ReplaceAll(s, "$PROJECT_DIR$", "."), "$", "$", func(name string) string { return "${" + shellName(name) + "}" })
 }

@@ -379,21 +379,27 @@ func attr(t xml.StartElement, name string) string {
 // mavenValue makes each ${property} of a value a shell variable, whose value is unknown
 // until the build.
 func mavenValue(s string) string {
+	return replaceMacros(s, "${", "}", func(string) string { return "${MAVEN_PROPERTY}" })
+}
+
+// replaceMacros replaces each open+NAME+close of s with what repl makes of NAME; an
+// unclosed one is left as written.
+func replaceMacros(s, open, close string, repl func(name string) string) string {
 	var b strings.Builder
 	for {
-		i := strings.Index(s, "${")
+		i := strings.Index(s, open)
 		if i < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
-		end := strings.IndexByte(s[i:], '}')
+		end := strings.Index(s[i+len(open):], close)
 		if end < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
 		b.WriteString(s[:i])
-		b.WriteString("${MAVEN_PROPERTY}")
-		s = s[i+end+1:]
+		b.WriteString(repl(s[i+len(open) : i+len(open)+end]))
+		s = s[i+len(open)+end+len(close):]
 	}
 }
 
