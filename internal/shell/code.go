@@ -1187,20 +1187,21 @@ func (a *analyzer) unroll(fc *syntax.ForClause) (taint, bool) {
 	return out, true
 }
 
-// unrolledOpacity drops the opacity findings of the commands of a loop body's own walk,
-// from generic on, when no copy analysed with a value (from unrolled to generic) has one.
+// unrolledOpacity drops the opacity findings (code or a program known only at run time) of
+// the commands of a loop body's own walk, from generic on, of each kind no copy analysed
+// with a value (from unrolled to generic) has.
 // The copies see each value the variable takes, the walk sees the variable unknown and
 // the line around the loop known; the copies, analysed apart, know less of that line, so
 // what the walk alone cannot see through is the variable, whose every value was judged
 // (for d in api web; do (cd $d && npm test); done). Its other findings stay.
 func (a *analyzer) unrolledOpacity(unrolled, generic int) {
-	for _, c := range a.cmds[unrolled:generic] {
-		if hasFinding(c.Findings, findOpaque) {
-			return
+	for _, id := range []string{findOpaque, findDynamicCommand} {
+		if slices.ContainsFunc(a.cmds[unrolled:generic], func(c call.Command) bool { return hasFinding(c.Findings, id) }) {
+			continue
 		}
-	}
-	for k := generic; k < len(a.cmds); k++ {
-		a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, findOpaque)
+		for k := generic; k < len(a.cmds); k++ {
+			a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, id)
+		}
 	}
 }
 

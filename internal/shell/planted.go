@@ -169,7 +169,10 @@ func machineOnly(id string) bool {
 	switch id {
 	case findRecursiveDelete, findSetuid, findAccount, findNamespace, findWorldWritable,
 		findContainerHost, findContainerEscape, findLogTamper, findSecurityOff,
-		findShutdown, findKillAll, findPackages, findForkBomb, findDiskWipe:
+		findShutdown, findKillAll, findPackages, findForkBomb, findDiskWipe,
+		// The job's checkout is discarded with it: what is discarded there is not
+		// pushed (a force push, a remote branch deleted are findings of their own).
+		findResetHard, findGitClean, findGitDiscard, findStashDrop, findHistoryRewrite:
 		return true
 	}
 	return strings.HasPrefix(id, "persistence.")
