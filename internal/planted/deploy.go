@@ -265,7 +265,7 @@ func circleciCode(text string, x *extraction) {
 	shared := len(jobs) > 0
 	for _, j := range jobs {
 		job, _ := j.(map[string]any)
-		shared = shared && circleJobThrowaway(top, job)
+		shared = shared && circleJobDiscarded(top, job)
 	}
 	run := map[string]bool{"run": true}
 	for _, name := range slices.Sorted(maps.Keys(top)) {
@@ -276,7 +276,7 @@ func circleciCode(text string, x *extraction) {
 		}
 		for _, id := range slices.Sorted(maps.Keys(jobs)) {
 			job, _ := jobs[id].(map[string]any)
-			x.host = hostIf(circleJobThrowaway(top, job))
+			x.host = hostIf(circleJobDiscarded(top, job))
 			walkKeys(job, "jobs."+id, run, func(_ string, v any, at string, _ map[string]any) { x.ciValue(at, v) })
 		}
 	}

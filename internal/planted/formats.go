@@ -466,7 +466,7 @@ func workflowCode(text string, x *extraction) {
 		}
 		job := workflowJob(doc, at)
 		x.host = Kept
-		if workflowJobThrowaway(job) {
+		if workflowJobDiscarded(job) {
 			x.host = Discarded
 		}
 		sh := stepShell(doc, job, parent)

@@ -17,11 +17,11 @@ import (
 // (ubuntu-latest, windows-2022, macos-14, ubuntu-24.04-arm).
 var githubHostedLabels = []string{"ubuntu-", "windows-", "macos-"}
 
-// workflowJobThrowaway reports whether a GitHub Actions job runs on a machine discarded
+// workflowJobDiscarded reports whether a GitHub Actions job runs on a machine discarded
 // after it: in a container of its own (container:), or on a hosted runner, named by a
 // label or by the job's matrix (runs-on: ${{ matrix.os }} whose every value is a hosted
 // label). A composite action (no jobs) runs on its caller's runner, which is not known.
-func workflowJobThrowaway(job map[string]any) bool {
+func workflowJobDiscarded(job map[string]any) bool {
 	if job == nil {
 		return false
 	}
@@ -54,6 +54,8 @@ func mountsHost(c any) bool {
 	return opts != "" && githubExpr().MatchString(opts)
 }
 
+// hostedLabels reports whether a runs-on value (a label, a list of labels, or the job's
+// matrix variable) selects only GitHub-hosted runners.
 func hostedLabels(v any, job map[string]any) bool {
 	switch v := v.(type) {
 	case string:
@@ -116,10 +118,10 @@ func matrixValues(matrix map[string]any, key string) []any {
 	return values
 }
 
-// gitlabJobThrowaway reports whether a GitLab CI job runs in a container: it names an
+// gitlabJobDiscarded reports whether a GitLab CI job runs in a container: it names an
 // image, itself, through the jobs it extends, or through the file's default: or
 // top-level image:.
-func gitlabJobThrowaway(doc, job map[string]any) bool {
+func gitlabJobDiscarded(doc, job map[string]any) bool {
 	if doc["image"] != nil || sub(doc, "default")["image"] != nil {
 		return true
 	}
@@ -136,7 +138,7 @@ func gitlabJobThrowaway(doc, job map[string]any) bool {
 			// Several templates: the last one's keys win; an image in any of them is
 			// the job's unless a later one unsets it, which none can.
 			for _, p := range e {
-				if s, ok := p.(string); ok && gitlabJobThrowaway(map[string]any{}, sub(doc, s)) {
+				if s, ok := p.(string); ok && gitlabJobDiscarded(map[string]any{}, sub(doc, s)) {
 					return true
 				}
 			}
@@ -150,11 +152,11 @@ func gitlabJobThrowaway(doc, job map[string]any) bool {
 	return false
 }
 
-// circleJobThrowaway reports whether a CircleCI job runs in a container or on one of
+// circleJobDiscarded reports whether a CircleCI job runs in a container or on one of
 // CircleCI's own machines: a docker:, macos: or machine: executor, written in the job or
 // named from the file's executors:, whose resource_class is not a self-hosted runner's
 // (namespace/name).
-func circleJobThrowaway(doc, job map[string]any) bool {
+func circleJobDiscarded(doc, job map[string]any) bool {
 	executor := job
 	switch e := job["executor"].(type) {
 	case string:
@@ -195,7 +197,7 @@ func gitlabCode(text string, x *extraction) {
 	top, _ := doc.(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(top)) {
 		job, _ := top[name].(map[string]any)
-		x.host = hostIf(gitlabJobThrowaway(top, job))
+		x.host = hostIf(gitlabJobDiscarded(top, job))
 		take := func(v any, at string) {
 			// A script may nest lists (YAML anchors of other scripts): every string in it
 			// is a command.
