@@ -361,6 +361,9 @@ func (e *Engine) resolvePath(p, cwd string) string {
 			p = "~" + rest
 		}
 	}
+	if w, ok := call.WindowsPath(p); ok {
+		return w
+	}
 	switch {
 	case p == "~":
 		return e.host.Home

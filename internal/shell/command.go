@@ -1344,25 +1344,13 @@ func (a *analyzer) abs(p string, cwd dir) (abs string, ok, opaque bool) {
 		// /proc/self/root/etc/shadow is /etc/shadow, /proc/self/cwd/x is x here.
 		return call.ThroughProc(p, here), true, false
 	}
-	if windowsAbsolute(p) {
-		// C:\Users\me\x.ps1 or \\server\share\x: a Windows path, absolute, outside any
-		// project here; written with slashes under /, apart from every Unix path.
-		return "/" + strings.ReplaceAll(strings.TrimLeft(p, `\`), `\`, "/"), true, false
+	if w, ok := call.WindowsPath(p); ok {
+		return w, true, false
 	}
 	if cwd.path == "" || !a.spend(len(cwd.path)+1+len(p)) {
 		return "", false, true
 	}
 	return call.ThroughProc(cwd.path+"/"+p, here), true, !cwd.known
-}
-
-// windowsAbsolute reports whether p is a Windows absolute path: a drive's (C:\x, C:/x)
-// or a share's (\\server\share).
-func windowsAbsolute(p string) bool {
-	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
-		c := p[0] | 0x20
-		return 'a' <= c && c <= 'z'
-	}
-	return strings.HasPrefix(p, `\\`)
 }
 
 // isStream reports whether p names a stream rather than a file: /dev/null, /dev/fd/N...
