@@ -652,6 +652,10 @@ func preCommitCode(text string, x *extraction) {
 		switch lang, _ := parent["language"].(string); lang {
 		case "pygrep", "fail":
 			return // a pattern or a message, not a command
+		case "docker_image":
+			// The entry is an image and its arguments, which pre-commit runs with the
+			// project mounted as the container's working directory.
+			s = "docker run --rm -v .:/src:rw -w /src " + s
 		}
 		if args, ok := parent["args"].([]any); ok {
 			for _, a := range args {
