@@ -208,6 +208,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"gdisk":                 {{operand: "/dev/*", noneOf: []string{"l"}, finding: findDiskWipe}},
 		"parted":                {{when: partedWrites, finding: findDiskWipe}},
 		"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
+		"umask":                 {{when: umaskWorldWritable, finding: findWorldWritable}},
 		"docker": {
 			{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
 			// Stopped containers keep what was written in them (a database run without a
@@ -1214,6 +1215,33 @@ func chmodSetuid(_ *analyzer, v *view) string {
 }
 
 // chmodWorldWritable: a mode that lets every user write (o+w, a+w, 777, 666).
+// umaskWorldWritable: umask 000 (or any mask that keeps others' write bit, 0–1, 4–5 in
+// its last digit; u=rwx,g=rwx,o=rwx) makes every file the commands after it create
+// writable by every user of the machine.
+func umaskWorldWritable(_ *analyzer, v *view) string {
+	if len(v.raw) == 0 || v.raw[0].dynamic {
+		return ""
+	}
+	m := v.raw[0].lit
+	if strings.Contains(m, "o+w") || strings.Contains(m, "a+w") {
+		return "umask " + m
+	}
+	if strings.ContainsAny(m, "=") {
+		if i := strings.Index(m, "o="); i >= 0 && strings.Contains(strings.SplitN(m[i+2:], ",", 2)[0], "w") ||
+			strings.Contains(m, "a=") && strings.Contains(strings.SplitN(m[strings.Index(m, "a=")+2:], ",", 2)[0], "w") {
+			return "umask " + m
+		}
+		return ""
+	}
+	if m == "" || strings.Trim(m, "01234567") != "" {
+		return ""
+	}
+	if last := m[len(m)-1]; last&2 == 0 {
+		return "umask " + m
+	}
+	return ""
+}
+
 func chmodWorldWritable(_ *analyzer, v *view) string {
 	if len(v.raw) == 0 || v.raw[0].dynamic {
 		return ""
