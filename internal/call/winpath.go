@@ -1,6 +1,9 @@
 package call
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // WindowsPath returns the path moat judges a Windows absolute path as, a drive's (C:\x,
 // C:/x) or a share's (\\server\share\x): written with slashes under /, apart from every
@@ -11,5 +14,5 @@ func WindowsPath(p string) (string, bool) {
 	if !drive && !strings.HasPrefix(p, `\\`) {
 		return "", false
 	}
-	return "/" + strings.ReplaceAll(strings.TrimLeft(p, `\`), `\`, "/"), true
+	return path.Clean("/" + strings.ReplaceAll(strings.TrimLeft(p, `\`), `\`, "/")), true
 }

@@ -10,6 +10,8 @@ func TestWindowsPath(t *testing.T) {
 		{`C:\Users\me\.ssh\id_rsa`, "/C:/Users/me/.ssh/id_rsa", true},
 		{`d:/work/x.ps1`, "/d:/work/x.ps1", true},
 		{`\\server\share\x`, "/server/share/x", true},
+		{`A:/`, "/A:", true},
+		{`c:\x\..\..\y\`, "/y", true},
 		{`C:relative`, "", false},
 		{`./x`, "", false},
 		{`/home/u/x`, "", false},
