@@ -1187,21 +1187,20 @@ func (a *analyzer) unroll(fc *syntax.ForClause) (taint, bool) {
 	return out, true
 }
 
-// unrolledOpacity drops the opacity findings (code or a program known only at run time) of
-// the commands of a loop body's own walk, from generic on, of each kind no copy analysed
-// with a value (from unrolled to generic) has.
+// unrolledOpacity drops the opacity findings of the commands of a loop body's own walk,
+// from generic on, when no copy analysed with a value (from unrolled to generic) has one.
 // The copies see each value the variable takes, the walk sees the variable unknown and
 // the line around the loop known; the copies, analysed apart, know less of that line, so
 // what the walk alone cannot see through is the variable, whose every value was judged
 // (for d in api web; do (cd $d && npm test); done). Its other findings stay.
 func (a *analyzer) unrolledOpacity(unrolled, generic int) {
-	for _, id := range []string{findOpaque, findDynamicCommand} {
-		if slices.ContainsFunc(a.cmds[unrolled:generic], func(c call.Command) bool { return hasFinding(c.Findings, id) }) {
-			continue
-		}
-		for k := generic; k < len(a.cmds); k++ {
-			a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, id)
-		}
+	if slices.ContainsFunc(a.cmds[unrolled:generic], func(c call.Command) bool { return hasFinding(c.Findings, findOpaque) }) {
+		return
+	}
+	// A program named by the variable ($t build) stays a dynamic command: its finding is
+	// what says so, with the command marked dynamic.
+	for k := generic; k < len(a.cmds); k++ {
+		a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, findOpaque)
 	}
 }
 
