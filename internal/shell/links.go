@@ -148,7 +148,7 @@ func throughLink(p string, kind call.AccessKind, links map[string]linkMade) (str
 	}
 	for d := path.Dir(p); d != "/" && d != "."; d = path.Dir(d) {
 		if l, ok := links[d]; ok && (!l.hard || l.tree && kind == call.Write) {
-			return l.target + p[len(d):], true
+			return path.Join(l.target, p[len(d):]), true // a link to / leaves no //
 		}
 	}
 	return "", false
