@@ -71,7 +71,7 @@ func makeCode(text string, x *extraction) {
 		if !strings.HasPrefix(l, "\t") {
 			return false
 		}
-		_, _, assigns := makeAssign(l)
+		_, _, _, assigns := makeAssign(l)
 		return k > firstRule || firstRule == len(lines) || !assigns
 	}
 	// Variables first: make expands a recipe after reading the whole file.
@@ -79,8 +79,8 @@ func makeCode(text string, x *extraction) {
 		if recipe(k, l) {
 			continue
 		}
-		if name, val, ok := makeAssign(l); ok {
-			setMakeVar(vars, name, val, makeAssignOp(l))
+		if name, val, op, ok := makeAssign(l); ok {
+			setMakeVar(vars, name, val, op)
 		}
 	}
 	for k, l := range lines {
@@ -97,7 +97,7 @@ func makeCode(text string, x *extraction) {
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		if _, val, ok := makeAssign(l); ok {
+		if _, val, _, ok := makeAssign(l); ok {
 			x.makeFuncs(val, vars)
 			inRecipe = false
 			continue
@@ -152,8 +152,6 @@ func (x *extraction) makeFuncs(s string, vars map[string]string) {
 	}
 }
 
-// makeAssign reads a variable assignment: NAME = value, :=, ::=, ?=, +=, != (whose value is
-// a shell command), optionally after export or override.
 // setMakeVar records an assignment as make does: a simple one (:=, ::=) expanded now,
 // against the variables set so far, so that BUILD_ARGS := $(BUILD_ARGS) --no-cache
 // appends; += appends; ?= sets only a variable not set; = keeps the text, expanded where
@@ -177,50 +175,32 @@ func setMakeVar(vars map[string]string, name, val, op string) {
 	}
 }
 
-// makeAssignOp returns the operator of an assignment line (":=", "+=", "?=", "="…), ""
-// when it is none.
-func makeAssignOp(l string) string {
-	name, _, ok := makeAssign(l)
-	if !ok {
-		return ""
-	}
-	s := strings.TrimSpace(l)
-	for _, p := range []string{"export ", "override ", "private "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	op := strings.TrimLeft(s[len(name):], " \t")
-	for _, o := range []string{":::=", "::=", ":=", "?=", "+=", "!=", "="} {
-		if strings.HasPrefix(op, o) {
-			return o
-		}
-	}
-	return ""
-}
-
-func makeAssign(l string) (name, val string, ok bool) {
+// makeAssign reads a variable assignment: NAME = value, :=, ::=, ?=, +=, != (whose value is
+// a shell command), optionally after export or override, and returns its operator.
+func makeAssign(l string) (name, val, op string, ok bool) {
 	s := strings.TrimSpace(l)
 	for _, p := range []string{"export ", "override ", "private "} {
 		s = strings.TrimPrefix(s, p)
 	}
 	i := strings.IndexAny(s, "=:?+!")
 	if i <= 0 {
-		return "", "", false
+		return "", "", "", false
 	}
 	name = strings.TrimSpace(s[:i])
 	if name == "" || strings.ContainsAny(name, " \t$()") {
-		return "", "", false
+		return "", "", "", false
 	}
-	op := s[i:]
+	rest := s[i:]
 	for _, o := range []string{"::=", ":::=", ":=", "?=", "+=", "!=", "="} {
-		if strings.HasPrefix(op, o) {
-			val = strings.TrimSpace(op[len(o):])
+		if strings.HasPrefix(rest, o) {
+			val = strings.TrimSpace(rest[len(o):])
 			if o == "!=" {
 				val = "$(shell " + val + ")"
 			}
-			return name, val, true
+			return name, val, o, true
 		}
 	}
-	return "", "", false
+	return "", "", "", false
 }
 
 // ruleColon returns where the colon of a rule line `targets: prerequisites` is, or -1.
