@@ -402,32 +402,135 @@ func plainYAML(v any) any {
 
 // taskfileCode finds the commands of a Taskfile: cmds (strings or {cmd: …}), cmd, and the
 // sh of dynamic variables, which task runs when it reads the file. Go templates ({{.X}})
-// are variables whose value is left unknown.
+// are filled in as task fills them, from the file's vars: and env: and the task's own
+// (taskfileVars); a value moat cannot know stays a shell variable ${X}. A task's dir:
+// is where its commands run.
 func taskfileCode(text string, x *extraction) {
 	doc, ok := decodeYAML(text, x)
 	if !ok {
 		return
 	}
-	var take func(v any, where string)
-	take = func(v any, where string) {
+	top, _ := doc.(map[string]any)
+	// The commands of a task without dir: run in the file's directory, which its
+	// ROOT_DIR and TASKFILE_DIR name; in a task's dir: they are somewhere else.
+	global := taskfileVars(top, nil)
+	anchored := taskfileVars(top, map[string]string{"ROOT_DIR": ".", "TASKFILE_DIR": "."})
+	var take func(v any, where string, vars map[string]string, dir string)
+	take = func(v any, where string, vars map[string]string, dir string) {
 		switch v := v.(type) {
 		case string:
-			x.shell(where, goTemplates().ReplaceAllStringFunc(v, templateVar))
+			code := taskfileTemplate(v, vars)
+			if dir != "" {
+				// Double quotes keep the ${X} of a value moat does not know.
+				code = "cd \"" + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`").Replace(dir) + "\" || exit 1\n" + code
+			}
+			x.shell(where, code)
 		case []any:
 			for i, e := range v {
-				take(e, fmt.Sprintf("%s[%d]", where, i))
+				take(e, fmt.Sprintf("%s[%d]", where, i), vars, dir)
 			}
 		case map[string]any:
 			// {cmd: …} and {defer: …} run commands; {task: name} calls a task of the
 			// file, and its vars:, a loop's for: and platforms: are values, not commands.
 			for _, k := range []string{"cmd", "defer"} {
 				if c, ok := v[k]; ok {
-					take(c, where+"."+k)
+					take(c, where+"."+k, vars, dir)
 				}
 			}
 		}
 	}
-	walkKeys(doc, "", map[string]bool{"cmds": true, "cmd": true, "sh": true}, func(_ string, v any, at string, _ map[string]any) { take(v, at) })
+	walkKeys(doc, "", map[string]bool{"cmds": true, "cmd": true, "sh": true}, func(key string, v any, at string, parent map[string]any) {
+		if key == "sh" {
+			// A dynamic variable's command runs where task is started, with the
+			// file's own values.
+			take(v, at, anchored, "")
+			return
+		}
+		vars := taskfileVars(parent, anchored)
+		dir, ok := parent["dir"].(string)
+		if ok {
+			// A dir: with a value moat does not know is a place computed at run time.
+			dir = taskfileTemplate(dir, vars)
+			vars = taskfileVars(parent, global)
+		}
+		take(v, at, vars, dir)
+	})
+}
+
+// maxTaskfileExpansion bounds how deep a value made of other values is filled in.
+const maxTaskfileExpansion = 4
+
+// taskfileVars returns the values of m's vars: and env: that are plain text (a scalar, or
+// a map's value:), over those of outer, each with the templates it holds filled in. A
+// value computed by sh:, or one made of a value moat does not know, is left out: its
+// templates stay shell variables. exeExt is empty, as on the machines moat judges for.
+func taskfileVars(m map[string]any, outer map[string]string) map[string]string {
+	vars := map[string]string{}
+	for k, v := range outer {
+		vars[k] = v
+	}
+	for _, key := range []string{"env", "vars"} {
+		raw, _ := m[key].(map[string]any)
+		for name, v := range raw {
+			if s, ok := taskfileScalar(v); ok {
+				vars[name] = s
+			} else {
+				delete(vars, name)
+			}
+		}
+	}
+	for range maxTaskfileExpansion {
+		changed := false
+		for name, v := range vars {
+			if w := taskfileTemplate(v, vars); w != v {
+				vars[name], changed = w, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for name, v := range vars {
+		if goTemplates().MatchString(v) || strings.Contains(v, "${") {
+			delete(vars, name)
+		}
+	}
+	return vars
+}
+
+// taskfileScalar returns the text of a plain value: a scalar or {value: scalar}.
+func taskfileScalar(v any) (string, bool) {
+	if m, ok := v.(map[string]any); ok {
+		v, ok = m["value"]
+		if !ok {
+			return "", false
+		}
+	}
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case bool, int, int64, float64:
+		return fmt.Sprint(v), true
+	}
+	return "", false
+}
+
+// taskfileTemplate fills in text's templates: {{.NAME}} with vars' value, {{exeExt}}
+// with nothing, any other with a shell variable that stands for a value moat does not
+// know.
+func taskfileTemplate(text string, vars map[string]string) string {
+	return goTemplates().ReplaceAllStringFunc(text, func(t string) string {
+		inner := strings.TrimSpace(strings.Trim(t, "{}"))
+		if inner == "exeExt" {
+			return ""
+		}
+		if name, ok := strings.CutPrefix(inner, "."); ok {
+			if v, ok := vars[name]; ok {
+				return v
+			}
+		}
+		return templateVar(t)
+	})
 }
 
 var goTemplates = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[^}]*\}\}`) })
