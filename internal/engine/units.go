@@ -72,10 +72,11 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	base := policy.Subject{Call: c, Workspace: ws}
 	if c.Class == call.Shell {
 		// The agent's own line runs now, in its working directory: its globs name the
-		// entries the disk shows (shell.Env.Entries). Lines that run later, or elsewhere
+		// entries the disk shows (shell.Env.Entries), and its in-place edits change the
+		// files the disk holds (shell.Env.Text). Lines that run later, or elsewhere
 		// (an instruction file's commands, an MCP server's), are judged by their patterns.
 		env := e.shell
-		env.Entries = e.entries
+		env.Entries, env.Text = e.entries, readSmall
 		if h == nil {
 			return e.shellUnitsWith(c, base, 0, env, nil)
 		}

@@ -37,7 +37,7 @@ func kubeStdin(v *view) bool {
 // says where the manifest is, for evidence.
 func (a *analyzer) kubeManifest(i int, where, text string) {
 	kind := planted.KubeManifest()
-	a.plantedCodes(i, where, kind, kind.Extract(text), dir{})
+	a.plantedCodes(i, where, kind, kind.Extract(text), dir{}, "", false)
 }
 
 // kubeOverrides notes the pods of kubectl run --overrides=JSON, judged after the walk

@@ -23,7 +23,12 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 		a.sh.projectPrograms = programs
 		defer func() { a.sh.projectPrograms = saved }()
 	}
+	before, hadBefore := a.sh.env.Before[file]
 	if !t.known && !t.partial {
+		if text, after, ok := a.editedOnDisk(i, file); ok {
+			a.plantedCodes(i, file, kind, kind.Extract(after), cwd, text, true)
+			return
+		}
 		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
 		if !ok && (kind.Declarative || kind.Marked) {
 			return // a generated manifest, a source file: the command that made it is judged
@@ -40,14 +45,39 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 		// An in-place edit: what it puts in is the code it may plant, whatever the rest.
 		for _, text := range inserted {
 			if codes := kind.Extract(text); len(codes) > 0 {
-				a.plantedCodes(i, file, kind, codes, cwd)
+				a.plantedCodes(i, file, kind, codes, cwd, before, hadBefore)
 			} else if !kind.Marked {
-				a.plantedCodes(i, file, kind, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd)
+				a.plantedCodes(i, file, kind, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd, before, hadBefore)
 			}
 		}
 		return
 	}
-	a.plantedCodes(i, file, kind, kind.Extract(t.text), cwd)
+	a.plantedCodes(i, file, kind, kind.Extract(t.text), cwd, before, hadBefore)
+}
+
+// editedOnDisk returns the text the file has on disk and the text it is left with by the
+// command at i, an in-place edit by sed of a file the agent's own line finds on disk:
+// none of the line's commands before it may have changed the file, and the line runs
+// now. It reports false when the disk is not read, the file is not there, or moat does
+// not follow the edit (sedApply).
+func (a *analyzer) editedOnDisk(i int, file string) (before, after string, ok bool) {
+	if a.depth > 0 || a.sh.env.Text == nil || a.meta[i].prog != "sed" {
+		return "", "", false
+	}
+	for k := range i {
+		c := &a.cmds[k]
+		if c.Opaque || c.Dynamic || slices.ContainsFunc(c.Accesses, func(acc call.Access) bool {
+			return acc.Kind != call.Read && (under(file, acc.Path) || under(acc.Path, file))
+		}) {
+			return "", "", false
+		}
+	}
+	before, ok = a.sh.env.Text(file)
+	if !ok {
+		return "", "", false
+	}
+	after, ok = sedApply(a.cmds[i].Args, before)
+	return before, after, ok
 }
 
 // maxPlantedPieces is how many pieces of code of one file are analysed one by one, each
@@ -57,10 +87,11 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 // thousand times.
 const maxPlantedPieces = 64
 
-// plantedCodes analyses the code found in a file the command at i writes.
-func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []planted.Code, cwd dir) {
+// plantedCodes analyses the code found in a file the command at i writes, less the code
+// the file carried before when that is known (hadBefore).
+func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []planted.Code, cwd dir, before string, hadBefore bool) {
 	var had map[planted.Code]bool
-	if before, ok := a.sh.env.Before[file]; ok {
+	if hadBefore {
 		had = make(map[planted.Code]bool)
 		for _, c := range kind.Extract(before) {
 			had[c] = true

@@ -118,6 +118,12 @@ type Env struct {
 	// Wrappers are programs the policy declares as running the program named in their
 	// arguments, besides the built-in ones (sudo, env, nice…).
 	Wrappers map[string]Wrapper
+	// Text returns the text of the file p as the disk shows it now, and false when it
+	// cannot be read or is too large. With it, an in-place edit (sed -i) of a file that
+	// tools run later, by the agent's own line, is judged by the file it leaves
+	// (planted.go); nil means files are not read, and an edit is judged by the text it
+	// inserts.
+	Text func(p string) (string, bool)
 	// Before holds the text that files had before the line, by path, where the caller knows
 	// it (an agent's edit of a file on disk): code a file already carried is not planted
 	// again by writing it back (internal/planted).
