@@ -476,7 +476,9 @@ func commandMetadata(cmd *call.Command) []call.Finding {
 	}
 	for _, a := range cmd.Args {
 		if strings.Contains(a, "://") && len(a) <= maxScanned {
-			fs = appendNew(fs, urlMetadata(netdest.ParseURL(a), a, "command"))
+			u := netdest.ParseURL(a)
+			fs = appendNew(fs, urlMetadata(u, a, "command"))
+			fs = appendNew(fs, capturedData(u, a, "command"))
 		}
 	}
 	return fs

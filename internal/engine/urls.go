@@ -75,7 +75,34 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 			fs = append(fs, findings.ToolKinds.New(findURLScheme, fmt.Sprintf("%s: a %s: URL", where, u.Scheme)))
 		}
 	}
+	fs = append(fs, capturedData(u, raw, where)...)
 	return append(fs, decodedURLSecrets(raw, where)...)
+}
+
+// findUpload is the finding of data sent where anyone with the link reads it.
+const findUpload = "exfiltration.upload"
+
+// capturedData returns the finding of a request to a capture service (a request catcher,
+// a tunnel, an out-of-band interaction server, a paste drop: netdest.Capture) whose
+// address carries encoded data: a part of its path or query, or a label of its host,
+// that decodes from base64 or hex to text. The request itself delivers the data to
+// whoever set the service up, whatever the reply; a secret the data holds is found by
+// decodedURLSecrets too, and data that holds none (a host name, a truncated file, a
+// user's notes) is still sent.
+func capturedData(u netdest.URL, raw, where string) []call.Finding {
+	for _, h := range u.Hosts {
+		if !netdest.Capture(h) {
+			continue
+		}
+		parts := strings.FieldsFunc(percentDecoded(raw), isURLDelimiter)
+		parts = append(parts, strings.Split(h, ".")...)
+		for _, part := range parts {
+			if _, ok := decodeBlob(part); ok {
+				return []call.Finding{findings.New(findUpload, fmt.Sprintf("%s: encoded data in a request to %s, a service that shows what it receives to whoever set it up: %s", where, h, shortText(part)))}
+			}
+		}
+	}
+	return nil
 }
 
 // decodedURLSecrets returns the secrets in the decoded forms of a URL's text: the URL

