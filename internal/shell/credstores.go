@@ -2,6 +2,8 @@ package shell
 
 import (
 	"net/url"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -263,4 +265,44 @@ func showsState(_ *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// sshKeygenModes are ssh-keygen's options that make it do something other than generate
+// a key pair (print, convert, search, sign, test moduli): then -f names a file it reads.
+const sshKeygenModes = "lyRFeiBDHkQrsYMTGA"
+
+// sshKeygenFiles: ssh-keygen generating a key pair writes -f FILE and FILE.pub, and -p
+// (a new passphrase, or none) and -c (a new comment) rewrite FILE. A pair generated over
+// a key that is there replaces it, and the old key is lost (yes | ssh-keygen -f
+// ~/.ssh/id_rsa). A new key file is the user's to make, so a generation writes only a
+// key on disk now, for the agent's own line, or one of the default identities (id_rsa,
+// id_ed25519…), which a user has, for code run later, when the disk then is unknown.
+func (a *analyzer) sshKeygenFiles(cmd *call.Command, v *view, cwd dir) {
+	for _, o := range v.opts {
+		if len(o.name) == 1 && strings.Contains(sshKeygenModes, o.name) {
+			return
+		}
+	}
+	for _, f := range v.values("f") {
+		if f.dynamic {
+			continue // the key's name is unknown: a new file, as far as moat can tell
+		}
+		p := a.tildePath(f.lit)
+		replaces := v.flag("p", "c")
+		if !replaces {
+			abs, ok, unsure := a.abs(p, cwd)
+			if !ok || unsure {
+				continue
+			}
+			if a.depth == 0 && a.sh.env.Entries != nil {
+				names, listed := a.sh.env.Entries(path.Dir(abs))
+				replaces = listed && slices.Contains(names, path.Base(abs))
+			} else {
+				replaces = strings.HasPrefix(path.Base(abs), "id_") && !strings.Contains(path.Base(abs), ".")
+			}
+		}
+		if replaces {
+			cmd.Opaque = a.addAccess(&cmd.Accesses, call.Write, arg{lit: p}, false, cwd) || cmd.Opaque
+		}
+	}
 }

@@ -153,6 +153,8 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.netOperands(cmd, v, call.Outbound)
 	case "sqlite3", "duckdb":
 		a.sqliteURI(cmd, v, cwd)
+	case "ssh-keygen":
+		a.sshKeygenFiles(cmd, v, cwd)
 	case "openssl":
 		a.opensslFiles(cmd, v, cwd)
 		if len(v.ops) > 0 && v.ops[0] == "s_client" {
