@@ -785,6 +785,11 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			a.opaque(at, "the code "+prog+" runs is in a file named at run time: "+shorten(o.val.lit))
 			return
 		}
+		if o.val.lit == "-" {
+			// make -f -: the code is what the program reads on its standard input.
+			a.opaque(at, prog+" "+optionSpelling(o.name)+" - runs the code on its standard input")
+			return
+		}
 		if w := outside(o.val.lit); w != "" {
 			a.opaque(at, prog+" runs code from "+o.val.lit+w)
 			return

@@ -157,6 +157,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		// the directory is entered: the project's own is judged when written; another's
 		// is code moat has not read.
 		"direnv": {{sub: []string{"allow|permit|grant"}, when: trustsForeignCode, finding: findOpaque}},
+		"make":   {{when: makeShell, finding: findOpaque}},
+		"gmake":  {{when: makeShell, finding: findOpaque}},
 		"mise":   {{sub: []string{"trust"}, when: trustsForeignCode, finding: findOpaque}},
 		"gh": {
 			{sub: []string{"auth", "token"}, finding: findCredentialsRead},
@@ -344,7 +346,9 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"stripe":  {{anyOf: []string{"live"}, when: stripeLiveWrite, finding: findPayment}},
 		"setcap":  {{when: setcapPrivileged, finding: findSetuid}},
 		"install": {{when: installSetuid, finding: findSetuid}},
-		"gpg":     {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead}},
+		// A private key deleted from the keyring is gone unless it was exported first.
+		"gpg": {{anyOf: []string{"export-secret-keys", "export-secret-subkeys"}, finding: findCredentialsRead},
+			{anyOf: []string{"delete-secret-keys", "delete-secret-key", "delete-secret-and-public-keys", "delete-secret-and-public-key"}, finding: findInfraDelete}},
 		"security": {
 			{sub: []string{"find-generic-password|find-internet-password|dump-keychain"}, finding: findCredentialsRead},
 			// A certificate authority trusted by every program that uses the keychain.
@@ -777,9 +781,26 @@ func sshRunsCode(a *analyzer, v *view) string {
 	return ""
 }
 
-// trustsForeignCode: direnv allow PATH and mise trust PATH, for a PATH outside the project
-// and the system.
+// trustsForeignCode: direnv allow [PATH] and mise trust [PATH], for a PATH (the working
+// directory when none is given) outside the project and the system, fetched earlier in
+// the line, or known only at run time.
 func trustsForeignCode(a *analyzer, v *view) string {
+	if len(v.raw) == 1 {
+		// direnv allow: the .envrc of the working directory.
+		cwd := a.cwd()
+		if !cwd.known && a.cdToUnknown() {
+			return v.name + " " + v.raw[0].lit + " in a directory known only at run time, whose code runs when it is entered"
+		}
+		if abs, ok, _ := a.resolve(".", cwd); ok {
+			if t, fetched := a.fetchedAt(abs); fetched {
+				return v.name + " " + v.raw[0].lit + " in " + abs + ", fetched by " + t.by + " earlier in the line, whose code runs when it is entered"
+			}
+		}
+		if a.foreignCode(".", cwd) {
+			return v.name + " " + v.raw[0].lit + " in " + cwd.path + ": code outside the project, which moat has not read, to run whenever its directory is entered"
+		}
+		return ""
+	}
 	for _, op := range v.raw[1:] {
 		if op.dynamic {
 			return v.name + " " + v.raw[0].lit + " " + op.lit + ": a directory known only at run time, whose code runs when it is entered"
@@ -787,6 +808,27 @@ func trustsForeignCode(a *analyzer, v *view) string {
 		if a.foreignCode(op.lit, a.cwd()) {
 			return v.name + " " + v.raw[0].lit + " " + op.lit + ": code outside the project, which moat has not read, to run whenever its directory is entered"
 		}
+	}
+	return ""
+}
+
+// makeShell: make SHELL=PROGRAM runs every recipe line with PROGRAM instead of /bin/sh
+// (GNU make takes SHELL from its command line, not from the environment). A shell of the
+// system's reads the recipes as moat does; any other program is code moat has not read.
+func makeShell(_ *analyzer, v *view) string {
+	for _, o := range v.raw {
+		name, val, ok := strings.Cut(o.lit, "=")
+		if !ok || name != "SHELL" && name != "MAKESHELL" {
+			continue
+		}
+		prog := strings.TrimSpace(val)
+		if f := strings.Fields(prog); len(f) > 0 {
+			prog = f[0]
+		}
+		if !o.dynamic && shells()[path.Base(prog)] && (!strings.Contains(prog, "/") || systemPath(prog)) {
+			continue
+		}
+		return "make " + shorten(o.lit) + ": every recipe is run by a program moat has not read"
 	}
 	return ""
 }

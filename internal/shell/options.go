@@ -276,6 +276,11 @@ func canonicalProgram(name string) string {
 		return "lua"
 	case "netcat", "nc.openbsd", "nc.traditional":
 		return "nc"
+	case "gradlew", "gradlew.bat":
+		// The Gradle wrapper runs the Gradle the project pins, with Gradle's options.
+		return "gradle"
+	case "mvnw", "mvnw.cmd":
+		return "mvn"
 	case "sequelize-cli":
 		// The npm package sequelize-cli installs its program under both names.
 		return "sequelize"
