@@ -270,6 +270,7 @@ func (a *analyzer) containerRun(at int, rest []arg, cwd dir) {
 		a.copyContainer(at, rest[i+1:], cwd)
 	case "save", "export", "build", "buildx":
 		a.engineOutput(at, rest[i:], cwd)
+		a.buildSecrets(at, rest[i:], cwd)
 	case "unshare":
 		// podman unshare COMMAND runs the command on the host, in podman's user namespace.
 		if i+1 < len(rest) {
@@ -713,6 +714,41 @@ func (a *analyzer) engineOutput(at int, rest []arg, cwd dir) {
 		if p, ok, opaque := a.resolve(a.tildePath(out), cwd); ok {
 			c.Accesses = append(c.Accesses, call.Access{Kind: call.Write, Path: p, Recursive: true})
 			c.Opaque = c.Opaque || opaque
+		}
+	}
+}
+
+// buildSecrets: a build's --secret id=ID,src=FILE and --ssh ID=KEY hand the file to the
+// build's steps, which read it: a credential given so is read by code moat does not see
+// (a Dockerfile's RUN steps), as it would be by any program.
+func (a *analyzer) buildSecrets(at int, rest []arg, cwd dir) {
+	c := &a.cmds[at]
+	for k, x := range rest {
+		var val arg
+		switch s := x.lit; {
+		case (s == "--secret" || s == "--ssh") && k+1 < len(rest):
+			val = rest[k+1]
+		case strings.HasPrefix(s, "--secret=") || strings.HasPrefix(s, "--ssh="):
+			_, v, _ := strings.Cut(s, "=")
+			val = arg{lit: v, dynamic: x.dynamic}
+		default:
+			continue
+		}
+		ssh := strings.HasPrefix(x.lit, "--ssh")
+		for _, kv := range strings.Split(val.lit, ",") {
+			key, v, ok := strings.Cut(kv, "=")
+			switch {
+			case !ok:
+			case ssh:
+				// --ssh default=~/.ssh/id_rsa; a value that is no file is an agent's socket.
+				for _, f := range strings.Split(v, ",") {
+					if strings.Contains(f, "/") {
+						c.Opaque = a.addAccess(&c.Accesses, call.Read, arg{lit: a.tildePath(f), dynamic: val.dynamic}, false, cwd) || c.Opaque
+					}
+				}
+			case key == "src" || key == "source":
+				c.Opaque = a.addAccess(&c.Accesses, call.Read, arg{lit: a.tildePath(v), dynamic: val.dynamic}, false, cwd) || c.Opaque
+			}
 		}
 	}
 }
