@@ -93,7 +93,12 @@ func grantRules() map[string][]rule {
 			{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant},
 		},
 		"glab": {{sub: []string{"api"}, when: grantsByRequest(ghAPIRequest), finding: findGrant}},
-		"curl": {{when: grantsByRequest(curlRequest), finding: findGrant}},
+		// A package's owners publish its next version, which its users install.
+		"npm":   {{sub: []string{"owner|author", "add"}, finding: findGrant}, {sub: []string{"access", "grant"}, finding: findGrant}},
+		"pnpm":  {{sub: []string{"owner", "add"}, finding: findGrant}},
+		"cargo": {{sub: []string{"owner"}, anyOf: []string{"add", "a"}, finding: findGrant}},
+		"gem":   {{sub: []string{"owner"}, anyOf: []string{"add", "a"}, finding: findGrant}},
+		"curl":  {{when: grantsByRequest(curlRequest), finding: findGrant}},
 		// Tunnels publish a port of this machine to whoever has their address, past the
 		// firewall and the NAT that kept it private (ssh -R is a raw socket, knowledge.go).
 		"ngrok":       {{sub: []string{"http|tcp|tls|start|tunnel"}, finding: findGrant}},

@@ -157,6 +157,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		// the directory is entered: the project's own is judged when written; another's
 		// is code moat has not read.
 		"direnv": {{sub: []string{"allow|permit|grant"}, when: trustsForeignCode, finding: findOpaque}},
+		"rustup": {{sub: []string{"toolchain", "link"}, when: rustupLink, finding: findOpaque}},
 		"make":   {{when: makeShell, finding: findOpaque}},
 		"gmake":  {{when: makeShell, finding: findOpaque}},
 		"mise":   {{sub: []string{"trust"}, when: trustsForeignCode, finding: findOpaque}},
@@ -808,6 +809,21 @@ func trustsForeignCode(a *analyzer, v *view) string {
 		if a.foreignCode(op.lit, a.cwd()) {
 			return v.name + " " + v.raw[0].lit + " " + op.lit + ": code outside the project, which moat has not read, to run whenever its directory is entered"
 		}
+	}
+	return ""
+}
+
+// rustupLink: rustup toolchain link NAME PATH makes cargo, rustc and the other proxies
+// of the toolchain NAME run the programs under PATH, for every later build that uses it
+// (stable, nightly, a project's rust-toolchain.toml): one outside the project and the
+// system is code moat has not read.
+func rustupLink(a *analyzer, v *view) string {
+	if len(v.raw) < 4 {
+		return ""
+	}
+	p := v.raw[3]
+	if p.dynamic || a.foreignCode(a.tildePath(p.lit), a.cwd()) {
+		return "rustup toolchain link " + shorten(v.raw[2].lit) + " " + shorten(p.lit) + ": later cargo and rustc runs are the programs there"
 	}
 	return ""
 }
