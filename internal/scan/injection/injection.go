@@ -199,7 +199,7 @@ func (d *injectionDetector) encodedHits(s string) []injectionHit {
 	var out []injectionHit
 	for r := range EncodedTexts(s) {
 		best := 0.0
-		for _, h := range d.hits(r.Text) {
+		for _, h := range d.hits(respelled(r.Text)) {
 			best = max(best, h.weight)
 		}
 		if best > 0 {
@@ -207,6 +207,69 @@ func (d *injectionDetector) encodedHits(s string) []injectionHit {
 		}
 	}
 	return out
+}
+
+// hiddenVerbs are the verbs of an override, which respelled restores in encoded text.
+var hiddenVerbs = []string{"ignore", "disregard", "forget"}
+
+// respelled returns s with each word one slip away from one of hiddenVerbs (a letter
+// dropped, added or changed, two swapped: "Inore", "Hignore", "Disregrad") spelled as
+// that verb. It serves text
+// that was hidden by encoding it: nobody encodes prose for a person, the model it is
+// meant for reads through a misspelling, and an encoder that garbles a letter, or an
+// author who drops one to slip past keywords, leaves the instruction as plain to it.
+func respelled(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isLetter(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+		if w := strings.ToLower(s[i:j]); len(w) >= 5 {
+			for _, v := range hiddenVerbs {
+				if w != v && oneEditApart(w, v) {
+					b.WriteString(s[last:i])
+					b.WriteString(v)
+					last = j
+					break
+				}
+			}
+		}
+		i = j
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// oneEditApart reports whether a and b differ by one letter inserted, deleted or
+// replaced, or by two neighbours swapped: the slips of a typist.
+func oneEditApart(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if i == len(b) {
+		return false // the same word
+	}
+	if len(a) == len(b) {
+		swapped := i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		return a[i+1:] == b[i+1:] || swapped
+	}
+	return a[i:] == b[i+1:]
 }
 
 // EncodedText is a run of base64 or hex in a text, s[Start:End], and the readable text
