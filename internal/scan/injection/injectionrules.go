@@ -209,6 +209,16 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 				`|\b(?:delete|drop|destroy|wipe|erase)\s+(?:the|this|your|all|every)\s+(?:\w+\s+)?(?:repo(?:sitory|sitories)?|project|database|tables?|branch(?:es)?|files|home\s+directory|workspace)\b`},
 		},
 
+		{
+			// A phishing alert for the model to pass on: the account in danger and a link
+			// to follow. A service's own notice rarely reaches an agent's input; in a page
+			// or a document an agent reads it is what the attacker wants repeated.
+			Name: "phishing alert", Finding: FindOutput, Weight: firm,
+			Keywords: []string{"compromised", "suspended", "locked", "hacked", "breached", "disabled", "deactivated"},
+			Before:   60, After: 140,
+			Pattern: &textmatch.Pattern{Expr: `(?i)\byour\s+(?:\w+\s+)?account\s+(?:has\s+been|was|is|will\s+be|may\s+have\s+been)\s+(?:temporarily\s+)?(?:compromised|suspended|locked|hacked|breached|disabled|deactivated)\b(?:[^\n]){0,120}?\b(?:follow|click|visit|use|go\s+to|open|tap)\s+(?:on\s+)?(?:this|the|our|a|that)\s+(?:secure\s+)?(?:link|url|page|website|site|button)\b`},
+		},
+
 		// --- Secrets and personal data ------------------------------------------------------
 		{
 			Name: "request for secrets", Finding: FindSecrets, Weight: firm,
