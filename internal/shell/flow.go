@@ -636,6 +636,9 @@ func (a *analyzer) taintFiles(n int) {
 		if len(m.trees) > 0 {
 			read |= tTree // tar czf /tmp/p.tgz .: the archive holds the tree's files
 		}
+		if m.prog == "tee" || m.prog == "sponge" {
+			read |= a.inOf(i).t // they write their standard input into their files
+		}
 		for _, acc := range a.cmds[i].Accesses {
 			if acc.Kind == call.Read && !acc.Redirect {
 				read |= a.tainted[acc.Path]
@@ -659,6 +662,13 @@ func (a *analyzer) taintFiles(n int) {
 					a.tainted = make(map[string]taint)
 				}
 				a.tainted[acc.Path] |= wt
+				if wt&tSecret != 0 && a.sh.secretInput && a.depth > 0 {
+					// A credential helper that keeps what git hands it in a file of its
+					// own does what credential.helper store does, where moat's rules
+					// about credential files do not look.
+					c := &a.cmds[i]
+					*c = withFinding(*c, findSecurityOff, "a credential helper writes the credentials git hands it to "+acc.Path+", in plain text")
+				}
 			}
 		}
 	}
