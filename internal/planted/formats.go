@@ -552,6 +552,7 @@ func workflowCode(text string, x *extraction) {
 	if !ok {
 		return
 	}
+	pullRequestCodeRun(doc, x)
 	secretEnv := map[string]bool{}
 	walkKeys(doc, "", map[string]bool{"env": true}, func(_ string, v any, _ string, _ map[string]any) {
 		if m, ok := v.(map[string]any); ok {
@@ -593,6 +594,81 @@ func workflowCode(text string, x *extraction) {
 			x.opaque(at, "a step run by "+sh+", which moat cannot read")
 		}
 	})
+}
+
+// privilegedTriggers are the events whose workflows run with the base repository's
+// secrets and a token that may write to it, whoever opened the pull request.
+var privilegedTriggers = []string{"pull_request_target", "workflow_run"}
+
+// pullRequestHead matches what names a pull request's own code: its head commit or
+// branch, the ref GitHub keeps for it, or the checkout commands that fetch it.
+var pullRequestHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`github\.event\.pull_request\.head|github\.head_ref|github\.event\.workflow_run\.head|refs/pull/|\bpull/\$|gh\s+pr\s+checkout`)
+})
+
+// pullRequestCodeRun finds jobs of a workflow run by a privileged trigger that check out
+// a pull request's own code and then run steps: the "pwn request", in which whoever
+// opens a pull request runs code (an install script, a test, a build) with the
+// repository's secrets and its write token. That code is the pull request's, which moat
+// has not read.
+func pullRequestCodeRun(doc any, x *extraction) {
+	top, _ := doc.(map[string]any)
+	if !workflowTriggered(top["on"], privilegedTriggers) {
+		return
+	}
+	jobs := sub(top, "jobs")
+	for _, id := range slices.Sorted(maps.Keys(jobs)) {
+		job, _ := jobs[id].(map[string]any)
+		steps, _ := job["steps"].([]any)
+		for k, s := range steps {
+			step, _ := s.(map[string]any)
+			if !checksOutPullRequest(step) {
+				continue
+			}
+			if k+1 < len(steps) {
+				x.opaque(fmt.Sprintf("jobs.%s.steps[%d]", id, k), "a pull request's own code, checked out by a workflow that runs with the repository's secrets and write token (pull_request_target, workflow_run), runs in the steps after it")
+			}
+			break
+		}
+	}
+}
+
+// workflowTriggered reports whether a workflow's on: (a name, a list, or a map) holds one
+// of events.
+func workflowTriggered(on any, events []string) bool {
+	switch on := on.(type) {
+	case string:
+		return slices.Contains(events, on)
+	case []any:
+		for _, e := range on {
+			if s, ok := e.(string); ok && slices.Contains(events, s) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range events {
+			if _, ok := on[e]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checksOutPullRequest reports whether a step fetches a pull request's own code: checkout
+// with a ref or repository of the pull request's head, or a command that fetches it.
+func checksOutPullRequest(step map[string]any) bool {
+	if uses, _ := step["uses"].(string); strings.HasPrefix(strings.ToLower(uses), "actions/checkout") {
+		with := sub(step, "with")
+		for _, k := range []string{"ref", "repository"} {
+			if v, ok := with[k].(string); ok && pullRequestHead().MatchString(v) {
+				return true
+			}
+		}
+		return false
+	}
+	run, _ := step["run"].(string)
+	return run != "" && pullRequestHead().MatchString(run) && (strings.Contains(run, "checkout") || strings.Contains(run, "fetch") || strings.Contains(run, "clone"))
 }
 
 // stepShell is the shell a workflow step's run: is given to, by its program's name: the
