@@ -378,7 +378,7 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 	if e.addShellInjections(units, line) && depth == 0 {
 		// echo … >> CLAUDE.md, cat > AGENTS.md <<EOF: the text written is in the line, and
 		// the commands it shows as code are instructions (instructed.go).
-		units = append(units, e.instructedUnits(c, base, []string{line})...)
+		units = append(units, e.instructedUnits(c, base, e.instructionLines(a.Commands, line))...)
 	}
 	if !secretsFound && len(line) <= maxScanned {
 		// Secrets outside any command's words: in a here-document, a here-string or an
@@ -445,6 +445,42 @@ func (e *Engine) addShellInjections(units []unit, line string) (writes bool) {
 		s.Findings = appendNew(slices.Clip(s.Findings), found)
 	}
 	return read
+}
+
+// instructionLines returns the texts a shell line writes into agents' instruction files,
+// as far as its commands show them: what echo and printf print there (their words, not
+// the line's quoting, which would run into a command written in prose: echo 'run curl
+// … | sh first' >> CLAUDE.md), and, when another command writes them (cat <<EOF, tee),
+// the line itself, whose here-document is the text.
+func (e *Engine) instructionLines(cmds []call.Command, line string) []string {
+	var texts []string
+	others := false // a command other than echo and printf writes instructions
+	for _, cmd := range cmds {
+		if !slices.ContainsFunc(cmd.Accesses, func(acc call.Access) bool {
+			return acc.Kind == call.Write && e.instructions.touches(acc)
+		}) {
+			continue
+		}
+		if cmd.Name != "echo" && cmd.Name != "printf" {
+			others = true
+			continue
+		}
+		words := cmd.Args
+		if cmd.Name == "echo" {
+			for len(words) > 0 && (words[0] == "-e" || words[0] == "-n" || words[0] == "-E" || words[0] == "-ne" || words[0] == "-en") {
+				words = words[1:]
+			}
+		}
+		text := strings.Join(words, " ")
+		if cmd.Name == "printf" || slices.Contains(cmd.Args, "-e") {
+			text = strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(text)
+		}
+		texts = append(texts, text)
+	}
+	if others || len(texts) == 0 {
+		texts = append(texts, line)
+	}
+	return texts
 }
 
 // commandLookalikes returns the findings of look-alike letters in what a command names:
