@@ -88,6 +88,23 @@ var staticSets = []Set{
 			{"~/Library/Application Support/{Google,Chromium,BraveSoftware,Microsoft Edge*,Vivaldi,com.operasoftware.Opera*,Yandex,Arc,Firefox,LibreWolf,Waterfox}/**", "browser profiles (macOS)"},
 			{"~/Library/{Cookies,Safari,Thunderbird}/**", "Safari's and the system's cookies, Safari's data and Thunderbird's profiles (macOS)"},
 			{"~/Library/Containers/com.apple.Safari/**", "Safari's sandboxed data and cookies (macOS)"},
+			// Private conversations and contacts, which macOS guards behind its own
+			// permission prompts.
+			{"~/Library/{Messages,Mail}/**", "Messages' and Mail's stores: private conversations (macOS)"},
+			{"~/Library/Application Support/AddressBook/**", "contacts (macOS)"},
+			{"~/Library/Group Containers/group.com.apple.notes/**", "Notes (macOS)"},
+			// A Windows home seen from WSL (/mnt/c/Users/me) or written as a Windows path
+			// (C:\Users\me, judged as /C:/Users/me): the credentials a Windows home keeps.
+			{"/mnt/?/Users/*/{.ssh,.aws,.azure,.kube,.gnupg,.docker}/**", "credentials in a Windows home, seen from WSL"},
+			{"/mnt/?/Users/*/.config/{gcloud,gh}/**", "Google Cloud and GitHub CLI credentials in a Windows home, seen from WSL"},
+			{"/mnt/?/Users/*/{.git-credentials,.netrc,.npmrc,.pypirc}", "stored passwords and tokens in a Windows home, seen from WSL"},
+			{"/mnt/?/Users/*/AppData/{Local,Roaming}/{Google,BraveSoftware,Mozilla,Opera Software,Vivaldi,Yandex}/**", "browser profiles in a Windows home, seen from WSL"},
+			{"/mnt/?/Users/*/AppData/{Local,Roaming}/Microsoft/{Edge,Credentials,Protect,Vault}/**", "Edge's profiles, Credential Manager's store and the DPAPI keys that decrypt saved passwords, in a Windows home, seen from WSL"},
+			{"/?:/Users/*/{.ssh,.aws,.azure,.kube,.gnupg,.docker}/**", "credentials in a Windows home, written as a Windows path"},
+			{"/?:/Users/*/.config/{gcloud,gh}/**", "Google Cloud and GitHub CLI credentials in a Windows home, written as a Windows path"},
+			{"/?:/Users/*/{.git-credentials,.netrc,.npmrc,.pypirc}", "stored passwords and tokens in a Windows home, written as a Windows path"},
+			{"/?:/Users/*/AppData/{Local,Roaming}/{Google,BraveSoftware,Mozilla,Opera Software,Vivaldi,Yandex}/**", "browser profiles in a Windows home, written as a Windows path"},
+			{"/?:/Users/*/AppData/{Local,Roaming}/Microsoft/{Edge,Credentials,Protect,Vault}/**", "Edge's profiles, Credential Manager's store and the DPAPI keys that decrypt saved passwords, in a Windows home, written as a Windows path"},
 			// Password stores and keyrings besides the ones above.
 			{"~/.local/share/kwalletd/**", "KDE wallets"},
 			{"~/{.kde,.kde4}/share/apps/kwallet/**", "KDE wallets (KDE 4)"},
@@ -222,6 +239,8 @@ var staticSets = []Set{
 			{"/home/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"/root/.ssh/*.pub", "public keys are meant to be shared"},
+			{"/mnt/?/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
+			{"/?:/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"~/.ssh/known_hosts", "host fingerprints are not secret"},
 			{"~/.ssh/known_hosts.old", "host fingerprints are not secret"},
 			{"~/.ssh/config", "host aliases and options, read by every ssh; changing it is judged as persistence (a ProxyCommand runs on each connection)"},
