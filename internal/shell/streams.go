@@ -155,6 +155,24 @@ func (a *analyzer) streamEffects(cmd *call.Command, m *cmdMeta, v *view, cwd dir
 		a.sqliteURI(cmd, v, cwd)
 	case "ssh-keygen":
 		a.sshKeygenFiles(cmd, v, cwd)
+	case "pbpaste", "wl-paste":
+		// The clipboard: where a password manager puts the password the user copies.
+		m.out.t |= tSecret
+	case "xclip", "xsel":
+		if v.flag("o", "out", "output") {
+			m.out.t |= tSecret
+		}
+	case "screencapture", "scrot", "grim", "maim", "gnome-screenshot", "spectacle":
+		// What the screen shows (a password manager, a chat, a mail) is in the image,
+		// the file an operand or -f/-o names.
+		m.secretRead = true
+		files := v.raw
+		if v.name == "gnome-screenshot" || v.name == "spectacle" {
+			files = v.values("f", "file", "o", "output")
+		}
+		for _, f := range files {
+			cmd.Opaque = a.addAccess(&cmd.Accesses, call.Write, f, false, cwd) || cmd.Opaque
+		}
 	case "openssl":
 		a.opensslFiles(cmd, v, cwd)
 		if len(v.ops) > 0 && v.ops[0] == "s_client" {
