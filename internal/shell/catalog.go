@@ -377,9 +377,11 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 			// The expression among the operands is written too, as a file of that odd
 			// name: what matters is that the files are.
 			c := &a.cmds[at]
+			from := len(c.Accesses)
 			for _, o := range ops {
 				c.Opaque = a.addAccess(&c.Accesses, call.Write, o, false, cwd) || c.Opaque
 			}
+			a.accessFindings(c, from)
 		}
 		if len(e.exec) > 0 {
 			a.execOnFound(at, e, rest, cwd)

@@ -18,9 +18,9 @@ func TestCatalogParses(t *testing.T) {
 			t.Errorf("%s: a runner without subcommands or an option holding a command", name)
 		}
 		// An entry with attributes (a project program, a runner, a tool that runs a
-		// command or changes the machine) adds what the tables do not say; a plain one
+		// command, changes the machine or rewrites its files) adds what the tables do not say; a plain one
 		// would be a second description of one program.
-		plain := e.kind != kindProject && e.kind != kindRunner && len(e.exec) == 0 && len(e.changes) == 0
+		plain := e.kind != kindProject && e.kind != kindRunner && len(e.exec) == 0 && len(e.changes) == 0 && len(e.writes) == 0
 		if describedByTables(name) && plain {
 			t.Errorf("%s is in a table and in the catalog: one entry says what a program does", name)
 		}

@@ -694,12 +694,19 @@ func oneOf(alts, w string) bool {
 // pathFindings adds the findings that the command's accesses are evidence of.
 func (a *analyzer) pathFindings(cmd *call.Command) {
 	a.writesThroughLinks(cmd)
+	a.accessFindings(cmd, 0)
+}
+
+// accessFindings adds the findings that the command's accesses from the index from on
+// are evidence of: those of the rest of its accesses, for a program whose files are
+// known only after its effects (a catalogued tool's writes=).
+func (a *analyzer) accessFindings(cmd *call.Command, from int) {
 	home, _ := a.st.get("HOME")
 	h := ""
 	if home.known {
 		h = home.s
 	}
-	for _, acc := range cmd.Accesses {
+	for _, acc := range cmd.Accesses[from:] {
 		cmd.Findings = pathFindings(cmd.Findings, acc, h)
 	}
 }

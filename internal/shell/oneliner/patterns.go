@@ -241,6 +241,9 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 		// focus; JXA's doShellScript is do shell script.
 		AppleScript: {
 			exec: regexp.MustCompile(`\bdo\s+(shell\s+)?script\s+|\bwrite\s+text\s+|\bkeystroke\s+|\bdoShellScript\s*\(\s*`),
+			// A dialog that hides what is typed asks the user for a password, whoever's
+			// name it shows: the answer is a credential the script collects.
+			credStore: regexp.MustCompile(`(?i)\bdisplay\s+dialog\b[^\n]*\bhidden\s+answer\b|\bdisplayDialog\s*\([^\n]*\bhiddenAnswer\s*:\s*true`),
 		},
 	}
 })
@@ -257,6 +260,6 @@ var keywords = sync.OnceValue(func() map[Lang][]string {
 		PHP:         {")(", "](", "call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
 		Lua:         {"[", "rename", "require", "rawget", "_G", "execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
-		AppleScript: {"shell", "script", "text", "keystroke", "Script"},
+		AppleScript: {"shell", "script", "text", "keystroke", "Script", "hidden answer", "hiddenAnswer"},
 	}
 })
