@@ -1528,11 +1528,46 @@ func npmRegistry(a *analyzer, v *view) string {
 	}
 	if len(v.ops) >= 1 && (v.ops[0] == "install" || v.ops[0] == "i" || v.ops[0] == "add") {
 		for _, o := range v.ops[1:] {
-			if directURL(o) || strings.HasPrefix(o, "github:") || strings.HasPrefix(o, "gitlab:") || strings.HasPrefix(o, "bitbucket:") || githubShorthand(o) {
+			if a.directPackageSource(o) {
 				a.report(findDirectURL, v.name+" install "+o)
 				return "url"
 			}
 		}
+	}
+	return ""
+}
+
+// directPackageSource reports whether an npm-style package spec (a bare source, or
+// NAME@SPEC) fetches the package from somewhere other than the registry: a URL, a git
+// repository, a forge's shorthand (github:u/r, u/r), or a local directory outside the
+// project (file:, link:), whose install scripts then run. A registry version, range,
+// tag, alias (npm:other@1) or workspace reference is no direct source.
+func (a *analyzer) directPackageSource(o string) bool {
+	src := o
+	if s := npmSpecOf(o); s != "" {
+		src = s
+	}
+	for _, local := range []string{"file:", "link:"} {
+		if p, ok := strings.CutPrefix(src, local); ok {
+			p = strings.TrimPrefix(p, "//")
+			return p == "" || a.foreignCode(a.tildePath(p), a.cwd())
+		}
+	}
+	return directURL(src) || strings.HasPrefix(src, "github:") || strings.HasPrefix(src, "gitlab:") || strings.HasPrefix(src, "bitbucket:") || githubShorthand(src)
+}
+
+// npmSpecOf returns the spec of NAME@SPEC (@scope/name@SPEC), or "" for a spec with no
+// name before it.
+func npmSpecOf(o string) string {
+	if strings.Contains(o, "://") && !strings.Contains(o[:strings.Index(o, "://")], "@") {
+		return "" // a URL, whose user@host is no version
+	}
+	start := 0
+	if strings.HasPrefix(o, "@") {
+		start = 1
+	}
+	if i := strings.IndexByte(o[start:], '@'); i > 0 {
+		return o[start+i+1:]
 	}
 	return ""
 }
