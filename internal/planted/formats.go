@@ -64,6 +64,29 @@ func packageJSONCode(text string, x *extraction) {
 	for _, f := range packageHookFields {
 		walkStrings(doc[f], f, func(s, at string) { x.shell(at, s) })
 	}
+	packageDependencies(doc, x)
+}
+
+// packageDependencyFields are the fields of a package.json whose entries a package
+// manager installs (and whose install scripts it runs), or puts in place of what the
+// dependencies ask for (overrides, resolutions).
+var packageDependencyFields = []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions"}
+
+// packageDependencies finds what the next npm install fetches: each dependency is the
+// install of NAME@SPEC, judged as that command is, so that a dependency written into the
+// file from a URL, a git repository or a directory outside the project, or under a name
+// imitating a popular one, is what `npm install` of it would be.
+func packageDependencies(doc map[string]any, x *extraction) {
+	for _, field := range packageDependencyFields {
+		deps, _ := doc[field].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(deps)) {
+			spec, ok := deps[name].(string)
+			if !ok || name == "" || strings.HasPrefix(name, "//") {
+				continue // an override's nested object, or a comment
+			}
+			x.shell(field+"."+name+" (npm installs it)", "npm install "+shellQuote(name+"@"+spec))
+		}
+	}
 }
 
 // packageBins returns the programs npm finds in node_modules/.bin for a package.json's
@@ -1123,6 +1146,7 @@ func pyprojectCode(text string, x *extraction) {
 			x.opaque(dotted, "an in-tree build backend, Python code in the project that pip runs on install")
 		}
 	})
+	pyprojectDependencies(text, x)
 	if strings.Contains(text, "init-hook") || strings.Contains(text, "init_hook") {
 		// pylint's init-hook ([tool.pylint.main] or .master), Python run before every lint.
 		x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {

@@ -131,6 +131,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
 		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
+		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in"}},
 		{File{Kind: "tox configuration", extract: toxCode}, []string{"tox.ini"}},
 		{File{Kind: "mise configuration", extract: miseCode}, []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml", ".mise/config.toml", "mise.*.toml", ".mise.*.toml", "~/.config/mise/config.toml"}},
 		{File{Kind: "devbox configuration", extract: commandsUnder("init_hook", "scripts")}, []string{"devbox.json"}},
