@@ -719,6 +719,10 @@ var codeExtensions = []string{
 // package manager given one by URL builds or installs, running its code.
 var packageExtensions = []string{".gz", ".tgz", ".bz2", ".xz", ".zip", ".whl", ".egg", ".gem", ".rock", ".nupkg", ".crate"}
 
+// packageSubcommands are a runner's subcommands whose every operand names a package to
+// fetch and build, rather than code followed by its arguments.
+var packageSubcommands = []string{"install", "download", "wheel", "profile"}
+
 // projectCode makes opaque a project program run on code from outside the project: a code
 // file among its operands, the file or directory of one of its code options, or, under a
 // subcommand that runs code, a remote reference (go run example.com/x@latest).
@@ -798,11 +802,14 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 		}
 	}
 	running := len(e.runs) > 0 && len(ops) > 0 && containsString(e.runs, ops[0].lit)
+	// pip install A B C and nix profile install A B: every operand is a package to
+	// fetch; go run PKG ARGS: the code is first, its arguments after it.
+	packagesOnly := running && slices.Contains(packageSubcommands, ops[0].lit)
 	for k, o := range ops {
 		if o.dynamic {
 			continue
 		}
-		if running && k >= 2 && !containsString(codeExtensions, strings.ToLower(path.Ext(ops[k-1].lit))) {
+		if running && !packagesOnly && k >= 2 && !containsString(codeExtensions, strings.ToLower(path.Ext(ops[k-1].lit))) {
 			// go run PKG ARGS…: after the code it runs (a package, or files of code),
 			// the words are the program's arguments (--header "// Code generated…").
 			break
