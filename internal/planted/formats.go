@@ -72,19 +72,24 @@ func packageJSONCode(text string, x *extraction) {
 // dependencies ask for (overrides, resolutions).
 var packageDependencyFields = []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions"}
 
-// packageDependencies finds what the next npm install fetches: each dependency is the
-// install of NAME@SPEC, judged as that command is, so that a dependency written into the
-// file from a URL, a git repository or a directory outside the project, or under a name
-// imitating a popular one, is what `npm install` of it would be.
+// packageDependencies finds what the next npm install fetches: a field's dependencies
+// are the install of each NAME@SPEC, judged as that command is, so that a dependency
+// written into the file from a URL, a git repository or a directory outside the
+// project, or under a name imitating a popular one, is what `npm install` of it would
+// be. One command per field: a large manifest costs one analysis, not one per package.
 func packageDependencies(doc map[string]any, x *extraction) {
 	for _, field := range packageDependencyFields {
 		deps, _ := doc[field].(map[string]any)
+		var b strings.Builder
 		for _, name := range slices.Sorted(maps.Keys(deps)) {
 			spec, ok := deps[name].(string)
 			if !ok || name == "" || strings.HasPrefix(name, "//") {
 				continue // an override's nested object, or a comment
 			}
-			x.shell(field+"."+name+" (npm installs it)", "npm install "+shellQuote(name+"@"+spec))
+			b.WriteString(" " + shellQuote(name+"@"+spec))
+		}
+		if b.Len() > 0 {
+			x.shell(field+" (npm installs them)", "npm install"+b.String())
 		}
 	}
 }

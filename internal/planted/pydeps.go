@@ -2,7 +2,6 @@ package planted
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/moatdev/moat/internal/textedit"
@@ -48,10 +47,14 @@ func pyprojectDependencies(text string, x *extraction) {
 			if kv.Val.Kind != '[' {
 				continue
 			}
+			var b strings.Builder
 			for _, e := range kv.Val.Elems {
 				if req, ok := str(e); ok && strings.TrimSpace(req) != "" {
-					x.shell(dotted+" (pip installs it)", pipInstall(req))
+					b.WriteString(" " + shellQuote(req))
 				}
+			}
+			if b.Len() > 0 {
+				x.shell(dotted+" (pip installs them)", "pip install"+b.String())
 			}
 		case len(full) == 4 && full[0] == "tool" && full[1] == "uv" && full[2] == "sources",
 			len(full) >= 4 && full[0] == "tool" && full[1] == "poetry" && strings.HasSuffix(full[len(full)-2], "dependencies"):
@@ -84,13 +87,14 @@ func pyprojectDependencies(text string, x *extraction) {
 	}
 }
 
-// requirementsCode finds what a pip requirements file installs: each requirement, and
+// requirementsCode finds what a pip requirements file installs: its requirements and
 // the options that choose where from (--index-url, --extra-index-url, --find-links,
-// --trusted-host), as pip install would take them. Files it includes (-r, -c) are read
+// --trusted-host), as one pip install takes them. Files it includes (-r, -c) are read
 // when they are written.
 func requirementsCode(text string, x *extraction) {
 	joined := strings.ReplaceAll(text, "\\\n", " ")
-	for n, line := range strings.Split(joined, "\n") {
+	var b strings.Builder
+	for _, line := range strings.Split(joined, "\n") {
 		if i := strings.Index(line, " #"); i >= 0 {
 			line = line[:i]
 		}
@@ -98,25 +102,23 @@ func requirementsCode(text string, x *extraction) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		where := "line " + strconv.Itoa(n+1)
 		if strings.HasPrefix(line, "-") {
 			opt, val, _ := strings.Cut(line, " ")
 			if o, v, ok := strings.Cut(opt, "="); ok {
 				opt, val = o, v
 			}
-			val = strings.TrimSpace(val)
 			switch opt {
 			case "-r", "--requirement", "-c", "--constraint":
-				continue
-			case "-e", "--editable":
-				x.shell(where, "pip install -e "+shellQuote(val))
 			default:
-				x.shell(where, "pip install "+opt+" "+shellQuote(val))
+				b.WriteString(" " + opt + " " + shellQuote(strings.TrimSpace(val)))
 			}
 			continue
 		}
 		// A requirement's own options (--hash=…) follow it.
 		req, _, _ := strings.Cut(line, " --")
-		x.shell(where, pipInstall(strings.TrimSpace(req)))
+		b.WriteString(" " + shellQuote(strings.TrimSpace(req)))
+	}
+	if b.Len() > 0 {
+		x.shell("requirements (pip installs them)", "pip install"+b.String())
 	}
 }
