@@ -214,10 +214,10 @@ var hiddenVerbs = []string{"ignore", "disregard", "forget"}
 
 // respelled returns s with each word one slip away from one of hiddenVerbs (a letter
 // dropped, added or changed, two swapped: "Inore", "Hignore", "Disregrad") spelled as
-// that verb. It serves text
-// that was hidden by encoding it: nobody encodes prose for a person, the model it is
-// meant for reads through a misspelling, and an encoder that garbles a letter, or an
-// author who drops one to slip past keywords, leaves the instruction as plain to it.
+// that verb. It serves text that was hidden by encoding it: nobody encodes prose for a
+// person, the model it is meant for reads through a misspelling, and an encoder that
+// garbles a letter, or an author who drops one to slip past keywords, leaves the
+// instruction as plain to it.
 func respelled(s string) string {
 	var b strings.Builder
 	last := 0
