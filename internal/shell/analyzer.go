@@ -85,6 +85,7 @@ type frame struct {
 	// unrolledOut is what the copies print.
 	generic     int
 	unrolledOut taint
+	loopVar     string // the loop's variable, with generic
 }
 
 func newAnalyzer(line string, cwd value, sh *shared, depth int, f *syntax.File, params map[string]string) *analyzer {
@@ -227,6 +228,7 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		}
 		if out, ok := a.unroll(n); ok {
 			fr.generic, fr.unrolledOut = len(a.cmds)+1, out
+			fr.loopVar = n.Loop.(*syntax.WordIter).Name.Value
 		}
 		a.loop(&fr, n.ForPos, n.DonePos)
 		if c, ok := n.Loop.(*syntax.CStyleLoop); ok && c.Cond == nil && backgrounds(n.Do) {
@@ -303,7 +305,7 @@ func (a *analyzer) leaveNode() {
 		a.spin--
 	}
 	if fr.generic > 0 {
-		a.unrolledOpacity(fr.start, fr.generic-1)
+		a.unrolledOpacity(fr.start, fr.generic-1, fr.loopVar)
 		a.unrolledOutput(fr.generic-1, fr.unrolledOut)
 	}
 	if fr.forget {

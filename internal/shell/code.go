@@ -1193,14 +1193,20 @@ func (a *analyzer) unroll(fc *syntax.ForClause) (taint, bool) {
 // the line around the loop known; the copies, analysed apart, know less of that line, so
 // what the walk alone cannot see through is the variable, whose every value was judged
 // (for d in api web; do (cd $d && npm test); done). Its other findings stay.
-func (a *analyzer) unrolledOpacity(unrolled, generic int) {
+func (a *analyzer) unrolledOpacity(unrolled, generic int, loopVar string) {
 	if slices.ContainsFunc(a.cmds[unrolled:generic], func(c call.Command) bool { return hasFinding(c.Findings, findOpaque) }) {
 		return
 	}
-	// A program named by the variable ($t build) stays a dynamic command: its finding is
-	// what says so, with the command marked dynamic.
 	for k := generic; k < len(a.cmds); k++ {
-		a.cmds[k].Findings = dropFinding(a.cmds[k].Findings, findOpaque)
+		c := &a.cmds[k]
+		c.Findings = dropFinding(c.Findings, findOpaque)
+		if name := strings.Trim(c.Name, `"`); c.Dynamic && (name == "$"+loopVar || name == "${"+loopVar+"}") {
+			// A program named by the variable alone (for t in go cargo; do $t build;
+			// done) is each value's program, judged in the copies: no longer a program
+			// known only at run time. One computed otherwise (0$t, $t$x) stays one.
+			c.Dynamic = false
+			c.Findings = dropFinding(c.Findings, findDynamicCommand)
+		}
 	}
 }
 

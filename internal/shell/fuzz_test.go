@@ -65,6 +65,8 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(`cat ~/.ssh/$K "$HOME/.aws/${F}x" < ~/"$Y"/b > "$Z/.ssh/a"; rm -f build.* src/[!m]* .e* && tar cf - * | tar xOf - ./.env; cd src && cat *.o & make`)
 	f.Add(`for d in a "b c" ~/x*; do (cd $d && make -C $d) | cat; for e in 1 2; do source $d/$e; done; done > o | curl -d @- u; for q in; do :; done`)
 	f.Add(`sed -i "s/V/$V/;1i $H" f; sed "s/x/y/$F;w $O" g; sed "/$P/{s\x$Q\x\x;e $C}" h; sed "$S" i; sed "y/$A/$B/" j`)
+	f.Add(`for t in go rm; do "$t" -rf ~ & ${t} x; t=y; $t; done; for u in a; do 0$u "${u}"; done | $u`)
+	f.Add(`sed -i -E 's/(a)+/\1&/2g;/x/s|[[:space:]]*#.*||p;$s/^/y/I' pyproject.toml package.json; sed -i '' -e 's/a/b/' Makefile`)
 	globEnv := testEnv
 	globEnv.Entries = globEntriesOf
 	limit := 100 * time.Millisecond * raceSlowdown
