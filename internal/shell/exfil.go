@@ -117,12 +117,6 @@ func rcloneRemote(s string) bool {
 	return i > 0 && !strings.ContainsRune(s[:i], '/')
 }
 
-// dryRun reports a copy told to show what it would send without sending it (aws s3
-// --dryrun, rclone and restic --dry-run, rsync -n).
-func dryRun(v *view) bool {
-	return v.flag("dry-run", "dryrun") || v.name == "rsync" && v.flag("n")
-}
-
 // uploads applies the uploader table to a command.
 func (a *analyzer) uploads(cmd *call.Command, m *cmdMeta, v *view, cwd dir) {
 	for _, u := range uploaders()[v.name] {

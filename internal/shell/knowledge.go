@@ -454,6 +454,35 @@ func stripeLiveWrite(_ *analyzer, v *view) string {
 	return "stripe " + strings.Join(ops, " ") + " --live changes live payments or customers"
 }
 
+// dryRunOptions are the options with which a tool only says what a command would do:
+// kubectl's --dry-run=client|server, aws' --dry-run and --dryrun, rclone's and
+// restic's --dry-run, pulumi's --preview-only, az's --what-if.
+var dryRunOptions = []string{"dry-run", "dryrun", "dry_run", "preview-only", "what-if", "whatif"}
+
+// dryRun reports whether the command is told to show what it would do without doing it:
+// one of dryRunOptions, with no value that turns it off (kubectl --dry-run=none), or
+// rsync -n.
+func dryRun(v *view) bool {
+	if v.name == "rsync" && v.flag("n") {
+		return true
+	}
+	for _, o := range v.opts {
+		if !slices.Contains(dryRunOptions, o.name) {
+			continue
+		}
+		if o.hasValue && !o.val.dynamic {
+			switch strings.ToLower(o.val.lit) {
+			case "none", "false", "0", "no", "off":
+				continue
+			}
+		} else if o.hasValue {
+			continue // a value known only at run time
+		}
+		return true
+	}
+	return false
+}
+
 // destructiveVerbs are subcommand words that destroy what they name.
 var destructiveVerbs = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
@@ -556,8 +585,12 @@ func (a *analyzer) effects(cmd *call.Command, m *cmdMeta, rest []arg, ops []arg,
 		v.ops[i] = strings.ToLower(o.lit)
 	}
 	rules := effectRules()[name]
+	rehearsal := dryRun(&v)
 	for i := range rules {
 		r := &rules[i]
+		if rehearsal && r.finding == findInfraDelete {
+			continue // aws ec2 terminate-instances --dry-run, pulumi destroy --preview-only
+		}
 		var evidence string
 		if r.when != nil {
 			// The body computes the evidence: the fields only need to hold.
