@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/moatdev/moat/internal/netdest"
@@ -80,15 +81,11 @@ func lastMethod(v *view, names ...string) string {
 func httpDeletes(request func(*view) httpRequest) func(*analyzer, *view) string {
 	return func(_ *analyzer, v *view) string {
 		r := request(v)
-		switch r.method {
-		case "DELETE":
+		if r.method == "DELETE" {
 			return v.name + " DELETE"
-		case "GET", "HEAD", "OPTIONS", "TRACE", "CONNECT":
+		}
+		if !r.changesState() {
 			return ""
-		case "":
-			if !r.body {
-				return ""
-			}
 		}
 		for _, u := range r.urls {
 			// A dynamic word's text is its source, quotes included.
@@ -98,6 +95,37 @@ func httpDeletes(request func(*view) httpRequest) func(*analyzer, *view) string 
 					method = "POST"
 				}
 				return v.name + " " + method + " …/" + seg
+			}
+		}
+		return ""
+	}
+}
+
+// changesState reports whether a request changes state on the server: a method other
+// than the reading ones, or, with none named, a body (which makes it a POST).
+func (r httpRequest) changesState() bool {
+	switch r.method {
+	case "GET", "HEAD", "OPTIONS", "TRACE", "CONNECT":
+		return false
+	case "":
+		return r.body
+	}
+	return true
+}
+
+// httpPayments returns a rule body reporting a request, read by request, that moves
+// money: one that changes state at a payment provider's endpoint for transfers,
+// payouts, refunds, charges or captures (netdest.PaymentEndpoint), as the provider's
+// own CLI would in live mode.
+func httpPayments(request func(*view) httpRequest) func(*analyzer, *view) string {
+	return func(_ *analyzer, v *view) string {
+		r := request(v)
+		if !r.changesState() {
+			return ""
+		}
+		for _, u := range r.urls {
+			if !u.dynamic && netdest.PaymentEndpoint(u.lit) {
+				return v.name + " " + cmp.Or(r.method, "POST") + " " + shorten(u.lit)
 			}
 		}
 		return ""

@@ -169,11 +169,11 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete},
 		},
 		"glab":  {{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete}},
-		"curl":  {{when: httpDeletes(curlRequest), finding: findHTTPDelete}},
-		"wget":  {{when: httpDeletes(wgetRequest), finding: findHTTPDelete}},
-		"http":  {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
-		"https": {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
-		"xh":    {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}},
+		"curl":  {{when: httpDeletes(curlRequest), finding: findHTTPDelete}, {when: httpPayments(curlRequest), finding: findPayment}},
+		"wget":  {{when: httpDeletes(wgetRequest), finding: findHTTPDelete}, {when: httpPayments(wgetRequest), finding: findPayment}},
+		"http":  {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}},
+		"https": {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}},
+		"xh":    {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}},
 		// rclone cleanup empties the remote's trash and old versions; dedupe deletes
 		// copies; restic key remove can lock the repository; borg recreate rewrites
 		// archives without what it is told to exclude.

@@ -78,7 +78,9 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		// -setwebproxy SERVICE HOST PORT); the catalog lists those that change the network.
 		"networksetup": {oneDash: true},
 		// plutil -replace KEY -json VALUE FILE: the key and the typed value are values.
-		"plutil": {long: []string{"replace", "insert", "remove", "extract", "type", "o", "s", "e", "r", "json", "xml", "string", "integer", "float", "bool", "date", "data"}, oneDash: true},
+		// alembic -c FILE -n NAME -x KEY=VALUE downgrade base: its own options first.
+		"alembic": {short: "cnx", long: []string{"config", "name"}, subcommand: true},
+		"plutil":  {long: []string{"replace", "insert", "remove", "extract", "type", "o", "s", "e", "r", "json", "xml", "string", "integer", "float", "bool", "date", "data"}, oneDash: true},
 		// certutil's verbs are words after one dash (-hashfile FILE, -urlcache -f URL).
 		"certutil": {oneDash: true},
 		// MATLAB's options are words after one dash (-batch STATEMENT, -r STATEMENT, -sd DIR).
