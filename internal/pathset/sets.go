@@ -93,18 +93,15 @@ var staticSets = []Set{
 			{"~/Library/{Messages,Mail}/**", "Messages' and Mail's stores: private conversations (macOS)"},
 			{"~/Library/Application Support/AddressBook/**", "contacts (macOS)"},
 			{"~/Library/Group Containers/group.com.apple.notes/**", "Notes (macOS)"},
-			// A Windows home seen from WSL (/mnt/c/Users/me) or written as a Windows path
-			// (C:\Users\me, judged as /C:/Users/me): the credentials a Windows home keeps.
-			{"/mnt/?/Users/*/{.ssh,.aws,.azure,.kube,.gnupg,.docker}/**", "credentials in a Windows home, seen from WSL"},
-			{"/mnt/?/Users/*/.config/{gcloud,gh}/**", "Google Cloud and GitHub CLI credentials in a Windows home, seen from WSL"},
-			{"/mnt/?/Users/*/{.git-credentials,.netrc,.npmrc,.pypirc}", "stored passwords and tokens in a Windows home, seen from WSL"},
-			{"/mnt/?/Users/*/AppData/{Local,Roaming}/{Google,BraveSoftware,Mozilla,Opera Software,Vivaldi,Yandex}/**", "browser profiles in a Windows home, seen from WSL"},
-			{"/mnt/?/Users/*/AppData/{Local,Roaming}/Microsoft/{Edge,Credentials,Protect,Vault}/**", "Edge's profiles, Credential Manager's store and the DPAPI keys that decrypt saved passwords, in a Windows home, seen from WSL"},
-			{"/?:/Users/*/{.ssh,.aws,.azure,.kube,.gnupg,.docker}/**", "credentials in a Windows home, written as a Windows path"},
-			{"/?:/Users/*/.config/{gcloud,gh}/**", "Google Cloud and GitHub CLI credentials in a Windows home, written as a Windows path"},
-			{"/?:/Users/*/{.git-credentials,.netrc,.npmrc,.pypirc}", "stored passwords and tokens in a Windows home, written as a Windows path"},
-			{"/?:/Users/*/AppData/{Local,Roaming}/{Google,BraveSoftware,Mozilla,Opera Software,Vivaldi,Yandex}/**", "browser profiles in a Windows home, written as a Windows path"},
-			{"/?:/Users/*/AppData/{Local,Roaming}/Microsoft/{Edge,Credentials,Protect,Vault}/**", "Edge's profiles, Credential Manager's store and the DPAPI keys that decrypt saved passwords, in a Windows home, written as a Windows path"},
+			// A Windows home written as a Windows path (C:\Users\me, judged as
+			// /C:/Users/me): the credentials a Windows home keeps. WSL's view of it
+			// (/mnt/c/Users/me) is left out: any pattern under /mnt makes a disk mounted
+			// on /mnt a change of credentials.
+			{"/?:/Users/*/{.ssh,.aws,.azure,.kube,.gnupg,.docker}/**", "credentials in a Windows home"},
+			{"/?:/Users/*/.config/{gcloud,gh}/**", "Google Cloud and GitHub CLI credentials in a Windows home"},
+			{"/?:/Users/*/{.git-credentials,.netrc,.npmrc,.pypirc}", "stored passwords and tokens in a Windows home"},
+			{"/?:/Users/*/AppData/{Local,Roaming}/{Google,BraveSoftware,Mozilla,Opera Software,Vivaldi,Yandex}/**", "browser profiles in a Windows home"},
+			{"/?:/Users/*/AppData/{Local,Roaming}/Microsoft/{Edge,Credentials,Protect,Vault}/**", "Edge's profiles, Credential Manager's store and the DPAPI keys that decrypt saved passwords, in a Windows home"},
 			// Password stores and keyrings besides the ones above.
 			{"~/.local/share/kwalletd/**", "KDE wallets"},
 			{"~/{.kde,.kde4}/share/apps/kwallet/**", "KDE wallets (KDE 4)"},
@@ -239,7 +236,6 @@ var staticSets = []Set{
 			{"/home/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"/root/.ssh/*.pub", "public keys are meant to be shared"},
-			{"/mnt/?/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"/?:/Users/*/.ssh/*.pub", "public keys are meant to be shared"},
 			{"~/.ssh/known_hosts", "host fingerprints are not secret"},
 			{"~/.ssh/known_hosts.old", "host fingerprints are not secret"},
