@@ -126,6 +126,7 @@ func TestExtract(t *testing.T) {
 		{"gitlab scripts", ".gitlab-ci.yml", "before_script: [a]\nj:\n  script:\n    - b\n", []string{"a", "b"}},
 		{"vscode task", ".vscode/tasks.json", `{"tasks":[{"label":"l","command":"go","args":["build","a b"]}]}`, []string{"go build 'a b'"}},
 		{"cargo build script elsewhere", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"tools/gen.rs\" # generated\n[dependencies]\nbuild = \"1\"\n", []string{"opaque"}},
+		{"cargo dependencies from git and other registries", "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nserde = { version = \"1\" }\nhelper = { git = \"https://github.com/u/helper\", branch = \"main\" }\nother.git = \"https://g.example/o\"\n[target.'cfg(unix)'.dev-dependencies]\nnix = { version = \"0.28\", registry = \"corp\" }\n[patch.crates-io]\nlog = { git = \"https://github.com/u/log\" }\n", []string{"cargo add helper --git https://github.com/u/helper", "cargo add other --git https://g.example/o", "cargo add nix --registry corp", "cargo add log --git https://github.com/u/log"}},
 		{"cargo default build script", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"build.rs\"\n", nil},
 		{"cargo manifest", "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nserde = { version = \"1\" }\n", nil},
 		{"vscode launch runtime", ".vscode/launch.json", `{"configurations":[{"type":"node","name":"n","runtimeExecutable":"npm","runtimeArgs":["run-script","debug"]}]}`, []string{`"npm" "run-script" "debug"`}},
@@ -291,6 +292,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("mise.toml", "[tasks.a]\nrun = ['x']\n[hooks]\nenter = 'y'\n")
 	f.Add(".yarnrc.yml", "yarnPath: /x\nplugins: [{path: /y}, z]\nnpmScopes: {a: {npmRegistryServer: u}}\n")
 	f.Add("Procfile", "web: a\n: b\nc d: e\n")
+	f.Add("Cargo.toml", "[dependencies]\na = { git = 1 }\nb.git = \"u\"\n[target.x]\ndependencies = 2\n[patch]\nc = { registry-index = \"i\" }\n")
 	f.Add("requirements.txt", "-e\n--index-url=\na @ b \\\n --hash=c # d\n-r\n")
 	f.Add("pyproject.toml", "[project]\ndependencies = [1, \"a\"]\n[tool.uv.sources]\na = { git = 1, url = \"u\" }\n[[tool.poetry.source]]\nurl = \"v\"\n")
 	f.Add("x.ipynb", `{"cells":[{"cell_type":"code","source":["%%script --bg x\n","!a {b}\n"]},{"cell_type":"code","source":3}]}`)

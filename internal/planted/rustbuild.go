@@ -1,7 +1,10 @@
 package planted
 
 import (
+	"slices"
 	"strings"
+
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // Cargo compiles and runs a package's build.rs before building it (cargo build, test,
@@ -18,6 +21,7 @@ import (
 // [package]'s build key and a dotted package.build, so that an edit's fragment or a
 // manifest with a mistake is no question.
 func cargoManifestCode(text string, x *extraction) {
+	cargoDependencies(text, x)
 	table := ""
 	for line := range strings.Lines(text) {
 		l := strings.TrimSpace(line)
@@ -322,4 +326,74 @@ func isIdentByte(c byte) bool {
 func snippet(text string, i int) string {
 	s := text[max(0, i-len("Command::new(")):min(len(text), i+60)]
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// cargoDependencies finds the dependencies of a Cargo manifest that the next build
+// fetches from somewhere other than crates.io, and whose build scripts it then runs: a
+// git repository (git = URL) or another registry (registry, registry-index), in the
+// dependency tables ([dependencies], [dev-dependencies], [build-dependencies], a
+// target's, the workspace's) and in [patch]. Each is judged as the cargo add that would
+// write it.
+func cargoDependencies(text string, x *extraction) {
+	if !strings.Contains(text, "git") && !strings.Contains(text, "registry") {
+		return
+	}
+	doc, err := textedit.ParseTOML(text)
+	if err != nil {
+		return
+	}
+	str := func(v *textedit.Value) (string, bool) {
+		if v == nil || v.Kind != '"' {
+			return "", false
+		}
+		return textedit.UnquoteTOML(text[v.Start:v.End])
+	}
+	for _, kv := range doc.KVs {
+		full := kv.Path
+		if kv.Table >= 0 {
+			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
+		}
+		// NAME = { git = … } in a dependency table, or NAME.git = … (a dotted key).
+		var name string
+		fields := map[string]string{}
+		switch n := len(full); {
+		case n >= 2 && cargoDependencyTable(full[:n-1]) && kv.Val.Kind == '{':
+			name = full[n-1]
+			for i, k := range kv.Val.Keys {
+				if s, ok := str(kv.Val.Elems[i]); ok {
+					fields[k] = s
+				}
+			}
+		case n >= 3 && cargoDependencyTable(full[:n-2]):
+			if s, ok := str(kv.Val); ok {
+				name, fields[full[n-1]] = full[n-2], s
+			}
+		default:
+			continue
+		}
+		at := strings.Join(full, ".")
+		switch {
+		case fields["git"] != "":
+			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --git "+shellQuote(fields["git"]))
+		case fields["registry-index"] != "":
+			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --index "+shellQuote(fields["registry-index"]))
+		case fields["registry"] != "":
+			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --registry "+shellQuote(fields["registry"]))
+		}
+	}
+}
+
+// cargoDependencyTable reports whether a table path names one of a manifest's tables of
+// dependencies: [dependencies] and its dev and build kinds, a target's
+// ([target.'cfg(unix)'.dependencies]), the workspace's, and [patch.SOURCE].
+func cargoDependencyTable(p []string) bool {
+	switch {
+	case len(p) == 1:
+		return p[0] == "dependencies" || p[0] == "dev-dependencies" || p[0] == "build-dependencies"
+	case len(p) == 2:
+		return p[0] == "workspace" && p[1] == "dependencies" || p[0] == "patch"
+	case len(p) == 3:
+		return p[0] == "target" && cargoDependencyTable(p[2:])
+	}
+	return false
 }
