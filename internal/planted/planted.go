@@ -132,6 +132,8 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
 		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
 		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in"}},
+		{File{Kind: "Pipfile", extract: pipfileCode}, []string{"Pipfile"}},
+		{File{Kind: "setup.cfg", extract: setupCfgCode}, []string{"setup.cfg"}},
 		{File{Kind: "tox configuration", extract: toxCode}, []string{"tox.ini"}},
 		{File{Kind: "mise configuration", extract: miseCode}, []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml", ".mise/config.toml", "mise.*.toml", ".mise.*.toml", "~/.config/mise/config.toml"}},
 		{File{Kind: "devbox configuration", extract: commandsUnder("init_hook", "scripts")}, []string{"devbox.json"}},
@@ -174,7 +176,6 @@ var kinds = sync.OnceValue(func() []kind {
 		// working directory's file as well as the home directory's.
 		{File{Kind: "debugger startup file", extract: gdbinitCode, runsIn: inCaller}, []string{"~/.gdbinit", "~/.config/gdb/gdbinit", ".gdbinit", "~/.lldbinit", ".lldbinit"}},
 		{File{Kind: "Ruby console startup file", extract: rubyFile, runsIn: inCaller}, []string{"~/.irbrc", "~/.pryrc", ".irbrc", ".pryrc"}},
-		{File{Kind: "Pipfile", extract: tomlTablesOf([]string{"scripts"}, nil)}, []string{"Pipfile"}},
 		{File{Kind: "pixi manifest", extract: tomlTablesOf([]string{"tasks", "feature.*.tasks", "target.*.tasks"}, map[string]bool{"cmd": true})}, []string{"pixi.toml"}},
 		{File{Kind: "Netlify configuration", Host: Discarded, extract: netlifyCode}, []string{"netlify.toml"}},
 		{File{Kind: "Vercel configuration", Host: Discarded, extract: vercelCode}, []string{"vercel.json"}},

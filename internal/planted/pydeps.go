@@ -122,3 +122,100 @@ func requirementsCode(text string, x *extraction) {
 		x.shell("requirements (pip installs them)", "pip install"+b.String())
 	}
 }
+
+// pipfileCode finds the code of a Pipfile: the commands of its [scripts], which pipenv
+// run runs by name, what pipenv installs (its [packages] and [dev-packages]: a version,
+// or a table naming a git repository, a file URL or a path), and the indexes of its
+// [[source]] tables other than PyPI's.
+func pipfileCode(text string, x *extraction) {
+	x.tomlTables(text, []string{"scripts"}, nil, nil)
+	doc, err := textedit.ParseTOML(text)
+	if err != nil {
+		return // reported by the reading of its scripts
+	}
+	str := func(v *textedit.Value) (string, bool) {
+		if v == nil || v.Kind != '"' {
+			return "", false
+		}
+		return textedit.UnquoteTOML(text[v.Start:v.End])
+	}
+	var reqs strings.Builder
+	for _, kv := range doc.KVs {
+		full := kv.Path
+		if kv.Table >= 0 {
+			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
+		}
+		dotted := strings.Join(full, ".")
+		switch {
+		case len(full) == 2 && full[0] == "source" && full[1] == "url":
+			if u, ok := str(kv.Val); ok && !strings.HasPrefix(u, "https://pypi.org/") {
+				x.shell(dotted+" (an index pipenv installs from)", "pip install --extra-index-url "+shellQuote(u))
+			}
+		case len(full) == 2 && (full[0] == "packages" || full[0] == "dev-packages"):
+			name := full[1]
+			if v, ok := str(kv.Val); ok {
+				if v == "*" {
+					v = ""
+				}
+				reqs.WriteString(" " + shellQuote(name+v))
+				continue
+			}
+			if kv.Val.Kind != '{' {
+				continue
+			}
+			git, _ := kv.Val.Member("git")
+			file, _ := kv.Val.Member("file")
+			path, _ := kv.Val.Member("path")
+			if u, ok := str(git); ok {
+				x.shell(dotted+" (installed from git)", pipInstall(name+" @ git+"+strings.TrimPrefix(u, "git+")))
+			} else if u, ok := str(file); ok {
+				x.shell(dotted+" (installed from a URL)", pipInstall(name+" @ "+u))
+			} else if p, ok := str(path); ok {
+				x.shell(dotted+" (installed from a directory)", "pip install "+shellQuote(p))
+			} else {
+				reqs.WriteString(" " + shellQuote(name))
+			}
+		}
+	}
+	if reqs.Len() > 0 {
+		x.shell("packages (pipenv installs them)", "pip install"+reqs.String())
+	}
+}
+
+// setupCfgCode finds what pip installs for a setup.cfg: the requirements of [options]
+// install_requires and setup_requires, and of each [options.extras_require] entry, one
+// per line of the value.
+func setupCfgCode(text string, x *extraction) {
+	section, key := "", ""
+	var reqs strings.Builder
+	for line := range strings.Lines(text) {
+		l := strings.TrimRight(line, "\r\n")
+		trimmed := strings.TrimSpace(l)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
+			continue
+		case strings.HasPrefix(trimmed, "["):
+			section, key = strings.Trim(trimmed, "[] "), ""
+			continue
+		case l[0] != ' ' && l[0] != '\t':
+			k, v, ok := strings.Cut(l, "=")
+			if !ok {
+				key = ""
+				continue
+			}
+			key = strings.TrimSpace(k)
+			trimmed = strings.TrimSpace(v)
+		}
+		requires := section == "options" && (key == "install_requires" || key == "setup_requires") || section == "options.extras_require" && key != ""
+		if !requires || trimmed == "" {
+			continue
+		}
+		if i := strings.Index(trimmed, " #"); i >= 0 {
+			trimmed = strings.TrimSpace(trimmed[:i])
+		}
+		reqs.WriteString(" " + shellQuote(trimmed))
+	}
+	if reqs.Len() > 0 {
+		x.shell("options (pip installs them)", "pip install"+reqs.String())
+	}
+}
