@@ -1020,15 +1020,8 @@ func (a *analyzer) settingFindings(env []envAssign, fs []call.Finding) []call.Fi
 			if val == "0" || val == "" {
 				fs = appendFinding(fs, findLogTamper, name+"="+val)
 			}
-		case "GOFLAGS":
-			// -insecure fetches modules over plain HTTP and skips certificate checks.
-			if strings.Contains(val, "-insecure") {
-				fs = appendFinding(fs, findRegistry, name+"="+val)
-			}
 		default:
-			// A setting that names the default registry changes nothing; one that turns a
-			// check off is judged whatever its value.
-			if registryVars()[lower] && (x.val.dynamic || !sourceVar(lower) || !officialSource(val)) {
+			if registrySetting(lower, val, x.val.dynamic) {
 				fs = appendFinding(fs, findRegistry, name+"="+val)
 			}
 		}

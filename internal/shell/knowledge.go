@@ -1972,19 +1972,29 @@ func goInstallShadow(a *analyzer, v *view) string {
 }
 
 func goEnvRegistry(_ *analyzer, v *view) string {
-	for _, o := range v.ops[1:] {
-		name, _, _ := strings.Cut(o, "=")
-		if registryVars()[name] {
-			return "go env -w " + o
-		}
+	settings := v.values("w")
+	for _, o := range v.raw[1:] {
+		settings = append(settings, o)
 	}
-	for _, x := range v.values("w") {
-		name, _, _ := strings.Cut(strings.ToLower(x.lit), "=")
-		if registryVars()[name] {
+	for _, x := range settings {
+		name, val, _ := strings.Cut(x.lit, "=")
+		if registrySetting(strings.ToLower(name), val, x.dynamic) {
 			return "go env -w " + x.lit
 		}
 	}
 	return ""
+}
+
+// registrySetting reports whether setting the variable name (lower case) to val changes
+// where packages come from or turns a download check off: a registry variable set to
+// anything but its official source (go env -w GOPROXY=https://proxy.golang.org,direct
+// changes nothing), one that turns a check off whatever its value, or GOFLAGS with
+// -insecure, which fetches modules over plain HTTP and skips certificate checks.
+func registrySetting(name, val string, dynamic bool) bool {
+	if name == "goflags" {
+		return strings.Contains(val, "-insecure")
+	}
+	return registryVars()[name] && (dynamic || !sourceVar(name) || !officialSource(val))
 }
 
 // wordMatch matches a rule's operand pattern, in which * stands for any text, slashes
