@@ -738,15 +738,16 @@ func (a *analyzer) buildSecrets(at int, rest []arg, cwd dir) {
 		for _, kv := range strings.Split(val.lit, ",") {
 			key, v, ok := strings.Cut(kv, "=")
 			switch {
-			case !ok:
 			case ssh:
-				// --ssh default=~/.ssh/id_rsa; a value that is no file is an agent's socket.
-				for _, f := range strings.Split(v, ",") {
-					if strings.Contains(f, "/") {
-						c.Opaque = a.addAccess(&c.Accesses, call.Read, arg{lit: a.tildePath(f), dynamic: val.dynamic}, false, cwd) || c.Opaque
-					}
+				// --ssh ID=KEY[,KEY]: each key a file; an ID alone (default) or a value
+				// that is no path is an agent's socket.
+				if !ok {
+					v = kv
 				}
-			case key == "src" || key == "source":
+				if strings.Contains(v, "/") {
+					c.Opaque = a.addAccess(&c.Accesses, call.Read, arg{lit: a.tildePath(v), dynamic: val.dynamic}, false, cwd) || c.Opaque
+				}
+			case ok && (key == "src" || key == "source"):
 				c.Opaque = a.addAccess(&c.Accesses, call.Read, arg{lit: a.tildePath(v), dynamic: val.dynamic}, false, cwd) || c.Opaque
 			}
 		}
