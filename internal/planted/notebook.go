@@ -87,6 +87,11 @@ func cellCode(src, where string, x *extraction) {
 			}
 		}
 		switch name = strings.TrimSuffix(pathBase(name), ".exe"); name {
+		case "writefile":
+			// %%writefile [-a] FILE writes the cell into FILE: judged as the shell
+			// write of that text, a startup file or a Makefile included.
+			x.shell(where+" (%%"+magic+")", writefileCode(fields[1:], body))
+			return
 		case "bash", "sh", "zsh", "dash", "ksh", "system":
 			x.shell(where+" (%%"+magic+")", ipythonExpanded(body))
 			return
@@ -120,6 +125,25 @@ func cellCode(src, where string, x *extraction) {
 		}
 		x.shell(where+" (IPython runs it)", ipythonExpanded(cmd))
 	}
+}
+
+// writefileCode is the shell code that writes what %%writefile [-a|--append] FILE
+// writes: the cell's body into FILE, appended with -a.
+func writefileCode(args []string, body string) string {
+	redirect, file := ">", ""
+	for _, a := range args {
+		switch a {
+		case "-a", "--append":
+			redirect = ">>"
+		default:
+			file = a
+		}
+	}
+	delim := "MOAT_CELL_END"
+	for strings.Contains(body, delim) {
+		delim += "_"
+	}
+	return "cat " + redirect + " " + shellQuote(file) + " <<'" + delim + "'\n" + body + "\n" + delim + "\n"
 }
 
 // cellMagicRunsProgram reports whether a cell magic hands the cell to a program: those
