@@ -469,7 +469,7 @@ func taskfileCode(text string, x *extraction) {
 	}
 	walkKeys(doc, "", map[string]bool{"cmds": true, "cmd": true, "sh": true}, func(key string, v any, at string, parent map[string]any) {
 		if key == "sh" {
-			// A dynamic variable's command runs where task is started, with the
+			// A dynamic variable's command runs in the file's directory, with the
 			// file's own values.
 			take(v, at, anchored, "")
 			return
