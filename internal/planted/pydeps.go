@@ -13,6 +13,14 @@ import (
 // git repository, a directory outside the project or another index, or under a name
 // imitating a popular one, is what installing it by hand would be.
 
+// tomlString returns the text of a TOML string value of text, and false for any other.
+func tomlString(text string, v *textedit.Value) (string, bool) {
+	if v == nil || v.Kind != '"' {
+		return "", false
+	}
+	return textedit.UnquoteTOML(text[v.Start:v.End])
+}
+
 // pipInstall is the command that installs one requirement.
 func pipInstall(req string) string { return "pip install " + shellQuote(req) }
 
@@ -28,12 +36,7 @@ func pyprojectDependencies(text string, x *extraction) {
 	if err != nil {
 		return // reported by the reading of the file's tasks
 	}
-	str := func(v *textedit.Value) (string, bool) {
-		if v == nil || v.Kind != '"' {
-			return "", false
-		}
-		return textedit.UnquoteTOML(text[v.Start:v.End])
-	}
+	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	for _, kv := range doc.KVs {
 		full := kv.Path
 		if kv.Table >= 0 {
@@ -133,12 +136,7 @@ func pipfileCode(text string, x *extraction) {
 	if err != nil {
 		return // reported by the reading of its scripts
 	}
-	str := func(v *textedit.Value) (string, bool) {
-		if v == nil || v.Kind != '"' {
-			return "", false
-		}
-		return textedit.UnquoteTOML(text[v.Start:v.End])
-	}
+	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	var reqs strings.Builder
 	for _, kv := range doc.KVs {
 		full := kv.Path

@@ -342,12 +342,7 @@ func cargoDependencies(text string, x *extraction) {
 	if err != nil {
 		return
 	}
-	str := func(v *textedit.Value) (string, bool) {
-		if v == nil || v.Kind != '"' {
-			return "", false
-		}
-		return textedit.UnquoteTOML(text[v.Start:v.End])
-	}
+	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	for _, kv := range doc.KVs {
 		full := kv.Path
 		if kv.Table >= 0 {
