@@ -2,6 +2,7 @@ package planted
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"regexp"
 	"slices"
@@ -91,6 +92,12 @@ func (x *extraction) tomlValues(text string, take func(full []string, dotted str
 		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
 		return
 	}
+	eachTOMLValue(doc, take)
+}
+
+// eachTOMLValue hands take every value of a parsed TOML file with its full key path and
+// that path dotted.
+func eachTOMLValue(doc *textedit.TOMLDoc, take func(full []string, dotted string, val *textedit.Value)) {
 	for _, kv := range doc.KVs {
 		full := kv.Path
 		if kv.Table >= 0 {
@@ -125,29 +132,46 @@ var toxSubst = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // environment's python, the project's directory, and the command's own arguments left
 // out.
 func toxCode(text string, x *extraction) {
-	section, key := "", ""
-	for line := range strings.Lines(text) {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
-			continue
-		case strings.HasPrefix(trimmed, "["):
-			section, key = strings.Trim(trimmed, "[] "), ""
-			continue
-		case line[0] != ' ' && line[0] != '\t':
-			k, v, ok := strings.Cut(trimmed, "=")
-			key = ""
-			// Keys before any section are an edit's fragment of one.
-			if !ok || section != "" && section != "testenv" && !strings.HasPrefix(section, "testenv:") || !slices.Contains(toxKeys, strings.TrimSpace(k)) {
-				continue
-			}
-			key = strings.TrimSpace(k)
-			trimmed = strings.TrimSpace(v)
-		case key == "":
+	for l := range iniValueLines(text) {
+		// Keys before any section are an edit's fragment of one.
+		if l.section != "" && l.section != "testenv" && !strings.HasPrefix(l.section, "testenv:") || !slices.Contains(toxKeys, l.key) {
 			continue
 		}
-		if trimmed != "" {
-			x.shell("["+section+"] "+key, toxCommand(trimmed))
+		x.shell("["+l.section+"] "+l.key, toxCommand(l.text))
+	}
+}
+
+// iniLine is one line of a value in an INI file: the value after KEY = on the key's
+// own line, or a line indented below it that continues the value.
+type iniLine struct{ section, key, text string }
+
+// iniValueLines yields the lines of the values of an INI file (tox.ini, setup.cfg),
+// trimmed: blank lines and comments are skipped, and an indented line with no key above
+// it in its section belongs to none.
+func iniValueLines(text string) iter.Seq[iniLine] {
+	return func(yield func(iniLine) bool) {
+		section, key := "", ""
+		for line := range strings.Lines(text) {
+			trimmed := strings.TrimSpace(line)
+			switch {
+			case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
+				continue
+			case strings.HasPrefix(trimmed, "["):
+				section, key = strings.Trim(trimmed, "[] "), ""
+				continue
+			case line[0] != ' ' && line[0] != '\t':
+				k, v, ok := strings.Cut(trimmed, "=")
+				if !ok {
+					key = ""
+					continue
+				}
+				key, trimmed = strings.TrimSpace(k), strings.TrimSpace(v)
+			case key == "":
+				continue
+			}
+			if trimmed != "" && !yield(iniLine{section, key, trimmed}) {
+				return
+			}
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package planted
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/textedit"
@@ -21,6 +20,20 @@ func tomlString(text string, v *textedit.Value) (string, bool) {
 	return textedit.UnquoteTOML(text[v.Start:v.End])
 }
 
+// pipSource adds the pip install of the dependency name taken from a source that is
+// not an index: a git repository (git), a URL (url, Pipfile's file) or a directory
+// (path).
+func pipSource(x *extraction, where, name, kind, src string) {
+	switch kind {
+	case "git":
+		x.shell(where+" (installed from git)", pipInstall(name+" @ git+"+strings.TrimPrefix(src, "git+")))
+	case "url", "file":
+		x.shell(where+" (installed from a URL)", pipInstall(name+" @ "+src))
+	case "path":
+		x.shell(where+" (installed from a directory)", "pip install "+shellQuote(src))
+	}
+}
+
 // pipInstall is the command that installs one requirement.
 func pipInstall(req string) string { return "pip install " + shellQuote(req) }
 
@@ -37,21 +50,16 @@ func pyprojectDependencies(text string, x *extraction) {
 		return // reported by the reading of the file's tasks
 	}
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
-	for _, kv := range doc.KVs {
-		full := kv.Path
-		if kv.Table >= 0 {
-			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
-		}
-		dotted := strings.Join(full, ".")
+	eachTOMLValue(doc, func(full []string, dotted string, val *textedit.Value) {
 		switch {
 		case len(full) == 2 && full[0] == "project" && full[1] == "dependencies",
 			len(full) == 3 && full[0] == "project" && full[1] == "optional-dependencies",
 			len(full) == 2 && full[0] == "dependency-groups":
-			if kv.Val.Kind != '[' {
-				continue
+			if val.Kind != '[' {
+				return
 			}
 			var b strings.Builder
-			for _, e := range kv.Val.Elems {
+			for _, e := range val.Elems {
 				if req, ok := str(e); ok && strings.TrimSpace(req) != "" {
 					b.WriteString(" " + shellQuote(req))
 				}
@@ -62,32 +70,23 @@ func pyprojectDependencies(text string, x *extraction) {
 		case len(full) == 4 && full[0] == "tool" && full[1] == "uv" && full[2] == "sources",
 			len(full) >= 4 && full[0] == "tool" && full[1] == "poetry" && strings.HasSuffix(full[len(full)-2], "dependencies"):
 			// NAME = { git = URL } | { url = URL } | { path = DIR }
-			if kv.Val.Kind != '{' {
-				continue
+			if val.Kind != '{' {
+				return
 			}
 			name := full[len(full)-1]
 			for _, k := range []string{"git", "url", "path"} {
-				v, _ := kv.Val.Member(k)
-				src, ok := str(v)
-				if !ok {
-					continue
-				}
-				switch k {
-				case "git":
-					x.shell(dotted+" (installed from git)", pipInstall(name+" @ git+"+strings.TrimPrefix(src, "git+")))
-				case "url":
-					x.shell(dotted+" (installed from a URL)", pipInstall(name+" @ "+src))
-				case "path":
-					x.shell(dotted+" (installed from a directory)", "pip install "+shellQuote(src))
+				v, _ := val.Member(k)
+				if src, ok := str(v); ok {
+					pipSource(x, dotted, name, k, src)
 				}
 			}
 		case len(full) == 4 && full[0] == "tool" && (full[1] == "uv" && full[2] == "index" || full[1] == "poetry" && full[2] == "source") && full[3] == "url":
 			// [[tool.uv.index]] and [[tool.poetry.source]]: another index to install from.
-			if u, ok := str(kv.Val); ok {
+			if u, ok := str(val); ok {
 				x.shell(dotted+" (an index packages are installed from)", "pip install --extra-index-url "+shellQuote(u))
 			}
 		}
-	}
+	})
 }
 
 // requirementsCode finds what a pip requirements file installs: its requirements and
@@ -138,43 +137,34 @@ func pipfileCode(text string, x *extraction) {
 	}
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	var reqs strings.Builder
-	for _, kv := range doc.KVs {
-		full := kv.Path
-		if kv.Table >= 0 {
-			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
-		}
-		dotted := strings.Join(full, ".")
+	eachTOMLValue(doc, func(full []string, dotted string, val *textedit.Value) {
 		switch {
 		case len(full) == 2 && full[0] == "source" && full[1] == "url":
-			if u, ok := str(kv.Val); ok && !strings.HasPrefix(u, "https://pypi.org/") {
+			if u, ok := str(val); ok && !strings.HasPrefix(u, "https://pypi.org/") {
 				x.shell(dotted+" (an index pipenv installs from)", "pip install --extra-index-url "+shellQuote(u))
 			}
 		case len(full) == 2 && (full[0] == "packages" || full[0] == "dev-packages"):
 			name := full[1]
-			if v, ok := str(kv.Val); ok {
+			if v, ok := str(val); ok {
 				if v == "*" {
 					v = ""
 				}
 				reqs.WriteString(" " + shellQuote(name+v))
-				continue
+				return
 			}
-			if kv.Val.Kind != '{' {
-				continue
+			if val.Kind != '{' {
+				return
 			}
-			git, _ := kv.Val.Member("git")
-			file, _ := kv.Val.Member("file")
-			path, _ := kv.Val.Member("path")
-			if u, ok := str(git); ok {
-				x.shell(dotted+" (installed from git)", pipInstall(name+" @ git+"+strings.TrimPrefix(u, "git+")))
-			} else if u, ok := str(file); ok {
-				x.shell(dotted+" (installed from a URL)", pipInstall(name+" @ "+u))
-			} else if p, ok := str(path); ok {
-				x.shell(dotted+" (installed from a directory)", "pip install "+shellQuote(p))
-			} else {
-				reqs.WriteString(" " + shellQuote(name))
+			for _, k := range []string{"git", "file", "path"} {
+				v, _ := val.Member(k)
+				if src, ok := str(v); ok {
+					pipSource(x, dotted, name, k, src)
+					return
+				}
 			}
+			reqs.WriteString(" " + shellQuote(name))
 		}
-	}
+	})
 	if reqs.Len() > 0 {
 		x.shell("packages (pipenv installs them)", "pip install"+reqs.String())
 	}
@@ -184,34 +174,16 @@ func pipfileCode(text string, x *extraction) {
 // install_requires and setup_requires, and of each [options.extras_require] entry, one
 // per line of the value.
 func setupCfgCode(text string, x *extraction) {
-	section, key := "", ""
 	var reqs strings.Builder
-	for line := range strings.Lines(text) {
-		l := strings.TrimRight(line, "\r\n")
-		trimmed := strings.TrimSpace(l)
-		switch {
-		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
-			continue
-		case strings.HasPrefix(trimmed, "["):
-			section, key = strings.Trim(trimmed, "[] "), ""
-			continue
-		case l[0] != ' ' && l[0] != '\t':
-			k, v, ok := strings.Cut(l, "=")
-			if !ok {
-				key = ""
-				continue
-			}
-			key = strings.TrimSpace(k)
-			trimmed = strings.TrimSpace(v)
-		}
-		requires := section == "options" && (key == "install_requires" || key == "setup_requires") || section == "options.extras_require" && key != ""
-		if !requires || trimmed == "" {
+	for l := range iniValueLines(text) {
+		if !(l.section == "options" && (l.key == "install_requires" || l.key == "setup_requires") || l.section == "options.extras_require") {
 			continue
 		}
-		if i := strings.Index(trimmed, " #"); i >= 0 {
-			trimmed = strings.TrimSpace(trimmed[:i])
+		req := l.text
+		if i := strings.Index(req, " #"); i >= 0 {
+			req = strings.TrimSpace(req[:i])
 		}
-		reqs.WriteString(" " + shellQuote(trimmed))
+		reqs.WriteString(" " + shellQuote(req))
 	}
 	if reqs.Len() > 0 {
 		x.shell("options (pip installs them)", "pip install"+reqs.String())

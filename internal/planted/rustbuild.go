@@ -1,7 +1,6 @@
 package planted
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/textedit"
@@ -343,30 +342,25 @@ func cargoDependencies(text string, x *extraction) {
 		return
 	}
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
-	for _, kv := range doc.KVs {
-		full := kv.Path
-		if kv.Table >= 0 {
-			full = append(slices.Clip(doc.Tables[kv.Table].Path), kv.Path...)
-		}
+	eachTOMLValue(doc, func(full []string, at string, val *textedit.Value) {
 		// NAME = { git = … } in a dependency table, or NAME.git = … (a dotted key).
 		var name string
 		fields := map[string]string{}
 		switch n := len(full); {
-		case n >= 2 && cargoDependencyTable(full[:n-1]) && kv.Val.Kind == '{':
+		case n >= 2 && cargoDependencyTable(full[:n-1]) && val.Kind == '{':
 			name = full[n-1]
-			for i, k := range kv.Val.Keys {
-				if s, ok := str(kv.Val.Elems[i]); ok {
+			for i, k := range val.Keys {
+				if s, ok := str(val.Elems[i]); ok {
 					fields[k] = s
 				}
 			}
 		case n >= 3 && cargoDependencyTable(full[:n-2]):
-			if s, ok := str(kv.Val); ok {
+			if s, ok := str(val); ok {
 				name, fields[full[n-1]] = full[n-2], s
 			}
 		default:
-			continue
+			return
 		}
-		at := strings.Join(full, ".")
 		switch {
 		case fields["git"] != "":
 			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --git "+shellQuote(fields["git"]))
@@ -375,7 +369,7 @@ func cargoDependencies(text string, x *extraction) {
 		case fields["registry"] != "":
 			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --registry "+shellQuote(fields["registry"]))
 		}
-	}
+	})
 }
 
 // cargoDependencyTable reports whether a table path names one of a manifest's tables of
