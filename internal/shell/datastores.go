@@ -36,6 +36,8 @@ type dbClient struct {
 	positional bool
 	// stdin means statements are read on standard input when no script is given.
 	stdin bool
+	// statements means every operand after sub is a statement (bq query 'SQL').
+	statements bool
 }
 
 // dbClients maps a client's canonical name to where it takes its statements.
@@ -55,9 +57,11 @@ var dbClients = sync.OnceValue(func() map[string]dbClient {
 		"clickhouse":        {lang: langSQL, options: []string{"q", "query"}, sub: []string{"client"}, stdin: true},
 		"cockroach":         {lang: langSQL, options: []string{"e", "execute"}, sub: []string{"sql"}, stdin: true},
 		// Cloudflare's D1: wrangler d1 execute DB --command SQL.
-		"wrangler":   {lang: langSQL, options: []string{"command"}, sub: []string{"d1", "execute"}},
-		"sqlcmd":     sqlStdin("Q", "q", "query"),
-		"cqlsh":      sqlStdin("e", "execute"),
+		"wrangler": {lang: langSQL, options: []string{"command"}, sub: []string{"d1", "execute"}},
+		"sqlcmd":   sqlStdin("Q", "q", "query"),
+		"cqlsh":    sqlStdin("e", "execute"),
+		// BigQuery: bq query [FLAGS] 'SQL'.
+		"bq":         {lang: langSQL, sub: []string{"query"}, statements: true, stdin: true},
 		"influx":     {lang: langSQL, options: []string{"execute"}, words: []string{"-execute"}, stdin: true},
 		"snowsql":    sqlStdin("q", "query"),
 		"trino":      sqlStdin("execute"),
@@ -123,8 +127,8 @@ func dbArgs(a *analyzer, v *view) string {
 		return ""
 	}
 	ops := v.raw
-	if !client.opened(v) {
-		return ""
+	if !client.opened(v) || dryRun(v) {
+		return "" // bq query --dry_run: the statement is checked, not run
 	}
 	ops = ops[len(client.sub):]
 	var scripts []string
@@ -152,6 +156,13 @@ func dbArgs(a *analyzer, v *view) string {
 			argv = append(argv, o.lit)
 		}
 		return reportDB(a, sqlscan.Redis(argv))
+	}
+	if client.statements {
+		for _, o := range ops {
+			if !o.dynamic {
+				scripts = append(scripts, o.lit)
+			}
+		}
 	}
 	if client.positional {
 		// sqlite3 [OPTIONS] DATABASE [SQL…]
