@@ -78,6 +78,8 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		// -setwebproxy SERVICE HOST PORT); the catalog lists those that change the network.
 		"networksetup": {oneDash: true},
 		// plutil -replace KEY -json VALUE FILE: the key and the typed value are values.
+		// rabbitmqadmin -H HOST -V VHOST delete queue name=Q: its connection's options first.
+		"rabbitmqadmin": {short: "HPVupcNUfdqs", long: []string{"host", "port", "vhost", "username", "password", "config", "node", "base-uri", "format", "depth", "path-prefix"}, subcommand: true},
 		// alembic -c FILE -n NAME -x KEY=VALUE downgrade base: its own options first.
 		"alembic": {short: "cnx", long: []string{"config", "name"}, subcommand: true},
 		"plutil":  {long: []string{"replace", "insert", "remove", "extract", "type", "o", "s", "e", "r", "json", "xml", "string", "integer", "float", "bool", "date", "data"}, oneDash: true},
