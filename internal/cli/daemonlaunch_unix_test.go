@@ -402,9 +402,11 @@ func TestLaunchThroughDaemonKeeps(t *testing.T) {
 	// The carving lists the directories above the test's root (the home's ancestors, to
 	// grant all but what is denied); other processes adding entries there (a CI machine's
 	// ~/.cache) make the daemon carve again, which is not what a step tests. A step that
-	// expects the kept carving is asked once more when one of them changed meanwhile.
+	// expects the kept carving is asked once more when one of them changed since just
+	// before the previous call: a change during that call (an entry the carving listed,
+	// gone by the time it returned) counts too.
 	root := filepath.Dir(u.home)
-	last := ancestorTimes(root)
+	since := ancestorTimes(root)
 	for i, step := range []struct {
 		change func()
 		kept   bool
@@ -420,17 +422,19 @@ func TestLaunchThroughDaemonKeeps(t *testing.T) {
 		{func() { writeFile(t, policyFile, "version: 1\nsandbox:\n  write: [$workspace]\n  deny: [~/docs/**]\n") }, false},
 	} {
 		step.change()
+		before := ancestorTimes(root)
 		ans, err := launchThroughDaemon(ctx, dial, u.request(o, "/bin/true"))
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
-		if now := ancestorTimes(root); step.kept && !ans.Kept && !maps.Equal(now, last) {
+		if now := ancestorTimes(root); step.kept && !ans.Kept && !maps.Equal(now, since) {
 			t.Logf("step %d: a directory above the test's root changed; asking again", i)
+			before = now
 			if ans, err = launchThroughDaemon(ctx, dial, u.request(o, "/bin/true")); err != nil {
 				t.Fatalf("step %d: %v", i, err)
 			}
 		}
-		last = ancestorTimes(root)
+		since = before
 		if ans.Local != "" {
 			t.Fatalf("step %d: declined: %s", i, ans.Local)
 		}
