@@ -73,15 +73,21 @@ func (x *extraction) tomlTables(text string, tables []string, keys map[string]bo
 		if each != nil {
 			each(dotted)
 		}
-		for _, t := range tables {
-			n := strings.Count(t, ".") + 1
-			if len(full) <= n || !tablePath(t, full[:n]) {
-				continue
-			}
-			rest := full[n:]
-			x.tomlCommands(text, dotted, val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
-		}
+		x.tableCommands(text, tables, keys, full, dotted, val)
 	})
+}
+
+// tableCommands adds the commands of one value of a TOML file, at full, when it is in one
+// of tables: tomlTables' reading of a value, for a file read in one pass for more.
+func (x *extraction) tableCommands(text string, tables []string, keys map[string]bool, full []string, dotted string, val *textedit.Value) {
+	for _, t := range tables {
+		n := strings.Count(t, ".") + 1
+		if len(full) <= n || !tablePath(t, full[:n]) {
+			continue
+		}
+		rest := full[n:]
+		x.tomlCommands(text, dotted, val, len(rest) == 1 || keys[rest[len(rest)-1]], keys)
+	}
 }
 
 // tomlValues hands take every value of a TOML file with its full key path (its table's

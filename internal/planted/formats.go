@@ -1146,22 +1146,19 @@ var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {
 // pyprojectCode finds the commands of task runners configured in pyproject.toml, and an
 // in-tree build backend, whose code pip runs on install.
 func pyprojectCode(text string, x *extraction) {
-	x.tomlTables(text, pyprojectScriptTables, pyprojectCodeKeys(), func(dotted string) {
+	x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
 		if dotted == "build-system.backend-path" {
 			x.opaque(dotted, "an in-tree build backend, Python code in the project that pip runs on install")
 		}
-	})
-	pyprojectDependencies(text, x)
-	if strings.Contains(text, "init-hook") || strings.Contains(text, "init_hook") {
+		x.tableCommands(text, pyprojectScriptTables, pyprojectCodeKeys(), full, dotted, val)
+		pyprojectDependency(text, x, full, dotted, val)
 		// pylint's init-hook ([tool.pylint.main] or .master), Python run before every lint.
-		x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
-			if len(full) == 4 && full[0] == "tool" && full[1] == "pylint" && (full[3] == "init-hook" || full[3] == "init_hook") && val.Kind == '"' {
-				if s, ok := textedit.UnquoteTOML(text[val.Start:val.End]); ok {
-					x.interp(oneliner.Python, dotted+" (pylint runs it)", s)
-				}
+		if len(full) == 4 && full[0] == "tool" && full[1] == "pylint" && (full[3] == "init-hook" || full[3] == "init_hook") {
+			if s, ok := tomlString(text, val); ok {
+				x.interp(oneliner.Python, dotted+" (pylint runs it)", s)
 			}
-		})
-	}
+		}
+	})
 }
 
 func tablePath(pattern string, path []string) bool {

@@ -37,56 +37,47 @@ func pipSource(x *extraction, where, name, kind, src string) {
 // pipInstall is the command that installs one requirement.
 func pipInstall(req string) string { return "pip install " + shellQuote(req) }
 
-// pyprojectDependencies finds the dependencies of a pyproject.toml: PEP 621's
-// [project] dependencies and optional-dependencies, PEP 735's dependency groups, the
-// sources uv and Poetry take a dependency from (git, url, path), and the indexes they
-// install from.
-func pyprojectDependencies(text string, x *extraction) {
-	if !strings.Contains(text, "dependencies") && !strings.Contains(text, "sources") && !strings.Contains(text, "index") && !strings.Contains(text, "source") {
-		return
-	}
-	doc, err := textedit.ParseTOML(text)
-	if err != nil {
-		return // reported by the reading of the file's tasks
-	}
+// pyprojectDependency adds what a value of a pyproject.toml, at full, makes the next
+// install fetch: PEP 621's [project] dependencies and optional-dependencies, PEP 735's
+// dependency groups, the sources uv and Poetry take a dependency from (git, url,
+// path), and the indexes they install from.
+func pyprojectDependency(text string, x *extraction, full []string, dotted string, val *textedit.Value) {
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
-	eachTOMLValue(doc, func(full []string, dotted string, val *textedit.Value) {
-		switch {
-		case len(full) == 2 && full[0] == "project" && full[1] == "dependencies",
-			len(full) == 3 && full[0] == "project" && full[1] == "optional-dependencies",
-			len(full) == 2 && full[0] == "dependency-groups":
-			if val.Kind != '[' {
-				return
-			}
-			var b strings.Builder
-			for _, e := range val.Elems {
-				if req, ok := str(e); ok && strings.TrimSpace(req) != "" {
-					b.WriteString(" " + shellQuote(req))
-				}
-			}
-			if b.Len() > 0 {
-				x.shell(dotted+" (pip installs them)", "pip install"+b.String())
-			}
-		case len(full) == 4 && full[0] == "tool" && full[1] == "uv" && full[2] == "sources",
-			len(full) >= 4 && full[0] == "tool" && full[1] == "poetry" && strings.HasSuffix(full[len(full)-2], "dependencies"):
-			// NAME = { git = URL } | { url = URL } | { path = DIR }
-			if val.Kind != '{' {
-				return
-			}
-			name := full[len(full)-1]
-			for _, k := range []string{"git", "url", "path"} {
-				v, _ := val.Member(k)
-				if src, ok := str(v); ok {
-					pipSource(x, dotted, name, k, src)
-				}
-			}
-		case len(full) == 4 && full[0] == "tool" && (full[1] == "uv" && full[2] == "index" || full[1] == "poetry" && full[2] == "source") && full[3] == "url":
-			// [[tool.uv.index]] and [[tool.poetry.source]]: another index to install from.
-			if u, ok := str(val); ok {
-				x.shell(dotted+" (an index packages are installed from)", "pip install --extra-index-url "+shellQuote(u))
+	switch {
+	case len(full) == 2 && full[0] == "project" && full[1] == "dependencies",
+		len(full) == 3 && full[0] == "project" && full[1] == "optional-dependencies",
+		len(full) == 2 && full[0] == "dependency-groups":
+		if val.Kind != '[' {
+			return
+		}
+		var b strings.Builder
+		for _, e := range val.Elems {
+			if req, ok := str(e); ok && strings.TrimSpace(req) != "" {
+				b.WriteString(" " + shellQuote(req))
 			}
 		}
-	})
+		if b.Len() > 0 {
+			x.shell(dotted+" (pip installs them)", "pip install"+b.String())
+		}
+	case len(full) == 4 && full[0] == "tool" && full[1] == "uv" && full[2] == "sources",
+		len(full) >= 4 && full[0] == "tool" && full[1] == "poetry" && strings.HasSuffix(full[len(full)-2], "dependencies"):
+		// NAME = { git = URL } | { url = URL } | { path = DIR }
+		if val.Kind != '{' {
+			return
+		}
+		name := full[len(full)-1]
+		for _, k := range []string{"git", "url", "path"} {
+			v, _ := val.Member(k)
+			if src, ok := str(v); ok {
+				pipSource(x, dotted, name, k, src)
+			}
+		}
+	case len(full) == 4 && full[0] == "tool" && (full[1] == "uv" && full[2] == "index" || full[1] == "poetry" && full[2] == "source") && full[3] == "url":
+		// [[tool.uv.index]] and [[tool.poetry.source]]: another index to install from.
+		if u, ok := str(val); ok {
+			x.shell(dotted+" (an index packages are installed from)", "pip install --extra-index-url "+shellQuote(u))
+		}
+	}
 }
 
 // requirementsCode finds what a pip requirements file installs: its requirements and
@@ -130,14 +121,10 @@ func requirementsCode(text string, x *extraction) {
 // or a table naming a git repository, a file URL or a path), and the indexes of its
 // [[source]] tables other than PyPI's.
 func pipfileCode(text string, x *extraction) {
-	x.tomlTables(text, []string{"scripts"}, nil, nil)
-	doc, err := textedit.ParseTOML(text)
-	if err != nil {
-		return // reported by the reading of its scripts
-	}
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	var reqs strings.Builder
-	eachTOMLValue(doc, func(full []string, dotted string, val *textedit.Value) {
+	x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
+		x.tableCommands(text, []string{"scripts"}, nil, full, dotted, val)
 		switch {
 		case len(full) == 2 && full[0] == "source" && full[1] == "url":
 			if u, ok := str(val); ok && !strings.HasPrefix(u, "https://pypi.org/") {
