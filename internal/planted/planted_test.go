@@ -130,6 +130,7 @@ func TestExtract(t *testing.T) {
 		{"vscode task", ".vscode/tasks.json", `{"tasks":[{"label":"l","command":"go","args":["build","a b"]}]}`, []string{"go build 'a b'"}},
 		{"cargo build script elsewhere", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"tools/gen.rs\" # generated\n[dependencies]\nbuild = \"1\"\n", []string{"opaque"}},
 		{"cargo dependencies from git and other registries", "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nserde = { version = \"1\" }\nhelper = { git = \"https://github.com/u/helper\", branch = \"main\" }\nother.git = \"https://g.example/o\"\n[target.'cfg(unix)'.dev-dependencies]\nnix = { version = \"0.28\", registry = \"corp\" }\n[patch.crates-io]\nlog = { git = \"https://github.com/u/log\" }\n", []string{"cargo add helper --git https://github.com/u/helper", "cargo add other --git https://g.example/o", "cargo add nix --registry corp", "cargo add log --git https://github.com/u/log"}},
+		{"cargo manifest moat cannot read naming a repository", "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nhelper = { git = \"https://github.com/u/helper\"\n", []string{"opaque"}},
 		{"cargo default build script", "Cargo.toml", "[package]\nname = \"x\"\nbuild = \"build.rs\"\n", nil},
 		{"cargo manifest", "Cargo.toml", "[package]\nname = \"x\"\n[dependencies]\nserde = { version = \"1\" }\n", nil},
 		{"vscode launch runtime", ".vscode/launch.json", `{"configurations":[{"type":"node","name":"n","runtimeExecutable":"npm","runtimeArgs":["run-script","debug"]}]}`, []string{`"npm" "run-script" "debug"`}},

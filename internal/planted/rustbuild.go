@@ -339,6 +339,8 @@ func cargoDependencies(text string, x *extraction) {
 	}
 	doc, err := textedit.ParseTOML(text)
 	if err != nil {
+		// Its dependencies may name a repository or a registry that moat cannot see.
+		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
 		return
 	}
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
