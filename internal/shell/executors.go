@@ -248,7 +248,7 @@ var executorOptions = sync.OnceValue(func() map[string]valueOpts {
 		"uvx":  {short: "pi", long: uvValues},
 		"uv":   {short: "pi", long: uvValues, subcommand: true},
 		"pipx": {long: []string{"spec", "python", "index-url", "pip-args", "suffix"}, subcommand: true},
-		"deno": {short: "c", long: []string{"config", "import-map", "lock", "cert", "location", "seed", "ext", "env-file"}, subcommand: true},
+		"deno": {short: "cn", long: []string{"config", "import-map", "lock", "cert", "location", "seed", "ext", "env-file", "name", "root"}, subcommand: true},
 		"bun":  {short: "ep", long: []string{"eval", "print", "cwd", "config", "preload", "require", "import", "package"}, subcommand: true},
 	}
 })

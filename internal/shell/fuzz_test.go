@@ -67,6 +67,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add(`sed -i "s/V/$V/;1i $H" f; sed "s/x/y/$F;w $O" g; sed "/$P/{s\x$Q\x\x;e $C}" h; sed "$S" i; sed "y/$A/$B/" j`)
 	f.Add(`for t in go rm; do "$t" -rf ~ & ${t} x; t=y; $t; done; for u in a; do 0$u "${u}"; done | $u`)
 	f.Add(`sed -i -E 's/(a)+/\1&/2g;/x/s|[[:space:]]*#.*||p;$s/^/y/I' pyproject.toml package.json; sed -i '' -e 's/a/b/' Makefile`)
+	f.Add(`bundle add x --github=u/r --path $D; gem i -s"$S" ~/x.gem; uv tool install --from @git+h://x @ y; mix archive.install github ; poetry add a@ /`)
 	globEnv := testEnv
 	globEnv.Entries = globEntriesOf
 	limit := 100 * time.Millisecond * raceSlowdown

@@ -300,7 +300,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"bun":          {{when: npmRegistry, finding: ""}, {when: caTrust(nil, []string{"cafile", "ca"}), finding: findRegistry}},
 		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}, {sub: []string{"install"}, when: goInstallShadow, finding: planted.FindShadow}},
 		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}, {sub: []string{"yank"}, noneOf: []string{"undo"}, finding: findInfraDelete}},
-		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"install"}, anyOf: []string{"source"}, finding: findRegistry}, {sub: []string{"yank"}, finding: findInfraDelete}},
+		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"yank"}, finding: findInfraDelete}},
 		"java":         {{when: javaCLIVerb, finding: findInfraDelete}},
 		"dropdb":       {{finding: findDBDrop}},
 		"mysqladmin":   {{sub: []string{"drop"}, finding: findDBDrop}},
@@ -393,7 +393,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 	}
 	// The tables of the machine as a whole, credential stores and data leaving the machine
 	// live in files of their own (system.go, credstores.go, exfil.go).
-	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers(), engineRules(), grantRules(), passwordRules()} {
+	for _, more := range []map[string][]rule{systemRules(), credentialRules(), fileServers(), engineRules(), grantRules(), passwordRules(), installRules()} {
 		for name, rs := range more {
 			rules[name] = append(rules[name], rs...)
 		}

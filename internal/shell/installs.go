@@ -1,0 +1,212 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// A package manager installing a package by name fetches it from its registry; one given
+// a URL, a repository or a directory outside the project fetches code no registry has
+// seen, and its build or install code runs at once (a gem's extconf.rb, a crate's
+// build.rs, a Python package's build backend, an npm package's install scripts). This
+// file says, as data, which subcommands install and how they name where a package comes
+// from; installSource judges each operand and source option the same way for all of them.
+
+// packageInstall is a package manager's subcommand that installs packages.
+type packageInstall struct {
+	// sub are the subcommand's words, each a set of alternatives separated by | (rule.sub).
+	sub []string
+	// sources are the options whose value names where the package comes from (bundle add
+	// --git URL, --path DIR; cargo install --path DIR; pipx install --spec SPEC).
+	sources []string
+	// registries are the options whose value is another registry to install from (gem
+	// install --source URL, dart pub add --hosted-url URL): the default ones are no change.
+	registries []string
+	// forge says an operand USER/REPO names a repository on GitHub (gh extension install
+	// OWNER/REPO, mix archive.install github USER/REPO), unless its owner is one of
+	// vendors', whose repositories are the tool's own; repos are the source options whose
+	// value may be one (bundle add --github USER/REPO).
+	forge   bool
+	vendors []string
+	repos   []string
+	// adds says the subcommand adds a source of packages rather than installing one
+	// (kubectl krew index add NAME URL): what it names is a registry.
+	adds bool
+}
+
+// packageInstalls maps a program to its installing subcommands. pip's are the catalog's
+// (runs=install), npm-style specs (NAME@git+URL, github:u/r) npmRegistry's.
+var packageInstalls = sync.OnceValue(func() map[string][]packageInstall {
+	npmStyle := []packageInstall{{sub: []string{"install|i|add|a"}}}
+	return map[string][]packageInstall{
+		"npm":    npmStyle,
+		"pnpm":   npmStyle,
+		"yarn":   npmStyle,
+		"bun":    npmStyle,
+		"deno":   {{sub: []string{"install|i|add"}}},
+		"gem":    {{sub: []string{"install|i"}, registries: []string{"source", "s"}}},
+		"bundle": {{sub: []string{"add"}, sources: []string{"git", "github", "path"}, repos: []string{"github"}, registries: []string{"source"}}},
+		"cargo":  {{sub: []string{"install|add"}, sources: []string{"path"}}},
+		"poetry": {{sub: []string{"add"}, sources: []string{"editable"}}},
+		"uv": {
+			{sub: []string{"add"}, sources: []string{"editable"}},
+			{sub: []string{"pip", "install"}, sources: []string{"editable"}},
+			{sub: []string{"tool", "install"}, sources: []string{"from", "with", "with-editable"}},
+		},
+		"pipx": {{sub: []string{"install|inject"}, sources: []string{"spec"}}},
+		"dart": {{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}}},
+		"flutter": {
+			{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}},
+		},
+		"composer": {{sub: []string{"require|req|r"}, sources: []string{"repository"}}},
+		"brew": {
+			// A tap by its GitHub name is brew's usual way (brew tap USER/REPO, brew
+			// install USER/REPO/FORMULA); one from another URL is a rule of its own.
+			{sub: []string{"install|reinstall"}},
+		},
+		// pre-commit try-repo URL runs the hooks of that repository, installed from it.
+		"pre-commit": {{sub: []string{"try-repo"}}},
+		"mix":        {{sub: []string{"archive.install|escript.install"}, forge: true}},
+		"asdf":       {{sub: []string{"plugin", "add|install"}}, {sub: []string{"plugin-add"}}},
+		"mise":       {{sub: []string{"plugins|plugin|p", "install|add|i|a|link|ln"}}},
+		"gh":         {{sub: []string{"extension|extensions|ext", "install|i"}, forge: true, vendors: []string{"github", "cli"}}},
+		"kubectl":    {{sub: []string{"krew", "install"}, sources: []string{"manifest-url", "manifest", "archive"}}, {sub: []string{"krew", "index", "add"}, adds: true}},
+	}
+})
+
+// installOptions are the options of packageInstalls' programs that take a value, so that
+// a value is not read as a package (poetry add --group dev x) and a source option's is read.
+var installOptions = sync.OnceValue(func() map[string]valueOpts {
+	pub := valueOpts{long: []string{"git-url", "git-ref", "git-path", "path", "hosted-url", "sdk", "directory", "C"}, subcommand: true}
+	return map[string]valueOpts{
+		"bundle":   {long: []string{"git", "github", "path", "source", "branch", "ref", "glob", "version", "group", "require", "gemfile"}, subcommand: true},
+		"poetry":   {short: "GEC", long: []string{"group", "extras", "source", "python", "platform", "directory", "project", "editable"}, subcommand: true},
+		"dart":     pub,
+		"flutter":  pub,
+		"composer": {short: "d", long: []string{"repository", "working-dir"}, subcommand: true},
+		"mix":      {long: []string{"sha512", "app", "branch", "tag", "ref", "organization"}, subcommand: true},
+	}
+})
+
+// installRules are the effect rules of packageInstalls, one per subcommand.
+func installRules() map[string][]rule {
+	out := map[string][]rule{}
+	for prog, ins := range packageInstalls() {
+		for _, in := range ins {
+			out[prog] = append(out[prog], rule{sub: in.sub, when: installSource(in)})
+		}
+	}
+	return out
+}
+
+// installSource judges the operands and source options of an installing subcommand: a
+// URL or a repository is a direct source, a directory or archive outside the project is
+// code moat has not read, another registry is a change of registry.
+func installSource(in packageInstall) func(*analyzer, *view) string {
+	return func(a *analyzer, v *view) string {
+		carrier := strings.Join(append([]string{v.name}, v.ops[:len(in.sub)]...), " ")
+		for _, o := range v.opts {
+			switch {
+			case !o.hasValue:
+			case slices.Contains(in.registries, o.name):
+				if o.val.dynamic || !officialSource(o.val.lit) {
+					a.report(findRegistry, carrier+" --"+o.name+" "+shorten(o.val.lit))
+					return "registry"
+				}
+			case slices.Contains(in.sources, o.name):
+				if why := a.packageOrigin(o.val, true, slices.Contains(in.repos, o.name), in); why != "" {
+					return a.reportOrigin(carrier+" --"+o.name, o.val, why, in)
+				}
+			}
+		}
+		for _, o := range v.raw[len(in.sub):] {
+			if why := a.packageOrigin(o, false, in.forge, in); why != "" {
+				return a.reportOrigin(carrier, o, why, in)
+			}
+		}
+		return ""
+	}
+}
+
+// Why packageOrigin flags a source.
+const (
+	originRemote  = "remote"
+	originOutside = "outside"
+	originUnknown = "dynamic"
+)
+
+// packageOrigin says where a package named by word w comes from, when it is not a
+// registry of the program's: a URL or a repository (remote), a directory or file outside
+// the project or fetched earlier in the line (outside), a source computed at run time
+// (dynamic, for a source option's value only: a computed package name is a registry's).
+// forge says the word may be a GitHub USER/REPO.
+func (a *analyzer) packageOrigin(w arg, option, forge bool, in packageInstall) string {
+	if w.dynamic {
+		if option {
+			return originUnknown
+		}
+		return ""
+	}
+	s := strings.TrimSpace(w.lit)
+	if s == "" || strings.HasPrefix(s, "-") && !option {
+		return ""
+	}
+	// NAME@SPEC (poetry add x@git+https://…) and PEP 508's NAME @ URL name a source too.
+	_, spec, _ := strings.Cut(s, "@")
+	if remoteSpec(s) || remoteSpec(strings.TrimSpace(spec)) {
+		return originRemote
+	}
+	if forge && githubShorthand(s) && !vendorRepo(s, in.vendors) {
+		return originRemote
+	}
+	if localPath(s) || strings.HasPrefix(s, "~") || option && strings.Contains(s, "/") ||
+		hasAnySuffix(strings.ToLower(s), packageExtensions) {
+		p := a.tildePath(s)
+		if abs, ok, _ := a.resolve(p, a.cwd()); ok {
+			if _, fetched := a.fetchedAt(abs); fetched {
+				return originOutside
+			}
+		}
+		if a.foreignCode(p, a.cwd()) {
+			return originOutside
+		}
+	}
+	return ""
+}
+
+// reportOrigin reports what packageOrigin found.
+func (a *analyzer) reportOrigin(carrier string, w arg, why string, in packageInstall) string {
+	switch {
+	case in.adds:
+		a.report(findRegistry, carrier+" "+shorten(w.lit)+": a source of packages that is not the default one")
+	case why == originRemote:
+		a.report(findDirectURL, carrier+" "+shorten(w.lit))
+	case why == originUnknown:
+		a.report(findOpaque, carrier+" installs from a source named at run time: "+shorten(w.lit))
+	default:
+		a.report(findOpaque, carrier+" installs "+shorten(w.lit)+", from outside the project: its build and install code runs, unread")
+	}
+	return why
+}
+
+// vendorRepo reports whether USER/REPO belongs to one of the owners listed.
+func vendorRepo(s string, owners []string) bool {
+	owner, _, _ := strings.Cut(s, "/")
+	for _, o := range owners {
+		if strings.EqualFold(owner, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAnySuffix reports whether s ends with one of the suffixes.
+func hasAnySuffix(s string, suffixes []string) bool {
+	for _, x := range suffixes {
+		if strings.HasSuffix(s, x) {
+			return true
+		}
+	}
+	return false
+}
