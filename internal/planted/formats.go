@@ -80,17 +80,22 @@ var packageDependencyFields = []string{"dependencies", "devDependencies", "optio
 func packageDependencies(doc map[string]any, x *extraction) {
 	for _, field := range packageDependencyFields {
 		deps, _ := doc[field].(map[string]any)
-		var b strings.Builder
-		for _, name := range slices.Sorted(maps.Keys(deps)) {
-			spec, ok := deps[name].(string)
-			if !ok || name == "" || strings.HasPrefix(name, "//") {
-				continue // an override's nested object, or a comment
-			}
-			b.WriteString(" " + shellQuote(name+"@"+spec))
+		npmInstall(x, field, deps)
+	}
+}
+
+// npmInstall adds the npm install of a list of dependencies, NAME: SPEC, at where.
+func npmInstall(x *extraction, where string, deps map[string]any) {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(deps)) {
+		spec, ok := deps[name].(string)
+		if !ok || name == "" || strings.HasPrefix(name, "//") {
+			continue // an override's nested object, or a comment
 		}
-		if b.Len() > 0 {
-			x.shell(field+" (npm installs them)", "npm install"+b.String())
-		}
+		b.WriteString(" " + shellQuote(name+"@"+spec))
+	}
+	if b.Len() > 0 {
+		x.shell(where+" (npm installs them)", "npm install"+b.String())
 	}
 }
 
@@ -135,9 +140,10 @@ func composerCode(text string, x *extraction) {
 		return
 	}
 	scripts, whole := doc["scripts"].(map[string]any)
-	if !whole && !hasAny(doc, "name", "require", "require-dev", "autoload") {
+	if !whole && !hasAny(doc, "name", "require", "require-dev", "autoload", "repositories") {
 		scripts = doc // an edit's fragment of the scripts object
 	}
+	composerRepositories(doc, x)
 	for _, name := range slices.Sorted(maps.Keys(scripts)) {
 		var lines []string
 		switch v := scripts[name].(type) {

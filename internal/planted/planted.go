@@ -142,7 +142,13 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "nodemon configuration", extract: commandsUnder("exec", "events")}, []string{"nodemon.json"}},
 		{File{Kind: "Renovate configuration", Host: Kept, extract: commandsUnder("commands")}, []string{"renovate.json", "renovate.json5", ".renovaterc", ".renovaterc.json", ".github/renovate.json", ".github/renovate.json5", ".gitlab/renovate.json"}},
 		{File{Kind: "Procfile", extract: procfileCode}, []string{"Procfile", "Procfile.*"}},
-		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"Gemfile", "Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
+		{File{Kind: "Gemfile", extract: gemfileCode}, []string{"Gemfile", "gems.rb"}},
+		// Dependency declarations, read as the commands that install them (manifests.go):
+		// edited constantly and rarely naming a source, so Marked.
+		{File{Kind: "conda environment", Marked: true, extract: condaEnvironmentCode}, []string{"environment.yml", "environment.yaml"}},
+		{File{Kind: "pubspec.yaml", Marked: true, extract: pubspecCode}, []string{"pubspec.yaml"}},
+		{File{Kind: "pnpm workspace", Marked: true, extract: pnpmWorkspaceCode}, []string{"pnpm-workspace.yaml"}},
+		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"*.gemspec", "Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
 		{File{Kind: "pnpm hook file", extract: nodeFile}, []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"}},
 		// The JavaScript configuration files tools load, and so run, whenever they start
 		// (vite, jest, eslint, webpack, next…), and task files of gulp and grunt.

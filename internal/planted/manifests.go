@@ -1,0 +1,236 @@
+package planted
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The dependency declarations of Ruby, PHP, conda, Dart and pnpm workspaces are what the
+// next bundle install, composer install, conda env create, pub get or pnpm install
+// fetches and builds: each is judged as the command that installs it by hand would be
+// (internal/shell/installs.go), so that a dependency written into the file from a URL,
+// a repository, another registry or a directory outside the project is asked as that
+// command is, and one from the default registry is not.
+
+// gemfileCode: a Gemfile is Ruby that bundler runs, and its gem, source, git, path and
+// github declarations are where the next bundle install takes gems from.
+func gemfileCode(text string, x *extraction) {
+	rubyFile(text, x)
+	gemfileSources(text, x)
+}
+
+var (
+	// gemfileLine matches a Gemfile declaration: its verb, its first argument (a string
+	// or a symbol) and the rest of the line.
+	gemfileLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(gem|source|git|path|github|git_source)\b\s*\(?\s*(:\w+|'[^']*'|"[^"]*")?(.*)$`)
+	})
+	// gemOption matches an option of a gem line, key: 'value' or :key => 'value'.
+	gemOption = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?::(\w+)\s*=>|\b(\w+):)\s*('[^']*'|"[^"]*")`)
+	})
+)
+
+// gemSourceOptions maps a gem's option naming where it comes from to bundle add's.
+// Bundler's built-in git sources name a repository on a forge.
+var gemSourceOptions = map[string]string{"git": "--git", "github": "--github", "path": "--path", "source": "--source", "gist": "--github", "bitbucket": "--github"}
+
+// gemfileSources adds the bundle add of each gem a Gemfile takes from elsewhere than
+// rubygems.org, and the gem install --source of each source it names.
+func gemfileSources(text string, x *extraction) {
+	custom := map[string]bool{} // git_source(:name) { |repo| "https://…" }
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		m := gemfileLine().FindStringSubmatch(strings.TrimRight(line, "\r\n"))
+		if m == nil {
+			continue
+		}
+		where := fmt.Sprintf("line %d", n)
+		verb, first, rest := m[1], rubyUnquote(m[2]), m[3]
+		switch verb {
+		case "git_source":
+			custom[strings.TrimPrefix(m[2], ":")] = true
+		case "source":
+			if first != "" {
+				x.shell(where+" (gems are installed from it)", "gem install --source "+shellQuote(first))
+			}
+		case "git", "path", "github":
+			// A block of gems from one repository or directory.
+			if first != "" {
+				x.shell(where+" (gems are installed from it)", "bundle add "+gemSourceOptions[verb]+" "+shellQuote(first))
+			}
+		case "gem":
+			if first == "" {
+				continue
+			}
+			for _, o := range gemOption().FindAllStringSubmatch(rest, -1) {
+				key := o[1] + o[2]
+				opt, known := gemSourceOptions[key]
+				if !known && custom[key] {
+					opt, known = "--github", true // a repository on a source the file defines
+				}
+				if known {
+					x.shell(where+" (bundle installs it)", "bundle add "+shellQuote(first)+" "+opt+" "+shellQuote(rubyUnquote(o[3])))
+				}
+			}
+		}
+	}
+}
+
+// rubyUnquote returns the text of a Ruby string literal, "" for anything else.
+func rubyUnquote(s string) string {
+	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return ""
+}
+
+// composerRepositories adds what a composer.json's repositories make the next install
+// fetch: a VCS repository or a package's archive from its URL, another Composer
+// repository, a directory. packagist.org switched off (false) fetches nothing.
+func composerRepositories(doc map[string]any, x *extraction) {
+	var repos []any
+	switch r := doc["repositories"].(type) {
+	case []any:
+		repos = r
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(r)) {
+			repos = append(repos, r[k])
+		}
+	}
+	for i, r := range repos {
+		repo, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		where := fmt.Sprintf("repositories[%d]", i)
+		kind, _ := repo["type"].(string)
+		urls := []string{}
+		if u, ok := repo["url"].(string); ok {
+			urls = append(urls, u)
+		}
+		if pkg, ok := repo["package"].(map[string]any); ok {
+			// An inline package: its dist and source are where it is fetched from.
+			for _, k := range []string{"dist", "source"} {
+				if m, ok := pkg[k].(map[string]any); ok {
+					if u, ok := m["url"].(string); ok {
+						urls = append(urls, u)
+					}
+				}
+			}
+		}
+		for _, u := range urls {
+			if kind == "composer" {
+				x.shell(where+" (packages are installed from it)", "composer config repositories."+fmt.Sprint(i)+" composer "+shellQuote(u))
+				continue
+			}
+			x.shell(where+" (composer installs from it)", "composer require --repository "+shellQuote(u))
+		}
+	}
+}
+
+// condaEnvironmentCode finds what conda env create or update installs from an
+// environment file: its channels, and the pip packages under dependencies.
+func condaEnvironmentCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	m, _ := doc.(map[string]any)
+	channels, _ := m["channels"].([]any)
+	for i, c := range channels {
+		if s, ok := c.(string); ok {
+			x.shell(fmt.Sprintf("channels[%d]", i), "conda install -c "+shellQuote(s))
+		}
+	}
+	deps, _ := m["dependencies"].([]any)
+	for i, d := range deps {
+		sub, ok := d.(map[string]any)
+		if !ok {
+			continue
+		}
+		pips, _ := sub["pip"].([]any)
+		var b strings.Builder
+		for _, p := range pips {
+			if s, ok := p.(string); ok && strings.TrimSpace(s) != "" {
+				b.WriteString(" " + pipArgument(s))
+			}
+		}
+		if b.Len() > 0 {
+			x.shell(fmt.Sprintf("dependencies[%d].pip (pip installs them)", i), "pip install"+b.String())
+		}
+	}
+}
+
+// pipArgument is a line of a pip list as pip install's argument: an option (-r file,
+// --index-url URL, -e DIR) stays words, a requirement is one word.
+func pipArgument(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		var words []string
+		for w := range strings.FieldsSeq(s) {
+			words = append(words, shellQuote(w))
+		}
+		return strings.Join(words, " ")
+	}
+	return shellQuote(s)
+}
+
+// pubspecDependencyFields are the fields of a pubspec.yaml whose packages pub get fetches.
+var pubspecDependencyFields = []string{"dependencies", "dev_dependencies", "dependency_overrides"}
+
+// pubspecCode finds where pub get takes each package of a pubspec.yaml from: a git
+// repository, a directory or another package server (hosted); a version is pub.dev's.
+func pubspecCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	m, _ := doc.(map[string]any)
+	for _, field := range pubspecDependencyFields {
+		deps, _ := m[field].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(deps)) {
+			spec, ok := deps[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			where := field + "." + name + " (pub installs it)"
+			for _, k := range []string{"git", "path", "hosted"} {
+				src := spec[k]
+				if m, ok := src.(map[string]any); ok {
+					src = m["url"]
+				}
+				s, ok := src.(string)
+				if !ok {
+					continue
+				}
+				opt := map[string]string{"git": "--git-url", "path": "--path", "hosted": "--hosted-url"}[k]
+				x.shell(where, "dart pub add "+shellQuote(name)+" "+opt+" "+shellQuote(s))
+			}
+		}
+	}
+}
+
+// pnpmWorkspaceCode finds what pnpm install takes from a pnpm-workspace.yaml: the
+// catalogs' versions, which packages' catalog: specs stand for, and its overrides.
+func pnpmWorkspaceCode(text string, x *extraction) {
+	doc, ok := decodeYAML(text, x)
+	if !ok {
+		return
+	}
+	m, _ := doc.(map[string]any)
+	for _, field := range []string{"catalog", "overrides"} {
+		deps, _ := m[field].(map[string]any)
+		npmInstall(x, field, deps)
+	}
+	catalogs, _ := m["catalogs"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(catalogs)) {
+		deps, _ := catalogs[name].(map[string]any)
+		npmInstall(x, "catalogs."+name, deps)
+	}
+}
