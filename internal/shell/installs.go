@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/moatdev/moat/internal/scan/lookalike"
 )
 
 // A package manager installing a package by name fetches it from its registry; one given
@@ -13,10 +15,17 @@ import (
 // file says, as data, which subcommands install and how they name where a package comes
 // from; installSource judges each operand and source option the same way for all of them.
 
-// packageInstall is a package manager's subcommand that installs packages.
+// packageInstall is a way a program installs packages, or fetches one and runs it.
 type packageInstall struct {
 	// sub are the subcommand's words, each a set of alternatives separated by | (rule.sub).
 	sub []string
+	// kind is the registry whose popular names a package named here may imitate
+	// (lookalike.go); 0 where moat has no list of them.
+	kind lookalike.Kind
+	// runs says only the first operand names a package, whose program runs with the rest
+	// as its arguments (npx NAME ARGS…); where that package comes from is the package
+	// runners' to judge (executors_runners.go).
+	runs bool
 	// sources are the options whose value names where the package comes from (bundle add
 	// --git URL, --path DIR; cargo install --path DIR; pipx install --spec SPEC).
 	sources []string
@@ -35,36 +44,41 @@ type packageInstall struct {
 	adds bool
 }
 
-// packageInstalls maps a program to its installing subcommands. pip's are the catalog's
-// (runs=install), npm-style specs (NAME@git+URL, github:u/r) npmRegistry's.
+// packageInstalls maps a program to the ways it installs packages. pip's code from
+// outside the project is also the catalog's (runs=install), npm-style specs (NAME@git+URL,
+// github:u/r) npmRegistry's.
 var packageInstalls = sync.OnceValue(func() map[string][]packageInstall {
-	npmStyle := []packageInstall{{sub: []string{"install|i|add|a"}}}
+	py, js := lookalike.PyPI, lookalike.NPM
 	return map[string][]packageInstall{
-		"npm":    npmStyle,
-		"pnpm":   npmStyle,
-		"yarn":   npmStyle,
-		"bun":    npmStyle,
+		"pip":    {{sub: []string{"install|download|wheel"}, kind: py}},
+		"pipx":   {{sub: []string{"install|inject"}, kind: py, sources: []string{"spec"}}, {sub: []string{"run"}, kind: py, runs: true}},
+		"uv":     {{sub: []string{"add"}, kind: py, sources: []string{"editable"}}, {sub: []string{"pip", "install"}, kind: py, sources: []string{"editable"}}, {sub: []string{"tool", "install"}, kind: py, sources: []string{"from", "with", "with-editable"}}, {sub: []string{"tool", "run"}, kind: py, runs: true}},
+		"uvx":    {{kind: py, runs: true}},
+		"poetry": {{sub: []string{"add"}, kind: py, sources: []string{"editable"}}},
+		"pdm":    {{sub: []string{"add"}, kind: py}},
+		"rye":    {{sub: []string{"add"}, kind: py}},
+		"pipenv": {{sub: []string{"install"}, kind: py}},
+		// npm reads a few misspellings of install as install.
+		"npm":    {{sub: []string{"install|i|add|in|isntall|ins|inst|insta|instal|isnt|isnta|isntal"}, kind: js}, {sub: []string{"exec|x"}, kind: js, runs: true}},
+		"pnpm":   {{sub: []string{"add|install|i"}, kind: js}, {sub: []string{"dlx"}, kind: js, runs: true}},
+		"yarn":   {{sub: []string{"add"}, kind: js}, {sub: []string{"global", "add"}, kind: js}, {sub: []string{"dlx"}, kind: js, runs: true}},
+		"bun":    {{sub: []string{"add|install|i|a"}, kind: js}, {sub: []string{"x"}, kind: js, runs: true}},
+		"npx":    {{kind: js, runs: true}},
+		"bunx":   {{kind: js, runs: true}},
+		"pnpx":   {{kind: js, runs: true}},
 		"deno":   {{sub: []string{"install|i|add"}}},
-		"gem":    {{sub: []string{"install|i"}, registries: []string{"source", "s"}}},
-		"bundle": {{sub: []string{"add"}, sources: []string{"git", "github", "path"}, repos: []string{"github"}, registries: []string{"source"}}},
-		"cargo":  {{sub: []string{"install|add"}, sources: []string{"path"}}},
-		"poetry": {{sub: []string{"add"}, sources: []string{"editable"}}},
-		"uv": {
-			{sub: []string{"add"}, sources: []string{"editable"}},
-			{sub: []string{"pip", "install"}, sources: []string{"editable"}},
-			{sub: []string{"tool", "install"}, sources: []string{"from", "with", "with-editable"}},
-		},
-		"pipx": {{sub: []string{"install|inject"}, sources: []string{"spec"}}},
-		"dart": {{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}}},
+		"cargo":  {{sub: []string{"add|install"}, kind: lookalike.Crates, sources: []string{"path"}}},
+		"gem":    {{sub: []string{"install|i"}, kind: lookalike.RubyGems, registries: []string{"source", "s"}}},
+		"bundle": {{sub: []string{"add"}, kind: lookalike.RubyGems, sources: []string{"git", "github", "path"}, repos: []string{"github"}, registries: []string{"source"}}},
+		"go":     {{sub: []string{"get|install"}, kind: lookalike.Go}},
+		"dart":   {{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}}},
 		"flutter": {
 			{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}},
 		},
 		"composer": {{sub: []string{"require|req|r"}, sources: []string{"repository"}}},
-		"brew": {
-			// A tap by its GitHub name is brew's usual way (brew tap USER/REPO, brew
-			// install USER/REPO/FORMULA); one from another URL is a rule of its own.
-			{sub: []string{"install|reinstall"}},
-		},
+		// A tap by its GitHub name is brew's usual way (brew tap USER/REPO, brew install
+		// USER/REPO/FORMULA); one from another URL is a rule of its own.
+		"brew": {{sub: []string{"install|reinstall"}}},
 		// pre-commit try-repo URL runs the hooks of that repository, installed from it.
 		"pre-commit": {{sub: []string{"try-repo"}}},
 		"mix":        {{sub: []string{"archive.install|escript.install"}, forge: true}},
@@ -94,6 +108,9 @@ func installRules() map[string][]rule {
 	out := map[string][]rule{}
 	for prog, ins := range packageInstalls() {
 		for _, in := range ins {
+			if in.runs {
+				continue
+			}
 			out[prog] = append(out[prog], rule{sub: in.sub, when: installSource(in)})
 		}
 	}

@@ -3,48 +3,10 @@ package shell
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/scan/lookalike"
 )
-
-// installer is one way a program installs packages by name: after the leading operands
-// sub (each a set of alternatives separated by |), every operand names a package of the
-// ecosystem kind; with first, only the first one does (npx NAME ARGS…).
-type installer struct {
-	sub   []string
-	kind  lookalike.Kind
-	first bool
-}
-
-// installers maps a canonical program name to the ways it installs packages by name. A
-// name that imitates a popular package of its ecosystem (lookalike.Imitates) is a finding:
-// typosquatting is how malicious packages reach developers.
-var installers = sync.OnceValue(func() map[string][]installer {
-	py, js := lookalike.PyPI, lookalike.NPM
-	return map[string][]installer{
-		"pip":    {{sub: []string{"install|download|wheel"}, kind: py}},
-		"pipx":   {{sub: []string{"install|inject|run"}, kind: py}},
-		"uv":     {{sub: []string{"add"}, kind: py}, {sub: []string{"pip", "install"}, kind: py}, {sub: []string{"tool", "install|run"}, kind: py}},
-		"uvx":    {{kind: py, first: true}},
-		"poetry": {{sub: []string{"add"}, kind: py}},
-		"pdm":    {{sub: []string{"add"}, kind: py}},
-		"rye":    {{sub: []string{"add"}, kind: py}},
-		"pipenv": {{sub: []string{"install"}, kind: py}},
-		"npm":    {{sub: []string{"install|i|add|in|isntall|ins|inst|insta|instal|isnt|isnta|isntal"}, kind: js}, {sub: []string{"exec|x"}, kind: js, first: true}},
-		"pnpm":   {{sub: []string{"add|install|i"}, kind: js}, {sub: []string{"dlx"}, kind: js, first: true}},
-		"yarn":   {{sub: []string{"add"}, kind: js}, {sub: []string{"global", "add"}, kind: js}, {sub: []string{"dlx"}, kind: js, first: true}},
-		"bun":    {{sub: []string{"add|install|i|a"}, kind: js}, {sub: []string{"x"}, kind: js, first: true}},
-		"npx":    {{kind: js, first: true}},
-		"bunx":   {{kind: js, first: true}},
-		"pnpx":   {{kind: js, first: true}},
-		"cargo":  {{sub: []string{"add|install"}, kind: lookalike.Crates}},
-		"gem":    {{sub: []string{"install|i"}, kind: lookalike.RubyGems}},
-		"bundle": {{sub: []string{"add"}, kind: lookalike.RubyGems}},
-		"go":     {{sub: []string{"get|install"}, kind: lookalike.Go}},
-	}
-})
 
 // lookalikeEffects reports the package names a command installs, and the owners and
 // hosts of the repositories it clones, that imitate popular ones.
@@ -54,7 +16,10 @@ func (a *analyzer) lookalikeEffects(cmd *call.Command, v *view) {
 		return
 	}
 	name, ops, raw := v.name, v.ops, v.raw
-	for _, in := range installers()[name] {
+	for _, in := range packageInstalls()[name] {
+		if in.kind == lookalike.None {
+			continue
+		}
 		if len(ops) < len(in.sub) || !subMatches(in.sub, ops) {
 			continue
 		}
@@ -66,7 +31,7 @@ func (a *analyzer) lookalikeEffects(cmd *call.Command, v *view) {
 			if name, ok := packageName(in.kind, o.lit); ok {
 				a.reportLookalike(cmd, in.kind, name, v.name+" "+o.lit)
 			}
-			if in.first {
+			if in.runs {
 				break
 			}
 		}

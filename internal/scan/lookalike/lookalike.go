@@ -18,13 +18,16 @@ import (
 type Kind uint8
 
 const (
-	PyPI     Kind = iota // Python packages (pip, uv, poetry, pipx)
-	NPM                  // JavaScript packages (npm, pnpm, yarn, bun)
-	Crates               // Rust crates (cargo)
-	RubyGems             // Ruby gems (gem, bundle)
-	Go                   // Go module paths (go get, go install)
-	Owner                // users and organisations that own repositories
-	Host                 // code hosts and registries
+	// None is no namespace: the zero value, for the package managers moat has no list of
+	// popular names for.
+	None     Kind = iota
+	PyPI          // Python packages (pip, uv, poetry, pipx)
+	NPM           // JavaScript packages (npm, pnpm, yarn, bun)
+	Crates        // Rust crates (cargo)
+	RubyGems      // Ruby gems (gem, bundle)
+	Go            // Go module paths (go get, go install)
+	Owner         // users and organisations that own repositories
+	Host          // code hosts and registries
 	numKinds
 )
 
@@ -34,7 +37,7 @@ var files = [...]string{
 }
 
 func (k Kind) String() string {
-	if k < numKinds {
+	if k != None && k < numKinds {
 		return strings.TrimSuffix(files[k], ".txt")
 	}
 	return "unknown"
@@ -58,7 +61,7 @@ type list struct {
 // lists parses the embedded files once, on first use.
 var lists = sync.OnceValue(func() *[numKinds]list {
 	out := new([numKinds]list)
-	for k := Kind(0); k < numKinds; k++ {
+	for k := PyPI; k < numKinds; k++ {
 		l := list{set: map[string]bool{}, byLen: map[int][]string{}, folded: map[string]string{}}
 		data, err := namesFS.ReadFile("names/" + files[k])
 		if err != nil {
@@ -114,7 +117,7 @@ func Normalize(k Kind, name string) string {
 
 // Popular reports whether name is one of the kind's popular names.
 func Popular(k Kind, name string) bool {
-	if k >= numKinds {
+	if k == None || k >= numKinds {
 		return false
 	}
 	return lists()[k].set[Normalize(k, name)]
@@ -135,7 +138,7 @@ type Match struct {
 // deletion, substitution or swap of neighbours) from one, two for names of nine
 // letters or more.
 func Imitates(k Kind, name string) (Match, bool) {
-	if k >= numKinds || name == "" {
+	if k == None || k >= numKinds || name == "" {
 		return Match{}, false
 	}
 	l := &lists()[k]

@@ -3,7 +3,7 @@ package lookalike
 import "testing"
 
 func TestListsParse(t *testing.T) {
-	for k := Kind(0); k < numKinds; k++ {
+	for k := PyPI; k < numKinds; k++ {
 		if n := len(lists()[k].set); n < 20 {
 			t.Errorf("%s: %d names; the file is missing or nearly empty", k, n)
 		}
@@ -62,7 +62,7 @@ func TestImitates(t *testing.T) {
 // TestPopularNamesDoNotImitate: no popular name is flagged, whatever the spelling a list
 // gives it, so the lists never contradict themselves.
 func TestPopularNamesDoNotImitate(t *testing.T) {
-	for k := Kind(0); k < numKinds; k++ {
+	for k := PyPI; k < numKinds; k++ {
 		for n := range lists()[k].set {
 			if m, ok := Imitates(k, n); ok {
 				t.Errorf("%s: popular %q imitates %q", k, n, m.Popular)
