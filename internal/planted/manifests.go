@@ -82,6 +82,25 @@ func gemfileSources(text string, x *extraction) {
 	}
 }
 
+// gemspecCode: a gemspec is Ruby that bundler and gem build run, and the gems it depends
+// on are installed with it: each is judged as the bundle add of its name.
+func gemspecCode(text string, x *extraction) {
+	rubyFile(text, x)
+	var names []string
+	for _, m := range gemspecDependency().FindAllStringSubmatch(text, -1) {
+		names = append(names, shellQuote(m[1]+m[2]))
+	}
+	if len(names) > 0 {
+		x.shell("dependencies (bundle installs them)", "bundle add "+strings.Join(names, " "))
+	}
+}
+
+// gemspecDependency matches a gemspec's add_dependency, add_runtime_dependency and
+// add_development_dependency calls, and the gem they name.
+var gemspecDependency = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\.add_(?:runtime_|development_)?dependency\s*\(?\s*(?:'([^']*)'|"([^"]*)")`)
+})
+
 // rubyUnquote returns the text of a Ruby string literal, "" for anything else.
 func rubyUnquote(s string) string {
 	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == s[0] {
@@ -217,7 +236,8 @@ func pubspecCode(text string, x *extraction) {
 }
 
 // pnpmWorkspaceCode finds what pnpm install takes from a pnpm-workspace.yaml: the
-// catalogs' versions, which packages' catalog: specs stand for, and its overrides.
+// catalogs' versions, which packages' catalog: specs stand for, its overrides, and its
+// settings (a registry, install scripts allowed).
 func pnpmWorkspaceCode(text string, x *extraction) {
 	doc, ok := decodeYAML(text, x)
 	if !ok {
@@ -228,9 +248,51 @@ func pnpmWorkspaceCode(text string, x *extraction) {
 		deps, _ := m[field].(map[string]any)
 		npmInstall(x, field, deps)
 	}
+	// Its settings are pnpm's, as pnpm config set writes them in .npmrc.
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		switch v := m[k].(type) {
+		case string, bool, int, float64:
+			x.shell(k, "pnpm config set "+shellQuote(k)+" "+shellQuote(fmt.Sprint(v)))
+		}
+	}
 	catalogs, _ := m["catalogs"].(map[string]any)
 	for _, name := range slices.Sorted(maps.Keys(catalogs)) {
 		deps, _ := catalogs[name].(map[string]any)
 		npmInstall(x, "catalogs."+name, deps)
+	}
+}
+
+// goModCode finds a go.mod's or go.work's replace directives, which build a module from
+// another module or a directory, judged as the go mod edit -replace that writes each.
+func goModCode(text string, x *extraction) {
+	block := false
+	n := 0
+	for line := range strings.Lines(text) {
+		n++
+		l, _, _ := strings.Cut(line, "//")
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "replace (":
+			block = true
+			continue
+		case block && l == ")":
+			block = false
+			continue
+		case block:
+		case strings.HasPrefix(l, "replace ") || strings.HasPrefix(l, "replace\t"):
+			l = strings.TrimSpace(l[len("replace"):])
+		default:
+			continue
+		}
+		old, repl, ok := strings.Cut(l, "=>")
+		oldF, replF := strings.Fields(old), strings.Fields(repl)
+		if !ok || len(oldF) == 0 || len(replF) == 0 {
+			continue
+		}
+		target := strings.Trim(replF[0], `"`)
+		if len(replF) > 1 {
+			target += "@" + replF[1]
+		}
+		x.shell(fmt.Sprintf("line %d (go builds the module from it)", n), "go mod edit -replace="+shellQuote(strings.Trim(oldF[0], `"`)+"="+target))
 	}
 }

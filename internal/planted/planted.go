@@ -131,7 +131,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
 		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
-		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in"}},
+		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in", "constraints*.txt", "constraints/*.txt"}},
 		{File{Kind: "Pipfile", extract: pipfileCode}, []string{"Pipfile"}},
 		{File{Kind: "setup.cfg", extract: setupCfgCode}, []string{"setup.cfg"}},
 		{File{Kind: "tox configuration", extract: toxCode}, []string{"tox.ini"}},
@@ -148,7 +148,9 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "conda environment", Marked: true, extract: condaEnvironmentCode}, []string{"environment.yml", "environment.yaml"}},
 		{File{Kind: "pubspec.yaml", Marked: true, extract: pubspecCode}, []string{"pubspec.yaml"}},
 		{File{Kind: "pnpm workspace", Marked: true, extract: pnpmWorkspaceCode}, []string{"pnpm-workspace.yaml"}},
-		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"*.gemspec", "Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
+		{File{Kind: "go.mod", Marked: true, extract: goModCode}, []string{"go.mod", "go.work"}},
+		{File{Kind: "gemspec", extract: gemspecCode}, []string{"*.gemspec"}},
+		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
 		{File{Kind: "pnpm hook file", extract: nodeFile}, []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"}},
 		// The JavaScript configuration files tools load, and so run, whenever they start
 		// (vite, jest, eslint, webpack, next…), and task files of gulp and grunt.

@@ -38,13 +38,15 @@ func pipSource(x *extraction, where, name, kind, src string) {
 func pipInstall(req string) string { return "pip install " + shellQuote(req) }
 
 // pyprojectDependency adds what a value of a pyproject.toml, at full, makes the next
-// install fetch: PEP 621's [project] dependencies and optional-dependencies, PEP 735's
+// install fetch: the build system's requirements, PEP 621's [project]
+// dependencies and optional-dependencies, PEP 735's
 // dependency groups, the sources uv and Poetry take a dependency from (git, url,
 // path), and the indexes they install from.
 func pyprojectDependency(text string, x *extraction, full []string, dotted string, val *textedit.Value) {
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	switch {
 	case len(full) == 2 && full[0] == "project" && full[1] == "dependencies",
+		len(full) == 2 && full[0] == "build-system" && full[1] == "requires",
 		len(full) == 3 && full[0] == "project" && full[1] == "optional-dependencies",
 		len(full) == 2 && full[0] == "dependency-groups":
 		if val.Kind != '[' {

@@ -1,6 +1,7 @@
 package planted
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/textedit"
@@ -327,51 +328,73 @@ func snippet(text string, i int) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// cargoDependencies finds the dependencies of a Cargo manifest that the next build
-// fetches from somewhere other than crates.io, and whose build scripts it then runs: a
-// git repository (git = URL) or another registry (registry, registry-index), in the
-// dependency tables ([dependencies], [dev-dependencies], [build-dependencies], a
-// target's, the workspace's) and in [patch]. Each is judged as the cargo add that would
-// write it.
+// cargoDependencies finds what the next build fetches for a Cargo manifest, and whose
+// build scripts it then runs: a crate from a git repository (git = URL), another
+// registry (registry, registry-index) or a directory (path = DIR), and crates.io's by
+// name, in the dependency tables ([dependencies], [dev-dependencies],
+// [build-dependencies], a target's, the workspace's) and in [patch]. Each is judged as
+// the cargo add that would write it; crates.io's as one cargo add per table, for the
+// names that imitate popular ones.
 func cargoDependencies(text string, x *extraction) {
-	if !strings.Contains(text, "git") && !strings.Contains(text, "registry") {
-		return
-	}
 	doc, err := textedit.ParseTOML(text)
 	if err != nil {
-		// Its dependencies may name a repository or a registry that moat cannot see.
-		x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
+		if strings.Contains(text, "git") || strings.Contains(text, "registry") || strings.Contains(text, "path") {
+			// Its dependencies may name a repository, a registry or a directory that
+			// moat cannot see.
+			x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
+		}
 		return
 	}
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
+	named := map[string][]string{} // a table's crates.io dependencies
+	var tables []string
 	eachTOMLValue(doc, func(full []string, at string, val *textedit.Value) {
-		// NAME = { git = … } in a dependency table, or NAME.git = … (a dotted key).
-		var name string
+		// NAME = "1.0", NAME = { git = … }, or NAME.git = … (a dotted key).
+		var name, table string
 		fields := map[string]string{}
 		switch n := len(full); {
 		case n >= 2 && cargoDependencyTable(full[:n-1]) && val.Kind == '{':
-			name = full[n-1]
+			name, table = full[n-1], strings.Join(full[:n-1], ".")
 			for i, k := range val.Keys {
 				if s, ok := str(val.Elems[i]); ok {
 					fields[k] = s
 				}
 			}
+		case n >= 2 && cargoDependencyTable(full[:n-1]):
+			if _, ok := str(val); ok {
+				name, table = full[n-1], strings.Join(full[:n-1], ".")
+				fields["version"] = "*"
+			}
 		case n >= 3 && cargoDependencyTable(full[:n-2]):
 			if s, ok := str(val); ok {
-				name, fields[full[n-1]] = full[n-2], s
+				name, table, fields[full[n-1]] = full[n-2], strings.Join(full[:n-2], "."), s
 			}
-		default:
+		}
+		if name == "" {
 			return
 		}
-		switch {
+		if p, ok := fields["package"]; ok {
+			name = p // the crate's own name, under another key
+		}
+		switch where := at + " (cargo fetches and builds it)"; {
 		case fields["git"] != "":
-			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --git "+shellQuote(fields["git"]))
+			x.shell(where, "cargo add "+shellQuote(name)+" --git "+shellQuote(fields["git"]))
 		case fields["registry-index"] != "":
-			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --index "+shellQuote(fields["registry-index"]))
+			x.shell(where, "cargo add "+shellQuote(name)+" --index "+shellQuote(fields["registry-index"]))
 		case fields["registry"] != "":
-			x.shell(at+" (cargo fetches and builds it)", "cargo add "+shellQuote(name)+" --registry "+shellQuote(fields["registry"]))
+			x.shell(where, "cargo add "+shellQuote(name)+" --registry "+shellQuote(fields["registry"]))
+		case fields["path"] != "":
+			x.shell(where, "cargo add "+shellQuote(name)+" --path "+shellQuote(fields["path"]))
+		case fields["version"] != "":
+			if !slices.Contains(tables, table) {
+				tables = append(tables, table)
+			}
+			named[table] = append(named[table], shellQuote(name))
 		}
 	})
+	for _, t := range tables {
+		x.shell(t+" (cargo fetches and builds them)", "cargo add "+strings.Join(slices.Compact(named[t]), " "))
+	}
 }
 
 // cargoDependencyTable reports whether a table path names one of a manifest's tables of

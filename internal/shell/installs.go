@@ -227,3 +227,36 @@ func hasAnySuffix(s string, suffixes []string) bool {
 	}
 	return false
 }
+
+// goReplace: go mod edit -replace=OLD[@v]=NEW[@v] (and go work edit) builds OLD from NEW:
+// another module (a fork) is code from another source than the one the project names, a
+// directory outside the project is code moat has not read. NEW the same module at
+// another version, or a directory of the project, changes nothing of the kind.
+func goReplace(a *analyzer, v *view) string {
+	for i, w := range v.args {
+		name, val, has := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
+		if w.dynamic || !strings.HasPrefix(w.lit, "-") || name != "replace" {
+			continue
+		}
+		if !has && i+1 < len(v.args) {
+			val = v.args[i+1].lit
+		}
+		old, repl, ok := strings.Cut(val, "=")
+		if !ok {
+			continue
+		}
+		oldPath, _, _ := strings.Cut(old, "@")
+		newPath, _, _ := strings.Cut(repl, "@")
+		switch {
+		case localPath(newPath) || strings.HasPrefix(newPath, "~"):
+			if a.foreignCode(a.tildePath(newPath), a.cwd()) {
+				a.report(findOpaque, v.name+" mod edit -replace "+shorten(val)+": "+oldPath+" is built from a directory outside the project, code moat has not read")
+				return "outside"
+			}
+		case newPath != oldPath:
+			a.report(findDirectURL, v.name+" mod edit -replace "+shorten(val)+": another module's code in place of "+oldPath)
+			return "fork"
+		}
+	}
+	return ""
+}

@@ -298,7 +298,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"pnpm":         {{when: npmRegistry, finding: ""}, {when: packageScriptCode, finding: ""}, {when: caTrust([]string{"cafile", "ca"}, []string{"cafile", "ca"}), finding: findRegistry}},
 		"yarn":         {{when: npmRegistry, finding: ""}, {when: caTrust([]string{"cafile", "ca", "cafilepath", "httpscafilepath"}, []string{"cafile", "ca"}), finding: findRegistry}, {when: proxySetting([]string{"proxy", "https-proxy", "httpproxy", "httpsproxy"}, []string{"proxy", "https-proxy"}), finding: findRegistry}},
 		"bun":          {{when: npmRegistry, finding: ""}, {when: caTrust(nil, []string{"cafile", "ca"}), finding: findRegistry}},
-		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}, {sub: []string{"install"}, when: goInstallShadow, finding: planted.FindShadow}},
+		"go":           {{sub: []string{"env"}, anyOf: []string{"w"}, when: goEnvRegistry, finding: findRegistry}, {sub: []string{"install"}, when: goInstallShadow, finding: planted.FindShadow}, {sub: []string{"mod|work", "edit"}, when: goReplace, finding: ""}},
 		"cargo":        {{sub: []string{"install|add"}, anyOf: []string{"registry", "index"}, finding: findRegistry}, {sub: []string{"install|add"}, anyOf: []string{"git"}, finding: findDirectURL}, {sub: []string{"yank"}, noneOf: []string{"undo"}, finding: findInfraDelete}},
 		"gem":          {{sub: []string{"sources"}, anyOf: []string{"a", "add"}, finding: findRegistry}, {sub: []string{"yank"}, finding: findInfraDelete}},
 		"java":         {{when: javaCLIVerb, finding: findInfraDelete}},
@@ -1506,54 +1506,57 @@ func npmRegistry(a *analyzer, v *view) string {
 		return "registry"
 	}
 	if len(v.ops) >= 3 && (v.ops[0] == "config" && v.ops[1] == "set" || v.ops[0] == "set") {
-		key := v.ops[2]
+		// config set KEY VALUE, set KEY VALUE, or KEY=VALUE as one word. The value is
+		// the word after the key, which may look like an option (node-options
+		// "--require x.js"): read from the arguments, as written.
+		at := 2
 		if v.ops[0] == "set" {
-			key = v.ops[1]
+			at = 1
 		}
-		if k, val, inline := strings.Cut(key, "="); strings.Contains(k, "registry") {
-			if !inline && len(v.raw) > 3 && v.ops[0] != "set" {
-				val = v.raw[3].lit
-			} else if !inline && len(v.raw) > 2 && v.ops[0] == "set" {
-				val = v.raw[2].lit
-			}
-			if !officialSource(val) {
-				a.report(findRegistry, v.name+" config set "+key)
-				return "registry"
-			}
-		}
-		// Settings that name a program npm runs (its script shell, git, an editor) or code
-		// Node loads first (node-options --require): the program or code runs in place of
-		// npm's, unread, unless it is one of the system's programs.
-		if k, val, inline := strings.Cut(key, "="); npmProgramSetting(k) {
-			// The value is the word after the key, which may look like an option
-			// (node-options "--require x.js"); one known only at run time is unread.
-			dynamic := false
+		key := v.ops[at]
+		k, val, inline := strings.Cut(key, "=")
+		dynamic := false
+		if inline {
+			_, val, _ = strings.Cut(v.raw[at].lit, "=") // as written, not lower-cased
+		} else {
+			val = ""
 			for i, x := range v.args {
-				if !inline && strings.EqualFold(x.lit, key) && i+1 < len(v.args) {
+				if strings.EqualFold(x.lit, key) && i+1 < len(v.args) {
 					val, dynamic = v.args[i+1].lit, v.args[i+1].dynamic
 					break
 				}
 			}
-			if !dynamic && (strings.EqualFold(k, "node-options") && !nodeLoadsCode(val) || !strings.EqualFold(k, "node-options") && systemPath(val)) {
+		}
+		switch {
+		case strings.Contains(k, "registry"):
+			if dynamic || !officialSource(val) {
+				a.report(findRegistry, v.name+" config set "+k+" "+val)
+				return "registry"
+			}
+		case npmProgramSetting(k):
+			// Settings that name a program npm runs (its script shell, git, an editor) or
+			// code Node loads first (node-options --require): the program or code runs in
+			// place of npm's, unread, unless it is one of the system's programs.
+			if !dynamic && (k == "node-options" && !nodeLoadsCode(val) || k != "node-options" && systemPath(val)) {
 				return ""
 			}
 			a.report(findOpaque, v.name+" config set "+k+" "+val+": "+v.name+" would run it, code moat has not read")
 			return "program"
-		}
-		// Hosts that Yarn may fetch from over plain HTTP.
-		if k, _, _ := strings.Cut(key, "="); strings.EqualFold(k, "unsafeHttpWhitelist") {
+		case strings.ReplaceAll(k, "-", "") == "dangerouslyallowallbuilds":
+			// pnpm runs no dependency's install scripts unless allowed by name; this
+			// setting allows every one's.
+			if dynamic || trueWord(strings.ToLower(val)) {
+				a.report(findRegistry, v.name+" config set "+k+" "+val+": every dependency's install scripts run")
+				return "registry"
+			}
+		case k == "unsafehttpwhitelist":
+			// Hosts that Yarn may fetch from over plain HTTP.
 			a.report(findRegistry, v.name+" config set "+key)
 			return "registry"
-		}
-		// strict-ssl false (strictSSL for yarn): downloads take any certificate. The key
-		// may carry its value (strict-ssl=false); true is the default.
-		if k, val, inline := strings.Cut(key, "="); strings.Contains(k, "strict-ssl") || strings.Contains(k, "strictssl") {
-			if !inline && len(v.ops) > 3 && v.ops[0] != "set" {
-				val = v.ops[3]
-			} else if !inline && v.ops[0] == "set" {
-				val = v.ops[2]
-			}
-			if !trueWord(val) {
+		case strings.Contains(k, "strict-ssl") || strings.Contains(k, "strictssl"):
+			// strict-ssl false (strictSSL for yarn): downloads take any certificate; true
+			// is the default.
+			if dynamic || !trueWord(strings.ToLower(val)) {
 				a.report(findRegistry, v.name+" config set "+k+" "+val)
 				return "registry"
 			}
