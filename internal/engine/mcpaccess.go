@@ -17,18 +17,22 @@ import (
 // for MCP tools as they do for the agents' own file tools: a read of ~/.ssh/id_rsa is a
 // read of a secret whichever tool asks for it.
 
-// mcpPathKeys are the argument names whose string values (or lists of strings) are paths.
-var mcpPathKeys = []string{
-	"path", "paths", "file", "files", "file_path", "filepath", "filePath", "file_paths", "filePaths",
-	"filename", "directory", "dir", "dir_path", "destination", "target", "dest",
-	"fullPath", "full_path", "absolutePath", "absolute_path", "relativePath", "relative_path",
-	"targetPath", "target_path", "filename_path", "notebook_path", "notebookPath",
-	// Files a tool sends or takes in: an email's or a message's attachments, an upload's
-	// local side.
-	"attachment", "attachments", "attachment_path", "attachmentPath", "attachment_paths", "attachmentPaths",
-	"local_path", "localPath", "source_path", "sourcePath", "src_path", "srcPath", "input_path", "inputPath",
-	"output_path", "outputPath", "upload_path", "uploadPath",
-}
+// mcpPathKeys are the argument names whose string values (or lists of strings) are paths:
+// the files a tool works on (mcpFileKeys), and the files it sends or takes in (an
+// email's or a message's attachments, an upload's local side).
+var (
+	mcpFileKeys = []string{
+		"path", "paths", "file", "files", "file_path", "filepath", "filePath", "file_paths", "filePaths",
+		"filename", "directory", "dir", "dir_path", "destination", "target", "dest",
+		"fullPath", "full_path", "absolutePath", "absolute_path", "relativePath", "relative_path",
+		"targetPath", "target_path", "filename_path", "notebook_path", "notebookPath",
+	}
+	mcpPathKeys = slices.Concat(mcpFileKeys, []string{
+		"attachment", "attachments", "attachment_path", "attachmentPath", "attachment_paths", "attachmentPaths",
+		"local_path", "localPath", "source_path", "sourcePath", "src_path", "srcPath", "input_path", "inputPath",
+		"output_path", "outputPath", "upload_path", "uploadPath",
+	})
+)
 
 // mcpShellWords name tools that run shell commands (execute_command, run_shell,
 // run_terminal_command, shell_exec, bash), and mcpCommandKeys the arguments that hold the

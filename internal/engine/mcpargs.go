@@ -253,6 +253,24 @@ func sendsText(c *call.Call) bool {
 	return false
 }
 
+// sendsOffMachine reports whether an MCP call sends its text off this machine: it sends text
+// (sendsText) and is no tool working on files here (a filesystem server's write_file),
+// unless the files it names are a hosted repository's or bucket's.
+func sendsOffMachine(c *call.Call) bool {
+	if !sendsText(c) {
+		return false
+	}
+	if mcpRemote(c.Args) {
+		return true
+	}
+	for k := range c.Args {
+		if slices.Contains(mcpFileKeys, k) {
+			return false
+		}
+	}
+	return true
+}
+
 // sentInjections returns the prompt-injection findings of the text an MCP call sends:
 // an issue or pull request, a comment, a chat message, an email, a memory entity, a
 // file pushed to a repository. Text written there is read by other agents as data they

@@ -232,24 +232,33 @@ const maxScanned = 8 << 20
 // tool, read with its name. The evidence names the kind and place, never the value.
 func carriedSecrets(c *call.Call) []call.Finding {
 	var fs []call.Finding
-	add := func(v any, where string) {
+	add := func(v any, where string, find func(s, where string) []call.Finding) {
 		walkStrings(v, where, func(s, at string) {
 			if len(s) > maxScanned {
 				fs = append(fs, unscanned(at, len(s)))
 				return
 			}
-			fs = append(fs, secrets.Findings(s, at)...)
+			fs = append(fs, find(s, at)...)
 		})
 	}
 	switch c.Class {
 	case call.FileWrite, call.FileEdit:
 		// Only the text an edit puts in: removing a secret is not writing one.
 		for _, w := range writtenTexts(c) {
-			add(w.text, w.where)
+			add(w.text, w.where, secrets.Findings)
 		}
 	case call.WebFetch:
-		add(c.Args[call.ArgURL], call.ArgURL)
+		// What a fetch sends leaves the machine: a documentation key in it is one too.
+		find := secrets.Findings
+		if leaves(netdest.ParseURL(c.String(call.ArgURL))) {
+			find = secrets.SentFindings
+		}
+		add(c.Args[call.ArgURL], call.ArgURL, find)
 	case call.MCP:
+		find := secrets.Findings
+		if sendsOffMachine(c) {
+			find = secrets.SentFindings // a message or post, read by people elsewhere
+		}
 		// A value is read with its argument's name, as a secret scanner reads
 		// configuration: {"api_key": "…"}, {"Cookie": "…"} and {"password": "…"} say what
 		// the value is where the value alone does not.
@@ -258,9 +267,9 @@ func carriedSecrets(c *call.Call) []call.Finding {
 				fs = append(fs, unscanned(at, len(s)))
 				return
 			}
-			found := secrets.Findings(s, at)
+			found := find(s, at)
 			if key := lastKey(at); len(found) == 0 && key != "" && !strings.HasSuffix(at, "]") {
-				found = secrets.Findings(key+": "+s, at)
+				found = find(key+": "+s, at)
 			}
 			fs = append(fs, found...)
 		})
@@ -334,8 +343,8 @@ func (e *Engine) shellUnitsWith(c *call.Call, base policy.Subject, depth int, en
 		if lookalikes := commandLookalikes(cmd); len(lookalikes) > 0 {
 			s.Findings = appendNew(slices.Clip(s.Findings), lookalikes)
 		}
-		if metadata := commandMetadata(cmd); len(metadata) > 0 {
-			s.Findings = appendNew(slices.Clip(s.Findings), metadata)
+		if urls := commandURLFindings(cmd); len(urls) > 0 {
+			s.Findings = appendNew(slices.Clip(s.Findings), urls)
 		}
 		var judged selfguard.Judgment
 		if self != nil && !cmd.Elsewhere {
@@ -497,10 +506,12 @@ func commandLookalikes(cmd *call.Command) []call.Finding {
 	return fs
 }
 
-// commandMetadata returns the findings of a command that connects to a cloud metadata
-// service: a host it connects to, or a URL among its words, is one. Only the words of
-// a command that makes connections are read as URLs: echo's are text.
-func commandMetadata(cmd *call.Command) []call.Finding {
+// commandURLFindings returns the findings of the hosts and URLs of a command that makes
+// connections: a cloud metadata service or a control plane among them, encoded data sent
+// to a capture service, and the secrets a URL that leaves the machine carries, decoded
+// or written as documentation's example keys. Only the words of a command that makes
+// connections are read as URLs: echo's are text.
+func commandURLFindings(cmd *call.Command) []call.Finding {
 	if len(cmd.Net) == 0 {
 		return nil
 	}
@@ -515,6 +526,12 @@ func commandMetadata(cmd *call.Command) []call.Finding {
 			u := netdest.ParseURL(a)
 			fs = appendNew(fs, urlMetadata(u, a, "command"))
 			fs = appendNew(fs, capturedData(u, a, "command"))
+			if sent := leaves(u); sent {
+				// The request's URL leaves the machine: a documentation key in it is
+				// one sent, as from a web fetch (the line's scan keeps it a stand-in).
+				fs = appendNew(fs, secrets.SentFindings(a, "command"))
+				fs = appendNew(fs, decodedURLSecrets(a, "command", sent))
+			}
 		}
 	}
 	return fs

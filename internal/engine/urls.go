@@ -76,7 +76,7 @@ func urlFindings(raw, where string, fetched bool) []call.Finding {
 		}
 	}
 	fs = append(fs, capturedData(u, raw, where)...)
-	return append(fs, decodedURLSecrets(raw, where)...)
+	return append(fs, decodedURLSecrets(raw, where, leaves(u))...)
 }
 
 // findUpload is the finding of data sent where anyone with the link reads it.
@@ -105,18 +105,33 @@ func capturedData(u netdest.URL, raw, where string) []call.Finding {
 	return nil
 }
 
+// leaves reports whether a request to the URL leaves this machine: a host that is not a
+// loopback one, or none read (a text moat takes for a URL is judged as one that leaves).
+func leaves(u netdest.URL) bool {
+	for _, h := range u.Hosts {
+		if !netdest.Loopback(h) {
+			return true
+		}
+	}
+	return len(u.Hosts) == 0
+}
+
 // decodedURLSecrets returns the secrets in the decoded forms of a URL's text: the URL
 // percent-decoded (as often as it was encoded), and each of its parts (path segments,
 // query names and values, fragment) that decodes from base64 or hex to text. A secret
 // the raw text shows is left to the scan of the raw text; each kind is reported once.
-func decodedURLSecrets(raw, where string) []call.Finding {
+func decodedURLSecrets(raw, where string, sent bool) []call.Finding {
+	find := secrets.Findings
+	if sent {
+		find = secrets.SentFindings
+	}
 	seen := map[string]bool{}
-	for _, f := range secrets.Findings(raw, where) {
+	for _, f := range find(raw, where) {
 		seen[f.ID] = true
 	}
 	var fs []call.Finding
 	add := func(text, how string) {
-		for _, f := range secrets.Findings(text, where+" ("+how+")") {
+		for _, f := range find(text, where+" ("+how+")") {
 			if !seen[f.ID] {
 				seen[f.ID] = true
 				fs = append(fs, f)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/netdest"
 )
 
 // Cross-call correlation: what a line does with files and secrets is followed within the
@@ -116,7 +117,7 @@ func (a *analyzer) sendsAfterSecret(i int) {
 	for _, n := range c.Net {
 		// Both ways (nc, ssh): data goes out when the command is given some.
 		out := n.Direction == call.Outbound || n.Direction == call.Both && (m.piped || m.ownStdin)
-		if !out || n.Host != "" && loopback(n.Host) {
+		if !out || n.Host != "" && netdest.Loopback(n.Host) {
 			continue
 		}
 		hosts = append(hosts, cmpHost(n.Host))

@@ -827,7 +827,7 @@ func servesLoopback(v *view) bool {
 		h = strings.Trim(h, "[]")
 		// 0.0.0.0 and :: connect to this machine, but a server bound to them listens on
 		// every interface.
-		if ip, err := netip.ParseAddr(h); !x.dynamic && loopback(h) && (err != nil || !ip.IsUnspecified()) {
+		if ip, err := netip.ParseAddr(h); !x.dynamic && netdest.Loopback(h) && (err != nil || !ip.IsUnspecified()) {
 			return true
 		}
 	}

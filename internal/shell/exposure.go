@@ -118,7 +118,7 @@ var selfHosted = sync.OnceValue(func() map[string][]string {
 // or the machine itself.
 func hostServes(host, service string) bool {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	if loopback(h) || h == "[::1]" {
+	if netdest.Loopback(h) || h == "[::1]" {
 		return true
 	}
 	for _, d := range serviceHosts()[service] {

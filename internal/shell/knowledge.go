@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/planted"
 )
 
@@ -1387,13 +1388,13 @@ func netcat(a *analyzer, v *view) string {
 		return "reverse shell"
 	}
 	if v.flag("z") {
-		if len(v.ops) > 0 && loopback(v.ops[0]) && len(v.ops) <= 2 && !strings.ContainsAny(strings.Join(v.ops[1:], ""), "-,") {
+		if len(v.ops) > 0 && netdest.Loopback(v.ops[0]) && len(v.ops) <= 2 && !strings.ContainsAny(strings.Join(v.ops[1:], ""), "-,") {
 			return "" // is a local service listening?
 		}
 		a.report(findNetScan, v.name+" -z "+strings.Join(v.ops, " "))
 		return "scan"
 	}
-	if len(v.ops) > 0 && !v.flag("l", "listen") && loopback(v.ops[0]) {
+	if len(v.ops) > 0 && !v.flag("l", "listen") && netdest.Loopback(v.ops[0]) {
 		return "" // talks to a service on this machine: data stays on it
 	}
 	if len(v.ops) > 0 || v.flag("l", "listen") {
@@ -1404,7 +1405,7 @@ func netcat(a *analyzer, v *view) string {
 }
 
 func hostOperand(_ *analyzer, v *view) string {
-	if len(v.ops) > 0 && !loopback(v.ops[0]) {
+	if len(v.ops) > 0 && !netdest.Loopback(v.ops[0]) {
 		return v.name + " " + strings.Join(v.ops, " ")
 	}
 	return ""

@@ -29,6 +29,13 @@ func FuzzFindSecrets(f *testing.F) {
 			}
 			end = f.End
 		}
+		end = 0
+		for _, f := range FindSent(s) {
+			if f.Start < end || f.Start >= f.End || f.End > len(s) || !ids[f.RuleID] {
+				t.Fatalf("bad sent secrets for %q: %+v", s, FindSent(s))
+			}
+			end = f.End
+		}
 		findings := Findings(s, "arg")
 		if len(findings) != len(found) {
 			t.Fatalf("%d findings for %d secrets", len(findings), len(found))

@@ -129,10 +129,18 @@ type ruleWindow struct {
 // rules match overlapping text, the more specific rule's secret is kept. It is safe for
 // concurrent use, and its time grows linearly with len(s).
 func Find(s string) []Secret {
-	return builtin().find(s)
+	return builtin().find(s, false)
 }
 
-func (d *detector) find(s string) []Secret {
+// FindSent is Find for text that leaves the machine (a URL fetched, a message posted):
+// a key that documentation marks as its example (AWS's AKIAIOSFODNN7EXAMPLE) is found
+// too. In a file it is a stand-in; sent out, it is a key in the shape of a real one,
+// sent where keys are sent when they leak.
+func FindSent(s string) []Secret {
+	return builtin().find(s, true)
+}
+
+func (d *detector) find(s string, sent bool) []Secret {
 	if s == "" {
 		return nil
 	}
@@ -179,10 +187,10 @@ func (d *detector) find(s string) []Secret {
 		r := compile(d.rules[ri])
 		var cands []Secret
 		if r.AtName {
-			cands = r.matchAt(s, uniqueStarts(ws), cands)
+			cands = r.matchAt(s, uniqueStarts(ws), cands, sent)
 		} else {
 			for _, w := range textmatch.MergeSpans(ws) {
-				cands = r.match(s, w, cands)
+				cands = r.match(s, w, cands, sent)
 			}
 		}
 		slices.SortStableFunc(cands, func(a, b Secret) int { return cmp.Compare(a.Start, b.Start) })
@@ -261,7 +269,7 @@ func compile(r *Rule) compiledRule {
 // matchAt appends to found the secrets the rule's anchored pattern accepts at the starts
 // of windows, which are sorted. A window that starts inside the value of the previous
 // match is skipped: it would only see the rest of a value already judged.
-func (r compiledRule) matchAt(s string, ws []textmatch.Span, found []Secret) []Secret {
+func (r compiledRule) matchAt(s string, ws []textmatch.Span, found []Secret, sent bool) []Secret {
 	var valueLo, valueHi int
 	for _, w := range ws {
 		if valueLo <= w.Lo && w.Lo < valueHi {
@@ -274,23 +282,23 @@ func (r compiledRule) matchAt(s string, ws []textmatch.Span, found []Secret) []S
 		}
 		a, b := group(m, r.secretGroups, m[0], m[1])
 		valueLo, valueHi = w.Lo+a, w.Lo+b
-		found = r.keep(s, w.Lo, m, found)
+		found = r.keep(s, w.Lo, m, found, sent)
 	}
 	return found
 }
 
 // match appends to found the secrets the rule accepts in window w of s.
-func (r compiledRule) match(s string, w textmatch.Span, found []Secret) []Secret {
+func (r compiledRule) match(s string, w textmatch.Span, found []Secret, sent bool) []Secret {
 	text := s[w.Lo:w.Hi]
 	for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-		found = r.keep(s, w.Lo, m, found)
+		found = r.keep(s, w.Lo, m, found, sent)
 	}
 	return found
 }
 
 // keep appends to found the secret of match m in the window of s starting at byte off, if
-// the rule accepts it.
-func (r compiledRule) keep(s string, off int, m []int, found []Secret) []Secret {
+// the rule accepts it; sent accepts documentation's example keys.
+func (r compiledRule) keep(s string, off int, m []int, found []Secret, sent bool) []Secret {
 	text := s[off:]
 	a, b := group(m, r.secretGroups, m[0], m[1])
 	if a >= b {
@@ -314,7 +322,7 @@ func (r compiledRule) keep(s string, off int, m []int, found []Secret) []Secret 
 		}
 		c.After = after
 	}
-	if !r.accept(c) {
+	if !r.accept(c, sent) {
 		return found
 	}
 	return append(found, Secret{RuleID: r.ID, Start: off + a, End: off + b})
@@ -350,9 +358,11 @@ func group(m, groups []int, lo, hi int) (int, int) {
 }
 
 // accept applies the rule's checks to a candidate value.
-func (r compiledRule) accept(c Candidate) bool {
+func (r compiledRule) accept(c Candidate, sent bool) bool {
 	switch {
-	case len(c.Value) < r.MinLength, isPlaceholder(c.Value):
+	case len(c.Value) < r.MinLength:
+		return false
+	case isPlaceholder(c.Value) && !(sent && documentationKey(c.Value)):
 		return false
 	case r.MinEntropy > 0 && entropy(c.Value) < r.MinEntropy:
 		return false
@@ -398,7 +408,15 @@ func shortID(id string) string { return strings.TrimPrefix(id, "secret.") }
 // where. The evidence names the kind and position, "aws-access-key-id at content:12:5"
 // (line and byte column, from 1), and never the value.
 func Findings(s, where string) []call.Finding {
-	found := Find(s)
+	return findings(s, where, Find(s))
+}
+
+// SentFindings is Findings for text that leaves the machine (FindSent).
+func SentFindings(s, where string) []call.Finding {
+	return findings(s, where, FindSent(s))
+}
+
+func findings(s, where string, found []Secret) []call.Finding {
 	if len(found) == 0 {
 		return nil
 	}

@@ -104,6 +104,30 @@ func TestSecretFindings(t *testing.T) {
 	}
 }
 
+// TestSentFindsDocumentationKeys: a documentation key (AWS's EXAMPLE pair) is a stand-in
+// in a file and a key when sent; template stand-ins stay stand-ins either way.
+func TestSentFindsDocumentationKeys(t *testing.T) {
+	for _, tc := range []struct {
+		text       string
+		kept, sent int
+	}{
+		{"k=AKIAIOSFODNN7EXAMPLE", 0, 1},
+		{"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", 0, 1},
+		{"aws_secret_access_key: SAMPLEsecretSAMPLE", 0, 0}, // mostly the mark
+		{"api_key=YOUR_API_KEY_HERE", 0, 0},
+		{"token=${GITHUB_TOKEN}", 0, 0},
+		{"password: example-password-here", 0, 0},
+		{"AWS_ACCESS_KEY_ID=AKIAYBIZ4EA5AZKH5Q5I", 1, 1},
+	} {
+		if got := len(Find(tc.text)); got != tc.kept {
+			t.Errorf("Find(%q): %d secrets, want %d", tc.text, got, tc.kept)
+		}
+		if got := len(FindSent(tc.text)); got != tc.sent {
+			t.Errorf("FindSent(%q): %d secrets, want %d", tc.text, got, tc.sent)
+		}
+	}
+}
+
 func TestSecretFindingsNeverHoldTheValue(t *testing.T) {
 	for _, c := range LoadCorpus(t) {
 		for _, f := range Findings(c.Input, "content") {

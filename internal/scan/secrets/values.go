@@ -48,6 +48,21 @@ var placeholderWords = []string{
 	"qwerty", "abc123", "123456", "1234567", "12345678", "123456789", "1234567890", "letmein",
 }
 
+// documentationMarks are the placeholder parts that documentation writes into a value
+// otherwise shaped as a real one: AWS's AKIAIOSFODNN7EXAMPLE and its secret key.
+var documentationMarks = []string{"example", "sample"}
+
+// documentationKey reports whether v is a placeholder only for a documentation mark in
+// it: without them, it is no stand-in.
+func documentationKey(v string) bool {
+	lower := strings.ToLower(v)
+	rest := lower
+	for _, m := range documentationMarks {
+		rest = strings.ReplaceAll(rest, m, "")
+	}
+	return rest != lower && len(rest) >= len(lower)/2 && !isPlaceholder(rest)
+}
+
 // isPlaceholder reports whether v is a stand-in for a secret: a documentation or template
 // value, a masked one, or one character repeated.
 func isPlaceholder(v string) bool {
