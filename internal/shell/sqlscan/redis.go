@@ -10,8 +10,8 @@ import "strings"
 //   - CONFIG SET of dir or dbfilename, among any number of parameter-value pairs:
 //     IDRedisConfig.
 //   - REPLICAOF (SLAVEOF) a host, which makes the server discard its data for the
-//     host's, and SHUTDOWN NOSAVE, which loses what was written since the last save:
-//     IDDrop.
+//     host's, and SHUTDOWN NOSAVE and DEBUG SEGFAULT (or CRASH-AND-RECOVER), which lose
+//     what was written since the last save: IDDrop.
 //   - MODULE LOAD, which loads native code into the server: IDServerReach.
 //
 // It does not report commands whose harm depends on the data (DEL, UNLINK, EXPIRE, or
@@ -37,6 +37,10 @@ func Redis(argv []string) []Finding {
 			if strings.EqualFold(a, "NOSAVE") {
 				id = IDDrop
 			}
+		}
+	case "DEBUG":
+		if len(argv) > 1 && (strings.EqualFold(argv[1], "SEGFAULT") || strings.EqualFold(argv[1], "CRASH-AND-RECOVER")) {
+			id = IDDrop
 		}
 	case "MODULE":
 		if len(argv) > 1 && (strings.EqualFold(argv[1], "LOAD") || strings.EqualFold(argv[1], "LOADEX")) {

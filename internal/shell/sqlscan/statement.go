@@ -36,6 +36,7 @@ const (
 	kwGrant
 	kwCreate
 	kwDisable
+	kwRestore
 )
 
 type keywordInfo struct {
@@ -89,6 +90,7 @@ var keywords = sync.OnceValue(func() map[string]keywordInfo {
 		"IMMEDIATE": {id: kwImmediate}, "PREPARE": {id: kwPrepare}, "SET": {kwSet, notName},
 		"TRUNCATE": {id: kwTruncate}, "UPDATE": {id: kwUpdate}, "WHERE": {kwWhere, notName},
 		"GRANT": {id: kwGrant}, "CREATE": {id: kwCreate}, "DISABLE": {id: kwDisable},
+		"RESTORE": {id: kwRestore},
 	}
 })
 
@@ -136,6 +138,7 @@ const (
 	expectPrepared                // after PREPARE: a name
 	expectPrepareFrom             // after PREPARE name: FROM
 	expectPrepareText             // after PREPARE name FROM: a string to run
+	expectRestored                // after a statement's first RESTORE: what is restored
 )
 
 // clause is what is known, at one depth of parentheses, of a DELETE or UPDATE that no
@@ -246,6 +249,12 @@ func (s *statement) token(r *reading, t token) {
 		if t.kind == str {
 			r.body(t)
 		}
+	case expectRestored:
+		// SQL Server's RESTORE DATABASE puts a backup in place of the database's
+		// data (WITH REPLACE over any other database of that name).
+		if k.roles&dropObject != 0 && strings.EqualFold(t.text, "DATABASE") {
+			s.drop = true
+		}
 	}
 	s.expect = expectNothing
 
@@ -284,6 +293,10 @@ func (s *statement) token(r *reading, t token) {
 		s.expect = expectRun
 	case kwPrepare:
 		s.expect = expectPrepared
+	case kwRestore:
+		if s.tokens == 1 {
+			s.expect = expectRestored
+		}
 	}
 	if s.do && t.kind == str && depth == 0 {
 		r.body(t)
