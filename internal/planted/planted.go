@@ -149,6 +149,12 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "pubspec.yaml", Marked: true, extract: pubspecCode}, []string{"pubspec.yaml"}},
 		{File{Kind: "pnpm workspace", Marked: true, extract: pnpmWorkspaceCode}, []string{"pnpm-workspace.yaml"}},
 		{File{Kind: "go.mod", Marked: true, extract: goModCode}, []string{"go.mod", "go.work"}},
+		// Package managers' configuration, read as the settings and programs it holds
+		// (pkgconfig.go).
+		{File{Kind: "pip configuration", extract: pipConfCode, runsIn: inCaller}, []string{"pip.conf", "pip.ini"}},
+		{File{Kind: "uv configuration", extract: uvTomlCode, runsIn: inCaller}, []string{"uv.toml"}},
+		{File{Kind: "Cargo configuration", extract: cargoConfigCode, runsIn: inCaller}, []string{".cargo/config.toml", ".cargo/config"}},
+		{File{Kind: "Bun configuration", extract: bunfigCode}, []string{"bunfig.toml", ".bunfig.toml"}},
 		{File{Kind: "gemspec", extract: gemspecCode}, []string{"*.gemspec"}},
 		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
 		{File{Kind: "pnpm hook file", extract: nodeFile}, []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"}},

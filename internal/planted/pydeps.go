@@ -74,8 +74,10 @@ func pyprojectDependency(text string, x *extraction, full []string, dotted strin
 				pipSource(x, dotted, name, k, src)
 			}
 		}
-	case len(full) == 4 && full[0] == "tool" && (full[1] == "uv" && full[2] == "index" || full[1] == "poetry" && full[2] == "source") && full[3] == "url":
-		// [[tool.uv.index]] and [[tool.poetry.source]]: another index to install from.
+	case len(full) >= 3 && full[0] == "tool" && full[1] == "uv":
+		uvSetting(text, x, full[2:], dotted, val) // [[tool.uv.index]], index-url…
+	case len(full) == 4 && full[0] == "tool" && full[1] == "poetry" && full[2] == "source" && full[3] == "url":
+		// [[tool.poetry.source]]: another index to install from.
 		if u, ok := str(val); ok {
 			x.shell(dotted+" (an index packages are installed from)", "pip install --extra-index-url "+shellQuote(u))
 		}

@@ -1699,10 +1699,11 @@ func mkcertInstalls(_ *analyzer, v *view) string {
 	return ""
 }
 
-// pipConfigIndex: pip config set KEY URL for an index other than PyPI.
+// pipConfigIndex: pip config set KEY URL for an index other than PyPI, or a page of
+// packages to install from (find-links).
 func pipConfigIndex(_ *analyzer, v *view) string {
 	for i, o := range v.ops {
-		if strings.Contains(o, "index-url") && i+1 < len(v.raw) {
+		if (strings.Contains(o, "index-url") || strings.HasSuffix(o, "find-links")) && i+1 < len(v.raw) {
 			if val := v.raw[i+1]; val.dynamic || !officialSource(val.lit) {
 				return "pip config set " + o + " " + shorten(val.lit)
 			}
