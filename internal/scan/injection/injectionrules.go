@@ -154,7 +154,9 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot", "language model"},
 			Before:   60, After: 60,
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|chatbot|claude|chatgpt|gpt|gemini|copilot)\b(?:\s+(?:or|and)\s+(?:an?\s+)?(?:(?:ai|coding|code|autonomous|language)\s+)?(?:assistant|agent|model|llm|ai))?(?:\s+(?:assistant|agent|model))?\s*(?:reading|processing|summari[sz]ing|parsing|,)` +
-				`|\bto\s+(?:any|all|the)\s+(?:ai|llm|language\s+model|assistant|agent|model)s?\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|that\s+reads?)`},
+				`|\bto\s+(?:any|all|the)\s+(?:ai|llm|language\s+model|assistant|agent|model)s?\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|that\s+reads?)` +
+				// "For AI agents summarizing this page:", "to automated agents processing this issue"
+				`|\b(?:to|for)\s+(?:any\s+|all\s+|the\s+)?(?:(?:ai|llm|automated|autonomous|coding)\s+(?:assistant|agent|model|bot)s?|ai|llms?|language\s+models?)\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|triaging)\s+(?:this|these)\b`},
 		},
 		{
 			// Instruction files address the agent by design ("## Instructions for AI
@@ -162,7 +164,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Name: "note to the model", Finding: FindOverride, Weight: medium,
 			Keywords: []string{"ai", "llm", "assistant", "agent", "model", "chatbot", "claude", "gpt", "gemini", "copilot"},
 			Before:   60, After: 60,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b` +
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:(?:ai|automated|autonomous|coding)\s+(?:[\w-]+\s+)?)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b` +
 				// "Dear AI,", "AI agents:", "Hey Claude," open a message to the reader.
 				`|\b(?:dear|hey|hello|hi)\s+(?:ai|llm|assistant|agent|chatbot|claude|chatgpt|gemini|copilot)s?\s*[,:!]` +
 				`|(?:^|[\n.!>]\s*|<!--\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?)\s*[,:]`},
@@ -280,7 +282,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:read|open|load|fetch|get|access|include|attach|upload|send|post|list|dump|print|output|pass|forward|exfiltrate|copy\s+the\s+contents?\s+of|contents?\s+of)\s(?:[^.\n]|\.\S){0,60}?(?:~/\.ssh(?:/id_\w+\b(?:\.pub)?)?|\$HOME/\.ssh|\bid_(?:rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\.netrc\b|\.git-credentials|/etc/(?:passwd|shadow)\b|\.npmrc\b|\.pypirc\b|\.kube/config|\.docker/config\.json|\bcredentials\.json\b|\bmcp\.json\b|claude_desktop_config|(?:the|your|user's)\s+(?:private\s+keys?|ssh\s+keys?|keychain|crypto\s+wallet|wallet\s+seed))` +
 				// A .env is read by every dotenv loader ("load the variables from .env"):
 				// only its contents handed on count.
-				`|\b(?:include|attach|upload|send|post|pass|forward|exfiltrate|paste|append|embed|print|output)\b[^.\n]{0,40}?\bcontents?\s+of\s+(?:the\s+|your\s+|the\s+user'?s\s+)?\.env\b`},
+				`|\b(?:include|attach|upload|send|post|pass|forward|exfiltrate|paste|append|embed|print|output)\b[^.\n]{0,40}?\bcontents?\s+of\s+(?:the\s+|your\s+|the\s+user'?s\s+)?` + "[`'\"]?" + `\.env\b`},
 			Verify: func(s string, start, end int) bool {
 				if strings.HasSuffix(s[start:end], ".pub") {
 					return false // a public key is meant to be shared
@@ -323,9 +325,9 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 		{
 			Name: "disable safety", Finding: FindSafety, Weight: medium,
 			Keywords: []string{"disable", "turn off", "switch off", "bypass", "circumvent", "get around", "evade", "skip", "deactivate", "uninstall", "kill", "remove", "ignore"},
-			Also:     []string{"safety", "safeguard", "guardrail", "moat", "content filter", "content polic", "moderation", "ethical", "permission", "approval", "hook", "sandbox", "audit log", "monitoring"},
+			Also:     []string{"safety", "safeguard", "guardrail", "moat", "content filter", "content polic", "moderation", "ethical", "permission", "approval", "confirmation", "deny rule", "hook", "sandbox", "audit log", "monitoring"},
 			Before:   10, After: 60, Negatable: true,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|skip|deactivate|uninstall|kill|remove|ignore)\b\s+(?:\w+\s+){0,3}?(?:safety\s+(?:checks?|filters?|guidelines|measures|features|rules|protocols|policies|tooling|systems?)|safeguards?|guardrails?|moat|content\s+(?:filters?|polic(?:y|ies)|moderation)|moderation|ethical\s+(?:guidelines|constraints|restrictions)|permission\s+(?:checks?|prompts?)|approval\s+(?:prompts?|checks?)|(?:pre-?tool-?use|security)\s+hooks?|sandbox(?:ing)?|audit\s+log(?:ging)?|monitoring)\b`},
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|skip|deactivate|uninstall|kill|remove|ignore)\b\s+(?:\w+\s+){0,3}?(?:safety\s+(?:checks?|filters?|guidelines|measures|features|rules|protocols|policies|tooling|systems?)|safeguards?|guardrails?|moat|content\s+(?:filters?|polic(?:y|ies)|moderation)|moderation|ethical\s+(?:guidelines|constraints|restrictions)|(?:permission|confirmation)\s+(?:checks?|prompts?)|approval\s+(?:prompts?|checks?)|deny\s+rules?|(?:pre-?tool-?use|security)\s+hooks?|sandbox(?:ing)?|audit\s+log(?:ging)?|monitoring)\b`},
 		},
 		{
 			// moat itself: nothing ordinary that an agent reads tells it to switch its
