@@ -25,8 +25,12 @@ const (
 	findUnreadable   = "network.url-unreadable"
 )
 
-// hostFindings returns the finding of a host that is a cloud metadata service.
+// hostFindings returns the finding of a host that is an out-of-band interaction server
+// (netdest.Interaction) or a cloud metadata service.
 func hostFindings(host, where string) []call.Finding {
+	if netdest.Interaction(host) {
+		return []call.Finding{findings.New(findUpload, fmt.Sprintf("%s: %s is an out-of-band interaction server, which records that this machine called it and the name it asked for", where, host))}
+	}
 	service, ok := netdest.MetadataService(host)
 	if !ok {
 		return nil

@@ -15,18 +15,29 @@ var captureHosts = []string{
 	"hookbin.com", "postb.in", "ptsv2.com", "ptsv3.com", "webhook.cool", "typedwebhook.tools", "mockbin.org",
 	"ngrok.io", "ngrok-free.app", "ngrok.app", "ngrok.dev", "trycloudflare.com", "loca.lt", "localtunnel.me",
 	"serveo.net", "localhost.run", "lhr.life", "pinggy.io", "bore.pub",
-	"oast.fun", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.me", "interact.sh", "interactsh.com",
-	"burpcollaborator.net", "oastify.com", "dnslog.cn", "ceye.io", "canarytokens.com", "xss.ht",
 	"transfer.sh", "0x0.st", "file.io", "temp.sh", "bashupload.com", "oshi.at", "catbox.moe", "litterbox.catbox.moe",
 	"paste.rs", "pastebin.com", "hastebin.com", "ix.io", "termbin.com", "sprunge.us", "dpaste.com", "dpaste.org",
 	"paste.ee", "rentry.co", "ghostbin.com", "gofile.io", "filebin.net", "uguu.se", "tmpfiles.org", "keep.sh",
 }
 
-// Capture reports whether host is one of captureHosts or below one: the host and each
-// domain above it are looked up in a set.
-func Capture(host string) bool {
+// interactionHosts are the out-of-band interaction servers of security testing: they
+// exist to record that a machine called them, by DNS or HTTP, and the name it asked for
+// (whose labels carry data). Nothing a developer's tool does calls one.
+var interactionHosts = []string{
+	"oast.fun", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.me", "interact.sh", "interactsh.com",
+	"burpcollaborator.net", "oastify.com", "dnslog.cn", "ceye.io", "canarytokens.com", "xss.ht",
+}
+
+// Capture reports whether host is one of captureHosts or interactionHosts or below one:
+// the host and each domain above it are looked up in a set.
+func Capture(host string) bool { return below(host, captureSet()) || Interaction(host) }
+
+// Interaction reports whether host is an out-of-band interaction server or below one.
+func Interaction(host string) bool { return below(host, interactionSet()) }
+
+// below reports whether host or a domain above it is in set.
+func below(host string, set map[string]bool) bool {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	set := captureSet()
 	for h != "" {
 		if set[h] {
 			return true
@@ -36,13 +47,19 @@ func Capture(host string) bool {
 	return false
 }
 
-var captureSet = sync.OnceValue(func() map[string]bool {
-	set := make(map[string]bool, len(captureHosts))
-	for _, h := range captureHosts {
+func hostSet(hosts []string) map[string]bool {
+	set := make(map[string]bool, len(hosts))
+	for _, h := range hosts {
 		set[h] = true
 	}
 	return set
-})
+}
 
-// CaptureHosts returns the capture services' domains, for tests and documentation.
-func CaptureHosts() []string { return slices.Clone(captureHosts) }
+var (
+	captureSet     = sync.OnceValue(func() map[string]bool { return hostSet(captureHosts) })
+	interactionSet = sync.OnceValue(func() map[string]bool { return hostSet(interactionHosts) })
+)
+
+// CaptureHosts returns the capture services' domains, interaction servers included, for
+// tests and documentation.
+func CaptureHosts() []string { return slices.Concat(captureHosts, interactionHosts) }

@@ -50,9 +50,15 @@ func packageJSONCode(text string, x *extraction) {
 		// An edit's fragment of the scripts object.
 		scripts = doc
 	}
+	fragmentDeps := map[string]any{}
 	for _, name := range slices.Sorted(maps.Keys(scripts)) {
 		s, ok := scripts[name].(string)
-		if !ok || !whole && !npmLifecycle()[name] && versionLike().MatchString(s) || strings.HasPrefix(name, "//") {
+		if ok && !whole && !npmLifecycle()[name] && versionLike().MatchString(s) {
+			// An edit's fragment of a dependency list: judged as the install it makes.
+			fragmentDeps[name] = s
+			continue
+		}
+		if !ok || strings.HasPrefix(name, "//") {
 			continue // a "//" key is npm's convention for a comment
 		}
 		where := "scripts." + name
@@ -65,6 +71,7 @@ func packageJSONCode(text string, x *extraction) {
 		walkStrings(doc[f], f, func(s, at string) { x.shell(at, s) })
 	}
 	packageDependencies(doc, x)
+	npmInstall(x, "dependencies", fragmentDeps)
 }
 
 // packageDependencyFields are the fields of a package.json whose entries a package
@@ -145,6 +152,9 @@ func composerCode(text string, x *extraction) {
 	}
 	composerRepositories(doc, x)
 	for _, name := range slices.Sorted(maps.Keys(scripts)) {
+		if !whole && composerPackage(name) {
+			continue // an edit's fragment of require: VENDOR/NAME, php, ext-json
+		}
 		var lines []string
 		switch v := scripts[name].(type) {
 		case string:
@@ -166,6 +176,14 @@ func composerCode(text string, x *extraction) {
 			}
 		}
 	}
+}
+
+// composerPackage reports whether a key of composer.json names a package, as require's
+// do (VENDOR/NAME, php, ext-NAME, lib-NAME, composer-plugin-api), which no script's name
+// does.
+func composerPackage(key string) bool {
+	return strings.Contains(key, "/") || key == "php" || key == "php-64bit" || strings.HasPrefix(key, "ext-") ||
+		strings.HasPrefix(key, "lib-") || strings.HasPrefix(key, "composer-")
 }
 
 // devcontainerKeys are the commands of a dev container's configuration, in the order a
@@ -1152,7 +1170,14 @@ var pyprojectCodeKeys = sync.OnceValue(func() map[string]bool {
 // pyprojectCode finds the commands of task runners configured in pyproject.toml, and an
 // in-tree build backend, whose code pip runs on install.
 func pyprojectCode(text string, x *extraction) {
-	x.tomlValues(text, func(full []string, dotted string, val *textedit.Value) {
+	doc, err := textedit.ParseTOML(text)
+	if err != nil {
+		if !requirementsFragment(text, x) {
+			x.opaque(x.kind, "TOML moat cannot read: "+err.Error())
+		}
+		return
+	}
+	eachTOMLValue(doc, func(full []string, dotted string, val *textedit.Value) {
 		if dotted == "build-system.backend-path" {
 			x.opaque(dotted, "an in-tree build backend, Python code in the project that pip runs on install")
 		}

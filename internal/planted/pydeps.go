@@ -1,7 +1,9 @@
 package planted
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/moatdev/moat/internal/textedit"
 )
@@ -179,4 +181,33 @@ func setupCfgCode(text string, x *extraction) {
 	if reqs.Len() > 0 {
 		x.shell("options (pip installs them)", "pip install"+reqs.String())
 	}
+}
+
+// requirementLine matches a PEP 508 requirement: a name, extras, version specifiers and
+// markers, or NAME @ URL.
+var requirementLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*(?:@\s*\S+|(?:[<>=!~]=?=?\s*[^\s,;]+(?:\s*,\s*[<>=!~]=?=?\s*[^\s,;]+)*)?)\s*(?:;.*)?$`)
+})
+
+// requirementsFragment reads an edit's fragment of a TOML list of requirements (lines of
+// "click>=8.1", inside a dependencies array), which is no TOML document by itself: the
+// pip install of them, and false when the text is anything else.
+func requirementsFragment(text string, x *extraction) bool {
+	list := "fragment = [\n" + text + "\n]\n"
+	doc, err := textedit.ParseTOML(list)
+	if err != nil || len(doc.KVs) != 1 || doc.KVs[0].Val.Kind != '[' {
+		return false
+	}
+	var b strings.Builder
+	for _, e := range doc.KVs[0].Val.Elems {
+		req, ok := tomlString(list, e)
+		if !ok || !requirementLine().MatchString(strings.TrimSpace(req)) {
+			return false
+		}
+		b.WriteString(" " + shellQuote(req))
+	}
+	if b.Len() > 0 {
+		x.shell("dependencies (pip installs them)", "pip install"+b.String())
+	}
+	return true
 }

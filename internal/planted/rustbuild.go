@@ -348,11 +348,24 @@ func cargoDependencies(text string, x *extraction) {
 	str := func(v *textedit.Value) (string, bool) { return tomlString(text, v) }
 	named := map[string][]string{} // a table's crates.io dependencies
 	var tables []string
+	// An edit's fragment of a dependency table has keys and no table: NAME = "1" or
+	// NAME = { git = … } at the top, where a whole manifest has none of either.
+	fragment := len(doc.Tables) == 0
 	eachTOMLValue(doc, func(full []string, at string, val *textedit.Value) {
 		// NAME = "1.0", NAME = { git = … }, or NAME.git = … (a dotted key).
 		var name, table string
 		fields := map[string]string{}
 		switch n := len(full); {
+		case fragment && n == 1 && !cargoPackageKeys[full[0]] && cargoDependencyValue(text, val):
+			name, table = full[0], "dependencies"
+			for i, k := range val.Keys {
+				if s, ok := str(val.Elems[i]); ok {
+					fields[k] = s
+				}
+			}
+			if v, ok := str(val); ok {
+				fields["version"] = v
+			}
 		case n >= 2 && cargoDependencyTable(full[:n-1]) && val.Kind == '{':
 			name, table = full[n-1], strings.Join(full[:n-1], ".")
 			for i, k := range val.Keys {
@@ -395,6 +408,27 @@ func cargoDependencies(text string, x *extraction) {
 	for _, t := range tables {
 		x.shell(t+" (cargo fetches and builds them)", "cargo add "+strings.Join(slices.Compact(named[t]), " "))
 	}
+}
+
+// cargoPackageKeys are [package]'s keys whose values may read as versions.
+var cargoPackageKeys = map[string]bool{"version": true, "edition": true, "rust-version": true, "resolver": true}
+
+// cargoDependencyValue reports whether a value reads as a dependency's: a version
+// requirement, or a table that says where the crate comes from or at which version.
+func cargoDependencyValue(text string, v *textedit.Value) bool {
+	if s, ok := tomlString(text, v); ok {
+		return s != "" && strings.ContainsRune("0123456789^~=<>*", rune(s[0]))
+	}
+	if v.Kind != '{' {
+		return false
+	}
+	for _, k := range v.Keys {
+		switch k {
+		case "version", "git", "path", "registry", "registry-index":
+			return true
+		}
+	}
+	return false
 }
 
 // cargoDependencyTable reports whether a table path names one of a manifest's tables of

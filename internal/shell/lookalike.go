@@ -28,7 +28,9 @@ func (a *analyzer) lookalikeEffects(cmd *call.Command, v *view) {
 			if o.dynamic || o.glob {
 				continue
 			}
-			if name, ok := packageName(in.kind, o.lit); ok {
+			if alias, target, ok := npmAlias(o.lit); ok && in.kind == lookalike.NPM {
+				a.aliasLookalike(cmd, alias, target, v.name+" "+o.lit)
+			} else if name, ok := packageName(in.kind, o.lit); ok {
 				a.reportLookalike(cmd, in.kind, name, v.name+" "+o.lit)
 			}
 			if in.runs {
@@ -156,6 +158,35 @@ func (a *analyzer) reportLookalike(cmd *call.Command, k lookalike.Kind, name, wh
 		how = "look-alike letters of"
 	}
 	cmd.Findings = appendFinding(cmd.Findings, findLookalike, fmt.Sprintf("%s: %s %s %s", shorten(what), how, k, m.Popular))
+}
+
+// npmAlias reads npm's alias spec NAME@npm:TARGET[@VERSION]: the package TARGET is
+// installed under the name NAME. Either may be scoped (@scope/name).
+func npmAlias(s string) (alias, target string, ok bool) {
+	spec := npmSpecOf(s)
+	rest, isAlias := strings.CutPrefix(spec, "npm:")
+	if !isAlias || rest == "" {
+		return "", "", false
+	}
+	alias = s[:len(s)-len(spec)-1]
+	target = rest
+	if i := strings.IndexByte(rest[1:], '@'); i >= 0 {
+		target = rest[:i+1] // without the version
+	}
+	return alias, target, alias != ""
+}
+
+// aliasLookalike judges an npm alias: the package installed is the target, whose name
+// may imitate a popular one (react@npm:raect), and a popular package's name given to
+// another package (minimist@npm:minimist-patched) puts that package wherever code
+// requires the popular one.
+func (a *analyzer) aliasLookalike(cmd *call.Command, alias, target, what string) {
+	if name, ok := packageName(lookalike.NPM, target); ok {
+		a.reportLookalike(cmd, lookalike.NPM, name, what)
+	}
+	if lookalike.Popular(lookalike.NPM, alias) && !strings.EqualFold(alias, target) && !lookalike.Popular(lookalike.NPM, target) {
+		cmd.Findings = appendFinding(cmd.Findings, findLookalike, shorten(what)+": installs "+target+" under the name of "+alias+", a popular package")
+	}
 }
 
 // runnerKind tells the wrappers whose program is a package they fetch by that name
