@@ -255,6 +255,7 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"dscl":        {{when: dsclWrites, finding: findAccount}},
 		"crontab":     {{noneOf: []string{"l"}, finding: findCron}},
 		"at":          {{noneOf: []string{"l", "d", "r", "c"}, finding: findCron}},
+		"batch":       {{finding: findCron}}, // at's sibling: runs its standard input later
 		"systemctl":   {{sub: []string{"enable|link|preset|reenable|edit|set-default"}, finding: findService}},
 		"launchctl":   {{sub: []string{"load|bootstrap|enable|submit"}, finding: findService}},
 		"history":     {{anyOf: []string{"c", "d", "w"}, finding: findLogTamper}},
