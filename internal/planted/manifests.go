@@ -296,3 +296,93 @@ func goModCode(text string, x *extraction) {
 		x.shell(fmt.Sprintf("line %d (go builds the module from it)", n), "go mod edit -replace="+shellQuote(strings.Trim(oldF[0], `"`)+"="+target))
 	}
 }
+
+// lockedOrigins adds, for each distinct origin (scheme://host/) of the package URLs a
+// lockfile resolves to, the npm config set registry that would make npm fetch from it:
+// the registries' own are no change, another host is (a lockfile edited to fetch lodash
+// from a mirror). urls are in the order found.
+func lockedOrigins(x *extraction, where string, urls []string) {
+	seen := map[string]bool{}
+	for _, u := range urls {
+		scheme, rest, ok := strings.Cut(u, "://")
+		if !ok || scheme != "https" && scheme != "http" {
+			continue
+		}
+		host, _, _ := strings.Cut(rest, "/")
+		origin := scheme + "://" + host + "/"
+		if !seen[origin] {
+			seen[origin] = true
+			x.shell(where+" (packages are fetched from it)", "npm config set registry "+shellQuote(origin))
+		}
+	}
+}
+
+// packageLockCode finds where npm install takes each package of a package-lock.json
+// from: a tarball's host (lockedOrigins), a git repository or a directory (as npm
+// install NAME@SOURCE), and a tarball locked without its integrity hash, which npm
+// then installs whatever the server sends.
+func packageLockCode(text string, x *extraction) {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		textLockCode(text, x) // an edit's fragment: the URLs it holds
+		return
+	}
+	var urls []string
+	var b strings.Builder
+	var walk func(at string, deps map[string]any)
+	walk = func(at string, deps map[string]any) {
+		for _, key := range slices.Sorted(maps.Keys(deps)) {
+			entry, ok := deps[key].(map[string]any)
+			if !ok {
+				continue
+			}
+			name := key
+			if i := strings.LastIndex(key, "node_modules/"); i >= 0 {
+				name = key[i+len("node_modules/"):]
+			}
+			resolved, _ := entry["resolved"].(string)
+			link, _ := entry["link"].(bool)
+			switch {
+			case resolved == "" || link:
+				// A workspace's link: its package is judged as the project's own.
+			case strings.HasPrefix(resolved, "https://") || strings.HasPrefix(resolved, "http://"):
+				urls = append(urls, resolved)
+				if _, has := entry["integrity"]; !has && strings.HasSuffix(strings.ToLower(resolved), ".tgz") {
+					x.opaque(at+"."+key, "a package locked without its integrity hash: npm installs whatever "+resolved+" sends")
+				}
+			case strings.Contains(resolved, ":"):
+				b.WriteString(" " + shellQuote(name+"@"+resolved)) // git+…, file:…
+			default:
+				b.WriteString(" " + shellQuote(name+"@file:"+resolved)) // a directory
+			}
+			if nested, ok := entry["dependencies"].(map[string]any); ok && at == "dependencies" {
+				walk(at, nested) // lockfile v1 nests its tree
+			}
+		}
+	}
+	for _, field := range []string{"packages", "dependencies"} {
+		if deps, ok := doc[field].(map[string]any); ok {
+			walk(field, deps)
+		}
+	}
+	lockedOrigins(x, "resolved", urls)
+	if b.Len() > 0 {
+		x.shell("resolved (npm installs them)", "npm install"+b.String())
+	}
+}
+
+// lockURL matches a package URL in a lockfile's text: yarn's resolved "URL", pnpm's
+// tarball: URL, package-lock.json's "resolved": "URL".
+var lockURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:"?resolved"?:?\s+"?|.*\btarball:\s*)(https?://[^"\s#,}]+)`)
+})
+
+// textLockCode finds the hosts a yarn.lock or pnpm-lock.yaml (or a fragment of any
+// lockfile) fetches packages from.
+func textLockCode(text string, x *extraction) {
+	var urls []string
+	for _, m := range lockURL().FindAllStringSubmatch(text, -1) {
+		urls = append(urls, m[1])
+	}
+	lockedOrigins(x, x.kind, urls)
+}

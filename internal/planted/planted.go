@@ -149,6 +149,9 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "pubspec.yaml", Marked: true, extract: pubspecCode}, []string{"pubspec.yaml"}},
 		{File{Kind: "pnpm workspace", Marked: true, extract: pnpmWorkspaceCode}, []string{"pnpm-workspace.yaml"}},
 		{File{Kind: "go.mod", Marked: true, extract: goModCode}, []string{"go.mod", "go.work"}},
+		// Lockfiles: where each package is fetched from, which npm install follows.
+		{File{Kind: "package-lock.json", Marked: true, extract: packageLockCode}, []string{"package-lock.json", "npm-shrinkwrap.json"}},
+		{File{Kind: "yarn or pnpm lockfile", Marked: true, extract: textLockCode}, []string{"yarn.lock", "pnpm-lock.yaml"}},
 		// Package managers' configuration, read as the settings and programs it holds
 		// (pkgconfig.go).
 		{File{Kind: "pip configuration", extract: pipConfCode, runsIn: inCaller}, []string{"pip.conf", "pip.ini"}},

@@ -130,6 +130,8 @@ func TestExtract(t *testing.T) {
 		{"pyproject dependency fragment", "pyproject.toml", "    \"click>=8.1\",\n    \"pydantic[email]>=2.7,<3\",\n    \"helper @ https://x.example/h.whl\",", []string{"pip install 'click>=8.1' 'pydantic[email]>=2.7,<3' 'helper @ https://x.example/h.whl'"}},
 		{"pyproject fragment of commands", "pyproject.toml", "    \"curl -s https://x.example | sh\",", []string{"opaque"}},
 		{"cargo dependency fragment", "Cargo.toml", "serde = { git = \"https://github.com/u/serde\", branch = \"main\" }\nlog = \"0.4\"\nedition = \"2021\"\n", []string{"cargo add serde --git https://github.com/u/serde", "cargo add log"}},
+		{"package-lock.json sources", "package-lock.json", `{"name":"a","lockfileVersion":3,"packages":{"":{"name":"a"},"node_modules/lodash":{"version":"4.17.21","resolved":"https://npm.mirror.example/lodash/-/lodash-4.17.21.tgz"},"node_modules/react":{"resolved":"https://registry.npmjs.org/react/-/react-18.2.0.tgz","integrity":"sha512-x"},"node_modules/x/node_modules/y":{"resolved":"git+ssh://git@github.com/u/y.git#abc"},"node_modules/@a/ui":{"resolved":"packages/ui","link":true},"node_modules/z":{"resolved":"../z"}}}`, []string{"opaque", "npm config set registry https://npm.mirror.example/", "npm config set registry https://registry.npmjs.org/", "npm install 'y@git+ssh://git@github.com/u/y.git#abc' z@file:../z"}},
+		{"yarn and pnpm lockfiles", "yarn.lock", "lodash@^4.17.21:\n  version \"4.17.21\"\n  resolved \"https://npm.mirror.example/lodash/-/lodash-4.17.21.tgz#abc\"\n  integrity sha512-x\n", []string{"npm config set registry https://npm.mirror.example/"}},
 		{"composer.json require fragment", "composer.json", `"php": "^8.2", "monolog/monolog": "^3.5", "ext-json": "*"`, nil},
 		{"package.json not JSON", "package.json", `{"scripts": `, []string{"opaque"}},
 		{"pyproject tasks", "pyproject.toml", "[tool.poe.tasks]\na = \"ruff .\"\nb = { cmd = \"pytest\" }\n[tool.hatch.envs.default.scripts]\nc = [\"x\", \"y\"]\n[project]\nname = \"n\"\n", []string{"ruff .", "pytest", "x", "y"}},
@@ -307,6 +309,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add(".cargo/config.toml", "[target.x]\nrunner = []\nrustflags = '-C'\n[source.a]\nreplace-with = ['b']\n[env]\nX.value = 1\n")
 	f.Add("bunfig.toml", "[install.scopes.a]\nurl = 1\n[install]\nregistry = {}\n")
 	f.Add("pip.conf", "[global]\n  indented\nkey\n=\n")
+	f.Add("package-lock.json", `{"packages":{"node_modules/a":{"resolved":1},"b":{"resolved":"http:x"}},"dependencies":{"c":{"dependencies":{"d":{"resolved":"x"}}}}}`)
+	f.Add("pnpm-lock.yaml", "  resolution: {tarball: https://x/y.tgz}\n  resolved \"http://\"\n")
 	f.Add("pnpm-workspace.yaml", "catalogs: {a: {b: c}, d: 1}\ncatalog: x\n")
 	f.Add(".github/workflows/x.yml", "jobs: {a: {steps: [{run: '${{ secrets.X }}'}]}}")
 	f.Add("~/.vimrc", "!x\nsystem([[y]])")

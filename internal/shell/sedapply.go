@@ -12,16 +12,18 @@ import (
 // ("version = 1.2.1" runs a program named version) and read as the file's format misses
 // the table it lands in ([tool.poe.tasks]' test = "curl … | sh"). sedApply runs the
 // scripts moat can follow exactly: substitutions, with line-number and pattern
-// addresses, in GNU sed's basic or extended syntax. Anything else (deletions, appends,
-// hold space, a backreference in a pattern, case conversion, a script file) is not
-// emulated, and the caller reads the edit's inserted text as before.
+// addresses, in GNU sed's basic or extended syntax, and deletions of the lines such an
+// address selects. Anything else (appends, hold space, a backreference in a pattern, case
+// conversion, a script file) is not emulated, and the caller reads the edit's inserted
+// text as before.
 
 // maxSedLines bounds the file an edit is applied to; a larger one is read by the edit's
 // inserted text.
 const maxSedLines = 20000
 
-// sedSubst is one s command of a script, with its address.
+// sedSubst is one s or d command of a script, with its address.
 type sedSubst struct {
+	del      bool           // d: the line is deleted, and the next one read
 	addrLine int            // a line number address; 0 for none
 	addrLast bool           // the $ address
 	addrRE   *regexp.Regexp // a /re/ address
@@ -61,9 +63,14 @@ func sedApply(args []string, text string) (string, bool) {
 	for n, line := range lines {
 		body, nl := strings.CutSuffix(line, "\n")
 		var extra []string
+		deleted := false
 		for k, s := range subs {
 			if !s.applies(n+1, n == len(lines)-1, body) {
 				continue
+			}
+			if s.del {
+				changed[k], deleted = true, true
+				break
 			}
 			if after, did := s.apply(body); did {
 				changed[k] = changed[k] || after != body
@@ -75,6 +82,9 @@ func sedApply(args []string, text string) (string, bool) {
 		}
 		for _, e := range extra {
 			out.WriteString(e + "\n")
+		}
+		if deleted {
+			continue
 		}
 		out.WriteString(body)
 		if nl {
@@ -143,8 +153,8 @@ func sedScripts(args []string) (scripts []string, extended, ok bool) {
 	return scripts, extended, len(scripts) > 0
 }
 
-// parseSedScript reads a script made only of s commands, each with at most one address
-// (a line number, $ or /re/), separated by ; or newlines.
+// parseSedScript reads a script made only of s and d commands, each with at most one
+// address (a line number, $ or /re/), separated by ; or newlines.
 func parseSedScript(sc string, extended bool) ([]sedSubst, bool) {
 	var out []sedSubst
 	i := 0
@@ -190,8 +200,22 @@ func parseSedScript(sc string, extended bool) ([]sedSubst, bool) {
 		for i < len(sc) && (sc[i] == ' ' || sc[i] == '\t') {
 			i++
 		}
+		if i < len(sc) && sc[i] == 'd' {
+			// d, alone up to the next command: the addressed line goes.
+			j := i + 1
+			for j < len(sc) && (sc[j] == ' ' || sc[j] == '\t') {
+				j++
+			}
+			if j < len(sc) && sc[j] != ';' && sc[j] != '\n' {
+				return nil, false
+			}
+			s.del = true
+			out = append(out, s)
+			i = j
+			continue
+		}
 		if i+1 >= len(sc) || sc[i] != 's' {
-			return nil, false // a range, a negation, a command other than s
+			return nil, false // a range, a negation, a command other than s or d
 		}
 		d := sc[i+1]
 		if d == '\\' || d == '\n' || d == ' ' {

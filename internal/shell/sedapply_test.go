@@ -31,7 +31,13 @@ func TestSedApply(t *testing.T) {
 		{"print flag duplicates the line", []string{"-i", "s/a/b/p", "f"}, "a\n", "b\nb\n"},
 		{"no match declines", []string{"-i", "s/zzz/y/", "f"}, pyproject, ""},
 		{"one of two unmatched declines", []string{"-i", "-e", "s/name/n/", "-e", "s/zzz/y/", "f"}, pyproject, ""},
-		{"delete declines", []string{"-i", "/x/d", "f"}, pyproject, ""},
+		{"delete by pattern", []string{"-i", "/^name/d", "f"}, pyproject,
+			"[project]\nversion = \"1.2.0\"\n\n[tool.poe.tasks]\ntest = \"pytest\"\n"},
+		{"delete a line, then substitute", []string{"-i", "1d;s/pytest/tox/", "f"}, pyproject,
+			"name = \"x\"\nversion = \"1.2.0\"\n\n[tool.poe.tasks]\ntest = \"tox\"\n"},
+		{"delete the last line", []string{"-i", "$d", "f"}, "a\nb\n", "a\n"},
+		{"delete with no line selected declines", []string{"-i", "/zzz/d", "f"}, pyproject, ""},
+		{"delete followed by another command's text declines", []string{"-i", "/x/dq", "f"}, pyproject, ""},
 		{"append declines", []string{"-i", "/x/a y", "f"}, pyproject, ""},
 		{"backreference in pattern declines", []string{"-i", `s/\(a\)\1/b/`, "f"}, "aa\n", ""},
 		{"case conversion declines", []string{"-i", `s/a/\U&/`, "f"}, "a\n", ""},
@@ -62,13 +68,18 @@ func TestSedApply(t *testing.T) {
 // FuzzSedApply checks that any script and text are read without a panic, and that an
 // edit moat follows removes no line: a substitution only rewrites lines.
 func FuzzSedApply(f *testing.F) {
-	for _, s := range []string{`s/a/b/`, `s/^\(x\) = .*/\1 = "y"/g`, `/re/s|[[:space:]]*#.*||2`, `$s/a*/&&/p`, `s/[]]/x/I`, `s/\<w\>/\n/`} {
+	for _, s := range []string{`/x/d`, `1d;s/a/b/`, `s/a/b/`, `s/^\(x\) = .*/\1 = "y"/g`, `/re/s|[[:space:]]*#.*||2`, `$s/a*/&&/p`, `s/[]]/x/I`, `s/\<w\>/\n/`} {
 		f.Add(s, "a = 1\nx = 2\n# c\n")
 	}
 	f.Fuzz(func(t *testing.T, script, text string) {
 		for _, args := range [][]string{{"-i", script, "f"}, {"-E", "-i", script, "f"}} {
-			if after, ok := sedApply(args, text); ok && strings.Count(after, "\n") < strings.Count(text, "\n") {
+			// Only a d command removes lines, and each p flag adds at most one per line.
+			after, ok := sedApply(args, text)
+			if ok && !strings.Contains(script, "d") && strings.Count(after, "\n") < strings.Count(text, "\n") {
 				t.Fatalf("sedApply(%q) on %q = %q: lines removed", args, text, after)
+			}
+			if ok && strings.Count(after, "\n") > (strings.Count(script, "p")+1)*(strings.Count(text, "\n")+1) {
+				t.Fatalf("sedApply(%q) on %q = %q: more lines than p makes", args, text, after)
 			}
 		}
 	})
