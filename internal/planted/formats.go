@@ -148,9 +148,30 @@ func composerCode(text string, x *extraction) {
 	}
 	scripts, whole := doc["scripts"].(map[string]any)
 	if !whole && !hasAny(doc, "name", "require", "require-dev", "autoload", "repositories") {
-		scripts = doc // an edit's fragment of the scripts object
+		scripts = doc // an edit's fragment of the scripts object, or of require
 	}
 	composerRepositories(doc, x)
+	// The packages composer installs, as the composer require of them (for vendors that
+	// imitate popular ones); an edit's fragment of require holds them at its top.
+	var pkgs []string
+	for _, field := range []string{"require", "require-dev"} {
+		deps, _ := doc[field].(map[string]any)
+		for _, name := range slices.Sorted(maps.Keys(deps)) {
+			if strings.Contains(name, "/") {
+				pkgs = append(pkgs, shellQuote(name))
+			}
+		}
+	}
+	if !whole {
+		for _, name := range slices.Sorted(maps.Keys(scripts)) {
+			if strings.Contains(name, "/") {
+				pkgs = append(pkgs, shellQuote(name))
+			}
+		}
+	}
+	if len(pkgs) > 0 {
+		x.shell("require (composer installs them)", "composer require "+strings.Join(pkgs, " "))
+	}
 	for _, name := range slices.Sorted(maps.Keys(scripts)) {
 		if !whole && composerPackage(name) {
 			continue // an edit's fragment of require: VENDOR/NAME, php, ext-json

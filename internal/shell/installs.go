@@ -75,7 +75,10 @@ var packageInstalls = sync.OnceValue(func() map[string][]packageInstall {
 		"flutter": {
 			{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}},
 		},
-		"composer": {{sub: []string{"require|req|r"}, sources: []string{"repository"}}},
+		"composer": {
+			{sub: []string{"require|req|r"}, kind: lookalike.Packagist, sources: []string{"repository"}},
+			{sub: []string{"global", "require|req|r"}, kind: lookalike.Packagist, sources: []string{"repository"}},
+		},
 		// A tap by its GitHub name is brew's usual way (brew tap USER/REPO, brew install
 		// USER/REPO/FORMULA); one from another URL is a rule of its own.
 		"brew": {{sub: []string{"install|reinstall"}}},

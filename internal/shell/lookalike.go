@@ -85,6 +85,13 @@ func packageName(k lookalike.Kind, s string) (string, bool) {
 		}
 		name, _, _ := strings.Cut(s, "@")
 		return name, name != ""
+	case lookalike.Packagist:
+		// VENDOR/NAME[:VERSION]: the vendor is what a look-alike imitates.
+		vendor, name, ok := strings.Cut(s, "/")
+		if !ok || vendor == "" || name == "" || strings.ContainsAny(vendor, ":@") {
+			return "", false
+		}
+		return vendor, true
 	case lookalike.PyPI:
 		if strings.ContainsAny(s, "/:") {
 			return "", false

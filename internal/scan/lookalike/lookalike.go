@@ -20,20 +20,21 @@ type Kind uint8
 const (
 	// None is no namespace: the zero value, for the package managers moat has no list of
 	// popular names for.
-	None     Kind = iota
-	PyPI          // Python packages (pip, uv, poetry, pipx)
-	NPM           // JavaScript packages (npm, pnpm, yarn, bun)
-	Crates        // Rust crates (cargo)
-	RubyGems      // Ruby gems (gem, bundle)
-	Go            // Go module paths (go get, go install)
-	Owner         // users and organisations that own repositories
-	Host          // code hosts and registries
+	None      Kind = iota
+	PyPI           // Python packages (pip, uv, poetry, pipx)
+	NPM            // JavaScript packages (npm, pnpm, yarn, bun)
+	Crates         // Rust crates (cargo)
+	RubyGems       // Ruby gems (gem, bundle)
+	Go             // Go module paths (go get, go install)
+	Owner          // users and organisations that own repositories
+	Host           // code hosts and registries
+	Packagist      // PHP packages' vendors (composer): a vendor's namespace is its own
 	numKinds
 )
 
 var files = [...]string{
 	PyPI: "pypi.txt", NPM: "npm.txt", Crates: "crates.txt", RubyGems: "rubygems.txt",
-	Go: "go.txt", Owner: "owners.txt", Host: "hosts.txt",
+	Go: "go.txt", Owner: "owners.txt", Host: "hosts.txt", Packagist: "packagist.txt",
 }
 
 func (k Kind) String() string {
