@@ -738,6 +738,12 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			// In a container, the directory is the host's it is mounted from; one of the
 			// image's own is the image's code, which runs confined to its mounts.
 			host, ok, _ := a.resolve(cwd.path, cwd)
+			if ok && under(host, unknownSource) {
+				// A directory of a container whose mounts nobody said (docker compose
+				// run SERVICE npm test): the container's own code, judged as its own
+				// command is, by what it can reach (opaqueMounts).
+				break
+			}
 			if ok && !under(host, root) && !systemPath(host) && !a.inWorktree(host) {
 				// cd /tmp/x && make: the Makefile, the tests, the scripts are another tree's.
 				a.opaque(at, prog+" runs the code of "+host+", outside the project")
