@@ -28,6 +28,21 @@ var interactionHosts = []string{
 	"burpcollaborator.net", "oastify.com", "dnslog.cn", "ceye.io", "canarytokens.com", "xss.ht",
 }
 
+// miningPools are the domains of public cryptocurrency mining pools, which miners are
+// pointed at by host and port (-o pool.supportxmr.com:443) as often as by stratum URL.
+var miningPools = []string{
+	"supportxmr.com", "moneroocean.stream", "minexmr.com", "nanopool.org", "2miners.com", "f2pool.com",
+	"hashvault.pro", "c3pool.com", "herominers.com", "unmineable.com", "nicehash.com", "ethermine.org",
+	"antpool.com", "viabtc.com", "poolin.com", "braiins.com", "slushpool.com", "xmrpool.eu", "monerohash.com",
+	"dwarfpool.com", "miningpoolhub.com", "zpool.ca", "prohashing.com", "kryptex.network", "woolypooly.com",
+	"hiveon.net", "flexpool.io", "p2pool.io", "xmrfast.com", "minergate.com", "crazypool.org",
+}
+
+// MiningPool reports whether host is a public mining pool's, or below one.
+func MiningPool(host string) bool { return below(host, miningPoolSet()) }
+
+var miningPoolSet = sync.OnceValue(func() map[string]bool { return hostSet(miningPools) })
+
 // Capture reports whether host is one of captureHosts or interactionHosts or below one:
 // the host and each domain above it are looked up in a set.
 func Capture(host string) bool { return below(host, captureSet()) || Interaction(host) }

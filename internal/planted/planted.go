@@ -241,6 +241,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Claude Code hook script", extract: scriptCode, runsIn: inRepo}, []string{".claude/hooks/*", "~/.claude/hooks/*"}},
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
 		{File{Kind: "Terraform configuration", extract: terraformCode}, []string{"*.tf"}},
+		{File{Kind: "Dockerfile", extract: dockerfileCode}, []string{"Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "Containerfile", "Containerfile.*"}},
 		{File{Kind: "Compose file", Declarative: true, extract: composeCode}, []string{"docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "docker-compose.*.yml", "docker-compose.*.yaml", "compose.*.yml", "compose.*.yaml"}},
 		{File{Kind: kubeManifestKind, Declarative: true, extract: kubeManifestCode, runsIn: inCaller}, []string{"k8s/*.yaml", "k8s/*.yml", "k8s/*/*.yaml", "k8s/*/*.yml", "kubernetes/*.yaml", "kubernetes/*.yml", "kubernetes/*/*.yaml", "kubernetes/*/*.yml", "manifests/*.yaml", "manifests/*.yml", "manifests/*/*.yaml", "manifests/*/*.yml", "deploy/*.yaml", "deploy/*.yml", "deploy/*/*.yaml", "deploy/*/*.yml", "kustomize/*/*.yaml", "kustomize/*/*.yml"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},

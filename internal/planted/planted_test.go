@@ -132,6 +132,7 @@ func TestExtract(t *testing.T) {
 		{"cargo dependency fragment", "Cargo.toml", "serde = { git = \"https://github.com/u/serde\", branch = \"main\" }\nlog = \"0.4\"\nedition = \"2021\"\n", []string{"cargo add serde --git https://github.com/u/serde", "cargo add log"}},
 		{"package-lock.json sources", "package-lock.json", `{"name":"a","lockfileVersion":3,"packages":{"":{"name":"a"},"node_modules/lodash":{"version":"4.17.21","resolved":"https://npm.mirror.example/lodash/-/lodash-4.17.21.tgz"},"node_modules/react":{"resolved":"https://registry.npmjs.org/react/-/react-18.2.0.tgz","integrity":"sha512-x"},"node_modules/x/node_modules/y":{"resolved":"git+ssh://git@github.com/u/y.git#abc"},"node_modules/@a/ui":{"resolved":"packages/ui","link":true},"node_modules/z":{"resolved":"../z"}}}`, []string{"opaque", "npm config set registry https://npm.mirror.example/", "npm config set registry https://registry.npmjs.org/", "npm install 'y@git+ssh://git@github.com/u/y.git#abc' z@file:../z"}},
 		{"yarn and pnpm lockfiles", "yarn.lock", "lodash@^4.17.21:\n  version \"4.17.21\"\n  resolved \"https://npm.mirror.example/lodash/-/lodash-4.17.21.tgz#abc\"\n  integrity sha512-x\n", []string{"npm config set registry https://npm.mirror.example/"}},
+		{"Dockerfile", "Dockerfile", "# escape=\\\nFROM python:3.11 AS build\nWORKDIR /app\nARG V=1.2\nENV A=1 \\\n    B=\"two words\"\nADD https://x.example/setup.sh /usr/local/bin/\nRUN --mount=type=cache,target=/root/.cache pip install -r requirements.txt \\\n    # a comment\n    && /usr/local/bin/setup.sh\nRUN [\"python\", \"-m\", \"build\"]\nFROM alpine\nRUN <<EOF\nset -e\napk add curl\nEOF\nCMD [\"sh\", \"-c\", \"serve --port 80\"]\nENTRYPOINT /app/run\n", []string{"export V=1.2\nexport A=1\nexport B='two words'\ncurl -fsSL -o /usr/local/bin/setup.sh https://x.example/setup.sh\npip install -r requirements.txt && /usr/local/bin/setup.sh\npython -m build\n", "sh -c 'serve --port 80'", "/app/run", "set -e\napk add curl\n\n"}},
 		{"composer.json require fragment", "composer.json", `"php": "^8.2", "monolog/monolog": "^3.5", "ext-json": "*"`, []string{"composer require monolog/monolog"}},
 		{"composer.json require", "composer.json", `{"name":"a/b","require":{"php":"^8.2","laravle/framework":"^11"},"require-dev":{"phpunit/phpunit":"^11"}}`, []string{"composer require laravle/framework phpunit/phpunit"}},
 		{"package.json not JSON", "package.json", `{"scripts": `, []string{"opaque"}},
@@ -312,6 +313,7 @@ func FuzzExtract(f *testing.F) {
 	f.Add("pip.conf", "[global]\n  indented\nkey\n=\n")
 	f.Add("package-lock.json", `{"packages":{"node_modules/a":{"resolved":1},"b":{"resolved":"http:x"}},"dependencies":{"c":{"dependencies":{"d":{"resolved":"x"}}}}}`)
 	f.Add("pnpm-lock.yaml", "  resolution: {tarball: https://x/y.tgz}\n  resolved \"http://\"\n")
+	f.Add("Dockerfile", "# escape=`\nFROM a\nRUN x `\n#c\n y\nRUN <<\"E\"\nz\nADD http://u/ d/\nENV k v\nCMD [1]\nRUN --m")
 	f.Add("pnpm-workspace.yaml", "catalogs: {a: {b: c}, d: 1}\ncatalog: x\n")
 	f.Add(".github/workflows/x.yml", "jobs: {a: {steps: [{run: '${{ secrets.X }}'}]}}")
 	f.Add("~/.vimrc", "!x\nsystem([[y]])")
