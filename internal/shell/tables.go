@@ -308,6 +308,9 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"expand": {rules: readEach}, "unexpand": {rules: readEach}, "fmt": {rules: readEach}, "pr": {rules: readEach},
 		"shuf": {rules: readEach}, "comm": {rules: readEach}, "join": {rules: readEach}, "bat": {rules: readEach},
 		"batcat": {rules: readEach}, "column": {rules: readEach},
+		// Encryptors: what they print (or write with -o) is the file they read, under a key
+		// or passphrase the line may well hold (gpg -c --passphrase p, age -p).
+		"gpg": {rules: readEach}, "gpg2": {rules: readEach}, "age": {rules: readEach},
 
 		// Database files opened by their client, and macOS's copier: reading a browser's
 		// cookie or password database is reading a credential store.
