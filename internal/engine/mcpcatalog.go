@@ -229,7 +229,11 @@ func destroys(c *call.Call) (verb, object string, ok bool) {
 	if object == "" {
 		for _, k := range sortedKeys(c.Args) {
 			if s, isString := c.Args[k].(string); isString && len(s) <= 64 && containsWord(mcpKindKeys, squash(k)) {
-				if object = objectAfter(nameWords(s)); object != "" {
+				// StatefulSet, CronJob: a kind's words run together, as kubectl writes it.
+				if object = objectAfter(nameWords(s)); object == "" {
+					object = destroyedKind(squash(s))
+				}
+				if object != "" {
 					break
 				}
 			}

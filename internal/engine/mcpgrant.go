@@ -35,6 +35,16 @@ var (
 // mcpGrants returns privilege.grant when the call grants or widens access.
 func mcpGrants(c *call.Call) []call.Finding {
 	words := nameWords(c.MCP.Tool)
+	if hasWord(words, mcpChangeVerbs) || hasWord(words, mcpWriteVerbs) {
+		if what := securityOff(c.Args, 0); what != "" {
+			return []call.Finding{shell.Kinds.New("evasion.security-off", fmt.Sprintf("%s: %s", c.MCP.String(), what))}
+		}
+		if to := forwardsMail(c.Args, 0); to != "" {
+			// A filter or setting that forwards mail sends every message it matches,
+			// from now on, to that address.
+			return []call.Finding{shell.Kinds.New("exfiltration.upload", fmt.Sprintf("%s: forwards mail to %s", c.MCP.String(), to))}
+		}
+	}
 	switch {
 	case hasWord(words, mcpGrantVerbs):
 		return grantFinding(c, "a tool that grants access")
@@ -82,6 +92,98 @@ func widening(args map[string]any) string {
 				if containsWord(mcpAdminRoles, l) || containsWord(mcpAdminRoles, last) {
 					return k + " " + v
 				}
+			}
+		}
+	}
+	return ""
+}
+
+// mcpDefences are the words of a setting that defends a repository, a site or an
+// account: secret scanning and push protection, vulnerability alerts, code scanning,
+// TLS and HTTPS, a firewall, two-factor authentication, audit logs, encryption, deletion
+// protection, branch protection's enforcement on administrators.
+var mcpDefences = []string{"secretscanning", "pushprotection", "vulnerabilityalerts", "dependabotsecurityupdates",
+	"advancedsecurity", "codescanning", "ssl", "tls", "alwaysusehttps", "hsts", "waf", "firewall", "securitylevel",
+	"mfa", "twofactor", "twofactorrequirement", "auditlog", "auditlogging", "logging", "encryption",
+	"deletionprotection", "enforceadmins", "requiredsignatures", "botfightmode", "ddosprotection"}
+
+// securityOff says which argument switches a defence off ("" when none does): a key
+// naming one (squashed: secret_scanning, alwaysUseHttps) set false, "off", "disabled" or
+// "none", or to {"status": "disabled"}; or a setting named by value ({"setting": "ssl",
+// "value": "off"}). Nested settings are read, to a bounded depth.
+func securityOff(args map[string]any, depth int) string {
+	if depth > 4 {
+		return ""
+	}
+	for _, k := range sortedKeys(args) {
+		key := squash(k)
+		switch v := args[k].(type) {
+		case map[string]any:
+			if defence(key) {
+				if st, ok := v["status"].(string); ok && switchedOff(st) {
+					return k + " " + st
+				}
+				if en, ok := v["enabled"].(bool); ok && !en {
+					return k + " disabled"
+				}
+			}
+			if what := securityOff(v, depth+1); what != "" {
+				return what
+			}
+		case bool:
+			if defence(key) && !v {
+				return fmt.Sprintf("%s %v", k, v)
+			}
+		case string:
+			if defence(key) && switchedOff(v) {
+				return k + " " + v
+			}
+			if (key == "setting" || key == "name" || key == "id") && defence(squash(v)) {
+				for _, vk := range []string{"value", "status", "state"} {
+					if val, ok := args[vk].(string); ok && switchedOff(val) {
+						return v + " " + val
+					}
+					if val, ok := args[vk].(bool); ok && !val {
+						return v + " false"
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// defence reports whether a squashed key names a defence (mcpDefences), alone or with
+// enabled/status after it (ssl_enabled).
+func defence(key string) bool {
+	key = strings.TrimSuffix(strings.TrimSuffix(key, "enabled"), "status")
+	return containsWord(mcpDefences, key)
+}
+
+// switchedOff reports whether a setting's value switches it off.
+func switchedOff(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "disabled", "disable", "false", "none", "0", "essentially_off", "no":
+		return true
+	}
+	return false
+}
+
+// forwardsMail returns the address a mail setting or filter forwards to (a key of
+// forwarding whose value is an address, at any depth up to a bound), or "".
+func forwardsMail(args map[string]any, depth int) string {
+	if depth > 4 {
+		return ""
+	}
+	for _, k := range sortedKeys(args) {
+		switch v := args[k].(type) {
+		case map[string]any:
+			if to := forwardsMail(v, depth+1); to != "" {
+				return to
+			}
+		case string:
+			if strings.Contains(squash(k), "forward") && strings.Contains(v, "@") && !strings.ContainsAny(v, " \t\n") {
+				return v
 			}
 		}
 	}

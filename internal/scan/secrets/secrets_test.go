@@ -118,6 +118,8 @@ func TestSentFindsDocumentationKeys(t *testing.T) {
 		{"token=${GITHUB_TOKEN}", 0, 0},
 		{"password: example-password-here", 0, 0},
 		{"AWS_ACCESS_KEY_ID=AKIAYBIZ4EA5AZKH5Q5I", 1, 1},
+		{"try my key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ...\n-----END OPENSSH PRIVATE KEY-----", 0, 1},
+		{"token: ghp_...", 0, 0},
 	} {
 		if got := len(Find(tc.text)); got != tc.kept {
 			t.Errorf("Find(%q): %d secrets, want %d", tc.text, got, tc.kept)

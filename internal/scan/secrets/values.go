@@ -49,8 +49,9 @@ var placeholderWords = []string{
 }
 
 // documentationMarks are the placeholder parts that documentation writes into a value
-// otherwise shaped as a real one: AWS's AKIAIOSFODNN7EXAMPLE and its secret key.
-var documentationMarks = []string{"example", "sample"}
+// otherwise shaped as a real one: AWS's AKIAIOSFODNN7EXAMPLE and its secret key, and a
+// key cut short with "..." (a private key's block whose body ends in "...").
+var documentationMarks = []string{"example", "sample", "..."}
 
 // documentationKey reports whether v is a placeholder only for a documentation mark in
 // it: without them, it is no stand-in.

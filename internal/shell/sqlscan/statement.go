@@ -166,6 +166,8 @@ type statement struct {
 	userStmt    bool      // CREATE or ALTER of a USER or ROLE
 	prevStar    bool      // the tokens just read are * or *. (of *.*)
 	copying     bool      // a COPY statement, whose PROGRAM runs a command
+	setColumn   string    // in an UPDATE's SET list: the column just named, before its =
+	setValue    bool      // … and its = read: the next token is the value
 	prevReach   reachRole // what the previous token said of reaching the server
 	depth       int
 	expect      expectation
@@ -261,7 +263,7 @@ func (s *statement) token(r *reading, t token) {
 	if s.reachesServer(t) {
 		s.reach = true
 	}
-	if s.grants(t, k) {
+	if s.grants(t, k) || c.updating && s.setsPrivilege(t, k) {
 		s.grant = true
 	}
 	switch k.id {
@@ -336,6 +338,48 @@ func (s *statement) grants(t token, k keywordInfo) bool {
 		return false
 	}
 	return s.alter && s.prev.id == kwDisable && t.kind == word && strings.EqualFold(t.text, "ROW")
+}
+
+// setsPrivilege follows an UPDATE's SET list and reports an assignment that makes an
+// account an administrator in the application's own tables: is_admin = true,
+// is_superuser = 1, role = 'admin'. Applications keep their users' rights in rows, so
+// this is the GRANT of an application: privilege.db-grant.
+func (s *statement) setsPrivilege(t token, k keywordInfo) bool {
+	switch {
+	case s.setValue:
+		col := s.setColumn
+		s.setColumn, s.setValue = "", false
+		return privilegeAssignment(col, t)
+	case t.kind == punct && t.text == "=" && s.setColumn != "":
+		s.setValue = true
+	case (t.kind == word || t.kind == name) && k.id == otherKeyword:
+		s.setColumn = strings.ToLower(t.text)
+	default:
+		s.setColumn = ""
+	}
+	return false
+}
+
+// privilegeAssignment reports whether setting column col to the value t makes an
+// administrator: a flag of one set true, or a role set to one.
+func privilegeAssignment(col string, t token) bool {
+	col = strings.Trim(col, "`\"[]")
+	if i := strings.LastIndexByte(col, '.'); i >= 0 {
+		col = col[i+1:]
+	}
+	v := strings.ToLower(strings.Trim(t.text, "'\""))
+	switch col {
+	case "is_admin", "isadmin", "admin", "is_superuser", "issuperuser", "superuser", "is_staff", "isstaff",
+		"is_root", "is_super_admin", "rolsuper", "is_owner":
+		return v == "true" || v == "1" || v == "t" || v == "y" || v == "yes"
+	case "role", "roles", "user_role", "userrole", "account_role", "access_level", "accesslevel", "user_type",
+		"usertype", "account_type", "permission_level", "privileges", "group", "user_group":
+		switch v {
+		case "admin", "administrator", "superuser", "super_admin", "superadmin", "owner", "root", "sysadmin":
+			return true
+		}
+	}
+	return false
 }
 
 // endWhere ends the condition followed: one that holds for every row limits nothing.
