@@ -109,6 +109,9 @@ func mcpShellCommand(c *call.Call) (string, bool) {
 		}
 		return s, true
 	}
+	if cli == "kubectl" {
+		return kubectlCommand(words, c.Args)
+	}
 	return "", false
 }
 
@@ -352,4 +355,50 @@ func containsWord(list []string, w string) bool {
 		}
 	}
 	return false
+}
+
+// kubectlVerbs are the kubectl commands a Kubernetes server's tool may be named for.
+var kubectlVerbs = []string{"get", "describe", "delete", "apply", "create", "replace", "patch", "scale", "logs", "edit", "label", "annotate", "rollout"}
+
+// kubectlCommand builds the kubectl command a Kubernetes server's tool stands for when
+// its arguments are the command's parts rather than a command line (kubectl_get with
+// resourceType, name, namespace, output; kubectl_apply with a manifest), so that the
+// shell analysis judges it as the command: a secret printed, a manifest's pods and
+// bindings.
+func kubectlCommand(words []string, args map[string]any) (string, bool) {
+	i := slices.IndexFunc(words, func(w string) bool { return containsWord(kubectlVerbs, w) })
+	if i < 0 {
+		return "", false
+	}
+	str := func(keys ...string) string {
+		for _, k := range sortedKeys(args) {
+			if v, ok := args[k].(string); ok && containsWord(keys, squash(k)) && v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	parts := []string{"kubectl", words[i]}
+	manifest := str("manifest", "yaml", "resource", "body", "content", "definition")
+	if kind := str(mcpKindKeys...); kind != "" && !strings.Contains(kind, "\n") {
+		parts = append(parts, kind)
+		if name := str("name", "resourcename"); name != "" {
+			parts = append(parts, name)
+		}
+	}
+	for _, o := range []struct{ flag, key string }{{"-n", "namespace"}, {"-o", "output"}, {"--context", "context"}} {
+		if v := str(o.key); v != "" {
+			parts = append(parts, o.flag, v)
+		}
+	}
+	argv := make([]any, len(parts))
+	for k, p := range parts {
+		argv[k] = p
+	}
+	cmd := quoteArgv(argv)
+	if manifest != "" && strings.Contains(manifest, "\n") {
+		d := stdinDelimiter(manifest)
+		cmd += " -f - <<'" + d + "'\n" + manifest + "\n" + d
+	}
+	return cmd, len(parts) > 2 || manifest != ""
 }

@@ -108,14 +108,48 @@ func kubeManifestCode(text string, x *extraction) {
 		}
 		m, _ := plainYAML(doc).(map[string]any)
 		kind, _ := m["kind"].(string)
+		meta, _ := m["metadata"].(map[string]any)
+		name, _ := meta["name"].(string)
+		if kind == "ClusterRoleBinding" || kind == "RoleBinding" {
+			kubeBinding(kind, name, m, x)
+			continue
+		}
 		spec := podSpec(kind, m)
 		if spec == nil {
 			continue
 		}
-		meta, _ := m["metadata"].(map[string]any)
-		name, _ := meta["name"].(string)
 		kubePod(fmt.Sprintf("%s %s", kind, name), spec, x)
 	}
+}
+
+// kubePowerfulRoles are the cluster roles that give a cluster's or a namespace's every
+// power, and kubeBroadSubjects the groups that are everyone.
+var (
+	kubePowerfulRoles = []string{"cluster-admin", "admin", "edit", "system:masters"}
+	kubeBroadSubjects = []string{"system:authenticated", "system:unauthenticated", "system:anonymous", "system:serviceaccounts"}
+)
+
+// kubeBinding reads a role binding that hands a powerful role out, or a role to everyone,
+// as the kubectl create of it (privilege.grant); a binding of a role of the project's
+// own to its own service account is an application's ordinary RBAC.
+func kubeBinding(kind, name string, m map[string]any, x *extraction) {
+	ref, _ := m["roleRef"].(map[string]any)
+	role, _ := ref["name"].(string)
+	subjects, _ := m["subjects"].([]any)
+	broad := false
+	for _, s := range subjects {
+		sub, _ := s.(map[string]any)
+		n, _ := sub["name"].(string)
+		broad = broad || slices.Contains(kubeBroadSubjects, n)
+	}
+	if !broad && !slices.Contains(kubePowerfulRoles, role) {
+		return
+	}
+	verb := "rolebinding"
+	if kind == "ClusterRoleBinding" {
+		verb = "clusterrolebinding"
+	}
+	x.shell(kind+" "+name, "kubectl create "+verb+" "+shellQuote(name)+" --clusterrole="+shellQuote(role))
 }
 
 // podSpec returns the pod template of a manifest of kind, nil for kinds without one.
