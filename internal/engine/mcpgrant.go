@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/shell"
 )
 
@@ -43,6 +44,13 @@ func mcpGrants(c *call.Call) []call.Finding {
 			// A filter or setting that forwards mail sends every message it matches,
 			// from now on, to that address.
 			return []call.Finding{shell.Kinds.New("exfiltration.upload", fmt.Sprintf("%s: forwards mail to %s", c.MCP.String(), to))}
+		}
+		if hasWord(words, []string{"webhook", "webhooks", "hook", "hooks"}) {
+			// A webhook sends the repository's or the account's events (pushes, their
+			// code, issues) to its URL from now on.
+			if u := webhookURL(c.Args, 0); u != "" {
+				return []call.Finding{shell.Kinds.New("exfiltration.upload", fmt.Sprintf("%s: sends events to %s from now on", c.MCP.String(), u))}
+			}
 		}
 	}
 	switch {
@@ -183,6 +191,27 @@ func forwardsMail(args map[string]any, depth int) string {
 			}
 		case string:
 			if strings.Contains(squash(k), "forward") && strings.Contains(v, "@") && !strings.ContainsAny(v, " \t\n") {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// webhookURL returns the URL a webhook's arguments name (url, config.url, target_url…),
+// unless it is this machine's, or "".
+func webhookURL(args map[string]any, depth int) string {
+	if depth > 3 {
+		return ""
+	}
+	for _, k := range sortedKeys(args) {
+		switch v := args[k].(type) {
+		case map[string]any:
+			if u := webhookURL(v, depth+1); u != "" {
+				return u
+			}
+		case string:
+			if strings.HasSuffix(squash(k), "url") && strings.Contains(v, "://") && leaves(netdest.ParseURL(v)) {
 				return v
 			}
 		}

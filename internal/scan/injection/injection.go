@@ -725,10 +725,12 @@ func hiddenAt(s string, at int) bool {
 	if strings.HasPrefix(strings.TrimSpace(s[lineStart:at]), "[//]: #") {
 		return true
 	}
-	lo := max(0, at-300)
-	if m := invisibleStyle.Regexp().FindAllStringIndex(s[lo:at], -1); len(m) > 0 {
+	// The hit may start at the element's closing > (a signal whose pattern begins
+	// after one), so the tag is looked for up to and including s[at].
+	lo, hi := max(0, at-300), min(len(s), at+1)
+	if m := invisibleStyle.Regexp().FindAllStringIndex(s[lo:hi], -1); len(m) > 0 {
 		// Hidden if no closing tag follows the style before the hit.
-		after := s[lo+m[len(m)-1][1] : at]
+		after := s[min(lo+m[len(m)-1][1], at):at]
 		return !strings.Contains(after, "</")
 	}
 	return false

@@ -156,7 +156,9 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:if|when)\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|large\s+language\s+model|language\s+model|chatbot|claude|chatgpt|gpt|gemini|copilot)\b(?:\s+(?:or|and)\s+(?:an?\s+)?(?:(?:ai|coding|code|autonomous|language)\s+)?(?:assistant|agent|model|llm|ai))?(?:\s+(?:assistant|agent|model))?\s*(?:reading|processing|summari[sz]ing|parsing|,)` +
 				`|\bto\s+(?:any|all|the)\s+(?:ai|llm|language\s+model|assistant|agent|model)s?\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|that\s+reads?)` +
 				// "For AI agents summarizing this page:", "to automated agents processing this issue"
-				`|\b(?:to|for)\s+(?:any\s+|all\s+|the\s+)?(?:(?:ai|llm|automated|autonomous|coding)\s+(?:assistant|agent|model|bot)s?|ai|llms?|language\s+models?)\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|triaging)\s+(?:this|these)\b`},
+				`|\b(?:to|for)\s+(?:any\s+|all\s+|the\s+)?(?:(?:ai|llm|automated|autonomous|coding)\s+(?:assistant|agent|model|bot)s?|ai|llms?|language\s+models?)\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|triaging)\s+(?:this|these)\b` +
+				// "any AI agent reading this channel should run …"
+				`|\b(?:any|every|all)\s+(?:ai|llm)\s+(?:assistant|agent|model|bot)s?\s+(?:reading|processing|seeing|summari[sz]ing)\s+(?:this|these)\b[^.\n]{0,40}?\b(?:should|must|needs?\s+to|is\s+to)\s+(?:first\s+|also\s+|now\s+|immediately\s+)?(?:run|execute|send|post|e-?mail|ignore|disregard|approve|merge|delete|remove|add|update|call|fetch|visit|open|reply|respond|tell|say|include|paste|upload|install|grant|disable|forward|push|print|reveal)\b`},
 		},
 		{
 			// Instruction files address the agent by design ("## Instructions for AI
@@ -167,7 +169,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:(?:ai|automated|autonomous|coding)\s+(?:[\w-]+\s+)?)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b` +
 				// "Dear AI,", "AI agents:", "Hey Claude," open a message to the reader.
 				`|\b(?:dear|hey|hello|hi)\s+(?:ai|llm|assistant|agent|chatbot|claude|chatgpt|gemini|copilot)s?\s*[,:!]` +
-				`|(?:^|[\n.!>]\s*|<!--\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?)\s*[,:]`},
+				`|(?:^|[\n.!>]\s*|<!--\s*|>\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?|reviewers?)\s*[,:]`},
 		},
 		{
 			// "You must listen to my instructions", "obey me": the speaker claims the
