@@ -145,6 +145,7 @@ func toxCode(text string, x *extraction) {
 		}
 		x.shell("["+l.section+"] "+l.key, toxCommand(l.text))
 	}
+	pytestIniCode(text, x)
 }
 
 // iniLine is one line of a value in an INI file: the value after KEY = on the key's

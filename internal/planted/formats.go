@@ -72,6 +72,11 @@ func packageJSONCode(text string, x *extraction) {
 	}
 	packageDependencies(doc, x)
 	npmInstall(x, "dependencies", fragmentDeps)
+	if pm, ok := doc["packageManager"].(string); ok && pm != "" {
+		// Corepack fetches the package manager named here, from its spec, and runs it
+		// for every command of the project.
+		x.shell("packageManager (corepack fetches and runs it)", "npm install -g "+shellQuote(pm))
+	}
 }
 
 // packageDependencyFields are the fields of a package.json whose entries a package
@@ -1204,6 +1209,14 @@ func pyprojectCode(text string, x *extraction) {
 		}
 		x.tableCommands(text, pyprojectScriptTables, pyprojectCodeKeys(), full, dotted, val)
 		pyprojectDependency(text, x, full, dotted, val)
+		if len(full) == 4 && full[0] == "tool" && full[1] == "pytest" && full[2] == "ini_options" {
+			switch full[3] {
+			case "pythonpath":
+				pytestSettings(x, dotted, tomlStrings(text, val), "")
+			case "addopts":
+				pytestSettings(x, dotted, nil, strings.Join(tomlStrings(text, val), " "))
+			}
+		}
 		// pylint's init-hook ([tool.pylint.main] or .master), Python run before every lint.
 		if len(full) == 4 && full[0] == "tool" && full[1] == "pylint" && (full[3] == "init-hook" || full[3] == "init_hook") {
 			if s, ok := tomlString(text, val); ok {

@@ -360,6 +360,10 @@ func packageLockCode(text string, x *extraction) {
 			}
 		}
 	}
+	if !hasAny(doc, "packages", "dependencies", "lockfileVersion") {
+		textLockCode(text, x) // an edit's fragment of one entry: the URLs it holds
+		return
+	}
 	for _, field := range []string{"packages", "dependencies"} {
 		if deps, ok := doc[field].(map[string]any); ok {
 			walk(field, deps)

@@ -134,6 +134,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in", "constraints*.txt", "constraints/*.txt"}},
 		{File{Kind: "Pipfile", extract: pipfileCode}, []string{"Pipfile"}},
 		{File{Kind: "setup.cfg", extract: setupCfgCode}, []string{"setup.cfg"}},
+		{File{Kind: "pytest configuration", extract: pytestIniCode}, []string{"pytest.ini", ".pytest.ini"}},
 		{File{Kind: "tox configuration", extract: toxCode}, []string{"tox.ini"}},
 		{File{Kind: "mise configuration", extract: miseCode}, []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".config/mise.toml", ".config/mise/config.toml", ".mise/config.toml", "mise.*.toml", ".mise.*.toml", "~/.config/mise/config.toml"}},
 		{File{Kind: "devbox configuration", extract: commandsUnder("init_hook", "scripts")}, []string{"devbox.json"}},

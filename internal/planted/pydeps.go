@@ -2,6 +2,7 @@ package planted
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -181,6 +182,7 @@ func setupCfgCode(text string, x *extraction) {
 	if reqs.Len() > 0 {
 		x.shell("options (pip installs them)", "pip install"+reqs.String())
 	}
+	pytestIniCode(text, x)
 }
 
 // requirementLine matches a PEP 508 requirement: a name, extras, version specifiers and
@@ -210,4 +212,39 @@ func requirementsFragment(text string, x *extraction) bool {
 		x.shell("dependencies (pip installs them)", "pip install"+b.String())
 	}
 	return true
+}
+
+// pytestIniSections are the sections that hold pytest's settings in its INI files.
+var pytestIniSections = []string{"pytest", "tool:pytest"}
+
+// pytestIniCode reads pytest's settings in pytest.ini, setup.cfg or tox.ini.
+func pytestIniCode(text string, x *extraction) {
+	var paths, opts []string
+	for l := range iniValueLines(text) {
+		if !slices.Contains(pytestIniSections, l.section) {
+			continue
+		}
+		switch l.key {
+		case "pythonpath":
+			paths = append(paths, strings.Fields(l.text)...)
+		case "addopts":
+			opts = append(opts, l.text)
+		}
+	}
+	pytestSettings(x, "["+pytestIniSections[0]+"]", paths, strings.Join(opts, " "))
+}
+
+// pytestSettings adds the pytest run that settings make every pytest run be: the
+// directories pythonpath puts on Python's path (code imported from there, outside the
+// project unread), and addopts, options given to every run (-p PLUGIN loads a plugin,
+// --rootdir, -c FILE).
+func pytestSettings(x *extraction, where string, paths []string, addopts string) {
+	if len(paths) == 0 && strings.TrimSpace(addopts) == "" {
+		return
+	}
+	cmd := "pytest " + addopts
+	if len(paths) > 0 {
+		cmd = "PYTHONPATH=" + shellQuote(strings.Join(paths, ":")) + " " + cmd
+	}
+	x.shell(where+" (every pytest run)", cmd)
 }

@@ -34,7 +34,9 @@ func cargoManifestCode(text string, x *extraction) {
 			continue
 		}
 		key = strings.TrimSpace(key)
-		if !(table == "package" && key == "build" || table == "" && key == "package.build") {
+		// An edit's fragment of [package] has its keys with no header above them.
+		if !(table == "package" && key == "build" || table == "" && key == "package.build" ||
+			table == "" && key == "build" && !strings.Contains(text, "\n[") && !strings.HasPrefix(text, "[")) {
 			continue
 		}
 		val, _, _ = strings.Cut(val, "#") // a comment after the value
