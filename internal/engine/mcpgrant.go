@@ -37,10 +37,10 @@ var (
 func mcpGrants(c *call.Call) []call.Finding {
 	words := nameWords(c.MCP.Tool)
 	if hasWord(words, mcpChangeVerbs) || hasWord(words, mcpWriteVerbs) {
-		if what := securityOff(c.Args, 0); what != "" {
+		if what := securityOff(c.Args); what != "" {
 			return []call.Finding{shell.Kinds.New("evasion.security-off", fmt.Sprintf("%s: %s", c.MCP.String(), what))}
 		}
-		if to := forwardsMail(c.Args, 0); to != "" {
+		if to := forwardsMail(c.Args); to != "" {
 			// A filter or setting that forwards mail sends every message it matches,
 			// from now on, to that address.
 			return []call.Finding{shell.Kinds.New("exfiltration.upload", fmt.Sprintf("%s: forwards mail to %s", c.MCP.String(), to))}
@@ -48,7 +48,7 @@ func mcpGrants(c *call.Call) []call.Finding {
 		if hasWord(words, []string{"webhook", "webhooks", "hook", "hooks"}) {
 			// A webhook sends the repository's or the account's events (pushes, their
 			// code, issues) to its URL from now on.
-			if u := webhookURL(c.Args, 0); u != "" {
+			if u := webhookURL(c.Args); u != "" {
 				return []call.Finding{shell.Kinds.New("exfiltration.upload", fmt.Sprintf("%s: sends events to %s from now on", c.MCP.String(), u))}
 			}
 		}
@@ -118,14 +118,11 @@ var mcpDefences = []string{"secretscanning", "pushprotection", "vulnerabilityale
 // securityOff says which argument switches a defence off ("" when none does): a key
 // naming one (squashed: secret_scanning, alwaysUseHttps) set false, "off", "disabled" or
 // "none", or to {"status": "disabled"}; or a setting named by value ({"setting": "ssl",
-// "value": "off"}). Nested settings are read, to a bounded depth.
-func securityOff(args map[string]any, depth int) string {
-	if depth > 4 {
-		return ""
-	}
-	for _, k := range sortedKeys(args) {
+// "value": "off"}). Nested settings are read (firstNested).
+func securityOff(args map[string]any) string {
+	return firstNested(args, func(k string, v any, parent map[string]any) string {
 		key := squash(k)
-		switch v := args[k].(type) {
+		switch v := v.(type) {
 		case map[string]any:
 			if defence(key) {
 				if st, ok := v["status"].(string); ok && switchedOff(st) {
@@ -134,9 +131,6 @@ func securityOff(args map[string]any, depth int) string {
 				if en, ok := v["enabled"].(bool); ok && !en {
 					return k + " disabled"
 				}
-			}
-			if what := securityOff(v, depth+1); what != "" {
-				return what
 			}
 		case bool:
 			if defence(key) && !v {
@@ -148,17 +142,17 @@ func securityOff(args map[string]any, depth int) string {
 			}
 			if (key == "setting" || key == "name" || key == "id") && defence(squash(v)) {
 				for _, vk := range []string{"value", "status", "state"} {
-					if val, ok := args[vk].(string); ok && switchedOff(val) {
+					if val, ok := parent[vk].(string); ok && switchedOff(val) {
 						return v + " " + val
 					}
-					if val, ok := args[vk].(bool); ok && !val {
+					if val, ok := parent[vk].(bool); ok && !val {
 						return v + " false"
 					}
 				}
 			}
 		}
-	}
-	return ""
+		return ""
+	})
 }
 
 // defence reports whether a squashed key names a defence (mcpDefences), alone or with
@@ -178,43 +172,49 @@ func switchedOff(v string) bool {
 }
 
 // forwardsMail returns the address a mail setting or filter forwards to (a key of
-// forwarding whose value is an address, at any depth up to a bound), or "".
-func forwardsMail(args map[string]any, depth int) string {
-	if depth > 4 {
-		return ""
-	}
-	for _, k := range sortedKeys(args) {
-		switch v := args[k].(type) {
-		case map[string]any:
-			if to := forwardsMail(v, depth+1); to != "" {
-				return to
-			}
-		case string:
-			if strings.Contains(squash(k), "forward") && strings.Contains(v, "@") && !strings.ContainsAny(v, " \t\n") {
-				return v
-			}
+// forwarding whose value is an address), or "".
+func forwardsMail(args map[string]any) string {
+	return firstNested(args, func(k string, v any, _ map[string]any) string {
+		s, ok := v.(string)
+		if ok && strings.Contains(squash(k), "forward") && strings.Contains(s, "@") && !strings.ContainsAny(s, " \t\n") {
+			return s
 		}
-	}
-	return ""
+		return ""
+	})
 }
 
 // webhookURL returns the URL a webhook's arguments name (url, config.url, target_url…),
 // unless it is this machine's, or "".
-func webhookURL(args map[string]any, depth int) string {
-	if depth > 3 {
+func webhookURL(args map[string]any) string {
+	return firstNested(args, func(k string, v any, _ map[string]any) string {
+		s, ok := v.(string)
+		if ok && strings.HasSuffix(squash(k), "url") && strings.Contains(s, "://") && leaves(netdest.ParseURL(s)) {
+			return s
+		}
 		return ""
-	}
-	for _, k := range sortedKeys(args) {
-		switch v := args[k].(type) {
-		case map[string]any:
-			if u := webhookURL(v, depth+1); u != "" {
-				return u
+	})
+}
+
+// maxArgDepth bounds how deep firstNested reads nested arguments.
+const maxArgDepth = 4
+
+// firstNested returns the first non-empty answer of match for the arguments, by key in
+// sorted order, and then for each nested object's, to maxArgDepth: match is given the
+// key, its value and the object holding it.
+func firstNested(args map[string]any, match func(key string, v any, parent map[string]any) string) string {
+	var walk func(m map[string]any, depth int) string
+	walk = func(m map[string]any, depth int) string {
+		for _, k := range sortedKeys(m) {
+			if r := match(k, m[k], m); r != "" {
+				return r
 			}
-		case string:
-			if strings.HasSuffix(squash(k), "url") && strings.Contains(v, "://") && leaves(netdest.ParseURL(v)) {
-				return v
+			if nested, ok := m[k].(map[string]any); ok && depth < maxArgDepth {
+				if r := walk(nested, depth+1); r != "" {
+					return r
+				}
 			}
 		}
+		return ""
 	}
-	return ""
+	return walk(args, 0)
 }

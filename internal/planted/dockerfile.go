@@ -166,53 +166,21 @@ func dockerCommand(args string) string {
 	return strings.Join(quoted, " ")
 }
 
-// dockerAssignments reads ENV and ARG: KEY=VALUE pairs (values quoted as in the shell),
-// or ENV's older KEY VALUE; an ARG without a value sets nothing.
+// dockerAssignments reads ENV and ARG: KEY=VALUE pairs, quoted as in the shell, are the
+// export of them as written; ENV's older KEY VALUE is one pair; an ARG without a value
+// is set at build time (--build-arg), unknown here, and sets nothing.
 func dockerAssignments(args string) []string {
-	if k, v, ok := strings.Cut(args, " "); ok && !strings.Contains(k, "=") {
+	k, v, ok := strings.Cut(args, " ")
+	switch {
+	case !strings.Contains(args, "="):
+		if ok && strings.TrimSpace(v) != "" {
+			return []string{k + "=" + shellQuote(strings.TrimSpace(v))}
+		}
+		return nil
+	case ok && !strings.Contains(k, "="):
 		return []string{k + "=" + shellQuote(strings.TrimSpace(v))}
 	}
-	var out []string
-	for _, w := range shellWords(args) {
-		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
-			out = append(out, k+"="+shellQuote(v))
-		}
-	}
-	return out
-}
-
-// shellWords splits s at spaces outside single and double quotes, removing the quotes.
-func shellWords(s string) []string {
-	var out []string
-	var b strings.Builder
-	var quote byte
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '"' || c == '\''):
-			quote, in = c, true
-		case quote == 0 && (c == ' ' || c == '\t'):
-			if in {
-				out = append(out, b.String())
-				b.Reset()
-				in = false
-			}
-		case c == '\\' && quote != '\'' && i+1 < len(s):
-			i++
-			b.WriteByte(s[i])
-			in = true
-		default:
-			b.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, b.String())
-	}
-	return out
+	return []string{args}
 }
 
 // baseName is the last path segment of a URL, without its query.
