@@ -20,7 +20,7 @@ type packageInstall struct {
 	// sub are the subcommand's words, each a set of alternatives separated by | (rule.sub).
 	sub []string
 	// kind is the registry whose popular names a package named here may imitate
-	// (lookalike.go); 0 where moat has no list of them.
+	// (lookalike.go); lookalike.None where moat has no list of them.
 	kind lookalike.Kind
 	// runs says only the first operand names a package, whose program runs with the rest
 	// as its arguments (npx NAME ARGS…); where that package comes from is the package
@@ -95,7 +95,7 @@ var packageInstalls = sync.OnceValue(func() map[string][]packageInstall {
 // installOptions are the options of packageInstalls' programs that take a value, so that
 // a value is not read as a package (poetry add --group dev x) and a source option's is read.
 var installOptions = sync.OnceValue(func() map[string]valueOpts {
-	pub := valueOpts{long: []string{"git-url", "git-ref", "git-path", "path", "hosted-url", "sdk", "directory", "C"}, subcommand: true}
+	pub := valueOpts{short: "C", long: []string{"git-url", "git-ref", "git-path", "path", "hosted-url", "sdk", "directory"}, subcommand: true}
 	return map[string]valueOpts{
 		"bundle":   {long: []string{"git", "github", "path", "source", "branch", "ref", "glob", "version", "group", "require", "gemfile"}, subcommand: true},
 		"poetry":   {short: "GEC", long: []string{"group", "extras", "source", "python", "platform", "directory", "project", "editable"}, subcommand: true},
@@ -236,12 +236,17 @@ func hasAnySuffix(s string, suffixes []string) bool {
 // directory outside the project is code moat has not read. NEW the same module at
 // another version, or a directory of the project, changes nothing of the kind.
 func goReplace(a *analyzer, v *view) string {
+	carrier := v.name + " " + v.ops[0] + " edit -replace "
 	for i, w := range v.args {
 		name, val, has := strings.Cut(strings.TrimLeft(w.lit, "-"), "=")
 		if w.dynamic || !strings.HasPrefix(w.lit, "-") || name != "replace" {
 			continue
 		}
 		if !has && i+1 < len(v.args) {
+			if v.args[i+1].dynamic {
+				a.report(findOpaque, carrier+shorten(v.args[i+1].lit)+": a replacement known only at run time")
+				return "dynamic"
+			}
 			val = v.args[i+1].lit
 		}
 		old, repl, ok := strings.Cut(val, "=")
@@ -253,11 +258,11 @@ func goReplace(a *analyzer, v *view) string {
 		switch {
 		case localPath(newPath) || strings.HasPrefix(newPath, "~"):
 			if a.foreignCode(a.tildePath(newPath), a.cwd()) {
-				a.report(findOpaque, v.name+" mod edit -replace "+shorten(val)+": "+oldPath+" is built from a directory outside the project, code moat has not read")
+				a.report(findOpaque, carrier+shorten(val)+": "+oldPath+" is built from a directory outside the project, code moat has not read")
 				return "outside"
 			}
 		case newPath != oldPath:
-			a.report(findDirectURL, v.name+" mod edit -replace "+shorten(val)+": another module's code in place of "+oldPath)
+			a.report(findDirectURL, carrier+shorten(val)+": another module's code in place of "+oldPath)
 			return "fork"
 		}
 	}
