@@ -362,7 +362,10 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 		return
 	}
 	if (e.kind == kindTool || e.kind == kindProject) && !describedByTables(a.meta[at].prog) {
-		a.unmodelledFiles(at, ops, opts, cwd)
+		// A tool whose in-place options the catalog lists (yq -i) writes nothing without
+		// one of them: it only reads what it is given.
+		readOnly := len(e.writes) > 0 && !slices.ContainsFunc(opts, func(o option) bool { return containsString(e.writes, optionSpelling(o.name)) })
+		a.unmodelledFiles(at, ops, opts, cwd, readOnly)
 	}
 	switch e.kind {
 	case kindRunner:
@@ -390,13 +393,16 @@ func (a *analyzer) catalogEffects(at int, rest []arg, ops []arg, opts []option, 
 }
 
 // unmodelledFiles judges the files named to a program whose file effects moat does
-// not model (a catalogued tool with no table: yq, pandoc, iconv, xmllint) by what they
+// not model (readOnly: the catalog says it writes none of them) (a catalogued tool with no table: yq, pandoc, iconv, xmllint) by what they
 // are. One that self-protection guards makes it opaque: `yq -i … moat.yaml` and `pandoc
 // -o ~/.claude/settings.json` may rewrite it, and moat cannot tell whether they do. One
 // that holds credentials is read: `yq . ~/.kube/config` and `iconv … ~/.ssh/id_rsa`
 // print it, as cat would.
-func (a *analyzer) unmodelledFiles(at int, ops []arg, opts []option, cwd dir) {
+func (a *analyzer) unmodelledFiles(at int, ops []arg, opts []option, cwd dir, readOnly bool) {
 	protected, sensitive := a.sh.env.Protected, a.sh.env.Sensitive
+	if readOnly {
+		protected = nil
+	}
 	if protected == nil && sensitive == nil {
 		return
 	}
