@@ -212,6 +212,29 @@ var quietConsumers = sync.OnceValue(func() map[string][]rule {
 	}
 })
 
+// namesOnly reports whether a command keeps only what comes before the first = of each
+// line, the variables' names without their values: cut -d= -f1, awk -F= '{print $1}',
+// sed 's/=.*//'.
+func namesOnly(v *view) bool {
+	switch v.name {
+	case "cut":
+		d, f := v.values("d", "delimiter"), v.values("f", "fields")
+		return len(d) == 1 && len(f) == 1 && !d[0].dynamic && d[0].lit == "=" && !f[0].dynamic && f[0].lit == "1" && len(v.raw) == 0
+	case "awk", "gawk", "mawk":
+		fs := v.values("F", "field-separator")
+		return len(fs) == 1 && fs[0].lit == "=" && len(v.raw) == 1 && strings.ReplaceAll(v.raw[0].lit, " ", "") == "{print$1}"
+	case "sed":
+		if len(v.opts) > 0 || len(v.raw) != 1 {
+			return false
+		}
+		switch v.raw[0].lit {
+		case "s/=.*//", "s/=.*$//":
+			return true
+		}
+	}
+	return false
+}
+
 // plainFilter reports whether a command is grep keeping only the lines of variables whose
 // names say they hold no secret: env | grep PATH, printenv | grep '^NODE_ENV='. A pattern
 // that a secret's name may contain (TOKEN, KEY, AWS…), an inverted or a regular
@@ -311,7 +334,7 @@ func (a *analyzer) exposureEffects(cmd *call.Command, m *cmdMeta, v *view) {
 	if rs, ok := secretSinks()[v.name]; ok && matchesAny(rs, v) {
 		m.secretSink = true
 	}
-	if rs, ok := quietConsumers()[v.name]; ok && matchesAny(rs, v) || plainFilter(v) {
+	if rs, ok := quietConsumers()[v.name]; ok && matchesAny(rs, v) || plainFilter(v) || namesOnly(v) {
 		m.quiet = true
 	}
 	switch {
