@@ -327,7 +327,10 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"drizzle-kit": {{sub: []string{"push"}, anyOf: []string{"force"}, finding: findDBDrop}},
 		"flask":       {{sub: []string{"db", "downgrade"}, operand: "base", finding: findDBDrop}},
 		"knex":        {{sub: []string{"migrate:rollback"}, anyOf: []string{"all"}, finding: findDBDrop}},
-		"dotnet":      {{sub: []string{"ef", "database", "drop"}, finding: findDBDrop}, {sub: []string{"ef", "database", "update"}, operand: "0", finding: findDBDrop}, {sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}},
+		"dotnet":      {{sub: []string{"ef", "database", "drop"}, finding: findDBDrop}, {sub: []string{"ef", "database", "update"}, operand: "0", finding: findDBDrop}, {sub: []string{"nuget", "add|update", "source"}, finding: findRegistry}, {sub: []string{"nuget", "delete"}, finding: findInfraDelete}},
+		// Maven's system properties that choose the repository artifacts come from, or
+		// switch the checks of its downloads off.
+		"mvn": {{when: mavenRepositoryProperty, finding: findRegistry}},
 		// Laravel's artisan, run by php or as ./artisan.
 		"php":       {{sub: []string{"artisan", artisanDropTasks}, finding: findDBDrop}},
 		"artisan":   {{sub: []string{artisanDropTasks}, finding: findDBDrop}},
@@ -1696,6 +1699,27 @@ func sourceVar(name string) bool {
 func mkcertInstalls(_ *analyzer, v *view) string {
 	if v.hasArg("-install") || v.hasArg("--install") {
 		return "mkcert -install trusts a new certificate authority"
+	}
+	return ""
+}
+
+// mavenRepositoryProperties are Maven's -D properties that set where artifacts come
+// from, or whether their downloads' certificates are checked.
+var mavenRepositoryProperties = []string{"maven.repo.remote", "remoterepositories", "maven.wagon.http.ssl.insecure",
+	"maven.wagon.http.ssl.allowall", "maven.wagon.http.ssl.ignore.validity.dates", "maven.resolver.transport.http.ssl.insecure"}
+
+// mavenRepositoryProperty: mvn -Dmaven.repo.remote=URL, -DremoteRepositories=URL (for
+// dependency:get), -Dmaven.wagon.http.ssl.insecure=true.
+func mavenRepositoryProperty(_ *analyzer, v *view) string {
+	for _, w := range v.args {
+		prop, val, _ := strings.Cut(strings.TrimPrefix(w.lit, "-D"), "=")
+		if w.dynamic || !strings.HasPrefix(w.lit, "-D") || !slices.Contains(mavenRepositoryProperties, strings.ToLower(prop)) {
+			continue
+		}
+		if strings.Contains(strings.ToLower(prop), "ssl") && !trueWord(strings.ToLower(val)) {
+			continue // a check left on
+		}
+		return "mvn " + shorten(w.lit)
 	}
 	return ""
 }
