@@ -775,9 +775,22 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 		}
 		return ""
 	}
+	debugged := false // the debugger is told to run the program it is given
 	for _, o := range opts {
 		if containsString(e.inline, optionSpelling(o.name)) {
+			if o.hasValue && !o.val.dynamic && debuggerCommand(prog, o.val.lit) {
+				// gdb -ex run -ex bt: the debugger's own commands.
+				first, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(o.val.lit)), " ")
+				debugged = debugged || first == "run" || first == "r" || first == "start" || first == "process"
+				continue
+			}
 			a.opaque(at, prog+" "+optionSpelling(o.name)+" holds code in "+prog+"'s own language, which moat does not read")
+			return
+		}
+	}
+	if debugged && len(ops) > 0 && !ops[0].dynamic && (localPath(ops[0].lit) || strings.HasPrefix(ops[0].lit, "~")) {
+		if w := outside(a.tildePath(ops[0].lit)); w != "" {
+			a.opaque(at, prog+" runs "+ops[0].lit+w)
 			return
 		}
 	}
@@ -845,6 +858,41 @@ func (a *analyzer) projectCode(at int, e *catalogEntry, ops []arg, opts []option
 			return
 		}
 	}
+}
+
+// debuggerCommands are the commands of a debugger's own language that only drive the
+// program it debugs (run it, stop it, show its state): none runs a shell command, loads a
+// script, writes a file or attaches to another process. set takes only the settings of
+// debuggerSettings.
+var debuggerCommands = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"gdb": {"run", "r", "start", "bt", "backtrace", "where", "info", "i", "print", "p", "break", "b", "tbreak",
+			"continue", "c", "next", "n", "step", "s", "finish", "list", "l", "frame", "f", "up", "down", "quit", "q",
+			"kill", "k", "thread", "disassemble", "x", "display", "watch", "delete", "d", "show", "handle", "catch", "set"},
+		"lldb": {"run", "r", "process", "bt", "thread", "frame", "breakpoint", "b", "continue", "c", "next", "n",
+			"step", "s", "finish", "quit", "q", "print", "p", "register", "disassemble", "image", "settings"},
+	}
+})
+
+// debuggerSettings are the settings a debugger's set may change: its output, not the
+// program's files or the shell it starts.
+var debuggerSettings = []string{"pagination", "confirm", "print", "width", "height", "listsize", "verbose", "style", "disassembly-flavor"}
+
+// debuggerCommand reports whether cmd is one of debuggerCommands of prog.
+func debuggerCommand(prog, cmd string) bool {
+	words := strings.Fields(strings.ToLower(cmd))
+	if len(words) == 0 || !slices.Contains(debuggerCommands()[prog], words[0]) {
+		return false
+	}
+	switch words[0] {
+	case "set":
+		return len(words) > 1 && slices.Contains(debuggerSettings, words[1])
+	case "process":
+		return len(words) > 1 && (words[1] == "launch" || words[1] == "continue" || words[1] == "kill" || words[1] == "status")
+	case "settings":
+		return len(words) > 1 && words[1] == "show"
+	}
+	return true
 }
 
 // projectRoot is the project's root: the Env's, or its working directory; "" when
