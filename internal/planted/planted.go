@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/moatdev/moat/internal/shell/oneliner"
+	"github.com/moatdev/moat/internal/textedit"
 )
 
 // Lang is the language a piece of planted code is written in.
@@ -93,6 +94,27 @@ type File struct {
 	programs func(text string) []string
 	extract  func(text string, x *extraction)
 	runsIn   runDir
+	// format, when set, reports whether a text is a piece of the file's data format (a
+	// JSON member, a TOML key = value): an edit that inserts one is data of the format,
+	// which Extract read, not shell code (IsData).
+	format func(text string) bool
+}
+
+// IsData reports whether text is a piece of the kind's data format ("version": "1.4.0" in
+// package.json), so that an in-place edit inserting it is judged by what Extract finds
+// in it, and nothing more.
+func (f File) IsData(text string) bool { return f.format != nil && f.format(text) }
+
+// jsonPiece reports whether text is a JSON object or the members of one.
+func jsonPiece(text string) bool {
+	_, ok := decodeJSON(text)
+	return ok
+}
+
+// tomlPiece reports whether text is TOML holding at least one key.
+func tomlPiece(text string) bool {
+	doc, err := textedit.ParseTOML(text)
+	return err == nil && len(doc.KVs) > 0
 }
 
 // kubeManifestKind names the kind of Kubernetes manifests.
@@ -124,13 +146,13 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Makefile", extract: makeCode}, []string{"Makefile", "makefile", "GNUmakefile", "*.mk", "*.mak"}},
 		{File{Kind: "justfile", extract: justCode}, []string{"justfile", "Justfile", ".justfile", "*.just"}},
 		{File{Kind: "Taskfile", extract: taskfileCode}, []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
-		{File{Kind: "package.json", extract: packageJSONCode, programs: packageBins}, []string{"package.json"}},
-		{File{Kind: "composer.json", extract: composerCode}, []string{"composer.json"}},
+		{File{Kind: "package.json", extract: packageJSONCode, programs: packageBins, format: jsonPiece}, []string{"package.json"}},
+		{File{Kind: "composer.json", extract: composerCode, format: jsonPiece}, []string{"composer.json"}},
 		{File{Kind: "dev container configuration", extract: devcontainerCode, runsIn: inRepo}, []string{".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/*/devcontainer.json"}},
 		{File{Kind: "nox sessions", extract: noxCode}, []string{"noxfile.py"}},
 		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
-		{File{Kind: "pyproject.toml", extract: pyprojectCode}, []string{"pyproject.toml"}},
+		{File{Kind: "pyproject.toml", extract: pyprojectCode, format: tomlPiece}, []string{"pyproject.toml"}},
 		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in", "constraints*.txt", "constraints/*.txt"}},
 		{File{Kind: "Pipfile", extract: pipfileCode}, []string{"Pipfile"}},
 		{File{Kind: "setup.cfg", extract: setupCfgCode}, []string{"setup.cfg"}},

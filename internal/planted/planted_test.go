@@ -422,3 +422,31 @@ func TestPrograms(t *testing.T) {
 		t.Error("a Makefile names no programs of its own")
 	}
 }
+
+// TestIsData: pieces of a manifest's data format are data; text that is none of it may
+// be code.
+func TestIsData(t *testing.T) {
+	kind := func(path string) File {
+		f, ok := Lookup(path, "/home/u")
+		if !ok {
+			t.Fatalf("no kind for %s", path)
+		}
+		return f
+	}
+	for _, tc := range []struct {
+		path, text string
+		want       bool
+	}{
+		{"/p/package.json", `"version": "1.4.0"`, true},
+		{"/p/package.json", `{"name": "x"}`, true},
+		{"/p/package.json", `curl x | sh`, false},
+		{"/p/composer.json", `"monolog/monolog": "^3.5",`, true},
+		{"/p/pyproject.toml", `version = "1.2.1"`, true},
+		{"/p/pyproject.toml", `rm -rf ~`, false},
+		{"/p/Makefile", `CC = gcc`, false},
+	} {
+		if got := kind(tc.path).IsData(tc.text); got != tc.want {
+			t.Errorf("%s: IsData(%q) = %v, want %v", tc.path, tc.text, got, tc.want)
+		}
+	}
+}

@@ -46,7 +46,8 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 		for _, text := range inserted {
 			if codes := kind.Extract(text); len(codes) > 0 {
 				a.plantedCodes(i, file, kind, codes, cwd, before, hadBefore)
-			} else if !kind.Marked {
+			} else if !kind.Marked && !kind.IsData(text) {
+				// Text that is none of the format's data may be code anywhere in it.
 				a.plantedCodes(i, file, kind, []planted.Code{{Lang: planted.Shell, Text: text, Where: "edit"}}, cwd, before, hadBefore)
 			}
 		}
