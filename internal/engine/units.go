@@ -528,8 +528,13 @@ func commandURLFindings(cmd *call.Command) []call.Finding {
 			fs = appendNew(fs, capturedData(u, a, "command"))
 			if sent := leaves(u); sent {
 				// The request's URL leaves the machine: a documentation key in it is
-				// one sent, as from a web fetch (the line's scan keeps it a stand-in).
-				fs = appendNew(fs, secrets.SentFindings(a, "command"))
+				// one sent, as from a web fetch. The line's own scan finds the rest.
+				plain := secrets.Findings(a, "command")
+				for _, f := range secrets.SentFindings(a, "command") {
+					if !slices.ContainsFunc(plain, func(g call.Finding) bool { return g.ID == f.ID }) {
+						fs = appendNew(fs, []call.Finding{f})
+					}
+				}
 				fs = appendNew(fs, decodedURLSecrets(a, "command", sent))
 			}
 		}
