@@ -159,11 +159,7 @@ func dockerCommand(args string) string {
 	if json.Unmarshal([]byte(args), &words) != nil {
 		return args // not JSON: Docker runs it as a shell command line
 	}
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		quoted[i] = shellQuote(w)
-	}
-	return strings.Join(quoted, " ")
+	return quoteWords(words)
 }
 
 // dockerAssignments reads ENV and ARG: KEY=VALUE pairs, quoted as in the shell, are the

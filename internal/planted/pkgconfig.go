@@ -153,7 +153,7 @@ func cargoConfigCode(text string, x *extraction) {
 	// A source replaced by one this file defines is judged by that definition (cargo
 	// vendor's directory in the project); by one defined elsewhere, as another registry.
 	for _, at := range slices.Sorted(maps.Keys(replacements)) {
-		if to := replacements[at]; !defined[to] {
+		if to := replacements[at]; !defined[to] && to != "crates-io" {
 			x.shell(at+" (crates come from it)", "cargo install --registry "+shellQuote(to))
 		}
 	}
@@ -164,11 +164,7 @@ func cargoConfigCode(text string, x *extraction) {
 // words is set; cargo's own credential providers (cargo:token) are cargo.
 func cargoProgram(where string, strs []string, words bool, x *extraction) {
 	if words {
-		quoted := make([]string, len(strs))
-		for i, s := range strs {
-			quoted[i] = shellQuote(s)
-		}
-		strs = []string{strings.Join(quoted, " ")}
+		strs = []string{quoteWords(strs)}
 	}
 	for _, s := range strs {
 		if strings.HasPrefix(s, "cargo:") {
@@ -178,15 +174,20 @@ func cargoProgram(where string, strs []string, words bool, x *extraction) {
 	}
 }
 
+// quoteWords returns words as one command line, each quoted as the shell needs.
+func quoteWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = shellQuote(w)
+	}
+	return strings.Join(quoted, " ")
+}
+
 // prefixed puts prog before a command's words: one command line of an array of words,
 // or each string a command line of its own.
 func prefixed(prog string, strs []string, words bool) []string {
 	if words {
-		quoted := make([]string, len(strs))
-		for i, s := range strs {
-			quoted[i] = shellQuote(s)
-		}
-		return []string{prog + " " + strings.Join(quoted, " ")}
+		return []string{prog + " " + quoteWords(strs)}
 	}
 	out := make([]string, len(strs))
 	for i, s := range strs {
