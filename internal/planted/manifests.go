@@ -35,9 +35,17 @@ var (
 	})
 )
 
-// gemSourceOptions maps a gem's option naming where it comes from to bundle add's.
+// gemSourceOption maps a gem's option naming where it comes from to bundle add's.
 // Bundler's built-in git sources name a repository on a forge.
-var gemSourceOptions = map[string]string{"git": "--git", "github": "--github", "path": "--path", "source": "--source", "gist": "--github", "bitbucket": "--github"}
+func gemSourceOption(key string) (string, bool) {
+	switch key {
+	case "git", "github", "path", "source":
+		return "--" + key, true
+	case "gist", "bitbucket":
+		return "--github", true
+	}
+	return "", false
+}
 
 // gemfileSources adds the bundle add of each gem a Gemfile takes from elsewhere than
 // rubygems.org, and the gem install --source of each source it names.
@@ -62,7 +70,8 @@ func gemfileSources(text string, x *extraction) {
 		case "git", "path", "github":
 			// A block of gems from one repository or directory.
 			if first != "" {
-				x.shell(where+" (gems are installed from it)", "bundle add "+gemSourceOptions[verb]+" "+shellQuote(first))
+				opt, _ := gemSourceOption(verb)
+				x.shell(where+" (gems are installed from it)", "bundle add "+opt+" "+shellQuote(first))
 			}
 		case "gem":
 			if first == "" {
@@ -70,7 +79,7 @@ func gemfileSources(text string, x *extraction) {
 			}
 			for _, o := range gemOption().FindAllStringSubmatch(rest, -1) {
 				key := o[1] + o[2]
-				opt, known := gemSourceOptions[key]
+				opt, known := gemSourceOption(key)
 				if !known && custom[key] {
 					opt, known = "--github", true // a repository on a source the file defines
 				}

@@ -25,13 +25,19 @@ func pipConfCode(text string, x *extraction) {
 	}
 }
 
-// uvSettingOptions maps uv's settings (uv.toml, or [tool.uv] in pyproject.toml) that say
-// where packages come from to pip install's options of the same meaning.
-var uvSettingOptions = map[string]string{
-	"index-url": "--index-url", "extra-index-url": "--extra-index-url", "find-links": "--find-links",
-	"allow-insecure-host": "--trusted-host",
-	// Where uv downloads Python itself from.
-	"python-install-mirror": "--extra-index-url", "pypy-install-mirror": "--extra-index-url",
+// uvSettingOption maps a uv setting (uv.toml, or [tool.uv] in pyproject.toml) that says
+// where packages come from to pip install's option of the same meaning; python-install-
+// mirror and pypy-install-mirror say where uv downloads Python itself from.
+func uvSettingOption(key string) string {
+	switch key {
+	case "index-url", "extra-index-url", "find-links":
+		return "--" + key
+	case "allow-insecure-host":
+		return "--trusted-host"
+	case "python-install-mirror", "pypy-install-mirror":
+		return "--extra-index-url"
+	}
+	return ""
 }
 
 // uvSetting adds what one of uv's settings, at key (relative to uv's table), makes uv
@@ -46,7 +52,7 @@ func uvSetting(text string, x *extraction, key []string, dotted string, val *tex
 	case len(key) == 2 && key[0] == "index" && key[1] == "url":
 		opt = "--extra-index-url"
 	case len(key) == 1:
-		opt = uvSettingOptions[key[0]]
+		opt = uvSettingOption(key[0])
 	}
 	if opt == "" {
 		return
@@ -80,12 +86,15 @@ func uvTomlCode(text string, x *extraction) {
 	})
 }
 
-// cargoProgramKeys are the settings of a Cargo configuration whose value is a program
-// cargo runs: the compiler's wrappers, the compiler and rustdoc themselves, the browser
-// of cargo doc --open.
-var cargoProgramKeys = map[string]bool{
-	"build.rustc-wrapper": true, "build.rustc-workspace-wrapper": true, "build.rustc": true,
-	"build.rustdoc": true, "doc.browser": true,
+// cargoProgramKey reports whether a Cargo setting's value is a program cargo runs: the
+// compiler's wrappers, the compiler and rustdoc themselves, the browser of cargo doc
+// --open.
+func cargoProgramKey(dotted string) bool {
+	switch dotted {
+	case "build.rustc-wrapper", "build.rustc-workspace-wrapper", "build.rustc", "build.rustdoc", "doc.browser":
+		return true
+	}
+	return false
 }
 
 // cargoConfigCode: a Cargo configuration (.cargo/config.toml, ~/.cargo/config.toml): the
@@ -122,7 +131,7 @@ func cargoConfigCode(text string, x *extraction) {
 			for _, s := range strs {
 				x.shell(dotted+" (crates come from it)", "cargo install --path "+shellQuote(s))
 			}
-		case cargoProgramKeys[dotted],
+		case cargoProgramKey(dotted),
 			n == 3 && full[0] == "target" && (full[2] == "runner" || full[2] == "linker"),
 			full[n-1] == "credential-provider" || full[n-1] == "global-credential-providers":
 			cargoProgram(dotted, strs, val.Kind == '[' && full[n-1] != "global-credential-providers", x)

@@ -358,7 +358,7 @@ func cargoDependencies(text string, x *extraction) {
 		var name, table string
 		fields := map[string]string{}
 		switch n := len(full); {
-		case fragment && n == 1 && !cargoPackageKeys[full[0]] && cargoDependencyValue(text, val):
+		case fragment && n == 1 && !cargoPackageKey(full[0]) && cargoDependencyValue(text, val):
 			name, table = full[0], "dependencies"
 			for i, k := range val.Keys {
 				if s, ok := str(val.Elems[i]); ok {
@@ -412,8 +412,15 @@ func cargoDependencies(text string, x *extraction) {
 	}
 }
 
-// cargoPackageKeys are [package]'s keys whose values may read as versions.
-var cargoPackageKeys = map[string]bool{"version": true, "edition": true, "rust-version": true, "resolver": true}
+// cargoPackageKey reports whether a key is one of [package]'s whose value may read as a
+// version.
+func cargoPackageKey(key string) bool {
+	switch key {
+	case "version", "edition", "rust-version", "resolver":
+		return true
+	}
+	return false
+}
 
 // cargoDependencyValue reports whether a value reads as a dependency's: a version
 // requirement, or a table that says where the crate comes from or at which version.
