@@ -1,6 +1,7 @@
 package planted
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -641,6 +642,13 @@ func workflowCode(text string, x *extraction) {
 			}
 		}
 	})
+	walkKeys(doc, "", map[string]bool{"uses": true}, func(_ string, v any, at string, _ map[string]any) {
+		if s, ok := v.(string); ok {
+			if owner, ref, moving := movingAction(s); moving {
+				x.opaque(at, "runs the action "+s+" of "+owner+" at "+ref+", a branch whose code changes under the workflow and moat has not read")
+			}
+		}
+	})
 	walkKeys(doc, "", map[string]bool{"run": true}, func(_ string, v any, at string, parent map[string]any) {
 		s, ok := v.(string)
 		if !ok {
@@ -729,6 +737,39 @@ func workflowTriggered(on any, events []string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// officialActionOwners are the owners of GitHub Actions that GitHub, Docker and the
+// clouds publish for their own products.
+var officialActionOwners = []string{"actions", "github", "docker", "aws-actions", "azure", "google-github-actions", "hashicorp"}
+
+// movingAction reports whether a step's uses: names a third party's action at a branch
+// (owner/repo@main, or no ref at all) rather than a tag or a commit: its code is
+// whatever the branch holds when the workflow runs. Local actions (./…) and images
+// (docker://…) are not.
+func movingAction(uses string) (owner, ref string, moving bool) {
+	if strings.HasPrefix(uses, ".") || strings.Contains(uses, "://") || strings.Contains(uses, "${{") {
+		return "", "", false
+	}
+	name, ref, _ := strings.Cut(uses, "@")
+	owner, _, ok := strings.Cut(name, "/")
+	if !ok || slices.Contains(officialActionOwners, strings.ToLower(owner)) {
+		return "", "", false
+	}
+	if ref == "" {
+		return owner, "its default branch", true
+	}
+	return owner, ref, movingRef(ref)
+}
+
+// movingRef reports whether a git ref names a branch that moves (main, master, HEAD…)
+// rather than a release tag or a commit.
+func movingRef(ref string) bool {
+	switch strings.ToLower(ref) {
+	case "main", "master", "head", "develop", "dev", "trunk", "latest", "stable", "next", "nightly", "edge":
+		return true
 	}
 	return false
 }
@@ -900,6 +941,20 @@ func preCommitCode(text string, x *extraction) {
 	doc, ok := decodeYAML(text, x)
 	if !ok {
 		return
+	}
+	// A hook repository at a branch is code that changes under the project: pre-commit
+	// installs whatever the branch holds when it next installs.
+	m, _ := doc.(map[string]any)
+	repos, _ := m["repos"].([]any)
+	for i, r := range repos {
+		repo, _ := r.(map[string]any)
+		url, _ := repo["repo"].(string)
+		if url == "" || url == "local" || url == "meta" {
+			continue
+		}
+		if rev, _ := repo["rev"].(string); rev == "" || movingRef(rev) {
+			x.opaque(fmt.Sprintf("repos[%d]", i), "installs and runs the hooks of "+url+" at "+cmp.Or(rev, "its default branch")+", code that changes under the project and moat has not read")
+		}
 	}
 	walkKeys(doc, "", map[string]bool{"entry": true}, func(_ string, v any, at string, parent map[string]any) {
 		s, ok := v.(string)

@@ -139,6 +139,8 @@ func TestExtract(t *testing.T) {
 		{"package.json packageManager", "package.json", `{"name":"a","packageManager":"yarn@https://x.example/yarn-4.1.0.tgz"}`, []string{"npm install -g yarn@https://x.example/yarn-4.1.0.tgz"}},
 		{"cargo build script in a fragment", "Cargo.toml", "edition = \"2021\"\nbuild = \"/tmp/build.rs\"\n", []string{"opaque"}},
 		{"package-lock.json fragment", "package-lock.json", `"resolved": "https://npm.x.example/lodash/-/lodash-4.17.21.tgz",`, []string{"npm config set registry https://npm.x.example/"}},
+		{"workflow actions at a branch", ".github/workflows/ci.yml", "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@main\n      - uses: someorg/lint-action@main\n      - uses: someorg/setup@v2\n      - uses: someorg/pinned@8f4b7f84864484a7bf31766abe9204da3cbe65b3\n      - uses: ./.github/actions/local\n", []string{"opaque"}},
+		{"pre-commit repositories at a branch", ".pre-commit-config.yaml", "repos:\n- repo: https://github.com/u/hooks\n  rev: main\n  hooks:\n  - id: a\n- repo: https://github.com/psf/black\n  rev: 24.1.1\n  hooks:\n  - id: black\n- repo: local\n  hooks:\n  - id: b\n    entry: make lint\n    language: system\n", []string{"opaque", "make lint"}},
 		{"composer.json require fragment", "composer.json", `"php": "^8.2", "monolog/monolog": "^3.5", "ext-json": "*"`, []string{"composer require monolog/monolog"}},
 		{"composer.json require", "composer.json", `{"name":"a/b","require":{"php":"^8.2","laravle/framework":"^11"},"require-dev":{"phpunit/phpunit":"^11"}}`, []string{"composer require laravle/framework phpunit/phpunit"}},
 		{"package.json not JSON", "package.json", `{"scripts": `, []string{"opaque"}},
