@@ -242,6 +242,7 @@ func (l *Local) Host(d dirs.Dirs, policyPath string) pathset.Host {
 		Globs: l.globs,
 		Home:  d.Home,
 		Temp:  d.Temp,
+		Vars:  d.Vars,
 		Moat: []string{
 			filepath.Join(d.Config, "**"),
 			filepath.Join(d.State, "**"),

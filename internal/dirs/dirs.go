@@ -29,6 +29,10 @@ type Dirs struct {
 	// It never comes from the environment, which an agent could set: tests put a
 	// temporary directory here.
 	Managed string
+	// Vars are the XDG variables that placed these directories, as they were set (only
+	// absolute values, which the specification honours), so that a command naming
+	// $XDG_STATE_HOME/moat is read as the directory it is.
+	Vars map[string]string
 }
 
 // ManagedPolicy is the path of the managed policy layer, or "" without a managed
@@ -117,8 +121,24 @@ func FromEnv(getenv func(string) string) (Dirs, error) {
 		State:   base("XDG_STATE_HOME", filepath.Join(".local", "state")),
 		Temp:    tempDirs(getenv),
 		Runtime: runtimeDirs(getenv, os.Getuid()),
+		Vars:    xdgVars(getenv),
 		Managed: ManagedDir,
 	}, nil
+}
+
+// xdgVars returns the XDG variables among those that place moat's directories that are
+// set to an absolute path; nil when none is.
+func xdgVars(getenv func(string) string) map[string]string {
+	var out map[string]string
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"} {
+		if v := getenv(k); v != "" && filepath.IsAbs(v) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = filepath.Clean(v)
+		}
+	}
+	return out
 }
 
 // runtimeDirs lists the daemon's candidate directories for the user uid. The per-user

@@ -1,6 +1,7 @@
 package dirs
 
 import (
+	"maps"
 	"slices"
 	"testing"
 )
@@ -87,5 +88,17 @@ func TestManagedPaths(t *testing.T) {
 		if got := d.ManagedKey(); got != tt.key {
 			t.Errorf("ManagedKey() = %q, want %q", got, tt.key)
 		}
+	}
+}
+
+func TestXDGVars(t *testing.T) {
+	env := map[string]string{"XDG_STATE_HOME": "/st/", "XDG_CONFIG_HOME": "cfg", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_DATA_HOME": "/data"}
+	got := xdgVars(func(k string) string { return env[k] })
+	want := map[string]string{"XDG_STATE_HOME": "/st", "XDG_RUNTIME_DIR": "/run/user/1000"}
+	if !maps.Equal(got, want) {
+		t.Errorf("xdgVars = %v, want %v (relative values and other variables left out)", got, want)
+	}
+	if got := xdgVars(func(string) string { return "" }); got != nil {
+		t.Errorf("xdgVars of an empty environment = %v, want nil", got)
 	}
 }

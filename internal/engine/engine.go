@@ -5,6 +5,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,10 +107,14 @@ func New(p *policy.Policy, opts Options) (*Engine, error) {
 	}
 	e := &Engine{policy: p, guard: guard, host: opts.Host, now: now, secrets: secrets, instructions: instructions, self: selfguard.New(opts.Self), files: files, guarded: guarded}
 	e.shell = shell.Env{Home: opts.Host.Home, Temp: opts.Host.Temp, Sensitive: secrets.touches, SecretsWithin: secrets.within, Protected: anyTouches(protected), Wrappers: shellWrappers(p), RealPath: e.realPath}
+	e.shell.Vars = maps.Clone(opts.Host.Vars) // $XDG_STATE_HOME and the like, as set
 	if len(opts.Host.Temp) > 0 {
 		// $TMPDIR is the user's temporary directory; when it is unset, tools use /tmp, which
 		// is also a temporary directory, so reading it as the first one is right either way.
-		e.shell.Vars = map[string]string{"TMPDIR": opts.Host.Temp[0]}
+		if e.shell.Vars == nil {
+			e.shell.Vars = map[string]string{}
+		}
+		e.shell.Vars["TMPDIR"] = opts.Host.Temp[0]
 	}
 	return e, nil
 }

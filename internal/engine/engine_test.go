@@ -457,3 +457,39 @@ rules:
 		}
 	}
 }
+
+// TestHostVarsName moat's directories: a command naming $XDG_STATE_HOME/moat or
+// $XDG_RUNTIME_DIR/moat, set in moat's environment, names moat's own state and socket
+// directories, which an agent may not change; before the host's variables reached the
+// shell analysis, the variable was unknown and the delete of the audit log allowed.
+func TestHostVarsName(t *testing.T) {
+	state, runtime := "/srv/state", "/run/user/1000"
+	host := testHost()
+	host.Moat = append(host.Moat, state+"/moat/**", runtime+"/moat/**")
+	host.Vars = map[string]string{"XDG_STATE_HOME": state, "XDG_RUNTIME_DIR": runtime}
+	data, err := policy.Template(policy.DefaultTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.Load("/ws/moat.yaml", data, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(p, Options{Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		want call.Verdict
+	}{
+		{"rm -f $XDG_STATE_HOME/moat/audit.jsonl", call.Deny},
+		{"rm -f $XDG_RUNTIME_DIR/moat/moat.sock", call.Deny},
+		{"ls $XDG_RUNTIME_DIR", call.Allow},
+		{"cat $XDG_STATE_HOME/other-tool/state.json", call.Allow},
+	} {
+		if d := e.Evaluate(context.Background(), shellCall(tc.cmd, "/ws")); d.Verdict != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.cmd, d.Verdict, d.Rule, tc.want)
+		}
+	}
+}

@@ -21,6 +21,10 @@ type Host struct {
 	// Moat lists the patterns of the files and directories moat owns ($moat): its policy
 	// files, its config and state directories, its binary.
 	Moat []string
+	// Vars are environment variables whose values place this host's directories
+	// ($XDG_STATE_HOME, $XDG_RUNTIME_DIR), known before a command runs: the shell
+	// analysis reads a command naming them as naming those directories.
+	Vars map[string]string `json:",omitempty"`
 	// Globs, when set, keeps the patterns compiled for this host, which its sets are
 	// compiled through: the policy, self-protection and the engine resolve the same sets.
 	// Nil compiles each pattern afresh. It describes no host, and is never encoded (a
