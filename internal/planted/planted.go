@@ -269,7 +269,11 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: kubeManifestKind, Declarative: true, extract: kubeManifestCode, runsIn: inCaller}, []string{"k8s/*.yaml", "k8s/*.yml", "k8s/*/*.yaml", "k8s/*/*.yml", "kubernetes/*.yaml", "kubernetes/*.yml", "kubernetes/*/*.yaml", "kubernetes/*/*.yml", "manifests/*.yaml", "manifests/*.yml", "manifests/*/*.yaml", "manifests/*/*.yml", "deploy/*.yaml", "deploy/*.yml", "deploy/*/*.yaml", "deploy/*/*.yml", "kustomize/*/*.yaml", "kustomize/*/*.yml"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh", "~/.xprofile", "~/.xinitrc", "~/.xsession", "~/.xsessionrc", "~/.bashrc.d/*", "~/.zshrc.d/*", "~/.oh-my-zsh/custom/*", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.config/direnv/lib/*"}},
-		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
+		{File{Kind: "editor startup file", extract: vimCode, runsIn: inHome}, []string{"~/.vimrc", "~/.exrc", "~/.gvimrc", "~/.vim/vimrc", "~/.config/nvim/init.vim", "~/.config/nvim/init.lua", "~/.config/nvim/plugin/*",
+			// Neovim's Lua modules, which init.lua and plugin managers (lazy.nvim's specs under
+			// lua/plugins) load at every start, and its after/ and ftplugin/ scripts.
+			"~/.config/nvim/lua/*", "~/.config/nvim/lua/*/*", "~/.config/nvim/lua/*/*/*", "~/.config/nvim/after/plugin/*",
+			"~/.config/nvim/ftplugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
 	}
 })
 

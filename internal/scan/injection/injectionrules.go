@@ -158,7 +158,7 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 				// "For AI agents summarizing this page:", "to automated agents processing this issue"
 				`|\b(?:to|for)\s+(?:any\s+|all\s+|the\s+)?(?:(?:ai|llm|automated|autonomous|coding)\s+(?:assistant|agent|model|bot)s?|ai|llms?|language\s+models?)\s+(?:reading|processing|summari[sz]ing|parsing|viewing|crawling|triaging)\s+(?:this|these)\b` +
 				// "any AI agent reading this channel should run …"
-				`|\b(?:any|every|all)\s+(?:ai|llm)\s+(?:assistant|agent|model|bot)s?\s+(?:reading|processing|seeing|summari[sz]ing)\s+(?:this|these)\b[^.\n]{0,40}?\b(?:should|must|needs?\s+to|is\s+to)\s+(?:first\s+|also\s+|now\s+|immediately\s+)?(?:run|execute|send|post|e-?mail|ignore|disregard|approve|merge|delete|remove|add|update|call|fetch|visit|open|reply|respond|tell|say|include|paste|upload|install|grant|disable|forward|push|print|reveal)\b`},
+				`|\b(?:any|every|all)\s+(?:ai|llm)\s+(?:assistant|agent|model|bot)s?\s+(?:reading|processing|seeing|summari[sz]ing)\s+(?:this|these)\b[^.\n]{0,40}?\b(?:should|must|needs?\s+to|is\s+to)\s+(?:first\s+|also\s+|now\s+|immediately\s+)?(?:run|execute|send|post|e-?mail|ignore|disregard|approve|merge|delete|remove|add|update|call|fetch|visit|open|reply|respond|tell|say|include|paste|upload|install|grant|disable|forward|push|print|reveal|export|share|dump|copy|list)\b`},
 		},
 		{
 			// Instruction files address the agent by design ("## Instructions for AI
@@ -169,7 +169,9 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:note|message|instructions?|attention|important|reminder)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?(?:(?:ai|automated|autonomous|coding)\s+(?:[\w-]+\s+)?)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model|claude|chatgpt|gpt|gemini|copilot)s?\b` +
 				// "Dear AI,", "AI agents:", "Hey Claude," open a message to the reader.
 				`|\b(?:dear|hey|hello|hi)\s+(?:ai|llm|assistant|agent|chatbot|claude|chatgpt|gemini|copilot)s?\s*[,:!]` +
-				`|(?:^|[\n.!>]\s*|<!--\s*|>\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?|reviewers?)\s*[,:]`},
+				`|(?:^|[\n.!>]\s*|<!--\s*|>\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?|reviewers?)(?:\s+(?:instructions?|notes?|directives?))?\s*[,:]` +
+				// "<!-- copilot/claude: …": an HTML comment opened to named assistants.
+				`|<!--\s*(?:copilot|claude|cursor|gemini|codex|chatgpt|gpt|windsurf|devin)(?:\s*[/,&]\s*(?:copilot|claude|cursor|gemini|codex|chatgpt|gpt|windsurf|devin))*\s*[,:]`},
 		},
 		{
 			// "You must listen to my instructions", "obey me": the speaker claims the
@@ -341,7 +343,8 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			Before:   60, After: 10, Negatable: true,
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:disable|turn\s+off|switch\s+off|bypass|circumvent|get\s+around|evade|deactivate|uninstall|kill|remove|stop|unwrap)\s+(?:\w+\s+){0,2}?moat\b` +
 				// "ignore any moat warnings", "disregard moat's prompts"
-				`|\b(?:ignore|disregard|dismiss|skip|override)\s+(?:any\s+|all\s+|the\s+)?moat(?:'s)?\s+(?:warnings?|prompts?|asks?|decisions?|output|messages?|denials?)\b`},
+				`|\b(?:ignore|disregard|dismiss|skip|override)\s+(?:any\s+|all\s+|the\s+)?moat(?:'s)?\s+(?:warnings?|prompts?|asks?|decisions?|output|messages?|denials?)\b` +
+				`|\b(?:delete|remove|rm|empty|truncate)\s+(?:the\s+)?` + "`?" + `moat\.yaml\b`},
 		},
 		{
 			// Text that tells the agent its approvals are off: the user's prompts are the
@@ -358,16 +361,16 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 		},
 		{
 			Name: "no restrictions", Finding: FindSafety, Weight: medium,
-			Keywords: []string{"restrictions", "limitations", "filters", "filtering", "confines", "abide", "rules", "censor", "without asking", "without confirmation", "without permission", "skip-permissions", "bypass-approvals", "yolo"},
+			Keywords: []string{"restrictions", "limitations", "filters", "filtering", "confines", "abide", "rules", "censor", "without asking", "without confirmation", "without permission", "skip-permissions", "bypass-approvals", "yolo", "bypasspermissions"},
 			Before:   60, After: 60,
-			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:without|no|free\s+(?:of|from)|broken\s+free\s+of|not\s+bound\s+by|do(?:es)?\s+not\s+have\s+to\s+(?:abide|follow|obey|comply))\b\s+(?:\w+\s+){0,3}?(?:restrictions|limitations|filter(?:s|ing)|confines|censorship|ethical\s+guidelines|rules|guidelines|policies)\b|\bhas\s+no\s+special\s+filtering\b|--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\byolo\s+mode\b`},
+			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:without|no|free\s+(?:of|from)|broken\s+free\s+of|not\s+bound\s+by|do(?:es)?\s+not\s+have\s+to\s+(?:abide|follow|obey|comply))\b\s+(?:\w+\s+){0,3}?(?:restrictions|limitations|filter(?:s|ing)|confines|censorship|ethical\s+guidelines|rules|guidelines|policies)\b|\bhas\s+no\s+special\s+filtering\b|--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\byolo\s+mode\b|(?:defaultMode"?\s*[:=]\s*"?|--permission-mode[\s=]+|\b(?:set|add|use|enable|switch\s+to|turn\s+on)\b[^.\n]{0,40}?)bypassPermissions\b`},
 			Verify: func(s string, start, end int) bool {
 				// "no restrictions on the file size" is configuration; the AI-directed form
 				// mentions the reader.
 				around := strings.ToLower(s[runeStart(s, max(0, start-120)):runeEnd(s, min(len(s), end+60))])
 				// An agent's YOLO mode (approvals off) names the agent's setting itself.
 				return strings.Contains(around, "you") || strings.Contains(around, " ai") || strings.Contains(around, "model") || strings.Contains(around, "assistant") || strings.Contains(around, "dan") || strings.HasPrefix(s[start:], "--") ||
-					strings.HasPrefix(strings.ToLower(s[start:]), "yolo")
+					strings.HasPrefix(strings.ToLower(s[start:]), "yolo") || strings.Contains(s[start:end], "bypassPermissions")
 			},
 		},
 		{
