@@ -878,8 +878,14 @@ var debuggerCommands = sync.OnceValue(func() map[string][]string {
 // program's files or the shell it starts.
 var debuggerSettings = []string{"pagination", "confirm", "print", "width", "height", "listsize", "verbose", "style", "disassembly-flavor"}
 
-// debuggerCommand reports whether cmd is one of debuggerCommands of prog.
+// debuggerCommand reports whether cmd is one of debuggerCommands of prog. A command that
+// calls a function (print system("id"), a breakpoint's condition) or holds what a shell
+// would read (run's arguments go through sh: run $(id)) is none of them, and thread
+// apply is one only when the command it applies is.
 func debuggerCommand(prog, cmd string) bool {
+	if strings.ContainsAny(cmd, "()$`;|&<>\\\n") {
+		return false
+	}
 	words := strings.Fields(strings.ToLower(cmd))
 	if len(words) == 0 || !slices.Contains(debuggerCommands()[prog], words[0]) {
 		return false
@@ -891,6 +897,15 @@ func debuggerCommand(prog, cmd string) bool {
 		return len(words) > 1 && (words[1] == "launch" || words[1] == "continue" || words[1] == "kill" || words[1] == "status")
 	case "settings":
 		return len(words) > 1 && words[1] == "show"
+	case "thread":
+		// thread apply all|N… COMMAND: the command applied is what runs.
+		if len(words) > 1 && words[1] == "apply" {
+			i := 2
+			for i < len(words) && (words[i] == "all" || strings.Trim(words[i], "0123456789-") == "") {
+				i++
+			}
+			return i < len(words) && words[i] != "thread" && debuggerCommand(prog, strings.Join(words[i:], " "))
+		}
 	}
 	return true
 }
