@@ -213,26 +213,16 @@ var quietConsumers = sync.OnceValue(func() map[string][]rule {
 })
 
 // namesOnly reports whether a command keeps only what comes before the first = of each
-// line, the variables' names without their values: cut -d= -f1, awk -F= '{print $1}',
-// sed 's/=.*//'.
+// line that has one, the variables' names without their values: cut -d= -f1 -s. Without
+// -s, cut (as awk -F= '{print $1}' and sed 's/=.*//') prints whole every line without an
+// =, and a value of several lines (a private key in a variable) is printed but for its
+// first line.
 func namesOnly(v *view) bool {
-	switch v.name {
-	case "cut":
-		d, f := v.values("d", "delimiter"), v.values("f", "fields")
-		return len(d) == 1 && len(f) == 1 && !d[0].dynamic && d[0].lit == "=" && !f[0].dynamic && f[0].lit == "1" && len(v.raw) == 0
-	case "awk", "gawk", "mawk":
-		fs := v.values("F", "field-separator")
-		return len(fs) == 1 && fs[0].lit == "=" && len(v.raw) == 1 && strings.ReplaceAll(v.raw[0].lit, " ", "") == "{print$1}"
-	case "sed":
-		if len(v.opts) > 0 || len(v.raw) != 1 {
-			return false
-		}
-		switch v.raw[0].lit {
-		case "s/=.*//", "s/=.*$//":
-			return true
-		}
+	if v.name != "cut" || !v.flag("s", "only-delimited") {
+		return false
 	}
-	return false
+	d, f := v.values("d", "delimiter"), v.values("f", "fields")
+	return len(d) == 1 && len(f) == 1 && !d[0].dynamic && d[0].lit == "=" && !f[0].dynamic && f[0].lit == "1" && len(v.raw) == 0
 }
 
 // plainFilter reports whether a command is grep keeping only the lines of variables whose
