@@ -175,6 +175,7 @@ var valueOptions = sync.OnceValue(func() map[string]valueOpts {
 		"ln":         {short: "tS", long: []string{"target-directory", "suffix"}},
 		"zip":        {short: "bnPtx", long: nil},
 		"gpg":        {short: "orRu", long: []string{"output", "recipient", "local-user", "homedir", "keyring"}},
+		"age":        {short: "oirR", long: []string{"output", "identity", "recipient", "recipients-file"}},
 		"security":   {short: "acdlsD", long: nil, subcommand: true},
 		"mysqladmin": {short: "uhPS", attached: "p", long: []string{"user", "host", "port", "socket", "password"}},
 		"flock":      {short: "wEc", long: []string{"timeout", "conflict-exit-code", "command"}},

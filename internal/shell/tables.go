@@ -310,7 +310,8 @@ var programEffects = sync.OnceValue(func() map[string]fileEffects {
 		"batcat": {rules: readEach}, "column": {rules: readEach},
 		// Encryptors: what they print (or write with -o) is the file they read, under a key
 		// or passphrase the line may well hold (gpg -c --passphrase p, age -p).
-		"gpg": {rules: readEach}, "gpg2": {rules: readEach}, "age": {rules: readEach},
+		"gpg": {rules: readEach, outputs: []string{"o", "output"}}, "gpg2": {rules: readEach, outputs: []string{"o", "output"}},
+		"age": {rules: readEach, outputs: []string{"o", "output"}},
 
 		// Database files opened by their client, and macOS's copier: reading a browser's
 		// cookie or password database is reading a credential store.
