@@ -219,7 +219,8 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			send:     regexp.MustCompile(`\|&`),
 			envRead:  regexp.MustCompile(`\bENVIRON\[\s*"([A-Za-z_][A-Za-z0-9_]*)"`),
 			writes:   regexp.MustCompile(`\bprintf?\b(?:[^;{}|>"]|"[^"]*")*>>?\s*`),
-			pipeTo:   regexp.MustCompile(`\bprintf?\b(?:[^;{}|>"]|"[^"]*")*\|\s*[^&\s]`),
+			// print … | CMD, and gawk's coprocess print … |& CMD, which runs CMD as well.
+			pipeTo:   regexp.MustCompile(`\bprintf?\b(?:[^;{}|>"]|"[^"]*")*\|&?\s*[^&\s]`),
 			pipeFrom: regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|\s*getline`),
 		},
 		Lua: {
@@ -253,7 +254,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"](", "from sh", "import sh", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
+		Python:      {"](", "from sh", "import sh", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "loads", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
 		Perl:        {"rename", "copy", "move", "symlink", "link", "&$", "&{", "system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
 		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "sh", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
 		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},

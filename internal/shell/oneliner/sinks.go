@@ -20,12 +20,17 @@ type codeSink struct {
 	// bareVarOnly: only an argument that is a lone variable is code (PHP's assert($x)
 	// runs a string, assert($x > 0) tests a condition).
 	bareVarOnly bool
+	// data: the argument is data that names the code to run, never read as code.
+	data bool
 }
 
 var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 	return map[Lang][]codeSink{
 		Python: {
 			{need: []string{"exec", "eval", "compile"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:builtins|__builtins__)\.)(?:exec|eval|compile)\s*\(`)},
+			// Unpickling calls whatever the data names (pickle's REDUCE opcode), so bytes
+			// handed to pickle.loads are code, in a form moat does not read.
+			{need: []string{"loads"}, re: regexp.MustCompile(`\b(?:pickle|cPickle|_pickle|dill|cloudpickle)\.loads\s*\(`), data: true},
 		},
 		Node: {
 			{need: []string{"eval", "vm.", "Script"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
@@ -81,6 +86,8 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 			lit, n, ok := literalAt(rest)
 			whole := ok && n > 0 && endsArg(rest[n:])
 			switch {
+			case s.data:
+				r.Opaque = append(r.Opaque, "runs the code that serialized data names: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
 			case whole:
 				if depth < maxDepth {
 					if contains(fd.decoded, lit) {
