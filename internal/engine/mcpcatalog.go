@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
@@ -25,6 +27,9 @@ var mcpDestroyVerbs = []string{
 	"delete", "del", "remove", "rm", "rmdir", "destroy", "drop", "purge", "truncate", "wipe", "erase",
 	"terminate", "uninstall", "flush", "prune", "nuke", "clear", "reset", "rb", "deregister",
 	"unregister", "teardown", "decommission", "trash", "deletion",
+	// Taken out of use: an archived repository or channel, a drained node, a suspended or
+	// paused project or service (the shell's destructiveVerbs archive a repository too).
+	"archive", "drain", "suspend", "pause",
 }
 
 // mcpStops end the object of a verb: remove_label_from_issue removes a label, not an
@@ -136,6 +141,14 @@ var mcpArgTools = []struct {
 	{[]string{"apply", "deploy", "up", "update", "import", "refresh"}, nil, []string{"terraform", "tofu", "opentofu", "terragrunt", "pulumi", "cdk", "cdktf"},
 		[]mcpArgTest{{[]string{"autoapprove", "yes", "skippreview", "approve", "noconfirm", "force", "args", "flags", "options"}, []string{"true", "-auto-approve", "--auto-approve", "--yes", "-y", "--skip-preview"}}},
 		"destructive.infra.delete", "a plan applied without the review the tool asks a person for, deletions included"},
+	// Scaled to no replicas, a service is down as surely as deleted (kubectl scale
+	// --replicas=0 on the command line).
+	{[]string{"scale"}, nil, nil,
+		[]mcpArgTest{{[]string{"replicas", "replicacount", "count", "desiredcount", "instances", "instancecount", "size", "quantity"}, []string{"0"}}},
+		"destructive.infra.delete", "a service scaled to no replicas"},
+	{[]string{"cancel"}, []string{"subscription", "subscriptions"}, mcpPaymentWords,
+		nil,
+		"destructive.payment", "a customer's subscription cancelled"},
 	{[]string{"flush", "flushall", "flushdb"}, nil, mcpRedisWords,
 		nil,
 		"destructive.db.drop", "emptying the database"},
@@ -313,6 +326,14 @@ func (t mcpArgTest) matches(v any) bool {
 	switch v := v.(type) {
 	case bool:
 		return v && slices.Contains(t.values, "true")
+	case float64:
+		return containsWord(t.values, strconv.FormatFloat(v, 'f', -1, 64))
+	case json.Number:
+		return containsWord(t.values, v.String())
+	case int:
+		return containsWord(t.values, strconv.Itoa(v))
+	case int64:
+		return containsWord(t.values, strconv.FormatInt(v, 10))
 	case string:
 		s := strings.TrimSpace(v)
 		if slices.Contains(t.values, "{}") && (s == "" || s == "{}") {

@@ -167,6 +167,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"alias", "set"}, when: ghAlias, finding: ""},
 			{when: cliVerb(3), finding: findInfraDelete},
 			{sub: []string{"repo", "archive"}, finding: findInfraDelete},
+			// A repository transferred to another owner leaves its organisation's hands.
+			{sub: []string{"repo", "transfer"}, finding: findInfraDelete},
 			{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete},
 		},
 		"glab":  {{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete}},
@@ -198,21 +200,24 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 		"kafka-acls":            {{anyOf: []string{"remove"}, finding: findInfraDelete}},
 		"kafka-configs":         {{anyOf: []string{"delete-config"}, finding: findInfraDelete}},
 		"kafka-delete-records":  {{finding: findInfraDelete}},
-		"rabbitmqctl":           {{when: cliVerb(1), finding: findInfraDelete}},
-		"rabbitmqadmin":         {{when: cliVerb(1), finding: findInfraDelete}},
-		"mkfs":                  {{operand: "/dev/*", finding: findDiskWipe}},
-		"mke2fs":                {{operand: "/dev/*", finding: findDiskWipe}},
-		"mkswap":                {{operand: "/dev/*", finding: findDiskWipe}},
-		"wipefs":                {{operand: "/dev/*", anyOf: []string{"a", "all", "o", "offset"}, noneOf: []string{"n", "no-act"}, finding: findDiskWipe}},
-		"blkdiscard":            {{operand: "/dev/*", finding: findDiskWipe}},
-		"fdisk":                 {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
-		"sfdisk":                {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
-		"cfdisk":                {{operand: "/dev/*", finding: findDiskWipe}},
-		"sgdisk":                {{operand: "/dev/*", noneOf: []string{"p", "print", "i", "info"}, finding: findDiskWipe}},
-		"gdisk":                 {{operand: "/dev/*", noneOf: []string{"l"}, finding: findDiskWipe}},
-		"parted":                {{when: partedWrites, finding: findDiskWipe}},
-		"chmod":                 {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
-		"umask":                 {{when: umaskWorldWritable, finding: findWorldWritable}},
+		// fastlane match nuke revokes and deletes the team's signing certificates and
+		// profiles.
+		"fastlane":      {{sub: []string{"match", "nuke"}, finding: findInfraDelete}},
+		"rabbitmqctl":   {{when: cliVerb(1), finding: findInfraDelete}},
+		"rabbitmqadmin": {{when: cliVerb(1), finding: findInfraDelete}},
+		"mkfs":          {{operand: "/dev/*", finding: findDiskWipe}},
+		"mke2fs":        {{operand: "/dev/*", finding: findDiskWipe}},
+		"mkswap":        {{operand: "/dev/*", finding: findDiskWipe}},
+		"wipefs":        {{operand: "/dev/*", anyOf: []string{"a", "all", "o", "offset"}, noneOf: []string{"n", "no-act"}, finding: findDiskWipe}},
+		"blkdiscard":    {{operand: "/dev/*", finding: findDiskWipe}},
+		"fdisk":         {{operand: "/dev/*", noneOf: []string{"l", "list"}, finding: findDiskWipe}},
+		"sfdisk":        {{operand: "/dev/*", noneOf: []string{"l", "list", "d", "dump", "J", "json"}, finding: findDiskWipe}},
+		"cfdisk":        {{operand: "/dev/*", finding: findDiskWipe}},
+		"sgdisk":        {{operand: "/dev/*", noneOf: []string{"p", "print", "i", "info"}, finding: findDiskWipe}},
+		"gdisk":         {{operand: "/dev/*", noneOf: []string{"l"}, finding: findDiskWipe}},
+		"parted":        {{when: partedWrites, finding: findDiskWipe}},
+		"chmod":         {{when: chmodSetuid, finding: findSetuid}, {when: chmodWorldWritable, finding: findWorldWritable}},
+		"umask":         {{when: umaskWorldWritable, finding: findWorldWritable}},
 		"docker": {
 			{sub: []string{"volume", "rm|prune"}, finding: findInfraDelete},
 			// Stopped containers keep what was written in them (a database run without a
@@ -441,6 +446,8 @@ var infraCLIs = []string{
 	// MongoDB's Atlas CLI shares its name with Ariga's migration tool (atlas clusters
 	// delete, atlas schema clean).
 	"atlas",
+	// Hosted databases' and messaging's CLIs: PlanetScale, Neon, Twilio.
+	"pscale", "neonctl", "neon", "twilio",
 }
 
 // stripeLiveWrite: a stripe command in live mode that writes (stripe refunds create
@@ -511,9 +518,11 @@ func destructiveVerb(w string) bool {
 		return true
 	}
 	if strings.Contains(w, ":") {
-		// TOPIC:VERB subcommands (heroku apps:destroy, firebase projects:delete).
+		// TOPIC:VERB subcommands (heroku apps:destroy, firebase projects:delete), and the
+		// settings of a hosted app unset (heroku config:unset, netlify env:unset), which
+		// it runs without from its next start.
 		for part := range strings.SplitSeq(w, ":") {
-			if part != "" && destructiveVerb(part) {
+			if part != "" && destructiveVerb(part) || part == "unset" {
 				return true
 			}
 		}
@@ -558,7 +567,10 @@ func cliVerb(n int) func(*analyzer, *view) string {
 			if i >= n {
 				break
 			}
-			if destructiveVerb(w) && !otherMeaning(v.name, v.ops[:i+1]) {
+			// A secret unset is a secret deleted (fly secrets unset, supabase secrets unset);
+			// other settings unset are a local tool's (gcloud config unset).
+			unsetSecret := w == "unset" && i > 0 && (v.ops[i-1] == "secrets" || v.ops[i-1] == "secret")
+			if (destructiveVerb(w) || unsetSecret) && !otherMeaning(v.name, v.ops[:i+1]) {
 				return strings.Join(v.ops[:i+1], " ")
 			}
 		}
@@ -968,6 +980,15 @@ func hashProgram(a *analyzer, v *view) string {
 	for i, x := range v.args {
 		if !x.dynamic && x.lit == "-p" && i+1 < len(v.args) {
 			a.later = append(a.later, codeRef{code: v.args[i+1], kind: codeProgram, carrier: "hash -p"})
+			// The names after the path run it from now on, as an alias to it would: `hash
+			// -p /bin/rm ls; ls -rf ~` is rm -rf ~.
+			if path := v.args[i+1]; !path.dynamic {
+				for _, name := range v.args[i+2:] {
+					if !name.dynamic && name.lit != "" && !strings.HasPrefix(name.lit, "-") {
+						a.defineAlias(name.lit, shellQuote(path.lit))
+					}
+				}
+			}
 			return "hash -p"
 		}
 	}

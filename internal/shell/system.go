@@ -226,6 +226,11 @@ var systemRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"delete|drain"}, finding: findInfraDelete},
 			{sub: []string{"scale"}, when: scaledToZero, finding: findInfraDelete},
 		},
+		// A hosted app's processes or machines scaled to none: heroku ps:scale web=0,
+		// fly scale count 0.
+		"heroku": {{sub: []string{"ps:scale"}, when: processesToZero, finding: findInfraDelete}},
+		"fly":    {{sub: []string{"scale", "count"}, when: processesToZero, finding: findInfraDelete}},
+		"flyctl": {{sub: []string{"scale", "count"}, when: processesToZero, finding: findInfraDelete}},
 		// Changes applied without the review their tools make a person give (terraform's
 		// plan, pulumi's preview, cdk's approval of widened access) may destroy resources
 		// unseen: the review is the user's to skip.
@@ -331,6 +336,17 @@ func scaledToZero(_ *analyzer, v *view) string {
 		}
 		if name == "--replicas" && val == "0" {
 			return v.name + " " + v.ops[0] + " --replicas=0"
+		}
+	}
+	return ""
+}
+
+// processesToZero: an operand 0, or TYPE=0 (heroku ps:scale web=0, fly scale count 0,
+// fly scale count app=0).
+func processesToZero(_ *analyzer, v *view) string {
+	for _, o := range v.ops[1:] {
+		if _, n, ok := strings.Cut(o, "="); o == "0" || ok && n == "0" {
+			return v.name + " " + strings.Join(v.ops, " ")
 		}
 	}
 	return ""
