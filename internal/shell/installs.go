@@ -71,10 +71,16 @@ var packageInstalls = sync.OnceValue(func() map[string][]packageInstall {
 		"gem":    {{sub: []string{"install|i"}, kind: lookalike.RubyGems, registries: []string{"source", "s"}}},
 		"bundle": {{sub: []string{"add"}, kind: lookalike.RubyGems, sources: []string{"git", "github", "path"}, repos: []string{"github"}, registries: []string{"source"}}},
 		"go":     {{sub: []string{"get|install"}, kind: lookalike.Go}},
-		"dart":   {{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}}},
+		"dart":   {{sub: []string{"pub", "add"}, kind: lookalike.Pub, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}}},
 		"flutter": {
-			{sub: []string{"pub", "add"}, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}},
+			{sub: []string{"pub", "add"}, kind: lookalike.Pub, sources: []string{"git-url", "path"}, registries: []string{"hosted-url"}},
 		},
+		// dotnet add [PROJECT] package NAME; nuget install NAME.
+		"dotnet": {
+			{sub: []string{"add", "package"}, kind: lookalike.NuGet, registries: []string{"source", "s"}},
+			{sub: []string{"add", "*", "package"}, kind: lookalike.NuGet, registries: []string{"source", "s"}},
+		},
+		"nuget": {{sub: []string{"install"}, kind: lookalike.NuGet, registries: []string{"source", "Source"}}},
 		"composer": {
 			{sub: []string{"require|req|r"}, kind: lookalike.Packagist, sources: []string{"repository"}},
 			{sub: []string{"global", "require|req|r"}, kind: lookalike.Packagist, sources: []string{"repository"}},
@@ -102,6 +108,7 @@ var installOptions = sync.OnceValue(func() map[string]valueOpts {
 		"dart":     pub,
 		"flutter":  pub,
 		"composer": {short: "d", long: []string{"repository", "working-dir"}, subcommand: true},
+		"dotnet":   {short: "vfs", long: []string{"version", "framework", "source", "package-directory"}, subcommand: true},
 		"mix":      {long: []string{"sha512", "app", "branch", "tag", "ref", "organization"}, subcommand: true},
 	}
 })

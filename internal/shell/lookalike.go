@@ -40,22 +40,15 @@ func (a *analyzer) lookalikeEffects(cmd *call.Command, v *view) {
 	}
 }
 
+// subMatches reports whether ops start with the subcommand sub, as a rule's sub is
+// matched: alternatives separated by |, and * for any word.
 func subMatches(sub, ops []string) bool {
 	for i, alts := range sub {
-		if !containsAlt(alts, ops[i]) {
+		if alts != "*" && !oneOf(alts, ops[i]) {
 			return false
 		}
 	}
 	return true
-}
-
-func containsAlt(alts, s string) bool {
-	for _, a := range strings.Split(alts, "|") {
-		if a == s {
-			return true
-		}
-	}
-	return false
 }
 
 // packageName returns the registry name an installer's operand asks for, or false for

@@ -29,12 +29,15 @@ const (
 	Owner          // users and organisations that own repositories
 	Host           // code hosts and registries
 	Packagist      // PHP packages' vendors (composer): a vendor's namespace is its own
+	NuGet          // .NET packages (dotnet add package, nuget install)
+	Pub            // Dart and Flutter packages (dart pub add, flutter pub add)
 	numKinds
 )
 
 var files = [...]string{
 	PyPI: "pypi.txt", NPM: "npm.txt", Crates: "crates.txt", RubyGems: "rubygems.txt",
 	Go: "go.txt", Owner: "owners.txt", Host: "hosts.txt", Packagist: "packagist.txt",
+	NuGet: "nuget.txt", Pub: "pub.txt",
 }
 
 func (k Kind) String() string {
