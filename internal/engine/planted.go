@@ -35,7 +35,7 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 		return nil
 	}
 	before, readable := readSmall(p)
-	text := plantedText(c, before, readable)
+	text, whole := plantedText(c, before, readable)
 	if text == "" || readable && addsNoLine(before, text) {
 		return nil
 	}
@@ -46,6 +46,9 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 	if readable {
 		// Code the file already carried is the user's, judged when it was written.
 		env.Before = map[string]string{p: before}
+	}
+	if !whole {
+		env.Pieces = map[string]bool{p: true}
 	}
 	units := e.shellUnitsWith(sc, sb, 0, env, nil)
 	for i := range units {
@@ -71,14 +74,14 @@ func (e *Engine) plantedPath(p string) (string, bool) {
 
 // plantedText is the text a write or edit leaves in the file: a write's content; an edit
 // applied to the file as it is on disk, or, when the file cannot be read or the edit does
-// not apply, the edit's new text alone.
-func plantedText(c *call.Call, before string, readable bool) string {
+// not apply, the edit's new text alone, a piece of the file (whole is false).
+func plantedText(c *call.Call, before string, readable bool) (text string, whole bool) {
 	if c.Class == call.FileWrite {
-		return c.String(call.ArgContent)
+		return c.String(call.ArgContent), true
 	}
 	if readable {
 		if after, ok := applyEdits(c, before); ok {
-			return after
+			return after, true
 		}
 	}
 	var b strings.Builder
@@ -86,7 +89,7 @@ func plantedText(c *call.Call, before string, readable bool) string {
 		b.WriteString(w.text)
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return b.String(), false
 }
 
 // applyEdits applies an edit's replacements to text, as the agents' edit tools do.

@@ -53,7 +53,11 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 		}
 		return
 	}
-	a.plantedCodes(i, file, kind, kind.Extract(t.text), cwd, before, hadBefore)
+	codes := kind.Extract(t.text)
+	if a.sh.env.Pieces[file] {
+		codes = kind.PieceCode(t.text)
+	}
+	a.plantedCodes(i, file, kind, codes, cwd, before, hadBefore)
 }
 
 // editedOnDisk returns the text the file has on disk and the text it is left with by the

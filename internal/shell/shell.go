@@ -128,6 +128,10 @@ type Env struct {
 	// it (an agent's edit of a file on disk): code a file already carried is not planted
 	// again by writing it back (internal/planted).
 	Before map[string]string
+	// Pieces are the files, by path, whose written text is a piece of the file rather than
+	// its whole: an agent's edit that could not be applied to the file on disk, judged by
+	// its new text alone (planted.File.PieceCode).
+	Pieces map[string]bool
 	// RealPath returns the path p names on this machine through symbolic links (p's own,
 	// or a directory's above it, dangling ones included), and whether that differs from p:
 	// a write to a link to ~/.bashrc writes ~/.bashrc. nil means paths are taken as
