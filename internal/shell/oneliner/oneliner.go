@@ -145,6 +145,11 @@ const (
 	findInfraDelete = "destructive.infra.delete"
 )
 
+// homePathLiteral matches a string literal holding a path below the home directory.
+var homePathLiteral = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`["'](~/[^"'\s*?]+)["']`)
+})
+
 // maxDepth bounds how many times decoded code is inspected again.
 const maxDepth = 3
 
@@ -152,6 +157,16 @@ const maxDepth = 3
 func Inspect(lang Lang, code string) Result {
 	var r Result
 	inspect(lang, code, &r, 0)
+	if r.Sends {
+		// Code that sends data and names a file under the home directory as written may
+		// be sending that file, however it reads it (Path(p).expanduser().read_bytes() in
+		// a loop over a list of them): the file is taken as read, a secret one as sent.
+		for _, m := range homePathLiteral().FindAllStringSubmatch(code, maxCalls) {
+			if !contains(r.Writes, m[1]) {
+				r.Reads = append(r.Reads, m[1])
+			}
+		}
+	}
 	r.Reads, r.Trees, r.Writes, r.Opaque, r.Shell = dedupe(r.Reads), dedupe(r.Trees), dedupe(r.Writes), dedupe(r.Opaque), dedupe(r.Shell)
 	r.Deletes = dedupeDeletes(r.Deletes)
 	return r
