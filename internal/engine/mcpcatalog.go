@@ -9,6 +9,7 @@ import (
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/findings"
+	"github.com/moatdev/moat/internal/hosted"
 	"github.com/moatdev/moat/internal/netdest"
 )
 
@@ -350,9 +351,7 @@ func (t mcpArgTest) matches(v any) bool {
 
 // squash returns an argument name in lower case without separators: force_push,
 // forcePush and force-push are all forcepush.
-func squash(k string) string {
-	return strings.Join(nameWords(k), "")
-}
+func squash(k string) string { return hosted.Squash(k) }
 
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
+	"github.com/moatdev/moat/internal/hosted"
 	"github.com/moatdev/moat/internal/netdest"
 	"github.com/moatdev/moat/internal/shell"
 )
@@ -37,7 +38,7 @@ var (
 func mcpGrants(c *call.Call) []call.Finding {
 	words := nameWords(c.MCP.Tool)
 	if hasWord(words, mcpChangeVerbs) || hasWord(words, mcpWriteVerbs) {
-		if what := securityOff(c.Args); what != "" {
+		if what := hosted.SecurityOff(c.Args); what != "" {
 			return []call.Finding{shell.Kinds.New("evasion.security-off", fmt.Sprintf("%s: %s", c.MCP.String(), what))}
 		}
 		if to := forwardsMail(c.Args); to != "" {
@@ -106,75 +107,10 @@ func widening(args map[string]any) string {
 	return ""
 }
 
-// mcpDefences are the words of a setting that defends a repository, a site or an
-// account: secret scanning and push protection, vulnerability alerts, code scanning,
-// TLS and HTTPS, a firewall, two-factor authentication, audit logs, encryption, deletion
-// protection, branch protection's enforcement on administrators.
-var mcpDefences = []string{"secretscanning", "pushprotection", "vulnerabilityalerts", "dependabotsecurityupdates",
-	"advancedsecurity", "codescanning", "ssl", "tls", "alwaysusehttps", "hsts", "waf", "firewall", "securitylevel",
-	"mfa", "twofactor", "twofactorrequirement", "auditlog", "auditlogging", "logging", "encryption",
-	"deletionprotection", "enforceadmins", "requiredsignatures", "botfightmode", "ddosprotection"}
-
-// securityOff says which argument switches a defence off ("" when none does): a key
-// naming one (squashed: secret_scanning, alwaysUseHttps) set false, "off", "disabled" or
-// "none", or to {"status": "disabled"}; or a setting named by value ({"setting": "ssl",
-// "value": "off"}). Nested settings are read (firstNested).
-func securityOff(args map[string]any) string {
-	return firstNested(args, func(k string, v any, parent map[string]any) string {
-		key := squash(k)
-		switch v := v.(type) {
-		case map[string]any:
-			if defence(key) {
-				if st, ok := v["status"].(string); ok && switchedOff(st) {
-					return k + " " + st
-				}
-				if en, ok := v["enabled"].(bool); ok && !en {
-					return k + " disabled"
-				}
-			}
-		case bool:
-			if defence(key) && !v {
-				return fmt.Sprintf("%s %v", k, v)
-			}
-		case string:
-			if defence(key) && switchedOff(v) {
-				return k + " " + v
-			}
-			if (key == "setting" || key == "name" || key == "id") && defence(squash(v)) {
-				for _, vk := range []string{"value", "status", "state"} {
-					if val, ok := parent[vk].(string); ok && switchedOff(val) {
-						return v + " " + val
-					}
-					if val, ok := parent[vk].(bool); ok && !val {
-						return v + " false"
-					}
-				}
-			}
-		}
-		return ""
-	})
-}
-
-// defence reports whether a squashed key names a defence (mcpDefences), alone or with
-// enabled/status after it (ssl_enabled).
-func defence(key string) bool {
-	key = strings.TrimSuffix(strings.TrimSuffix(key, "enabled"), "status")
-	return containsWord(mcpDefences, key)
-}
-
-// switchedOff reports whether a setting's value switches it off.
-func switchedOff(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "off", "disabled", "disable", "false", "none", "0", "essentially_off", "no":
-		return true
-	}
-	return false
-}
-
 // forwardsMail returns the address a mail setting or filter forwards to (a key of
 // forwarding whose value is an address), or "".
 func forwardsMail(args map[string]any) string {
-	return firstNested(args, func(k string, v any, _ map[string]any) string {
+	return hosted.FirstNested(args, func(k string, v any, _ map[string]any) string {
 		s, ok := v.(string)
 		if ok && strings.Contains(squash(k), "forward") && strings.Contains(s, "@") && !strings.ContainsAny(s, " \t\n") {
 			return s
@@ -186,35 +122,11 @@ func forwardsMail(args map[string]any) string {
 // webhookURL returns the URL a webhook's arguments name (url, config.url, target_url…),
 // unless it is this machine's, or "".
 func webhookURL(args map[string]any) string {
-	return firstNested(args, func(k string, v any, _ map[string]any) string {
+	return hosted.FirstNested(args, func(k string, v any, _ map[string]any) string {
 		s, ok := v.(string)
 		if ok && strings.HasSuffix(squash(k), "url") && strings.Contains(s, "://") && leaves(netdest.ParseURL(s)) {
 			return s
 		}
 		return ""
 	})
-}
-
-// maxArgDepth bounds how deep firstNested reads nested arguments.
-const maxArgDepth = 4
-
-// firstNested returns the first non-empty answer of match for the arguments, by key in
-// sorted order, and then for each nested object's, to maxArgDepth: match is given the
-// key, its value and the object holding it.
-func firstNested(args map[string]any, match func(key string, v any, parent map[string]any) string) string {
-	var walk func(m map[string]any, depth int) string
-	walk = func(m map[string]any, depth int) string {
-		for _, k := range sortedKeys(m) {
-			if r := match(k, m[k], m); r != "" {
-				return r
-			}
-			if nested, ok := m[k].(map[string]any); ok && depth < maxArgDepth {
-				if r := walk(nested, depth+1); r != "" {
-					return r
-				}
-			}
-		}
-		return ""
-	}
-	return walk(args, 0)
 }

@@ -170,13 +170,14 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			// A repository transferred to another owner leaves its organisation's hands.
 			{sub: []string{"repo", "transfer"}, finding: findInfraDelete},
 			{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete},
+			{sub: []string{"api"}, when: httpSecurityOff(ghAPIRequest), finding: findSecurityOff},
 		},
-		"glab":  {{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete}},
-		"curl":  {{when: httpDeletes(curlRequest), finding: findHTTPDelete}, {when: httpPayments(curlRequest), finding: findPayment}},
+		"glab":  {{sub: []string{"api"}, when: httpDeletes(ghAPIRequest), finding: findHTTPDelete}, {sub: []string{"api"}, when: httpSecurityOff(ghAPIRequest), finding: findSecurityOff}},
+		"curl":  {{when: httpDeletes(curlRequest), finding: findHTTPDelete}, {when: httpPayments(curlRequest), finding: findPayment}, {when: httpSecurityOff(curlRequest), finding: findSecurityOff}},
 		"wget":  {{when: httpDeletes(wgetRequest), finding: findHTTPDelete}, {when: httpPayments(wgetRequest), finding: findPayment}},
-		"http":  {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}},
-		"https": {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}},
-		"xh":    {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}},
+		"http":  {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}, {when: httpSecurityOff(httpieRequest), finding: findSecurityOff}},
+		"https": {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}, {when: httpSecurityOff(httpieRequest), finding: findSecurityOff}},
+		"xh":    {{when: httpDeletes(httpieRequest), finding: findHTTPDelete}, {when: httpPayments(httpieRequest), finding: findPayment}, {when: httpSecurityOff(httpieRequest), finding: findSecurityOff}},
 		// rclone cleanup empties the remote's trash and old versions; dedupe deletes
 		// copies; restic key remove can lock the repository; borg recreate rewrites
 		// archives without what it is told to exclude.
