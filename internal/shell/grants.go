@@ -49,6 +49,8 @@ func grantRules() map[string][]rule {
 		{sub: []string{"s3api", "put-bucket-acl|put-object-acl|put-public-access-block"}, when: namesEveryone, finding: findGrant},
 		{sub: []string{"ec2", "authorize-security-group-ingress|modify-snapshot-attribute|modify-image-attribute"}, when: namesEveryone, finding: findGrant},
 		{sub: []string{"rds", "modify-db-snapshot-attribute|modify-db-cluster-snapshot-attribute"}, when: namesEveryone, finding: findGrant},
+		// A database given an address the internet reaches.
+		{sub: []string{"rds", "modify-db-instance|create-db-instance|modify-db-cluster|create-db-cluster|restore-db-instance-from-db-snapshot|restore-db-cluster-from-snapshot"}, anyOf: []string{"publicly-accessible"}, finding: findGrant},
 		{sub: []string{"lambda|sns|sqs", "add-permission"}, finding: findGrant},
 		{sub: []string{"ecr|ecr-public", "set-repository-policy"}, finding: findGrant},
 		{sub: []string{"secretsmanager", "put-resource-policy"}, finding: findGrant},

@@ -144,6 +144,8 @@ var effectRules = sync.OnceValue(func() map[string][]rule {
 			{sub: []string{"configure", "set"}, when: awsCredentialProcess, finding: ""},
 			{when: awsDestructive, finding: findInfraDelete},
 			{when: awsAuditOff, finding: findSecurityOff},
+			// An account that leaves its organisation leaves its policies and guardrails.
+			{sub: []string{"organizations", "leave-organization"}, finding: findSecurityOff},
 			{sub: []string{"s3", "sync"}, anyOf: []string{"delete"}, finding: findInfraDelete},
 		},
 		"hub": {{sub: []string{"delete"}, finding: findInfraDelete}},
