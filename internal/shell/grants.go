@@ -109,11 +109,16 @@ func grantRules() map[string][]rule {
 		// lets the tailnet's machines log in to this one.
 		"tailscale": {{sub: []string{"funnel"}, when: funnelOn, finding: findGrant}, {sub: []string{"up|set"}, anyOf: []string{"ssh"}, finding: findGrant}},
 		// VS Code's tunnel gives a remote editor, and its terminal, this machine.
-		"code":      {{sub: []string{"tunnel"}, when: codeTunnelOpens, finding: findGrant}},
-		"lt":        {{finding: findGrant}}, // localtunnel
-		"bore":      {{sub: []string{"local"}, finding: findGrant}},
-		"devtunnel": {{sub: []string{"host"}, finding: findGrant}},
-		"zrok":      {{sub: []string{"share"}, finding: findGrant}},
+		"code": {{sub: []string{"tunnel"}, when: codeTunnelOpens, finding: findGrant}},
+		// A notebook server listening beyond loopback with its token and password empty
+		// runs any code for whoever reaches the port.
+		"jupyter":          {{sub: []string{"lab|notebook|server|nbclassic"}, when: notebookOpen, finding: findGrant}},
+		"jupyter-lab":      {{when: notebookOpen, finding: findGrant}},
+		"jupyter-notebook": {{when: notebookOpen, finding: findGrant}},
+		"lt":               {{finding: findGrant}}, // localtunnel
+		"bore":             {{sub: []string{"local"}, finding: findGrant}},
+		"devtunnel":        {{sub: []string{"host"}, finding: findGrant}},
+		"zrok":             {{sub: []string{"share"}, finding: findGrant}},
 	}
 }
 
@@ -274,4 +279,35 @@ func manifestURL(_ *analyzer, v *view) string {
 		}
 	}
 	return ""
+}
+
+// notebookOpen: a Jupyter server bound beyond loopback (--ip 0.0.0.0, --ip='*') with
+// its token or password set empty (--NotebookApp.token=”, --ServerApp.token=,
+// --IdentityProvider.token=).
+func notebookOpen(_ *analyzer, v *view) string {
+	ip := ""
+	open := false
+	for i, x := range v.args {
+		if x.dynamic {
+			continue
+		}
+		name, val, has := strings.Cut(x.lit, "=")
+		if !has && i+1 < len(v.args) && !strings.HasPrefix(v.args[i+1].lit, "-") {
+			val = v.args[i+1].lit
+		}
+		switch {
+		case name == "--ip" || strings.HasSuffix(name, "App.ip"):
+			ip = val
+		case has && (strings.HasSuffix(name, ".token") || strings.HasSuffix(name, ".password")) && strings.Trim(val, `"'`) == "":
+			open = true
+		}
+	}
+	switch ip {
+	case "", "localhost", "127.0.0.1", "::1":
+		return ""
+	}
+	if !open {
+		return ""
+	}
+	return v.name + " --ip " + ip + " with no token or password"
 }
