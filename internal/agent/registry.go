@@ -110,6 +110,9 @@ var registry = []Agent{
 			{Role: MCP, Root: Project, Path: ".gemini/settings.json", Why: "project hooks and MCP servers"},
 			// Storage.getSystemConfigDir: settings.json (which overrides the user's) and
 			// system-defaults.json.
+			// Folders trusted here load their .gemini/settings.json, with its hooks and MCP
+			// servers; "/" trusts every folder.
+			{Role: Settings, Root: Home, Path: ".gemini/trustedFolders.json", Why: "trusted folders, whose project settings, hooks and MCP servers load"},
 			{Role: Settings, Root: System, Path: "/etc/gemini-cli", Tree: true, OS: "linux", Why: "system settings, which override the user's"},
 			{Role: Settings, Root: System, Path: "/Library/Application Support/GeminiCli", Tree: true, OS: "darwin", Why: "system settings, which override the user's (macOS)"},
 		},
@@ -150,6 +153,8 @@ var registry = []Agent{
 			// --profile NAME layers $CODEX_HOME/NAME.config.toml on the user's configuration.
 			{Role: Settings, Root: Home, Path: ".codex/*.config.toml", Why: "profiles, layered on config.toml by --profile"},
 			{Role: Settings, Root: System, Path: "/etc/codex", Tree: true, Why: "managed configuration and requirements"},
+			// Execution policy rules (prefix_rule): commands Codex runs without asking.
+			{Role: Settings, Root: Home, Path: ".codex/rules", Tree: true, Why: "execution policy rules, which let commands run without asking"},
 		},
 		Instructions: []Pattern{
 			{"**/AGENTS.md", "Codex and other agents' project instructions"},
