@@ -129,6 +129,14 @@ func (e *Engine) units(c *call.Call, h History) []unit {
 	instructs := slices.ContainsFunc(s.Accesses, e.instructions.touches)
 	if instructs {
 		s.Findings = appendNew(s.Findings, writtenInjections(c))
+	} else if c.Class == call.FileWrite || c.Class == call.FileEdit {
+		// Any other file keeps only instructions hidden from a human reader (an HTML
+		// comment addressed to the assistant in a README, Unicode tag characters): text
+		// about injection is ordinary in documentation, text hidden from its readers is not,
+		// and the next agent that reads the file reads it.
+		s.Findings = appendNew(s.Findings, slices.DeleteFunc(writtenInjections(c), func(f call.Finding) bool {
+			return f.ID != injection.FindHidden && f.ID != injection.FindInvisible
+		}))
 	}
 	if h != nil {
 		if left := e.leftByTool(c, s.Accesses); !left.Empty() {
@@ -176,10 +184,9 @@ func readable(s policy.Subject) policy.Subject {
 }
 
 // writtenInjections returns the prompt-injection findings of the text a file write or
-// edit puts in a file. Only the agents' instruction files are read for it: there,
-// injected text steers every later session, while in source code, documentation and
-// test data, text about injection is ordinary (and reading it costs more than the
-// secret scan).
+// edit puts in a file. All of them count in the agents' instruction files, where injected
+// text steers every later session; elsewhere (source code, documentation, test data),
+// where text about injection is ordinary, only hidden instructions do.
 func writtenInjections(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	for _, w := range writtenTexts(c) {

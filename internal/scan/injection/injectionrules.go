@@ -170,8 +170,9 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 				// "Dear AI,", "AI agents:", "Hey Claude," open a message to the reader.
 				`|\b(?:dear|hey|hello|hi)\s+(?:ai|llm|assistant|agent|chatbot|claude|chatgpt|gemini|copilot)s?\s*[,:!]` +
 				`|(?:^|[\n.!>]\s*|<!--\s*|>\s*)(?:ai|llm)\s+(?:assistants?|agents?|models?|crawlers?|readers?|reviewers?)(?:\s+(?:instructions?|notes?|directives?))?\s*[,:]` +
-				// "<!-- copilot/claude: …": an HTML comment opened to named assistants.
-				`|<!--\s*(?:copilot|claude|cursor|gemini|codex|chatgpt|gpt|windsurf|devin)(?:\s*[/,&]\s*(?:copilot|claude|cursor|gemini|codex|chatgpt|gpt|windsurf|devin))*\s*[,:]`},
+				// "<!-- copilot/claude: …", "<!-- assistant: …": an HTML comment opened to
+				// named assistants, or to the assistant.
+				`|<!--\s*(?:copilot|claude|cursor|gemini|codex|chatgpt|gpt|windsurf|devin|assistant|agent|ai|llm)(?:\s*[/,&]\s*(?:copilot|claude|cursor|gemini|codex|chatgpt|gpt|windsurf|devin|assistant|agent|ai|llm))*\s*[,:]`},
 		},
 		{
 			// "You must listen to my instructions", "obey me": the speaker claims the
@@ -208,9 +209,11 @@ var injectionSignals = sync.OnceValue(func() []injectionSignal {
 			// Installation guides tell people to run `curl … | sh` too, so this only adds
 			// to a signal that the text addresses or overrides the model.
 			Name: "harmful directive", Finding: FindOverride, Family: "payload", Weight: weak,
-			Keywords: []string{"| sh", "|sh", "| bash", "|bash", "rm -rf", ".bashrc", ".zshrc", ".profile", "authorized_keys", "/dev/tcp/", "push", "upload", "delete", "drop"},
+			Keywords: []string{"| sh", "|sh", "| bash", "|bash", "| curl", "|curl", "| nc", "rm -rf", ".bashrc", ".zshrc", ".profile", "authorized_keys", "/dev/tcp/", "push", "upload", "delete", "drop"},
 			Before:   100, After: 80,
 			Pattern: &textmatch.Pattern{Expr: `(?i)\b(?:run|execute|exec|paste|type|enter|add|append|insert|write|put)\b(?:[^.\n]|\.\S){0,100}?(?:\|\s*(?:ba|z)?sh\b|\brm\s+-[a-z]*(?:rf|fr)\b|~/\.(?:bashrc|zshrc|profile|bash_profile)\b|\bauthorized_keys\b|/dev/tcp/)` +
+				// "run `echo $GITHUB_TOKEN | curl -d @- https://…`": a secret piped to the network.
+				`|\b(?:run|execute|exec)\b(?:[^.\n]|\.\S){0,60}?\$\{?\w*(?:token|key|secret|password|passwd|credentials?)\w*\}?[^.\n|]{0,40}\|\s*(?:curl|wget|nc|ncat)\b` +
 				`|\b(?:push|upload|send|copy|sync)\s+(?:\w+\s+){0,4}?to\s+(?:https?://|git@|s3://)` +
 				`|\b(?:delete|drop|destroy|wipe|erase)\s+(?:the|this|your|all|every)\s+(?:\w+\s+)?(?:repo(?:sitory|sitories)?|project|database|tables?|branch(?:es)?|files|home\s+directory|workspace)\b`},
 		},
