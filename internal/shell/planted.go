@@ -326,7 +326,8 @@ func editInserts(sc string) (out []string, ok bool) {
 			if len(parts) < 2 {
 				return nil, false
 			}
-			repl := strings.NewReplacer(`\`+string(d), string(d), `\n`, "\n", "&", "", `\1`, "", `\2`, "", "$1", "", "$2", "").Replace(parts[1])
+			// \\ is a backslash; the escapes are read left to right, so \\n is one followed by n.
+			repl := strings.NewReplacer(`\\`, `\`, `\`+string(d), string(d), `\n`, "\n", "&", "", `\1`, "", `\2`, "", "$1", "", "$2", "").Replace(parts[1])
 			out = append(out, repl)
 			i += 2 + n
 			for i < len(sc) && strings.IndexByte("gipIM0123456789ewxsmr", sc[i]) >= 0 {
