@@ -72,7 +72,10 @@ func dockerfileCode(text string, x *extraction) {
 // arguments with continuation lines joined, and the body of a RUN here-document.
 type dockerInstruction struct {
 	name, args, heredoc string
-	line                int
+	// flagged is a RUN's arguments with its flags, which args leaves out: another
+	// reader of the syntax (earthfile.go) knows flags of its own.
+	flagged string
+	line    int
 }
 
 // dockerInstructions yields a Dockerfile's instructions: comments and blank lines are
@@ -107,6 +110,7 @@ func dockerInstructions(text string) func(func(dockerInstruction) bool) {
 			name, args, _ := strings.Cut(b.String(), " ")
 			ins := dockerInstruction{name: strings.ToUpper(name), args: strings.TrimSpace(args), line: start}
 			if ins.name == "RUN" {
+				ins.flagged = ins.args
 				ins.args = dockerRunFlags(ins.args)
 				if delim, ok := heredocDelimiter(ins.args); ok {
 					var body strings.Builder

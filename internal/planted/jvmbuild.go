@@ -409,13 +409,16 @@ func replaceMacros(s, open, close string, repl func(name string) string) string 
 var jvmAgentOptions = []string{"-javaagent:", "-agentpath:", "-agentlib:", "-Xbootclasspath", "-XX:OnOutOfMemoryError", "-XX:OnError"}
 
 // jvmOptionsCode finds the JVM options of a build's settings (gradle.properties'
-// org.gradle.jvmargs, Maven's .mvn/jvm.config) that load code into the build or run a
-// command: opaque, as JAVA_TOOL_OPTIONS is in the environment.
+// org.gradle.jvmargs, Maven's .mvn/jvm.config, sbt's .jvmopts, and .sbtopts, where -J
+// passes an option on to the JVM: -J-javaagent:x.jar) that load code into the build or
+// run a command: opaque, as JAVA_TOOL_OPTIONS is in the environment. An option is found
+// anywhere in a word, so that a prefix (-J, org.gradle.jvmargs=) does not hide it.
 func jvmOptionsCode(text string, x *extraction) {
 	for _, o := range jvmAgentOptions {
 		if i := strings.Index(text, o); i >= 0 {
+			start := strings.LastIndexAny(text[:i], " \t\r\n=\"'") + 1
 			end := i + strings.IndexAny(text[i:]+"\n", " \t\r\n")
-			x.opaque(o, "the build's JVM is given "+text[i:end]+", which loads code or runs a command moat cannot read")
+			x.opaque(o, "the build's JVM is given "+text[start:end]+", which loads code or runs a command moat cannot read")
 			return
 		}
 	}

@@ -42,12 +42,27 @@ func TestJVMBuildExtract(t *testing.T) {
 
 // TestJVMBuildLinear: build scripts made of what the reader looks ahead for (brackets
 // opening one long list, strings that never end, starters before long lists) are read in
-// time linear in their size. Sixteen times the text may take up to sixteen times as long;
-// a reader that reads a list again per bracket takes 256 times (it failed so). The best of
-// several runs is compared, and a round that looks quadratic is measured again before
-// the test fails, as the machine is shared.
+// time linear in their size.
 func TestJVMBuildLinear(t *testing.T) {
-	fl, _ := Lookup("/h/p/build.gradle", "/h")
+	checkLinear(t, "/h/p/build.gradle", map[string]func(n int) string{
+		"brackets before a list": func(n int) string { return strings.Repeat("[", n) + strings.Repeat("'a', ", n) },
+		"unterminated strings":   func(n int) string { return strings.Repeat("'x\n\"\"\"", n) },
+		"starters and lists":     func(n int) string { return strings.Repeat("commandLine 'a', ", n) },
+		"executions":             func(n int) string { return strings.Repeat("\"x\".execute()\n", n) },
+	})
+}
+
+// checkLinear checks that the file at p is read in time linear in its size for each
+// script shape: sixteen times the text may take up to sixteen times as long; a reader
+// that reads a list again per bracket takes 256 times (the Gradle reader failed so). The
+// best of several runs is compared, and a round that looks quadratic is measured again
+// before the test fails, as the machine is shared.
+func checkLinear(t *testing.T, p string, scripts map[string]func(n int) string) {
+	t.Helper()
+	fl, ok := Lookup(p, "/h")
+	if !ok {
+		t.Fatalf("Lookup(%s) found no kind", p)
+	}
 	// slow is a time no linear reading of these scripts comes near: a quadratic one is
 	// told at once rather than measured for minutes.
 	const slow = 2 * time.Second
@@ -62,12 +77,7 @@ func TestJVMBuildLinear(t *testing.T) {
 		}
 		return b
 	}
-	for name, script := range map[string]func(n int) string{
-		"brackets before a list": func(n int) string { return strings.Repeat("[", n) + strings.Repeat("'a', ", n) },
-		"unterminated strings":   func(n int) string { return strings.Repeat("'x\n\"\"\"", n) },
-		"starters and lists":     func(n int) string { return strings.Repeat("commandLine 'a', ", n) },
-		"executions":             func(n int) string { return strings.Repeat("\"x\".execute()\n", n) },
-	} {
+	for name, script := range scripts {
 		small, large := script(2000), script(32000)
 		var s, l time.Duration
 		linear := false

@@ -135,7 +135,7 @@ type kind struct {
 	File
 	// names are patterns for the last components of a path (path.Match syntax, one pattern
 	// per component): "Makefile", "*.mk", ".github/workflows/*.yml". A pattern starting
-	// with ~/ is a path below the home directory.
+	// with ~/ is a path below the home directory, one starting with / that whole path.
 	names []string
 }
 
@@ -205,6 +205,21 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "sbt build definition", extract: jvmBuildCode}, []string{"build.sbt", "project/*.sbt", "project/*.scala"}},
 		{File{Kind: "Maven POM", extract: mavenCode}, []string{"pom.xml"}},
 		{File{Kind: "CMake file", extract: cmakeCode}, []string{"CMakeLists.txt", "*.cmake"}},
+		// Build files of languages moat does not read, read for the programs they start
+		// (buildlangs.go): edited constantly and most starting none, so Marked.
+		{File{Kind: "Meson build file", Marked: true, extract: mesonCode}, []string{"meson.build"}},
+		{File{Kind: "rebar3 configuration", Marked: true, extract: rebarCode}, []string{"rebar.config"}},
+		{File{Kind: "mix.exs", Marked: true, extract: mixCode}, []string{"mix.exs"}},
+		{File{Kind: "Cabal Setup script", Marked: true, extract: setupHsCode}, []string{"Setup.hs", "Setup.lhs"}},
+		{File{Kind: "Swift package manifest", Marked: true, extract: swiftPackageCode}, []string{"Package.swift", "Package@swift-*.swift"}},
+		{File{Kind: "Swift package plugin", Marked: true, extract: swiftPackageCode}, []string{"Plugins/*/*.swift"}},
+		{File{Kind: "Bazel BUILD file", Marked: true, extract: bazelBuildCode}, []string{"BUILD.bazel", "BUILD"}},
+		// rebar.config.script is all code, Erlang rebar3 runs on every command.
+		{File{Kind: "rebar3 configuration script", extract: erlangScriptCode}, []string{"rebar.config.script"}},
+		{File{Kind: "Earthfile", extract: earthfileCode}, []string{"Earthfile"}},
+		// Python that build and documentation tools import and run: Sphinx's conf.py on
+		// every sphinx-build, SCons' SConstruct and the SConscripts it reads on every scons.
+		{File{Kind: "Python file a build tool runs", extract: pythonFile}, []string{"docs/conf.py", "doc/conf.py", "docs/source/conf.py", "doc/source/conf.py", "SConstruct", "Sconstruct", "sconstruct", "SConstruct.py", "SConscript"}},
 		{File{Kind: "Go file with go:generate directives", Marked: true, extract: goGenerateCode}, []string{"*.go"}},
 		{File{Kind: "Jupyter notebook", Marked: true, extract: notebookCode}, []string{"*.ipynb"}},
 		{File{Kind: "Bazel rc file", extract: bazelrcCode}, []string{".bazelrc", "user.bazelrc", ".bazelrc.user", "tools/bazel.rc"}},
@@ -236,7 +251,14 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "R profile", extract: rProfileCode, runsIn: inCaller}, []string{"~/.Rprofile"}},
 		{File{Kind: "Julia startup file", extract: juliaStartupCode, runsIn: inCaller}, []string{"~/.julia/config/startup.jl"}},
 		{File{Kind: "Tiltfile", extract: tiltCode}, []string{"Tiltfile", "*.tiltfile", "tilt_modules/*/Tiltfile"}},
-		{File{Kind: "JVM options of a build", extract: jvmOptionsCode}, []string{"gradle.properties", "~/.gradle/gradle.properties", ".mvn/jvm.config", ".mvn/maven.config"}},
+		{File{Kind: "JVM options of a build", extract: jvmOptionsCode}, []string{"gradle.properties", "~/.gradle/gradle.properties", ".mvn/jvm.config", ".mvn/maven.config", ".sbtopts", ".jvmopts"}},
+		// Where build tools get themselves, their compiler or built packages (toolchains.go).
+		{File{Kind: "Gradle wrapper properties", extract: gradleWrapperCode, format: settingsPiece}, []string{"gradle/wrapper/gradle-wrapper.properties"}},
+		{File{Kind: "Maven wrapper properties", extract: mavenWrapperCode, format: settingsPiece}, []string{".mvn/wrapper/maven-wrapper.properties"}},
+		{File{Kind: "Rust toolchain file", extract: rustToolchainCode, format: rustToolchainPiece}, []string{"rust-toolchain.toml", "rust-toolchain"}},
+		{File{Kind: "Nix configuration", extract: nixConfCode, runsIn: inCaller, format: settingsPiece}, []string{"~/.config/nix/nix.conf", "/etc/nix/nix.conf"}},
+		// stack.yaml is edited for every dependency, rarely naming a source: Marked.
+		{File{Kind: "Stack configuration", Marked: true, extract: stackYAMLCode}, []string{"stack.yaml"}},
 		{File{Kind: "git configuration", GitConfig: true, runsIn: inRepo}, []string{".git/config", "~/.gitconfig", "~/.config/git/config", ".git/modules/*/config", ".git/worktrees/*/config"}},
 		{File{Kind: "git hook", extract: scriptCode, runsIn: inRepo}, []string{".git/hooks/*", ".husky/*", ".githooks/*", ".lefthook/*/*", ".lefthook-local/*/*", ".git/modules/*/hooks/*", "git-templates/hooks/*", ".git-templates/hooks/*", ".git_template/hooks/*", "git/template/hooks/*", "git-core/templates/hooks/*"}},
 		{File{Kind: "GitHub Actions workflow", Host: Kept, extract: workflowCode, runsIn: inRepo}, []string{".github/workflows/*.yml", ".github/workflows/*.yaml", "action.yml", "action.yaml"}},

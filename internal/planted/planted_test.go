@@ -19,7 +19,7 @@ func TestLookupTable(t *testing.T) {
 			p := strings.NewReplacer("*", "x").Replace(n)
 			if rest, ok := strings.CutPrefix(p, "~/"); ok {
 				p = path.Join(home, rest)
-			} else {
+			} else if !strings.HasPrefix(p, "/") {
 				p = path.Join(home, "project", p)
 			}
 			f, ok := Lookup(p, home)
@@ -268,6 +268,8 @@ func checkExtract(t *testing.T, name, text string, want []string) {
 	p := path.Join(home, "project", name)
 	if rest, ok := strings.CutPrefix(name, "~/"); ok {
 		p = path.Join(home, rest)
+	} else if strings.HasPrefix(name, "/") {
+		p = name
 	}
 	f, ok := Lookup(p, home)
 	if !ok {
@@ -375,6 +377,18 @@ func FuzzExtract(f *testing.F) {
 	f.Add("CMakeLists.txt", "set(A \"${A}${A}\")\nexecute_process(COMMAND ${A} [[x]] #[[c]] \"y\\\"\")\nadd_custom_command(COMMAND")
 	f.Add("Tiltfile", "local(['a', \"b\"]) local_resource('n', cmd=x, serve_cmd='y') custom_build(command=[z]) local(")
 	f.Add("noxfile.py", "s.run('a', b(c, [d]), *e, f=1)\nx.run_always(r\"g\\\"\", f'h')\ny.run(")
+	f.Add("gradle/wrapper/gradle-wrapper.properties", "distributionUrl=https\\://x\\\n  /y\\u00\nk\\\n")
+	f.Add(".mvn/wrapper/maven-wrapper.properties", "wrapperUrl : https://repo1.maven.org/maven2/io/takari/../x\n!c\n")
+	f.Add("rust-toolchain.toml", "[toolchain]\npath = 1\n")
+	f.Add("~/.config/nix/nix.conf", "extra-substituters = a b # c\nbuild-hook =\nrequire-sigs=false\n")
+	f.Add("stack.yaml", "extra-deps: [{location: {git: 1}}, ../x, {url: u}]\nsetup-info: {a: {url: /x}}\npackage-indices: [1, {url: 2}]\n")
+	f.Add("meson.build", "p = find_program('a')\nrun_command(p, ['b', ['c']], find_program('d'), check: true)\nrun_command('''x''')\n")
+	f.Add("rebar.config", "{pre_hooks, [{\"a\", b, <<\"c\">>}, {d, 'e'}, [f|g]]}.\n{post_hooks, [{\"$\"}\n")
+	f.Add("mix.exs", "\"cmd --cd a --app b c\" System.cmd(\"d\", [\"e\"]) :os.cmd(~c\"f\") Port.open({:spawn, \"g\"}) ?\" \"cmd #{h}\"")
+	f.Add("Setup.hs", "import System.Process (system)\nmain = system $ \"a\" >> rawSystem \"b\" [\"c\\65\"] -- x\n{- y")
+	f.Add("Package.swift", ".package(url: \"http://a\") .package(name: \"b\", path: \"../c\") Process() .buildCommand( /* system( */")
+	f.Add("Earthfile", "a:\n  LOCALLY\n  RUN --secret\n  IF --privileged [ x ]\n  DO b+C\nIMPORT\nC:\n  COMMAND\n  RUN [\"d\"]\n")
+	f.Add("BUILD", "genrule(name = r'a', cmd = '$$$(location //b:c) $< $@ $(CC) $(X' + \"\"\"d\"\"\")\ngenrule(")
 	f.Fuzz(func(t *testing.T, name, text string) {
 		p := path.Join(home, "project", name)
 		if rest, ok := strings.CutPrefix(name, "~/"); ok {
