@@ -89,6 +89,12 @@ type File struct {
 	// plants nothing, and a write whose text the line does not show is judged as writing
 	// any source file is, not as unreadable code.
 	Marked bool
+	// Program says the file is a program of its own that someone runs by name later (a
+	// shell script): the project's own programs are judged when they are written, not
+	// when they run, so what its code destroys, sends, plants or grants is judged now;
+	// the programs it names that moat does not know, the commands it computes and the
+	// lines moat cannot parse are its own, as they would be in the project's code.
+	Program bool
 	// programs, when set, returns the programs the tool puts on the code's PATH from the
 	// project's own dependencies (npm's node_modules/.bin), given the file's text.
 	programs func(text string) []string
@@ -296,6 +302,10 @@ var kinds = sync.OnceValue(func() []kind {
 			// lua/plugins) load at every start, and its after/ and ftplugin/ scripts.
 			"~/.config/nvim/lua/*", "~/.config/nvim/lua/*/*", "~/.config/nvim/lua/*/*/*", "~/.config/nvim/after/plugin/*",
 			"~/.config/nvim/ftplugin/*", "~/.vim/plugin/*", ".exrc", ".nvimrc", ".nvim.lua"}},
+		// Shell scripts anywhere else, last so that every file above (a git hook, a startup
+		// file) keeps its own kind: run by name later (./scripts/setup.sh, a CI step, a
+		// cron job), and judged now.
+		{File{Kind: "shell script", Program: true, extract: scriptCode, runsIn: inRepo}, []string{"*.sh", "*.bash", "*.zsh", "*.ksh"}},
 	}
 })
 

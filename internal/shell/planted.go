@@ -30,8 +30,10 @@ func (a *analyzer) plantedText(i int, file string, kind planted.File, t fileText
 			return
 		}
 		inserted, ok := inPlaceInserted(a.meta[i].prog, a.cmds[i].Args)
-		if !ok && (kind.Declarative || kind.Marked) {
-			return // a generated manifest, a source file: the command that made it is judged
+		if !ok && (kind.Declarative || kind.Marked || kind.Program) {
+			// A generated manifest, a source file, a script downloaded or copied: the
+			// command that made it is judged (and one that runs it, with what it runs).
+			return
 		}
 		if !ok {
 			if a.sh.discarded > 0 && a.sh.checkout != "" && !under(file, a.sh.checkout) {
@@ -178,6 +180,9 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		if discarded {
 			discardedMachine(&a.cmds[k])
 		}
+		if kind.Program {
+			programOwn(&a.cmds[k])
+		}
 		fs := a.cmds[k].Findings
 		for j := range fs {
 			fs[j].Evidence = prefix + fs[j].Evidence
@@ -197,6 +202,22 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 func discardedMachine(cmd *call.Command) {
 	cmd.Accesses = slices.DeleteFunc(cmd.Accesses, func(acc call.Access) bool { return acc.Kind != call.Read })
 	cmd.Findings = slices.DeleteFunc(cmd.Findings, func(f call.Finding) bool { return machineOnly(f.ID) })
+}
+
+// programOwn leaves out of cmd, a command of a program the project keeps (a shell
+// script written now and run by name later), what is the program's own business rather
+// than harm: programs moat does not know and commands computed at run time (as in any
+// of the project's code, which moat does not read when it runs), lines it cannot parse,
+// sudo (which asks its user for a password), and the use of a secret variable.
+func programOwn(cmd *call.Command) {
+	cmd.Opaque, cmd.Dynamic = false, false
+	cmd.Findings = slices.DeleteFunc(cmd.Findings, func(f call.Finding) bool {
+		switch f.ID {
+		case findOpaque, findDynamicCommand, findParseError, findTooDeep, findTooComplex, findSudo, findSecretEnv:
+			return true
+		}
+		return false
+	})
 }
 
 // machineOnly reports whether findings of kind id are about the machine the command runs
