@@ -38,7 +38,21 @@ const maxFragmentLines = 400
 // commands held by command keys (commandKeys), each as a shell line run where the kind's
 // code runs.
 func (f File) PieceCode(text string) []Code {
-	if codes := f.Extract(text); len(codes) > 0 || f.GitConfig || f.Declarative {
+	codes := f.Extract(text)
+	if len(codes) > 0 || f.GitConfig {
+		return codes
+	}
+	if f.pieceRoot != "" {
+		// A piece cut from under the root (a service of a Compose file) is read there.
+		body := text
+		if leastIndent(text) == 0 {
+			body = indentLines(text, "  ")
+		}
+		if rooted := f.Extract(f.pieceRoot + ":\n" + body); len(rooted) > 0 {
+			return rooted
+		}
+	}
+	if f.Declarative {
 		// A declarative file's commands run in the containers it declares, with what the
 		// rest of the file gives them: not read from a piece.
 		return codes
@@ -47,7 +61,6 @@ func (f File) PieceCode(text string) []Code {
 	if len(lines) > maxFragmentLines {
 		return nil
 	}
-	var codes []Code
 	add := func(key, cmd string) {
 		if cmd = strings.TrimSpace(cmd); cmd != "" {
 			codes = append(codes, Code{Lang: Shell, Text: cmd, Where: key + " (in the edit)", Host: f.Host})
@@ -160,6 +173,29 @@ func unquoteScalar(v string) string {
 }
 
 func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+
+// leastIndent returns the least indentation of text's lines that are not blank.
+func leastIndent(text string) int {
+	least := -1
+	for l := range strings.Lines(text) {
+		if strings.TrimSpace(l) != "" && (least < 0 || indentOf(l) < least) {
+			least = indentOf(l)
+		}
+	}
+	return max(least, 0)
+}
+
+// indentLines puts prefix before each line of text that is not blank.
+func indentLines(text, prefix string) string {
+	var b strings.Builder
+	for l := range strings.Lines(text) {
+		if strings.TrimSpace(l) != "" {
+			b.WriteString(prefix)
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
 
 // dedent joins lines, taking off the indentation they share.
 func dedent(lines []string) string {

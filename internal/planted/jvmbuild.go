@@ -241,6 +241,8 @@ func quoteWord(w string) string {
 func mavenCode(text string, x *extraction) {
 	dec := xml.NewDecoder(strings.NewReader(text))
 	dec.Strict = false
+	consumed := 0       // the bytes of text read by decoders before dec
+	autoclosed := false // the decoder closed elements the text did not close
 	var (
 		stack    []string
 		artifact string // the artifactId of the plugin being read; "" outside one
@@ -266,13 +268,34 @@ func mavenCode(text string, x *extraction) {
 		exe, args, argLine = "", nil, ""
 	}
 	for {
+		before := dec.InputOffset()
 		tok, err := dec.Token()
+		if _, end := tok.(xml.EndElement); end && dec.InputOffset() == before {
+			// The lenient decoder closes the open elements itself, reading nothing, before
+			// it reports an end tag that matches none of them: the POM is broken within.
+			autoclosed = true
+		}
+		var se *xml.SyntaxError
+		if errors.As(err, &se) && len(stack) == 0 && !autoclosed && strings.HasPrefix(se.Msg, "unexpected end element") {
+			// A piece of a POM (an edit's text alone) closes the elements it was cut
+			// from (</plugins></build>): the reading goes on after the end tag.
+			flush()
+			next := min(len(text), consumed+int(dec.InputOffset()))
+			if next <= consumed {
+				x.opaque("pom.xml", "a POM moat cannot read to its end: "+se.Msg)
+				return
+			}
+			rest := text[next:]
+			consumed = next
+			dec = xml.NewDecoder(strings.NewReader(rest))
+			dec.Strict = false
+			continue
+		}
 		if err != nil {
 			flush()
 			// A POM cut short (an edit's text alone) ends the reading; one that breaks
 			// before its end may be read otherwise by Maven, and what follows is unread.
-			var se *xml.SyntaxError
-			if errors.As(err, &se) && !strings.Contains(se.Msg, "unexpected EOF") {
+			if se != nil && !strings.Contains(se.Msg, "unexpected EOF") {
 				x.opaque("pom.xml", "a POM moat cannot read to its end: "+se.Msg)
 			}
 			return
