@@ -42,13 +42,21 @@ func (f File) PieceCode(text string) []Code {
 	if len(codes) > 0 || f.GitConfig {
 		return codes
 	}
-	if f.pieceRoot != "" {
-		// A piece cut from under the root (a service of a Compose file) is read there.
-		body := text
-		if leastIndent(text) == 0 {
-			body = indentLines(text, "  ")
+	for _, root := range f.pieceRoots {
+		// A piece cut from under a root (a service of a Compose file, pyproject.toml's
+		// build requirements) is read there: a TOML piece below the table's header, a
+		// YAML one indented below the key.
+		var whole string
+		if tomlPiece(text) {
+			whole = "[" + root + "]\n" + text
+		} else {
+			body := text
+			if leastIndent(text) == 0 {
+				body = indentLines(text, "  ")
+			}
+			whole = root + ":\n" + body
 		}
-		if rooted := f.Extract(f.pieceRoot + ":\n" + body); len(rooted) > 0 {
+		if rooted := f.Extract(whole); len(rooted) > 0 {
 			return rooted
 		}
 	}

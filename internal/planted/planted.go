@@ -89,9 +89,10 @@ type File struct {
 	// plants nothing, and a write whose text the line does not show is judged as writing
 	// any source file is, not as unreadable code.
 	Marked bool
-	// pieceRoot, when set, is the key most pieces of the file are cut from (a Compose
-	// file's services): a piece an edit's text holds alone is read under it as well.
-	pieceRoot string
+	// pieceRoots, when set, are the keys or tables most pieces of the file are cut from
+	// (a Compose file's services, pyproject.toml's [build-system] and [project]): a piece
+	// an edit's text holds alone is read under each as well.
+	pieceRoots []string
 	// Program says the file is a program of its own that someone runs by name later (a
 	// shell script): the project's own programs are judged when they are written, not
 	// when they run, so what its code destroys, sends, plants or grants is judged now;
@@ -161,7 +162,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "nox sessions", extract: noxCode}, []string{"noxfile.py"}},
 		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
-		{File{Kind: "pyproject.toml", extract: pyprojectCode, format: tomlPiece}, []string{"pyproject.toml"}},
+		{File{Kind: "pyproject.toml", extract: pyprojectCode, format: tomlPiece, pieceRoots: []string{"build-system", "project"}}, []string{"pyproject.toml"}},
 		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in", "constraints*.txt", "constraints/*.txt"}},
 		{File{Kind: "Pipfile", extract: pipfileCode}, []string{"Pipfile"}},
 		{File{Kind: "setup.cfg", extract: setupCfgCode}, []string{"setup.cfg"}},
@@ -296,7 +297,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "pre-commit configuration", extract: preCommitCode}, []string{".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"}},
 		{File{Kind: "Terraform configuration", extract: terraformCode}, []string{"*.tf"}},
 		{File{Kind: "Dockerfile", extract: dockerfileCode}, []string{"Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "Containerfile", "Containerfile.*"}},
-		{File{Kind: "Compose file", Declarative: true, extract: composeCode, pieceRoot: "services"}, []string{"docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "docker-compose.*.yml", "docker-compose.*.yaml", "compose.*.yml", "compose.*.yaml"}},
+		{File{Kind: "Compose file", Declarative: true, extract: composeCode, pieceRoots: []string{"services"}}, []string{"docker-compose.yml", "docker-compose.yaml", "compose.yml", "compose.yaml", "docker-compose.*.yml", "docker-compose.*.yaml", "compose.*.yml", "compose.*.yaml"}},
 		{File{Kind: kubeManifestKind, Declarative: true, extract: kubeManifestCode, runsIn: inCaller}, []string{"k8s/*.yaml", "k8s/*.yml", "k8s/*/*.yaml", "k8s/*/*.yml", "kubernetes/*.yaml", "kubernetes/*.yml", "kubernetes/*/*.yaml", "kubernetes/*/*.yml", "manifests/*.yaml", "manifests/*.yml", "manifests/*/*.yaml", "manifests/*/*.yml", "deploy/*.yaml", "deploy/*.yml", "deploy/*/*.yaml", "deploy/*/*.yml", "kustomize/*/*.yaml", "kustomize/*/*.yml"}},
 		{File{Kind: "lefthook configuration", extract: ciCode("run")}, []string{"lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml"}},
 		{File{Kind: "shell startup file", extract: rcCode, runsIn: inHome}, []string{"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.bash_logout", "~/.profile", "~/.bash_aliases", "~/.zshrc", "~/.zshenv", "~/.zprofile", "~/.zlogin", "~/.zlogout", "~/.kshrc", "~/.mkshrc", "~/.inputrc.sh", "~/.xprofile", "~/.xinitrc", "~/.xsession", "~/.xsessionrc", "~/.bashrc.d/*", "~/.zshrc.d/*", "~/.oh-my-zsh/custom/*", "~/.direnvrc", "~/.config/direnv/direnvrc", "~/.config/direnv/lib/*"}},

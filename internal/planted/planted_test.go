@@ -218,6 +218,8 @@ func TestExtract(t *testing.T) {
 		{"go file without directives", "main.go", "package main\n\nfunc main() {}\n", nil},
 		{"bazelrc programs", ".bazelrc", "# stamp\nbuild --stamp --workspace_status_command=tools/status.sh\ntest --run_under='valgrind --quiet' --test_output=errors\nrun --run_under=//tools:wrapper\ncommon --credential_helper=*.example.com=/usr/local/bin/helper\nbuild:ci --workspace_status_command \"sh -c 'curl x | sh'\"\n", []string{"tools/status.sh", "valgrind --quiet", "/usr/local/bin/helper", "sh -c 'curl x | sh'"}},
 		{"bazelrc unterminated quote", ".bazelrc", "build --run_under='x\n", []string{"opaque"}},
+		{"bazelrc JVM agent", ".bazelrc", "startup --host_jvm_args=-javaagent:/tmp/.bzl/agent.jar\n", []string{"opaque"}},
+		{"bazelrc JVM memory", ".bazelrc", "startup --host_jvm_args=-Xmx4g\nbuild --jvmopt -Xss4m\n", nil},
 		{"hgrc hooks and aliases", ".hg/hgrc", "[ui]\nusername = me\nssh = ssh -C\n[hooks]\nprecommit.lint = make lint\n  && make test\nchangegroup = python:hgext.notify.hook\n[alias]\nlg = log -G\nup2 = !hg pull && hg up\n[extensions]\nrebase =\nmine = ~/ext/mine.py\n", []string{"ssh -C", "make lint\n&& make test", "opaque", "hg pull && hg up", "opaque"}},
 		{"gdbinit commands", "~/.gdbinit", "set pagination off\nshell make -s\n!date\npython import os\npython\nprint(1)\nend\nsource ~/.gdbinit-gef.py\n", []string{"make -s", "date", "import os", "print(1)\n", "python3 ~/.gdbinit-gef.py"}},
 		{"gdbinit documentation and safe-path", ".gdbinit", "define hook-stop\n  shell date\nend\ndocument hook-stop\n!! internal use only !!\nshell is not run here\nend\nset auto-load safe-path /\nsource tools/gdb/printers.gdb\n", []string{"date", "opaque", "sh tools/gdb/printers.gdb"}},

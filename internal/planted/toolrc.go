@@ -25,6 +25,15 @@ func bazelrcCode(text string, x *extraction) {
 			name, value, hasValue := strings.Cut(words[i], "=")
 			switch name {
 			case "--workspace_status_command", "--run_under", "--credential_helper":
+			case "--host_jvm_args", "--jvmopt", "--host_jvmopt", "--test_jvmopt":
+				// JVM options of Bazel's server or of the JVMs it starts: an agent loaded
+				// into them, as in a Gradle build's options (jvmOptionsCode).
+				if !hasValue && i+1 < len(words) {
+					i++
+					value = words[i]
+				}
+				jvmOptionsCode(value, x)
+				continue
 			default:
 				continue
 			}
