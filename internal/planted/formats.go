@@ -250,6 +250,44 @@ func devcontainerCode(text string, x *extraction) {
 		}
 		add(where, doc[k])
 	}
+	devcontainerRun(doc, x)
+}
+
+// devcontainerRun reads the container a dev container's configuration starts, as the
+// docker run that starts it, when the configuration gives it more than an image: its
+// runArgs, privileged, capAdd, securityOpt and mounts, so that a container with the
+// host's root or its engine's socket is judged as that docker run is.
+func devcontainerRun(doc map[string]any, x *extraction) {
+	var run dockerRun
+	run.flag(doc["privileged"] == true, "--privileged")
+	run.list("--cap-add", doc["capAdd"])
+	run.list("--security-opt", doc["securityOpt"])
+	for _, m := range asList(doc["mounts"]) {
+		switch m := m.(type) {
+		case string:
+			run.args = append(run.args, "--mount", m)
+		case map[string]any:
+			src, _ := m["source"].(string)
+			dst, _ := m["target"].(string)
+			if typ, _ := m["type"].(string); typ == "bind" && src != "" && dst != "" {
+				run.args = append(run.args, "--mount", "type=bind,src="+src+",dst="+dst)
+			}
+		}
+	}
+	for _, a := range asList(doc["runArgs"]) {
+		if s, ok := a.(string); ok {
+			run.args = append(run.args, s)
+		}
+	}
+	if len(run.args) == 0 {
+		return
+	}
+	image, _ := doc["image"].(string)
+	if image == "" {
+		image = "devcontainer-built-image" // build: the image is the project's own
+	}
+	run.args = append(run.args, image)
+	x.shell("the dev container (started when the folder opens)", run.line())
 }
 
 // decodeJSON decodes a JSON object, or an edit's fragment of one's members.

@@ -195,6 +195,8 @@ func TestExtract(t *testing.T) {
 		{"buildkite commands", ".buildkite/pipeline.yml", "steps:\n  - label: t\n    command: make\n  - commands: [a, b]\n", []string{"make", "a", "b"}},
 		{"composer scripts", "composer.json", `{"name":"a/b","scripts":{"post-install-cmd":["@php artisan key:generate","curl x | sh"],"test":"phpunit","cs":"@lint","cb":"App\\Setup::run"}}`, []string{"php artisan key:generate", "curl x | sh", "phpunit"}},
 		{"dev container commands", ".devcontainer/devcontainer.json", "{\n  // comments are allowed\n  \"initializeCommand\": \"./init.sh\",\n  \"postCreateCommand\": [\"npm\", \"ci\"],\n  \"postStartCommand\": {\"a\": \"make dev\"}\n}", []string{"./init.sh", "npm ci", "make dev"}},
+		{"dev container's container", ".devcontainer/devcontainer.json", "{\"image\": \"mcr.microsoft.com/devcontainers/python:3.12\", \"privileged\": true, \"runArgs\": [\"-v\", \"/:/host\"], \"mounts\": [\"source=/var/run/docker.sock,target=/var/run/docker.sock,type=bind\"]}", []string{"docker run --privileged --mount source=/var/run/docker.sock,target=/var/run/docker.sock,type=bind -v /:/host mcr.microsoft.com/devcontainers/python:3.12"}},
+		{"dev container with an image alone", ".devcontainer/devcontainer.json", "{\"image\": \"mcr.microsoft.com/devcontainers/python:3.12\", \"features\": {}}", nil},
 		{"python startup file", "~/.pythonrc.py", "import readline\n", []string{"import readline\n"}},
 		{"hook by shebang", ".git/hooks/pre-push", "#!/usr/bin/env node\nrequire('x')\n", []string{"#!/usr/bin/env node\nrequire('x')\n"}},
 		{"hook in an unknown language", ".git/hooks/pre-push", "#!/usr/bin/env tclsh\nputs 1\n", []string{"opaque"}},
