@@ -2,6 +2,7 @@ package planted
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -39,9 +40,12 @@ const maxFragmentLines = 400
 // code runs.
 func (f File) PieceCode(text string) []Code {
 	codes := f.Extract(text)
-	if len(codes) > 0 || f.GitConfig {
+	if f.GitConfig || slices.ContainsFunc(codes, func(c Code) bool { return c.Lang != Interp }) {
 		return codes
 	}
+	// Code of a language moat reads (a JavaScript configuration) is kept, and its
+	// command keys read as well: command: 'curl … | sh' in a piece of playwright.config.ts
+	// is a string to JavaScript, and a command to the tool that reads it.
 	for _, root := range f.pieceRoots {
 		// A piece cut from under a root (a service of a Compose file, pyproject.toml's
 		// build requirements) is read there: a TOML piece below the table's header, a
@@ -57,7 +61,7 @@ func (f File) PieceCode(text string) []Code {
 			whole = root + ":\n" + body
 		}
 		if rooted := f.Extract(whole); len(rooted) > 0 {
-			return rooted
+			return append(codes, rooted...)
 		}
 	}
 	if f.Declarative {
@@ -67,7 +71,7 @@ func (f File) PieceCode(text string) []Code {
 	}
 	lines := strings.Split(text, "\n")
 	if len(lines) > maxFragmentLines {
-		return nil
+		return codes
 	}
 	add := func(key, cmd string) {
 		if cmd = strings.TrimSpace(cmd); cmd != "" {

