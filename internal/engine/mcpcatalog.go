@@ -189,7 +189,7 @@ func mcpDestructive(c *call.Call, accesses []call.Access) []call.Finding {
 		}
 	}
 	if seg := mcpDeletingRequest(c, tool); seg != "" {
-		fs = append(fs, findings.New("destructive.http.delete", fmt.Sprintf("%s: a request to …/%s, an endpoint named for deleting", c.MCP.Tool, seg)))
+		fs = append(fs, findings.New("destructive.http.delete", fmt.Sprintf("%s: a request to …/%s, an endpoint named for deleting or taking out of use", c.MCP.Tool, seg)))
 	}
 	if verb, object, ok := destroys(c); ok {
 		for _, d := range mcpDestroyed {

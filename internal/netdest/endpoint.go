@@ -12,14 +12,17 @@ import (
 // …/projects/7/delete, …/bulk_destroy. A request that changes state sent to such an
 // endpoint deletes what it names, as a DELETE does.
 
-// endpointVerbs are the words that, naming an HTTP endpoint, say it deletes. Fewer than
-// the shell's destructive subcommands: an endpoint called clear, disable or revoke is
-// as often a cache, a feature flag or a session as stored data.
+// endpointVerbs are the words that, naming an HTTP endpoint, say it deletes or takes
+// what it names out of use (Slack's conversations.archive, a hosting API's
+// …/services/ID/suspend), as the MCP tools named for the same are judged. Fewer than the
+// shell's destructive subcommands: an endpoint called clear, disable or revoke is as
+// often a cache, a feature flag or a session as stored data.
 var endpointVerbs = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		"delete": true, "destroy": true, "purge": true, "remove": true, "drop": true, "wipe": true,
 		"terminate": true, "erase": true, "truncate": true, "nuke": true, "uninstall": true,
 		"teardown": true, "deregister": true, "unregister": true, "deletefile": true,
+		"archive": true, "suspend": true,
 	}
 })
 

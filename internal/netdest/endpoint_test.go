@@ -13,6 +13,9 @@ func TestDeletingEndpoint(t *testing.T) {
 		{"repos/acme/api/drop", "drop"},
 		{"$API/x/doDelete", "doDelete"},
 		{"https://api.example.com/x%2Fdelete", "delete"},
+		{"https://slack.com/api/conversations.archive", "conversations.archive"},
+		{"https://api.render.com/v1/services/srv-cn8q2vbtg9os73a1b2c0/suspend", "suspend"},
+		{"https://docs.example.com/archives/2024", ""},
 		// No endpoint verb.
 		{"https://api.example.com/v1/items", ""},
 		{"https://api.example.com/v1/items/42/undelete", ""},

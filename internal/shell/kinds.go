@@ -34,7 +34,7 @@ var Kinds = call.FindingKinds{
 	{ID: "destructive.system.packages", Category: "destructive", Severity: call.High, Taxonomy: "T1489", Summary: "removes every installed package, or one the system cannot run, boot or be repaired without (the C library, the init system, the package manager, the shell, sudo, the SSH server, the kernel or the boot loader)"},
 	{ID: "destructive.system.kill-all", Category: "destructive", Severity: call.High, Taxonomy: "T1489", Summary: "kills every process the user may signal, or init, which takes the whole session or machine down"},
 	{ID: "destructive.payment", Category: "destructive", Severity: call.High, Taxonomy: "T1565", Summary: "moves money through a payment or crypto service (a refund, a payout, a transfer, a charge, a captured payment, a trade, a live-mode write), which cannot be taken back"},
-	{ID: "destructive.http.delete", Category: "destructive", Severity: call.Medium, Taxonomy: "T1485", Summary: "sends an HTTP request that deletes what it names: a DELETE, or a request that changes state sent to an endpoint named for deleting (…/delete, …/doDelete)"},
+	{ID: "destructive.http.delete", Category: "destructive", Severity: call.Medium, Taxonomy: "T1485", Summary: "sends an HTTP request that deletes what it names or takes it out of use: a DELETE, or a request that changes state sent to an endpoint named for deleting, archiving or suspending (…/delete, …/doDelete, …/suspend)"},
 
 	// Credentials.
 	{ID: "credentials.read", Category: "credentials", Severity: call.High, Taxonomy: "T1552.001", Summary: "reads a file that holds credentials or private keys"},
