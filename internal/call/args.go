@@ -74,6 +74,9 @@ type Arg struct {
 	// takes its URLs inside its prompt): exactly one distinct URL must be found in it,
 	// since moat decides one fetch per call.
 	URLs bool
+	// Sent marks a text the tool sends off the machine as it is (a web search's query,
+	// which the search engine receives and keeps): a secret in it leaves.
+	Sent bool
 }
 
 // Where an argument goes when it is not one of the call's canonical arguments.

@@ -92,7 +92,7 @@ var NativeTools = []NativeTool{
 	{Agent: ClaudeCode, Name: "PowerShell", Class: Other, Args: []Arg{
 		{Names: []string{"command"}, Type: TypeString, Required: true}, descriptionArg, {Names: []string{"timeout"}, Type: TypeNumber}, {Names: []string{"run_in_background"}, Type: TypeBool}}},
 	{Agent: ClaudeCode, Name: "WebSearch", Class: Other, Extra: ExtraKept, Args: []Arg{
-		{Names: []string{"query"}, Type: TypeString, Required: true}, {Names: []string{"allowed_domains"}, Type: TypeStrings}, {Names: []string{"blocked_domains"}, Type: TypeStrings}}},
+		{Names: []string{"query"}, Type: TypeString, Required: true, Sent: true}, {Names: []string{"allowed_domains"}, Type: TypeStrings}, {Names: []string{"blocked_domains"}, Type: TypeStrings}}},
 	{Agent: ClaudeCode, Name: "Agent", Class: Other, Extra: ExtraKept},
 	{Agent: ClaudeCode, Name: "Task", Class: Other, Extra: ExtraKept},
 	{Agent: ClaudeCode, Name: "TodoWrite", Class: Other, Extra: ExtraKept},
@@ -152,7 +152,8 @@ var NativeTools = []NativeTool{
 	// web_fetch has no url argument: the URLs are inside the prompt.
 	{Agent: GeminiCLI, Name: "web_fetch", Class: WebFetch, Args: []Arg{
 		{Names: []string{"prompt"}, Type: TypeString, Required: true, URLs: true}}},
-	{Agent: GeminiCLI, Name: "google_web_search", Class: Other, Extra: ExtraKept},
+	{Agent: GeminiCLI, Name: "google_web_search", Class: Other, Extra: ExtraKept, Args: []Arg{
+		{Names: []string{"query"}, Type: TypeString, Required: true, Sent: true}}},
 	// save_memory appends the fact to the user's GEMINI.md, which every later session
 	// reads as instructions: an edit of that file that puts the fact in.
 	{Agent: GeminiCLI, Name: "save_memory", Class: FileEdit, WritesTo: "~/.gemini/GEMINI.md", Args: []Arg{{Names: []string{"fact"}, As: ArgNew, Type: TypeString, Required: true}}},

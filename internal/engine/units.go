@@ -235,8 +235,8 @@ func writtenTexts(c *call.Call) []writtenText {
 const maxScanned = 8 << 20
 
 // carriedSecrets returns the secrets a call carries where they matter: what a file write
-// or edit puts in the file, the URL a fetch sends, and every string argument of an MCP
-// tool, read with its name. The evidence names the kind and place, never the value.
+// or edit puts in the file, the URL a fetch sends, what a tool sends as it is (a web
+// search's query), and every string argument of an MCP tool, read with its name. The evidence names the kind and place, never the value.
 func carriedSecrets(c *call.Call) []call.Finding {
 	var fs []call.Finding
 	add := func(v any, where string, find func(s, where string) []call.Finding) {
@@ -247,6 +247,14 @@ func carriedSecrets(c *call.Call) []call.Finding {
 			}
 			fs = append(fs, find(s, at)...)
 		})
+	}
+	if nt, ok := call.LookupTool(c.Agent, c.Tool); ok {
+		// Text a tool sends as it is (a web search's query) leaves the machine.
+		for _, a := range nt.Args {
+			if a.Sent {
+				add(c.Args[a.Names[0]], a.Names[0], secrets.SentFindings)
+			}
+		}
 	}
 	switch c.Class {
 	case call.FileWrite, call.FileEdit:

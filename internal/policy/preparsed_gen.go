@@ -2421,7 +2421,7 @@ var preparsedDocs = []preparsedDoc{
 				}},
 			}},
 		}}},
-	{path: "packs/recommended.yaml", size: 38206, sum: [32]byte{0x45, 0x7b, 0xb2, 0xf2, 0x53, 0xd0, 0xc0, 0x52, 0x3c, 0x54, 0x16, 0x84, 0x50, 0xa6, 0xe9, 0xfb, 0x7c, 0x8f, 0x32, 0xb2, 0x70, 0x15, 0x0d, 0xbe, 0x8d, 0xc4, 0xe5, 0x3f, 0x90, 0xcb, 0xec, 0xca},
+	{path: "packs/recommended.yaml", size: 38235, sum: [32]byte{0x72, 0xdd, 0x04, 0xa6, 0x03, 0x95, 0x5e, 0x8a, 0x7d, 0x03, 0xff, 0x65, 0x25, 0xf3, 0x8c, 0xd8, 0x3d, 0x8c, 0xe4, 0x1a, 0xb5, 0x97, 0xd2, 0x3a, 0xf4, 0x77, 0x21, 0x13, 0xbd, 0xb0, 0x4d, 0x86},
 		root: &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 10, Column: 1, Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "version", Line: 10, Column: 1},
 			{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1", Line: 10, Column: 10},
@@ -3227,11 +3227,12 @@ var preparsedDocs = []preparsedDoc{
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "id", Line: 313, Column: 5},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "ask-secret-in-arguments", Line: 313, Column: 9},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "description", Line: 314, Column: 5},
-					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "A credential in a shell command or an MCP tool's arguments", Line: 314, Column: 18},
+					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "A credential in a shell command, an MCP tool's arguments or a web search's query", Line: 314, Column: 18},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "tool", Line: 315, Column: 5},
 					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 315, Column: 11, Content: []*yaml.Node{
 						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "shell", Line: 315, Column: 12},
 						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "mcp", Line: 315, Column: 19},
+						{Kind: yaml.ScalarNode, Tag: "!!str", Value: "other", Line: 315, Column: 24},
 					}},
 					{Kind: yaml.ScalarNode, Tag: "!!str", Value: "findings", Line: 316, Column: 5},
 					{Kind: yaml.SequenceNode, Tag: "!!seq", Line: 316, Column: 15, Content: []*yaml.Node{
