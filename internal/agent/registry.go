@@ -154,7 +154,9 @@ var registry = []Agent{
 			{Role: Settings, Root: Home, Path: ".codex/*.config.toml", Why: "profiles, layered on config.toml by --profile"},
 			{Role: Settings, Root: System, Path: "/etc/codex", Tree: true, Why: "managed configuration and requirements"},
 			// Execution policy rules (prefix_rule): commands Codex runs without asking.
-			{Role: Settings, Root: Home, Path: ".codex/rules", Tree: true, Why: "execution policy rules, which let commands run without asking"},
+			// The files, not the tree: Codex creates and removes lock directories in
+			// ~/.codex, which a protected tree below it would forbid in the sandbox.
+			{Role: Settings, Root: Home, Path: ".codex/rules/*", Why: "execution policy rules, which let commands run without asking"},
 		},
 		Instructions: []Pattern{
 			{"**/AGENTS.md", "Codex and other agents' project instructions"},
