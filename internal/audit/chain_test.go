@@ -406,3 +406,56 @@ func lastLineOfBytes(data []byte) []byte {
 	data = bytes.TrimSuffix(data, []byte{'\n'})
 	return data[bytes.LastIndexByte(data, '\n')+1:]
 }
+
+// TestWriterKilledMidRecord: a writer killed in the middle of a record (kill -9 can stop
+// a write between two pages) leaves the start of it; the next writer ends that line and
+// chains to the record before it. Verify reports the line as cut off, not as a problem,
+// both before and after the next record; the same line where the chain does not run over
+// it is a problem.
+func TestWriterKilledMidRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := openLog(t, Options{Path: path})
+	appendAll(t, l, record(0), record(1))
+	torn := goodLine(t, 2)[:40]
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(torn); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	kinds := func(rep *Report) []string {
+		var got []string
+		for _, i := range rep.Issues {
+			got = append(got, fmt.Sprintf("%s:%d", i.Kind, i.Line))
+		}
+		return got
+	}
+	rep := verify(t, path)
+	if !rep.OK || !slices.Equal(kinds(rep), []string{"cut-off:3"}) {
+		t.Errorf("cut off at the end: OK %v, issues %v", rep.OK, rep.Issues)
+	}
+
+	l2 := openLog(t, Options{Path: path})
+	appendAll(t, l2, record(3))
+	rep = verify(t, path)
+	if !rep.OK || rep.Records != 3 || !slices.Equal(kinds(rep), []string{"cut-off:3"}) {
+		t.Errorf("cut off, then a record: OK %v, %d records, issues %v", rep.OK, rep.Records, rep.Issues)
+	}
+	if !strings.Contains(rep.Issues[0].Message, "record 2") {
+		t.Errorf("the message does not name the record the chain runs on from: %s", rep.Issues[0].Message)
+	}
+
+	// The cut-off line with the record after it removed: the chain no longer runs over
+	// it to the head, and both are problems.
+	tr := readTrail(t, filepath.Dir(path))
+	lines := tr.files["audit.jsonl"]
+	tr.files["audit.jsonl"] = lines[:len(lines)-1]
+	tr.write(t)
+	rep = verify(t, path)
+	if rep.OK || !slices.Contains(kinds(rep), "malformed:3") {
+		t.Errorf("cut off with the record after it deleted: OK %v, issues %v", rep.OK, rep.Issues)
+	}
+}

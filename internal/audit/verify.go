@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,8 +10,8 @@ import (
 	"time"
 )
 
-// Kinds of Issue. Every kind but IssueUnchained is a problem: the trail is not as moat
-// wrote it.
+// Kinds of Issue. Every kind but IssueUnchained and IssueCutOff is a problem: the trail
+// is not as moat wrote it.
 const (
 	// A record was changed after it was written: the record after it chains to another
 	// version of it (or, for the last record, the head does).
@@ -33,6 +34,11 @@ const (
 	// A record without a chain, as moats before chaining wrote them. Not a problem: they
 	// are reported so that the reader knows what the chain does not vouch for.
 	IssueUnchained = "unchained"
+	// The start of a record whose writer was killed while writing it (a kill -9 can stop
+	// a write between two pages of the file), ended by the next writer's newline. Not a
+	// problem: the record after it chains to the record before it (or, at the end, the
+	// head names that record), so the chain vouches that no record is missing.
+	IssueCutOff = "cut-off"
 )
 
 // Issue is one thing Verify found.
@@ -79,7 +85,7 @@ type Report struct {
 func (r *Report) Problems() int {
 	n := 0
 	for _, i := range r.Issues {
-		if i.Kind != IssueUnchained {
+		if i.Kind != IssueUnchained && i.Kind != IssueCutOff {
 			n++
 		}
 	}
@@ -130,6 +136,7 @@ func Verify(path string) (*Report, error) {
 		rep.Issues = append(rep.Issues, refusedIssue(err))
 	}
 	var kept, main []entry
+	var bad []badLine // malformed lines of the rotated and active files
 	for _, sf := range files {
 		rep.Files = append(rep.Files, sf.name)
 		if err := inspectFile(sf.name); err != nil {
@@ -142,7 +149,11 @@ func Verify(path string) (*Report, error) {
 				if line[len(line)-1] != '\n' {
 					why = "a line cut off: " + why
 				}
-				rep.Issues = append(rep.Issues, Issue{File: sf.name, Line: lineNo, Kind: IssueMalformed, Message: why})
+				issue := Issue{File: sf.name, Line: lineNo, Kind: IssueMalformed, Message: why}
+				if !isKept {
+					bad = append(bad, badLine{issue: len(rep.Issues), after: len(main), recordStart: bytes.HasPrefix(line, []byte("{"))})
+				}
+				rep.Issues = append(rep.Issues, issue)
 				return nil
 			}
 			rep.Records++
@@ -176,8 +187,43 @@ func Verify(path string) (*Report, error) {
 	if haveHead {
 		rep.checkHead(main, h)
 	}
+	rep.classifyCutOff(bad, main, h, haveHead)
 	rep.OK = rep.Problems() == 0
 	return rep, nil
+}
+
+// badLine is a malformed line of the rotated and active files, as Verify met it.
+type badLine struct {
+	issue       int  // its Issue in Report.Issues
+	after       int  // how many records of the chain came before it
+	recordStart bool // it begins as a record does
+}
+
+// classifyCutOff turns the malformed lines that are records cut off by a killed writer
+// into IssueCutOff: a line that begins as a record, between two records that chain to
+// each other (or after the last record, which the head names). Anything else stays
+// malformed: a line in the middle of a chain it breaks, or one that is no record's start.
+func (rep *Report) classifyCutOff(bad []badLine, main []entry, h head, haveHead bool) {
+	for _, b := range bad {
+		if !b.recordStart || b.after == 0 {
+			continue
+		}
+		prev := main[b.after-1]
+		if prev.chain == "" {
+			continue
+		}
+		switch {
+		case b.after < len(main):
+			if main[b.after].chain != prev.hash {
+				continue
+			}
+		case !haveHead || h.hash != prev.hash:
+			continue
+		}
+		issue := &rep.Issues[b.issue]
+		issue.Kind = IssueCutOff
+		issue.Message = fmt.Sprintf("a record cut off while it was written (its writer was killed); the chain runs on from %s, so no record is missing", where(prev))
+	}
 }
 
 func refusedIssue(err error) Issue {

@@ -149,7 +149,7 @@ func checkAuditLog(in Inputs) []Finding {
 		switch i.Kind {
 		case audit.IssueMalformed:
 			malformed = append(malformed, i)
-		case audit.IssueUnchained, audit.IssueRefused: // the second is audit.writes'
+		case audit.IssueUnchained, audit.IssueCutOff, audit.IssueRefused: // the last is audit.writes'
 		default:
 			broken = append(broken, i)
 		}
