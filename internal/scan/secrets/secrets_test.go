@@ -216,6 +216,9 @@ func TestLooksLikeCode(t *testing.T) {
 		{"-0x3f879678", true},
 		{"4096", true},
 		{"--verbose", true},
+		{"nt._add_dll_directory(path)", true}, // cookie = nt._add_dll_directory(path), in os.py
+		{"getCookie(req)", true},
+		{"(Vq8nT2xLp4Rz)", false},
 		{"MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEY6Ya7W", true},
 		{"/Rz8nT2x+Lp4Rz/GRg7nS", false},
 		{"Vq8nT2xLp4Rz", false},

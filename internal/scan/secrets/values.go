@@ -180,7 +180,7 @@ func looksLikeCode(v string) bool {
 		return true // an absolute path
 	case strings.HasPrefix(v, "--"):
 		return true // the next flag of a command line
-	case isDottedPath(v), isVersion(v), isNumber(v):
+	case isDottedPath(v), isVersion(v), isNumber(v), isCall(v):
 		return true
 	}
 	for _, p := range publicKeyPrefixes {
@@ -285,4 +285,19 @@ func notSecretName(name string, extra textmatch.WordSet) bool {
 		}
 	}
 	return false
+}
+
+// isCall reports whether v is a function call as code writes it: a name, dotted or not,
+// then its arguments in brackets (cookie = nt._add_dll_directory(path)).
+func isCall(v string) bool {
+	open := strings.IndexByte(v, '(')
+	if open <= 0 || !strings.HasSuffix(v, ")") {
+		return false
+	}
+	for i, r := range v[:open] {
+		if !(r == '_' || r == '$' || r == '.' && i > 0 || 'a' <= r|0x20 && r|0x20 <= 'z' || i > 0 && '0' <= r && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
