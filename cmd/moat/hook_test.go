@@ -76,7 +76,7 @@ func TestClaudeCodeHook(t *testing.T) {
 		{
 			name:    "Write of a secret denied",
 			payload: pre + `"tool_name":"Write","tool_input":{"file_path":"$PROJECT/config.py","content":"AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'\n"}}`,
-			stdout:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"moat: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)"}}` + "\n",
+			stdout:  `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"moat: file.write $PROJECT/config.py: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)"}}` + "\n",
 		},
 		{
 			name:    "MCP tool with a token asks",
@@ -351,7 +351,7 @@ func TestCursorHook(t *testing.T) {
 		{name: "beforeMCPExecution with tool_input as a JSON string", payload: `{` + common + `"hook_event_name":"beforeMCPExecution","tool_name":"create_issue","tool_input":"{\"body\":\"token ghp_R8fK2mQ7xLp4Zt9Vb3Nc6Wd1Ys5Hj0Ae2Gu4\"}","command":"npx github-mcp"}`,
 			stdout: out(`"permission"`, `"ask"`, "moat: this passes a credential on the command line or to a tool, where logs and the tool's server see it (rule ask-secret-in-arguments)")},
 		{name: "preToolUse Write of a secret", payload: `{` + common + `"hook_event_name":"preToolUse","tool_name":"Write","tool_input":{"file_path":"$PROJECT/a.py","content":"AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'"},"tool_use_id":"t1","cwd":"$PROJECT"}`,
-			stdout: out(`"permission"`, `"deny"`, "moat: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)")},
+			stdout: out(`"permission"`, `"deny"`, "moat: file.write $PROJECT/a.py: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)")},
 		{name: "beforeSubmitPrompt with tag characters", payload: `{` + common + `"hook_event_name":"beforeSubmitPrompt","prompt":"hi` + "\U000E0069" + `","attachments":[]}`,
 			stdout: out(`"continue"`, `false`, `moat: the prompt hides text in invisible Unicode tag characters (1 tag characters at 2 hiding \"i\"); remove them and submit it again`)},
 		{name: "unknown event fails closed", payload: `{` + common + `"hook_event_name":"afterFileEdit","file_path":"$PROJECT/a"}`,
@@ -414,7 +414,7 @@ func TestCodexHook(t *testing.T) {
 		{name: "ask is a deny that says so", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cat ~/.ssh/id_rsa"}}`,
 			stdout: deny("moat: reads a file that holds credentials or private keys" + noAsk("Codex cannot put a hook's question to you") + " (rule ask-secrets-read)")},
 		{name: "apply_patch adding a secret to one of two files is denied", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/main.rs\n@@\n-old\n+new\n*** Add File: config.py\n+AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzK9f3Hq2Wd'\n*** End Patch"}}`,
-			stdout: deny("moat: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)")},
+			stdout: deny("moat: file.write $PROJECT/config.py: this writes a credential into a file or sends it in a URL; put it in your secret store and reference it instead (rule deny-secret-written-or-sent)")},
 		{name: "apply_patch in the project is allowed", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Update File: src/main.rs\n@@\n-old\n+new\n*** End Patch"}}`},
 		{name: "apply_patch into moat's own policy is denied", payload: `{` + common + `"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Delete File: moat.yaml\n*** End Patch"}}`,
 			stdout: deny("moat: moat's own files (policy, trust store, audit log, binary) cannot be changed by an agent; edit them yourself outside the agent (rule self-protection.moat-files)")},

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/moatdev/moat/internal/call"
 	"github.com/moatdev/moat/internal/planted"
 	"github.com/moatdev/moat/internal/policy"
+	"github.com/moatdev/moat/internal/scan/smuggling"
 )
 
 // maxPlantedFile bounds the file read from disk to apply an edit to; a larger file is
@@ -51,10 +53,23 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 		env.Pieces = map[string]bool{p: true}
 	}
 	units := e.shellUnitsWith(sc, sb, 0, env, nil)
-	for i := range units {
-		units[i].label.prefix = "the code written into " + p + ", " + units[i].label.prefix
+	kept := units[:0]
+	for _, u := range units {
+		// Look-alike forms (…, ², fullwidth punctuation) are everyday text in a file's
+		// strings and comments; its code is analysed as normalised all the same, so a
+		// look-alike command is judged as the command it reads as. Invisible characters
+		// stay findings: they hide what the code says (Trojan Source).
+		isCompat := func(f call.Finding) bool { return f.ID == smuggling.FindCompatibilityForm }
+		if slices.ContainsFunc(u.subject.Findings, isCompat) {
+			u.subject.Findings = slices.DeleteFunc(slices.Clone(u.subject.Findings), isCompat)
+			if len(u.subject.Findings) == 0 && u.label == fixedLabel("the command line") && len(units) > 1 {
+				continue // the line's own unit held nothing else
+			}
+		}
+		u.label.prefix = "the code written into " + p + ", " + u.label.prefix
+		kept = append(kept, u)
 	}
-	return units
+	return kept
 }
 
 // plantedPath returns the file a write of the path p on this machine puts code in that a

@@ -87,7 +87,7 @@ func TestLookupBuildKinds(t *testing.T) {
 		{"/home/u/project/src/BUILD", "Bazel BUILD file"},
 		{"/home/u/project/build", ""},
 		{"/home/u/project/BUILD.md", ""},
-		{"/home/u/project/conf.py", ""},
+		{"/home/u/project/conf.py", "Python source file"},
 		{"/home/u/project/docs/conf.py", "Python file a build tool runs"},
 		{"/home/u/project/Plugins/Gen/plugin.swift", "Swift package plugin"},
 		{"/home/u/project/Sources/App/main.swift", ""},

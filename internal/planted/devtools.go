@@ -278,6 +278,11 @@ func rubyFile(text string, x *extraction) { x.interp(oneliner.Ruby, x.kind, text
 // on every install).
 func nodeFile(text string, x *extraction) { x.interp(oneliner.Node, x.kind, text) }
 
+// phpFile and perlFile: the whole file is PHP or Perl that runs when the project's tools
+// run it.
+func phpFile(text string, x *extraction)  { x.interp(oneliner.PHP, x.kind, text) }
+func perlFile(text string, x *extraction) { x.interp(oneliner.Perl, x.kind, text) }
+
 // yarnrcCode: Yarn runs the JavaScript file yarnPath names in its own place, and the
 // plugins it lists, on every yarn command. A release kept in the project's .yarn
 // directory is Yarn's own; any other file is code moat has not read.

@@ -160,7 +160,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "composer.json", extract: composerCode, format: jsonPiece}, []string{"composer.json"}},
 		{File{Kind: "dev container configuration", extract: devcontainerCode, runsIn: inRepo}, []string{".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/*/devcontainer.json"}},
 		{File{Kind: "nox sessions", extract: noxCode}, []string{"noxfile.py"}},
-		{File{Kind: "Python build or test file", extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
+		{File{Kind: "Python build or test file", Program: true, extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
 		{File{Kind: "Python path file", extract: pthCode}, []string{"*.pth"}},
 		{File{Kind: "pyproject.toml", extract: pyprojectCode, format: tomlPiece, pieceRoots: []string{"build-system", "project"}}, []string{"pyproject.toml"}},
 		{File{Kind: "pip requirements", extract: requirementsCode}, []string{"requirements*.txt", "requirements/*.txt", "requirements*.in", "requirements/*.in", "constraints*.txt", "constraints/*.txt"}},
@@ -310,6 +310,14 @@ var kinds = sync.OnceValue(func() []kind {
 		// file) keeps its own kind: run by name later (./scripts/setup.sh, a CI step, a
 		// cron job), and judged now.
 		{File{Kind: "shell script", Program: true, extract: scriptCode, runsIn: inRepo}, []string{"*.sh", "*.bash", "*.zsh", "*.ksh"}},
+		// Source files of the languages moat reads, last of all: a project's code runs when
+		// its tools run it (a test setup, a postinstall script, a lint plugin, a utility in
+		// bin/), and is judged when written, as a shell script is.
+		{File{Kind: "Python source file", Program: true, extract: pythonFile, runsIn: inRepo}, []string{"*.py"}},
+		{File{Kind: "JavaScript or TypeScript source file", Program: true, extract: nodeFile, runsIn: inRepo}, []string{"*.js", "*.mjs", "*.cjs", "*.jsx", "*.ts", "*.mts", "*.cts", "*.tsx"}},
+		{File{Kind: "Ruby source file", Program: true, extract: rubyFile, runsIn: inRepo}, []string{"*.rb"}},
+		{File{Kind: "PHP source file", Program: true, extract: phpFile, runsIn: inRepo}, []string{"*.php"}},
+		{File{Kind: "Perl source file", Program: true, extract: perlFile, runsIn: inRepo}, []string{"*.pl", "*.pm", "Makefile.PL"}},
 	}
 })
 

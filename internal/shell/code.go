@@ -670,13 +670,27 @@ func isCodeOption(in oneliner.Interpreter, name string) bool {
 const (
 	maxInterpreterCode = 16 << 10
 	maxInterpreterLine = 16 << 10
+	// maxProgramCode is the most of a source file written into the project that is read
+	// (planted's Program kinds): larger than a one-liner, since modules are. A new file
+	// larger still is too large to read, and asked about; an edit of one is judged by the
+	// lines it adds (maxProgramWhole). Reading costs about a microsecond a byte (every
+	// pattern of the language runs over the text), so this bounds a write's answer to
+	// about a seventh of a second.
+	maxProgramCode = 128 << 10
+	// maxProgramWhole is the largest source file whose edit is judged by the whole file it
+	// leaves; an edit of a larger one is judged by the lines it adds (planted.go).
+	maxProgramWhole = 64 << 10
 )
 
 // inspect applies what interpreter code does to the command that runs it.
 func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
-	if len(code) > maxInterpreterCode {
+	limit := maxInterpreterCode
+	if a.sh.program {
+		limit = maxProgramCode
+	}
+	if len(code) > limit {
 		c := &a.cmds[at]
-		c.Findings = appendFinding(c.Findings, findTooLarge, fmt.Sprintf("interpreter code of %d bytes; at most %d are inspected", len(code), maxInterpreterCode))
+		c.Findings = appendFinding(c.Findings, findTooLarge, fmt.Sprintf("interpreter code of %d bytes; at most %d are inspected", len(code), limit))
 		return
 	}
 	if !a.spendNested(len(code)) || len(code) > a.sh.interp {
@@ -685,9 +699,44 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 		return
 	}
 	a.sh.interp -= len(code)
-	res := oneliner.Inspect(lang, code)
+	if !a.sh.program {
+		a.inspected(at, lang, oneliner.Inspect(lang, code), cwd)
+		return
+	}
+	units := oneliner.Units(lang, code)
+	if len(units) == 1 {
+		a.inspected(at, lang, oneliner.InspectProgram(lang, code), cwd)
+		return
+	}
+	// A source file's units are judged one by one, each against the command alone: what
+	// one unit reads and another sends (in two unrelated functions) is no exfiltration,
+	// and a fork in one and a loop in another no fork bomb. What each finds is the
+	// command's.
+	writer := a.cmds[at]
+	findings, accesses, opaque := slices.Clone(writer.Findings), slices.Clone(writer.Accesses), false
+	for _, u := range units {
+		c := &a.cmds[at]
+		c.Findings, c.Accesses, c.Opaque = nil, nil, writer.Opaque
+		a.inspected(at, lang, oneliner.InspectProgram(lang, u), cwd)
+		c = &a.cmds[at] // nested commands may have grown a.cmds
+		for _, f := range c.Findings {
+			findings = appendFinding(findings, f.ID, f.Evidence)
+		}
+		accesses = append(accesses, c.Accesses...)
+		opaque = opaque || c.Opaque
+	}
+	c := &a.cmds[at]
+	c.Findings, c.Accesses, c.Opaque = findings, accesses, opaque
+}
+
+// inspected applies the result of inspecting interpreter code to the command at index at.
+func (a *analyzer) inspected(at int, lang oneliner.Lang, res oneliner.Result, cwd dir) {
 	for _, why := range res.Opaque {
 		a.opaque(at, why)
+		if slices.Contains(res.Computed, why) {
+			c := &a.cmds[at]
+			c.Findings = appendFinding(c.Findings, findComputedCode, why)
+		}
 	}
 	c := &a.cmds[at]
 	if len(res.Opaque) == 0 && lang != oneliner.Awk && !hasFinding(c.Findings, findOpaque) && !c.Dynamic {

@@ -56,6 +56,7 @@ var Kinds = call.FindingKinds{
 	{ID: "remote.exec", Category: "execution", Severity: call.Low, Taxonomy: "T1021.004", Summary: "runs a command on another machine over ssh; the remote command is analysed too"},
 
 	// Evasion.
+	{ID: "evasion.computed-code", Category: "evasion", Severity: call.High, Taxonomy: "T1027", Summary: "runs code computed at run time (eval of a fetched or assembled text, data unpickled), which nobody can read before it runs"},
 	{ID: "evasion.dynamic-command", Category: "evasion", Severity: call.High, Taxonomy: "T1027", Summary: "the program to run is computed at run time and cannot be known before it runs"},
 	{ID: "evasion.obfuscated-exec", Category: "evasion", Severity: call.Critical, Taxonomy: "T1027", Summary: "decodes data and runs it, and what is run cannot be known before it runs"},
 	{ID: "evasion.encoded-command", Category: "evasion", Severity: call.High, Taxonomy: "T1027", Summary: "runs a command hidden by an encoding (base64, hex, escapes, reversal, rot13); the decoded command is analysed too"},

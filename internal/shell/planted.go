@@ -98,9 +98,11 @@ const maxPlantedPieces = 64
 // the file carried before when that is known (hadBefore).
 func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []planted.Code, cwd dir, before string, hadBefore bool) {
 	var had map[planted.Code]bool
+	var beforeCodes []planted.Code
 	if hadBefore {
 		had = make(map[planted.Code]bool)
-		for _, c := range kind.Extract(before) {
+		beforeCodes = kind.Extract(before)
+		for _, c := range beforeCodes {
 			had[c] = true
 		}
 	}
@@ -113,6 +115,16 @@ func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []p
 		if code.Opaque != "" {
 			a.opaque(i, file+" "+code.Where+": "+code.Opaque)
 			continue
+		}
+		if kind.Program && code.Lang == planted.Interp && hadBefore && len(code.Text) > maxProgramWhole {
+			// An edit of a large module is judged by the lines it adds: the rest is the
+			// project's code as it was, and reading all of it on each edit would cost
+			// more than a hook may.
+			code.Text = addedLines(beforeCodes, code)
+			if strings.TrimSpace(code.Text) == "" {
+				continue
+			}
+			code.Where = "lines added"
 		}
 		if pieces++; pieces > maxPlantedPieces && code.Lang == planted.Shell {
 			rest.WriteString("(\n" + code.Text + "\n)\n")
@@ -129,6 +141,27 @@ func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []p
 // of the commands it runs.
 func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code planted.Code, cwd dir) {
 	first := len(a.cmds)
+	if kind.Program && code.Lang == planted.Interp {
+		// A source file is read whole, up to maxProgramCode: a module is larger than the
+		// code of a command line.
+		savedProgram, savedInterp := a.sh.program, a.sh.interp
+		a.sh.program, a.sh.interp = true, max(a.sh.interp, len(code.Text))
+		defer func() { a.sh.program, a.sh.interp = savedProgram, max(0, savedInterp-len(code.Text)) }()
+	}
+	if kind.Program {
+		// The code of an interpreter moat reads is judged on the writing command itself
+		// (a.inspect): what it adds there that is the program's own goes too.
+		writer := a.cmds[i]
+		had := len(writer.Findings)
+		defer func() {
+			c := &a.cmds[i]
+			own := call.Command{Findings: slices.Clone(c.Findings[had:]), Opaque: c.Opaque && !writer.Opaque, Dynamic: c.Dynamic && !writer.Dynamic}
+			programOwn(&own)
+			c.Findings = append(c.Findings[:had], own.Findings...)
+			c.Opaque = writer.Opaque || own.Opaque
+			c.Dynamic = writer.Dynamic || own.Dynamic
+		}()
+	}
 	if len(kind.Functions) > 0 {
 		// The tool's own functions (direnv's layout, use, dotenv…) are known while its
 		// file's code is analysed, and only then.
@@ -208,12 +241,14 @@ func discardedMachine(cmd *call.Command) {
 // script written now and run by name later), what is the program's own business rather
 // than harm: programs moat does not know and commands computed at run time (as in any
 // of the project's code, which moat does not read when it runs), lines it cannot parse,
-// sudo (which asks its user for a password), and the use of a secret variable.
+// sudo (which asks its user for a password), and the use or printing of a secret
+// variable or of the environment (a child given {...process.env}; a program's output is
+// its user's, not the agent's context; sending it anywhere is a finding of its own).
 func programOwn(cmd *call.Command) {
 	cmd.Opaque, cmd.Dynamic = false, false
 	cmd.Findings = slices.DeleteFunc(cmd.Findings, func(f call.Finding) bool {
 		switch f.ID {
-		case findOpaque, findDynamicCommand, findParseError, findTooDeep, findTooComplex, findSudo, findSecretEnv:
+		case findOpaque, findDynamicCommand, findParseError, findTooDeep, findTooComplex, findSudo, findSecretEnv, findSecretShown, findEnvDump:
 			return true
 		}
 		return false
@@ -384,4 +419,28 @@ func delimited(s string, d byte, n int) ([]string, int) {
 		}
 	}
 	return fields, start
+}
+
+// addedLines returns the lines of code that the same language's code of the file before
+// did not have (as many times as it did not), in their order.
+func addedLines(before []planted.Code, code planted.Code) string {
+	count := make(map[string]int)
+	for _, b := range before {
+		if b.Lang == code.Lang && b.Interp == code.Interp {
+			for line := range strings.Lines(b.Text) {
+				count[strings.TrimRight(line, "\n")]++
+			}
+		}
+	}
+	var out strings.Builder
+	for line := range strings.Lines(code.Text) {
+		key := strings.TrimRight(line, "\n")
+		if count[key] > 0 {
+			count[key]--
+			continue
+		}
+		out.WriteString(key)
+		out.WriteByte('\n')
+	}
+	return out.String()
 }

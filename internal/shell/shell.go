@@ -29,6 +29,7 @@ const (
 	findOpaque          = "analysis.opaque"
 	findNulByte         = "evasion.nul-byte"
 	findDynamicCommand  = "evasion.dynamic-command"
+	findComputedCode    = "evasion.computed-code"
 	findObfuscatedExec  = "evasion.obfuscated-exec"
 	findEncodedCommand  = "evasion.encoded-command"
 	findLogTamper       = "evasion.log-tamper"
@@ -79,7 +80,7 @@ const (
 
 // findingIDs lists every id the package reports, so that a test keeps them catalogued.
 var findingIDs = []string{
-	findParseError, findTooDeep, findTooComplex, findTooLarge, findOpaque, findNulByte, findDynamicCommand, findObfuscatedExec,
+	findParseError, findTooDeep, findTooComplex, findTooLarge, findOpaque, findNulByte, findDynamicCommand, findComputedCode, findObfuscatedExec,
 	findEncodedCommand, findLogTamper, findRecursiveDelete, findDiskWipe, findForkBomb, findForcePush,
 	findResetHard, findGitClean, findGitDiscard, findStashDrop, findBranchDelete, findHistoryRewrite,
 	findDBDrop, findDBUnbounded, findInfraDelete, findHTTPDelete, findCredentialsRead, findEnvDump,
@@ -205,6 +206,9 @@ type shared struct {
 	env    Env
 	budget int // bytes nested code may still parse
 	interp int // bytes of interpreter code the line may still inspect (code.go)
+	// program is set while a source file the project keeps is read (planted.go): it may
+	// be as large as maxProgramCode, and is judged unit by unit (oneliner.Units).
+	program bool
 	// aliases are the aliases the line defines, by name, with their text; expanding are
 	// those whose text is being analysed, which bash does not expand again inside it.
 	aliases map[string]string
@@ -282,10 +286,14 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 	if len(line) > MaxInput {
 		return lineFinding(findTooLarge, fmt.Sprintf("shell command of %d bytes; at most %d are analysed", len(line), MaxInput))
 	}
-	if d := nesting(line); d > maxNesting {
+	// The bounds below are of the code to parse: a quoted here-document's body is text,
+	// read as the line is read, not code (a source file an agent writes, judged as the
+	// cat > FILE <<'EOF' that writes it).
+	code := withoutQuotedBodies(line)
+	if d := nesting(code); d > maxNesting {
 		return lineFinding(findTooDeep, fmt.Sprintf("brackets nest %d deep; at most %d are analysed", d, maxNesting))
 	}
-	if n := separators(line); n > maxSeparators {
+	if n := separators(code); n > maxSeparators {
 		// Checked before parsing, which alone would cost more than the answer may.
 		return lineFinding(findTooComplex, fmt.Sprintf("%d command separators; lines of at most %d are analysed", n, maxSeparators))
 	}
@@ -322,6 +330,71 @@ func analyze(line string, cwd value, sh *shared, depth int, params map[string]st
 
 func lineFinding(id, evidence string) result {
 	return result{Analysis: Analysis{Findings: []call.Finding{newFinding(id, evidence)}}}
+}
+
+// withoutQuotedBodies returns s without the bodies of its quoted here-documents (<<'EOF',
+// <<"EOF", <<\EOF), whose text the shell does not expand; s itself when it has none.
+func withoutQuotedBodies(s string) string {
+	if !strings.Contains(s, "<<") {
+		return s
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, "<<")
+		if i < 0 || strings.HasPrefix(rest[i:], "<<<") {
+			if i < 0 {
+				break
+			}
+			b.WriteString(rest[:i+3])
+			rest = rest[i+3:]
+			continue
+		}
+		op := rest[i+2:]
+		tabs := strings.HasPrefix(op, "-")
+		op = strings.TrimLeft(strings.TrimPrefix(op, "-"), " \t")
+		var delim string
+		switch {
+		case strings.HasPrefix(op, "'") || strings.HasPrefix(op, `"`):
+			end := strings.IndexByte(op[1:], op[0])
+			if end < 0 {
+				b.WriteString(rest)
+				return b.String()
+			}
+			delim = op[1 : end+1]
+		case strings.HasPrefix(op, `\`):
+			end := strings.IndexAny(op[1:], " \t\n;|&<>()")
+			if end < 0 {
+				end = len(op) - 1
+			}
+			delim = op[1 : end+1]
+		}
+		nl := strings.IndexByte(rest[i:], '\n')
+		if delim == "" || nl < 0 {
+			b.WriteString(rest[:i+2])
+			rest = rest[i+2:]
+			continue
+		}
+		b.WriteString(rest[:i+nl+1])
+		body := rest[i+nl+1:]
+		rest = ""
+		for body != "" {
+			line, after, _ := strings.Cut(body, "\n")
+			if tabs {
+				line = strings.TrimLeft(line, "\t")
+			}
+			if line == delim {
+				rest = body
+				break
+			}
+			body = after
+		}
+		if rest == "" {
+			break // a body without its end runs to the end of the line
+		}
+	}
+	b.WriteString(rest)
+	return b.String()
 }
 
 // separators counts the bytes that can start or separate commands: ; | & newlines,

@@ -319,6 +319,11 @@ func (f *folder) statement(i, hi int) (int, bool) {
 		f.writeRaw(i, end)
 		return end, true
 	}
+	if f.lang == Node && t.text == "import" {
+		f.nodeImport(i, end)
+		f.writeRaw(i, end)
+		return end, true
+	}
 	j := i
 	if isDecl(t.text) {
 		j = f.next(i+1, end)
@@ -459,6 +464,64 @@ func (f *folder) imports(i, end int) {
 	}
 }
 
+// nodeImport reads an ES import into aliases: import { homedir, join as j } from
+// 'node:os' makes homedir os.homedir (and j os.join); import * as o from 'os' and import
+// o from 'os' make o os.
+func (f *folder) nodeImport(i, end int) {
+	module := ""
+	for k := i; k < end; k++ {
+		if f.toks[k].kind == tName && f.toks[k].text == "from" {
+			if lit := f.next(k+1, end); lit < end && f.toks[lit].kind == tString && f.toks[lit].static {
+				module = nodeModule(f.toks[lit].parts[0].text)
+			}
+		}
+	}
+	if module == "" {
+		return
+	}
+	var names []string
+	braces := false
+	for k := i + 1; k < end; k++ {
+		t := f.toks[k]
+		switch {
+		case t.kind == tPunct && t.text == "{":
+			braces = true
+		case t.kind == tPunct && t.text == "}":
+			braces = false
+		case t.kind == tName && t.text == "from":
+			k = end
+		case t.kind == tName && braces:
+			names = append(names, t.text)
+		case t.kind == tName && t.text != "as" && t.text != "type":
+			// import o from 'os', import * as o from 'os': the module itself.
+			if t.text != module {
+				f.aliases[t.text] = module
+			}
+		}
+	}
+	for k := 0; k < len(names); k++ {
+		name, alias := names[k], names[k]
+		if k+2 < len(names) && names[k+1] == "as" {
+			alias = names[k+2]
+			k += 2
+		}
+		f.aliases[alias] = module + "." + name
+		delete(f.vars, alias)
+	}
+}
+
+// nodeModule is the name a module's members are known by, for the modules whose members
+// folding and the patterns know by their module's name (os.homedir, path.join,
+// child_process.exec): node:os is os. Other modules' members keep their bare names (a
+// pattern knows execa by its own), and "" says so.
+func nodeModule(spec string) string {
+	switch m := strings.TrimPrefix(spec, "node:"); m {
+	case "os", "path", "child_process":
+		return m
+	}
+	return ""
+}
+
 // destructure reads const {execSync: e, spawn} = require('child_process').
 func (f *folder) destructure(i, open, end int) (int, bool) {
 	closeAt := f.match[open]
@@ -472,10 +535,27 @@ func (f *folder) destructure(i, open, end int) (int, bool) {
 			names = append(names, t.text)
 		}
 	}
+	// = require('os'): each name is the module's member (homedir is os.homedir).
+	module := ""
+	if eq := f.next(closeAt+1, end); f.is(eq, end, "=") {
+		if r := f.next(eq+1, end); r < end && f.toks[r].text == "require" {
+			if open := f.next(r+1, end); f.is(open, end, "(") {
+				if lit := f.next(open+1, end); lit < end && f.toks[lit].kind == tString && f.toks[lit].static {
+					module = nodeModule(f.toks[lit].parts[0].text)
+				}
+			}
+		}
+	}
 	for k := 0; k < len(names); k++ {
-		if k+2 < len(names) && names[k+1] == ":" && names[k] != "," {
+		switch {
+		case k+2 < len(names) && names[k+1] == ":" && names[k] != ",":
 			f.aliases[names[k+2]] = names[k]
+			if module != "" {
+				f.aliases[names[k+2]] = module + "." + names[k]
+			}
 			k += 2
+		case module != "" && names[k] != "," && names[k] != ":":
+			f.aliases[names[k]] = module + "." + names[k]
 		}
 	}
 	f.writeRaw(i, f.next(closeAt+1, end))

@@ -40,7 +40,7 @@ var foldCases = []struct {
 	{Python, "globals()['ev' + 'al']('1')", "eval('1')", false},
 	{Python, "f('rm ' + x)", "f('rm ' + x)", false},
 	{Python, "re.compile('a')", "re.compile('a')", false},
-	{Node, "const {execSync: e} = require('child_process'); e('x')", "const {execSync: e} = require('child_process'); execSync('x')", false},
+	{Node, "const {execSync: e} = require('child_process'); e('x')", "const {execSync: e} = require('child_process'); child_process.execSync('x')", false},
 	{Node, "require('child_'+'process')", "require('child_process')", false},
 	{Node, "require(x)", "require(x)", true},
 	{Node, "cp['exec' + 'Sync']('x')", "cp.execSync('x')", false},

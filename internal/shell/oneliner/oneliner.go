@@ -127,6 +127,13 @@ type Result struct {
 	// at run time, a module or function looked up by a computed name, a file written or
 	// deleted at a computed path. Each reason makes the command analysis.opaque.
 	Opaque []string
+	// Computed are the reasons of Opaque that are code the program runs from a value
+	// computed at run time (eval of a fetched text, data unpickled): in any program, not
+	// only a one-liner, that is code nobody has read.
+	Computed []string
+
+	// program is set by InspectProgram.
+	program bool
 }
 
 // Finding ids reported.
@@ -156,7 +163,23 @@ const maxDepth = 3
 // Inspect returns what code in language lang would do.
 func Inspect(lang Lang, code string) Result {
 	var r Result
-	inspect(lang, code, &r, 0)
+	inspectAll(lang, code, &r)
+	return r
+}
+
+// InspectProgram is Inspect for a unit of a program's source (Units): statements that
+// only in a one-liner are one act are judged by what links them. A fork in an endless
+// loop that waits for something on each turn (a server's accept, a sleep) is a server,
+// not a fork bomb; a socket and a subprocess are a reverse shell only when the socket is
+// handed to the process (dup2, a pty, a pipe) or the process is a shell.
+func InspectProgram(lang Lang, code string) Result {
+	r := Result{program: true}
+	inspectAll(lang, code, &r)
+	return r
+}
+
+func inspectAll(lang Lang, code string, r *Result) {
+	inspect(lang, code, r, 0)
 	if r.Sends {
 		// Code that sends data and names a file under the home directory as written may
 		// be sending that file, however it reads it (Path(p).expanduser().read_bytes() in
@@ -168,8 +191,8 @@ func Inspect(lang Lang, code string) Result {
 		}
 	}
 	r.Reads, r.Trees, r.Writes, r.Opaque, r.Shell = dedupe(r.Reads), dedupe(r.Trees), dedupe(r.Writes), dedupe(r.Opaque), dedupe(r.Shell)
+	r.Computed = dedupe(r.Computed)
 	r.Deletes = dedupeDeletes(r.Deletes)
-	return r
 }
 
 func dedupe(list []string) []string {
@@ -320,6 +343,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 		}
 	}
 	switch {
+	case r.program && loopWaits().MatchString(code) && !matches(p.forkBomb, code):
+		// A server forking for each connection it accepts.
 	case matches(p.fork, code) && endlessLoop().MatchString(code) || matches(p.forkBomb, code):
 		r.add(findForkBomb, match(p.fork, code)+" in an endless loop")
 	case matches(p.exec, code) && endlessLoop().MatchString(code) && backgrounded().MatchString(code):
@@ -336,7 +361,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	if p.killAll != nil && matches(p.killAll, code) {
 		r.add(findKillAll, match(p.killAll, code))
 	}
-	if matches(p.socket, code) && matches(p.shellish, code) {
+	if matches(p.socket, code) && matches(p.shellish, code) && (!r.program || handedToShell().MatchString(code)) {
 		r.add(findReverse, match(p.socket, code))
 	}
 	if matches(p.send, code) {
@@ -384,6 +409,12 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			}
 		}
 	}
+}
+
+// computed records code run from a value computed at run time: opaque, and computed.
+func (r *Result) computed(why string) {
+	r.Opaque = append(r.Opaque, why)
+	r.Computed = append(r.Computed, why)
 }
 
 func (r *Result) add(id, evidence string) {

@@ -51,6 +51,18 @@ var endlessLoop = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`while\s*\(?\s*(1|[Tt]rue|42)\s*\)?|for\s*\(\s*;\s*;\s*\)|\bloop\s*(\{|do\b)|iter\(\s*int\s*,\s*1\s*\)|itertools\.count|\bwhile\s+1\b|\buntil\s*\(?\s*(false|0|nil)\b|\bwhile\s*\(?\s*fork\b|\brepeat\b[\s\S]*\buntil\s+false\b`)
 })
 
+// loopWaits matches, in a program's unit, a call that waits on each turn of a loop: for a
+// connection, a child, input or time. A fork bomb waits for nothing.
+var loopWaits = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:accept|select|poll|epoll_wait|waitpid|wait|recv|recvfrom|sleep|join|input|readline|serve_forever|handle_request)\s*\(|\bawait\b|\.wait\s*\(`)
+})
+
+// handedToShell matches, in a program's unit, a socket handed to a process as its
+// standard streams (dup2, a pty, a pipe, a stream's file descriptor) or a shell named.
+var handedToShell = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bdup2?\s*\(|\bpty\.spawn|\.pipe\s*\(|\bfileno\s*\(|\bSTD(?:IN|OUT|ERR)\b|\bstdio\s*:\s*\[\s*\w+|` + shellNames)
+})
+
 // spinOrHog matches code that exhausts the machine without a fork: an endless loop with an
 // empty body (while True: pass, for(;;){}, 1 while 1, loop {}), or an allocation of a
 // billion elements or more ('a' * 10**10, bytearray(10**12), Buffer.alloc(1e10)).

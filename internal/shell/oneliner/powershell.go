@@ -570,7 +570,7 @@ func (st *psState) eval(words []psWord, pos []psWord, piped bool) {
 	case psDownload().MatchString(code.text):
 		st.r.add(findPipeToShell, code.text)
 	default:
-		st.r.Opaque = append(st.r.Opaque, "runs code computed at run time: "+shorten(joinTexts(words)))
+		st.r.computed("runs code computed at run time: " + shorten(joinTexts(words)))
 	}
 }
 
@@ -657,7 +657,7 @@ func (st *psState) dotnet(s string) {
 					} else if psDownload().MatchString(args[0]) {
 						st.r.add(findPipeToShell, s)
 					} else {
-						st.r.Opaque = append(st.r.Opaque, "runs code computed at run time: "+shorten(s))
+						st.r.computed("runs code computed at run time: " + shorten(s))
 					}
 				}
 			}

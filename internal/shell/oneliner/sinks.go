@@ -63,11 +63,15 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 			r.Opaque = append(r.Opaque, "a function that runs commands or changes files passed as a value: "+shorten(m))
 		}
 	}
+	var quoted []span // the string literals of code, read once a sink is found
 	for _, s := range codeSinks()[lang] {
 		if !mentionsAny(code, s.need) {
 			continue
 		}
 		locs := findAll(s.re, code)
+		if len(locs) > 0 && quoted == nil {
+			quoted = stringSpans(lang, code)
+		}
 		if len(locs) > maxCalls {
 			r.Opaque = append(r.Opaque, "more calls that run code than moat reads")
 			locs = locs[:maxCalls]
@@ -75,6 +79,11 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 		for _, loc := range locs {
 			rest := code[loc[1]:]
 			args := callText(code, loc[1])
+			if _, inString := spanAt(quoted, loc[0]); inString || strings.TrimSpace(args) == "" || definition(code, loc[0]) {
+				// "eval() is not allowed" in a message is the message's text, eval() given
+				// nothing runs nothing, and def compile(self, sources) defines a method.
+				continue
+			}
 			if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "do ") || strings.HasPrefix(t, "do\n") {
 				continue // a block (eval { … }, instance_eval { … }) is code moat reads in place
 			}
@@ -87,7 +96,7 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 			whole := ok && n > 0 && endsArg(rest[n:])
 			switch {
 			case s.data:
-				r.Opaque = append(r.Opaque, "runs the code that serialized data names: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
+				r.computed("runs the code that serialized data names: " + shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
 			case whole:
 				if depth < maxDepth {
 					if contains(fd.decoded, lit) {
@@ -100,7 +109,7 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 			case s.bareVarOnly && !bareVariable().MatchString(strings.TrimSpace(args)):
 			case matches(p.decoder, args) || matches(p.download, args):
 			default:
-				r.Opaque = append(r.Opaque, "runs code computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
+				r.computed("runs code computed at run time: " + shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
 			}
 		}
 	}
@@ -196,4 +205,25 @@ func splitTop(s string) []string {
 		out = append(out, s[start:])
 	}
 	return out
+}
+
+// definition reports whether the name matched at start (or just after it, past the
+// character before the name) is being defined, not called: def NAME(, function NAME(,
+// sub NAME.
+func definition(code string, start int) bool {
+	before := code[:start]
+	if start < len(code) && !isWordByte(code[start]) {
+		before = code[:start+1]
+	}
+	before = strings.TrimRight(before, " \t")
+	for _, kw := range []string{"def", "function", "sub", "fn"} {
+		if rest, ok := strings.CutSuffix(before, kw); ok && (rest == "" || !isWordByte(rest[len(rest)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b|0x20 && b|0x20 <= 'z'
 }
