@@ -31,6 +31,9 @@ type folded struct {
 	// one is a command hidden by an encoding.
 	decoded []string
 	opaque  []string // why the code could not be read
+	// computed are the reasons of opaque code that is computed or written as data (a
+	// data: URL imported): code nobody can read before it runs.
+	computed []string
 }
 
 type folder struct {
@@ -194,6 +197,12 @@ func (f *folder) emitOne(i, hi int) int {
 	}
 	if t.kind == tPunct && t.text == "[" && f.callParen(i) {
 		if n, ok := f.computedMember(i, hi); ok {
+			return n
+		}
+	}
+	if t.kind == tPunct && t.text == "[" && (f.lang == Node || f.lang == Ruby) {
+		if v, n, ok := f.joinedList(i, hi); ok {
+			f.literal(v.val)
 			return n
 		}
 	}
@@ -651,6 +660,10 @@ func (f *folder) primary(i, hi int) (foldVal, int, bool) {
 		}
 		v.val = b.String()
 	case tPunct:
+		if t.text == "[" && (f.lang == Node || f.lang == Ruby) {
+			// ['cu', 'rl'].join(''): a list of literals joined is a literal.
+			return f.joinedList(i, hi)
+		}
 		if t.text != "(" || f.match[i] < 0 || f.match[i] >= hi {
 			return v, i, false
 		}
@@ -671,6 +684,66 @@ func (f *folder) primary(i, hi int) (foldVal, int, bool) {
 	return f.postfix(v, n, hi)
 }
 
+// list folds a list or tuple literal at token i ([ or (): every element must fold. It
+// returns the elements and the token after the list.
+func (f *folder) list(i, hi int) ([]string, int, bool) {
+	if i >= hi || f.toks[i].kind != tPunct || (f.toks[i].text != "[" && f.toks[i].text != "(") || f.match[i] < 0 || f.match[i] >= hi {
+		return nil, i, false
+	}
+	closeAt := f.match[i]
+	var items []string
+	j := f.next(i+1, closeAt)
+	for j < closeAt {
+		w, m, ok := f.expr(j, closeAt)
+		if !ok || len(items) >= maxCalls {
+			return nil, i, false
+		}
+		items = append(items, w.val)
+		j = f.next(m, closeAt)
+		if f.is(j, closeAt, ",") {
+			j = f.next(j+1, closeAt)
+			continue
+		}
+		if j != closeAt {
+			return nil, i, false
+		}
+	}
+	return items, closeAt + 1, true
+}
+
+// joinedList folds a list literal at token i followed by .join(SEP) into the joined
+// string: JavaScript's and Ruby's way of assembling a word from pieces.
+func (f *folder) joinedList(i, hi int) (foldVal, int, bool) {
+	// The .join after the list is looked for first: reading the list's elements at every
+	// bracket of nested lists would cost the square of their depth.
+	if f.match[i] < 0 || f.match[i] >= hi {
+		return foldVal{}, i, false
+	}
+	j := f.next(f.match[i]+1, hi)
+	if !f.is(j, hi, ".") || j+1 >= hi || f.toks[j+1].kind != tName || f.toks[j+1].text != "join" {
+		return foldVal{}, i, false
+	}
+	items, _, ok := f.list(i, hi)
+	if !ok {
+		return foldVal{}, i, false
+	}
+	k := f.next(j+2, hi)
+	if !f.is(k, hi, "(") || f.match[k] < 0 || f.match[k] >= hi {
+		return foldVal{}, i, false
+	}
+	sep := ","
+	if a := f.next(k+1, hi); a != f.match[k] {
+		w, m, ok := f.expr(a, f.match[k])
+		if !ok || f.next(m, hi) != f.match[k] {
+			return foldVal{}, i, false
+		}
+		sep = w.val
+	} else if f.lang == Ruby {
+		sep = ""
+	}
+	return f.postfix(foldVal{val: strings.Join(items, sep)}, f.match[k]+1, hi)
+}
+
 // postfix skips the methods that leave a string value as it is.
 func (f *folder) postfix(v foldVal, n, hi int) (foldVal, int, bool) {
 	for {
@@ -679,6 +752,20 @@ func (f *folder) postfix(v foldVal, n, hi int) (foldVal, int, bool) {
 			return v, n, true
 		}
 		method, _, _ := strings.Cut(f.toks[j+1].text, ".")
+		if method == "join" && method == f.toks[j+1].text && f.lang == Python {
+			// ' '.join(['curl', url]): the separator's list joined.
+			k := f.next(j+2, hi)
+			if !f.is(k, hi, "(") || f.match[k] < 0 || f.match[k] >= hi {
+				return v, n, true
+			}
+			items, end, ok := f.list(f.next(k+1, hi), f.match[k])
+			if !ok || f.next(end, hi) != f.match[k] {
+				return v, j, false
+			}
+			v.val = strings.Join(items, v.val)
+			n = f.match[k] + 1
+			continue
+		}
 		if method != f.toks[j+1].text || !sameValueMethod(method) {
 			return v, n, true
 		}
@@ -913,6 +1000,12 @@ func (f *folder) lookup(i, hi int) (int, bool) {
 		return 0, false
 	}
 	nameEnd := argv[nameArg][1]
+	if first := f.toks[argv[nameArg][0]]; f.lang == Node && first.kind == tString && strings.HasPrefix(first.value(), "data:") {
+		// import('data:text/javascript,' + code): the module is the text the URL holds.
+		f.res.computed = append(f.res.computed, "imports code written in a data: URL: "+shorten(f.text(i, closeAt+1)))
+		f.writeRaw(i, closeAt+1)
+		return closeAt + 1, true
+	}
 	if first := f.toks[argv[0][0]]; form == lkCheck && len(argv) == 1 && f.lang == Node && first.kind == tString && first.static && argv[0][0]+1 == argv[0][1] {
 		if j := f.next(closeAt+1, hi); f.is(j, hi, ".") {
 			return 0, false // require('os').homedir: folded as a name

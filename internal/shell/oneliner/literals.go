@@ -245,9 +245,10 @@ func templateBody(s string) (string, int) {
 	return b.String(), len(s)
 }
 
-// backtickLiterals returns the static commands between backticks, and the %x(…) and
-// qx{…} forms, outside string literals.
-func backtickLiterals(code string) []string {
+// backtickLiterals returns the commands between backticks, and the %x(…) and qx{…}
+// forms, outside string literals; what they interpolate is computed at run time
+// (interpolate), the home directory $HOME.
+func backtickLiterals(lang Lang, code string) []string {
 	var out []string
 	for i := 0; i < len(code); i++ {
 		c := code[i]
@@ -261,21 +262,20 @@ func backtickLiterals(code string) []string {
 			if end < 0 {
 				return out
 			}
-			body := code[i+1 : i+1+end]
-			if !strings.Contains(body, "#{") && !strings.Contains(body, "${") {
-				out = append(out, body)
+			body, n, ok := literalBody(code[i:])
+			if !ok {
+				return out
 			}
-			i += end + 1
+			// What the command interpolates is computed at run time (#{Dir.home} is $HOME).
+			out = append(out, interpolate(lang, body, '`', false))
+			i += n - 1
 		case (c == '%' || c == 'q') && i+2 < len(code) && code[i+1] == 'x' && strings.IndexByte("({[", code[i+2]) >= 0:
 			closer := map[byte]byte{'(': ')', '{': '}', '[': ']'}[code[i+2]]
 			end := strings.IndexByte(code[i+3:], closer)
 			if end < 0 {
 				return out
 			}
-			body := code[i+3 : i+3+end]
-			if !strings.Contains(body, "#{") && !strings.Contains(body, "$") {
-				out = append(out, body)
-			}
+			out = append(out, interpolate(lang, code[i+3:i+3+end], '`', false))
 			i += end + 3
 		}
 	}

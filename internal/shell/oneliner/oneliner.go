@@ -147,6 +147,7 @@ const (
 	findKillAll     = "destructive.system.kill-all"
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
+	findDownloadRun = "rce.download-exec"
 	findDiskWipe    = "destructive.disk.wipe"
 	findExhaustion  = "destructive.resource-exhaustion"
 	findInfraDelete = "destructive.infra.delete"
@@ -155,6 +156,17 @@ const (
 // homePathLiteral matches a string literal holding a path below the home directory.
 var homePathLiteral = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`["'](~/[^"'\s*?]+)["']`)
+})
+
+// homeNamed matches the home directory named in code, in any language moat reads.
+var homeNamed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bhomedir\(\s*\)|\bPath\.home\(\s*\)|expanduser\(\s*["']~["']\s*\)|\bDir\.home\b|\$ENV\{\s*["']?HOME["']?\s*\}|getenv\(\s*["']HOME["']\s*\)|environ\[\s*["']HOME["']\s*\]|\bprocess\.env\.HOME\b`)
+})
+
+// dotPathLiteral matches a string literal holding a relative path that begins with a
+// dotfile or dot directory: '.ssh/id_rsa', ".aws/credentials", '.netrc'.
+var dotPathLiteral = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`["'](\.[A-Za-z][\w.-]*(?:/[\w.-]+)*)["']`)
 })
 
 // maxDepth bounds how many times decoded code is inspected again.
@@ -187,6 +199,26 @@ func inspectAll(lang Lang, code string, r *Result) {
 		for _, m := range homePathLiteral().FindAllStringSubmatch(code, maxCalls) {
 			if !contains(r.Writes, m[1]) {
 				r.Reads = append(r.Reads, m[1])
+			}
+		}
+		// So does code that names the home directory and, apart, paths of dotfiles
+		// relative to it ('.ssh/id_rsa' in a list joined to homedir() in a loop).
+		if homeNamed().MatchString(code) {
+			for _, m := range dotPathLiteral().FindAllStringSubmatch(code, maxCalls) {
+				p := "~/" + m[1]
+				if !slices.ContainsFunc(r.Writes, func(w string) bool { return w == p || strings.HasPrefix(w, p+"/") }) {
+					r.Reads = append(r.Reads, p)
+				}
+			}
+		}
+	}
+	if r.Network {
+		// Code that fetches, writes a file and runs that file (a binary streamed to
+		// /tmp/x, then execFileSync('/tmp/x')) runs what it downloaded.
+		for _, line := range r.Shell {
+			if f := strings.Fields(line); len(f) > 0 && contains(r.Writes, strings.Trim(f[0], `'"`)) {
+				r.add(findDownloadRun, "runs "+f[0]+", which the code writes from the network")
+				break
 			}
 		}
 	}
@@ -233,6 +265,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	fd := fold(lang, code)
 	code = fd.code
 	r.Opaque = append(r.Opaque, fd.opaque...)
+	for _, why := range fd.computed {
+		r.computed(why)
+	}
 	shellBefore := len(r.Shell)
 	defer func() {
 		// A command that a decoder of a literal gave is a command hidden by an encoding.
@@ -264,7 +299,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 		callArg(code, loc[1], lang, r)
 	}
 	if p.backticks {
-		for _, lit := range backtickLiterals(code) {
+		for _, lit := range backtickLiterals(lang, code) {
 			r.Shell = append(r.Shell, lit)
 		}
 	}
@@ -290,6 +325,17 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			if path, ok := pathArg(code[from:]); ok {
 				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
 				r.Deletes = append(r.Deletes, Delete{Path: path, Recursive: rec})
+			} else if paths, ok := loopPaths(lang, code, code[from:]); ok {
+				// for p in (Path.home(), Path('/tmp/x')): shutil.rmtree(p): each value.
+				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
+				for _, path := range paths {
+					r.Deletes = append(r.Deletes, Delete{Path: path, Recursive: rec})
+				}
+			} else if dir, ok := homeComputedPath(lang, code[from:]); ok {
+				// rmSync(`${homedir()}/${d}`): some entry of a directory of the home
+				// directory, computed at run time.
+				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
+				r.Deletes = append(r.Deletes, Delete{Path: dir, Recursive: rec, Entries: "*"})
 			} else if strings.TrimSpace(callText(code, from)) != "" {
 				r.Opaque = append(r.Opaque, "deletes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
 			}
@@ -466,6 +512,12 @@ func callArg(code string, i int, lang Lang, r *Result) {
 				return
 			}
 		}
+	}
+	if line, ok := assembledLine(lang, rest); ok {
+		// A line assembled from the program's text and computed values: judged as the
+		// line it becomes, the computed values unknown.
+		r.Shell = append(r.Shell, line)
+		return
 	}
 	r.add(findDynamic, shorten(strings.TrimSpace(code[max(0, i-20):min(len(code), i+60)])))
 }

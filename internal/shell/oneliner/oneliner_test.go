@@ -170,6 +170,15 @@ func FuzzInspect(f *testing.F) {
 				t.Fatalf("bad finding %+v", fd)
 			}
 		}
+		// A program's units hold all of its code, and each is inspected.
+		var all strings.Builder
+		for _, u := range Units(Lang(lang), code) {
+			InspectProgram(Lang(lang), u)
+			all.WriteString(u)
+		}
+		if got := all.String(); !strings.Contains(got, strings.TrimSpace(code[len(code)-min(len(code), 16):])) {
+			t.Fatalf("the units lose the end of the code")
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package oneliner
 
 import (
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -58,9 +59,9 @@ var loopWaits = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // handedToShell matches, in a program's unit, a socket handed to a process as its
-// standard streams (dup2, a pty, a pipe, a stream's file descriptor) or a shell named.
+// standard streams (dup2, a pty, stdin=sock, Perl's open(STDIN, …)) or a shell named.
 var handedToShell = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bdup2?\s*\(|\bpty\.spawn|\.pipe\s*\(|\bfileno\s*\(|\bSTD(?:IN|OUT|ERR)\b|\bstdio\s*:\s*\[\s*\w+|` + shellNames)
+	return regexp.MustCompile(`\bdup2?\s*\(|\bpty\.spawn|\bstd(?:in|out|err)\s*=\s*(?:s|sock|conn|client)\b|\bstdio\s*:\s*\[\s*(?:s|sock|socket|conn|client)\b|open\s*\(\s*STD(?:IN|OUT|ERR)|` + shellNames)
 })
 
 // spinOrHog matches code that exhausts the machine without a fork: an endless loop with an
@@ -69,14 +70,22 @@ var handedToShell = sync.OnceValue(func() *regexp.Regexp {
 var spinOrHog = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\bwhile\s+\(?\s*(?:True|1)\s*\)?\s*:\s*(?:pass|\.\.\.|continue)\b` +
 		`|(?:\bwhile\s*\(\s*(?:true|1|!0)\s*\)|\bfor\s*\(\s*;\s*;\s*\))\s*(?:\{\s*\}|;)` +
-		`|\b1\s+while\s+1\b|\bwhile\s*\(\s*1\s*\)\s*\{\s*\}|\bloop\s*(?:\{\s*\}|do\s*end)` +
+		`|\b1[ \t]+while[ \t]+1\b|\bwhile\s*\(\s*1\s*\)\s*\{\s*\}|\bloop\s*(?:\{\s*\}|do\s*end)` +
 		`|\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\b(?:bytearray|bytes|os\.urandom)\s*\(\s*10\s*\*\*\s*(?:9|[1-9]\d)\b` +
 		`|\b(?:Buffer\.alloc(?:Unsafe)?|new\s+Array|new\s+ArrayBuffer)\s*\(\s*(?:1e(?:9|[1-9]\d)|\d{10,})\b|\bx\s*1e(?:9|[1-9]\d)\b`)
 })
 
-// exhausts returns the part of code that spins or hogs memory without end, or "".
+// exhausts returns the part of code that spins or hogs memory without end, or "". The end
+// of a do … while (true); loop, whose body is before it, is no empty loop.
 func exhausts(code string) string {
-	return spinOrHog().FindString(code)
+	for _, loc := range spinOrHog().FindAllStringIndex(code, maxCalls) {
+		m := code[loc[0]:loc[1]]
+		if strings.HasPrefix(m, "while") && strings.HasSuffix(strings.TrimRight(code[:loc[0]], " \t\n"), "}") {
+			continue
+		}
+		return m
+	}
+	return ""
 }
 
 // storeDestroyer matches, in any language, a client library's call that destroys a store
@@ -121,7 +130,7 @@ var shellNames = `/bin/(ba|z|da|k)?sh\b|["'](ba|z|da|k)?sh["']|\bpty\.spawn|\bcm
 var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 	return map[Lang]*langPatterns{
 		Python: {
-			exec: regexp.MustCompile(`\)\.(system|popen)\s*\(|\b(os\.system|os\.popen|subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|asyncio\.create_subprocess_(?:shell|exec))\s*\(`),
+			exec: regexp.MustCompile(`\)\.(system|popen)\s*\(|\b(os\.system|os\.popen|subprocess\.(run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|os\.exec[lv]p?e?|os\.spawn[lv]p?e?|asyncio\.create_subprocess_(?:shell|exec))\s*\(|\b(?:c|ctx|context|conn|connection)\.(?:run|sudo|local)\s*\(`),
 			deletes: []deletePattern{
 				{re: regexp.MustCompile(`\bshutil\.rmtree\s*\(`), recursive: true},
 				{re: regexp.MustCompile(`\bos\.(remove|unlink|rmdir|removedirs)\s*\(`)},
@@ -215,7 +224,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			envDump:   regexp.MustCompile(`\bgetenv\s*\(\s*\)|\b(print_r|var_dump|var_export|json_encode)\s*\(\s*\$_(ENV|SERVER)\b`),
 			socket:    regexp.MustCompile(`\bfsockopen\s*\(|\bsocket_create\s*\(|\bstream_socket_client\s*\(`),
 			shellish:  regexp.MustCompile(`\b(exec|shell_exec|system|passthru|popen|proc_open)\s*\(|` + shellNames),
-			send:      regexp.MustCompile(`\bfwrite\s*\(|\bcurl_exec\s*\(|\bstream_context_create\s*\(`),
+			send:      regexp.MustCompile(`\bfwrite\s*\(|\bcurl_exec\s*\(|\bstream_context_create\s*\(|\bHttp::(?:\w+\([^)]*\)->)*(?:post|put|patch|send)\s*\(|->request\s*\(\s*["'](?:POST|PUT|PATCH)`),
 			evalCall:  regexp.MustCompile(`\b(eval|assert|create_function)\s*\(`),
 			decoder:   regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
 			download:  regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
@@ -269,7 +278,7 @@ var keywords = sync.OnceValue(func() map[Lang][]string {
 		Python:      {"](", "from sh", "import sh", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "loads", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
 		Perl:        {"rename", "copy", "move", "symlink", "link", "&$", "&{", "system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
 		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "sh", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
-		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
+		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "_compile", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
 		PHP:         {")(", "](", "call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
 		Lua:         {"[", "rename", "require", "rawget", "_G", "execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},

@@ -33,7 +33,9 @@ var codeSinks = sync.OnceValue(func() map[Lang][]codeSink {
 			{need: []string{"loads"}, re: regexp.MustCompile(`\b(?:pickle|cPickle|_pickle|dill|cloudpickle)\.loads\s*\(`), data: true},
 		},
 		Node: {
-			{need: []string{"eval", "vm.", "Script"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|\bvm\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+vm\.Script\s*\(`)},
+			// vm as folding writes it too (require('vm').runInThisContext), and a module's
+			// _compile, which runs the text it is given as the module's code.
+			{need: []string{"eval", "vm", "Script", "_compile"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)eval\s*\(|(?:\bvm|\brequire\(\s*["'](?:node:)?vm["']\s*\))\.(?:runInThisContext|runInNewContext|runInContext)\s*\(|\bnew\s+(?:vm|require\(\s*["'](?:node:)?vm["']\s*\))\.Script\s*\(|\._compile\s*\(`)},
 			{need: []string{"Function", "constructor"}, re: regexp.MustCompile(`(?:^|[^\w.]|\b(?:globalThis|global|window|self)\.)Function\s*\(|\bvm\.compileFunction\s*\(|\bconstructor\.constructor\s*\(`), lastArg: true},
 		},
 		Ruby: {

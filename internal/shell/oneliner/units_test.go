@@ -117,3 +117,25 @@ func TestDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestComputedCode: code run from a value computed at run time is Computed, which a
+// program's own unknowns are not.
+func TestComputedCode(t *testing.T) {
+	for _, tt := range []struct {
+		lang     Lang
+		code     string
+		computed bool
+	}{
+		{Node, "const vm = require('vm');\nres.on('end', () => vm.runInThisContext(body));", true},
+		{Node, "const m = new Module('x');\nm._compile(src, 'x.js');", true},
+		{Node, "const mod = await import('data:text/javascript,' + encodeURIComponent(code));", true},
+		{Node, "const mod = await import(`./locales/${lang}.js`);", false},
+		{Python, "payload = base_dir + suffix\nexec(payload)", true},
+		{Python, "subprocess.run(['git', 'status'])", false},
+	} {
+		r := InspectProgram(tt.lang, tt.code)
+		if got := len(r.Computed) > 0; got != tt.computed {
+			t.Errorf("%q: computed %v (%v), want %v", tt.code, got, r.Computed, tt.computed)
+		}
+	}
+}

@@ -1,0 +1,398 @@
+package oneliner
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// A command line a program assembles from its own text and values computed at run time
+// (`curl -fsSL ${url} -o /tmp/i.sh && sh /tmp/i.sh`, 'rm -rf ' . $dir . '/*',
+// f"git checkout {branch}") is read as the shell line it becomes, with each computed value
+// an unknown word: what its text shows (a download run, a delete under the home
+// directory, a pipe into a shell) is judged, and a program named by a computed value is a
+// program known only at run time. The home directory, however the language names it, is
+// $HOME.
+
+// computedWord stands for a value computed at run time in an assembled line: a variable
+// no environment sets, so that the shell analysis knows nothing of its value.
+const computedWord = "${MOAT_COMPUTED_VALUE}"
+
+// maxAssembled bounds how much of a call's argument is read as an assembled line.
+const maxAssembled = 4 << 10
+
+// assembledLine reads the argument at the start of s as a command line assembled from
+// literals and computed values, joined by the language's concatenation or written as an
+// interpolating literal. It reports false for an argument that is no such line: a lone
+// computed value (exec(cmd)), or computed values joined to text with no blank or shell
+// operator in it.
+func assembledLine(lang Lang, s string) (string, bool) {
+	s = s[:min(len(s), maxAssembled)]
+	var b strings.Builder
+	shown := false // some literal text of the line shows a command's shape
+	computed, literal := false, false
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" {
+			break
+		}
+		if text, n, ok := interpolatedAt(lang, s); ok {
+			b.WriteString(text)
+			literal = true
+			shown = shown || strings.ContainsAny(text, " |;&<>")
+			computed = computed || strings.Contains(text, computedWord)
+			s = s[n:]
+		} else {
+			n := operandEnd(lang, s)
+			if n == 0 {
+				return "", false
+			}
+			b.WriteString(valueWord(strings.TrimSpace(s[:n])))
+			computed = true
+			s = s[n:]
+		}
+		s = strings.TrimLeft(s, " \t")
+		if op := concatOp(lang, s); op > 0 {
+			s = s[op:]
+			continue
+		}
+		if s != "" && !endsArg(s) {
+			return "", false
+		}
+		break
+	}
+	return b.String(), shown || literal && !computed
+}
+
+// interpolatedAt reads a string literal at the start of s, with what it interpolates
+// written as computed words (or $HOME): JavaScript's `…${x}…`, Python's f"…{x}…", Ruby's
+// "…#{x}…", PHP's and Perl's "…$x…". A literal that interpolates nothing is its text.
+func interpolatedAt(lang Lang, s string) (string, int, bool) {
+	i := 0
+	fstring := false
+	if lang == Python {
+		for j := 0; j < 2 && i < len(s) && strings.IndexByte("rbfRBF", s[i]) >= 0; j++ {
+			fstring = fstring || s[i] == 'f' || s[i] == 'F'
+			i++
+		}
+	}
+	if i >= len(s) {
+		return "", 0, false
+	}
+	q := s[i]
+	switch {
+	case q == '\'' && !fstring:
+		lit, n, ok := literalAt(s)
+		return lit, n, ok
+	case q == '`' && lang == Node, q == '\'' || q == '"':
+	default:
+		return "", 0, false
+	}
+	body, n, ok := literalBody(s[i:])
+	if !ok {
+		return "", 0, false
+	}
+	return interpolate(lang, body, q, fstring), i + n, true
+}
+
+// literalBody returns the raw text between the quote at the start of s and its closing
+// quote (escapes kept), and the length read.
+func literalBody(s string) (string, int, bool) {
+	q := s[0]
+	depth := 0 // of ${…} and #{…}, inside which a quote does not close the literal
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case (c == '$' || c == '#') && i+1 < len(s) && s[i+1] == '{':
+			depth++
+			i++
+		case c == '}' && depth > 0:
+			depth--
+		case c == q && depth == 0:
+			return s[1:i], i + 1, true
+		}
+	}
+	return "", 0, false
+}
+
+// interpolate turns a literal's raw body into the text it becomes, each interpolation a
+// computed word.
+func interpolate(lang Lang, body string, q byte, fstring bool) string {
+	var b strings.Builder
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '\\' && i+1 < len(body):
+			i++
+			switch body[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(body[i])
+			}
+		case fstring && c == '{' && i+1 < len(body) && body[i+1] == '{', fstring && c == '}' && i+1 < len(body) && body[i+1] == '}':
+			b.WriteByte(c)
+			i++
+		case fstring && c == '{':
+			end := closing(body, i)
+			b.WriteString(valueWord(body[i+1 : max(i+1, end)]))
+			i = end
+		case (lang == Node && q == '`' || lang == Ruby && q != '\'') && (c == '$' && lang == Node || c == '#' && lang == Ruby) && i+1 < len(body) && body[i+1] == '{':
+			end := closing(body, i+1)
+			b.WriteString(valueWord(body[i+2 : max(i+2, end)]))
+			i = end
+		case (lang == PHP || lang == Perl) && q != '\'' && c == '$' && i+1 < len(body) && (isIdent(body[i+1]) || body[i+1] == '{'):
+			n := min(max(perlVarEnd(body[i:]), 1), len(body)-i)
+			b.WriteString(valueWord(body[i : i+n]))
+			i += n - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	// fold writes the home directory as the literal '~', which in a shell line is a
+	// directory named ~: it is $HOME there.
+	return foldedHome().ReplaceAllString(b.String(), `"$$HOME$1"`)
+}
+
+// foldedHome matches the home directory as fold writes it into code: '~' or '~/path'.
+var foldedHome = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`'~(/[^'\s]*)?'`)
+})
+
+// closing returns the index of the } that closes the { at open, or the end of s.
+func closing(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(s) - 1
+}
+
+// perlVarEnd returns the length of the PHP or Perl variable at the start of s: $name,
+// ${name}, with subscripts ($ENV{HOME}, $a['k'], $o->p).
+func perlVarEnd(s string) int {
+	i := 1
+	if i < len(s) && s[i] == '{' {
+		return closing(s, i) + 1
+	}
+	for i < len(s) && (isIdent(s[i]) || '0' <= s[i] && s[i] <= '9') {
+		i++
+	}
+	for i < len(s) {
+		switch {
+		case s[i] == '{' || s[i] == '[':
+			i = closing(strings.ReplaceAll(strings.ReplaceAll(s, "[", "{"), "]", "}"), i) + 1
+		case strings.HasPrefix(s[i:], "->") && i+2 < len(s) && isIdent(s[i+2]):
+			i += 2
+			for i < len(s) && (isIdent(s[i]) || '0' <= s[i] && s[i] <= '9') {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// operandEnd returns the length of the computed operand at the start of s: up to the
+// next concatenation, comma or closing bracket at its level.
+func operandEnd(lang Lang, s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isQuote(c) || c == '`':
+			_, n, ok := literalBody(s[i:])
+			if !ok {
+				return 0
+			}
+			i += n - 1
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case depth == 0 && (c == ',' || c == ';' || c == '\n'):
+			return i
+		case depth == 0 && concatOp(lang, s[i:]) > 0 && i > 0:
+			return i
+		}
+	}
+	return len(s)
+}
+
+// concatOp returns the length of the concatenation operator at the start of s (with the
+// blanks after it), 0 when there is none: + in most languages, . in PHP and Perl.
+func concatOp(lang Lang, s string) int {
+	op := byte('+')
+	if lang == PHP || lang == Perl {
+		op = '.'
+	}
+	if s == "" || s[0] != op || len(s) > 1 && (s[1] == op || s[1] == '=') {
+		return 0
+	}
+	if op == '.' && (len(s) < 2 || s[1] != ' ' && s[1] != '\t' && !isQuote(s[1]) && s[1] != '$') {
+		return 0 // a method call or a number, not the operator
+	}
+	return 1
+}
+
+// quoting matches a call that only quotes its one argument for the shell.
+var quoting = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:escapeshellarg|escapeshellcmd|shlex\.quote|quote|Shellwords\.escape|shellescape|String|str|JSON\.stringify)\s*\(\s*([\s\S]*?)\s*\)$`)
+})
+
+// valueWord is the word an interpolated or concatenated expression becomes: $HOME for
+// the home directory, the literal a quoting call wraps, else a computed word.
+func valueWord(expr string) string {
+	expr = strings.TrimSpace(expr)
+	if m := quoting().FindStringSubmatch(expr); m != nil {
+		expr = m[1]
+	}
+	if lit, ok := firstLiteralStrict(expr); ok && literalEnd(expr) == len(expr) {
+		if lit == "~" || strings.HasPrefix(lit, "~/") {
+			return "$HOME" + strings.TrimPrefix(lit, "~")
+		}
+		return lit
+	}
+	if m := homeExpr().FindStringIndex(expr); m != nil && strings.TrimSpace(expr[m[1]:]) == "" {
+		return "$HOME"
+	}
+	if expr == "homedir()" || expr == "$HOME" || expr == "$ENV{HOME}" || expr == "$ENV{'HOME'}" || expr == "$_SERVER['HOME']" {
+		return "$HOME"
+	}
+	return computedWord
+}
+
+// homeComputedPath reads a call's path argument assembled from the home directory and
+// values computed at run time (`${homedir()}/${d}`, Path.home() / name): it returns the
+// directory under the home directory the computed part names an entry of, as ~/dir.
+func homeComputedPath(lang Lang, s string) (string, bool) {
+	arg := s[:operandEnd(lang, strings.TrimLeft(s, " \t("))+len(s)-len(strings.TrimLeft(s, " \t("))]
+	line, ok := assembledPath(lang, strings.TrimLeft(arg, " \t("))
+	if !ok || !strings.HasPrefix(line, "$HOME") {
+		return "", false
+	}
+	i := strings.Index(line, computedWord)
+	if i < 0 {
+		return "", false
+	}
+	dir := line[len("$HOME"):i]
+	if j := strings.LastIndexByte(dir, '/'); j >= 0 {
+		dir = dir[:j]
+	} else {
+		dir = ""
+	}
+	return "~" + dir, true
+}
+
+// assembledPath renders a path argument written as an interpolating literal or as
+// operands joined by the language's concatenation (or Python's pathlib /), computed
+// values as computed words and the home directory as $HOME.
+func assembledPath(lang Lang, s string) (string, bool) {
+	var b strings.Builder
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" {
+			return b.String(), b.Len() > 0
+		}
+		if text, n, ok := interpolatedAt(lang, s); ok {
+			b.WriteString(text)
+			s = s[n:]
+		} else {
+			n := pathOperandEnd(lang, s)
+			if n == 0 {
+				return "", false
+			}
+			b.WriteString(valueWord(strings.TrimSpace(s[:n])))
+			s = s[n:]
+		}
+		s = strings.TrimLeft(s, " \t")
+		switch {
+		case concatOp(lang, s) > 0:
+			s = s[1:]
+		case lang == Python && strings.HasPrefix(s, "/"):
+			s = s[1:]
+			if !strings.HasSuffix(b.String(), "/") {
+				b.WriteByte('/')
+			}
+		default:
+			return b.String(), b.Len() > 0
+		}
+	}
+}
+
+// pathOperandEnd is operandEnd, with Python's pathlib / ending an operand too.
+func pathOperandEnd(lang Lang, s string) int {
+	n := operandEnd(lang, s)
+	if lang == Python {
+		if i := strings.Index(s[:n], " /"); i > 0 {
+			return i
+		}
+	}
+	return n
+}
+
+// loopHeads match a loop over a list written out in the code, capturing the loop's
+// variable and the list's elements: Python's for p in (a, b):, JavaScript's for (const p
+// of [a, b]), Ruby's [a, b].each do |p|.
+var loopHeads = sync.OnceValue(func() map[Lang]*regexp.Regexp {
+	return map[Lang]*regexp.Regexp{
+		Python: regexp.MustCompile(`\bfor\s+(\w+)\s+in\s+[(\[]([^()\[\]]*(?:\([^()]*\)[^()\[\]]*)*)[)\]]\s*:`),
+		Node:   regexp.MustCompile(`\bfor\s*\(\s*(?:const|let|var)\s+(\w+)\s+of\s+\[([^\[\]]*(?:\([^()]*\)[^\[\]]*)*)\]\s*\)`),
+		Ruby:   regexp.MustCompile(`\[([^\[\]]*)\]\.each\s*(?:do\s*|\{\s*)\|(\w+)\|`),
+	}
+})
+
+// loopPaths reads a call's path argument that is the variable of a loop over a list of
+// paths written out in code: every element's path, when each is one.
+func loopPaths(lang Lang, code, arg string) ([]string, bool) {
+	re := loopHeads()[lang]
+	if re == nil {
+		return nil, false
+	}
+	arg = strings.TrimLeft(arg, " \t(")
+	n := 0
+	for n < len(arg) && (isIdent(arg[n]) || '0' <= arg[n] && arg[n] <= '9') {
+		n++
+	}
+	if n == 0 || !endsArg(arg[n:]) {
+		return nil, false
+	}
+	name := arg[:n]
+	for _, m := range re.FindAllStringSubmatch(code, maxCalls) {
+		v, list := m[1], m[2]
+		if lang == Ruby {
+			v, list = m[2], m[1]
+		}
+		if v != name {
+			continue
+		}
+		var paths []string
+		for _, elem := range splitTop(list) {
+			if strings.TrimSpace(elem) == "" {
+				continue // a trailing comma
+			}
+			p, ok := pathArg(elem)
+			if !ok {
+				return nil, false
+			}
+			paths = append(paths, p)
+		}
+		return paths, len(paths) > 0
+	}
+	return nil, false
+}
