@@ -278,6 +278,14 @@ func rubyFile(text string, x *extraction) { x.interp(oneliner.Ruby, x.kind, text
 // on every install).
 func nodeFile(text string, x *extraction) { x.interp(oneliner.Node, x.kind, text) }
 
+// goFile: a Go source file is Go the project's tools build and run (go test runs a
+// TestMain, mage a magefile's targets), and its //go:generate lines are commands go
+// generate runs, in the file's directory.
+func goFile(text string, x *extraction) {
+	goGenerateCode(text, x)
+	x.interp(oneliner.Go, x.kind, text)
+}
+
 // phpFile and perlFile: the whole file is PHP or Perl that runs when the project's tools
 // run it.
 func phpFile(text string, x *extraction)  { x.interp(oneliner.PHP, x.kind, text) }

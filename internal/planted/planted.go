@@ -230,7 +230,7 @@ var kinds = sync.OnceValue(func() []kind {
 		// Python that build and documentation tools import and run: Sphinx's conf.py on
 		// every sphinx-build, SCons' SConstruct and the SConscripts it reads on every scons.
 		{File{Kind: "Python file a build tool runs", extract: pythonFile}, []string{"docs/conf.py", "doc/conf.py", "docs/source/conf.py", "doc/source/conf.py", "SConstruct", "Sconstruct", "sconstruct", "SConstruct.py", "SConscript"}},
-		{File{Kind: "Go file with go:generate directives", Marked: true, extract: goGenerateCode}, []string{"*.go"}},
+		{File{Kind: "Go source file", Program: true, extract: goFile}, []string{"*.go"}},
 		{File{Kind: "Jupyter notebook", Marked: true, extract: notebookCode}, []string{"*.ipynb"}},
 		{File{Kind: "Bazel rc file", extract: bazelrcCode}, []string{".bazelrc", "user.bazelrc", ".bazelrc.user", "tools/bazel.rc"}},
 		{File{Kind: "Bazel rc file", extract: bazelrcCode, runsIn: inCaller}, []string{"~/.bazelrc"}},

@@ -345,15 +345,32 @@ func (f *folder) statement(i, hi int) (int, bool) {
 	}
 	name := f.toks[j].text
 	op := f.next(j+1, end)
+	if f.lang == Go {
+		// home, _ := os.UserHomeDir(): the first of the values a call returns (its error
+		// aside) is the name's.
+		for op < end && f.is(op, end, ",") {
+			k := f.next(op+1, end)
+			if k >= end || f.toks[k].kind != tName {
+				return 0, false
+			}
+			op = f.next(k+1, end)
+		}
+	}
 	if op >= end || f.toks[op].kind != tPunct {
 		return 0, false
 	}
-	switch f.toks[op].text {
+	opText := f.toks[op].text
+	switch opText {
 	case "=", "+=", ".=":
+	case ":=":
+		if f.lang != Go {
+			return 0, false
+		}
+		opText = "=" // Go's short declaration assigns
 	default:
 		return 0, false
 	}
-	if f.toks[op].text == ".=" && f.lang != Perl && f.lang != PHP {
+	if opText == ".=" && f.lang != Perl && f.lang != PHP {
 		return 0, false
 	}
 	rhs := f.next(op+1, end)
@@ -361,7 +378,7 @@ func (f *folder) statement(i, hi int) (int, bool) {
 	ok = ok && f.next(n, end) == end
 	old, seen := f.vars[name]
 	switch {
-	case f.toks[op].text != "=":
+	case opText != "=":
 		if ok && seen && old.known {
 			old.val += v.val
 			old.decoded = old.decoded || v.decoded

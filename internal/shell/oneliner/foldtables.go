@@ -48,6 +48,11 @@ var foldCalls = sync.OnceValue(func() map[Lang]map[string]foldFn {
 		Lua: {
 			"os.getenv": fnEnv,
 		},
+		Go: {
+			"filepath.Join": fnJoin, "path.Join": fnJoin, "filepath.Clean": fnIdentity, "filepath.Abs": fnIdentity,
+			"os.Getenv": fnEnv, "string": fnIdentity, "base64.StdEncoding.DecodeString": fnBase64,
+			"base64.URLEncoding.DecodeString": fnBase64, "base64.RawStdEncoding.DecodeString": fnBase64,
+		},
 	}
 })
 
@@ -57,6 +62,7 @@ var homeNames = sync.OnceValue(func() map[Lang]map[string]bool {
 		Python: {"pathlib.Path.home": true, "Path.home": true},
 		Node:   {"process.env.HOME": true, "process.env.USERPROFILE": true, "Bun.env.HOME": true, "os.homedir": true, "Deno.homeDir": true},
 		Ruby:   {"Dir.home": true},
+		Go:     {"os.UserHomeDir": true},
 	}
 })
 
@@ -80,6 +86,7 @@ var concatOps = sync.OnceValue(func() map[Lang]map[string]bool {
 		Perl:   {".": true},
 		PHP:    {".": true},
 		Lua:    {"..": true},
+		Go:     {"+": true},
 	}
 })
 

@@ -47,7 +47,7 @@ const maxTokens = 1 << 14
 // lex splits code into tokens; ok is false when the code has more than maxTokens.
 func lex(lang Lang, code string) ([]token, bool) {
 	var toks []token
-	dotted := lang == Python || lang == Node || lang == Ruby || lang == Lua
+	dotted := lang == Python || lang == Node || lang == Ruby || lang == Lua || lang == Go
 	sigils := lang == Perl || lang == PHP || lang == Ruby
 	for i := 0; i < len(code); {
 		if len(toks) >= maxTokens {
@@ -70,8 +70,9 @@ func lex(lang Lang, code string) ([]token, bool) {
 			t, n := lexString(lang, code[i:], j-i, strings.Contains(prefix, "f"), strings.Contains(prefix, "r"))
 			toks = append(toks, t)
 			i += n
-		case isQuote(c) || c == '`' && lang == Node:
-			t, n := lexString(lang, code[i:], 0, lang == Node && c == '`', false)
+		case isQuote(c) || c == '`' && (lang == Node || lang == Go):
+			// Go's `…` is a raw string: no escapes, no interpolation.
+			t, n := lexString(lang, code[i:], 0, lang == Node && c == '`', lang == Go && c == '`')
 			toks = append(toks, t)
 			i += n
 		case c == ':' && lang == Ruby && i+1 < len(code) && isIdent(code[i+1]) && (i == 0 || !isNameByte(code[i-1]) && code[i-1] != ':'):
@@ -117,6 +118,9 @@ func lex(lang Lang, code string) ([]token, bool) {
 					n = 2
 					break
 				}
+			}
+			if lang == Go && strings.HasPrefix(code[i:], ":=") {
+				n = 2 // Go's short declaration
 			}
 			toks = append(toks, token{kind: tPunct, text: code[i : i+n]})
 			i += n

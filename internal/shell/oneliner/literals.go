@@ -1,8 +1,10 @@
 package oneliner
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // String literals of the languages inspected, read just well enough to take a static
@@ -87,6 +89,12 @@ func literalEnd(s string) int {
 	return n
 }
 
+// envLookup matches text that ends with a call reading an environment variable, whose
+// literal argument is a variable's name.
+var envLookup = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\b(?:[Gg]etenv|LookupEnv|environ\.get|ENV\.fetch|env)|\benviron|\bENV|\$ENV|\$_ENV|\$_SERVER|process\.env)\s*[(\[{]\s*$`)
+})
+
 // firstLiteral reads the first argument of a call when it is a literal, possibly wrapped
 // in calls (os.path.expanduser('~/x'), Path('x')): the first quote before any comma or
 // closing parenthesis at the argument's level.
@@ -99,6 +107,9 @@ func firstLiteral(s string) (string, bool) {
 			start := i
 			if i > 0 && strings.IndexByte("rbufRBUF", s[i-1]) >= 0 {
 				start = i - 1
+			}
+			if envLookup().MatchString(s[:start]) {
+				return "", false // os.Getenv("DIR"): the variable's value, not the path DIR
 			}
 			lit, _, ok := literalAt(s[start:])
 			return lit, ok

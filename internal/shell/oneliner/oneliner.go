@@ -38,6 +38,9 @@ const (
 	Awk         Lang = "awk"
 	Lua         Lang = "lua"
 	AppleScript Lang = "osascript"
+	// Go is read in source files the project keeps (a TestMain, a magefile, a
+	// //go:generate tool); no command line hands Go code to an interpreter.
+	Go Lang = "go"
 )
 
 // Interpreter describes a program that runs code: its language and the options whose
@@ -252,10 +255,10 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 		inspectPowerShell(code, r, depth)
 		return
 	}
-	if e := exhausts(code); e != "" {
+	if e := exhausts(lang, code); e != "" {
 		r.add(findExhaustion, e)
 	}
-	if d := destroysStore(code); d != "" {
+	if d := destroysStore(lang, code); d != "" {
 		r.add(findInfraDelete, d)
 	}
 	p, ok := patterns()[lang]
@@ -492,7 +495,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 				r.Shell = append(r.Shell, joinArgv(append([]string{lit}, argv...)))
 				return
 			}
-			if lang == Perl || lang == Ruby || lang == PHP || lang == Python {
+			if lang == Perl || lang == Ruby || lang == PHP || lang == Python || lang == Go {
 				// Python's asyncio.create_subprocess_exec('rm', '-rf', '/x') too.
 				if words, ok := literalSeq(after); ok {
 					r.Shell = append(r.Shell, joinArgv(append([]string{lit}, words...)))

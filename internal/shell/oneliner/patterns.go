@@ -59,9 +59,12 @@ var loopWaits = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // handedToShell matches, in a program's unit, a socket handed to a process as its
-// standard streams (dup2, a pty, stdin=sock, Perl's open(STDIN, …)) or a shell named.
+// standard streams (dup2, a pty, stdin=sock, Perl's open(STDIN, …), Go's cmd.Stdin = c,
+// Node's pipes into a child's stdin, a shell's <&3) or an interactive shell started (sh
+// -i). A shell named alone is a program's everyday business.
 var handedToShell = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bdup2?\s*\(|\bpty\.spawn|\bstd(?:in|out|err)\s*=\s*(?:s|sock|conn|client)\b|\bstdio\s*:\s*\[\s*(?:s|sock|socket|conn|client)\b|open\s*\(\s*STD(?:IN|OUT|ERR)|` + shellNames)
+	return regexp.MustCompile(`\bdup2?\s*\(|\bpty\.spawn|\bstd(?:in|out|err)\s*=\s*(?:s|sock|conn|client)\b|\bstdio\s*:\s*\[\s*(?:s|sock|socket|conn|client)\b|open\s*\(\s*STD(?:IN|OUT|ERR)` +
+		`|\.Stdin\s*=\s*\w|\bStdin\s*,\s*\w+\.Stdout\b|\.pipe\s*\(\s*\w+\.stdin\s*\)|\.stdout\.pipe\s*\(|[<>]&\s*(?:\d|%d)|/bin/(?:ba|z|da|k)?sh\s+-i\b|["'](?:ba|z|da|k)?sh["']\s*,\s*["']-i["']`)
 })
 
 // spinOrHog matches code that exhausts the machine without a fork: an endless loop with an
@@ -76,16 +79,35 @@ var spinOrHog = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // exhausts returns the part of code that spins or hogs memory without end, or "". The end
-// of a do … while (true); loop, whose body is before it, is no empty loop.
-func exhausts(code string) string {
+// of a do … while (true); loop, whose body is before it, is no empty loop; nor is the text
+// of a string literal (code a string holds and the program runs is inspected as code
+// where it runs).
+func exhausts(lang Lang, code string) string {
+	var quoted []span
 	for _, loc := range spinOrHog().FindAllStringIndex(code, maxCalls) {
 		m := code[loc[0]:loc[1]]
 		if strings.HasPrefix(m, "while") && strings.HasSuffix(strings.TrimRight(code[:loc[0]], " \t\n"), "}") {
 			continue
 		}
+		if inLiteral(lang, code, loc[0], &quoted) {
+			continue
+		}
 		return m
 	}
 	return ""
+}
+
+// inLiteral reports whether the byte at i of code is inside a string literal; quoted
+// caches the literals' spans, read on first use.
+func inLiteral(lang Lang, code string, i int, quoted *[]span) bool {
+	if *quoted == nil {
+		*quoted = stringSpans(lang, code)
+		if *quoted == nil {
+			*quoted = []span{}
+		}
+	}
+	_, ok := spanAt(*quoted, i)
+	return ok
 }
 
 // storeDestroyer matches, in any language, a client library's call that destroys a store
@@ -108,8 +130,18 @@ var storeDestroyer = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // destroysStore returns the call in code that destroys a store, or "".
-func destroysStore(code string) string {
-	return storeDestroyer().FindString(code)
+func destroysStore(lang Lang, code string) string {
+	var quoted []span
+	for _, loc := range storeDestroyer().FindAllStringIndex(code, maxCalls) {
+		if lang == Go && strings.HasPrefix(code[loc[0]:], ".RemoveAll") {
+			continue // Go's RemoveAll deletes files (os.RemoveAll, a form's temporary files)
+		}
+		if inLiteral(lang, code, loc[0], &quoted) {
+			continue
+		}
+		return code[loc[0]:loc[1]]
+	}
+	return ""
 }
 
 // backgrounded matches a shell command line, in a string, that ends by putting its
@@ -244,6 +276,24 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			pipeTo:   regexp.MustCompile(`\bprintf?\b(?:[^;{}|>"]|"[^"]*")*\|&?\s*[^&\s]`),
 			pipeFrom: regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|\s*getline`),
 		},
+		// Go, in the project's source files: os/exec (and mage's sh), os's file calls,
+		// net/http.
+		Go: {
+			exec: regexp.MustCompile(`\bexec\.Command\s*\(|\bexec\.CommandContext\s*\(\s*[\w.]+(?:\(\s*\))?\s*,|\bsh\.(?:Run|RunV|Output)\s*\(`),
+			deletes: []deletePattern{
+				{re: regexp.MustCompile(`\bos\.RemoveAll\s*\(`), recursive: true},
+				{re: regexp.MustCompile(`\bos\.Remove\s*\(`)},
+			},
+			reads:     regexp.MustCompile(`\b(?:os\.ReadFile|ioutil\.ReadFile|os\.Open|os\.OpenFile)\s*\(`),
+			writeMode: regexp.MustCompile(`\bO_(?:WRONLY|RDWR|APPEND|CREATE|TRUNC)\b`),
+			writes:    regexp.MustCompile(`\b(?:os\.WriteFile|ioutil\.WriteFile|os\.Create)\s*\(`),
+			envDump:   regexp.MustCompile(`\bos\.Environ\s*\(\s*\)`),
+			socket:    regexp.MustCompile(`\bnet\.Dial(?:Timeout|TCP|UDP)?\s*\(`),
+			shellish:  regexp.MustCompile(`\bexec\.Command(?:Context)?\s*\(|` + shellNames),
+			send:      regexp.MustCompile(`\bhttp\.(?:Post|PostForm)\s*\(|\bhttp\.NewRequest(?:WithContext)?\s*\([^)\n]*"(?:POST|PUT|PATCH)"`),
+			download:  regexp.MustCompile(`\bhttp\.Get\s*\(`),
+			envRead:   regexp.MustCompile(`\bos\.(?:Getenv|LookupEnv)\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+		},
 		Lua: {
 			exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
 			deletes: []deletePattern{
@@ -281,6 +331,7 @@ var keywords = sync.OnceValue(func() map[Lang][]string {
 		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "_compile", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
 		PHP:         {")(", "](", "call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
+		Go:          {"exec.", "sh.", "os.", "ioutil.", "net.", "http."},
 		Lua:         {"[", "rename", "require", "rawget", "_G", "execute", "popen", "remove", "open", "fork", "socket", "load", "dostring", "getenv"},
 		AppleScript: {"shell", "script", "text", "keystroke", "Script", "hidden answer", "hiddenAnswer"},
 	}
