@@ -33,10 +33,23 @@ func (e *Engine) plantedUnits(c *call.Call, base policy.Subject) []unit {
 		return nil
 	}
 	p, ok := e.plantedPath(e.resolvePath(raw, c.Cwd))
+	var before string
+	var readable bool
 	if !ok {
-		return nil
+		// A file of no kind by its name that begins with an interpreter line is a script
+		// (bin/setup): what the write leaves in it says so. Only a write that starts so,
+		// or an edit of a file that does, costs a read of the file.
+		if c.Class == call.FileWrite && !strings.HasPrefix(c.String(call.ArgContent), "#!") || c.Class == call.FileEdit && !startsWithShebang(p) {
+			return nil
+		}
+		before, readable = readSmall(p)
+		text, _ := plantedText(c, before, readable)
+		if _, ok = planted.ByShebang(text); !ok {
+			return nil
+		}
+	} else {
+		before, readable = readSmall(p)
 	}
-	before, readable := readSmall(p)
 	text, whole := plantedText(c, before, readable)
 	if text == "" || readable && addsNoLine(before, text) {
 		return nil
@@ -145,6 +158,18 @@ func applyEdits(c *call.Call, text string) (string, bool) {
 		}
 	}
 	return text, true
+}
+
+// startsWithShebang reports whether the file at p begins with #!.
+func startsWithShebang(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [2]byte
+	n, _ := io.ReadFull(f, b[:])
+	return n == 2 && string(b[:]) == "#!"
 }
 
 // readSmall reads a file of at most maxPlantedFile bytes.

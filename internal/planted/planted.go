@@ -596,3 +596,50 @@ func escaped(c byte) byte {
 	}
 	return c
 }
+
+// ByShebang returns the kind of a file of no kind by its name whose text begins with an
+// interpreter line (#!) naming a shell or a language moat reads: a program its user runs
+// by name later (bin/setup, scripts/deploy), judged when it is written as a source file
+// of that language is.
+func ByShebang(text string) (File, bool) {
+	first, _, _ := strings.Cut(text, "\n")
+	rest, ok := strings.CutPrefix(first, "#!")
+	if !ok {
+		return File{}, false
+	}
+	words := strings.Fields(rest)
+	if len(words) == 0 {
+		return File{}, false
+	}
+	prog := path.Base(words[0])
+	if prog == "env" {
+		words = slices.DeleteFunc(words[1:], func(w string) bool { return strings.HasPrefix(w, "-") })
+		if len(words) == 0 {
+			return File{}, false
+		}
+		prog = path.Base(words[0])
+	}
+	kind := ""
+	switch strings.TrimRight(prog, "0123456789.") {
+	case "sh", "bash", "zsh", "ksh", "dash":
+		kind = "shell script"
+	case "python":
+		kind = "Python source file"
+	case "node", "deno", "bun", "tsx", "ts-node":
+		kind = "JavaScript or TypeScript source file"
+	case "ruby":
+		kind = "Ruby source file"
+	case "php":
+		kind = "PHP source file"
+	case "perl":
+		kind = "Perl source file"
+	default:
+		return File{}, false
+	}
+	for _, k := range kinds() {
+		if k.Kind == kind {
+			return k.File, true
+		}
+	}
+	return File{}, false
+}

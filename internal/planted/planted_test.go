@@ -472,3 +472,25 @@ func TestIsData(t *testing.T) {
 		}
 	}
 }
+
+func TestByShebang(t *testing.T) {
+	for _, tt := range []struct {
+		text, kind string
+	}{
+		{"#!/usr/bin/env ruby\nputs 1\n", "Ruby source file"},
+		{"#!/usr/bin/env -S node --no-warnings\n", "JavaScript or TypeScript source file"},
+		{"#!/usr/bin/python3.12\n", "Python source file"},
+		{"#!/bin/bash\nset -e\n", "shell script"},
+		{"#!/usr/bin/perl -w\n", "Perl source file"},
+		{"#!/usr/bin/env php\n", "PHP source file"},
+		{"#!/usr/bin/awk -f\n", ""},
+		{"# not a shebang\n", ""},
+		{"#!\n", ""},
+		{"", ""},
+	} {
+		f, ok := ByShebang(tt.text)
+		if ok != (tt.kind != "") || ok && f.Kind != tt.kind {
+			t.Errorf("ByShebang(%q) = %q, %v; want %q", tt.text, f.Kind, ok, tt.kind)
+		}
+	}
+}

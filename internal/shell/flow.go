@@ -726,7 +726,7 @@ func (a *analyzer) writtenCode(n int) (map[string]fileText, []string) {
 			isConfig := gitConfigFile(acc.Path, homeDir)
 			plant, isPlanted := planted.Lookup(acc.Path, homeDir)
 			isPlanted = isPlanted && !plant.GitConfig
-			if !runsFiles && !isConfig && !isPlanted {
+			if !runsFiles && !isConfig && !isPlanted && !acc.Redirect && m.prog != "tee" && m.prog != "sponge" {
 				continue
 			}
 			var t fileText
@@ -749,6 +749,14 @@ func (a *analyzer) writtenCode(n int) (map[string]fileText, []string) {
 				} else {
 					t.known, t.partial = false, true
 				}
+			}
+			if !isPlanted && !isConfig && t.known {
+				// A file of no kind whose first line names an interpreter (#!/usr/bin/env
+				// ruby) is a script, run by name later: bin/setup, scripts/deploy.
+				plant, isPlanted = planted.ByShebang(t.text)
+			}
+			if !runsFiles && !isConfig && !isPlanted {
+				continue
 			}
 			if runsFiles && acc.Path != copied {
 				if written == nil {

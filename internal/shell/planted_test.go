@@ -59,6 +59,8 @@ func TestPlantedText(t *testing.T) {
 		{"sed -i 's/a/rm -rf \\//' Makefile", findRecursiveDelete},
 		{"sed -i \"$S\" .envrc", findOpaque},
 		{"printf '#!/bin/sh\\nls\\n' > ~/.local/bin/ls", "persistence.path-shadow"},
+		{"cat > bin/setup <<'EOF'\n#!/usr/bin/env ruby\nsystem('rm -rf /')\nEOF", findRecursiveDelete},
+		{"cat > bin/setup <<'EOF'\n#!/usr/bin/env ruby\nsystem('bundle install')\nEOF", ""},
 	} {
 		a := Analyze(tt.line, testEnv)
 		check(t, a)

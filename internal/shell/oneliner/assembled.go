@@ -47,7 +47,7 @@ func assembledLine(lang Lang, s string) (string, bool) {
 			if n == 0 {
 				return "", false
 			}
-			b.WriteString(valueWord(strings.TrimSpace(s[:n])))
+			b.WriteString(valueWord(lang, strings.TrimSpace(s[:n])))
 			computed = true
 			s = s[n:]
 		}
@@ -138,15 +138,15 @@ func interpolate(lang Lang, body string, q byte, fstring bool) string {
 			i++
 		case fstring && c == '{':
 			end := closing(body, i)
-			b.WriteString(valueWord(body[i+1 : max(i+1, end)]))
+			b.WriteString(valueWord(lang, body[i+1:max(i+1, end)]))
 			i = end
 		case (lang == Node && q == '`' || lang == Ruby && q != '\'') && (c == '$' && lang == Node || c == '#' && lang == Ruby) && i+1 < len(body) && body[i+1] == '{':
 			end := closing(body, i+1)
-			b.WriteString(valueWord(body[i+2 : max(i+2, end)]))
+			b.WriteString(valueWord(lang, body[i+2:max(i+2, end)]))
 			i = end
 		case (lang == PHP || lang == Perl) && q != '\'' && c == '$' && i+1 < len(body) && (isIdent(body[i+1]) || body[i+1] == '{'):
 			n := min(max(perlVarEnd(body[i:]), 1), len(body)-i)
-			b.WriteString(valueWord(body[i : i+n]))
+			b.WriteString(valueWord(lang, body[i:i+n]))
 			i += n - 1
 		default:
 			b.WriteByte(c)
@@ -256,9 +256,16 @@ var quoting = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // valueWord is the word an interpolated or concatenated expression becomes: $HOME for
-// the home directory, the literal a quoting call wraps, else a computed word.
-func valueWord(expr string) string {
+// the home directory, the literal a quoting call wraps, literals joined, else a computed
+// word.
+func valueWord(lang Lang, expr string) string {
 	expr = strings.TrimSpace(expr)
+	if n := operandEnd(lang, expr); n > 0 && n < len(expr) {
+		// 's' + 'h': operands joined, each its own word.
+		if text, ok := assembledPath(lang, expr); ok {
+			return text
+		}
+	}
 	if m := quoting().FindStringSubmatch(expr); m != nil {
 		expr = m[1]
 	}
@@ -317,7 +324,7 @@ func assembledPath(lang Lang, s string) (string, bool) {
 			if n == 0 {
 				return "", false
 			}
-			b.WriteString(valueWord(strings.TrimSpace(s[:n])))
+			b.WriteString(valueWord(lang, strings.TrimSpace(s[:n])))
 			s = s[n:]
 		}
 		s = strings.TrimLeft(s, " \t")
@@ -395,4 +402,42 @@ func loopPaths(lang Lang, code, arg string) ([]string, bool) {
 		return paths, len(paths) > 0
 	}
 	return nil, false
+}
+
+// assignedLine reads a call's argument that is a variable assigned once in code, to a
+// line assembled from text and computed values (assembledLine).
+func assignedLine(lang Lang, code, arg string) (string, bool) {
+	n := 0
+	for n < len(arg) && (isNameByte(arg[n]) || n == 0 && arg[n] == '$') {
+		n++
+	}
+	if n == 0 || !endsArg(arg[n:]) {
+		return "", false
+	}
+	name := arg[:n]
+	at := -1
+	for i := 0; i+n <= len(code); {
+		k := strings.Index(code[i:], name)
+		if k < 0 {
+			break
+		}
+		k += i
+		i = k + n
+		if k > 0 && (isNameByte(code[k-1]) || code[k-1] == '.' || code[k-1] == '$' && name[0] != '$') || k+n < len(code) && isNameByte(code[k+n]) {
+			continue
+		}
+		rest := strings.TrimLeft(code[k+n:], " \t")
+		rest = strings.TrimPrefix(rest, ":")
+		if !strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "=>") {
+			continue
+		}
+		if at >= 0 {
+			return "", false // assigned twice: which value reaches the call is not known
+		}
+		at = len(code) - len(rest) + 1
+	}
+	if at < 0 {
+		return "", false
+	}
+	return assembledLine(lang, code[at:])
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Constant folding: before the patterns read the code, names and values are replaced by
@@ -856,6 +858,10 @@ func (f *folder) name(i, hi int) (foldVal, int, bool) {
 		if !ok {
 			return foldVal{}, i, false
 		}
+		if fn == fnChars {
+			v, ok := f.charCodes(k, f.match[k])
+			return v, f.match[k] + 1, ok
+		}
 		args, ok := f.args(k, f.match[k])
 		if !ok {
 			return foldVal{}, i, false
@@ -873,6 +879,33 @@ func (f *folder) name(i, hi int) (foldVal, int, bool) {
 		return foldVal{val: "~"}, f.match[k] + 1, true
 	}
 	return foldVal{}, i, false
+}
+
+// charCodes folds a call that makes a string of the character codes it is given
+// (String.fromCharCode(99, 117, 114, 108), chr(124)): every argument a number.
+func (f *folder) charCodes(open, closeAt int) (foldVal, bool) {
+	var b strings.Builder
+	k := f.next(open+1, closeAt)
+	for k < closeAt {
+		t := f.toks[k]
+		if t.kind != tNumber {
+			return foldVal{}, false
+		}
+		n, err := strconv.ParseInt(strings.ReplaceAll(t.text, "_", ""), 0, 32)
+		if err != nil || n < 0 || n > unicode.MaxRune {
+			return foldVal{}, false
+		}
+		b.WriteRune(rune(n))
+		k = f.next(k+1, closeAt)
+		if f.is(k, closeAt, ",") {
+			k = f.next(k+1, closeAt)
+			continue
+		}
+		if k != closeAt {
+			return foldVal{}, false
+		}
+	}
+	return foldVal{val: b.String(), decoded: true}, b.Len() > 0
 }
 
 // homeVars are the environment variables that hold the home directory.
@@ -1195,6 +1228,11 @@ func (f *folder) callParen(i int) bool {
 	for j := i - 1; j >= 0; j-- {
 		t := f.toks[j]
 		if t.kind == tSpace {
+			if strings.Contains(t.text, "\n") && (f.lang == Python || f.lang == Go || f.lang == Ruby) && f.stmtStart(i) {
+				// A parenthesis that starts a line of Python, Go or Ruby groups: the
+				// line before it has ended (a call's arguments cannot start a line).
+				return false
+			}
 			continue
 		}
 		return t.kind == tName && !groupsAfter(t.text) || t.kind == tPunct && (t.text == ")" || t.text == "]")

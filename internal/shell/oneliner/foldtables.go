@@ -15,6 +15,7 @@ const (
 	fnBase64                     // its first argument decoded from base64
 	fnHex                        // its first argument decoded from hex
 	fnBuffer                     // Buffer.from(s, encoding)
+	fnChars                      // the characters of its numeric arguments: String.fromCharCode(124)
 )
 
 // foldCalls are the pure functions folded when every argument folds.
@@ -25,12 +26,13 @@ var foldCalls = sync.OnceValue(func() map[Lang]map[string]foldFn {
 			"os.path.normpath": fnIdentity, "os.path.expandvars": fnIdentity, "os.fspath": fnIdentity, "str": fnIdentity,
 			"pathlib.Path": fnIdentity, "Path": fnIdentity, "pathlib.PurePath": fnIdentity, "PurePath": fnIdentity,
 			"pathlib.PosixPath": fnIdentity, "PosixPath": fnIdentity,
-			"os.path.join": fnJoin, "posixpath.join": fnJoin,
+			"chr": fnChars, "os.path.join": fnJoin, "posixpath.join": fnJoin,
 			"os.getenv": fnEnv, "os.environ.get": fnEnv,
 			"base64.b64decode": fnBase64, "base64.standard_b64decode": fnBase64, "base64.urlsafe_b64decode": fnBase64, "base64.decodebytes": fnBase64,
 			"bytes.fromhex": fnHex, "binascii.unhexlify": fnHex, "binascii.a2b_hex": fnHex,
 		},
 		Node: {
+			"String.fromCharCode": fnChars, "String.fromCodePoint": fnChars,
 			"path.join": fnJoin, "path.resolve": fnJoin, "path.posix.join": fnJoin, "path.normalize": fnIdentity, "String": fnIdentity,
 			"Deno.env.get": fnEnv, "atob": fnBase64, "Buffer.from": fnBuffer,
 		},

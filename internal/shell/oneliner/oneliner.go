@@ -522,6 +522,11 @@ func callArg(code string, i int, lang Lang, r *Result) {
 		r.Shell = append(r.Shell, line)
 		return
 	}
+	if line, ok := assignedLine(lang, code, rest); ok {
+		// const cmd = `${tool} -s …`; execSync(cmd): the line the variable was assembled as.
+		r.Shell = append(r.Shell, line)
+		return
+	}
 	r.add(findDynamic, shorten(strings.TrimSpace(code[max(0, i-20):min(len(code), i+60)])))
 }
 
