@@ -705,7 +705,7 @@ func (a *analyzer) inspect(at int, lang oneliner.Lang, code string, cwd dir) {
 	}
 	units := oneliner.Units(lang, code)
 	if len(units) == 1 {
-		a.inspected(at, lang, oneliner.InspectProgram(lang, code), cwd)
+		a.inspected(at, lang, oneliner.InspectProgram(lang, units[0]), cwd)
 		return
 	}
 	// A source file's units are judged one by one, each against the command alone: what

@@ -89,6 +89,23 @@ func sinks(lang Lang, code string, fd folded, r *Result, depth int) {
 			if t := strings.TrimLeft(rest, " \t"); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "do ") || strings.HasPrefix(t, "do\n") {
 				continue // a block (eval { … }, instance_eval { … }) is code moat reads in place
 			}
+			if lang == Perl {
+				if body, static, ok := perlQuoted(strings.TrimLeft(rest, " \t")); ok && static {
+					// eval q{ use Gtk3; }: code written out, read as code.
+					if depth < maxDepth {
+						inspect(lang, body, r, depth+1)
+					}
+					continue
+				}
+				if perlProse(args) {
+					continue // "eval below" in a comment: no code follows the word
+				}
+				if m := perlRequire().FindStringSubmatch(args); m != nil {
+					// eval "require $class": a module chosen at run time, as require($x).
+					r.Opaque = append(r.Opaque, "loads a module named at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args)+1)]))
+					continue
+				}
+			}
 			if s.lastArg {
 				if parts := splitTop(args); len(parts) > 0 {
 					rest = parts[len(parts)-1]
@@ -229,3 +246,75 @@ func definition(code string, start int) bool {
 func isWordByte(b byte) bool {
 	return b == '_' || '0' <= b && b <= '9' || 'a' <= b|0x20 && b|0x20 <= 'z'
 }
+
+// perlQuoted reads Perl's q{…}/qq{…} quote at the start of s (any of its bracket or
+// punctuation delimiters): its body, and whether it is static (q, or qq that interpolates
+// nothing).
+func perlQuoted(s string) (body string, static, ok bool) {
+	op := ""
+	switch {
+	case strings.HasPrefix(s, "qq"):
+		op = "qq"
+	case strings.HasPrefix(s, "q"):
+		op = "q"
+	default:
+		return "", false, false
+	}
+	rest := strings.TrimLeft(s[len(op):], " \t")
+	if rest == "" || isNameByte(rest[0]) || rest[0] == ',' || rest[0] == ';' || rest[0] == '=' {
+		return "", false, false
+	}
+	open := rest[0]
+	closer := open
+	switch open {
+	case '{':
+		closer = '}'
+	case '(':
+		closer = ')'
+	case '[':
+		closer = ']'
+	case '<':
+		closer = '>'
+	}
+	depth := 0
+	for i := 1; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == '\\':
+			i++
+		case c == open && open != closer:
+			depth++
+		case c == closer && depth > 0:
+			depth--
+		case c == closer:
+			body = rest[1:i]
+			if op == "qq" {
+				// \$ and \@ are the characters themselves, not interpolations.
+				plain := strings.NewReplacer(`\\`, "", `\$`, "", `\@`, "").Replace(body)
+				static = !strings.ContainsAny(plain, "$@")
+				body = strings.NewReplacer(`\$`, "$", `\@`, "@").Replace(body)
+			} else {
+				static = true
+			}
+			return body, static, true
+		}
+	}
+	return "", false, false
+}
+
+// perlProse reports whether what follows a Perl eval is prose, as in a comment: a
+// bareword and nothing on the rest of its line that code would have (a sigil, a bracket,
+// a quote, an arrow).
+func perlProse(args string) bool {
+	t := strings.TrimLeft(args, " \t")
+	if t == "" || !isIdent(t[0]) {
+		return false
+	}
+	line, _, _ := strings.Cut(t, "\n")
+	return !strings.ContainsAny(line, "$@%&(\"'`{[;") && !strings.Contains(line, "->")
+}
+
+// perlRequire matches eval's argument that loads a module whose name is a variable:
+// "require $class", "use Foo::$type".
+var perlRequire = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\(?\s*(?:"|qq?\s*[{(|])\s*(?:require|use)\s+[\w:]*\$\{?[\w:]+\}?(?:->\{\w+\})?(?:::[\w$]+)*\s*;?\s*["})|]`)
+})

@@ -20,8 +20,10 @@ const (
 // Units returns the pieces of a program's source in language lang to judge one by one:
 // whole top-level statements, gathered up to a few kilobytes, each after the module's
 // imports and one-line constants. Source of a language whose statements it cannot tell
-// apart, or no larger than one unit, is one piece.
+// apart, or no larger than one unit, is one piece. Documentation the language itself
+// skips (Perl's POD, Ruby's =begin/=end, what follows __END__) is left out.
 func Units(lang Lang, code string) []string {
+	code = withoutDocs(lang, code)
 	if len(code) <= unitBytes || !unitLang(lang) {
 		return []string{code}
 	}
@@ -172,4 +174,38 @@ func declares(stmt string) bool {
 	}
 	eq := strings.IndexByte(stmt, '=')
 	return eq > 0 && !strings.ContainsAny(stmt[:eq], "(\"'`") && (eq+1 >= len(stmt) || stmt[eq+1] != '=')
+}
+
+// withoutDocs blanks, in Perl and Ruby, the documentation the interpreter skips: POD
+// blocks (a line =word where a statement may start, to =cut), Ruby's =begin … =end, and
+// everything after a line __END__ (or Perl's __DATA__). Lines are kept, empty.
+func withoutDocs(lang Lang, code string) string {
+	if lang != Perl && lang != Ruby || !strings.Contains(code, "\n=") && !strings.HasPrefix(code, "=") && !strings.Contains(code, "__END__") && !strings.Contains(code, "__DATA__") {
+		return code
+	}
+	var b strings.Builder
+	inDoc := false
+	stmtEnded := true // the code before the line ends a statement
+	for line := range strings.Lines(code) {
+		text := strings.TrimRight(line, "\r\n")
+		switch {
+		case inDoc:
+			if lang == Perl && strings.HasPrefix(text, "=cut") || lang == Ruby && strings.HasPrefix(text, "=end") {
+				inDoc = false
+			}
+			b.WriteByte('\n')
+			continue
+		case text == "__END__" || lang == Perl && text == "__DATA__":
+			return b.String()
+		case stmtEnded && len(text) > 1 && text[0] == '=' && isIdent(text[1]) && (lang == Perl || strings.HasPrefix(text, "=begin")):
+			inDoc = !(lang == Perl && strings.HasPrefix(text, "=cut"))
+			b.WriteByte('\n')
+			continue
+		}
+		b.WriteString(line)
+		if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "#") {
+			stmtEnded = strings.HasSuffix(t, ";") || strings.HasSuffix(t, "}") || lang == Ruby
+		}
+	}
+	return b.String()
 }

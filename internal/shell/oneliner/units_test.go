@@ -141,3 +141,20 @@ func TestComputedCode(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutDocs(t *testing.T) {
+	for _, tt := range []struct {
+		lang     Lang
+		in, want string
+	}{
+		{Perl, "use strict;\n\n=head1 NAME\n\neval below\n\n=cut\n\nprint 1;\n", "use strict;\n\n\n\n\n\n\n\nprint 1;\n"},
+		{Perl, "my $x\n=system('rm -rf ~');\n", "my $x\n=system('rm -rf ~');\n"}, // an assignment, not POD
+		{Perl, "print 1;\n__END__\nsystem('x')\n", "print 1;\n"},
+		{Ruby, "=begin\nsystem('x')\n=end\nputs 1\n", "\n\n\nputs 1\n"},
+		{Python, "x = 1\n__END__\n", "x = 1\n__END__\n"},
+	} {
+		if got := withoutDocs(tt.lang, tt.in); got != tt.want {
+			t.Errorf("withoutDocs(%s, %q) = %q, want %q", tt.lang, tt.in, got, tt.want)
+		}
+	}
+}
