@@ -27,10 +27,28 @@ const maxAssembled = 4 << 10
 // computed value (exec(cmd)), or computed values joined to text with no blank or shell
 // operator in it.
 func assembledLine(lang Lang, s string) (string, bool) {
-	s = s[:min(len(s), maxAssembled)]
+	a, ok := assemble(lang, s[:min(len(s), maxAssembled)], false)
+	if !ok || a.rest != "" && !endsArg(a.rest) {
+		return "", false
+	}
+	return a.text, a.shown || a.literal && !a.computed
+}
+
+// assembly is an argument read as operands joined (assemble).
+type assembly struct {
+	text     string // the operands' text, computed values as computed words
+	literal  bool   // some operand is a literal
+	computed bool   // some value is computed at run time
+	shown    bool   // some literal's text shows a command's shape (a blank, an operator)
+	rest     string // what follows the last operand
+}
+
+// assemble reads operands joined by the language's concatenation from the start of s:
+// literals (interpolating ones with what they interpolate as computed words) and
+// expressions (valueWord). For a path, Python's pathlib / joins operands too.
+func assemble(lang Lang, s string, path bool) (assembly, bool) {
+	var a assembly
 	var b strings.Builder
-	shown := false // some literal text of the line shows a command's shape
-	computed, literal := false, false
 	for {
 		s = strings.TrimLeft(s, " \t")
 		if s == "" {
@@ -38,30 +56,38 @@ func assembledLine(lang Lang, s string) (string, bool) {
 		}
 		if text, n, ok := interpolatedAt(lang, s); ok {
 			b.WriteString(text)
-			literal = true
-			shown = shown || strings.ContainsAny(text, " |;&<>")
-			computed = computed || strings.Contains(text, computedWord)
+			a.literal = true
+			a.shown = a.shown || strings.ContainsAny(text, " |;&<>")
+			a.computed = a.computed || strings.Contains(text, computedWord)
 			s = s[n:]
 		} else {
 			n := operandEnd(lang, s)
+			if path {
+				n = pathOperandEnd(lang, s)
+			}
 			if n == 0 {
-				return "", false
+				return a, false
 			}
 			b.WriteString(valueWord(lang, strings.TrimSpace(s[:n])))
-			computed = true
+			a.computed = true
 			s = s[n:]
 		}
 		s = strings.TrimLeft(s, " \t")
-		if op := concatOp(lang, s); op > 0 {
-			s = s[op:]
+		switch {
+		case concatOp(lang, s) > 0:
+			s = s[1:]
 			continue
-		}
-		if s != "" && !endsArg(s) {
-			return "", false
+		case path && lang == Python && strings.HasPrefix(s, "/"):
+			s = s[1:]
+			if !strings.HasSuffix(b.String(), "/") {
+				b.WriteByte('/')
+			}
+			continue
 		}
 		break
 	}
-	return b.String(), shown || literal && !computed
+	a.text, a.rest = b.String(), s
+	return a, b.Len() > 0
 }
 
 // interpolatedAt reads a string literal at the start of s, with what it interpolates
@@ -310,36 +336,8 @@ func homeComputedPath(lang Lang, s string) (string, bool) {
 // operands joined by the language's concatenation (or Python's pathlib /), computed
 // values as computed words and the home directory as $HOME.
 func assembledPath(lang Lang, s string) (string, bool) {
-	var b strings.Builder
-	for {
-		s = strings.TrimLeft(s, " \t")
-		if s == "" {
-			return b.String(), b.Len() > 0
-		}
-		if text, n, ok := interpolatedAt(lang, s); ok {
-			b.WriteString(text)
-			s = s[n:]
-		} else {
-			n := pathOperandEnd(lang, s)
-			if n == 0 {
-				return "", false
-			}
-			b.WriteString(valueWord(lang, strings.TrimSpace(s[:n])))
-			s = s[n:]
-		}
-		s = strings.TrimLeft(s, " \t")
-		switch {
-		case concatOp(lang, s) > 0:
-			s = s[1:]
-		case lang == Python && strings.HasPrefix(s, "/"):
-			s = s[1:]
-			if !strings.HasSuffix(b.String(), "/") {
-				b.WriteByte('/')
-			}
-		default:
-			return b.String(), b.Len() > 0
-		}
-	}
+	a, ok := assemble(lang, s, true)
+	return a.text, ok
 }
 
 // pathOperandEnd is operandEnd, with Python's pathlib / ending an operand too.
