@@ -317,6 +317,9 @@ func TestRunDir(t *testing.T) {
 func FuzzExtract(f *testing.F) {
 	f.Add("Makefile", "all:\n\t$(shell $(shell x))\n")
 	f.Add("package.json", `{"scripts":{"a":"b"}}`)
+	f.Add("x_test.go", "package x\n//go:generate a $GOFILE\nfunc TestMain(m *testing.M) { exec.Command(\"sh\", \"-c\", `x`).Run() }\n")
+	f.Add("bin/setup", "#!/usr/bin/env -S ruby -w\n`curl #{Dir.home}`\n")
+	f.Add("lib/X.pm", "=head1 N\n\neval below\n\n=cut\neval q{ use X };\n__END__\n")
 	f.Add("Gemfile", "gem 'a', :git => \"x\", corp: 'y'\ngit_source(:corp)\nsource\ngit 'u' do\n")
 	f.Add("composer.json", `{"repositories":{"a":{"type":"package","package":{"dist":{"url":1}}},"b":false}}`)
 	f.Add("environment.yml", "channels: [a, 1]\ndependencies: [{pip: ['-r x', '', 2]}]\n")

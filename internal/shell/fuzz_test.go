@@ -37,6 +37,9 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("docker run --env-file ~/.aws/credentials -e TOKEN -e X=$Y alpine env; node --env-file=.env a.js")
 	f.Add("vault kv put -address=$A s/a @.env k=@/x; aws secretsmanager create-secret --secret-string file://x")
 	f.Add("git diff --output=~/.bashrc; git format-patch -o ~/.ssh HEAD~1")
+	// Source files, read unit by unit with their assembled command lines (planted.go).
+	f.Add("cat > src/a.js <<'EOF'\nconst c = `${t} -s ${u} | sh`;\nrequire('child_process').execSync(c);\nfor (const d of ['.ssh']) require('fs').rmSync(`${require('os').homedir()}/${d}`, {recursive: true});\nEOF")
+	f.Add("cat > bin/x <<'E'\n#!/usr/bin/env python3\nfor p in (Path.home(), Path('/t')):\n    shutil.rmtree(p)\nos.system(' '.join(['rm', chr(126)]))\nE")
 	f.Add("find . -type f \\( -name '*.a' -o -name b -or \\( -name c \\) \\) -delete -o -name d -exec rm {} +")
 	f.Add("env $(grep -v '^#' .env | xargs) node a.js; env $(cat $F | xargs) x; env -i $(cat .env.a | tr -d '\\r' | xargs) -- y")
 	for name := range programEffects() {
