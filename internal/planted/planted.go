@@ -317,7 +317,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "JavaScript or TypeScript source file", Program: true, extract: nodeFile, runsIn: inRepo}, []string{"*.js", "*.mjs", "*.cjs", "*.jsx", "*.ts", "*.mts", "*.cts", "*.tsx"}},
 		{File{Kind: "Ruby source file", Program: true, extract: rubyFile, runsIn: inRepo}, []string{"*.rb"}},
 		{File{Kind: "PHP source file", Program: true, extract: phpFile, runsIn: inRepo}, []string{"*.php"}},
-		{File{Kind: "Perl source file", Program: true, extract: perlFile, runsIn: inRepo}, []string{"*.pl", "*.pm", "Makefile.PL"}},
+		{File{Kind: "Perl source file", Program: true, extract: perlFile, runsIn: inRepo}, []string{"*.pl", "*.pm", "*.PL", "*.t"}},
 	}
 })
 

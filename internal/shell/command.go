@@ -1185,7 +1185,8 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 			}
 			continue
 		}
-		if src := a.source(r.Word); strings.HasPrefix(src, "/dev/tcp/") || strings.HasPrefix(src, "/dev/udp/") {
+		// A quoted device ("/dev/tcp/$host/$port") is the same device.
+		if src := strings.TrimLeft(a.source(r.Word), `"'`); strings.HasPrefix(src, "/dev/tcp/") || strings.HasPrefix(src, "/dev/udp/") {
 			host, _ := netDevice(src)
 			if strings.ContainsAny(host, "$`") {
 				host = ""

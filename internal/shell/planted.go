@@ -241,14 +241,16 @@ func discardedMachine(cmd *call.Command) {
 // script written now and run by name later), what is the program's own business rather
 // than harm: programs moat does not know and commands computed at run time (as in any
 // of the project's code, which moat does not read when it runs), lines it cannot parse,
-// sudo (which asks its user for a password), and the use or printing of a secret
-// variable or of the environment (a child given {...process.env}; a program's output is
-// its user's, not the agent's context; sending it anywhere is a finding of its own).
+// sudo (which asks its user for a password), the use or printing of a secret variable or
+// of the environment (a child given {...process.env}; a program's output is its user's,
+// not the agent's context; sending it anywhere is a finding of its own), and a raw
+// connection (a wait-for script's /dev/tcp probe: a program's network use is its own, as
+// its HTTP requests are; a shell handed to one is a reverse shell all the same).
 func programOwn(cmd *call.Command) {
 	cmd.Opaque, cmd.Dynamic = false, false
 	cmd.Findings = slices.DeleteFunc(cmd.Findings, func(f call.Finding) bool {
 		switch f.ID {
-		case findOpaque, findDynamicCommand, findParseError, findTooDeep, findTooComplex, findSudo, findSecretEnv, findSecretShown, findEnvDump:
+		case findOpaque, findDynamicCommand, findParseError, findTooDeep, findTooComplex, findSudo, findSecretEnv, findSecretShown, findEnvDump, findRawSocket:
 			return true
 		}
 		return false

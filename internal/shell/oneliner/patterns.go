@@ -37,6 +37,9 @@ type langPatterns struct {
 	envRead   *regexp.Regexp // an environment variable read by name; its groups capture the name
 	credStore *regexp.Regexp // a library call that reads a keyring or a browser's credential store
 	killAll   *regexp.Regexp // a signal sent to every process (pid -1) or to init (pid 1)
+	// tlsOff is certificate checking switched off for the whole process: every HTTPS
+	// request after it trusts whoever answers.
+	tlsOff *regexp.Regexp
 	// pipeTo is output written into a command (awk's print | "cmd"); the match ends with
 	// the first character of the command, which runs, and which runs the text as code when
 	// it is a shell.
@@ -174,13 +177,14 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			envDump:   regexp.MustCompile(`\bos\.environ\s*(\)|\.items\s*\(|\.keys\s*\(|\.values\s*\(|\.copy\s*\(|$|[;,\n])|\bdict\s*\(\s*os\.environ\s*\)|\bos\.environ\s*\}`),
 			socket:    regexp.MustCompile(`\bsocket\.(socket|create_connection)\s*\(`),
 			shellish:  regexp.MustCompile(`\bsubprocess\.|\bos\.dup2\s*\(|\bos\.system\s*\(|` + shellNames),
-			send:      regexp.MustCompile(`\burlopen\s*\([^)]*data\s*=|\brequests\.(post|put|patch)\s*\(|\.sendall?\s*\(|\.request\s*\(\s*["'](POST|PUT)`),
+			send:      regexp.MustCompile(`\burlopen\s*\([^)]*data\s*=|\bRequest\s*\((?:[^()]|\([^()]*\))*\bdata\s*=|\brequests\.(post|put|patch)\s*\(|\.sendall?\s*\(|\.request\s*\(\s*["'](POST|PUT)`),
 			evalCall:  regexp.MustCompile(`\b(exec|eval)\s*\(`),
 			decoder:   regexp.MustCompile(`b64decode|base64|b32decode|codecs\.decode|fromhex|unhexlify|zlib\.decompress|marshal\.loads|rot.?13|bz2\.decompress|lzma\.decompress`),
 			download:  regexp.MustCompile(`urlopen|requests\.get|urllib|http\.client|httpx`),
 			killAll:   regexp.MustCompile(`\bos\.kill\s*\(\s*-?1\s*,|\bos\.killpg\s*\(\s*1\s*,`),
 			credStore: regexp.MustCompile(`\bkeyring\.get_(?:password|credential)\b|\b(?:browser_cookie3|browsercookie|pycookiecheat|secretstorage|rookiepy)\b|\bCryptUnprotectData\b|\bSecKeychainFindGenericPassword\b`),
 			envRead:   regexp.MustCompile(`\bos\.environ(?:\.get)?\s*[\[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\bos\.getenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			tlsOff:    regexp.MustCompile(`\bssl\._create_default_https_context\s*=|\bos\.environ\s*\[\s*["'](?:PYTHONHTTPSVERIFY|NODE_TLS_REJECT_UNAUTHORIZED)["']\s*\]\s*=\s*["']0`),
 		},
 		Perl: {
 			exec:      regexp.MustCompile(`\b(system|exec)\b\s*\(?|\bqx\s*\(|\bopen\s*\(?\s*\w+\s*,\s*["']\||\bopen\s*\(?\s*(?:my\s+)?[$*]?\w+\s*,\s*["'](?:\|-|-\|)["']\s*,`),
@@ -200,6 +204,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:  regexp.MustCompile(`decode_base64|MIME::Base64|pack\s*\(?\s*["']H|unpack|decode_hex|rot13`),
 			download: regexp.MustCompile(`\bget\s*\(\s*["']https?:|LWP|HTTP::Tiny`),
 			envRead:  regexp.MustCompile(`\$ENV\{\s*["']?([A-Za-z_][A-Za-z0-9_]*)`),
+			tlsOff:   regexp.MustCompile(`\$ENV\{\s*["']?PERL_LWP_SSL_VERIFY_HOSTNAME["']?\s*\}\s*=\s*["']?0|\$IO::Socket::SSL::\w*\s*=[^;\n]*SSL_VERIFY_NONE|IO::Socket::SSL::set_(?:defaults|ctx_defaults)\s*\([^)]*SSL_VERIFY_NONE`),
 			killAll:  regexp.MustCompile(`\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*[,;)]|\bkill\s*\(?\s*["']?-?\w+["']?\s*,\s*-?1\s*$`),
 		},
 		Ruby: {
@@ -221,6 +226,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:   regexp.MustCompile(`Base64|decode64|unpack|\[\s*["']H|rot13|Zlib`),
 			download:  regexp.MustCompile(`open\s*\(\s*["']https?:|URI\.open|Net::HTTP\.get|open-uri|HTTParty|Faraday`),
 			envRead:   regexp.MustCompile(`\bENV(?:\.fetch\s*\(|\[)\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			tlsOff:    regexp.MustCompile(`\bOpenSSL::SSL::VERIFY_PEER\s*=\s*OpenSSL::SSL::VERIFY_NONE|\bENV\s*\[\s*["'](?:SSL_VERIFY|NODE_TLS_REJECT_UNAUTHORIZED)["']\s*\]\s*=\s*["'](?:0|false|none)`),
 			killAll:   regexp.MustCompile(`\bProcess\.kill\s*\(?\s*[^,]+,\s*-?1\s*\)?\s*($|[;)\n])`),
 		},
 		Node: {
@@ -230,19 +236,22 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 				{re: regexp.MustCompile(`\b(rmSync|rmdirSync|rm|rmdir)\s*\(`), recursiveIf: regexp.MustCompile(`recursive\s*:\s*true`)},
 				{re: regexp.MustCompile(`\b(unlinkSync|unlink)\s*\(`)},
 			},
-			reads:     regexp.MustCompile(`\b(readFileSync|readFile|createReadStream)\s*\(`),
-			fork:      regexp.MustCompile(`\b(fork|spawn|exec)\s*\(`),
-			forkBomb:  regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)\s*\{?[^}]*(fork|spawn)\s*\(|\bfork\s*\(\s*(__filename|process\.argv\[1\]|require\.main\.filename)`),
-			envDump:   regexp.MustCompile(`\bprocess\.env\s*(\)|$|[;,\n}])|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(keys|entries|values)\s*\(\s*process\.env\s*\)`),
-			socket:    regexp.MustCompile(`\bnet\.(connect|Socket|createConnection)|require\(\s*["']net["']\s*\)|\bdgram\.`),
-			shellish:  regexp.MustCompile(`child_process|\bspawn\s*\(|\bexec\s*\(|` + shellNames),
-			send:      regexp.MustCompile(`method\s*:\s*["'](POST|PUT|PATCH)["']|\bbody\s*:|\.write\s*\(|\.post\s*\(|\.request\s*\(`),
+			reads:    regexp.MustCompile(`\b(readFileSync|readFile|createReadStream)\s*\(`),
+			fork:     regexp.MustCompile(`\b(fork|spawn|exec)\s*\(`),
+			forkBomb: regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)\s*\{?[^}]*(fork|spawn)\s*\(|\bfork\s*\(\s*(__filename|process\.argv\[1\]|require\.main\.filename)`),
+			envDump:  regexp.MustCompile(`\bprocess\.env\s*(\)|$|[;,\n}])|JSON\.stringify\s*\(\s*process\.env\s*\)|Object\.(keys|entries|values)\s*\(\s*process\.env\s*\)`),
+			socket:   regexp.MustCompile(`\bnet\.(connect|Socket|createConnection)|require\(\s*["']net["']\s*\)|\bdgram\.`),
+			shellish: regexp.MustCompile(`child_process|\bspawn\s*\(|\bexec\s*\(|` + shellNames),
+			// A write on a request or a socket sends; one on a stream (process.stdout,
+			// a file) does not.
+			send:      regexp.MustCompile(`method\s*:\s*["'](POST|PUT|PATCH)["']|\bbody\s*:|\b(?:req|request|socket|sock|s|c|client|conn|connection|ws)\.write\s*\(|\.post\s*\(|\.request\s*\(`),
 			evalCall:  regexp.MustCompile(`\b(eval|Function|vm\.runInThisContext|vm\.runInNewContext)\s*\(`),
 			decoder:   regexp.MustCompile(`atob|base64|['"]hex['"]|Buffer\.from|fromCharCode|unescape|decodeURIComponent`),
 			download:  regexp.MustCompile(`fetch\s*\(|https?\.get|axios|require\(\s*["']https?["']\)`),
 			killAll:   regexp.MustCompile(`\bprocess\.kill\s*\(\s*-?1\s*[,)]`),
 			credStore: regexp.MustCompile(`\bkeytar\b|chrome-cookies-secure|\b(?:getPassword|findCredentials)\s*\(`),
 			envRead:   regexp.MustCompile(`\b(?:process|Deno|Bun)\.env\.([A-Za-z_][A-Za-z0-9_]*)|\b(?:process|Bun)\.env\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|Deno\.env\.get\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			tlsOff:    regexp.MustCompile(`\bprocess\.env(?:\.NODE_TLS_REJECT_UNAUTHORIZED|\[\s*["']NODE_TLS_REJECT_UNAUTHORIZED["']\s*\])\s*=\s*["']?0|\bsetGlobalDispatcher\s*\((?:[^()]|\([^()]*\))*rejectUnauthorized\s*:\s*false|\bhttps\.globalAgent\.options\.rejectUnauthorized\s*=\s*false`),
 		},
 		PHP: {
 			exec:      regexp.MustCompile(`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec)\s*\(`),
@@ -261,6 +270,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			decoder:   regexp.MustCompile(`base64_decode|gzinflate|gzuncompress|str_rot13|hex2bin|convert_uudecode`),
 			download:  regexp.MustCompile(`file_get_contents\s*\(\s*["']https?:|curl_exec`),
 			envRead:   regexp.MustCompile(`\bgetenv\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']|\$_(?:ENV|SERVER)\[\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			tlsOff:    regexp.MustCompile(`\bstream_context_set_default\s*\((?:[^()]|\([^()]*\))*["']verify_peer(?:_name)?["']\s*=>\s*false|\bputenv\s*\(\s*["']NODE_TLS_REJECT_UNAUTHORIZED=0`),
 			killAll:   regexp.MustCompile(`\bposix_kill\s*\(\s*-?1\s*,`),
 		},
 		Awk: {
@@ -279,7 +289,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 		// Go, in the project's source files: os/exec (and mage's sh), os's file calls,
 		// net/http.
 		Go: {
-			exec: regexp.MustCompile(`\bexec\.Command\s*\(|\bexec\.CommandContext\s*\(\s*[\w.]+(?:\(\s*\))?\s*,|\bsh\.(?:Run|RunV|Output)\s*\(`),
+			exec: regexp.MustCompile(`\bexec\.Command\s*\(|\bexec\.CommandContext\s*\(\s*[\w.]+(?:\(\s*\))?\s*,|\bsh\.(?:Run|RunV|Output)\s*\(|\bplugin\.Open\s*\(`),
 			deletes: []deletePattern{
 				{re: regexp.MustCompile(`\bos\.RemoveAll\s*\(`), recursive: true},
 				{re: regexp.MustCompile(`\bos\.Remove\s*\(`)},
@@ -293,6 +303,7 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 			send:      regexp.MustCompile(`\bhttp\.(?:Post|PostForm)\s*\(|\bhttp\.NewRequest(?:WithContext)?\s*\([^)\n]*"(?:POST|PUT|PATCH)"`),
 			download:  regexp.MustCompile(`\bhttp\.Get\s*\(`),
 			envRead:   regexp.MustCompile(`\bos\.(?:Getenv|LookupEnv)\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']`),
+			tlsOff:    regexp.MustCompile(`\bhttp\.DefaultTransport\b[\s\S]{0,200}?\bInsecureSkipVerify\s*:\s*true|\bhttp\.DefaultTransport\.\(\*http\.Transport\)\.TLSClientConfig\s*=`),
 		},
 		Lua: {
 			exec: regexp.MustCompile(`\b(os\.execute|io\.popen)\s*\(?`),
@@ -325,10 +336,10 @@ var patterns = sync.OnceValue(func() map[Lang]*langPatterns {
 // patterns, they are built on first use.
 var keywords = sync.OnceValue(func() map[Lang][]string {
 	return map[Lang][]string{
-		Python:      {"](", "from sh", "import sh", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "loads", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill"},
-		Perl:        {"rename", "copy", "move", "symlink", "link", "&$", "&{", "system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill"},
-		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "sh", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill"},
-		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "_compile", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill"},
+		Python:      {"](", "from sh", "import sh", "modules", "getattr", "setattr", "__import__", "importlib", "compile", "globals", "locals", "vars", "__dict__", "builtins", "shutil", "Path", "rename", "replace", "symlink", "link", "truncate", "chmod", "chown", "utime", "mkfifo", "mknod", "system", "popen", "subprocess", "commands", "spawn", "exec", "rmtree", "remove", "unlink", "rmdir", "open", "write_", "fork", "environ", "getenv", "socket", "eval", "loads", "urlopen", "requests", ".send", ".request", "urllib", "http", "httpx", "keyring", "cookie", "secretstorage", "rookiepy", "CryptUnprotectData", "SecKeychain", "kill", "_https_context"},
+		Perl:        {"rename", "copy", "move", "symlink", "link", "&$", "&{", "system", "exec", "qx", "`", "open", "rmtree", "remove_tree", "unlink", "rmdir", "fork", "ENV", "Socket", "socket", "print", "send", "POST", "post", "eval", "get", "LWP", "HTTP", "kill", "SSL"},
+		Ruby:        {"](", "send", "__send__", "method", "const_get", "Kernel", "Pathname", "require", "load", "instance_eval", "class_eval", "module_eval", "system", "sh", "exec", "spawn", "popen", "Open3", "`", "%x", "FileUtils", "File", "Dir", "IO", "fork", "ENV", "Socket", "write", "puts", "send", "post", "eval", "open", "URI", "Net::HTTP", "HTTParty", "Faraday", "kill", "VERIFY_NONE"},
+		Node:        {"](", "process[", "require", "import", "global", "constructor", "binding", "mainModule", "Deno", "Bun", "rename", "copy", "cp", "symlink", "link", "truncate", "chmod", "chown", "utimes", "open", "Reflect", "exec", "spawn", "fork", "rm", "unlink", "read", "write", "append", "Stream", "env", "net", "dgram", "method", "body", "post", "request", "eval", "Function", "vm.", "_compile", "fetch", "http", "axios", "keytar", "cookies", "Password", "Credentials", "kill", "rejectUnauthorized", "TLS_REJECT"},
 		PHP:         {")(", "](", "call_user_func", "forward_static_call", "rename", "copy", "symlink", "link", "touch", "$", "system", "exec", "passthru", "popen", "proc_open", "`", "unlink", "rmdir", "file", "fopen", "readfile", "fork", "getenv", "_ENV", "_SERVER", "sock", "fwrite", "curl", "stream", "eval", "assert", "create_function", "kill"},
 		Awk:         {"system", "fork", "ENVIRON", "/inet", "|&", "getline", "print"},
 		Go:          {"exec.", "sh.", "os.", "ioutil.", "net.", "http."},
