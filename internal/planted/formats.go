@@ -141,6 +141,26 @@ func packageBins(text string) []string {
 	return slices.Compact(bins)
 }
 
+// composerBins are the programs composer puts on its scripts' PATH (vendor/bin): the
+// required packages' names (laravel/pint gives pint, phpunit/phpunit phpunit).
+func composerBins(text string) []string {
+	doc, ok := decodeJSON(text)
+	if !ok {
+		return nil
+	}
+	var bins []string
+	for _, field := range []string{"require", "require-dev"} {
+		deps, _ := doc[field].(map[string]any)
+		for name := range deps {
+			if _, pkg, ok := strings.Cut(name, "/"); ok && pkg != "" {
+				bins = append(bins, pkg)
+			}
+		}
+	}
+	slices.Sort(bins)
+	return slices.Compact(bins)
+}
+
 // composerCode finds the scripts of a composer.json, which composer runs by itself on
 // install and update (post-install-cmd, post-autoload-dump…) and on `composer run`: each
 // a command line or a list of them. @php and @composer run PHP and composer; another

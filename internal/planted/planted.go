@@ -157,7 +157,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "justfile", extract: justCode}, []string{"justfile", "Justfile", ".justfile", "*.just"}},
 		{File{Kind: "Taskfile", extract: taskfileCode}, []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"}},
 		{File{Kind: "package.json", extract: packageJSONCode, programs: packageBins, format: jsonPiece}, []string{"package.json"}},
-		{File{Kind: "composer.json", extract: composerCode, format: jsonPiece}, []string{"composer.json"}},
+		{File{Kind: "composer.json", extract: composerCode, programs: composerBins, format: jsonPiece}, []string{"composer.json"}},
 		{File{Kind: "dev container configuration", extract: devcontainerCode, runsIn: inRepo}, []string{".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/*/devcontainer.json"}},
 		{File{Kind: "nox sessions", extract: noxCode}, []string{"noxfile.py"}},
 		{File{Kind: "Python build or test file", Program: true, extract: pythonFile}, []string{"setup.py", "conftest.py", "tasks.py", "fabfile.py", "dodo.py", "sitecustomize.py", "usercustomize.py", "~/.pythonrc", "~/.pythonrc.py"}},
@@ -192,7 +192,7 @@ var kinds = sync.OnceValue(func() []kind {
 		{File{Kind: "Cargo configuration", extract: cargoConfigCode, runsIn: inCaller}, []string{".cargo/config.toml", ".cargo/config"}},
 		{File{Kind: "Bun configuration", extract: bunfigCode}, []string{"bunfig.toml", ".bunfig.toml"}},
 		{File{Kind: "gemspec", extract: gemspecCode}, []string{"*.gemspec"}},
-		{File{Kind: "Ruby build file", extract: rubyFile}, []string{"Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
+		{File{Kind: "Ruby build file", Program: true, extract: rubyFile}, []string{"Rakefile", "rakefile", "*.rake", "Guardfile", "Vagrantfile", "Fastfile", "Podfile", "Dangerfile", "Capfile", "Brewfile"}},
 		{File{Kind: "pnpm hook file", extract: nodeFile}, []string{".pnpmfile.cjs", ".pnpmfile.mjs", "pnpmfile.js"}},
 		// The JavaScript configuration files tools load, and so run, whenever they start
 		// (vite, jest, eslint, webpack, next…), and task files of gulp and grunt.

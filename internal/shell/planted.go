@@ -213,6 +213,12 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		if discarded {
 			discardedMachine(&a.cmds[k])
 		}
+		if c := &a.cmds[k]; kind.Program && hasFinding(c.Findings, findRecursiveDelete) && !deletesAny(c) {
+			// rm -rf "${ROOT:?}/$d": a program's delete of paths it computes, none of
+			// them known, is its own business, as the paths its unknown programs touch
+			// are; a delete of a path moat places (rm -rf "$HOME") stays judged.
+			c.Findings = dropFinding(c.Findings, findRecursiveDelete)
+		}
 		if kind.Program {
 			programOwn(&a.cmds[k])
 		}

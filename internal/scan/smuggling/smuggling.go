@@ -177,9 +177,14 @@ func isVariationSelector(r rune) bool {
 // isPictograph reports whether r is drawn as an emoji or a symbol that variation
 // selectors and joiners legitimately follow.
 func isPictograph(r rune) bool {
+	switch r {
+	case 0x203C, 0x2049, 0x2122, 0x2139, 0x24C2, 0x3030, 0x303D, 0x3297, 0x3299:
+		// ‼ ⁉ ™ ℹ Ⓜ 〰 〽 ㊗ ㊙: emoji by a selector, outside the ranges below.
+		return true
+	}
 	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF || r >= 0x2190 && r <= 0x21FF ||
 		r >= 0x2B00 && r <= 0x2BFF || r == 0x00A9 || r == 0x00AE || r >= 0x2300 && r <= 0x23FF ||
-		unicode.Is(unicode.So, r)
+		r >= 0x25A0 && r <= 0x25FF || unicode.Is(unicode.So, r)
 }
 
 // compatToASCII reports whether NFKC maps r to ASCII letters, digits or symbols that a

@@ -43,6 +43,9 @@ func TestUnicode(t *testing.T) {
 		{"several at once", "\u202e\u200bｒｍ", []string{FindZeroWidth, FindBidiControl, FindCompatibilityForm}, ""},
 		// Ordinary text: nothing.
 		{"ascii", "rm -rf build && echo done", nil, ""},
+		// ℹ️ and ▶️: a selector after a symbol that is an emoji by it carries nothing (ℹ
+		// itself folds to i, a compatibility form).
+		{"emoji presentation of symbols", "toast('\u2139\ufe0f saved') \u25b6\ufe0f", []string{FindCompatibilityForm}, ""},
 		{"chinese", "echo '你好世界' > 你好.txt", nil, ""},
 		{"arabic", "echo 'مرحبا بالعالم'", nil, ""},
 		{"accents", "git commit -m 'café crème déjà vu'", nil, ""},

@@ -844,7 +844,7 @@ func (f *folder) postfix(v foldVal, n, hi int) (foldVal, int, bool) {
 // line is concerned.
 func sameValueMethod(s string) bool {
 	switch s {
-	case "decode", "encode", "toString", "to_s", "to_str", "strip", "trim", "expanduser", "resolve", "absolute", "as_posix", "chomp", "untaint":
+	case "decode", "encode", "toString", "to_s", "to_str", "to_sym", "intern", "strip", "trim", "expanduser", "resolve", "absolute", "as_posix", "chomp", "untaint":
 		return true
 	}
 	return false

@@ -193,6 +193,22 @@ var dotPathLiteral = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`["'](\.[A-Za-z][\w.-]*(?:/[\w.-]+)*)["']`)
 })
 
+// runsReceived reports whether one of the computed programs run (by the name of the
+// variable holding it) was read from a connection: cmd = s.gets; IO.popen(cmd), a
+// remote shell that names no shell.
+func runsReceived(code string, runs []string) bool {
+	for _, name := range runs {
+		if name == "" {
+			continue
+		}
+		re, err := regexp.Compile(`(?:^|[^\w$@])` + regexp.QuoteMeta(name) + `\s*:?=\s*[^\n;]*\.(?:gets|recv|recvfrom|read|readline|readLine|ReadString)\b`)
+		if err == nil && re.MatchString(code) {
+			return true
+		}
+	}
+	return false
+}
+
 // dotfileName reports whether a relative path written in code names a dotfile or a
 // dot directory ('.ssh', '.aws/credentials', '.bashrc'), not a file name's extension
 // ('.json', '.xib'): a path under one, or one of the files and directories a home
@@ -493,7 +509,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	if p.killAll != nil && matches(p.killAll, code) {
 		r.add(findKillAll, match(p.killAll, code))
 	}
-	if matches(p.socket, code) && matches(p.shellish, code) && (!r.program || handedToShell().MatchString(code)) {
+	if matches(p.socket, code) && matches(p.shellish, code) && (!r.program || handedToShell().MatchString(code) || runsReceived(code, r.dynamicRuns)) {
 		r.add(findReverse, match(p.socket, code))
 	}
 	if matches(p.send, code) {

