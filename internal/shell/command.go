@@ -1147,7 +1147,11 @@ func (a *analyzer) redirects(cmd *call.Command, m *cmdMeta, redirs []*syntax.Red
 				}
 				continue
 			}
-			if d := r.Word.Lit(); isDescriptor(d) {
+			d := r.Word.Lit()
+			if d == "" && !strings.Contains(a.source(r.Word), "/") {
+				continue // >&$fd: a descriptor held in a variable
+			}
+			if d != "" && isDescriptor(d) {
 				if a.netFDs[strings.TrimSuffix(d, "-")] {
 					// A descriptor opened on /dev/tcp earlier (exec 3<>/dev/tcp/…).
 					m.netRedirect = true

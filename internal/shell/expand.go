@@ -413,7 +413,13 @@ func (a *analyzer) expansion(p syntax.WordPart, vars bool) (string, bool) {
 // WORDS), $(printf FORMAT ARGS), $(pwd) or $(mktemp …) (mktemp.go), with static words.
 // The shell drops the trailing newlines. The command is still walked and decided as any other.
 func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
-	if !vars || len(cs.Stmts) != 1 {
+	if !vars {
+		return "", false
+	}
+	if dir, ok := a.cdPwd(cs); ok {
+		return dir, true
+	}
+	if len(cs.Stmts) != 1 {
 		return "", false
 	}
 	st := cs.Stmts[0]
@@ -425,7 +431,7 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 	if name == "git" {
 		return a.gitToplevel(ce.Args[1:])
 	}
-	if name != "echo" && name != "printf" && name != "pwd" && name != "mktemp" {
+	if name != "echo" && name != "printf" && name != "pwd" && name != "mktemp" && name != "dirname" && name != "basename" {
 		return "", false
 	}
 	for _, w := range ce.Args[1:] {
@@ -475,12 +481,82 @@ func (a *analyzer) staticSubst(cs *syntax.CmdSubst, vars bool) (string, bool) {
 		if text, ok = a.mktempPath(words); !ok {
 			return "", false
 		}
+	case "dirname", "basename":
+		if len(words) != 1 || strings.HasPrefix(words[0], "-") {
+			return "", false
+		}
+		text = path.Dir(words[0])
+		if name == "basename" {
+			text = path.Base(words[0])
+		}
 	}
 	if len(text) > 4<<10 || !a.spend(len(text)) {
 		// A long output is left unknown: it would be split and analysed twice over.
 		return "", false
 	}
 	return strings.TrimRight(text, "\n"), true
+}
+
+// cdPwd is what $(cd DIR && pwd) (or cd DIR; pwd) prints: DIR, absolute, when it is
+// known; DIR may itself hold $(dirname …), as in ROOT="$(cd "$(dirname "$0")/.." && pwd)".
+func (a *analyzer) cdPwd(cs *syntax.CmdSubst) (string, bool) {
+	var cd, pwd *syntax.Stmt
+	switch len(cs.Stmts) {
+	case 1:
+		b, ok := cs.Stmts[0].Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.AndStmt {
+			return "", false
+		}
+		cd, pwd = b.X, b.Y
+	case 2:
+		cd, pwd = cs.Stmts[0], cs.Stmts[1]
+	default:
+		return "", false
+	}
+	c, ok := cd.Cmd.(*syntax.CallExpr)
+	p, ok2 := pwd.Cmd.(*syntax.CallExpr)
+	if !ok || !ok2 || len(c.Args) != 2 || c.Args[0].Lit() != "cd" || len(p.Args) != 1 || p.Args[0].Lit() != "pwd" ||
+		len(cd.Redirs) > 0 || len(pwd.Redirs) > 0 || len(c.Assigns) > 0 || len(p.Assigns) > 0 || !onlyDirnames(c.Args[1]) {
+		return "", false
+	}
+	saved := a.field
+	a.field = fieldBuf{}
+	out := a.expand(nil, c.Args[1], true)
+	a.field = saved
+	if len(out) != 1 || out[0].dynamic || out[0].lit == "" || strings.HasPrefix(out[0].lit, "-") {
+		return "", false
+	}
+	dir := out[0].lit
+	if !path.IsAbs(dir) {
+		cwd := a.cwd()
+		if !cwd.known {
+			return "", false
+		}
+		dir = path.Join(cwd.path, dir)
+	}
+	return path.Clean(dir), true
+}
+
+// onlyDirnames reports whether the substitutions in w, if any, are $(dirname WORD) or
+// $(basename WORD) of words without substitutions: one level, evaluated once.
+func onlyDirnames(w *syntax.Word) bool {
+	ok := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		cs, is := n.(*syntax.CmdSubst)
+		if !is {
+			return ok
+		}
+		if len(cs.Stmts) != 1 {
+			ok = false
+			return false
+		}
+		ce, is := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !is || len(ce.Args) != 2 || (ce.Args[0].Lit() != "dirname" && ce.Args[0].Lit() != "basename") || hasSubst(ce.Args[1]) {
+			ok = false
+		}
+		return false
+	})
+	return ok
 }
 
 // gitToplevel is what git rev-parse --show-toplevel prints in the project: its root, the
@@ -523,6 +599,19 @@ func (a *analyzer) param(p *syntax.ParamExp, vars bool) (string, bool) {
 	if !vars {
 		return "", false
 	}
+	if p.Exp != nil && (p.Exp.Op == syntax.ErrorUnsetOrNull || p.Exp.Op == syntax.ErrorUnset) {
+		// ${ROOT:?}: the value, when it is known (bash stops the command where it is not).
+		q := *p
+		q.Exp = nil
+		if !plainParam(&q) {
+			return "", false
+		}
+		v, _ := a.st.get(p.Param.Value)
+		if !v.known || v.s == "" && p.Exp.Op == syntax.ErrorUnsetOrNull {
+			return "", false
+		}
+		return v.s, true
+	}
 	if p.Exp != nil && (p.Exp.Op == syntax.DefaultUnsetOrNull || p.Exp.Op == syntax.DefaultUnset) {
 		q := *p
 		q.Exp = nil
@@ -545,11 +634,29 @@ func (a *analyzer) param(p *syntax.ParamExp, vars bool) (string, bool) {
 		}
 		return "", false
 	}
+	if p.Param != nil && p.Param.Value == "BASH_SOURCE" && bashSourceFirst(p) {
+		// ${BASH_SOURCE[0]} is the file running, $0 when it is run by name.
+		v, _ := a.st.get("0")
+		return v.s, v.known
+	}
 	if !plainParam(p) {
 		return "", false
 	}
 	v, _ := a.st.get(p.Param.Value)
 	return v.s, v.known
+}
+
+// bashSourceFirst reports whether p is $BASH_SOURCE or ${BASH_SOURCE[0]}, and nothing more.
+func bashSourceFirst(p *syntax.ParamExp) bool {
+	q := *p
+	if q.Index != nil {
+		w, ok := q.Index.(*syntax.Word)
+		if !ok || w.Lit() != "0" {
+			return false
+		}
+		q.Index = nil
+	}
+	return plainParam(&q)
 }
 
 func plainParam(p *syntax.ParamExp) bool {

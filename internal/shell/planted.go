@@ -130,16 +130,16 @@ func (a *analyzer) plantedCodes(i int, file string, kind planted.File, codes []p
 			rest.WriteString("(\n" + code.Text + "\n)\n")
 			continue
 		}
-		a.plantedPiece(i, file+" "+code.Where+": ", kind, code, cwd)
+		a.plantedPiece(i, file, file+" "+code.Where+": ", kind, code, cwd)
 	}
 	if rest.Len() > 0 {
-		a.plantedPiece(i, file+": ", kind, planted.Code{Lang: planted.Shell, Text: rest.String()}, cwd)
+		a.plantedPiece(i, file, file+": ", kind, planted.Code{Lang: planted.Shell, Text: rest.String()}, cwd)
 	}
 }
 
 // plantedPiece analyses one piece of planted code, prefixing the evidence of the findings
 // of the commands it runs.
-func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code planted.Code, cwd dir) {
+func (a *analyzer) plantedPiece(i int, file, prefix string, kind planted.File, code planted.Code, cwd dir) {
 	first := len(a.cmds)
 	if kind.Program && code.Lang == planted.Interp {
 		// A source file is read whole, up to maxProgramCode: a module is larger than the
@@ -188,9 +188,14 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		}
 		defer func() { a.sh.checkout = saved }()
 	}
-	if code.Lang == planted.Interp {
+	switch {
+	case code.Lang == planted.Interp:
 		a.inspect(i, code.Interp, code.Text, cwd)
-	} else {
+	case kind.Program:
+		// A script run by name: $0 (and ${BASH_SOURCE[0]}) is its own path, as in the
+		// idiom ROOT="$(cd "$(dirname "$0")/.." && pwd)".
+		a.nestedWith(i, code.Text, cwd, false, map[string]string{"0": file})
+	default:
 		a.nested(i, code.Text, cwd, false)
 	}
 	if elsewhere {
@@ -212,12 +217,6 @@ func (a *analyzer) plantedPiece(i int, prefix string, kind planted.File, code pl
 		}
 		if discarded {
 			discardedMachine(&a.cmds[k])
-		}
-		if c := &a.cmds[k]; kind.Program && hasFinding(c.Findings, findRecursiveDelete) && !deletesAny(c) {
-			// rm -rf "${ROOT:?}/$d": a program's delete of paths it computes, none of
-			// them known, is its own business, as the paths its unknown programs touch
-			// are; a delete of a path moat places (rm -rf "$HOME") stays judged.
-			c.Findings = dropFinding(c.Findings, findRecursiveDelete)
 		}
 		if kind.Program {
 			programOwn(&a.cmds[k])
