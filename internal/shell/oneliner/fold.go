@@ -36,6 +36,9 @@ type folded struct {
 	// computed are the reasons of opaque code that is computed or written as data (a
 	// data: URL imported): code nobody can read before it runs.
 	computed []string
+	// computedWrites and computedDeletes name the variables holding paths a path
+	// object's method writes or deletes (rc.write_text(…) with rc computed).
+	computedWrites, computedDeletes []string
 }
 
 type folder struct {
@@ -1303,6 +1306,11 @@ func (f *folder) varReceiver(i, hi int) (int, bool) {
 	k := f.next(i+1, hi)
 	if (!known || !v.known) && f.lang == Python && pathOnlyMethod(method) && f.is(k, hi, "(") {
 		f.opaque("changes a path computed at run time: " + f.text(i, k+1))
+		if method == "unlink" || method == "rmdir" {
+			f.res.computedDeletes = append(f.res.computedDeletes, head)
+		} else {
+			f.res.computedWrites = append(f.res.computedWrites, head)
+		}
 		return 0, false
 	}
 	if !known || !v.known || !receiverMethods()[f.lang][method] || !f.is(k, hi, "(") || f.match[k] < 0 {

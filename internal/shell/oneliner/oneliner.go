@@ -364,6 +364,8 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 	for _, why := range fd.computed {
 		r.computed(why)
 	}
+	r.computedWrites = append(r.computedWrites, fd.computedWrites...)
+	r.computedDeletes = append(r.computedDeletes, fd.computedDeletes...)
 	shellBefore := len(r.Shell)
 	defer func() {
 		// A command that a decoder of a literal gave is a command hidden by an encoding.
