@@ -14,6 +14,19 @@ import (
 // program known only at run time. The home directory, however the language names it, is
 // $HOME.
 
+// asm reads assembled command lines and paths of code in one language. code, when set,
+// is the whole program: a variable assigned once in it is read as what it was assigned
+// (targets = f"{home}/.ssh …"; os.popen(f"rm -rf {targets}")).
+type asm struct {
+	lang Lang
+	code string
+	// depth counts the assignments followed to reach this text: a few at most.
+	depth int
+}
+
+// maxAssignments bounds how many assignments a value is followed through.
+const maxAssignments = 3
+
 // computedWord stands for a value computed at run time in an assembled line: a variable
 // no environment sets, so that the shell analysis knows nothing of its value.
 const computedWord = "${MOAT_COMPUTED_VALUE}"
@@ -26,8 +39,8 @@ const maxAssembled = 4 << 10
 // interpolating literal. It reports false for an argument that is no such line: a lone
 // computed value (exec(cmd)), or computed values joined to text with no blank or shell
 // operator in it.
-func assembledLine(lang Lang, s string) (string, bool) {
-	a, ok := assemble(lang, s[:min(len(s), maxAssembled)], false)
+func (x asm) line(s string) (string, bool) {
+	a, ok := x.assemble(s[:min(len(s), maxAssembled)], false)
 	if !ok || a.rest != "" && !endsArg(a.rest) {
 		return "", false
 	}
@@ -46,7 +59,7 @@ type assembly struct {
 // assemble reads operands joined by the language's concatenation from the start of s:
 // literals (interpolating ones with what they interpolate as computed words) and
 // expressions (valueWord). For a path, Python's pathlib / joins operands too.
-func assemble(lang Lang, s string, path bool) (assembly, bool) {
+func (x asm) assemble(s string, path bool) (assembly, bool) {
 	var a assembly
 	var b strings.Builder
 	for {
@@ -54,30 +67,30 @@ func assemble(lang Lang, s string, path bool) (assembly, bool) {
 		if s == "" {
 			break
 		}
-		if text, n, ok := interpolatedAt(lang, s); ok {
+		if text, n, ok := x.interpolatedAt(s); ok {
 			b.WriteString(text)
 			a.literal = true
 			a.shown = a.shown || strings.ContainsAny(text, " |;&<>")
 			a.computed = a.computed || strings.Contains(text, computedWord)
 			s = s[n:]
 		} else {
-			n := operandEnd(lang, s)
+			n := operandEnd(x.lang, s)
 			if path {
-				n = pathOperandEnd(lang, s)
+				n = pathOperandEnd(x.lang, s)
 			}
 			if n == 0 {
 				return a, false
 			}
-			b.WriteString(valueWord(lang, strings.TrimSpace(s[:n])))
+			b.WriteString(x.valueWord(strings.TrimSpace(s[:n])))
 			a.computed = true
 			s = s[n:]
 		}
 		s = strings.TrimLeft(s, " \t")
 		switch {
-		case concatOp(lang, s) > 0:
+		case concatOp(x.lang, s) > 0:
 			s = s[1:]
 			continue
-		case path && lang == Python && strings.HasPrefix(s, "/"):
+		case path && x.lang == Python && strings.HasPrefix(s, "/"):
 			s = s[1:]
 			if !strings.HasSuffix(b.String(), "/") {
 				b.WriteByte('/')
@@ -93,10 +106,10 @@ func assemble(lang Lang, s string, path bool) (assembly, bool) {
 // interpolatedAt reads a string literal at the start of s, with what it interpolates
 // written as computed words (or $HOME): JavaScript's `…${x}…`, Python's f"…{x}…", Ruby's
 // "…#{x}…", PHP's and Perl's "…$x…". A literal that interpolates nothing is its text.
-func interpolatedAt(lang Lang, s string) (string, int, bool) {
+func (x asm) interpolatedAt(s string) (string, int, bool) {
 	i := 0
 	fstring := false
-	if lang == Python {
+	if x.lang == Python {
 		for j := 0; j < 2 && i < len(s) && strings.IndexByte("rbfRBF", s[i]) >= 0; j++ {
 			fstring = fstring || s[i] == 'f' || s[i] == 'F'
 			i++
@@ -110,7 +123,7 @@ func interpolatedAt(lang Lang, s string) (string, int, bool) {
 	case q == '\'' && !fstring:
 		lit, n, ok := literalAt(s)
 		return lit, n, ok
-	case q == '`' && lang == Node, q == '\'' || q == '"':
+	case q == '`' && x.lang == Node, q == '\'' || q == '"':
 	default:
 		return "", 0, false
 	}
@@ -118,7 +131,7 @@ func interpolatedAt(lang Lang, s string) (string, int, bool) {
 	if !ok {
 		return "", 0, false
 	}
-	return interpolate(lang, body, q, fstring), i + n, true
+	return x.interpolate(body, q, fstring), i + n, true
 }
 
 // literalBody returns the raw text between the quote at the start of s and its closing
@@ -144,7 +157,7 @@ func literalBody(s string) (string, int, bool) {
 
 // interpolate turns a literal's raw body into the text it becomes, each interpolation a
 // computed word.
-func interpolate(lang Lang, body string, q byte, fstring bool) string {
+func (x asm) interpolate(body string, q byte, fstring bool) string {
 	var b strings.Builder
 	for i := 0; i < len(body); i++ {
 		c := body[i]
@@ -164,15 +177,15 @@ func interpolate(lang Lang, body string, q byte, fstring bool) string {
 			i++
 		case fstring && c == '{':
 			end := closing(body, i)
-			b.WriteString(valueWord(lang, body[i+1:max(i+1, end)]))
+			b.WriteString(x.valueWord(body[i+1 : max(i+1, end)]))
 			i = end
-		case (lang == Node && q == '`' || lang == Ruby && q != '\'') && (c == '$' && lang == Node || c == '#' && lang == Ruby) && i+1 < len(body) && body[i+1] == '{':
+		case (x.lang == Node && q == '`' || x.lang == Ruby && q != '\'') && (c == '$' && x.lang == Node || c == '#' && x.lang == Ruby) && i+1 < len(body) && body[i+1] == '{':
 			end := closing(body, i+1)
-			b.WriteString(valueWord(lang, body[i+2:max(i+2, end)]))
+			b.WriteString(x.valueWord(body[i+2 : max(i+2, end)]))
 			i = end
-		case (lang == PHP || lang == Perl) && q != '\'' && c == '$' && i+1 < len(body) && (isIdent(body[i+1]) || body[i+1] == '{'):
+		case (x.lang == PHP || x.lang == Perl) && q != '\'' && c == '$' && i+1 < len(body) && (isIdent(body[i+1]) || body[i+1] == '{'):
 			n := min(max(perlVarEnd(body[i:]), 1), len(body)-i)
-			b.WriteString(valueWord(lang, body[i:i+n]))
+			b.WriteString(x.valueWord(body[i : i+n]))
 			i += n - 1
 		default:
 			b.WriteByte(c)
@@ -284,11 +297,22 @@ var quoting = sync.OnceValue(func() *regexp.Regexp {
 // valueWord is the word an interpolated or concatenated expression becomes: $HOME for
 // the home directory, the literal a quoting call wraps, literals joined, else a computed
 // word.
-func valueWord(lang Lang, expr string) string {
+func (x asm) valueWord(expr string) string {
 	expr = strings.TrimSpace(expr)
-	if n := operandEnd(lang, expr); n > 0 && n < len(expr) {
+	if x.code != "" && x.depth < maxAssignments && isIdentifier(expr) {
+		// A variable assigned once: what it was assigned, read in turn (a few deep).
+		if rhs, ok := assignedOnce(x.code, expr); ok {
+			inner := asm{lang: x.lang, code: x.code, depth: x.depth + 1}
+			if a, ok := inner.assemble(rhs[:min(len(rhs), maxAssembled)], false); ok && a.literal {
+				if r := strings.TrimLeft(a.rest, " \t"); r == "" || strings.IndexByte(";\n", r[0]) >= 0 {
+					return a.text
+				}
+			}
+		}
+	}
+	if n := operandEnd(x.lang, expr); n > 0 && n < len(expr) {
 		// 's' + 'h': operands joined, each its own word.
-		if text, ok := assembledPath(lang, expr); ok {
+		if text, ok := x.path(expr); ok {
 			return text
 		}
 	}
@@ -313,9 +337,9 @@ func valueWord(lang Lang, expr string) string {
 // homeComputedPath reads a call's path argument assembled from the home directory and
 // values computed at run time (`${homedir()}/${d}`, Path.home() / name): it returns the
 // directory under the home directory the computed part names an entry of, as ~/dir.
-func homeComputedPath(lang Lang, s string) (string, bool) {
-	arg := s[:operandEnd(lang, strings.TrimLeft(s, " \t("))+len(s)-len(strings.TrimLeft(s, " \t("))]
-	line, ok := assembledPath(lang, strings.TrimLeft(arg, " \t("))
+func (x asm) homeComputedPath(s string) (string, bool) {
+	arg := s[:operandEnd(x.lang, strings.TrimLeft(s, " \t("))+len(s)-len(strings.TrimLeft(s, " \t("))]
+	line, ok := x.path(strings.TrimLeft(arg, " \t("))
 	if !ok || !strings.HasPrefix(line, "$HOME") {
 		return "", false
 	}
@@ -335,8 +359,8 @@ func homeComputedPath(lang Lang, s string) (string, bool) {
 // assembledPath renders a path argument written as an interpolating literal or as
 // operands joined by the language's concatenation (or Python's pathlib /), computed
 // values as computed words and the home directory as $HOME.
-func assembledPath(lang Lang, s string) (string, bool) {
-	a, ok := assemble(lang, s, true)
+func (x asm) path(s string) (string, bool) {
+	a, ok := x.assemble(s, true)
 	return a.text, ok
 }
 
@@ -412,7 +436,17 @@ func assignedLine(lang Lang, code, arg string) (string, bool) {
 	if n == 0 || !endsArg(arg[n:]) {
 		return "", false
 	}
-	name := arg[:n]
+	rhs, ok := assignedOnce(code, arg[:n])
+	if !ok {
+		return "", false
+	}
+	return asm{lang: lang}.line(rhs)
+}
+
+// assignedOnce returns the code after the one assignment of name in code (name = …,
+// name := …); false when it is assigned twice, or never.
+func assignedOnce(code, name string) (string, bool) {
+	n := len(name)
 	at := -1
 	for i := 0; i+n <= len(code); {
 		k := strings.Index(code[i:], name)
@@ -437,12 +471,12 @@ func assignedLine(lang Lang, code, arg string) (string, bool) {
 	if at < 0 {
 		return "", false
 	}
-	return assembledLine(lang, code[at:])
+	return code[at:], true
 }
 
 // assembledList reads a list of arguments at the start of s, [a, `b ${c}`, 'd' + e], each
 // a literal or an assembly of literals and computed values (computed words in it).
-func assembledList(lang Lang, s string) ([]string, bool) {
+func (x asm) list(s string) ([]string, bool) {
 	s = strings.TrimLeft(s, " \t")
 	if !strings.HasPrefix(s, "[") {
 		return nil, false
@@ -454,7 +488,7 @@ func assembledList(lang Lang, s string) ([]string, bool) {
 		if strings.HasPrefix(s, "]") {
 			return words, len(words) > 0
 		}
-		a, ok := assemble(lang, s[:min(len(s), maxAssembled)], false)
+		a, ok := x.assemble(s[:min(len(s), maxAssembled)], false)
 		if !ok || !a.literal || len(words) >= maxCalls {
 			return nil, false
 		}

