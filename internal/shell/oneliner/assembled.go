@@ -34,7 +34,7 @@ const computedWord = "${MOAT_COMPUTED_VALUE}"
 // maxAssembled bounds how much of a call's argument is read as an assembled line.
 const maxAssembled = 4 << 10
 
-// assembledLine reads the argument at the start of s as a command line assembled from
+// line reads the argument at the start of s as a command line assembled from
 // literals and computed values, joined by the language's concatenation or written as an
 // interpolating literal. It reports false for an argument that is no such line: a lone
 // computed value (exec(cmd)), or computed values joined to text with no blank or shell
@@ -356,7 +356,7 @@ func (x asm) homeComputedPath(s string) (string, bool) {
 	return "~" + dir, true
 }
 
-// assembledPath renders a path argument written as an interpolating literal or as
+// path renders a path argument written as an interpolating literal or as
 // operands joined by the language's concatenation (or Python's pathlib /), computed
 // values as computed words and the home directory as $HOME.
 func (x asm) path(s string) (string, bool) {
@@ -427,7 +427,7 @@ func loopPaths(lang Lang, code, arg string) ([]string, bool) {
 }
 
 // assignedLine reads a call's argument that is a variable assigned once in code, to a
-// line assembled from text and computed values (assembledLine).
+// line assembled from text and computed values (asm.line).
 func assignedLine(lang Lang, code, arg string) (string, bool) {
 	n := 0
 	for n < len(arg) && (isNameByte(arg[n]) || n == 0 && arg[n] == '$') {
@@ -474,7 +474,7 @@ func assignedOnce(code, name string) (string, bool) {
 	return code[at:], true
 }
 
-// assembledList reads a list of arguments at the start of s, [a, `b ${c}`, 'd' + e], each
+// list reads a list of arguments at the start of s, [a, `b ${c}`, 'd' + e], each
 // a literal or an assembly of literals and computed values (computed words in it).
 func (x asm) list(s string) ([]string, bool) {
 	s = strings.TrimLeft(s, " \t")
